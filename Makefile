@@ -1,0 +1,54 @@
+# Flotilla. `make up` runs it locally; `make test` tests it. See README.md.
+
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+export GOFLAGS := -buildvcs=false
+export GOTOOLCHAIN := local
+
+OUT       := $(CURDIR)/_output
+BIN       := $(OUT)/bin
+E2E_PKGS   = ./test/e2e/...
+UNIT_PKGS  = $(shell go list ./... | grep -v /test/e2e/)
+
+.PHONY: help
+help: ## list the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+.PHONY: tools
+tools: ## build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok (cached by version)
+	@hack/tools/build.sh
+
+.PHONY: build
+build: ## build Flotilla's binaries into _output/bin
+	go build -o $(BIN)/ ./hack/testbed
+
+.PHONY: up
+up: tools build ## start the control plane and member1..member3 in the background; writes _output/kubeconfig
+	@$(BIN)/testbed up
+
+.PHONY: down
+down: ## stop everything `make up` started (safe to run twice)
+	@if [ -x $(BIN)/testbed ]; then $(BIN)/testbed down; else go run ./hack/testbed down; fi
+
+.PHONY: test
+test: tools test-unit test-e2e ## unit tests, then the e2e suites against real clusters
+
+.PHONY: test-unit
+test-unit: ## unit tests
+	go test -count=1 $(UNIT_PKGS)
+
+# One suite at a time: each starts its own clusters and there are two cores.
+.PHONY: test-e2e
+test-e2e: ## e2e suites, each against its own environment of real clusters
+	go test -count=1 -p 1 -timeout 30m $(E2E_PKGS)
+
+.PHONY: verify
+verify: ## gofmt and go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	go vet ./...
+
+.PHONY: clean
+clean: down ## stop the environment and remove _output (the tools cache stays)
+	rm -rf $(OUT)

@@ -1,0 +1,145 @@
+// Command testbed runs the local Flotilla environment behind `make up` and
+// `make down`: a host cluster and members member1..member3, as real
+// Kubernetes processes that outlive the command, with one kubeconfig for all.
+//
+//	testbed up    start what is not running, wait until ready, print usage
+//	testbed down  stop everything `up` started (safe to run twice)
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/flotilla-io/flotilla/test/env"
+)
+
+var members = []string{"member1", "member2", "member3"}
+
+func main() {
+	root, err := env.RepoRoot()
+	if err != nil {
+		fail(err)
+	}
+	out := filepath.Join(root, "_output")
+	fs := flag.NewFlagSet("testbed", flag.ExitOnError)
+	stateDir := fs.String("state-dir", filepath.Join(out, "up"), "where the running environment keeps its state")
+	logDir := fs.String("log-dir", filepath.Join(out, "logs"), "where components write <cluster>/<component>.log")
+	kubeconfig := fs.String("kubeconfig", filepath.Join(out, "kubeconfig"), "the kubeconfig to write")
+	nodes := fs.Int("nodes", 2, "fake nodes per member")
+	if len(os.Args) < 2 {
+		fail(errors.New("usage: testbed up|down [flags]"))
+	}
+	_ = fs.Parse(os.Args[2:])
+
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	switch os.Args[1] {
+	case "up":
+		err = up(ctx, *stateDir, *logDir, *kubeconfig, *nodes)
+	case "down":
+		err = down(*stateDir, *kubeconfig)
+	default:
+		err = fmt.Errorf("unknown command %q: usage: testbed up|down", os.Args[1])
+	}
+	if err != nil {
+		fail(err)
+	}
+}
+
+func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int) error {
+	if e, err := env.Load(stateDir); err == nil {
+		if err := e.Check(ctx); err == nil {
+			fmt.Println("The environment is already up.")
+			usage(e, kubeconfig)
+			return nil
+		} else {
+			fmt.Printf("The environment in %s is not healthy (%v); restarting it.\n", stateDir, err)
+		}
+		e.Stop(10 * time.Second)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.RemoveAll(stateDir); err != nil {
+		return err
+	}
+	opts := env.Options{StateDir: stateDir, LogDir: logDir, Detach: true}
+	for _, m := range members {
+		opts.Members = append(opts.Members, env.MemberOptions{Name: m, Nodes: env.NodeOptions{Count: nodes}})
+	}
+	start := time.Now()
+	fmt.Printf("Starting host and %v (logs in %s) ...\n", members, logDir)
+	e, err := env.Start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if err := writeKubeconfig(e, kubeconfig); err != nil {
+		e.Stop(10 * time.Second)
+		return err
+	}
+	fmt.Printf("Ready in %.1f s.\n", time.Since(start).Seconds())
+	usage(e, kubeconfig)
+	return nil
+}
+
+func down(stateDir, kubeconfig string) error {
+	e, err := env.Load(stateDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Println("Nothing is running.")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	e.Stop(15 * time.Second)
+	if err := os.RemoveAll(stateDir); err != nil {
+		return err
+	}
+	if err := os.Remove(kubeconfig); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	fmt.Println("Stopped.")
+	return nil
+}
+
+// writeKubeconfig writes one kubeconfig with the contexts flotilla (the
+// control plane, current) and one per member, all with admin identities.
+func writeKubeconfig(e *env.Environment, path string) error {
+	var contexts []env.Context
+	for _, c := range e.Clusters() {
+		ctx, err := env.AdminContext(c)
+		if err != nil {
+			return err
+		}
+		if c == e.Host {
+			ctx.Name = "flotilla"
+		}
+		contexts = append(contexts, ctx)
+	}
+	return env.WriteKubeconfig(path, "flotilla", contexts...)
+}
+
+func usage(e *env.Environment, kubeconfig string) {
+	fmt.Printf(`
+Control plane and members are up. Use them with kubectl:
+
+  export KUBECONFIG=%s
+  kubectl get namespaces                      # the control plane (context "flotilla")
+  kubectl --context member1 get nodes         # a member: member1, member2, member3
+
+Logs:  %s/<cluster>/<component>.log
+Stop:  make down
+`, kubeconfig, e.Options.LogDir)
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "testbed:", err)
+	os.Exit(1)
+}

@@ -1,0 +1,81 @@
+// Package framework runs an e2e suite against one test-bed environment per
+// test binary: Main starts it before the suite's tests and stops it after,
+// also when a test fails, panics, times out or the run is interrupted.
+package framework
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/flotilla-io/flotilla/test/env"
+)
+
+// Env is the running environment of this test binary, set by Main.
+var Env *env.Environment
+
+// Main starts an environment with the members opts names, runs the suite and
+// stops it. Its state is kept under _output/e2e/<suite>/ and its logs under
+// _output/logs/e2e/<suite>/<cluster>/<component>.log. The processes are also
+// killed by the kernel if the test binary dies without running Main's
+// cleanup (Pdeathsig), so a timed-out run leaves nothing behind.
+func Main(m *testing.M, suite string, opts env.Options) {
+	os.Exit(run(m, suite, opts))
+}
+
+func run(m *testing.M, suite string, opts env.Options) int {
+	root, err := env.RepoRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if opts.StateDir == "" {
+		opts.StateDir = filepath.Join(root, "_output", "e2e", suite)
+	}
+	if opts.LogDir == "" {
+		opts.LogDir = filepath.Join(root, "_output", "logs", "e2e", suite)
+	}
+	// A previous run of this suite that was killed may have left state behind;
+	// its processes died with it.
+	if err := os.RemoveAll(opts.StateDir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	_ = os.RemoveAll(opts.LogDir)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	start := time.Now()
+	e, err := env.Start(ctx, opts)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "starting the %s environment: %v\n", suite, err)
+		return 1
+	}
+	Env = e
+	fmt.Printf("e2e %s: environment ready in %.1f s (logs in %s)\n", suite, time.Since(start).Seconds(), opts.LogDir)
+	go func() {
+		<-signals
+		e.Stop(0)
+		os.Exit(1)
+	}()
+	code := m.Run()
+	e.Stop(0)
+	return code
+}
+
+// Member returns the named member of the running environment or fails t.
+func Member(t *testing.T, name string) *env.Cluster {
+	t.Helper()
+	c := Env.Member(name)
+	if c == nil {
+		t.Fatalf("the environment has no member %q", name)
+	}
+	return c
+}

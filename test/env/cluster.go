@@ -1,0 +1,298 @@
+package env
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// Role says which components a cluster runs.
+type Role string
+
+const (
+	// RoleHost is the control-plane host: kube-apiserver set up as the
+	// aggregator, and a kube-controller-manager with only the controllers a
+	// cluster without nodes needs.
+	RoleHost Role = "host"
+	// RoleMember is a member cluster: kube-apiserver, kube-controller-manager,
+	// kube-scheduler and kwok with fake nodes.
+	RoleMember Role = "member"
+)
+
+// hostControllers are the kube-controller-manager controllers the host runs:
+// namespaces finalize, owner references collect, service accounts get tokens
+// and the root CA, and aggregated ClusterRoles fill in. No workload runs there.
+var hostControllers = []string{
+	"namespace-controller",
+	"garbage-collector-controller",
+	"serviceaccount-controller",
+	"serviceaccount-token-controller",
+	"root-ca-certificate-publisher-controller",
+	"clusterrole-aggregation-controller",
+}
+
+// Cluster is one running Kubernetes control plane of the test bed.
+type Cluster struct {
+	Name string `json:"name"`
+	Role Role   `json:"role"`
+	// Dir holds the cluster's certificates and kubeconfigs.
+	Dir string `json:"dir"`
+	// Server is the kube-apiserver URL, https://127.0.0.1:<port>.
+	Server string `json:"server"`
+	// Kubeconfig is the path of a kubeconfig with the admin identity
+	// (O=system:masters).
+	Kubeconfig string `json:"kubeconfig"`
+	Ports      Ports  `json:"ports"`
+	// Nodes are the names of the fake nodes kwok runs (members only).
+	Nodes []string `json:"nodes,omitempty"`
+
+	Processes []*Process `json:"processes"`
+
+	pki *clusterPKI
+}
+
+// Ports are the loopback ports a cluster's components listen on.
+type Ports struct {
+	APIServer int `json:"apiServer"`
+	KCM       int `json:"kcm"`
+	Scheduler int `json:"scheduler,omitempty"`
+	Kwok      int `json:"kwok,omitempty"`
+}
+
+// PKIDir is where the cluster's certificates and keys are, as the
+// components' flags name them (ca.crt, front-proxy-ca.crt, sa.pub ...).
+func (c *Cluster) PKIDir() string { return filepath.Join(c.Dir, "pki") }
+
+// CACert returns the PEM of the CA that signed the API server's serving
+// certificate and the client certificates it accepts.
+func (c *Cluster) CACert() ([]byte, error) { return os.ReadFile(filepath.Join(c.PKIDir(), "ca.crt")) }
+
+// RESTConfig returns a client configuration with the admin identity.
+func (c *Cluster) RESTConfig() (*rest.Config, error) { return restConfigFromKubeconfig(c.Kubeconfig) }
+
+// Client returns a clientset with the admin identity.
+func (c *Cluster) Client() (kubernetes.Interface, error) {
+	cfg, err := c.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
+}
+
+// Stop stops the cluster's processes, newest first: a kube-apiserver whose
+// etcd went first keeps retrying and holds its port for many minutes.
+func (c *Cluster) Stop(grace time.Duration) {
+	for i := len(c.Processes) - 1; i >= 0; i-- {
+		c.Processes[i].Stop(grace)
+	}
+}
+
+// clusterPKI holds the in-memory CAs of a cluster being started.
+type clusterPKI struct {
+	ca, frontProxyCA *CA
+	admin            *KeyPair
+}
+
+// writePKI creates the cluster's certificates under PKIDir, in the layout and
+// with the identities kubeadm uses.
+func (c *Cluster) writePKI() error {
+	dir := c.PKIDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	ca, err := NewCA(c.Name + "-ca")
+	if err != nil {
+		return err
+	}
+	fp, err := NewCA(c.Name + "-front-proxy-ca")
+	if err != nil {
+		return err
+	}
+	if err := ca.WriteFiles(dir, "ca"); err != nil {
+		return err
+	}
+	if err := fp.WriteFiles(dir, "front-proxy-ca"); err != nil {
+		return err
+	}
+	loopback := []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.96.0.1")}
+	certs := []struct {
+		ca   *CA
+		file string
+		req  CertRequest
+	}{
+		{ca, "apiserver", CertRequest{CommonName: "kube-apiserver", IPs: loopback, DNSNames: []string{
+			"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"}}},
+		{ca, "admin", CertRequest{CommonName: "admin", Organizations: []string{"system:masters"}}},
+		{ca, "kcm", CertRequest{CommonName: "system:kube-controller-manager"}},
+		{ca, "scheduler", CertRequest{CommonName: "system:kube-scheduler"}},
+		{ca, "apiserver-kubelet-client", CertRequest{CommonName: "kube-apiserver-kubelet-client", Organizations: []string{"system:masters"}}},
+		{ca, "serving", CertRequest{CommonName: "localhost", DNSNames: []string{"localhost"}, IPs: loopback[:1]}},
+		{fp, "front-proxy-client", CertRequest{CommonName: "front-proxy-client"}},
+	}
+	c.pki = &clusterPKI{ca: ca, frontProxyCA: fp}
+	for _, s := range certs {
+		kp, err := s.ca.Issue(s.req)
+		if err != nil {
+			return err
+		}
+		if err := kp.WriteFiles(dir, s.file); err != nil {
+			return err
+		}
+		if s.file == "admin" {
+			c.pki.admin = kp
+		}
+	}
+	return WriteSigningKey(dir, "sa")
+}
+
+// writeKubeconfigs writes admin, kcm and scheduler kubeconfigs into Dir.
+func (c *Cluster) writeKubeconfigs() error {
+	for _, id := range []string{"admin", "kcm", "scheduler"} {
+		if c.Role == RoleHost && id == "scheduler" {
+			continue
+		}
+		cert, err := os.ReadFile(filepath.Join(c.PKIDir(), id+".crt"))
+		if err != nil {
+			return err
+		}
+		key, err := os.ReadFile(filepath.Join(c.PKIDir(), id+".key"))
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(c.Dir, id+".kubeconfig")
+		if err := WriteKubeconfig(path, c.Name, Context{Name: c.Name, Server: c.Server, CA: c.pki.ca.CertPEM, CertPEM: cert, KeyPEM: key, Username: id}); err != nil {
+			return err
+		}
+	}
+	c.Kubeconfig = filepath.Join(c.Dir, "admin.kubeconfig")
+	return nil
+}
+
+func (c *Cluster) apiserverArgs(etcdURL string) []string {
+	p := c.PKIDir()
+	f := func(name string) string { return filepath.Join(p, name) }
+	return []string{
+		"--etcd-servers=" + etcdURL,
+		// One etcd serves every cluster of the environment, each under its prefix.
+		"--etcd-prefix=/" + c.Name + "/registry",
+		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(c.Ports.APIServer),
+		// The default reconciler refuses a loopback endpoint and logs every 10 s.
+		"--endpoint-reconciler-type=none",
+		"--tls-cert-file=" + f("apiserver.crt"), "--tls-private-key-file=" + f("apiserver.key"),
+		"--client-ca-file=" + f("ca.crt"),
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file=" + f("sa.pub"), "--service-account-signing-key-file=" + f("sa.key"),
+		"--service-cluster-ip-range=10.96.0.0/16",
+		"--authorization-mode=Node,RBAC", "--allow-privileged=true",
+		"--enable-admission-plugins=NodeRestriction",
+		"--kubelet-client-certificate=" + f("apiserver-kubelet-client.crt"), "--kubelet-client-key=" + f("apiserver-kubelet-client.key"),
+		// Aggregation: the front proxy identity and the headers carrying the
+		// caller's identity to extension API servers.
+		"--requestheader-client-ca-file=" + f("front-proxy-ca.crt"),
+		"--requestheader-allowed-names=front-proxy-client",
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-uid-headers=X-Remote-Uid",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--proxy-client-cert-file=" + f("front-proxy-client.crt"), "--proxy-client-key-file=" + f("front-proxy-client.key"),
+		"--cert-dir=" + filepath.Join(c.Dir, "certs"),
+	}
+}
+
+func (c *Cluster) kcmArgs() []string {
+	p := c.PKIDir()
+	kc := filepath.Join(c.Dir, "kcm.kubeconfig")
+	args := []string{
+		"--kubeconfig=" + kc, "--authentication-kubeconfig=" + kc, "--authorization-kubeconfig=" + kc,
+		"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(c.Ports.KCM),
+		"--cert-dir=" + filepath.Join(c.Dir, "certs"),
+		"--leader-elect=false",
+		"--service-account-private-key-file=" + filepath.Join(p, "sa.key"),
+		"--root-ca-file=" + filepath.Join(p, "ca.crt"),
+		"--use-service-account-credentials=true",
+		"--cluster-signing-cert-file=" + filepath.Join(p, "ca.crt"), "--cluster-signing-key-file=" + filepath.Join(p, "ca.key"),
+		"--service-cluster-ip-range=10.96.0.0/16",
+	}
+	if c.Role == RoleHost {
+		args = append(args, "--controllers="+strings.Join(hostControllers, ","))
+	}
+	return args
+}
+
+func (c *Cluster) schedulerArgs() []string {
+	kc := filepath.Join(c.Dir, "scheduler.kubeconfig")
+	return []string{
+		"--kubeconfig=" + kc, "--authentication-kubeconfig=" + kc, "--authorization-kubeconfig=" + kc,
+		"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(c.Ports.Scheduler),
+		"--cert-dir=" + filepath.Join(c.Dir, "certs"),
+		"--leader-elect=false",
+	}
+}
+
+func (c *Cluster) kwokArgs(stages string) []string {
+	p := c.PKIDir()
+	port := strconv.Itoa(c.Ports.Kwok)
+	return []string{
+		"--kubeconfig=" + c.Kubeconfig,
+		"--config=" + stages,
+		"--manage-all-nodes=true",
+		"--node-ip=127.0.0.1", "--node-port=" + port, "--server-address=127.0.0.1:" + port,
+		"--tls-cert-file=" + filepath.Join(p, "serving.crt"), "--tls-private-key-file=" + filepath.Join(p, "serving.key"),
+		// kwok renews the node Leases, so the node lifecycle controller keeps
+		// the nodes Ready for as long as the cluster runs.
+		"--node-lease-duration-seconds=40",
+		"--cidr=10.244.0.0/16",
+	}
+}
+
+// healthz returns a readiness check of an HTTP(S) endpoint on loopback. The
+// components serve /healthz with self-signed certificates and allow anonymous
+// reads, so the check neither verifies nor authenticates.
+func healthz(url string) func(context.Context) error {
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // loopback health probe only
+	return func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s: %s", url, resp.Status)
+		}
+		return nil
+	}
+}
+
+// apiserverReady checks /readyz with the admin identity.
+func (c *Cluster) apiserverReady() (func(context.Context) error, error) {
+	cfg, err := c.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		if err != nil {
+			return fmt.Errorf("/readyz: %w: %s", err, body)
+		}
+		return nil
+	}, nil
+}

@@ -1,0 +1,17 @@
+// Package env starts and stops Flotilla's test bed: real Kubernetes control
+// planes as local processes on loopback ports, built from the Go module proxy
+// by hack/tools (make tools).
+//
+// An environment is one etcd (each cluster under its own key prefix), a host
+// cluster set up as the aggregator (kube-apiserver with the front-proxy
+// request-header configuration, and a kube-controller-manager running only
+// the namespace, garbage-collector, service-account and cluster-role
+// aggregation controllers), and member clusters (kube-apiserver,
+// kube-controller-manager, kube-scheduler and kwok with fake nodes on which
+// Pods become Running and Ready). Certificates are generated in Go.
+//
+// The e2e suites start one environment per test binary from TestMain; `make
+// up` starts one that outlives it (Options.Detach) and records it in a state
+// file that `make down` reads. This package owns processes, certificates and
+// readiness; it knows nothing of Flotilla's own components.
+package env

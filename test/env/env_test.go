@@ -1,0 +1,137 @@
+package env
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+func TestOptionsComplete(t *testing.T) {
+	t.Parallel()
+	bin := t.TempDir()
+	for _, b := range []string{binEtcd, binAPIServer, binKCM, binScheduler, binKwok, fileKwokStages} {
+		if err := os.WriteFile(filepath.Join(bin, b), nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name    string
+		opts    Options
+		wantErr string
+	}{
+		{"defaults", Options{BinDir: bin, StateDir: "s", Members: []MemberOptions{{Name: "m1"}}}, ""},
+		{"no state dir", Options{BinDir: bin}, "StateDir is required"},
+		{"duplicate member", Options{BinDir: bin, StateDir: "s", Members: []MemberOptions{{Name: "m1"}, {Name: "m1"}}}, `name "m1"`},
+		{"member named like the host", Options{BinDir: bin, StateDir: "s", Members: []MemberOptions{{Name: "host"}}}, `name "host"`},
+		{"missing binaries", Options{BinDir: t.TempDir(), StateDir: "s"}, "make tools"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := tc.opts
+			err := o.complete()
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if o.LogDir != filepath.Join("s", "logs") || o.HostName != "host" || o.Timeout != defaultTimeout {
+					t.Errorf("defaults not applied: %+v", o)
+				}
+				if n := o.Members[0].Nodes; n.Count != 2 || n.CPU != "32" || n.Memory != "256Gi" || n.Pods != "110" {
+					t.Errorf("node defaults not applied: %+v", n)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("got error %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestFakeNode(t *testing.T) {
+	t.Parallel()
+	n, err := fakeNode("kwok-node-0", NodeOptions{CPU: "8", Memory: "16Gi", Pods: "50", Labels: map[string]string{"topology.kubernetes.io/zone": "z1", "type": "custom"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Annotations["kwok.x-k8s.io/node"] != "fake" {
+		t.Error("node is not marked for kwok")
+	}
+	if got := n.Status.Allocatable.Cpu().String(); got != "8" {
+		t.Errorf("cpu %s, want 8", got)
+	}
+	if got := n.Status.Capacity.Pods().String(); got != "50" {
+		t.Errorf("pods %s, want 50", got)
+	}
+	if n.Labels["topology.kubernetes.io/zone"] != "z1" || n.Labels["type"] != "custom" || n.Labels["kubernetes.io/hostname"] != "kwok-node-0" {
+		t.Errorf("labels %v: option labels must be added and win over defaults", n.Labels)
+	}
+	if _, err := fakeNode("x", NodeOptions{CPU: "lots"}.withDefaults()); err == nil {
+		t.Error("an unparsable quantity was accepted")
+	}
+}
+
+func TestWriteKubeconfig(t *testing.T) {
+	t.Parallel()
+	ca, err := NewCA("ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kp, err := ca.Issue(CertRequest{CommonName: "admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	err = WriteKubeconfig(path, "flotilla",
+		Context{Name: "flotilla", Server: "https://127.0.0.1:1", CA: ca.CertPEM, CertPEM: kp.CertPEM, KeyPEM: kp.KeyPEM},
+		Context{Name: "member1", Server: "https://127.0.0.1:2", CA: ca.CertPEM, CertPEM: kp.CertPEM, KeyPEM: kp.KeyPEM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.LoadFromFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.CurrentContext != "flotilla" || len(cfg.Contexts) != 2 {
+		t.Errorf("current %q, %d contexts", cfg.CurrentContext, len(cfg.Contexts))
+	}
+	m1, err := clientcmd.NewNonInteractiveClientConfig(*cfg, "member1", nil, nil).ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m1.Host != "https://127.0.0.1:2" || len(m1.CertData) == 0 || len(m1.CAData) == 0 {
+		t.Errorf("member1 context: host %s, embedded cert %d bytes, CA %d bytes", m1.Host, len(m1.CertData), len(m1.CAData))
+	}
+	if err := WriteKubeconfig(path, "nope", Context{Name: "a"}); err == nil {
+		t.Error("a current context that is not among the contexts was accepted")
+	}
+}
+
+func TestSaveLoad(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	e := &Environment{Options: Options{StateDir: dir}, EtcdURL: "http://127.0.0.1:1",
+		Etcd:    &Process{Cluster: "shared", Component: "etcd", Binary: "/bin/etcd", PID: 1 << 22},
+		Host:    &Cluster{Name: "host", Role: RoleHost, Ports: Ports{APIServer: 5}},
+		Members: []*Cluster{{Name: "m1", Role: RoleMember, Nodes: []string{"kwok-node-0"}}}}
+	if err := e.Save(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Host.Ports.APIServer != 5 || got.Member("m1") == nil || got.Member("m1").Nodes[0] != "kwok-node-0" || got.Etcd.PID != 1<<22 {
+		t.Errorf("round trip lost data: %+v", got)
+	}
+	// A loaded process that is not running is reported as such, and stopping
+	// it does nothing.
+	if got.Etcd.owned() {
+		t.Error("a pid that does not exist is reported running")
+	}
+	got.Stop(0)
+}

@@ -1,0 +1,173 @@
+package env
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Process is one component of the test bed running as a local process in its
+// own process group, with its output in a log file.
+type Process struct {
+	// Cluster and Component name the process in errors and in the log path.
+	Cluster   string `json:"cluster"`
+	Component string `json:"component"`
+	Binary    string `json:"binary"`
+	PID       int    `json:"pid"`
+	LogFile   string `json:"logFile"`
+
+	cmd    *exec.Cmd
+	exited chan struct{}
+	err    error
+}
+
+// startProcess starts binary with args, writing its output to logFile. With
+// detach false the process is killed by the kernel when this process dies
+// (Pdeathsig), so a test binary that is killed leaves nothing behind; with
+// detach true it outlives its starter, as `make up` needs.
+func startProcess(cluster, component, binary string, args []string, logFile string, detach bool) (*Process, error) {
+	if err := os.MkdirAll(filepath.Dir(logFile), 0o755); err != nil {
+		return nil, err
+	}
+	log, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close() // the child holds its own descriptor
+	fmt.Fprintf(log, "==> %s %s\n", time.Now().Format(time.RFC3339), strings.Join(append([]string{binary}, args...), " "))
+
+	cmd := exec.Command(binary, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Stdin = nil
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if !detach {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s/%s: starting %s: %w", cluster, component, binary, err)
+	}
+	p := &Process{Cluster: cluster, Component: component, Binary: binary, PID: cmd.Process.Pid, LogFile: logFile, cmd: cmd, exited: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// Exited reports whether a process started by this program has ended, and how.
+func (p *Process) Exited() (bool, error) {
+	if p.exited == nil {
+		return !alive(p.PID, p.Binary), nil
+	}
+	select {
+	case <-p.exited:
+		return true, p.err
+	default:
+		return false, nil
+	}
+}
+
+// Stop sends SIGTERM to the process group, waits up to grace for the process
+// to end, then sends SIGKILL. Stopping a process that is gone is not an error.
+func (p *Process) Stop(grace time.Duration) {
+	if !p.owned() {
+		return
+	}
+	_ = syscall.Kill(-p.PID, syscall.SIGTERM)
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		if done, _ := p.Exited(); done {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The group may hold children even after its leader ended.
+	_ = syscall.Kill(-p.PID, syscall.SIGKILL)
+	if p.exited != nil {
+		<-p.exited
+	}
+}
+
+// owned reports whether PID still names the process we started: after a
+// reboot or a long time, the number may belong to somebody else.
+func (p *Process) owned() bool {
+	if p.PID <= 0 {
+		return false
+	}
+	if p.exited != nil {
+		done, _ := p.Exited()
+		return !done
+	}
+	return alive(p.PID, p.Binary)
+}
+
+// alive reports whether pid runs binary (read from /proc, Linux only).
+func alive(pid int, binary string) bool {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || len(cmdline) == 0 {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err == nil {
+		// A zombie has exited; its parent has not reaped it yet.
+		if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			return false
+		}
+	}
+	argv0 := string(bytes.SplitN(cmdline, []byte{0}, 2)[0])
+	return argv0 == binary || filepath.Base(argv0) == filepath.Base(binary)
+}
+
+// waitFor polls check until it succeeds, the process exits, or timeout passes.
+// Its error names the component and its log file, with the log's last lines.
+func (p *Process) waitFor(ctx context.Context, timeout time.Duration, what string, check func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last error
+	for {
+		if done, err := p.Exited(); done {
+			return fmt.Errorf("%s/%s exited before it was %s (%v); log %s:\n%s", p.Cluster, p.Component, what, err, p.LogFile, tail(p.LogFile, 15))
+		}
+		cctx, ccancel := context.WithTimeout(ctx, 2*time.Second)
+		last = check(cctx)
+		ccancel()
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return fmt.Errorf("%s/%s was not %s after %s (last error: %v); log %s:\n%s", p.Cluster, p.Component, what, timeout, last, p.LogFile, tail(p.LogFile, 15))
+			}
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// tail returns the last n lines of a file, indented, for error messages.
+func tail(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "    (" + err.Error() + ")"
+	}
+	defer f.Close()
+	const window = 16 << 10
+	if st, err := f.Stat(); err == nil && st.Size() > window {
+		_, _ = f.Seek(-window, io.SeekEnd)
+	}
+	data, _ := io.ReadAll(f)
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "    " + strings.Join(lines, "\n    ")
+}
