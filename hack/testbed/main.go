@@ -4,6 +4,7 @@
 //
 //	testbed up    start what is not running, wait until ready, print usage
 //	testbed down  stop everything `up` started (safe to run twice)
+//	testbed ps    list the running components with their PID and resident memory
 package main
 
 import (
@@ -15,6 +16,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -35,7 +38,7 @@ func main() {
 	kubeconfig := fs.String("kubeconfig", filepath.Join(out, "kubeconfig"), "the kubeconfig to write")
 	nodes := fs.Int("nodes", 2, "fake nodes per member")
 	if len(os.Args) < 2 {
-		fail(errors.New("usage: testbed up|down [flags]"))
+		fail(errors.New("usage: testbed up|down|ps [flags]"))
 	}
 	_ = fs.Parse(os.Args[2:])
 
@@ -46,8 +49,10 @@ func main() {
 		err = up(ctx, *stateDir, *logDir, *kubeconfig, *nodes)
 	case "down":
 		err = down(*stateDir, *kubeconfig)
+	case "ps":
+		err = ps(*stateDir)
 	default:
-		err = fmt.Errorf("unknown command %q: usage: testbed up|down", os.Args[1])
+		err = fmt.Errorf("unknown command %q: usage: testbed up|down|ps", os.Args[1])
 	}
 	if err != nil {
 		fail(err)
@@ -109,6 +114,45 @@ func down(stateDir, kubeconfig string) error {
 	return nil
 }
 
+// ps prints every component of the running environment with its resident
+// memory (VmRSS), the figure docs/performance.md records.
+func ps(stateDir string) error {
+	e, err := env.Load(stateDir)
+	if err != nil {
+		return fmt.Errorf("nothing is running (%w)", err)
+	}
+	procs := []*env.Process{e.Etcd}
+	for _, c := range e.Clusters() {
+		procs = append(procs, c.Processes...)
+	}
+	var total int64
+	fmt.Printf("%-10s %-24s %8s %10s\n", "CLUSTER", "COMPONENT", "PID", "RSS(MiB)")
+	for _, p := range procs {
+		rss, err := residentKiB(p.PID)
+		state := fmt.Sprintf("%10.1f", float64(rss)/1024)
+		if err != nil {
+			state = "      gone"
+		}
+		total += rss
+		fmt.Printf("%-10s %-24s %8d %s\n", p.Cluster, p.Component, p.PID, state)
+	}
+	fmt.Printf("%-10s %-24s %8s %10.1f\n", "total", "", "", float64(total)/1024)
+	return nil
+}
+
+func residentKiB(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("pid %d: no VmRSS", pid)
+}
+
 // writeKubeconfig writes one kubeconfig with the contexts flotilla (the
 // control plane, current) and one per member, all with admin identities.
 func writeKubeconfig(e *env.Environment, path string) error {
@@ -119,7 +163,7 @@ func writeKubeconfig(e *env.Environment, path string) error {
 			return err
 		}
 		if c == e.Host {
-			ctx.Name = "flotilla"
+			ctx.Name, ctx.Username = "flotilla", "flotilla-admin"
 		}
 		contexts = append(contexts, ctx)
 	}
