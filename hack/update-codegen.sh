@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Regenerates deepcopy, defaulters, OpenAPI, the typed clientset, listers,
+# informers and apply configurations of apis/ with k8s.io/code-generator's
+# kube_codegen.sh, at the version go.mod pins.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export GOFLAGS=-buildvcs=false GOTOOLCHAIN=local
+# The generators are installed here rather than into the user's GOPATH/bin.
+export GOBIN=$root/_output/codegen-bin
+mkdir -p "$GOBIN"
+
+CODEGEN_PKG=$(go list -m -f '{{.Dir}}' k8s.io/code-generator)
+# shellcheck source=/dev/null
+source "$CODEGEN_PKG/kube_codegen.sh"
+
+module=github.com/flotilla-io/flotilla
+boilerplate=$root/hack/boilerplate.go.txt
+
+kube::codegen::gen_helpers --boilerplate "$boilerplate" apis
+
+kube::codegen::gen_openapi \
+	--output-dir apis/generated/openapi \
+	--output-pkg "$module/apis/generated/openapi" \
+	--report-filename hack/api-rules-violations.list \
+	--update-report \
+	--boilerplate "$boilerplate" \
+	apis
+
+kube::codegen::gen_client \
+	--with-watch --with-applyconfig \
+	--output-dir apis/generated \
+	--output-pkg "$module/apis/generated" \
+	--boilerplate "$boilerplate" \
+	apis
