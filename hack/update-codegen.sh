@@ -23,6 +23,11 @@ kube::codegen::gen_helpers --boilerplate "$boilerplate" apis
 kube::codegen::gen_openapi \
 	--output-dir apis/generated/openapi \
 	--output-pkg "$module/apis/generated/openapi" \
+	--extra-pkgs k8s.io/api/core/v1 \
+	--extra-pkgs k8s.io/api/autoscaling/v2 \
+	--extra-pkgs k8s.io/api/networking/v1 \
+	--extra-pkgs k8s.io/api/admissionregistration/v1 \
+	--extra-pkgs k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1 \
 	--report-filename hack/api-rules-violations.list \
 	--update-report \
 	--boilerplate "$boilerplate" \

@@ -67,6 +67,8 @@ type Ports struct {
 	KCM       int `json:"kcm"`
 	Scheduler int `json:"scheduler,omitempty"`
 	Kwok      int `json:"kwok,omitempty"`
+	// Flotilla is flotilla-apiserver's port (host only).
+	Flotilla int `json:"flotilla,omitempty"`
 }
 
 // PKIDir is where the cluster's certificates and keys are, as the

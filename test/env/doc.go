@@ -13,5 +13,7 @@
 // The e2e suites start one environment per test binary from TestMain; `make
 // up` starts one that outlives it (Options.Detach) and records it in a state
 // file that `make down` reads. This package owns processes, certificates and
-// readiness; it knows nothing of Flotilla's own components.
+// readiness. Of Flotilla's own components it only starts flotilla-apiserver
+// beside the host (Options.Flotilla) and waits until the host serves its APIs;
+// joining members is left to the tests and to `make up`.
 package env

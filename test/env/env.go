@@ -44,6 +44,8 @@ type Options struct {
 	// Detach lets the processes outlive this program (make up). Without it
 	// they are killed when this program dies, however it dies.
 	Detach bool `json:"detach"`
+	// Flotilla, when set, starts flotilla-apiserver once the host is ready.
+	Flotilla *FlotillaOptions `json:"flotilla,omitempty"`
 	// Timeout bounds each readiness wait. Default two minutes: generous,
 	// because a build may be running beside the tests on two cores.
 	Timeout time.Duration `json:"timeout"`
@@ -114,9 +116,13 @@ func (o *Options) complete() error {
 			m.Nodes.Count = 2
 		}
 	}
-	for _, b := range []string{binEtcd, binAPIServer, binKCM, binScheduler, binKwok, fileKwokStages} {
+	required := []string{binEtcd, binAPIServer, binKCM, binScheduler, binKwok, fileKwokStages}
+	if o.Flotilla != nil && o.Flotilla.Binary == "" {
+		required = append(required, FlotillaComponent)
+	}
+	for _, b := range required {
 		if _, err := os.Stat(filepath.Join(o.BinDir, b)); err != nil {
-			return fmt.Errorf("%s is missing from %s (run `make tools`): %w", b, o.BinDir, err)
+			return fmt.Errorf("%s is missing from %s (run `make tools build`): %w", b, o.BinDir, err)
 		}
 	}
 	return nil
@@ -181,6 +187,11 @@ func Start(ctx context.Context, opts Options) (env *Environment, err error) {
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	if opts.Flotilla != nil {
+		if err := e.startFlotilla(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if err := e.Save(); err != nil {
 		return nil, err

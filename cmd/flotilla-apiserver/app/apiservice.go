@@ -1,0 +1,169 @@
+package app
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	apiregv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
+)
+
+// Priorities Karmada's aggregated servers register with.
+const (
+	groupPriorityMinimum = 2000
+	versionPriority      = 10
+)
+
+// apiServiceRegistrar creates or updates, on the host, the Service and the
+// APIService objects that route this server's groups to it.
+type apiServiceRegistrar struct {
+	core     kubernetes.Interface
+	agg      aggregator.Interface
+	opts     APIServiceOptions
+	port     int32
+	caBundle []byte
+	versions []schema.GroupVersion
+}
+
+func newAPIServiceRegistrar(host *rest.Config, opts APIServiceOptions, serving *genericoptions.SecureServingOptionsWithLoopback, versions []schema.GroupVersion) (*apiServiceRegistrar, error) {
+	core, err := kubernetes.NewForConfig(host)
+	if err != nil {
+		return nil, err
+	}
+	agg, err := aggregator.NewForConfig(host)
+	if err != nil {
+		return nil, err
+	}
+	caFile := opts.CABundleFile
+	if caFile == "" {
+		caFile = serving.ServerCert.CertKey.CertFile
+	}
+	ca, err := lastCertificate(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("CA bundle for the APIServices: %w", err)
+	}
+	return &apiServiceRegistrar{core: core, agg: agg, opts: opts, port: int32(serving.BindPort), caBundle: ca, versions: versions}, nil
+}
+
+// lastCertificate returns the last PEM certificate of a file: the CA of a
+// chain written leaf first.
+func lastCertificate(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var last *pem.Block
+	for {
+		var b *pem.Block
+		b, data = pem.Decode(data)
+		if b == nil {
+			break
+		}
+		if b.Type == "CERTIFICATE" {
+			last = b
+		}
+	}
+	if last == nil {
+		return nil, fmt.Errorf("no certificate in %s", path)
+	}
+	if _, err := x509.ParseCertificate(last.Bytes); err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(last), nil
+}
+
+// run registers until it succeeds or ctx ends, backing off on errors.
+func (r *apiServiceRegistrar) run(ctx context.Context, log logr.Logger) {
+	_ = wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
+		if err := r.register(ctx); err != nil {
+			log.Error(err, "Registering APIServices failed; retrying")
+			return false, nil
+		}
+		log.Info("Registered APIServices", "count", len(r.versions), "service", r.opts.ServiceNamespace+"/"+r.opts.ServiceName)
+		return true, nil
+	})
+}
+
+// register makes the host state right; it writes only what differs.
+func (r *apiServiceRegistrar) register(ctx context.Context) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.opts.ServiceNamespace}}
+	if _, err := r.core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	if r.opts.ExternalName != "" {
+		if err := r.ensureService(ctx); err != nil {
+			return err
+		}
+	}
+	var errs []error
+	for _, gv := range r.versions {
+		errs = append(errs, r.ensureAPIService(ctx, gv))
+	}
+	return errors.Join(errs...)
+}
+
+func (r *apiServiceRegistrar) ensureService(ctx context.Context) error {
+	want := corev1.ServiceSpec{
+		Type: corev1.ServiceTypeExternalName, ExternalName: r.opts.ExternalName,
+		Ports: []corev1.ServicePort{{Name: "https", Port: r.port, Protocol: corev1.ProtocolTCP}},
+	}
+	svcs := r.core.CoreV1().Services(r.opts.ServiceNamespace)
+	cur, err := svcs.Get(ctx, r.opts.ServiceName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		_, err = svcs.Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: r.opts.ServiceName, Namespace: r.opts.ServiceNamespace}, Spec: want}, metav1.CreateOptions{})
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	if cur.Spec.Type == want.Type && cur.Spec.ExternalName == want.ExternalName && len(cur.Spec.Ports) == 1 && cur.Spec.Ports[0].Port == r.port {
+		return nil
+	}
+	cur.Spec = want
+	_, err = svcs.Update(ctx, cur, metav1.UpdateOptions{})
+	return err
+}
+
+func (r *apiServiceRegistrar) ensureAPIService(ctx context.Context, gv schema.GroupVersion) error {
+	port := r.port
+	if r.opts.ExternalName == "" {
+		port = 443
+	}
+	want := apiregv1.APIServiceSpec{
+		Group: gv.Group, Version: gv.Version,
+		Service:              &apiregv1.ServiceReference{Namespace: r.opts.ServiceNamespace, Name: r.opts.ServiceName, Port: &port},
+		CABundle:             r.caBundle,
+		GroupPriorityMinimum: groupPriorityMinimum, VersionPriority: versionPriority,
+	}
+	name := gv.Version + "." + gv.Group
+	api := r.agg.ApiregistrationV1().APIServices()
+	cur, err := api.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		_, err = api.Create(ctx, &apiregv1.APIService{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: want}, metav1.CreateOptions{})
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	if apiequality.Semantic.DeepEqual(cur.Spec, want) {
+		return nil
+	}
+	cur.Spec = want
+	_, err = api.Update(ctx, cur, metav1.UpdateOptions{})
+	return err
+}

@@ -1,0 +1,179 @@
+// Package app holds flotilla-apiserver's options, configuration and run loop.
+package app
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apiserver/pkg/endpoints/openapi"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
+	"k8s.io/apiserver/pkg/util/compatibility"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	cliflag "k8s.io/component-base/cli/flag"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	generatedopenapi "github.com/flotilla-io/flotilla/apis/generated/openapi"
+	"github.com/flotilla-io/flotilla/registry"
+)
+
+// etcdPathPrefix is where flotilla-apiserver keeps its objects in etcd.
+const etcdPathPrefix = "/registry/flotilla"
+
+// storageVersions are the versions objects are stored in, per group.
+var storageVersions = schema.GroupVersions{clusterv1alpha1.SchemeGroupVersion}
+
+// Options holds the flags of flotilla-apiserver. Zero values are never valid; use NewOptions.
+type Options struct {
+	Server *genericoptions.RecommendedOptions
+	// EmbeddedEtcdDir runs etcd inside the process with its data there, when
+	// no --etcd-servers are given.
+	EmbeddedEtcdDir string
+	// APIService is how the server registers itself with the aggregator.
+	APIService APIServiceOptions
+
+	scheme *runtime.Scheme
+	codecs serializer.CodecFactory
+}
+
+// APIServiceOptions say how flotilla-apiserver registers its groups with the host.
+type APIServiceOptions struct {
+	// Register creates or updates the APIService objects at start.
+	Register bool
+	// ServiceName and ServiceNamespace name the Service the APIServices point
+	// at; the serving certificate must be valid for <name>.<namespace>.svc.
+	ServiceName, ServiceNamespace string
+	// ExternalName, when set, makes that Service an ExternalName Service for
+	// this host name: how the aggregator reaches a server running as a local process.
+	ExternalName string
+	// CABundleFile is the CA the aggregator verifies the serving certificate
+	// with. Default: the last certificate of the serving certificate file
+	// (the self-signed CA when the server generated its own certificate).
+	CABundleFile string
+}
+
+// NewOptions returns the default options.
+func NewOptions() *Options {
+	scheme := registry.NewScheme()
+	codecs := registry.NewCodecs(scheme)
+	o := &Options{
+		scheme: scheme, codecs: codecs,
+		Server: genericoptions.NewRecommendedOptions(etcdPathPrefix, codecs.LegacyCodec(storageVersions...)),
+		APIService: APIServiceOptions{
+			Register: true, ServiceName: "flotilla-apiserver", ServiceNamespace: "karmada-system",
+		},
+	}
+	o.Server.Etcd.StorageConfig.EncodeVersioner = storageVersions
+	o.Server.Etcd.StorageConfig.Transport.ServerList = nil
+	o.Server.SecureServing.ServerCert.CertDirectory = ""
+	return o
+}
+
+// AddFlags adds the flags, one named section per concern.
+func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
+	o.Server.AddFlags(fss.FlagSet("generic"))
+	fs := fss.FlagSet("flotilla")
+	fs.StringVar(&o.EmbeddedEtcdDir, "embedded-etcd-dir", o.EmbeddedEtcdDir, "run etcd inside the process with its data in this directory (used when --etcd-servers is empty)")
+	fs.BoolVar(&o.APIService.Register, "register-apiservices", o.APIService.Register, "create or update this server's APIService objects on the host at start")
+	fs.StringVar(&o.APIService.ServiceName, "service-name", o.APIService.ServiceName, "name of the Service the APIServices point at")
+	fs.StringVar(&o.APIService.ServiceNamespace, "service-namespace", o.APIService.ServiceNamespace, "namespace of that Service")
+	fs.StringVar(&o.APIService.ExternalName, "service-external-name", o.APIService.ExternalName, "make that Service an ExternalName Service for this host (for a server running outside the host cluster, e.g. localhost)")
+	fs.StringVar(&o.APIService.CABundleFile, "apiservice-ca-file", o.APIService.CABundleFile, "CA the aggregator verifies this server with (default: the last certificate of the serving certificate file)")
+}
+
+// Complete derives values from the flags. It does no I/O beyond creating
+// the self-signed serving certificate when none is given.
+func (o *Options) Complete() error {
+	// --kubeconfig (the core API kubeconfig) reaches the host API server, the
+	// aggregator; it is also the default for delegated authn and authz.
+	if host := o.HostKubeconfig(); host != "" {
+		if o.Server.Authentication.RemoteKubeConfigFile == "" {
+			o.Server.Authentication.RemoteKubeConfigFile = host
+		}
+		if o.Server.Authorization.RemoteKubeConfigFile == "" {
+			o.Server.Authorization.RemoteKubeConfigFile = host
+		}
+	}
+	if o.Server.SecureServing.ServerCert.CertDirectory == "" && o.EmbeddedEtcdDir != "" {
+		o.Server.SecureServing.ServerCert.CertDirectory = filepath.Join(filepath.Dir(filepath.Clean(o.EmbeddedEtcdDir)), "certs")
+	}
+	// The aggregator verifies <service>.<namespace>.svc.
+	svcDNS := o.APIService.ServiceName + "." + o.APIService.ServiceNamespace + ".svc"
+	return o.Server.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", []string{svcDNS, "localhost"}, []net.IP{net.ParseIP("127.0.0.1")})
+}
+
+// HostKubeconfig is the kubeconfig of the host API server (--kubeconfig).
+func (o *Options) HostKubeconfig() string { return o.Server.CoreAPI.CoreAPIKubeconfigPath }
+
+// Validate checks the options.
+func (o *Options) Validate() error {
+	server := *o.Server
+	if o.embeddedEtcd() {
+		// The embedded etcd's address is known only once it runs.
+		server.Etcd = nil
+	}
+	errs := server.Validate()
+	if len(o.Server.Etcd.StorageConfig.Transport.ServerList) == 0 && o.EmbeddedEtcdDir == "" {
+		errs = append(errs, errors.New("either --etcd-servers or --embedded-etcd-dir is required"))
+	}
+	if o.APIService.Register && o.HostKubeconfig() == "" {
+		errs = append(errs, errors.New("--register-apiservices needs --kubeconfig"))
+	}
+	return utilerrors.NewAggregate(errs)
+}
+
+func (o *Options) embeddedEtcd() bool {
+	return len(o.Server.Etcd.StorageConfig.Transport.ServerList) == 0 && o.EmbeddedEtcdDir != ""
+}
+
+// Config builds the server configuration: the only place flags meet config.
+// etcdServers are the embedded etcd's URLs when it runs.
+func (o *Options) Config(etcdServers []string) (*registry.Config, error) {
+	if len(etcdServers) > 0 {
+		o.Server.Etcd.StorageConfig.Transport.ServerList = etcdServers
+	}
+	cfg := genericapiserver.NewRecommendedConfig(o.codecs)
+	namer := openapi.NewDefinitionNamer(o.scheme)
+	cfg.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(generatedopenapi.GetOpenAPIDefinitions, namer)
+	cfg.OpenAPIConfig.Info.Title, cfg.OpenAPIConfig.Info.Version = "Flotilla", "v1alpha1"
+	cfg.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(generatedopenapi.GetOpenAPIDefinitions, namer)
+	cfg.OpenAPIV3Config.Info.Title, cfg.OpenAPIV3Config.Info.Version = "Flotilla", "v1alpha1"
+	cfg.FeatureGate = utilfeature.DefaultFeatureGate
+	cfg.EffectiveVersion = compatibility.DefaultBuildEffectiveVersion()
+	if err := o.Server.ApplyTo(cfg); err != nil {
+		return nil, fmt.Errorf("applying options: %w", err)
+	}
+	return &registry.Config{GenericConfig: cfg, Scheme: o.scheme, Codecs: o.codecs}, nil
+}
+
+// NewCommand returns the flotilla-apiserver command.
+func NewCommand() *cobra.Command {
+	o := NewOptions()
+	cmd := &cobra.Command{
+		Use:          "flotilla-apiserver",
+		Short:        "Serve the karmada.io APIs of Flotilla behind the host's aggregator",
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return Run(cmd.Context(), o)
+		},
+	}
+	fss := cliflag.NamedFlagSets{}
+	o.AddFlags(&fss)
+	for _, fs := range fss.FlagSets {
+		cmd.Flags().AddFlagSet(fs)
+	}
+	return cmd
+}

@@ -1,0 +1,48 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+)
+
+// Run starts flotilla-apiserver and blocks until ctx ends.
+func Run(ctx context.Context, o *Options) error {
+	var etcdServers []string
+	if o.embeddedEtcd() {
+		e, err := startEmbeddedEtcd(ctx, o.EmbeddedEtcdDir)
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		etcdServers = []string{e.clientURL}
+	}
+	cfg, err := o.Config(etcdServers)
+	if err != nil {
+		return err
+	}
+	server, err := cfg.Complete().New()
+	if err != nil {
+		return err
+	}
+	if o.APIService.Register {
+		hostCfg, err := clientcmd.BuildConfigFromFlags("", o.HostKubeconfig())
+		if err != nil {
+			return fmt.Errorf("loading --kubeconfig: %w", err)
+		}
+		reg, err := newAPIServiceRegistrar(hostCfg, o.APIService, o.Server.SecureServing, server.GroupVersions)
+		if err != nil {
+			return err
+		}
+		// Registration waits until this server answers, so the aggregator
+		// finds it available at once.
+		server.GenericAPIServer.AddPostStartHookOrDie("register-apiservices", func(hctx genericapiserver.PostStartHookContext) error {
+			go reg.run(hctx, klog.FromContext(ctx))
+			return nil
+		})
+	}
+	return server.GenericAPIServer.PrepareRun().RunWithContext(ctx)
+}
