@@ -35,6 +35,7 @@ kube::codegen::gen_openapi \
 
 kube::codegen::gen_client \
 	--with-watch --with-applyconfig \
+	--applyconfig-externals "k8s.io/api/core/v1.ResourceQuotaStatus:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/networking/v1.IngressLoadBalancerStatus:k8s.io/client-go/applyconfigurations/networking/v1,k8s.io/api/networking/v1.IngressStatus:k8s.io/client-go/applyconfigurations/networking/v1,k8s.io/api/networking/v1.IngressSpec:k8s.io/client-go/applyconfigurations/networking/v1,k8s.io/api/core/v1.ServiceStatus:k8s.io/client-go/applyconfigurations/core/v1" \
 	--output-dir apis/generated \
 	--output-pkg "$module/apis/generated" \
 	--boilerplate "$boilerplate" \

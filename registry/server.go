@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -9,14 +10,44 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 
+	appsinstall "github.com/flotilla-io/flotilla/apis/apps/install"
+	autoscalinginstall "github.com/flotilla-io/flotilla/apis/autoscaling/install"
 	clusterinstall "github.com/flotilla-io/flotilla/apis/cluster/install"
+	configinstall "github.com/flotilla-io/flotilla/apis/config/install"
+	networkinginstall "github.com/flotilla-io/flotilla/apis/networking/install"
+	policyinstall "github.com/flotilla-io/flotilla/apis/policy/install"
+	remedyinstall "github.com/flotilla-io/flotilla/apis/remedy/install"
+	searchinstall "github.com/flotilla-io/flotilla/apis/search/install"
+	workinstall "github.com/flotilla-io/flotilla/apis/work/install"
 	clusterregistry "github.com/flotilla-io/flotilla/registry/cluster"
+	"github.com/flotilla-io/flotilla/registry/internal/resource"
+	policyregistry "github.com/flotilla-io/flotilla/registry/policy"
+	workregistry "github.com/flotilla-io/flotilla/registry/work"
 )
+
+// StorageVersions are the versions objects are stored in, one per group.
+var StorageVersions = schema.GroupVersions{
+	{Group: "cluster.karmada.io", Version: "v1alpha1"},
+	{Group: "policy.karmada.io", Version: "v1alpha1"},
+	{Group: "work.karmada.io", Version: "v1alpha2"},
+	{Group: "work.karmada.io", Version: "v1alpha1"},
+	{Group: "config.karmada.io", Version: "v1alpha1"},
+	{Group: "autoscaling.karmada.io", Version: "v1alpha1"},
+	{Group: "search.karmada.io", Version: "v1alpha1"},
+	{Group: "networking.karmada.io", Version: "v1alpha1"},
+	{Group: "apps.karmada.io", Version: "v1alpha1"},
+	{Group: "remedy.karmada.io", Version: "v1alpha1"},
+}
 
 // NewScheme returns a scheme holding every API flotilla-apiserver serves.
 func NewScheme() *runtime.Scheme {
 	scheme := runtime.NewScheme()
-	clusterinstall.Install(scheme)
+	for _, install := range []func(*runtime.Scheme){
+		clusterinstall.Install, policyinstall.Install, workinstall.Install, configinstall.Install,
+		autoscalinginstall.Install, searchinstall.Install, networkinginstall.Install, appsinstall.Install, remedyinstall.Install,
+	} {
+		install(scheme)
+	}
 	// Options and status objects every API server speaks, unversioned.
 	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
 	scheme.AddUnversionedTypes(schema.GroupVersion{Group: "", Version: "v1"},
@@ -56,18 +87,45 @@ func (c CompletedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	clusterGroup, err := clusterregistry.NewAPIGroupInfo(c.scheme, c.codecs, c.generic.RESTOptionsGetter, nil)
+	opts := c.generic.RESTOptionsGetter
+	groups := []*genericapiserver.APIGroupInfo{}
+	add := func(g *genericapiserver.APIGroupInfo, err error) error {
+		groups = append(groups, g)
+		return err
+	}
+	err = errors.Join(
+		add(clusterregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts, nil)),
+		add(policyregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
+		add(workregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
+		add(c.simpleGroup("config.karmada.io", configDefinitions())),
+		add(c.simpleGroup("autoscaling.karmada.io", autoscalingDefinitions())),
+		add(c.simpleGroup("search.karmada.io", searchDefinitions())),
+		add(c.simpleGroup("networking.karmada.io", networkingDefinitions())),
+		add(c.simpleGroup("apps.karmada.io", appsDefinitions())),
+		add(c.simpleGroup("remedy.karmada.io", remedyDefinitions())),
+	)
 	if err != nil {
 		return nil, err
 	}
 	server := &Server{GenericAPIServer: s}
-	for _, g := range []*genericapiserver.APIGroupInfo{clusterGroup} {
+	for _, g := range groups {
 		if err := s.InstallAPIGroup(g); err != nil {
 			return nil, fmt.Errorf("installing %s: %w", g.PrioritizedVersions[0].Group, err)
 		}
 		server.GroupVersions = append(server.GroupVersions, g.PrioritizedVersions...)
 	}
 	return server, nil
+}
+
+// simpleGroup is a group served in v1alpha1 only, every kind from Definitions.
+func (c CompletedConfig) simpleGroup(group string, defs []*resource.Definition) (*genericapiserver.APIGroupInfo, error) {
+	info := genericapiserver.NewDefaultAPIGroupInfo(group, c.scheme, runtime.NewParameterCodec(c.scheme), c.codecs)
+	storage, err := resource.Storage(c.scheme, c.generic.RESTOptionsGetter, defs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", group, err)
+	}
+	info.VersionedResourcesStorageMap["v1alpha1"] = storage
+	return &info, nil
 }
 
 // NewCodecs returns the codecs of scheme.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apiserver/pkg/endpoints/openapi"
@@ -19,7 +18,6 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	cliflag "k8s.io/component-base/cli/flag"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	generatedopenapi "github.com/flotilla-io/flotilla/apis/generated/openapi"
 	"github.com/flotilla-io/flotilla/registry"
 )
@@ -28,7 +26,7 @@ import (
 const etcdPathPrefix = "/registry/flotilla"
 
 // storageVersions are the versions objects are stored in, per group.
-var storageVersions = schema.GroupVersions{clusterv1alpha1.SchemeGroupVersion}
+var storageVersions = registry.StorageVersions
 
 // Options holds the flags of flotilla-apiserver. Zero values are never valid; use NewOptions.
 type Options struct {

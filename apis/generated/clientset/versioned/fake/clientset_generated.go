@@ -21,8 +21,26 @@ package fake
 import (
 	applyconfiguration "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration"
 	clientset "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	appsv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/apps/v1alpha1"
+	fakeappsv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/apps/v1alpha1/fake"
+	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/autoscaling/v1alpha1"
+	fakeautoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/autoscaling/v1alpha1/fake"
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/cluster/v1alpha1"
 	fakeclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/cluster/v1alpha1/fake"
+	configv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/config/v1alpha1"
+	fakeconfigv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/config/v1alpha1/fake"
+	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/networking/v1alpha1"
+	fakenetworkingv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/networking/v1alpha1/fake"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/policy/v1alpha1"
+	fakepolicyv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/policy/v1alpha1/fake"
+	remedyv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/remedy/v1alpha1"
+	fakeremedyv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/remedy/v1alpha1/fake"
+	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/search/v1alpha1"
+	fakesearchv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/search/v1alpha1/fake"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/work/v1alpha1"
+	fakeworkv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/work/v1alpha1/fake"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/work/v1alpha2"
+	fakeworkv1alpha2 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/work/v1alpha2/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -136,7 +154,52 @@ var (
 	_ testing.FakeClient  = &Clientset{}
 )
 
+// AppsV1alpha1 retrieves the AppsV1alpha1Client
+func (c *Clientset) AppsV1alpha1() appsv1alpha1.AppsV1alpha1Interface {
+	return &fakeappsv1alpha1.FakeAppsV1alpha1{Fake: &c.Fake}
+}
+
+// AutoscalingV1alpha1 retrieves the AutoscalingV1alpha1Client
+func (c *Clientset) AutoscalingV1alpha1() autoscalingv1alpha1.AutoscalingV1alpha1Interface {
+	return &fakeautoscalingv1alpha1.FakeAutoscalingV1alpha1{Fake: &c.Fake}
+}
+
 // ClusterV1alpha1 retrieves the ClusterV1alpha1Client
 func (c *Clientset) ClusterV1alpha1() clusterv1alpha1.ClusterV1alpha1Interface {
 	return &fakeclusterv1alpha1.FakeClusterV1alpha1{Fake: &c.Fake}
+}
+
+// ConfigV1alpha1 retrieves the ConfigV1alpha1Client
+func (c *Clientset) ConfigV1alpha1() configv1alpha1.ConfigV1alpha1Interface {
+	return &fakeconfigv1alpha1.FakeConfigV1alpha1{Fake: &c.Fake}
+}
+
+// NetworkingV1alpha1 retrieves the NetworkingV1alpha1Client
+func (c *Clientset) NetworkingV1alpha1() networkingv1alpha1.NetworkingV1alpha1Interface {
+	return &fakenetworkingv1alpha1.FakeNetworkingV1alpha1{Fake: &c.Fake}
+}
+
+// PolicyV1alpha1 retrieves the PolicyV1alpha1Client
+func (c *Clientset) PolicyV1alpha1() policyv1alpha1.PolicyV1alpha1Interface {
+	return &fakepolicyv1alpha1.FakePolicyV1alpha1{Fake: &c.Fake}
+}
+
+// RemedyV1alpha1 retrieves the RemedyV1alpha1Client
+func (c *Clientset) RemedyV1alpha1() remedyv1alpha1.RemedyV1alpha1Interface {
+	return &fakeremedyv1alpha1.FakeRemedyV1alpha1{Fake: &c.Fake}
+}
+
+// SearchV1alpha1 retrieves the SearchV1alpha1Client
+func (c *Clientset) SearchV1alpha1() searchv1alpha1.SearchV1alpha1Interface {
+	return &fakesearchv1alpha1.FakeSearchV1alpha1{Fake: &c.Fake}
+}
+
+// WorkV1alpha1 retrieves the WorkV1alpha1Client
+func (c *Clientset) WorkV1alpha1() workv1alpha1.WorkV1alpha1Interface {
+	return &fakeworkv1alpha1.FakeWorkV1alpha1{Fake: &c.Fake}
+}
+
+// WorkV1alpha2 retrieves the WorkV1alpha2Client
+func (c *Clientset) WorkV1alpha2() workv1alpha2.WorkV1alpha2Interface {
+	return &fakeworkv1alpha2.FakeWorkV1alpha2{Fake: &c.Fake}
 }

@@ -19,7 +19,16 @@ limitations under the License.
 package fake
 
 import (
+	appsv1alpha1 "github.com/flotilla-io/flotilla/apis/apps/v1alpha1"
+	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
+	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	remedyv1alpha1 "github.com/flotilla-io/flotilla/apis/remedy/v1alpha1"
+	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -31,7 +40,16 @@ var scheme = runtime.NewScheme()
 var codecs = serializer.NewCodecFactory(scheme)
 
 var localSchemeBuilder = runtime.SchemeBuilder{
+	appsv1alpha1.AddToScheme,
+	autoscalingv1alpha1.AddToScheme,
 	clusterv1alpha1.AddToScheme,
+	configv1alpha1.AddToScheme,
+	networkingv1alpha1.AddToScheme,
+	policyv1alpha1.AddToScheme,
+	remedyv1alpha1.AddToScheme,
+	searchv1alpha1.AddToScheme,
+	workv1alpha1.AddToScheme,
+	workv1alpha2.AddToScheme,
 }
 
 // AddToScheme adds all types of this clientset into the given scheme. This allows composition

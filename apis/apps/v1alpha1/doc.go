@@ -1,0 +1,8 @@
+// +k8s:deepcopy-gen=package
+// +k8s:openapi-gen=true
+// +groupName=apps.karmada.io
+
+// Package v1alpha1 is the v1alpha1 version of the apps.karmada.io API:
+// WorkloadRebalancer, a one-shot request to reschedule workloads from
+// scratch. Wire-compatible with Karmada.
+package v1alpha1

@@ -1,0 +1,44 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// GroupName is the group of this API.
+const GroupName = "policy.karmada.io"
+
+// SchemeGroupVersion is the group and version of this API.
+var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "v1alpha1"}
+
+// Resource returns a group-qualified resource of this API.
+func Resource(resource string) schema.GroupResource {
+	return SchemeGroupVersion.WithResource(resource).GroupResource()
+}
+
+var (
+	// SchemeBuilder registers the types of this API and their defaulters.
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes, addDefaultingFuncs)
+	// AddToScheme adds the types of this API to a scheme.
+	AddToScheme = SchemeBuilder.AddToScheme
+)
+
+func addKnownTypes(scheme *runtime.Scheme) error {
+	scheme.AddKnownTypes(SchemeGroupVersion,
+		&PropagationPolicy{}, &PropagationPolicyList{},
+		&ClusterPropagationPolicy{}, &ClusterPropagationPolicyList{},
+		&OverridePolicy{}, &OverridePolicyList{},
+		&ClusterOverridePolicy{}, &ClusterOverridePolicyList{},
+		&FederatedResourceQuota{}, &FederatedResourceQuotaList{},
+		&ClusterTaintPolicy{}, &ClusterTaintPolicyList{},
+	)
+	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
+	return nil
+}
+
+// addDefaultingFuncs registers the generated defaulters (zz_generated.defaults.go),
+// which call the SetDefaults_<Type> functions of defaults.go.
+func addDefaultingFuncs(scheme *runtime.Scheme) error {
+	return RegisterDefaults(scheme)
+}

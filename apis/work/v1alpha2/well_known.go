@@ -1,0 +1,129 @@
+package v1alpha2
+
+// Condition types of ResourceBindings and ClusterResourceBindings.
+const (
+	// Scheduled says whether the scheduler has placed the binding on clusters.
+	Scheduled = "Scheduled"
+	// FullyApplied says whether the resource has been applied to every
+	// cluster the binding is scheduled to.
+	FullyApplied = "FullyApplied"
+)
+
+// Reasons of the Scheduled condition.
+const (
+	// BindingReasonSuccess: the binding was scheduled.
+	BindingReasonSuccess = "Success"
+	// BindingReasonSchedulerError: scheduling failed on an internal error,
+	// e.g. the API server could not be reached.
+	BindingReasonSchedulerError = "SchedulerError"
+	// BindingReasonNoClusterFit: no cluster passed the filters.
+	BindingReasonNoClusterFit = "NoClusterFit"
+	// BindingReasonUnschedulable: the binding cannot be scheduled right now,
+	// e.g. the clusters lack capacity.
+	BindingReasonUnschedulable = "Unschedulable"
+	// BindingReasonQuotaExceeded: scheduling would exceed a FederatedResourceQuota.
+	BindingReasonQuotaExceeded = "QuotaExceeded"
+)
+
+// Reasons of the FullyApplied condition.
+const (
+	// FullyAppliedSuccessReason: the resource is applied to every scheduled cluster.
+	FullyAppliedSuccessReason = "FullyAppliedSuccess"
+	// FullyAppliedFailedReason: the resource is not applied to every scheduled cluster.
+	FullyAppliedFailedReason = "FullyAppliedFailed"
+)
+
+// Eviction reasons and producers of GracefulEvictionTasks.
+const (
+	// EvictionReasonTaintUntolerated: the cluster has a NoExecute taint the
+	// placement does not tolerate (or no longer tolerates).
+	EvictionReasonTaintUntolerated = "TaintUntolerated"
+	// EvictionReasonApplicationFailure: the application failed in the cluster
+	// for longer than the failover's tolerationSeconds.
+	EvictionReasonApplicationFailure = "ApplicationFailure"
+	// EvictionProducerTaintManager is the producer of taint-triggered evictions.
+	EvictionProducerTaintManager = "TaintManager"
+)
+
+// Labels of bindings, Works and the manifests in Works.
+const (
+	// ResourceBindingPermanentIDLabel is the permanent id of a ResourceBinding,
+	// a UUID set on creation. Unlike metadata.uid it survives a backup and
+	// restore, so Works select their binding by it. It is also set on the
+	// binding's Works and their manifests.
+	ResourceBindingPermanentIDLabel = "resourcebinding.karmada.io/permanent-id"
+	// ClusterResourceBindingPermanentIDLabel is the permanent id of a
+	// ClusterResourceBinding; see ResourceBindingPermanentIDLabel.
+	ClusterResourceBindingPermanentIDLabel = "clusterresourcebinding.karmada.io/permanent-id"
+	// WorkPermanentIDLabel is the permanent id of a Work, a UUID set on
+	// creation and copied onto each of its manifests.
+	WorkPermanentIDLabel = "work.karmada.io/permanent-id"
+	// BindingManagedByLabel names the controller that manages a binding it
+	// created itself (rather than the detector).
+	BindingManagedByLabel = "binding.karmada.io/managed-by"
+	// DependedByLabelKeyPrefix prefixes the label set on an attached
+	// (dependency) binding for each binding that depends on it; the suffix is
+	// a hash of the dependent's namespace and name.
+	DependedByLabelKeyPrefix = "resourcebinding.karmada.io/depended-by-"
+)
+
+// Annotations of bindings, Works and the manifests in Works.
+const (
+	// ResourceBindingNamespaceAnnotationKey is the namespace of the
+	// ResourceBinding a Work or manifest derives from.
+	ResourceBindingNamespaceAnnotationKey = "resourcebinding.karmada.io/namespace"
+	// ResourceBindingNameAnnotationKey is the name of the ResourceBinding a
+	// Work or manifest derives from.
+	ResourceBindingNameAnnotationKey = "resourcebinding.karmada.io/name"
+	// ClusterResourceBindingAnnotationKey is the name of the
+	// ClusterResourceBinding a Work or manifest derives from.
+	ClusterResourceBindingAnnotationKey = "clusterresourcebinding.karmada.io/name"
+	// WorkNamespaceAnnotation is the namespace of the Work a manifest belongs to.
+	WorkNamespaceAnnotation = "work.karmada.io/namespace"
+	// WorkNameAnnotation is the name of the Work a manifest belongs to.
+	WorkNameAnnotation = "work.karmada.io/name"
+	// ResourceTemplateUIDAnnotation is the uid of the template a manifest derives from.
+	ResourceTemplateUIDAnnotation = "resourcetemplate.karmada.io/uid"
+	// ResourceTemplateGenerationAnnotationKey is the metadata.generation of
+	// the template a manifest derives from, so status aggregation can tell
+	// whether the members run the latest template.
+	ResourceTemplateGenerationAnnotationKey = "resourcetemplate.karmada.io/generation"
+	// ManagedAnnotation lists, sorted and comma-separated, the annotation keys
+	// of a manifest that Karmada manages (always including itself and
+	// ManagedLabels), so keys deleted from the template are deleted from the
+	// member object too.
+	ManagedAnnotation = "resourcetemplate.karmada.io/managed-annotations"
+	// ManagedLabels lists, sorted and comma-separated, the label keys of a
+	// manifest that Karmada manages.
+	ManagedLabels = "resourcetemplate.karmada.io/managed-labels"
+	// ResourceConflictResolutionAnnotation, on a template, a Work or a
+	// manifest, says what to do when the object already exists in the member
+	// cluster without being managed by Karmada: "overwrite" takes it over,
+	// "abort" (or no annotation) leaves it alone. Other values are ignored.
+	ResourceConflictResolutionAnnotation = "work.karmada.io/conflict-resolution"
+	// ResourceConflictResolutionOverwrite is the "overwrite" value of
+	// ResourceConflictResolutionAnnotation.
+	ResourceConflictResolutionOverwrite = "overwrite"
+	// ResourceConflictResolutionAbort is the "abort" value of
+	// ResourceConflictResolutionAnnotation.
+	ResourceConflictResolutionAbort = "abort"
+	// BindingDependenciesAnnotationKey lists, as JSON, the dependencies of an
+	// independent binding (those propagated because of propagateDeps).
+	BindingDependenciesAnnotationKey = "resourcebinding.karmada.io/dependencies"
+	// AppliedPlacementAnnotation is the JSON of the placement the scheduler
+	// last scheduled the binding with.
+	AppliedPlacementAnnotation = "policy.karmada.io/applied-placement"
+)
+
+// Finalizers of bindings.
+const (
+	// BindingControllerFinalizer is set on ResourceBindings so their Works are
+	// cleaned up before they go.
+	BindingControllerFinalizer = "karmada.io/binding-controller"
+	// ClusterResourceBindingControllerFinalizer is set on
+	// ClusterResourceBindings so their Works are cleaned up before they go.
+	ClusterResourceBindingControllerFinalizer = "karmada.io/cluster-resource-binding-controller"
+	// BindingDependenciesDistributorFinalizer is set on bindings whose
+	// dependencies are distributed, so the attached bindings are cleaned up.
+	BindingDependenciesDistributorFinalizer = "karmada.io/binding-dependencies-distributor"
+)

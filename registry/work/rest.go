@@ -1,0 +1,125 @@
+// Package work assembles the work.karmada.io API group: Works, and the
+// bindings stored as v1alpha2 and also served, converted, as v1alpha1.
+package work
+
+import (
+	"encoding/json"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/registry/rest"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+
+	"github.com/flotilla-io/flotilla/apis/work/mutation"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/apis/work/validation"
+	"github.com/flotilla-io/flotilla/registry/internal/resource"
+)
+
+var (
+	category      = []string{"karmada-io"}
+	bindingVers   = []string{workv1alpha2.SchemeGroupVersion.Version, workv1alpha1.SchemeGroupVersion.Version}
+	bindingColumn = []metav1.TableColumnDefinition{
+		{Name: "Scheduled", Type: "string", Description: "Status of the Scheduled condition."},
+		{Name: "FullyApplied", Type: "string", Description: "Status of the FullyApplied condition."},
+	}
+)
+
+func workDefinition() *resource.Definition {
+	return &resource.Definition{
+		Resource: workv1alpha1.Resource("works"), Singular: "work", Versions: []string{workv1alpha1.SchemeGroupVersion.Version},
+		NamespaceScoped: true, ShortNames: []string{"wk"}, Categories: category, Status: true,
+		New:     func() runtime.Object { return &workv1alpha1.Work{} },
+		NewList: func() runtime.Object { return &workv1alpha1.WorkList{} },
+		// Unreadable manifests are left for validation to report with their path.
+		Mutate:               func(obj, old runtime.Object) { _ = mutation.MutateWork(obj.(*workv1alpha1.Work), old == nil) },
+		Validate:             resource.Validator(validation.ValidateWork),
+		ValidateUpdate:       resource.UpdateValidator(validation.ValidateWorkUpdate),
+		ValidateStatusUpdate: resource.UpdateValidator(validation.ValidateWorkStatusUpdate),
+		Columns: []metav1.TableColumnDefinition{
+			{Name: "Workload-Kind", Type: "string", Description: "Kinds of the manifests."},
+			{Name: "Applied", Type: "string", Description: "Status of the Applied condition."},
+		},
+		Cells: func(obj runtime.Object) []any {
+			w := obj.(*workv1alpha1.Work)
+			kinds := make([]string, 0, len(w.Spec.Workload.Manifests))
+			for _, m := range w.Spec.Workload.Manifests {
+				var tm metav1.TypeMeta
+				if m.Object != nil {
+					tm.Kind = m.Object.GetObjectKind().GroupVersionKind().Kind
+				} else {
+					_ = json.Unmarshal(m.Raw, &tm)
+				}
+				kinds = append(kinds, tm.Kind)
+			}
+			return []any{strings.Join(kinds, ","), resource.ConditionStatus(w.Status.Conditions, workv1alpha1.WorkApplied)}
+		},
+	}
+}
+
+func bindingDefinitions() []*resource.Definition {
+	return []*resource.Definition{
+		{
+			Resource: workv1alpha2.Resource("resourcebindings"), Singular: "resourcebinding", Versions: bindingVers,
+			NamespaceScoped: true, ShortNames: []string{"rb"}, Categories: category, Status: true,
+			New:     func() runtime.Object { return &workv1alpha2.ResourceBinding{} },
+			NewList: func() runtime.Object { return &workv1alpha2.ResourceBindingList{} },
+			Mutate: func(obj, old runtime.Object) {
+				_ = mutation.MutateResourceBinding(obj.(*workv1alpha2.ResourceBinding), old == nil)
+			},
+			Validate:             resource.Validator(validation.ValidateResourceBinding),
+			ValidateUpdate:       resource.UpdateValidator(validation.ValidateResourceBindingUpdate),
+			ValidateStatusUpdate: resource.UpdateValidator(validation.ValidateResourceBindingStatusUpdate),
+			Columns:              bindingColumn,
+			Cells: func(obj runtime.Object) []any {
+				c := obj.(*workv1alpha2.ResourceBinding).Status.Conditions
+				return []any{resource.ConditionStatus(c, workv1alpha2.Scheduled), resource.ConditionStatus(c, workv1alpha2.FullyApplied)}
+			},
+		},
+		{
+			Resource: workv1alpha2.Resource("clusterresourcebindings"), Singular: "clusterresourcebinding", Versions: bindingVers,
+			ShortNames: []string{"crb"}, Categories: category, Status: true,
+			New:     func() runtime.Object { return &workv1alpha2.ClusterResourceBinding{} },
+			NewList: func() runtime.Object { return &workv1alpha2.ClusterResourceBindingList{} },
+			Mutate: func(obj, old runtime.Object) {
+				_ = mutation.MutateClusterResourceBinding(obj.(*workv1alpha2.ClusterResourceBinding), old == nil)
+			},
+			Validate:             resource.Validator(validation.ValidateClusterResourceBinding),
+			ValidateUpdate:       resource.UpdateValidator(validation.ValidateClusterResourceBindingUpdate),
+			ValidateStatusUpdate: resource.UpdateValidator(validation.ValidateClusterResourceBindingStatusUpdate),
+			Columns:              bindingColumn,
+			Cells: func(obj runtime.Object) []any {
+				c := obj.(*workv1alpha2.ClusterResourceBinding).Status.Conditions
+				return []any{resource.ConditionStatus(c, workv1alpha2.Scheduled), resource.ConditionStatus(c, workv1alpha2.FullyApplied)}
+			},
+		},
+	}
+}
+
+// NewAPIGroupInfo returns the storage of every work.karmada.io resource.
+// The same binding storage serves v1alpha2 and, converted, v1alpha1.
+func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opts generic.RESTOptionsGetter) (*genericapiserver.APIGroupInfo, error) {
+	info := genericapiserver.NewDefaultAPIGroupInfo(workv1alpha2.GroupName, scheme, runtime.NewParameterCodec(scheme), codecs)
+	works, err := resource.Storage(scheme, opts, []*resource.Definition{workDefinition()})
+	if err != nil {
+		return nil, err
+	}
+	bindings, err := resource.Storage(scheme, opts, bindingDefinitions())
+	if err != nil {
+		return nil, err
+	}
+	v1 := map[string]rest.Storage{}
+	for k, v := range works {
+		v1[k] = v
+	}
+	for k, v := range bindings {
+		v1[k] = v
+	}
+	info.VersionedResourcesStorageMap[workv1alpha1.SchemeGroupVersion.Version] = v1
+	info.VersionedResourcesStorageMap[workv1alpha2.SchemeGroupVersion.Version] = bindings
+	return &info, nil
+}
