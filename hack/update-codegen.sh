@@ -28,6 +28,7 @@ kube::codegen::gen_openapi \
 	--extra-pkgs k8s.io/api/networking/v1 \
 	--extra-pkgs k8s.io/api/admissionregistration/v1 \
 	--extra-pkgs k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1 \
+	--output-model-name-file zz_generated.model_name.go \
 	--report-filename hack/api-rules-violations.list \
 	--update-report \
 	--boilerplate "$boilerplate" \

@@ -22,6 +22,16 @@ limitations under the License.
 package openapi
 
 import (
+	v1alpha1 "github.com/flotilla-io/flotilla/apis/apps/v1alpha1"
+	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
+	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	remedyv1alpha1 "github.com/flotilla-io/flotilla/apis/remedy/v1alpha1"
+	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	v1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	v1 "k8s.io/api/admissionregistration/v1"
 	v2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -37,591 +47,591 @@ import (
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	return map[string]common.OpenAPIDefinition{
-		"github.com/flotilla-io/flotilla/apis/apps/v1alpha1.ObjectReference":                               schema_flotilla_apis_apps_v1alpha1_ObjectReference(ref),
-		"github.com/flotilla-io/flotilla/apis/apps/v1alpha1.ObservedWorkload":                              schema_flotilla_apis_apps_v1alpha1_ObservedWorkload(ref),
-		"github.com/flotilla-io/flotilla/apis/apps/v1alpha1.WorkloadRebalancer":                            schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancer(ref),
-		"github.com/flotilla-io/flotilla/apis/apps/v1alpha1.WorkloadRebalancerList":                        schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancerList(ref),
-		"github.com/flotilla-io/flotilla/apis/apps/v1alpha1.WorkloadRebalancerSpec":                        schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancerSpec(ref),
-		"github.com/flotilla-io/flotilla/apis/apps/v1alpha1.WorkloadRebalancerStatus":                      schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancerStatus(ref),
-		"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.CronFederatedHPA":                       schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPA(ref),
-		"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.CronFederatedHPAList":                   schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPAList(ref),
-		"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.CronFederatedHPARule":                   schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPARule(ref),
-		"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.CronFederatedHPASpec":                   schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPASpec(ref),
-		"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.CronFederatedHPAStatus":                 schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPAStatus(ref),
-		"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.ExecutionHistory":                       schema_flotilla_apis_autoscaling_v1alpha1_ExecutionHistory(ref),
-		"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.FailedExecution":                        schema_flotilla_apis_autoscaling_v1alpha1_FailedExecution(ref),
-		"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.FederatedHPA":                           schema_flotilla_apis_autoscaling_v1alpha1_FederatedHPA(ref),
-		"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.FederatedHPAList":                       schema_flotilla_apis_autoscaling_v1alpha1_FederatedHPAList(ref),
-		"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.FederatedHPASpec":                       schema_flotilla_apis_autoscaling_v1alpha1_FederatedHPASpec(ref),
-		"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.SuccessfulExecution":                    schema_flotilla_apis_autoscaling_v1alpha1_SuccessfulExecution(ref),
-		"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.APIEnablement":                              schema_flotilla_apis_cluster_v1alpha1_APIEnablement(ref),
-		"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.APIResource":                                schema_flotilla_apis_cluster_v1alpha1_APIResource(ref),
-		"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.AllocatableModeling":                        schema_flotilla_apis_cluster_v1alpha1_AllocatableModeling(ref),
-		"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.Cluster":                                    schema_flotilla_apis_cluster_v1alpha1_Cluster(ref),
-		"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ClusterList":                                schema_flotilla_apis_cluster_v1alpha1_ClusterList(ref),
-		"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ClusterProxyOptions":                        schema_flotilla_apis_cluster_v1alpha1_ClusterProxyOptions(ref),
-		"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ClusterSpec":                                schema_flotilla_apis_cluster_v1alpha1_ClusterSpec(ref),
-		"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ClusterStatus":                              schema_flotilla_apis_cluster_v1alpha1_ClusterStatus(ref),
-		"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.LocalSecretReference":                       schema_flotilla_apis_cluster_v1alpha1_LocalSecretReference(ref),
-		"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.NodeSummary":                                schema_flotilla_apis_cluster_v1alpha1_NodeSummary(ref),
-		"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ResourceModel":                              schema_flotilla_apis_cluster_v1alpha1_ResourceModel(ref),
-		"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ResourceModelRange":                         schema_flotilla_apis_cluster_v1alpha1_ResourceModelRange(ref),
-		"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ResourceSummary":                            schema_flotilla_apis_cluster_v1alpha1_ResourceSummary(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ComponentResourceRequirement":                schema_flotilla_apis_config_v1alpha1_ComponentResourceRequirement(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.CustomizationRules":                          schema_flotilla_apis_config_v1alpha1_CustomizationRules(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.CustomizationScript":                         schema_flotilla_apis_config_v1alpha1_CustomizationScript(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.CustomizationTarget":                         schema_flotilla_apis_config_v1alpha1_CustomizationTarget(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.DependencyInterpretation":                    schema_flotilla_apis_config_v1alpha1_DependencyInterpretation(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.DependentObjectReference":                    schema_flotilla_apis_config_v1alpha1_DependentObjectReference(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.HealthInterpretation":                        schema_flotilla_apis_config_v1alpha1_HealthInterpretation(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.LocalValueRetention":                         schema_flotilla_apis_config_v1alpha1_LocalValueRetention(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ReplicaResourceRequirement":                  schema_flotilla_apis_config_v1alpha1_ReplicaResourceRequirement(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ReplicaRevision":                             schema_flotilla_apis_config_v1alpha1_ReplicaRevision(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.RequestStatus":                               schema_flotilla_apis_config_v1alpha1_RequestStatus(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterContext":                  schema_flotilla_apis_config_v1alpha1_ResourceInterpreterContext(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterCustomization":            schema_flotilla_apis_config_v1alpha1_ResourceInterpreterCustomization(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterCustomizationList":        schema_flotilla_apis_config_v1alpha1_ResourceInterpreterCustomizationList(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterCustomizationSpec":        schema_flotilla_apis_config_v1alpha1_ResourceInterpreterCustomizationSpec(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterRequest":                  schema_flotilla_apis_config_v1alpha1_ResourceInterpreterRequest(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterResponse":                 schema_flotilla_apis_config_v1alpha1_ResourceInterpreterResponse(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterWebhook":                  schema_flotilla_apis_config_v1alpha1_ResourceInterpreterWebhook(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterWebhookConfiguration":     schema_flotilla_apis_config_v1alpha1_ResourceInterpreterWebhookConfiguration(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterWebhookConfigurationList": schema_flotilla_apis_config_v1alpha1_ResourceInterpreterWebhookConfigurationList(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.Rule":                                        schema_flotilla_apis_config_v1alpha1_Rule(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.RuleWithOperations":                          schema_flotilla_apis_config_v1alpha1_RuleWithOperations(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.StatusAggregation":                           schema_flotilla_apis_config_v1alpha1_StatusAggregation(ref),
-		"github.com/flotilla-io/flotilla/apis/config/v1alpha1.StatusReflection":                            schema_flotilla_apis_config_v1alpha1_StatusReflection(ref),
-		"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.ClusterSelector":                         schema_flotilla_apis_networking_v1alpha1_ClusterSelector(ref),
-		"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.ExposurePort":                            schema_flotilla_apis_networking_v1alpha1_ExposurePort(ref),
-		"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.ExposureRange":                           schema_flotilla_apis_networking_v1alpha1_ExposureRange(ref),
-		"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.MultiClusterIngress":                     schema_flotilla_apis_networking_v1alpha1_MultiClusterIngress(ref),
-		"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.MultiClusterIngressList":                 schema_flotilla_apis_networking_v1alpha1_MultiClusterIngressList(ref),
-		"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.MultiClusterIngressStatus":               schema_flotilla_apis_networking_v1alpha1_MultiClusterIngressStatus(ref),
-		"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.MultiClusterService":                     schema_flotilla_apis_networking_v1alpha1_MultiClusterService(ref),
-		"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.MultiClusterServiceList":                 schema_flotilla_apis_networking_v1alpha1_MultiClusterServiceList(ref),
-		"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.MultiClusterServiceSpec":                 schema_flotilla_apis_networking_v1alpha1_MultiClusterServiceSpec(ref),
-		"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.ServiceLocation":                         schema_flotilla_apis_networking_v1alpha1_ServiceLocation(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ApplicationFailoverBehavior":                 schema_flotilla_apis_policy_v1alpha1_ApplicationFailoverBehavior(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinity":                             schema_flotilla_apis_policy_v1alpha1_ClusterAffinity(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinityTerm":                         schema_flotilla_apis_policy_v1alpha1_ClusterAffinityTerm(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterFailoverBehavior":                     schema_flotilla_apis_policy_v1alpha1_ClusterFailoverBehavior(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterOverridePolicy":                       schema_flotilla_apis_policy_v1alpha1_ClusterOverridePolicy(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterOverridePolicyList":                   schema_flotilla_apis_policy_v1alpha1_ClusterOverridePolicyList(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterPreferences":                          schema_flotilla_apis_policy_v1alpha1_ClusterPreferences(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterPropagationPolicy":                    schema_flotilla_apis_policy_v1alpha1_ClusterPropagationPolicy(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterPropagationPolicyList":                schema_flotilla_apis_policy_v1alpha1_ClusterPropagationPolicyList(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterQuotaStatus":                          schema_flotilla_apis_policy_v1alpha1_ClusterQuotaStatus(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterTaintPolicy":                          schema_flotilla_apis_policy_v1alpha1_ClusterTaintPolicy(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterTaintPolicyList":                      schema_flotilla_apis_policy_v1alpha1_ClusterTaintPolicyList(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterTaintPolicySpec":                      schema_flotilla_apis_policy_v1alpha1_ClusterTaintPolicySpec(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.CommandArgsOverrider":                        schema_flotilla_apis_policy_v1alpha1_CommandArgsOverrider(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.DecisionConditions":                          schema_flotilla_apis_policy_v1alpha1_DecisionConditions(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FailoverBehavior":                            schema_flotilla_apis_policy_v1alpha1_FailoverBehavior(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FederatedResourceQuota":                      schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuota(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FederatedResourceQuotaList":                  schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuotaList(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FederatedResourceQuotaSpec":                  schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuotaSpec(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FederatedResourceQuotaStatus":                schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuotaStatus(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FieldOverrider":                              schema_flotilla_apis_policy_v1alpha1_FieldOverrider(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FieldSelector":                               schema_flotilla_apis_policy_v1alpha1_FieldSelector(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ImageOverrider":                              schema_flotilla_apis_policy_v1alpha1_ImageOverrider(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ImagePredicate":                              schema_flotilla_apis_policy_v1alpha1_ImagePredicate(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.JSONPatchOperation":                          schema_flotilla_apis_policy_v1alpha1_JSONPatchOperation(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.LabelAnnotationOverrider":                    schema_flotilla_apis_policy_v1alpha1_LabelAnnotationOverrider(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.MatchCondition":                              schema_flotilla_apis_policy_v1alpha1_MatchCondition(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.OverflowClusterAffinity":                     schema_flotilla_apis_policy_v1alpha1_OverflowClusterAffinity(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.OverridePolicy":                              schema_flotilla_apis_policy_v1alpha1_OverridePolicy(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.OverridePolicyList":                          schema_flotilla_apis_policy_v1alpha1_OverridePolicyList(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.OverrideSpec":                                schema_flotilla_apis_policy_v1alpha1_OverrideSpec(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Overriders":                                  schema_flotilla_apis_policy_v1alpha1_Overriders(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Placement":                                   schema_flotilla_apis_policy_v1alpha1_Placement(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.PlaintextOverrider":                          schema_flotilla_apis_policy_v1alpha1_PlaintextOverrider(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.PropagationPolicy":                           schema_flotilla_apis_policy_v1alpha1_PropagationPolicy(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.PropagationPolicyList":                       schema_flotilla_apis_policy_v1alpha1_PropagationPolicyList(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.PropagationSpec":                             schema_flotilla_apis_policy_v1alpha1_PropagationSpec(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ReplicaSchedulingStrategy":                   schema_flotilla_apis_policy_v1alpha1_ReplicaSchedulingStrategy(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ResourceSelector":                            schema_flotilla_apis_policy_v1alpha1_ResourceSelector(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.RuleWithCluster":                             schema_flotilla_apis_policy_v1alpha1_RuleWithCluster(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.SchedulePriority":                            schema_flotilla_apis_policy_v1alpha1_SchedulePriority(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.SpreadConstraint":                            schema_flotilla_apis_policy_v1alpha1_SpreadConstraint(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.StatePreservation":                           schema_flotilla_apis_policy_v1alpha1_StatePreservation(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.StatePreservationRule":                       schema_flotilla_apis_policy_v1alpha1_StatePreservationRule(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.StaticClusterAssignment":                     schema_flotilla_apis_policy_v1alpha1_StaticClusterAssignment(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.StaticClusterWeight":                         schema_flotilla_apis_policy_v1alpha1_StaticClusterWeight(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.SuspendClusters":                             schema_flotilla_apis_policy_v1alpha1_SuspendClusters(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Suspension":                                  schema_flotilla_apis_policy_v1alpha1_Suspension(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Taint":                                       schema_flotilla_apis_policy_v1alpha1_Taint(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.WorkloadAffinity":                            schema_flotilla_apis_policy_v1alpha1_WorkloadAffinity(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.WorkloadAffinityTerm":                        schema_flotilla_apis_policy_v1alpha1_WorkloadAffinityTerm(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.WorkloadAntiAffinityTerm":                    schema_flotilla_apis_policy_v1alpha1_WorkloadAntiAffinityTerm(ref),
-		"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.YAMLPatchOperation":                          schema_flotilla_apis_policy_v1alpha1_YAMLPatchOperation(ref),
-		"github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.ClusterAffinity":                             schema_flotilla_apis_remedy_v1alpha1_ClusterAffinity(ref),
-		"github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.ClusterConditionRequirement":                 schema_flotilla_apis_remedy_v1alpha1_ClusterConditionRequirement(ref),
-		"github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.DecisionMatch":                               schema_flotilla_apis_remedy_v1alpha1_DecisionMatch(ref),
-		"github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.Remedy":                                      schema_flotilla_apis_remedy_v1alpha1_Remedy(ref),
-		"github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.RemedyList":                                  schema_flotilla_apis_remedy_v1alpha1_RemedyList(ref),
-		"github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.RemedySpec":                                  schema_flotilla_apis_remedy_v1alpha1_RemedySpec(ref),
-		"github.com/flotilla-io/flotilla/apis/search/v1alpha1.BackendStoreConfig":                          schema_flotilla_apis_search_v1alpha1_BackendStoreConfig(ref),
-		"github.com/flotilla-io/flotilla/apis/search/v1alpha1.OpenSearchConfig":                            schema_flotilla_apis_search_v1alpha1_OpenSearchConfig(ref),
-		"github.com/flotilla-io/flotilla/apis/search/v1alpha1.Proxying":                                    schema_flotilla_apis_search_v1alpha1_Proxying(ref),
-		"github.com/flotilla-io/flotilla/apis/search/v1alpha1.ResourceRegistry":                            schema_flotilla_apis_search_v1alpha1_ResourceRegistry(ref),
-		"github.com/flotilla-io/flotilla/apis/search/v1alpha1.ResourceRegistryList":                        schema_flotilla_apis_search_v1alpha1_ResourceRegistryList(ref),
-		"github.com/flotilla-io/flotilla/apis/search/v1alpha1.ResourceRegistrySpec":                        schema_flotilla_apis_search_v1alpha1_ResourceRegistrySpec(ref),
-		"github.com/flotilla-io/flotilla/apis/search/v1alpha1.ResourceRegistryStatus":                      schema_flotilla_apis_search_v1alpha1_ResourceRegistryStatus(ref),
-		"github.com/flotilla-io/flotilla/apis/search/v1alpha1.ResourceSelector":                            schema_flotilla_apis_search_v1alpha1_ResourceSelector(ref),
-		"github.com/flotilla-io/flotilla/apis/search/v1alpha1.Search":                                      schema_flotilla_apis_search_v1alpha1_Search(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.AggregatedStatusItem":                          schema_flotilla_apis_work_v1alpha1_AggregatedStatusItem(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ClusterResourceBinding":                        schema_flotilla_apis_work_v1alpha1_ClusterResourceBinding(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ClusterResourceBindingList":                    schema_flotilla_apis_work_v1alpha1_ClusterResourceBindingList(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.Manifest":                                      schema_flotilla_apis_work_v1alpha1_Manifest(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ManifestStatus":                                schema_flotilla_apis_work_v1alpha1_ManifestStatus(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ObjectReference":                               schema_flotilla_apis_work_v1alpha1_ObjectReference(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceBinding":                               schema_flotilla_apis_work_v1alpha1_ResourceBinding(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceBindingList":                           schema_flotilla_apis_work_v1alpha1_ResourceBindingList(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceBindingSpec":                           schema_flotilla_apis_work_v1alpha1_ResourceBindingSpec(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceBindingStatus":                         schema_flotilla_apis_work_v1alpha1_ResourceBindingStatus(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceIdentifier":                            schema_flotilla_apis_work_v1alpha1_ResourceIdentifier(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.TargetCluster":                                 schema_flotilla_apis_work_v1alpha1_TargetCluster(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.Work":                                          schema_flotilla_apis_work_v1alpha1_Work(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.WorkList":                                      schema_flotilla_apis_work_v1alpha1_WorkList(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.WorkSpec":                                      schema_flotilla_apis_work_v1alpha1_WorkSpec(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.WorkStatus":                                    schema_flotilla_apis_work_v1alpha1_WorkStatus(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha1.WorkloadTemplate":                              schema_flotilla_apis_work_v1alpha1_WorkloadTemplate(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.AggregatedStatusItem":                          schema_flotilla_apis_work_v1alpha2_AggregatedStatusItem(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.BindingSnapshot":                               schema_flotilla_apis_work_v1alpha2_BindingSnapshot(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.ClusterResourceBinding":                        schema_flotilla_apis_work_v1alpha2_ClusterResourceBinding(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.ClusterResourceBindingList":                    schema_flotilla_apis_work_v1alpha2_ClusterResourceBindingList(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.Component":                                     schema_flotilla_apis_work_v1alpha2_Component(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.ComponentReplicaRequirements":                  schema_flotilla_apis_work_v1alpha2_ComponentReplicaRequirements(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.GracefulEvictionTask":                          schema_flotilla_apis_work_v1alpha2_GracefulEvictionTask(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.NodeClaim":                                     schema_flotilla_apis_work_v1alpha2_NodeClaim(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.ObjectReference":                               schema_flotilla_apis_work_v1alpha2_ObjectReference(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.ReplicaRequirements":                           schema_flotilla_apis_work_v1alpha2_ReplicaRequirements(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.ResourceBinding":                               schema_flotilla_apis_work_v1alpha2_ResourceBinding(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.ResourceBindingList":                           schema_flotilla_apis_work_v1alpha2_ResourceBindingList(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.ResourceBindingSpec":                           schema_flotilla_apis_work_v1alpha2_ResourceBindingSpec(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.ResourceBindingStatus":                         schema_flotilla_apis_work_v1alpha2_ResourceBindingStatus(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.SchedulePriority":                              schema_flotilla_apis_work_v1alpha2_SchedulePriority(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.Suspension":                                    schema_flotilla_apis_work_v1alpha2_Suspension(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.TargetCluster":                                 schema_flotilla_apis_work_v1alpha2_TargetCluster(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.TargetComponent":                               schema_flotilla_apis_work_v1alpha2_TargetComponent(ref),
-		"github.com/flotilla-io/flotilla/apis/work/v1alpha2.WorkloadAffinityGroups":                        schema_flotilla_apis_work_v1alpha2_WorkloadAffinityGroups(ref),
-		v1.ApplyConfiguration{}.OpenAPIModelName():                                                         schema_k8sio_api_admissionregistration_v1_ApplyConfiguration(ref),
-		v1.AuditAnnotation{}.OpenAPIModelName():                                                            schema_k8sio_api_admissionregistration_v1_AuditAnnotation(ref),
-		v1.ExpressionWarning{}.OpenAPIModelName():                                                          schema_k8sio_api_admissionregistration_v1_ExpressionWarning(ref),
-		v1.JSONPatch{}.OpenAPIModelName():                                                                  schema_k8sio_api_admissionregistration_v1_JSONPatch(ref),
-		v1.MatchCondition{}.OpenAPIModelName():                                                             schema_k8sio_api_admissionregistration_v1_MatchCondition(ref),
-		v1.MatchResources{}.OpenAPIModelName():                                                             schema_k8sio_api_admissionregistration_v1_MatchResources(ref),
-		v1.MutatingAdmissionPolicy{}.OpenAPIModelName():                                                    schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicy(ref),
-		v1.MutatingAdmissionPolicyBinding{}.OpenAPIModelName():                                             schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBinding(ref),
-		v1.MutatingAdmissionPolicyBindingList{}.OpenAPIModelName():                                         schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBindingList(ref),
-		v1.MutatingAdmissionPolicyBindingSpec{}.OpenAPIModelName():                                         schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBindingSpec(ref),
-		v1.MutatingAdmissionPolicyList{}.OpenAPIModelName():                                                schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyList(ref),
-		v1.MutatingAdmissionPolicySpec{}.OpenAPIModelName():                                                schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicySpec(ref),
-		v1.MutatingWebhook{}.OpenAPIModelName():                                                            schema_k8sio_api_admissionregistration_v1_MutatingWebhook(ref),
-		v1.MutatingWebhookConfiguration{}.OpenAPIModelName():                                               schema_k8sio_api_admissionregistration_v1_MutatingWebhookConfiguration(ref),
-		v1.MutatingWebhookConfigurationList{}.OpenAPIModelName():                                           schema_k8sio_api_admissionregistration_v1_MutatingWebhookConfigurationList(ref),
-		v1.Mutation{}.OpenAPIModelName():                                                                   schema_k8sio_api_admissionregistration_v1_Mutation(ref),
-		v1.NamedRuleWithOperations{}.OpenAPIModelName():                                                    schema_k8sio_api_admissionregistration_v1_NamedRuleWithOperations(ref),
-		v1.ParamKind{}.OpenAPIModelName():                                                                  schema_k8sio_api_admissionregistration_v1_ParamKind(ref),
-		v1.ParamRef{}.OpenAPIModelName():                                                                   schema_k8sio_api_admissionregistration_v1_ParamRef(ref),
-		v1.Rule{}.OpenAPIModelName():                                                                       schema_k8sio_api_admissionregistration_v1_Rule(ref),
-		v1.RuleWithOperations{}.OpenAPIModelName():                                                         schema_k8sio_api_admissionregistration_v1_RuleWithOperations(ref),
-		v1.ServiceReference{}.OpenAPIModelName():                                                           schema_k8sio_api_admissionregistration_v1_ServiceReference(ref),
-		v1.TypeChecking{}.OpenAPIModelName():                                                               schema_k8sio_api_admissionregistration_v1_TypeChecking(ref),
-		v1.ValidatingAdmissionPolicy{}.OpenAPIModelName():                                                  schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicy(ref),
-		v1.ValidatingAdmissionPolicyBinding{}.OpenAPIModelName():                                           schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBinding(ref),
-		v1.ValidatingAdmissionPolicyBindingList{}.OpenAPIModelName():                                       schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBindingList(ref),
-		v1.ValidatingAdmissionPolicyBindingSpec{}.OpenAPIModelName():                                       schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBindingSpec(ref),
-		v1.ValidatingAdmissionPolicyList{}.OpenAPIModelName():                                              schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyList(ref),
-		v1.ValidatingAdmissionPolicySpec{}.OpenAPIModelName():                                              schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicySpec(ref),
-		v1.ValidatingAdmissionPolicyStatus{}.OpenAPIModelName():                                            schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyStatus(ref),
-		v1.ValidatingWebhook{}.OpenAPIModelName():                                                          schema_k8sio_api_admissionregistration_v1_ValidatingWebhook(ref),
-		v1.ValidatingWebhookConfiguration{}.OpenAPIModelName():                                             schema_k8sio_api_admissionregistration_v1_ValidatingWebhookConfiguration(ref),
-		v1.ValidatingWebhookConfigurationList{}.OpenAPIModelName():                                         schema_k8sio_api_admissionregistration_v1_ValidatingWebhookConfigurationList(ref),
-		v1.Validation{}.OpenAPIModelName():                                                                 schema_k8sio_api_admissionregistration_v1_Validation(ref),
-		v1.Variable{}.OpenAPIModelName():                                                                   schema_k8sio_api_admissionregistration_v1_Variable(ref),
-		v1.WebhookClientConfig{}.OpenAPIModelName():                                                        schema_k8sio_api_admissionregistration_v1_WebhookClientConfig(ref),
-		v2.ContainerResourceMetricSource{}.OpenAPIModelName():                                              schema_k8sio_api_autoscaling_v2_ContainerResourceMetricSource(ref),
-		v2.ContainerResourceMetricStatus{}.OpenAPIModelName():                                              schema_k8sio_api_autoscaling_v2_ContainerResourceMetricStatus(ref),
-		v2.CrossVersionObjectReference{}.OpenAPIModelName():                                                schema_k8sio_api_autoscaling_v2_CrossVersionObjectReference(ref),
-		v2.ExternalMetricSource{}.OpenAPIModelName():                                                       schema_k8sio_api_autoscaling_v2_ExternalMetricSource(ref),
-		v2.ExternalMetricStatus{}.OpenAPIModelName():                                                       schema_k8sio_api_autoscaling_v2_ExternalMetricStatus(ref),
-		v2.HPAScalingPolicy{}.OpenAPIModelName():                                                           schema_k8sio_api_autoscaling_v2_HPAScalingPolicy(ref),
-		v2.HPAScalingRules{}.OpenAPIModelName():                                                            schema_k8sio_api_autoscaling_v2_HPAScalingRules(ref),
-		v2.HorizontalPodAutoscaler{}.OpenAPIModelName():                                                    schema_k8sio_api_autoscaling_v2_HorizontalPodAutoscaler(ref),
-		v2.HorizontalPodAutoscalerBehavior{}.OpenAPIModelName():                                            schema_k8sio_api_autoscaling_v2_HorizontalPodAutoscalerBehavior(ref),
-		v2.HorizontalPodAutoscalerCondition{}.OpenAPIModelName():                                           schema_k8sio_api_autoscaling_v2_HorizontalPodAutoscalerCondition(ref),
-		v2.HorizontalPodAutoscalerList{}.OpenAPIModelName():                                                schema_k8sio_api_autoscaling_v2_HorizontalPodAutoscalerList(ref),
-		v2.HorizontalPodAutoscalerSpec{}.OpenAPIModelName():                                                schema_k8sio_api_autoscaling_v2_HorizontalPodAutoscalerSpec(ref),
-		v2.HorizontalPodAutoscalerStatus{}.OpenAPIModelName():                                              schema_k8sio_api_autoscaling_v2_HorizontalPodAutoscalerStatus(ref),
-		v2.MetricIdentifier{}.OpenAPIModelName():                                                           schema_k8sio_api_autoscaling_v2_MetricIdentifier(ref),
-		v2.MetricSpec{}.OpenAPIModelName():                                                                 schema_k8sio_api_autoscaling_v2_MetricSpec(ref),
-		v2.MetricStatus{}.OpenAPIModelName():                                                               schema_k8sio_api_autoscaling_v2_MetricStatus(ref),
-		v2.MetricTarget{}.OpenAPIModelName():                                                               schema_k8sio_api_autoscaling_v2_MetricTarget(ref),
-		v2.MetricValueStatus{}.OpenAPIModelName():                                                          schema_k8sio_api_autoscaling_v2_MetricValueStatus(ref),
-		v2.ObjectMetricSource{}.OpenAPIModelName():                                                         schema_k8sio_api_autoscaling_v2_ObjectMetricSource(ref),
-		v2.ObjectMetricStatus{}.OpenAPIModelName():                                                         schema_k8sio_api_autoscaling_v2_ObjectMetricStatus(ref),
-		v2.PodsMetricSource{}.OpenAPIModelName():                                                           schema_k8sio_api_autoscaling_v2_PodsMetricSource(ref),
-		v2.PodsMetricStatus{}.OpenAPIModelName():                                                           schema_k8sio_api_autoscaling_v2_PodsMetricStatus(ref),
-		v2.ResourceMetricSource{}.OpenAPIModelName():                                                       schema_k8sio_api_autoscaling_v2_ResourceMetricSource(ref),
-		v2.ResourceMetricStatus{}.OpenAPIModelName():                                                       schema_k8sio_api_autoscaling_v2_ResourceMetricStatus(ref),
-		corev1.AWSElasticBlockStoreVolumeSource{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_AWSElasticBlockStoreVolumeSource(ref),
-		corev1.Affinity{}.OpenAPIModelName():                                                               schema_k8sio_api_core_v1_Affinity(ref),
-		corev1.AppArmorProfile{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_AppArmorProfile(ref),
-		corev1.AttachedVolume{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_AttachedVolume(ref),
-		corev1.AvoidPods{}.OpenAPIModelName():                                                              schema_k8sio_api_core_v1_AvoidPods(ref),
-		corev1.AzureDiskVolumeSource{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_AzureDiskVolumeSource(ref),
-		corev1.AzureFilePersistentVolumeSource{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_AzureFilePersistentVolumeSource(ref),
-		corev1.AzureFileVolumeSource{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_AzureFileVolumeSource(ref),
-		corev1.Binding{}.OpenAPIModelName():                                                                schema_k8sio_api_core_v1_Binding(ref),
-		corev1.CSIPersistentVolumeSource{}.OpenAPIModelName():                                              schema_k8sio_api_core_v1_CSIPersistentVolumeSource(ref),
-		corev1.CSIVolumeSource{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_CSIVolumeSource(ref),
-		corev1.Capabilities{}.OpenAPIModelName():                                                           schema_k8sio_api_core_v1_Capabilities(ref),
-		corev1.CephFSPersistentVolumeSource{}.OpenAPIModelName():                                           schema_k8sio_api_core_v1_CephFSPersistentVolumeSource(ref),
-		corev1.CephFSVolumeSource{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_CephFSVolumeSource(ref),
-		corev1.CinderPersistentVolumeSource{}.OpenAPIModelName():                                           schema_k8sio_api_core_v1_CinderPersistentVolumeSource(ref),
-		corev1.CinderVolumeSource{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_CinderVolumeSource(ref),
-		corev1.ClientIPConfig{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_ClientIPConfig(ref),
-		corev1.ClusterTrustBundleProjection{}.OpenAPIModelName():                                           schema_k8sio_api_core_v1_ClusterTrustBundleProjection(ref),
-		corev1.ComponentCondition{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_ComponentCondition(ref),
-		corev1.ComponentStatus{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_ComponentStatus(ref),
-		corev1.ComponentStatusList{}.OpenAPIModelName():                                                    schema_k8sio_api_core_v1_ComponentStatusList(ref),
-		corev1.ConfigMap{}.OpenAPIModelName():                                                              schema_k8sio_api_core_v1_ConfigMap(ref),
-		corev1.ConfigMapEnvSource{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_ConfigMapEnvSource(ref),
-		corev1.ConfigMapKeySelector{}.OpenAPIModelName():                                                   schema_k8sio_api_core_v1_ConfigMapKeySelector(ref),
-		corev1.ConfigMapList{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_ConfigMapList(ref),
-		corev1.ConfigMapNodeConfigSource{}.OpenAPIModelName():                                              schema_k8sio_api_core_v1_ConfigMapNodeConfigSource(ref),
-		corev1.ConfigMapProjection{}.OpenAPIModelName():                                                    schema_k8sio_api_core_v1_ConfigMapProjection(ref),
-		corev1.ConfigMapVolumeSource{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_ConfigMapVolumeSource(ref),
-		corev1.Container{}.OpenAPIModelName():                                                              schema_k8sio_api_core_v1_Container(ref),
-		corev1.ContainerExtendedResourceRequest{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_ContainerExtendedResourceRequest(ref),
-		corev1.ContainerImage{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_ContainerImage(ref),
-		corev1.ContainerPort{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_ContainerPort(ref),
-		corev1.ContainerResizePolicy{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_ContainerResizePolicy(ref),
-		corev1.ContainerRestartRule{}.OpenAPIModelName():                                                   schema_k8sio_api_core_v1_ContainerRestartRule(ref),
-		corev1.ContainerRestartRuleOnExitCodes{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_ContainerRestartRuleOnExitCodes(ref),
-		corev1.ContainerState{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_ContainerState(ref),
-		corev1.ContainerStateRunning{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_ContainerStateRunning(ref),
-		corev1.ContainerStateTerminated{}.OpenAPIModelName():                                               schema_k8sio_api_core_v1_ContainerStateTerminated(ref),
-		corev1.ContainerStateWaiting{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_ContainerStateWaiting(ref),
-		corev1.ContainerStatus{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_ContainerStatus(ref),
-		corev1.ContainerUser{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_ContainerUser(ref),
-		corev1.DaemonEndpoint{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_DaemonEndpoint(ref),
-		corev1.DownwardAPIProjection{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_DownwardAPIProjection(ref),
-		corev1.DownwardAPIVolumeFile{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_DownwardAPIVolumeFile(ref),
-		corev1.DownwardAPIVolumeSource{}.OpenAPIModelName():                                                schema_k8sio_api_core_v1_DownwardAPIVolumeSource(ref),
-		corev1.EmptyDirVolumeSource{}.OpenAPIModelName():                                                   schema_k8sio_api_core_v1_EmptyDirVolumeSource(ref),
-		corev1.EndpointAddress{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_EndpointAddress(ref),
-		corev1.EndpointPort{}.OpenAPIModelName():                                                           schema_k8sio_api_core_v1_EndpointPort(ref),
-		corev1.EndpointSubset{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_EndpointSubset(ref),
-		corev1.Endpoints{}.OpenAPIModelName():                                                              schema_k8sio_api_core_v1_Endpoints(ref),
-		corev1.EndpointsList{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_EndpointsList(ref),
-		corev1.EnvFromSource{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_EnvFromSource(ref),
-		corev1.EnvVar{}.OpenAPIModelName():                                                                 schema_k8sio_api_core_v1_EnvVar(ref),
-		corev1.EnvVarSource{}.OpenAPIModelName():                                                           schema_k8sio_api_core_v1_EnvVarSource(ref),
-		corev1.EphemeralContainer{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_EphemeralContainer(ref),
-		corev1.EphemeralContainerCommon{}.OpenAPIModelName():                                               schema_k8sio_api_core_v1_EphemeralContainerCommon(ref),
-		corev1.EphemeralVolumeSource{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_EphemeralVolumeSource(ref),
-		corev1.Event{}.OpenAPIModelName():                                                                  schema_k8sio_api_core_v1_Event(ref),
-		corev1.EventList{}.OpenAPIModelName():                                                              schema_k8sio_api_core_v1_EventList(ref),
-		corev1.EventSeries{}.OpenAPIModelName():                                                            schema_k8sio_api_core_v1_EventSeries(ref),
-		corev1.EventSource{}.OpenAPIModelName():                                                            schema_k8sio_api_core_v1_EventSource(ref),
-		corev1.ExecAction{}.OpenAPIModelName():                                                             schema_k8sio_api_core_v1_ExecAction(ref),
-		corev1.FCVolumeSource{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_FCVolumeSource(ref),
-		corev1.FileKeySelector{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_FileKeySelector(ref),
-		corev1.FlexPersistentVolumeSource{}.OpenAPIModelName():                                             schema_k8sio_api_core_v1_FlexPersistentVolumeSource(ref),
-		corev1.FlexVolumeSource{}.OpenAPIModelName():                                                       schema_k8sio_api_core_v1_FlexVolumeSource(ref),
-		corev1.FlockerVolumeSource{}.OpenAPIModelName():                                                    schema_k8sio_api_core_v1_FlockerVolumeSource(ref),
-		corev1.GCEPersistentDiskVolumeSource{}.OpenAPIModelName():                                          schema_k8sio_api_core_v1_GCEPersistentDiskVolumeSource(ref),
-		corev1.GRPCAction{}.OpenAPIModelName():                                                             schema_k8sio_api_core_v1_GRPCAction(ref),
-		corev1.GitRepoVolumeSource{}.OpenAPIModelName():                                                    schema_k8sio_api_core_v1_GitRepoVolumeSource(ref),
-		corev1.GlusterfsPersistentVolumeSource{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_GlusterfsPersistentVolumeSource(ref),
-		corev1.GlusterfsVolumeSource{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_GlusterfsVolumeSource(ref),
-		corev1.HTTPGetAction{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_HTTPGetAction(ref),
-		corev1.HTTPHeader{}.OpenAPIModelName():                                                             schema_k8sio_api_core_v1_HTTPHeader(ref),
-		corev1.HostAlias{}.OpenAPIModelName():                                                              schema_k8sio_api_core_v1_HostAlias(ref),
-		corev1.HostIP{}.OpenAPIModelName():                                                                 schema_k8sio_api_core_v1_HostIP(ref),
-		corev1.HostPathVolumeSource{}.OpenAPIModelName():                                                   schema_k8sio_api_core_v1_HostPathVolumeSource(ref),
-		corev1.ISCSIPersistentVolumeSource{}.OpenAPIModelName():                                            schema_k8sio_api_core_v1_ISCSIPersistentVolumeSource(ref),
-		corev1.ISCSIVolumeSource{}.OpenAPIModelName():                                                      schema_k8sio_api_core_v1_ISCSIVolumeSource(ref),
-		corev1.ImageVolumeSource{}.OpenAPIModelName():                                                      schema_k8sio_api_core_v1_ImageVolumeSource(ref),
-		corev1.ImageVolumeStatus{}.OpenAPIModelName():                                                      schema_k8sio_api_core_v1_ImageVolumeStatus(ref),
-		corev1.KeyToPath{}.OpenAPIModelName():                                                              schema_k8sio_api_core_v1_KeyToPath(ref),
-		corev1.Lifecycle{}.OpenAPIModelName():                                                              schema_k8sio_api_core_v1_Lifecycle(ref),
-		corev1.LifecycleHandler{}.OpenAPIModelName():                                                       schema_k8sio_api_core_v1_LifecycleHandler(ref),
-		corev1.LimitRange{}.OpenAPIModelName():                                                             schema_k8sio_api_core_v1_LimitRange(ref),
-		corev1.LimitRangeItem{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_LimitRangeItem(ref),
-		corev1.LimitRangeList{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_LimitRangeList(ref),
-		corev1.LimitRangeSpec{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_LimitRangeSpec(ref),
-		corev1.LinuxContainerUser{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_LinuxContainerUser(ref),
-		corev1.List{}.OpenAPIModelName():                                                                   schema_k8sio_api_core_v1_List(ref),
-		corev1.LoadBalancerIngress{}.OpenAPIModelName():                                                    schema_k8sio_api_core_v1_LoadBalancerIngress(ref),
-		corev1.LoadBalancerStatus{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_LoadBalancerStatus(ref),
-		corev1.LocalObjectReference{}.OpenAPIModelName():                                                   schema_k8sio_api_core_v1_LocalObjectReference(ref),
-		corev1.LocalVolumeSource{}.OpenAPIModelName():                                                      schema_k8sio_api_core_v1_LocalVolumeSource(ref),
-		corev1.ModifyVolumeStatus{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_ModifyVolumeStatus(ref),
-		corev1.NFSVolumeSource{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_NFSVolumeSource(ref),
-		corev1.Namespace{}.OpenAPIModelName():                                                              schema_k8sio_api_core_v1_Namespace(ref),
-		corev1.NamespaceCondition{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_NamespaceCondition(ref),
-		corev1.NamespaceList{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_NamespaceList(ref),
-		corev1.NamespaceSpec{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_NamespaceSpec(ref),
-		corev1.NamespaceStatus{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_NamespaceStatus(ref),
-		corev1.Node{}.OpenAPIModelName():                                                                   schema_k8sio_api_core_v1_Node(ref),
-		corev1.NodeAddress{}.OpenAPIModelName():                                                            schema_k8sio_api_core_v1_NodeAddress(ref),
-		corev1.NodeAffinity{}.OpenAPIModelName():                                                           schema_k8sio_api_core_v1_NodeAffinity(ref),
-		corev1.NodeAllocatableResourceClaimStatus{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_NodeAllocatableResourceClaimStatus(ref),
-		corev1.NodeCondition{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_NodeCondition(ref),
-		corev1.NodeConfigSource{}.OpenAPIModelName():                                                       schema_k8sio_api_core_v1_NodeConfigSource(ref),
-		corev1.NodeConfigStatus{}.OpenAPIModelName():                                                       schema_k8sio_api_core_v1_NodeConfigStatus(ref),
-		corev1.NodeDaemonEndpoints{}.OpenAPIModelName():                                                    schema_k8sio_api_core_v1_NodeDaemonEndpoints(ref),
-		corev1.NodeFeatures{}.OpenAPIModelName():                                                           schema_k8sio_api_core_v1_NodeFeatures(ref),
-		corev1.NodeList{}.OpenAPIModelName():                                                               schema_k8sio_api_core_v1_NodeList(ref),
-		corev1.NodeProxyOptions{}.OpenAPIModelName():                                                       schema_k8sio_api_core_v1_NodeProxyOptions(ref),
-		corev1.NodeRuntimeHandler{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_NodeRuntimeHandler(ref),
-		corev1.NodeRuntimeHandlerFeatures{}.OpenAPIModelName():                                             schema_k8sio_api_core_v1_NodeRuntimeHandlerFeatures(ref),
-		corev1.NodeSelector{}.OpenAPIModelName():                                                           schema_k8sio_api_core_v1_NodeSelector(ref),
-		corev1.NodeSelectorRequirement{}.OpenAPIModelName():                                                schema_k8sio_api_core_v1_NodeSelectorRequirement(ref),
-		corev1.NodeSelectorTerm{}.OpenAPIModelName():                                                       schema_k8sio_api_core_v1_NodeSelectorTerm(ref),
-		corev1.NodeSpec{}.OpenAPIModelName():                                                               schema_k8sio_api_core_v1_NodeSpec(ref),
-		corev1.NodeStatus{}.OpenAPIModelName():                                                             schema_k8sio_api_core_v1_NodeStatus(ref),
-		corev1.NodeSwapStatus{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_NodeSwapStatus(ref),
-		corev1.NodeSystemInfo{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_NodeSystemInfo(ref),
-		corev1.ObjectFieldSelector{}.OpenAPIModelName():                                                    schema_k8sio_api_core_v1_ObjectFieldSelector(ref),
-		corev1.ObjectReference{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_ObjectReference(ref),
-		corev1.PersistentVolume{}.OpenAPIModelName():                                                       schema_k8sio_api_core_v1_PersistentVolume(ref),
-		corev1.PersistentVolumeClaim{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_PersistentVolumeClaim(ref),
-		corev1.PersistentVolumeClaimCondition{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_PersistentVolumeClaimCondition(ref),
-		corev1.PersistentVolumeClaimList{}.OpenAPIModelName():                                              schema_k8sio_api_core_v1_PersistentVolumeClaimList(ref),
-		corev1.PersistentVolumeClaimSpec{}.OpenAPIModelName():                                              schema_k8sio_api_core_v1_PersistentVolumeClaimSpec(ref),
-		corev1.PersistentVolumeClaimStatus{}.OpenAPIModelName():                                            schema_k8sio_api_core_v1_PersistentVolumeClaimStatus(ref),
-		corev1.PersistentVolumeClaimTemplate{}.OpenAPIModelName():                                          schema_k8sio_api_core_v1_PersistentVolumeClaimTemplate(ref),
-		corev1.PersistentVolumeClaimVolumeSource{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_PersistentVolumeClaimVolumeSource(ref),
-		corev1.PersistentVolumeList{}.OpenAPIModelName():                                                   schema_k8sio_api_core_v1_PersistentVolumeList(ref),
-		corev1.PersistentVolumeSource{}.OpenAPIModelName():                                                 schema_k8sio_api_core_v1_PersistentVolumeSource(ref),
-		corev1.PersistentVolumeSpec{}.OpenAPIModelName():                                                   schema_k8sio_api_core_v1_PersistentVolumeSpec(ref),
-		corev1.PersistentVolumeStatus{}.OpenAPIModelName():                                                 schema_k8sio_api_core_v1_PersistentVolumeStatus(ref),
-		corev1.PhotonPersistentDiskVolumeSource{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_PhotonPersistentDiskVolumeSource(ref),
-		corev1.Pod{}.OpenAPIModelName():                                                                    schema_k8sio_api_core_v1_Pod(ref),
-		corev1.PodAffinity{}.OpenAPIModelName():                                                            schema_k8sio_api_core_v1_PodAffinity(ref),
-		corev1.PodAffinityTerm{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_PodAffinityTerm(ref),
-		corev1.PodAntiAffinity{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_PodAntiAffinity(ref),
-		corev1.PodAttachOptions{}.OpenAPIModelName():                                                       schema_k8sio_api_core_v1_PodAttachOptions(ref),
-		corev1.PodCertificateProjection{}.OpenAPIModelName():                                               schema_k8sio_api_core_v1_PodCertificateProjection(ref),
-		corev1.PodCondition{}.OpenAPIModelName():                                                           schema_k8sio_api_core_v1_PodCondition(ref),
-		corev1.PodDNSConfig{}.OpenAPIModelName():                                                           schema_k8sio_api_core_v1_PodDNSConfig(ref),
-		corev1.PodDNSConfigOption{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_PodDNSConfigOption(ref),
-		corev1.PodExecOptions{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_PodExecOptions(ref),
-		corev1.PodExtendedResourceClaimStatus{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_PodExtendedResourceClaimStatus(ref),
-		corev1.PodIP{}.OpenAPIModelName():                                                                  schema_k8sio_api_core_v1_PodIP(ref),
-		corev1.PodList{}.OpenAPIModelName():                                                                schema_k8sio_api_core_v1_PodList(ref),
-		corev1.PodLogOptions{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_PodLogOptions(ref),
-		corev1.PodOS{}.OpenAPIModelName():                                                                  schema_k8sio_api_core_v1_PodOS(ref),
-		corev1.PodPortForwardOptions{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_PodPortForwardOptions(ref),
-		corev1.PodProxyOptions{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_PodProxyOptions(ref),
-		corev1.PodReadinessGate{}.OpenAPIModelName():                                                       schema_k8sio_api_core_v1_PodReadinessGate(ref),
-		corev1.PodResourceClaim{}.OpenAPIModelName():                                                       schema_k8sio_api_core_v1_PodResourceClaim(ref),
-		corev1.PodResourceClaimStatus{}.OpenAPIModelName():                                                 schema_k8sio_api_core_v1_PodResourceClaimStatus(ref),
-		corev1.PodSchedulingGate{}.OpenAPIModelName():                                                      schema_k8sio_api_core_v1_PodSchedulingGate(ref),
-		corev1.PodSchedulingGroup{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_PodSchedulingGroup(ref),
-		corev1.PodSecurityContext{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_PodSecurityContext(ref),
-		corev1.PodSignature{}.OpenAPIModelName():                                                           schema_k8sio_api_core_v1_PodSignature(ref),
-		corev1.PodSpec{}.OpenAPIModelName():                                                                schema_k8sio_api_core_v1_PodSpec(ref),
-		corev1.PodStatus{}.OpenAPIModelName():                                                              schema_k8sio_api_core_v1_PodStatus(ref),
-		corev1.PodStatusResult{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_PodStatusResult(ref),
-		corev1.PodTemplate{}.OpenAPIModelName():                                                            schema_k8sio_api_core_v1_PodTemplate(ref),
-		corev1.PodTemplateList{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_PodTemplateList(ref),
-		corev1.PodTemplateSpec{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_PodTemplateSpec(ref),
-		corev1.PortStatus{}.OpenAPIModelName():                                                             schema_k8sio_api_core_v1_PortStatus(ref),
-		corev1.PortworxVolumeSource{}.OpenAPIModelName():                                                   schema_k8sio_api_core_v1_PortworxVolumeSource(ref),
-		corev1.PreferAvoidPodsEntry{}.OpenAPIModelName():                                                   schema_k8sio_api_core_v1_PreferAvoidPodsEntry(ref),
-		corev1.PreferredSchedulingTerm{}.OpenAPIModelName():                                                schema_k8sio_api_core_v1_PreferredSchedulingTerm(ref),
-		corev1.Probe{}.OpenAPIModelName():                                                                  schema_k8sio_api_core_v1_Probe(ref),
-		corev1.ProbeHandler{}.OpenAPIModelName():                                                           schema_k8sio_api_core_v1_ProbeHandler(ref),
-		corev1.ProjectedVolumeSource{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_ProjectedVolumeSource(ref),
-		corev1.QuobyteVolumeSource{}.OpenAPIModelName():                                                    schema_k8sio_api_core_v1_QuobyteVolumeSource(ref),
-		corev1.RBDPersistentVolumeSource{}.OpenAPIModelName():                                              schema_k8sio_api_core_v1_RBDPersistentVolumeSource(ref),
-		corev1.RBDVolumeSource{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_RBDVolumeSource(ref),
-		corev1.RangeAllocation{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_RangeAllocation(ref),
-		corev1.ReplicationController{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_ReplicationController(ref),
-		corev1.ReplicationControllerCondition{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_ReplicationControllerCondition(ref),
-		corev1.ReplicationControllerList{}.OpenAPIModelName():                                              schema_k8sio_api_core_v1_ReplicationControllerList(ref),
-		corev1.ReplicationControllerSpec{}.OpenAPIModelName():                                              schema_k8sio_api_core_v1_ReplicationControllerSpec(ref),
-		corev1.ReplicationControllerStatus{}.OpenAPIModelName():                                            schema_k8sio_api_core_v1_ReplicationControllerStatus(ref),
-		corev1.ResourceClaim{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_ResourceClaim(ref),
-		corev1.ResourceFieldSelector{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_ResourceFieldSelector(ref),
-		corev1.ResourceHealth{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_ResourceHealth(ref),
-		corev1.ResourceQuota{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_ResourceQuota(ref),
-		corev1.ResourceQuotaList{}.OpenAPIModelName():                                                      schema_k8sio_api_core_v1_ResourceQuotaList(ref),
-		corev1.ResourceQuotaSpec{}.OpenAPIModelName():                                                      schema_k8sio_api_core_v1_ResourceQuotaSpec(ref),
-		corev1.ResourceQuotaStatus{}.OpenAPIModelName():                                                    schema_k8sio_api_core_v1_ResourceQuotaStatus(ref),
-		corev1.ResourceRequirements{}.OpenAPIModelName():                                                   schema_k8sio_api_core_v1_ResourceRequirements(ref),
-		corev1.ResourceStatus{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_ResourceStatus(ref),
-		corev1.SELinuxOptions{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_SELinuxOptions(ref),
-		corev1.ScaleIOPersistentVolumeSource{}.OpenAPIModelName():                                          schema_k8sio_api_core_v1_ScaleIOPersistentVolumeSource(ref),
-		corev1.ScaleIOVolumeSource{}.OpenAPIModelName():                                                    schema_k8sio_api_core_v1_ScaleIOVolumeSource(ref),
-		corev1.ScopeSelector{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_ScopeSelector(ref),
-		corev1.ScopedResourceSelectorRequirement{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_ScopedResourceSelectorRequirement(ref),
-		corev1.SeccompProfile{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_SeccompProfile(ref),
-		corev1.Secret{}.OpenAPIModelName():                                                                 schema_k8sio_api_core_v1_Secret(ref),
-		corev1.SecretEnvSource{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_SecretEnvSource(ref),
-		corev1.SecretKeySelector{}.OpenAPIModelName():                                                      schema_k8sio_api_core_v1_SecretKeySelector(ref),
-		corev1.SecretList{}.OpenAPIModelName():                                                             schema_k8sio_api_core_v1_SecretList(ref),
-		corev1.SecretProjection{}.OpenAPIModelName():                                                       schema_k8sio_api_core_v1_SecretProjection(ref),
-		corev1.SecretReference{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_SecretReference(ref),
-		corev1.SecretVolumeSource{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_SecretVolumeSource(ref),
-		corev1.SecurityContext{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_SecurityContext(ref),
-		corev1.SerializedReference{}.OpenAPIModelName():                                                    schema_k8sio_api_core_v1_SerializedReference(ref),
-		corev1.Service{}.OpenAPIModelName():                                                                schema_k8sio_api_core_v1_Service(ref),
-		corev1.ServiceAccount{}.OpenAPIModelName():                                                         schema_k8sio_api_core_v1_ServiceAccount(ref),
-		corev1.ServiceAccountList{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_ServiceAccountList(ref),
-		corev1.ServiceAccountTokenProjection{}.OpenAPIModelName():                                          schema_k8sio_api_core_v1_ServiceAccountTokenProjection(ref),
-		corev1.ServiceList{}.OpenAPIModelName():                                                            schema_k8sio_api_core_v1_ServiceList(ref),
-		corev1.ServicePort{}.OpenAPIModelName():                                                            schema_k8sio_api_core_v1_ServicePort(ref),
-		corev1.ServiceProxyOptions{}.OpenAPIModelName():                                                    schema_k8sio_api_core_v1_ServiceProxyOptions(ref),
-		corev1.ServiceSpec{}.OpenAPIModelName():                                                            schema_k8sio_api_core_v1_ServiceSpec(ref),
-		corev1.ServiceStatus{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_ServiceStatus(ref),
-		corev1.SessionAffinityConfig{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_SessionAffinityConfig(ref),
-		corev1.SleepAction{}.OpenAPIModelName():                                                            schema_k8sio_api_core_v1_SleepAction(ref),
-		corev1.StorageOSPersistentVolumeSource{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_StorageOSPersistentVolumeSource(ref),
-		corev1.StorageOSVolumeSource{}.OpenAPIModelName():                                                  schema_k8sio_api_core_v1_StorageOSVolumeSource(ref),
-		corev1.Sysctl{}.OpenAPIModelName():                                                                 schema_k8sio_api_core_v1_Sysctl(ref),
-		corev1.TCPSocketAction{}.OpenAPIModelName():                                                        schema_k8sio_api_core_v1_TCPSocketAction(ref),
-		corev1.Taint{}.OpenAPIModelName():                                                                  schema_k8sio_api_core_v1_Taint(ref),
-		corev1.Toleration{}.OpenAPIModelName():                                                             schema_k8sio_api_core_v1_Toleration(ref),
-		corev1.TopologySelectorLabelRequirement{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_TopologySelectorLabelRequirement(ref),
-		corev1.TopologySelectorTerm{}.OpenAPIModelName():                                                   schema_k8sio_api_core_v1_TopologySelectorTerm(ref),
-		corev1.TopologySpreadConstraint{}.OpenAPIModelName():                                               schema_k8sio_api_core_v1_TopologySpreadConstraint(ref),
-		corev1.TypedLocalObjectReference{}.OpenAPIModelName():                                              schema_k8sio_api_core_v1_TypedLocalObjectReference(ref),
-		corev1.TypedObjectReference{}.OpenAPIModelName():                                                   schema_k8sio_api_core_v1_TypedObjectReference(ref),
-		corev1.Volume{}.OpenAPIModelName():                                                                 schema_k8sio_api_core_v1_Volume(ref),
-		corev1.VolumeDevice{}.OpenAPIModelName():                                                           schema_k8sio_api_core_v1_VolumeDevice(ref),
-		corev1.VolumeMount{}.OpenAPIModelName():                                                            schema_k8sio_api_core_v1_VolumeMount(ref),
-		corev1.VolumeMountStatus{}.OpenAPIModelName():                                                      schema_k8sio_api_core_v1_VolumeMountStatus(ref),
-		corev1.VolumeNodeAffinity{}.OpenAPIModelName():                                                     schema_k8sio_api_core_v1_VolumeNodeAffinity(ref),
-		corev1.VolumeProjection{}.OpenAPIModelName():                                                       schema_k8sio_api_core_v1_VolumeProjection(ref),
-		corev1.VolumeResourceRequirements{}.OpenAPIModelName():                                             schema_k8sio_api_core_v1_VolumeResourceRequirements(ref),
-		corev1.VolumeSource{}.OpenAPIModelName():                                                           schema_k8sio_api_core_v1_VolumeSource(ref),
-		corev1.VolumeStatus{}.OpenAPIModelName():                                                           schema_k8sio_api_core_v1_VolumeStatus(ref),
-		corev1.VsphereVirtualDiskVolumeSource{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_VsphereVirtualDiskVolumeSource(ref),
-		corev1.WeightedPodAffinityTerm{}.OpenAPIModelName():                                                schema_k8sio_api_core_v1_WeightedPodAffinityTerm(ref),
-		corev1.WindowsSecurityContextOptions{}.OpenAPIModelName():                                          schema_k8sio_api_core_v1_WindowsSecurityContextOptions(ref),
-		networkingv1.HTTPIngressPath{}.OpenAPIModelName():                                                  schema_k8sio_api_networking_v1_HTTPIngressPath(ref),
-		networkingv1.HTTPIngressRuleValue{}.OpenAPIModelName():                                             schema_k8sio_api_networking_v1_HTTPIngressRuleValue(ref),
-		networkingv1.IPAddress{}.OpenAPIModelName():                                                        schema_k8sio_api_networking_v1_IPAddress(ref),
-		networkingv1.IPAddressList{}.OpenAPIModelName():                                                    schema_k8sio_api_networking_v1_IPAddressList(ref),
-		networkingv1.IPAddressSpec{}.OpenAPIModelName():                                                    schema_k8sio_api_networking_v1_IPAddressSpec(ref),
-		networkingv1.IPBlock{}.OpenAPIModelName():                                                          schema_k8sio_api_networking_v1_IPBlock(ref),
-		networkingv1.Ingress{}.OpenAPIModelName():                                                          schema_k8sio_api_networking_v1_Ingress(ref),
-		networkingv1.IngressBackend{}.OpenAPIModelName():                                                   schema_k8sio_api_networking_v1_IngressBackend(ref),
-		networkingv1.IngressClass{}.OpenAPIModelName():                                                     schema_k8sio_api_networking_v1_IngressClass(ref),
-		networkingv1.IngressClassList{}.OpenAPIModelName():                                                 schema_k8sio_api_networking_v1_IngressClassList(ref),
-		networkingv1.IngressClassParametersReference{}.OpenAPIModelName():                                  schema_k8sio_api_networking_v1_IngressClassParametersReference(ref),
-		networkingv1.IngressClassSpec{}.OpenAPIModelName():                                                 schema_k8sio_api_networking_v1_IngressClassSpec(ref),
-		networkingv1.IngressList{}.OpenAPIModelName():                                                      schema_k8sio_api_networking_v1_IngressList(ref),
-		networkingv1.IngressLoadBalancerIngress{}.OpenAPIModelName():                                       schema_k8sio_api_networking_v1_IngressLoadBalancerIngress(ref),
-		networkingv1.IngressLoadBalancerStatus{}.OpenAPIModelName():                                        schema_k8sio_api_networking_v1_IngressLoadBalancerStatus(ref),
-		networkingv1.IngressPortStatus{}.OpenAPIModelName():                                                schema_k8sio_api_networking_v1_IngressPortStatus(ref),
-		networkingv1.IngressRule{}.OpenAPIModelName():                                                      schema_k8sio_api_networking_v1_IngressRule(ref),
-		networkingv1.IngressRuleValue{}.OpenAPIModelName():                                                 schema_k8sio_api_networking_v1_IngressRuleValue(ref),
-		networkingv1.IngressServiceBackend{}.OpenAPIModelName():                                            schema_k8sio_api_networking_v1_IngressServiceBackend(ref),
-		networkingv1.IngressSpec{}.OpenAPIModelName():                                                      schema_k8sio_api_networking_v1_IngressSpec(ref),
-		networkingv1.IngressStatus{}.OpenAPIModelName():                                                    schema_k8sio_api_networking_v1_IngressStatus(ref),
-		networkingv1.IngressTLS{}.OpenAPIModelName():                                                       schema_k8sio_api_networking_v1_IngressTLS(ref),
-		networkingv1.NetworkPolicy{}.OpenAPIModelName():                                                    schema_k8sio_api_networking_v1_NetworkPolicy(ref),
-		networkingv1.NetworkPolicyEgressRule{}.OpenAPIModelName():                                          schema_k8sio_api_networking_v1_NetworkPolicyEgressRule(ref),
-		networkingv1.NetworkPolicyIngressRule{}.OpenAPIModelName():                                         schema_k8sio_api_networking_v1_NetworkPolicyIngressRule(ref),
-		networkingv1.NetworkPolicyList{}.OpenAPIModelName():                                                schema_k8sio_api_networking_v1_NetworkPolicyList(ref),
-		networkingv1.NetworkPolicyPeer{}.OpenAPIModelName():                                                schema_k8sio_api_networking_v1_NetworkPolicyPeer(ref),
-		networkingv1.NetworkPolicyPort{}.OpenAPIModelName():                                                schema_k8sio_api_networking_v1_NetworkPolicyPort(ref),
-		networkingv1.NetworkPolicySpec{}.OpenAPIModelName():                                                schema_k8sio_api_networking_v1_NetworkPolicySpec(ref),
-		networkingv1.ParentReference{}.OpenAPIModelName():                                                  schema_k8sio_api_networking_v1_ParentReference(ref),
-		networkingv1.ServiceBackendPort{}.OpenAPIModelName():                                               schema_k8sio_api_networking_v1_ServiceBackendPort(ref),
-		networkingv1.ServiceCIDR{}.OpenAPIModelName():                                                      schema_k8sio_api_networking_v1_ServiceCIDR(ref),
-		networkingv1.ServiceCIDRList{}.OpenAPIModelName():                                                  schema_k8sio_api_networking_v1_ServiceCIDRList(ref),
-		networkingv1.ServiceCIDRSpec{}.OpenAPIModelName():                                                  schema_k8sio_api_networking_v1_ServiceCIDRSpec(ref),
-		networkingv1.ServiceCIDRStatus{}.OpenAPIModelName():                                                schema_k8sio_api_networking_v1_ServiceCIDRStatus(ref),
-		apiextensionsv1.ConversionRequest{}.OpenAPIModelName():                                             schema_pkg_apis_apiextensions_v1_ConversionRequest(ref),
-		apiextensionsv1.ConversionResponse{}.OpenAPIModelName():                                            schema_pkg_apis_apiextensions_v1_ConversionResponse(ref),
-		apiextensionsv1.ConversionReview{}.OpenAPIModelName():                                              schema_pkg_apis_apiextensions_v1_ConversionReview(ref),
-		apiextensionsv1.CustomResourceColumnDefinition{}.OpenAPIModelName():                                schema_pkg_apis_apiextensions_v1_CustomResourceColumnDefinition(ref),
-		apiextensionsv1.CustomResourceConversion{}.OpenAPIModelName():                                      schema_pkg_apis_apiextensions_v1_CustomResourceConversion(ref),
-		apiextensionsv1.CustomResourceDefinition{}.OpenAPIModelName():                                      schema_pkg_apis_apiextensions_v1_CustomResourceDefinition(ref),
-		apiextensionsv1.CustomResourceDefinitionCondition{}.OpenAPIModelName():                             schema_pkg_apis_apiextensions_v1_CustomResourceDefinitionCondition(ref),
-		apiextensionsv1.CustomResourceDefinitionList{}.OpenAPIModelName():                                  schema_pkg_apis_apiextensions_v1_CustomResourceDefinitionList(ref),
-		apiextensionsv1.CustomResourceDefinitionNames{}.OpenAPIModelName():                                 schema_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(ref),
-		apiextensionsv1.CustomResourceDefinitionSpec{}.OpenAPIModelName():                                  schema_pkg_apis_apiextensions_v1_CustomResourceDefinitionSpec(ref),
-		apiextensionsv1.CustomResourceDefinitionStatus{}.OpenAPIModelName():                                schema_pkg_apis_apiextensions_v1_CustomResourceDefinitionStatus(ref),
-		apiextensionsv1.CustomResourceDefinitionVersion{}.OpenAPIModelName():                               schema_pkg_apis_apiextensions_v1_CustomResourceDefinitionVersion(ref),
-		apiextensionsv1.CustomResourceSubresourceScale{}.OpenAPIModelName():                                schema_pkg_apis_apiextensions_v1_CustomResourceSubresourceScale(ref),
-		apiextensionsv1.CustomResourceSubresourceStatus{}.OpenAPIModelName():                               schema_pkg_apis_apiextensions_v1_CustomResourceSubresourceStatus(ref),
-		apiextensionsv1.CustomResourceSubresources{}.OpenAPIModelName():                                    schema_pkg_apis_apiextensions_v1_CustomResourceSubresources(ref),
-		apiextensionsv1.CustomResourceValidation{}.OpenAPIModelName():                                      schema_pkg_apis_apiextensions_v1_CustomResourceValidation(ref),
-		apiextensionsv1.ExternalDocumentation{}.OpenAPIModelName():                                         schema_pkg_apis_apiextensions_v1_ExternalDocumentation(ref),
-		apiextensionsv1.JSON{}.OpenAPIModelName():                                                          schema_pkg_apis_apiextensions_v1_JSON(ref),
-		apiextensionsv1.JSONSchemaProps{}.OpenAPIModelName():                                               schema_pkg_apis_apiextensions_v1_JSONSchemaProps(ref),
-		apiextensionsv1.JSONSchemaPropsOrArray{}.OpenAPIModelName():                                        schema_pkg_apis_apiextensions_v1_JSONSchemaPropsOrArray(ref),
-		apiextensionsv1.JSONSchemaPropsOrBool{}.OpenAPIModelName():                                         schema_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(ref),
-		apiextensionsv1.JSONSchemaPropsOrStringArray{}.OpenAPIModelName():                                  schema_pkg_apis_apiextensions_v1_JSONSchemaPropsOrStringArray(ref),
-		apiextensionsv1.SelectableField{}.OpenAPIModelName():                                               schema_pkg_apis_apiextensions_v1_SelectableField(ref),
-		apiextensionsv1.ServiceReference{}.OpenAPIModelName():                                              schema_pkg_apis_apiextensions_v1_ServiceReference(ref),
-		apiextensionsv1.ValidationRule{}.OpenAPIModelName():                                                schema_pkg_apis_apiextensions_v1_ValidationRule(ref),
-		apiextensionsv1.WebhookClientConfig{}.OpenAPIModelName():                                           schema_pkg_apis_apiextensions_v1_WebhookClientConfig(ref),
-		apiextensionsv1.WebhookConversion{}.OpenAPIModelName():                                             schema_pkg_apis_apiextensions_v1_WebhookConversion(ref),
-		resource.Quantity{}.OpenAPIModelName():                                                             schema_apimachinery_pkg_api_resource_Quantity(ref),
-		metav1.APIGroup{}.OpenAPIModelName():                                                               schema_pkg_apis_meta_v1_APIGroup(ref),
-		metav1.APIGroupList{}.OpenAPIModelName():                                                           schema_pkg_apis_meta_v1_APIGroupList(ref),
-		metav1.APIResource{}.OpenAPIModelName():                                                            schema_pkg_apis_meta_v1_APIResource(ref),
-		metav1.APIResourceList{}.OpenAPIModelName():                                                        schema_pkg_apis_meta_v1_APIResourceList(ref),
-		metav1.APIVersions{}.OpenAPIModelName():                                                            schema_pkg_apis_meta_v1_APIVersions(ref),
-		metav1.ApplyOptions{}.OpenAPIModelName():                                                           schema_pkg_apis_meta_v1_ApplyOptions(ref),
-		metav1.Condition{}.OpenAPIModelName():                                                              schema_pkg_apis_meta_v1_Condition(ref),
-		metav1.CreateOptions{}.OpenAPIModelName():                                                          schema_pkg_apis_meta_v1_CreateOptions(ref),
-		metav1.DeleteOptions{}.OpenAPIModelName():                                                          schema_pkg_apis_meta_v1_DeleteOptions(ref),
-		metav1.Duration{}.OpenAPIModelName():                                                               schema_pkg_apis_meta_v1_Duration(ref),
-		metav1.FieldSelectorRequirement{}.OpenAPIModelName():                                               schema_pkg_apis_meta_v1_FieldSelectorRequirement(ref),
-		metav1.FieldsV1{}.OpenAPIModelName():                                                               schema_pkg_apis_meta_v1_FieldsV1(ref),
-		metav1.GetOptions{}.OpenAPIModelName():                                                             schema_pkg_apis_meta_v1_GetOptions(ref),
-		metav1.GroupKind{}.OpenAPIModelName():                                                              schema_pkg_apis_meta_v1_GroupKind(ref),
-		metav1.GroupResource{}.OpenAPIModelName():                                                          schema_pkg_apis_meta_v1_GroupResource(ref),
-		metav1.GroupVersion{}.OpenAPIModelName():                                                           schema_pkg_apis_meta_v1_GroupVersion(ref),
-		metav1.GroupVersionForDiscovery{}.OpenAPIModelName():                                               schema_pkg_apis_meta_v1_GroupVersionForDiscovery(ref),
-		metav1.GroupVersionKind{}.OpenAPIModelName():                                                       schema_pkg_apis_meta_v1_GroupVersionKind(ref),
-		metav1.GroupVersionResource{}.OpenAPIModelName():                                                   schema_pkg_apis_meta_v1_GroupVersionResource(ref),
-		metav1.InternalEvent{}.OpenAPIModelName():                                                          schema_pkg_apis_meta_v1_InternalEvent(ref),
-		metav1.LabelSelector{}.OpenAPIModelName():                                                          schema_pkg_apis_meta_v1_LabelSelector(ref),
-		metav1.LabelSelectorRequirement{}.OpenAPIModelName():                                               schema_pkg_apis_meta_v1_LabelSelectorRequirement(ref),
-		metav1.List{}.OpenAPIModelName():                                                                   schema_pkg_apis_meta_v1_List(ref),
-		metav1.ListMeta{}.OpenAPIModelName():                                                               schema_pkg_apis_meta_v1_ListMeta(ref),
-		metav1.ListOptions{}.OpenAPIModelName():                                                            schema_pkg_apis_meta_v1_ListOptions(ref),
-		metav1.ManagedFieldsEntry{}.OpenAPIModelName():                                                     schema_pkg_apis_meta_v1_ManagedFieldsEntry(ref),
-		metav1.MicroTime{}.OpenAPIModelName():                                                              schema_pkg_apis_meta_v1_MicroTime(ref),
-		metav1.ObjectMeta{}.OpenAPIModelName():                                                             schema_pkg_apis_meta_v1_ObjectMeta(ref),
-		metav1.OwnerReference{}.OpenAPIModelName():                                                         schema_pkg_apis_meta_v1_OwnerReference(ref),
-		metav1.PartialObjectMetadata{}.OpenAPIModelName():                                                  schema_pkg_apis_meta_v1_PartialObjectMetadata(ref),
-		metav1.PartialObjectMetadataList{}.OpenAPIModelName():                                              schema_pkg_apis_meta_v1_PartialObjectMetadataList(ref),
-		metav1.Patch{}.OpenAPIModelName():                                                                  schema_pkg_apis_meta_v1_Patch(ref),
-		metav1.PatchOptions{}.OpenAPIModelName():                                                           schema_pkg_apis_meta_v1_PatchOptions(ref),
-		metav1.Preconditions{}.OpenAPIModelName():                                                          schema_pkg_apis_meta_v1_Preconditions(ref),
-		metav1.RootPaths{}.OpenAPIModelName():                                                              schema_pkg_apis_meta_v1_RootPaths(ref),
-		metav1.ServerAddressByClientCIDR{}.OpenAPIModelName():                                              schema_pkg_apis_meta_v1_ServerAddressByClientCIDR(ref),
-		metav1.ShardInfo{}.OpenAPIModelName():                                                              schema_pkg_apis_meta_v1_ShardInfo(ref),
-		metav1.Status{}.OpenAPIModelName():                                                                 schema_pkg_apis_meta_v1_Status(ref),
-		metav1.StatusCause{}.OpenAPIModelName():                                                            schema_pkg_apis_meta_v1_StatusCause(ref),
-		metav1.StatusDetails{}.OpenAPIModelName():                                                          schema_pkg_apis_meta_v1_StatusDetails(ref),
-		metav1.Table{}.OpenAPIModelName():                                                                  schema_pkg_apis_meta_v1_Table(ref),
-		metav1.TableColumnDefinition{}.OpenAPIModelName():                                                  schema_pkg_apis_meta_v1_TableColumnDefinition(ref),
-		metav1.TableOptions{}.OpenAPIModelName():                                                           schema_pkg_apis_meta_v1_TableOptions(ref),
-		metav1.TableRow{}.OpenAPIModelName():                                                               schema_pkg_apis_meta_v1_TableRow(ref),
-		metav1.TableRowCondition{}.OpenAPIModelName():                                                      schema_pkg_apis_meta_v1_TableRowCondition(ref),
-		metav1.Time{}.OpenAPIModelName():                                                                   schema_pkg_apis_meta_v1_Time(ref),
-		metav1.Timestamp{}.OpenAPIModelName():                                                              schema_pkg_apis_meta_v1_Timestamp(ref),
-		metav1.TypeMeta{}.OpenAPIModelName():                                                               schema_pkg_apis_meta_v1_TypeMeta(ref),
-		metav1.UpdateOptions{}.OpenAPIModelName():                                                          schema_pkg_apis_meta_v1_UpdateOptions(ref),
-		metav1.WatchEvent{}.OpenAPIModelName():                                                             schema_pkg_apis_meta_v1_WatchEvent(ref),
-		runtime.RawExtension{}.OpenAPIModelName():                                                          schema_k8sio_apimachinery_pkg_runtime_RawExtension(ref),
-		runtime.TypeMeta{}.OpenAPIModelName():                                                              schema_k8sio_apimachinery_pkg_runtime_TypeMeta(ref),
-		runtime.Unknown{}.OpenAPIModelName():                                                               schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
-		version.Info{}.OpenAPIModelName():                                                                  schema_k8sio_apimachinery_pkg_version_Info(ref),
+		v1alpha1.ObjectReference{}.OpenAPIModelName():                                   schema_flotilla_apis_apps_v1alpha1_ObjectReference(ref),
+		v1alpha1.ObservedWorkload{}.OpenAPIModelName():                                  schema_flotilla_apis_apps_v1alpha1_ObservedWorkload(ref),
+		v1alpha1.WorkloadRebalancer{}.OpenAPIModelName():                                schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancer(ref),
+		v1alpha1.WorkloadRebalancerList{}.OpenAPIModelName():                            schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancerList(ref),
+		v1alpha1.WorkloadRebalancerSpec{}.OpenAPIModelName():                            schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancerSpec(ref),
+		v1alpha1.WorkloadRebalancerStatus{}.OpenAPIModelName():                          schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancerStatus(ref),
+		autoscalingv1alpha1.CronFederatedHPA{}.OpenAPIModelName():                       schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPA(ref),
+		autoscalingv1alpha1.CronFederatedHPAList{}.OpenAPIModelName():                   schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPAList(ref),
+		autoscalingv1alpha1.CronFederatedHPARule{}.OpenAPIModelName():                   schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPARule(ref),
+		autoscalingv1alpha1.CronFederatedHPASpec{}.OpenAPIModelName():                   schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPASpec(ref),
+		autoscalingv1alpha1.CronFederatedHPAStatus{}.OpenAPIModelName():                 schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPAStatus(ref),
+		autoscalingv1alpha1.ExecutionHistory{}.OpenAPIModelName():                       schema_flotilla_apis_autoscaling_v1alpha1_ExecutionHistory(ref),
+		autoscalingv1alpha1.FailedExecution{}.OpenAPIModelName():                        schema_flotilla_apis_autoscaling_v1alpha1_FailedExecution(ref),
+		autoscalingv1alpha1.FederatedHPA{}.OpenAPIModelName():                           schema_flotilla_apis_autoscaling_v1alpha1_FederatedHPA(ref),
+		autoscalingv1alpha1.FederatedHPAList{}.OpenAPIModelName():                       schema_flotilla_apis_autoscaling_v1alpha1_FederatedHPAList(ref),
+		autoscalingv1alpha1.FederatedHPASpec{}.OpenAPIModelName():                       schema_flotilla_apis_autoscaling_v1alpha1_FederatedHPASpec(ref),
+		autoscalingv1alpha1.SuccessfulExecution{}.OpenAPIModelName():                    schema_flotilla_apis_autoscaling_v1alpha1_SuccessfulExecution(ref),
+		clusterv1alpha1.APIEnablement{}.OpenAPIModelName():                              schema_flotilla_apis_cluster_v1alpha1_APIEnablement(ref),
+		clusterv1alpha1.APIResource{}.OpenAPIModelName():                                schema_flotilla_apis_cluster_v1alpha1_APIResource(ref),
+		clusterv1alpha1.AllocatableModeling{}.OpenAPIModelName():                        schema_flotilla_apis_cluster_v1alpha1_AllocatableModeling(ref),
+		clusterv1alpha1.Cluster{}.OpenAPIModelName():                                    schema_flotilla_apis_cluster_v1alpha1_Cluster(ref),
+		clusterv1alpha1.ClusterList{}.OpenAPIModelName():                                schema_flotilla_apis_cluster_v1alpha1_ClusterList(ref),
+		clusterv1alpha1.ClusterProxyOptions{}.OpenAPIModelName():                        schema_flotilla_apis_cluster_v1alpha1_ClusterProxyOptions(ref),
+		clusterv1alpha1.ClusterSpec{}.OpenAPIModelName():                                schema_flotilla_apis_cluster_v1alpha1_ClusterSpec(ref),
+		clusterv1alpha1.ClusterStatus{}.OpenAPIModelName():                              schema_flotilla_apis_cluster_v1alpha1_ClusterStatus(ref),
+		clusterv1alpha1.LocalSecretReference{}.OpenAPIModelName():                       schema_flotilla_apis_cluster_v1alpha1_LocalSecretReference(ref),
+		clusterv1alpha1.NodeSummary{}.OpenAPIModelName():                                schema_flotilla_apis_cluster_v1alpha1_NodeSummary(ref),
+		clusterv1alpha1.ResourceModel{}.OpenAPIModelName():                              schema_flotilla_apis_cluster_v1alpha1_ResourceModel(ref),
+		clusterv1alpha1.ResourceModelRange{}.OpenAPIModelName():                         schema_flotilla_apis_cluster_v1alpha1_ResourceModelRange(ref),
+		clusterv1alpha1.ResourceSummary{}.OpenAPIModelName():                            schema_flotilla_apis_cluster_v1alpha1_ResourceSummary(ref),
+		configv1alpha1.ComponentResourceRequirement{}.OpenAPIModelName():                schema_flotilla_apis_config_v1alpha1_ComponentResourceRequirement(ref),
+		configv1alpha1.CustomizationRules{}.OpenAPIModelName():                          schema_flotilla_apis_config_v1alpha1_CustomizationRules(ref),
+		configv1alpha1.CustomizationScript{}.OpenAPIModelName():                         schema_flotilla_apis_config_v1alpha1_CustomizationScript(ref),
+		configv1alpha1.CustomizationTarget{}.OpenAPIModelName():                         schema_flotilla_apis_config_v1alpha1_CustomizationTarget(ref),
+		configv1alpha1.DependencyInterpretation{}.OpenAPIModelName():                    schema_flotilla_apis_config_v1alpha1_DependencyInterpretation(ref),
+		configv1alpha1.DependentObjectReference{}.OpenAPIModelName():                    schema_flotilla_apis_config_v1alpha1_DependentObjectReference(ref),
+		configv1alpha1.HealthInterpretation{}.OpenAPIModelName():                        schema_flotilla_apis_config_v1alpha1_HealthInterpretation(ref),
+		configv1alpha1.LocalValueRetention{}.OpenAPIModelName():                         schema_flotilla_apis_config_v1alpha1_LocalValueRetention(ref),
+		configv1alpha1.ReplicaResourceRequirement{}.OpenAPIModelName():                  schema_flotilla_apis_config_v1alpha1_ReplicaResourceRequirement(ref),
+		configv1alpha1.ReplicaRevision{}.OpenAPIModelName():                             schema_flotilla_apis_config_v1alpha1_ReplicaRevision(ref),
+		configv1alpha1.RequestStatus{}.OpenAPIModelName():                               schema_flotilla_apis_config_v1alpha1_RequestStatus(ref),
+		configv1alpha1.ResourceInterpreterContext{}.OpenAPIModelName():                  schema_flotilla_apis_config_v1alpha1_ResourceInterpreterContext(ref),
+		configv1alpha1.ResourceInterpreterCustomization{}.OpenAPIModelName():            schema_flotilla_apis_config_v1alpha1_ResourceInterpreterCustomization(ref),
+		configv1alpha1.ResourceInterpreterCustomizationList{}.OpenAPIModelName():        schema_flotilla_apis_config_v1alpha1_ResourceInterpreterCustomizationList(ref),
+		configv1alpha1.ResourceInterpreterCustomizationSpec{}.OpenAPIModelName():        schema_flotilla_apis_config_v1alpha1_ResourceInterpreterCustomizationSpec(ref),
+		configv1alpha1.ResourceInterpreterRequest{}.OpenAPIModelName():                  schema_flotilla_apis_config_v1alpha1_ResourceInterpreterRequest(ref),
+		configv1alpha1.ResourceInterpreterResponse{}.OpenAPIModelName():                 schema_flotilla_apis_config_v1alpha1_ResourceInterpreterResponse(ref),
+		configv1alpha1.ResourceInterpreterWebhook{}.OpenAPIModelName():                  schema_flotilla_apis_config_v1alpha1_ResourceInterpreterWebhook(ref),
+		configv1alpha1.ResourceInterpreterWebhookConfiguration{}.OpenAPIModelName():     schema_flotilla_apis_config_v1alpha1_ResourceInterpreterWebhookConfiguration(ref),
+		configv1alpha1.ResourceInterpreterWebhookConfigurationList{}.OpenAPIModelName(): schema_flotilla_apis_config_v1alpha1_ResourceInterpreterWebhookConfigurationList(ref),
+		configv1alpha1.Rule{}.OpenAPIModelName():                                        schema_flotilla_apis_config_v1alpha1_Rule(ref),
+		configv1alpha1.RuleWithOperations{}.OpenAPIModelName():                          schema_flotilla_apis_config_v1alpha1_RuleWithOperations(ref),
+		configv1alpha1.StatusAggregation{}.OpenAPIModelName():                           schema_flotilla_apis_config_v1alpha1_StatusAggregation(ref),
+		configv1alpha1.StatusReflection{}.OpenAPIModelName():                            schema_flotilla_apis_config_v1alpha1_StatusReflection(ref),
+		networkingv1alpha1.ClusterSelector{}.OpenAPIModelName():                         schema_flotilla_apis_networking_v1alpha1_ClusterSelector(ref),
+		networkingv1alpha1.ExposurePort{}.OpenAPIModelName():                            schema_flotilla_apis_networking_v1alpha1_ExposurePort(ref),
+		networkingv1alpha1.ExposureRange{}.OpenAPIModelName():                           schema_flotilla_apis_networking_v1alpha1_ExposureRange(ref),
+		networkingv1alpha1.MultiClusterIngress{}.OpenAPIModelName():                     schema_flotilla_apis_networking_v1alpha1_MultiClusterIngress(ref),
+		networkingv1alpha1.MultiClusterIngressList{}.OpenAPIModelName():                 schema_flotilla_apis_networking_v1alpha1_MultiClusterIngressList(ref),
+		networkingv1alpha1.MultiClusterIngressStatus{}.OpenAPIModelName():               schema_flotilla_apis_networking_v1alpha1_MultiClusterIngressStatus(ref),
+		networkingv1alpha1.MultiClusterService{}.OpenAPIModelName():                     schema_flotilla_apis_networking_v1alpha1_MultiClusterService(ref),
+		networkingv1alpha1.MultiClusterServiceList{}.OpenAPIModelName():                 schema_flotilla_apis_networking_v1alpha1_MultiClusterServiceList(ref),
+		networkingv1alpha1.MultiClusterServiceSpec{}.OpenAPIModelName():                 schema_flotilla_apis_networking_v1alpha1_MultiClusterServiceSpec(ref),
+		networkingv1alpha1.ServiceLocation{}.OpenAPIModelName():                         schema_flotilla_apis_networking_v1alpha1_ServiceLocation(ref),
+		policyv1alpha1.ApplicationFailoverBehavior{}.OpenAPIModelName():                 schema_flotilla_apis_policy_v1alpha1_ApplicationFailoverBehavior(ref),
+		policyv1alpha1.ClusterAffinity{}.OpenAPIModelName():                             schema_flotilla_apis_policy_v1alpha1_ClusterAffinity(ref),
+		policyv1alpha1.ClusterAffinityTerm{}.OpenAPIModelName():                         schema_flotilla_apis_policy_v1alpha1_ClusterAffinityTerm(ref),
+		policyv1alpha1.ClusterFailoverBehavior{}.OpenAPIModelName():                     schema_flotilla_apis_policy_v1alpha1_ClusterFailoverBehavior(ref),
+		policyv1alpha1.ClusterOverridePolicy{}.OpenAPIModelName():                       schema_flotilla_apis_policy_v1alpha1_ClusterOverridePolicy(ref),
+		policyv1alpha1.ClusterOverridePolicyList{}.OpenAPIModelName():                   schema_flotilla_apis_policy_v1alpha1_ClusterOverridePolicyList(ref),
+		policyv1alpha1.ClusterPreferences{}.OpenAPIModelName():                          schema_flotilla_apis_policy_v1alpha1_ClusterPreferences(ref),
+		policyv1alpha1.ClusterPropagationPolicy{}.OpenAPIModelName():                    schema_flotilla_apis_policy_v1alpha1_ClusterPropagationPolicy(ref),
+		policyv1alpha1.ClusterPropagationPolicyList{}.OpenAPIModelName():                schema_flotilla_apis_policy_v1alpha1_ClusterPropagationPolicyList(ref),
+		policyv1alpha1.ClusterQuotaStatus{}.OpenAPIModelName():                          schema_flotilla_apis_policy_v1alpha1_ClusterQuotaStatus(ref),
+		policyv1alpha1.ClusterTaintPolicy{}.OpenAPIModelName():                          schema_flotilla_apis_policy_v1alpha1_ClusterTaintPolicy(ref),
+		policyv1alpha1.ClusterTaintPolicyList{}.OpenAPIModelName():                      schema_flotilla_apis_policy_v1alpha1_ClusterTaintPolicyList(ref),
+		policyv1alpha1.ClusterTaintPolicySpec{}.OpenAPIModelName():                      schema_flotilla_apis_policy_v1alpha1_ClusterTaintPolicySpec(ref),
+		policyv1alpha1.CommandArgsOverrider{}.OpenAPIModelName():                        schema_flotilla_apis_policy_v1alpha1_CommandArgsOverrider(ref),
+		policyv1alpha1.DecisionConditions{}.OpenAPIModelName():                          schema_flotilla_apis_policy_v1alpha1_DecisionConditions(ref),
+		policyv1alpha1.FailoverBehavior{}.OpenAPIModelName():                            schema_flotilla_apis_policy_v1alpha1_FailoverBehavior(ref),
+		policyv1alpha1.FederatedResourceQuota{}.OpenAPIModelName():                      schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuota(ref),
+		policyv1alpha1.FederatedResourceQuotaList{}.OpenAPIModelName():                  schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuotaList(ref),
+		policyv1alpha1.FederatedResourceQuotaSpec{}.OpenAPIModelName():                  schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuotaSpec(ref),
+		policyv1alpha1.FederatedResourceQuotaStatus{}.OpenAPIModelName():                schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuotaStatus(ref),
+		policyv1alpha1.FieldOverrider{}.OpenAPIModelName():                              schema_flotilla_apis_policy_v1alpha1_FieldOverrider(ref),
+		policyv1alpha1.FieldSelector{}.OpenAPIModelName():                               schema_flotilla_apis_policy_v1alpha1_FieldSelector(ref),
+		policyv1alpha1.ImageOverrider{}.OpenAPIModelName():                              schema_flotilla_apis_policy_v1alpha1_ImageOverrider(ref),
+		policyv1alpha1.ImagePredicate{}.OpenAPIModelName():                              schema_flotilla_apis_policy_v1alpha1_ImagePredicate(ref),
+		policyv1alpha1.JSONPatchOperation{}.OpenAPIModelName():                          schema_flotilla_apis_policy_v1alpha1_JSONPatchOperation(ref),
+		policyv1alpha1.LabelAnnotationOverrider{}.OpenAPIModelName():                    schema_flotilla_apis_policy_v1alpha1_LabelAnnotationOverrider(ref),
+		policyv1alpha1.MatchCondition{}.OpenAPIModelName():                              schema_flotilla_apis_policy_v1alpha1_MatchCondition(ref),
+		policyv1alpha1.OverflowClusterAffinity{}.OpenAPIModelName():                     schema_flotilla_apis_policy_v1alpha1_OverflowClusterAffinity(ref),
+		policyv1alpha1.OverridePolicy{}.OpenAPIModelName():                              schema_flotilla_apis_policy_v1alpha1_OverridePolicy(ref),
+		policyv1alpha1.OverridePolicyList{}.OpenAPIModelName():                          schema_flotilla_apis_policy_v1alpha1_OverridePolicyList(ref),
+		policyv1alpha1.OverrideSpec{}.OpenAPIModelName():                                schema_flotilla_apis_policy_v1alpha1_OverrideSpec(ref),
+		policyv1alpha1.Overriders{}.OpenAPIModelName():                                  schema_flotilla_apis_policy_v1alpha1_Overriders(ref),
+		policyv1alpha1.Placement{}.OpenAPIModelName():                                   schema_flotilla_apis_policy_v1alpha1_Placement(ref),
+		policyv1alpha1.PlaintextOverrider{}.OpenAPIModelName():                          schema_flotilla_apis_policy_v1alpha1_PlaintextOverrider(ref),
+		policyv1alpha1.PropagationPolicy{}.OpenAPIModelName():                           schema_flotilla_apis_policy_v1alpha1_PropagationPolicy(ref),
+		policyv1alpha1.PropagationPolicyList{}.OpenAPIModelName():                       schema_flotilla_apis_policy_v1alpha1_PropagationPolicyList(ref),
+		policyv1alpha1.PropagationSpec{}.OpenAPIModelName():                             schema_flotilla_apis_policy_v1alpha1_PropagationSpec(ref),
+		policyv1alpha1.ReplicaSchedulingStrategy{}.OpenAPIModelName():                   schema_flotilla_apis_policy_v1alpha1_ReplicaSchedulingStrategy(ref),
+		policyv1alpha1.ResourceSelector{}.OpenAPIModelName():                            schema_flotilla_apis_policy_v1alpha1_ResourceSelector(ref),
+		policyv1alpha1.RuleWithCluster{}.OpenAPIModelName():                             schema_flotilla_apis_policy_v1alpha1_RuleWithCluster(ref),
+		policyv1alpha1.SchedulePriority{}.OpenAPIModelName():                            schema_flotilla_apis_policy_v1alpha1_SchedulePriority(ref),
+		policyv1alpha1.SpreadConstraint{}.OpenAPIModelName():                            schema_flotilla_apis_policy_v1alpha1_SpreadConstraint(ref),
+		policyv1alpha1.StatePreservation{}.OpenAPIModelName():                           schema_flotilla_apis_policy_v1alpha1_StatePreservation(ref),
+		policyv1alpha1.StatePreservationRule{}.OpenAPIModelName():                       schema_flotilla_apis_policy_v1alpha1_StatePreservationRule(ref),
+		policyv1alpha1.StaticClusterAssignment{}.OpenAPIModelName():                     schema_flotilla_apis_policy_v1alpha1_StaticClusterAssignment(ref),
+		policyv1alpha1.StaticClusterWeight{}.OpenAPIModelName():                         schema_flotilla_apis_policy_v1alpha1_StaticClusterWeight(ref),
+		policyv1alpha1.SuspendClusters{}.OpenAPIModelName():                             schema_flotilla_apis_policy_v1alpha1_SuspendClusters(ref),
+		policyv1alpha1.Suspension{}.OpenAPIModelName():                                  schema_flotilla_apis_policy_v1alpha1_Suspension(ref),
+		policyv1alpha1.Taint{}.OpenAPIModelName():                                       schema_flotilla_apis_policy_v1alpha1_Taint(ref),
+		policyv1alpha1.WorkloadAffinity{}.OpenAPIModelName():                            schema_flotilla_apis_policy_v1alpha1_WorkloadAffinity(ref),
+		policyv1alpha1.WorkloadAffinityTerm{}.OpenAPIModelName():                        schema_flotilla_apis_policy_v1alpha1_WorkloadAffinityTerm(ref),
+		policyv1alpha1.WorkloadAntiAffinityTerm{}.OpenAPIModelName():                    schema_flotilla_apis_policy_v1alpha1_WorkloadAntiAffinityTerm(ref),
+		policyv1alpha1.YAMLPatchOperation{}.OpenAPIModelName():                          schema_flotilla_apis_policy_v1alpha1_YAMLPatchOperation(ref),
+		remedyv1alpha1.ClusterAffinity{}.OpenAPIModelName():                             schema_flotilla_apis_remedy_v1alpha1_ClusterAffinity(ref),
+		remedyv1alpha1.ClusterConditionRequirement{}.OpenAPIModelName():                 schema_flotilla_apis_remedy_v1alpha1_ClusterConditionRequirement(ref),
+		remedyv1alpha1.DecisionMatch{}.OpenAPIModelName():                               schema_flotilla_apis_remedy_v1alpha1_DecisionMatch(ref),
+		remedyv1alpha1.Remedy{}.OpenAPIModelName():                                      schema_flotilla_apis_remedy_v1alpha1_Remedy(ref),
+		remedyv1alpha1.RemedyList{}.OpenAPIModelName():                                  schema_flotilla_apis_remedy_v1alpha1_RemedyList(ref),
+		remedyv1alpha1.RemedySpec{}.OpenAPIModelName():                                  schema_flotilla_apis_remedy_v1alpha1_RemedySpec(ref),
+		searchv1alpha1.BackendStoreConfig{}.OpenAPIModelName():                          schema_flotilla_apis_search_v1alpha1_BackendStoreConfig(ref),
+		searchv1alpha1.OpenSearchConfig{}.OpenAPIModelName():                            schema_flotilla_apis_search_v1alpha1_OpenSearchConfig(ref),
+		searchv1alpha1.Proxying{}.OpenAPIModelName():                                    schema_flotilla_apis_search_v1alpha1_Proxying(ref),
+		searchv1alpha1.ResourceRegistry{}.OpenAPIModelName():                            schema_flotilla_apis_search_v1alpha1_ResourceRegistry(ref),
+		searchv1alpha1.ResourceRegistryList{}.OpenAPIModelName():                        schema_flotilla_apis_search_v1alpha1_ResourceRegistryList(ref),
+		searchv1alpha1.ResourceRegistrySpec{}.OpenAPIModelName():                        schema_flotilla_apis_search_v1alpha1_ResourceRegistrySpec(ref),
+		searchv1alpha1.ResourceRegistryStatus{}.OpenAPIModelName():                      schema_flotilla_apis_search_v1alpha1_ResourceRegistryStatus(ref),
+		searchv1alpha1.ResourceSelector{}.OpenAPIModelName():                            schema_flotilla_apis_search_v1alpha1_ResourceSelector(ref),
+		searchv1alpha1.Search{}.OpenAPIModelName():                                      schema_flotilla_apis_search_v1alpha1_Search(ref),
+		workv1alpha1.AggregatedStatusItem{}.OpenAPIModelName():                          schema_flotilla_apis_work_v1alpha1_AggregatedStatusItem(ref),
+		workv1alpha1.ClusterResourceBinding{}.OpenAPIModelName():                        schema_flotilla_apis_work_v1alpha1_ClusterResourceBinding(ref),
+		workv1alpha1.ClusterResourceBindingList{}.OpenAPIModelName():                    schema_flotilla_apis_work_v1alpha1_ClusterResourceBindingList(ref),
+		workv1alpha1.Manifest{}.OpenAPIModelName():                                      schema_flotilla_apis_work_v1alpha1_Manifest(ref),
+		workv1alpha1.ManifestStatus{}.OpenAPIModelName():                                schema_flotilla_apis_work_v1alpha1_ManifestStatus(ref),
+		workv1alpha1.ObjectReference{}.OpenAPIModelName():                               schema_flotilla_apis_work_v1alpha1_ObjectReference(ref),
+		workv1alpha1.ResourceBinding{}.OpenAPIModelName():                               schema_flotilla_apis_work_v1alpha1_ResourceBinding(ref),
+		workv1alpha1.ResourceBindingList{}.OpenAPIModelName():                           schema_flotilla_apis_work_v1alpha1_ResourceBindingList(ref),
+		workv1alpha1.ResourceBindingSpec{}.OpenAPIModelName():                           schema_flotilla_apis_work_v1alpha1_ResourceBindingSpec(ref),
+		workv1alpha1.ResourceBindingStatus{}.OpenAPIModelName():                         schema_flotilla_apis_work_v1alpha1_ResourceBindingStatus(ref),
+		workv1alpha1.ResourceIdentifier{}.OpenAPIModelName():                            schema_flotilla_apis_work_v1alpha1_ResourceIdentifier(ref),
+		workv1alpha1.TargetCluster{}.OpenAPIModelName():                                 schema_flotilla_apis_work_v1alpha1_TargetCluster(ref),
+		workv1alpha1.Work{}.OpenAPIModelName():                                          schema_flotilla_apis_work_v1alpha1_Work(ref),
+		workv1alpha1.WorkList{}.OpenAPIModelName():                                      schema_flotilla_apis_work_v1alpha1_WorkList(ref),
+		workv1alpha1.WorkSpec{}.OpenAPIModelName():                                      schema_flotilla_apis_work_v1alpha1_WorkSpec(ref),
+		workv1alpha1.WorkStatus{}.OpenAPIModelName():                                    schema_flotilla_apis_work_v1alpha1_WorkStatus(ref),
+		workv1alpha1.WorkloadTemplate{}.OpenAPIModelName():                              schema_flotilla_apis_work_v1alpha1_WorkloadTemplate(ref),
+		v1alpha2.AggregatedStatusItem{}.OpenAPIModelName():                              schema_flotilla_apis_work_v1alpha2_AggregatedStatusItem(ref),
+		v1alpha2.BindingSnapshot{}.OpenAPIModelName():                                   schema_flotilla_apis_work_v1alpha2_BindingSnapshot(ref),
+		v1alpha2.ClusterResourceBinding{}.OpenAPIModelName():                            schema_flotilla_apis_work_v1alpha2_ClusterResourceBinding(ref),
+		v1alpha2.ClusterResourceBindingList{}.OpenAPIModelName():                        schema_flotilla_apis_work_v1alpha2_ClusterResourceBindingList(ref),
+		v1alpha2.Component{}.OpenAPIModelName():                                         schema_flotilla_apis_work_v1alpha2_Component(ref),
+		v1alpha2.ComponentReplicaRequirements{}.OpenAPIModelName():                      schema_flotilla_apis_work_v1alpha2_ComponentReplicaRequirements(ref),
+		v1alpha2.GracefulEvictionTask{}.OpenAPIModelName():                              schema_flotilla_apis_work_v1alpha2_GracefulEvictionTask(ref),
+		v1alpha2.NodeClaim{}.OpenAPIModelName():                                         schema_flotilla_apis_work_v1alpha2_NodeClaim(ref),
+		v1alpha2.ObjectReference{}.OpenAPIModelName():                                   schema_flotilla_apis_work_v1alpha2_ObjectReference(ref),
+		v1alpha2.ReplicaRequirements{}.OpenAPIModelName():                               schema_flotilla_apis_work_v1alpha2_ReplicaRequirements(ref),
+		v1alpha2.ResourceBinding{}.OpenAPIModelName():                                   schema_flotilla_apis_work_v1alpha2_ResourceBinding(ref),
+		v1alpha2.ResourceBindingList{}.OpenAPIModelName():                               schema_flotilla_apis_work_v1alpha2_ResourceBindingList(ref),
+		v1alpha2.ResourceBindingSpec{}.OpenAPIModelName():                               schema_flotilla_apis_work_v1alpha2_ResourceBindingSpec(ref),
+		v1alpha2.ResourceBindingStatus{}.OpenAPIModelName():                             schema_flotilla_apis_work_v1alpha2_ResourceBindingStatus(ref),
+		v1alpha2.SchedulePriority{}.OpenAPIModelName():                                  schema_flotilla_apis_work_v1alpha2_SchedulePriority(ref),
+		v1alpha2.Suspension{}.OpenAPIModelName():                                        schema_flotilla_apis_work_v1alpha2_Suspension(ref),
+		v1alpha2.TargetCluster{}.OpenAPIModelName():                                     schema_flotilla_apis_work_v1alpha2_TargetCluster(ref),
+		v1alpha2.TargetComponent{}.OpenAPIModelName():                                   schema_flotilla_apis_work_v1alpha2_TargetComponent(ref),
+		v1alpha2.WorkloadAffinityGroups{}.OpenAPIModelName():                            schema_flotilla_apis_work_v1alpha2_WorkloadAffinityGroups(ref),
+		v1.ApplyConfiguration{}.OpenAPIModelName():                                      schema_k8sio_api_admissionregistration_v1_ApplyConfiguration(ref),
+		v1.AuditAnnotation{}.OpenAPIModelName():                                         schema_k8sio_api_admissionregistration_v1_AuditAnnotation(ref),
+		v1.ExpressionWarning{}.OpenAPIModelName():                                       schema_k8sio_api_admissionregistration_v1_ExpressionWarning(ref),
+		v1.JSONPatch{}.OpenAPIModelName():                                               schema_k8sio_api_admissionregistration_v1_JSONPatch(ref),
+		v1.MatchCondition{}.OpenAPIModelName():                                          schema_k8sio_api_admissionregistration_v1_MatchCondition(ref),
+		v1.MatchResources{}.OpenAPIModelName():                                          schema_k8sio_api_admissionregistration_v1_MatchResources(ref),
+		v1.MutatingAdmissionPolicy{}.OpenAPIModelName():                                 schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicy(ref),
+		v1.MutatingAdmissionPolicyBinding{}.OpenAPIModelName():                          schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBinding(ref),
+		v1.MutatingAdmissionPolicyBindingList{}.OpenAPIModelName():                      schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBindingList(ref),
+		v1.MutatingAdmissionPolicyBindingSpec{}.OpenAPIModelName():                      schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBindingSpec(ref),
+		v1.MutatingAdmissionPolicyList{}.OpenAPIModelName():                             schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyList(ref),
+		v1.MutatingAdmissionPolicySpec{}.OpenAPIModelName():                             schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicySpec(ref),
+		v1.MutatingWebhook{}.OpenAPIModelName():                                         schema_k8sio_api_admissionregistration_v1_MutatingWebhook(ref),
+		v1.MutatingWebhookConfiguration{}.OpenAPIModelName():                            schema_k8sio_api_admissionregistration_v1_MutatingWebhookConfiguration(ref),
+		v1.MutatingWebhookConfigurationList{}.OpenAPIModelName():                        schema_k8sio_api_admissionregistration_v1_MutatingWebhookConfigurationList(ref),
+		v1.Mutation{}.OpenAPIModelName():                                                schema_k8sio_api_admissionregistration_v1_Mutation(ref),
+		v1.NamedRuleWithOperations{}.OpenAPIModelName():                                 schema_k8sio_api_admissionregistration_v1_NamedRuleWithOperations(ref),
+		v1.ParamKind{}.OpenAPIModelName():                                               schema_k8sio_api_admissionregistration_v1_ParamKind(ref),
+		v1.ParamRef{}.OpenAPIModelName():                                                schema_k8sio_api_admissionregistration_v1_ParamRef(ref),
+		v1.Rule{}.OpenAPIModelName():                                                    schema_k8sio_api_admissionregistration_v1_Rule(ref),
+		v1.RuleWithOperations{}.OpenAPIModelName():                                      schema_k8sio_api_admissionregistration_v1_RuleWithOperations(ref),
+		v1.ServiceReference{}.OpenAPIModelName():                                        schema_k8sio_api_admissionregistration_v1_ServiceReference(ref),
+		v1.TypeChecking{}.OpenAPIModelName():                                            schema_k8sio_api_admissionregistration_v1_TypeChecking(ref),
+		v1.ValidatingAdmissionPolicy{}.OpenAPIModelName():                               schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicy(ref),
+		v1.ValidatingAdmissionPolicyBinding{}.OpenAPIModelName():                        schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBinding(ref),
+		v1.ValidatingAdmissionPolicyBindingList{}.OpenAPIModelName():                    schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBindingList(ref),
+		v1.ValidatingAdmissionPolicyBindingSpec{}.OpenAPIModelName():                    schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBindingSpec(ref),
+		v1.ValidatingAdmissionPolicyList{}.OpenAPIModelName():                           schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyList(ref),
+		v1.ValidatingAdmissionPolicySpec{}.OpenAPIModelName():                           schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicySpec(ref),
+		v1.ValidatingAdmissionPolicyStatus{}.OpenAPIModelName():                         schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyStatus(ref),
+		v1.ValidatingWebhook{}.OpenAPIModelName():                                       schema_k8sio_api_admissionregistration_v1_ValidatingWebhook(ref),
+		v1.ValidatingWebhookConfiguration{}.OpenAPIModelName():                          schema_k8sio_api_admissionregistration_v1_ValidatingWebhookConfiguration(ref),
+		v1.ValidatingWebhookConfigurationList{}.OpenAPIModelName():                      schema_k8sio_api_admissionregistration_v1_ValidatingWebhookConfigurationList(ref),
+		v1.Validation{}.OpenAPIModelName():                                              schema_k8sio_api_admissionregistration_v1_Validation(ref),
+		v1.Variable{}.OpenAPIModelName():                                                schema_k8sio_api_admissionregistration_v1_Variable(ref),
+		v1.WebhookClientConfig{}.OpenAPIModelName():                                     schema_k8sio_api_admissionregistration_v1_WebhookClientConfig(ref),
+		v2.ContainerResourceMetricSource{}.OpenAPIModelName():                           schema_k8sio_api_autoscaling_v2_ContainerResourceMetricSource(ref),
+		v2.ContainerResourceMetricStatus{}.OpenAPIModelName():                           schema_k8sio_api_autoscaling_v2_ContainerResourceMetricStatus(ref),
+		v2.CrossVersionObjectReference{}.OpenAPIModelName():                             schema_k8sio_api_autoscaling_v2_CrossVersionObjectReference(ref),
+		v2.ExternalMetricSource{}.OpenAPIModelName():                                    schema_k8sio_api_autoscaling_v2_ExternalMetricSource(ref),
+		v2.ExternalMetricStatus{}.OpenAPIModelName():                                    schema_k8sio_api_autoscaling_v2_ExternalMetricStatus(ref),
+		v2.HPAScalingPolicy{}.OpenAPIModelName():                                        schema_k8sio_api_autoscaling_v2_HPAScalingPolicy(ref),
+		v2.HPAScalingRules{}.OpenAPIModelName():                                         schema_k8sio_api_autoscaling_v2_HPAScalingRules(ref),
+		v2.HorizontalPodAutoscaler{}.OpenAPIModelName():                                 schema_k8sio_api_autoscaling_v2_HorizontalPodAutoscaler(ref),
+		v2.HorizontalPodAutoscalerBehavior{}.OpenAPIModelName():                         schema_k8sio_api_autoscaling_v2_HorizontalPodAutoscalerBehavior(ref),
+		v2.HorizontalPodAutoscalerCondition{}.OpenAPIModelName():                        schema_k8sio_api_autoscaling_v2_HorizontalPodAutoscalerCondition(ref),
+		v2.HorizontalPodAutoscalerList{}.OpenAPIModelName():                             schema_k8sio_api_autoscaling_v2_HorizontalPodAutoscalerList(ref),
+		v2.HorizontalPodAutoscalerSpec{}.OpenAPIModelName():                             schema_k8sio_api_autoscaling_v2_HorizontalPodAutoscalerSpec(ref),
+		v2.HorizontalPodAutoscalerStatus{}.OpenAPIModelName():                           schema_k8sio_api_autoscaling_v2_HorizontalPodAutoscalerStatus(ref),
+		v2.MetricIdentifier{}.OpenAPIModelName():                                        schema_k8sio_api_autoscaling_v2_MetricIdentifier(ref),
+		v2.MetricSpec{}.OpenAPIModelName():                                              schema_k8sio_api_autoscaling_v2_MetricSpec(ref),
+		v2.MetricStatus{}.OpenAPIModelName():                                            schema_k8sio_api_autoscaling_v2_MetricStatus(ref),
+		v2.MetricTarget{}.OpenAPIModelName():                                            schema_k8sio_api_autoscaling_v2_MetricTarget(ref),
+		v2.MetricValueStatus{}.OpenAPIModelName():                                       schema_k8sio_api_autoscaling_v2_MetricValueStatus(ref),
+		v2.ObjectMetricSource{}.OpenAPIModelName():                                      schema_k8sio_api_autoscaling_v2_ObjectMetricSource(ref),
+		v2.ObjectMetricStatus{}.OpenAPIModelName():                                      schema_k8sio_api_autoscaling_v2_ObjectMetricStatus(ref),
+		v2.PodsMetricSource{}.OpenAPIModelName():                                        schema_k8sio_api_autoscaling_v2_PodsMetricSource(ref),
+		v2.PodsMetricStatus{}.OpenAPIModelName():                                        schema_k8sio_api_autoscaling_v2_PodsMetricStatus(ref),
+		v2.ResourceMetricSource{}.OpenAPIModelName():                                    schema_k8sio_api_autoscaling_v2_ResourceMetricSource(ref),
+		v2.ResourceMetricStatus{}.OpenAPIModelName():                                    schema_k8sio_api_autoscaling_v2_ResourceMetricStatus(ref),
+		corev1.AWSElasticBlockStoreVolumeSource{}.OpenAPIModelName():                    schema_k8sio_api_core_v1_AWSElasticBlockStoreVolumeSource(ref),
+		corev1.Affinity{}.OpenAPIModelName():                                            schema_k8sio_api_core_v1_Affinity(ref),
+		corev1.AppArmorProfile{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_AppArmorProfile(ref),
+		corev1.AttachedVolume{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_AttachedVolume(ref),
+		corev1.AvoidPods{}.OpenAPIModelName():                                           schema_k8sio_api_core_v1_AvoidPods(ref),
+		corev1.AzureDiskVolumeSource{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_AzureDiskVolumeSource(ref),
+		corev1.AzureFilePersistentVolumeSource{}.OpenAPIModelName():                     schema_k8sio_api_core_v1_AzureFilePersistentVolumeSource(ref),
+		corev1.AzureFileVolumeSource{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_AzureFileVolumeSource(ref),
+		corev1.Binding{}.OpenAPIModelName():                                             schema_k8sio_api_core_v1_Binding(ref),
+		corev1.CSIPersistentVolumeSource{}.OpenAPIModelName():                           schema_k8sio_api_core_v1_CSIPersistentVolumeSource(ref),
+		corev1.CSIVolumeSource{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_CSIVolumeSource(ref),
+		corev1.Capabilities{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_Capabilities(ref),
+		corev1.CephFSPersistentVolumeSource{}.OpenAPIModelName():                        schema_k8sio_api_core_v1_CephFSPersistentVolumeSource(ref),
+		corev1.CephFSVolumeSource{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_CephFSVolumeSource(ref),
+		corev1.CinderPersistentVolumeSource{}.OpenAPIModelName():                        schema_k8sio_api_core_v1_CinderPersistentVolumeSource(ref),
+		corev1.CinderVolumeSource{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_CinderVolumeSource(ref),
+		corev1.ClientIPConfig{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_ClientIPConfig(ref),
+		corev1.ClusterTrustBundleProjection{}.OpenAPIModelName():                        schema_k8sio_api_core_v1_ClusterTrustBundleProjection(ref),
+		corev1.ComponentCondition{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_ComponentCondition(ref),
+		corev1.ComponentStatus{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_ComponentStatus(ref),
+		corev1.ComponentStatusList{}.OpenAPIModelName():                                 schema_k8sio_api_core_v1_ComponentStatusList(ref),
+		corev1.ConfigMap{}.OpenAPIModelName():                                           schema_k8sio_api_core_v1_ConfigMap(ref),
+		corev1.ConfigMapEnvSource{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_ConfigMapEnvSource(ref),
+		corev1.ConfigMapKeySelector{}.OpenAPIModelName():                                schema_k8sio_api_core_v1_ConfigMapKeySelector(ref),
+		corev1.ConfigMapList{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_ConfigMapList(ref),
+		corev1.ConfigMapNodeConfigSource{}.OpenAPIModelName():                           schema_k8sio_api_core_v1_ConfigMapNodeConfigSource(ref),
+		corev1.ConfigMapProjection{}.OpenAPIModelName():                                 schema_k8sio_api_core_v1_ConfigMapProjection(ref),
+		corev1.ConfigMapVolumeSource{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_ConfigMapVolumeSource(ref),
+		corev1.Container{}.OpenAPIModelName():                                           schema_k8sio_api_core_v1_Container(ref),
+		corev1.ContainerExtendedResourceRequest{}.OpenAPIModelName():                    schema_k8sio_api_core_v1_ContainerExtendedResourceRequest(ref),
+		corev1.ContainerImage{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_ContainerImage(ref),
+		corev1.ContainerPort{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_ContainerPort(ref),
+		corev1.ContainerResizePolicy{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_ContainerResizePolicy(ref),
+		corev1.ContainerRestartRule{}.OpenAPIModelName():                                schema_k8sio_api_core_v1_ContainerRestartRule(ref),
+		corev1.ContainerRestartRuleOnExitCodes{}.OpenAPIModelName():                     schema_k8sio_api_core_v1_ContainerRestartRuleOnExitCodes(ref),
+		corev1.ContainerState{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_ContainerState(ref),
+		corev1.ContainerStateRunning{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_ContainerStateRunning(ref),
+		corev1.ContainerStateTerminated{}.OpenAPIModelName():                            schema_k8sio_api_core_v1_ContainerStateTerminated(ref),
+		corev1.ContainerStateWaiting{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_ContainerStateWaiting(ref),
+		corev1.ContainerStatus{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_ContainerStatus(ref),
+		corev1.ContainerUser{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_ContainerUser(ref),
+		corev1.DaemonEndpoint{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_DaemonEndpoint(ref),
+		corev1.DownwardAPIProjection{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_DownwardAPIProjection(ref),
+		corev1.DownwardAPIVolumeFile{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_DownwardAPIVolumeFile(ref),
+		corev1.DownwardAPIVolumeSource{}.OpenAPIModelName():                             schema_k8sio_api_core_v1_DownwardAPIVolumeSource(ref),
+		corev1.EmptyDirVolumeSource{}.OpenAPIModelName():                                schema_k8sio_api_core_v1_EmptyDirVolumeSource(ref),
+		corev1.EndpointAddress{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_EndpointAddress(ref),
+		corev1.EndpointPort{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_EndpointPort(ref),
+		corev1.EndpointSubset{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_EndpointSubset(ref),
+		corev1.Endpoints{}.OpenAPIModelName():                                           schema_k8sio_api_core_v1_Endpoints(ref),
+		corev1.EndpointsList{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_EndpointsList(ref),
+		corev1.EnvFromSource{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_EnvFromSource(ref),
+		corev1.EnvVar{}.OpenAPIModelName():                                              schema_k8sio_api_core_v1_EnvVar(ref),
+		corev1.EnvVarSource{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_EnvVarSource(ref),
+		corev1.EphemeralContainer{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_EphemeralContainer(ref),
+		corev1.EphemeralContainerCommon{}.OpenAPIModelName():                            schema_k8sio_api_core_v1_EphemeralContainerCommon(ref),
+		corev1.EphemeralVolumeSource{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_EphemeralVolumeSource(ref),
+		corev1.Event{}.OpenAPIModelName():                                               schema_k8sio_api_core_v1_Event(ref),
+		corev1.EventList{}.OpenAPIModelName():                                           schema_k8sio_api_core_v1_EventList(ref),
+		corev1.EventSeries{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_EventSeries(ref),
+		corev1.EventSource{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_EventSource(ref),
+		corev1.ExecAction{}.OpenAPIModelName():                                          schema_k8sio_api_core_v1_ExecAction(ref),
+		corev1.FCVolumeSource{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_FCVolumeSource(ref),
+		corev1.FileKeySelector{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_FileKeySelector(ref),
+		corev1.FlexPersistentVolumeSource{}.OpenAPIModelName():                          schema_k8sio_api_core_v1_FlexPersistentVolumeSource(ref),
+		corev1.FlexVolumeSource{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_FlexVolumeSource(ref),
+		corev1.FlockerVolumeSource{}.OpenAPIModelName():                                 schema_k8sio_api_core_v1_FlockerVolumeSource(ref),
+		corev1.GCEPersistentDiskVolumeSource{}.OpenAPIModelName():                       schema_k8sio_api_core_v1_GCEPersistentDiskVolumeSource(ref),
+		corev1.GRPCAction{}.OpenAPIModelName():                                          schema_k8sio_api_core_v1_GRPCAction(ref),
+		corev1.GitRepoVolumeSource{}.OpenAPIModelName():                                 schema_k8sio_api_core_v1_GitRepoVolumeSource(ref),
+		corev1.GlusterfsPersistentVolumeSource{}.OpenAPIModelName():                     schema_k8sio_api_core_v1_GlusterfsPersistentVolumeSource(ref),
+		corev1.GlusterfsVolumeSource{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_GlusterfsVolumeSource(ref),
+		corev1.HTTPGetAction{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_HTTPGetAction(ref),
+		corev1.HTTPHeader{}.OpenAPIModelName():                                          schema_k8sio_api_core_v1_HTTPHeader(ref),
+		corev1.HostAlias{}.OpenAPIModelName():                                           schema_k8sio_api_core_v1_HostAlias(ref),
+		corev1.HostIP{}.OpenAPIModelName():                                              schema_k8sio_api_core_v1_HostIP(ref),
+		corev1.HostPathVolumeSource{}.OpenAPIModelName():                                schema_k8sio_api_core_v1_HostPathVolumeSource(ref),
+		corev1.ISCSIPersistentVolumeSource{}.OpenAPIModelName():                         schema_k8sio_api_core_v1_ISCSIPersistentVolumeSource(ref),
+		corev1.ISCSIVolumeSource{}.OpenAPIModelName():                                   schema_k8sio_api_core_v1_ISCSIVolumeSource(ref),
+		corev1.ImageVolumeSource{}.OpenAPIModelName():                                   schema_k8sio_api_core_v1_ImageVolumeSource(ref),
+		corev1.ImageVolumeStatus{}.OpenAPIModelName():                                   schema_k8sio_api_core_v1_ImageVolumeStatus(ref),
+		corev1.KeyToPath{}.OpenAPIModelName():                                           schema_k8sio_api_core_v1_KeyToPath(ref),
+		corev1.Lifecycle{}.OpenAPIModelName():                                           schema_k8sio_api_core_v1_Lifecycle(ref),
+		corev1.LifecycleHandler{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_LifecycleHandler(ref),
+		corev1.LimitRange{}.OpenAPIModelName():                                          schema_k8sio_api_core_v1_LimitRange(ref),
+		corev1.LimitRangeItem{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_LimitRangeItem(ref),
+		corev1.LimitRangeList{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_LimitRangeList(ref),
+		corev1.LimitRangeSpec{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_LimitRangeSpec(ref),
+		corev1.LinuxContainerUser{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_LinuxContainerUser(ref),
+		corev1.List{}.OpenAPIModelName():                                                schema_k8sio_api_core_v1_List(ref),
+		corev1.LoadBalancerIngress{}.OpenAPIModelName():                                 schema_k8sio_api_core_v1_LoadBalancerIngress(ref),
+		corev1.LoadBalancerStatus{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_LoadBalancerStatus(ref),
+		corev1.LocalObjectReference{}.OpenAPIModelName():                                schema_k8sio_api_core_v1_LocalObjectReference(ref),
+		corev1.LocalVolumeSource{}.OpenAPIModelName():                                   schema_k8sio_api_core_v1_LocalVolumeSource(ref),
+		corev1.ModifyVolumeStatus{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_ModifyVolumeStatus(ref),
+		corev1.NFSVolumeSource{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_NFSVolumeSource(ref),
+		corev1.Namespace{}.OpenAPIModelName():                                           schema_k8sio_api_core_v1_Namespace(ref),
+		corev1.NamespaceCondition{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_NamespaceCondition(ref),
+		corev1.NamespaceList{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_NamespaceList(ref),
+		corev1.NamespaceSpec{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_NamespaceSpec(ref),
+		corev1.NamespaceStatus{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_NamespaceStatus(ref),
+		corev1.Node{}.OpenAPIModelName():                                                schema_k8sio_api_core_v1_Node(ref),
+		corev1.NodeAddress{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_NodeAddress(ref),
+		corev1.NodeAffinity{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_NodeAffinity(ref),
+		corev1.NodeAllocatableResourceClaimStatus{}.OpenAPIModelName():                  schema_k8sio_api_core_v1_NodeAllocatableResourceClaimStatus(ref),
+		corev1.NodeCondition{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_NodeCondition(ref),
+		corev1.NodeConfigSource{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_NodeConfigSource(ref),
+		corev1.NodeConfigStatus{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_NodeConfigStatus(ref),
+		corev1.NodeDaemonEndpoints{}.OpenAPIModelName():                                 schema_k8sio_api_core_v1_NodeDaemonEndpoints(ref),
+		corev1.NodeFeatures{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_NodeFeatures(ref),
+		corev1.NodeList{}.OpenAPIModelName():                                            schema_k8sio_api_core_v1_NodeList(ref),
+		corev1.NodeProxyOptions{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_NodeProxyOptions(ref),
+		corev1.NodeRuntimeHandler{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_NodeRuntimeHandler(ref),
+		corev1.NodeRuntimeHandlerFeatures{}.OpenAPIModelName():                          schema_k8sio_api_core_v1_NodeRuntimeHandlerFeatures(ref),
+		corev1.NodeSelector{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_NodeSelector(ref),
+		corev1.NodeSelectorRequirement{}.OpenAPIModelName():                             schema_k8sio_api_core_v1_NodeSelectorRequirement(ref),
+		corev1.NodeSelectorTerm{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_NodeSelectorTerm(ref),
+		corev1.NodeSpec{}.OpenAPIModelName():                                            schema_k8sio_api_core_v1_NodeSpec(ref),
+		corev1.NodeStatus{}.OpenAPIModelName():                                          schema_k8sio_api_core_v1_NodeStatus(ref),
+		corev1.NodeSwapStatus{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_NodeSwapStatus(ref),
+		corev1.NodeSystemInfo{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_NodeSystemInfo(ref),
+		corev1.ObjectFieldSelector{}.OpenAPIModelName():                                 schema_k8sio_api_core_v1_ObjectFieldSelector(ref),
+		corev1.ObjectReference{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_ObjectReference(ref),
+		corev1.PersistentVolume{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_PersistentVolume(ref),
+		corev1.PersistentVolumeClaim{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_PersistentVolumeClaim(ref),
+		corev1.PersistentVolumeClaimCondition{}.OpenAPIModelName():                      schema_k8sio_api_core_v1_PersistentVolumeClaimCondition(ref),
+		corev1.PersistentVolumeClaimList{}.OpenAPIModelName():                           schema_k8sio_api_core_v1_PersistentVolumeClaimList(ref),
+		corev1.PersistentVolumeClaimSpec{}.OpenAPIModelName():                           schema_k8sio_api_core_v1_PersistentVolumeClaimSpec(ref),
+		corev1.PersistentVolumeClaimStatus{}.OpenAPIModelName():                         schema_k8sio_api_core_v1_PersistentVolumeClaimStatus(ref),
+		corev1.PersistentVolumeClaimTemplate{}.OpenAPIModelName():                       schema_k8sio_api_core_v1_PersistentVolumeClaimTemplate(ref),
+		corev1.PersistentVolumeClaimVolumeSource{}.OpenAPIModelName():                   schema_k8sio_api_core_v1_PersistentVolumeClaimVolumeSource(ref),
+		corev1.PersistentVolumeList{}.OpenAPIModelName():                                schema_k8sio_api_core_v1_PersistentVolumeList(ref),
+		corev1.PersistentVolumeSource{}.OpenAPIModelName():                              schema_k8sio_api_core_v1_PersistentVolumeSource(ref),
+		corev1.PersistentVolumeSpec{}.OpenAPIModelName():                                schema_k8sio_api_core_v1_PersistentVolumeSpec(ref),
+		corev1.PersistentVolumeStatus{}.OpenAPIModelName():                              schema_k8sio_api_core_v1_PersistentVolumeStatus(ref),
+		corev1.PhotonPersistentDiskVolumeSource{}.OpenAPIModelName():                    schema_k8sio_api_core_v1_PhotonPersistentDiskVolumeSource(ref),
+		corev1.Pod{}.OpenAPIModelName():                                                 schema_k8sio_api_core_v1_Pod(ref),
+		corev1.PodAffinity{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_PodAffinity(ref),
+		corev1.PodAffinityTerm{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_PodAffinityTerm(ref),
+		corev1.PodAntiAffinity{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_PodAntiAffinity(ref),
+		corev1.PodAttachOptions{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_PodAttachOptions(ref),
+		corev1.PodCertificateProjection{}.OpenAPIModelName():                            schema_k8sio_api_core_v1_PodCertificateProjection(ref),
+		corev1.PodCondition{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_PodCondition(ref),
+		corev1.PodDNSConfig{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_PodDNSConfig(ref),
+		corev1.PodDNSConfigOption{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_PodDNSConfigOption(ref),
+		corev1.PodExecOptions{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_PodExecOptions(ref),
+		corev1.PodExtendedResourceClaimStatus{}.OpenAPIModelName():                      schema_k8sio_api_core_v1_PodExtendedResourceClaimStatus(ref),
+		corev1.PodIP{}.OpenAPIModelName():                                               schema_k8sio_api_core_v1_PodIP(ref),
+		corev1.PodList{}.OpenAPIModelName():                                             schema_k8sio_api_core_v1_PodList(ref),
+		corev1.PodLogOptions{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_PodLogOptions(ref),
+		corev1.PodOS{}.OpenAPIModelName():                                               schema_k8sio_api_core_v1_PodOS(ref),
+		corev1.PodPortForwardOptions{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_PodPortForwardOptions(ref),
+		corev1.PodProxyOptions{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_PodProxyOptions(ref),
+		corev1.PodReadinessGate{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_PodReadinessGate(ref),
+		corev1.PodResourceClaim{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_PodResourceClaim(ref),
+		corev1.PodResourceClaimStatus{}.OpenAPIModelName():                              schema_k8sio_api_core_v1_PodResourceClaimStatus(ref),
+		corev1.PodSchedulingGate{}.OpenAPIModelName():                                   schema_k8sio_api_core_v1_PodSchedulingGate(ref),
+		corev1.PodSchedulingGroup{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_PodSchedulingGroup(ref),
+		corev1.PodSecurityContext{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_PodSecurityContext(ref),
+		corev1.PodSignature{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_PodSignature(ref),
+		corev1.PodSpec{}.OpenAPIModelName():                                             schema_k8sio_api_core_v1_PodSpec(ref),
+		corev1.PodStatus{}.OpenAPIModelName():                                           schema_k8sio_api_core_v1_PodStatus(ref),
+		corev1.PodStatusResult{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_PodStatusResult(ref),
+		corev1.PodTemplate{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_PodTemplate(ref),
+		corev1.PodTemplateList{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_PodTemplateList(ref),
+		corev1.PodTemplateSpec{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_PodTemplateSpec(ref),
+		corev1.PortStatus{}.OpenAPIModelName():                                          schema_k8sio_api_core_v1_PortStatus(ref),
+		corev1.PortworxVolumeSource{}.OpenAPIModelName():                                schema_k8sio_api_core_v1_PortworxVolumeSource(ref),
+		corev1.PreferAvoidPodsEntry{}.OpenAPIModelName():                                schema_k8sio_api_core_v1_PreferAvoidPodsEntry(ref),
+		corev1.PreferredSchedulingTerm{}.OpenAPIModelName():                             schema_k8sio_api_core_v1_PreferredSchedulingTerm(ref),
+		corev1.Probe{}.OpenAPIModelName():                                               schema_k8sio_api_core_v1_Probe(ref),
+		corev1.ProbeHandler{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_ProbeHandler(ref),
+		corev1.ProjectedVolumeSource{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_ProjectedVolumeSource(ref),
+		corev1.QuobyteVolumeSource{}.OpenAPIModelName():                                 schema_k8sio_api_core_v1_QuobyteVolumeSource(ref),
+		corev1.RBDPersistentVolumeSource{}.OpenAPIModelName():                           schema_k8sio_api_core_v1_RBDPersistentVolumeSource(ref),
+		corev1.RBDVolumeSource{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_RBDVolumeSource(ref),
+		corev1.RangeAllocation{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_RangeAllocation(ref),
+		corev1.ReplicationController{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_ReplicationController(ref),
+		corev1.ReplicationControllerCondition{}.OpenAPIModelName():                      schema_k8sio_api_core_v1_ReplicationControllerCondition(ref),
+		corev1.ReplicationControllerList{}.OpenAPIModelName():                           schema_k8sio_api_core_v1_ReplicationControllerList(ref),
+		corev1.ReplicationControllerSpec{}.OpenAPIModelName():                           schema_k8sio_api_core_v1_ReplicationControllerSpec(ref),
+		corev1.ReplicationControllerStatus{}.OpenAPIModelName():                         schema_k8sio_api_core_v1_ReplicationControllerStatus(ref),
+		corev1.ResourceClaim{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_ResourceClaim(ref),
+		corev1.ResourceFieldSelector{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_ResourceFieldSelector(ref),
+		corev1.ResourceHealth{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_ResourceHealth(ref),
+		corev1.ResourceQuota{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_ResourceQuota(ref),
+		corev1.ResourceQuotaList{}.OpenAPIModelName():                                   schema_k8sio_api_core_v1_ResourceQuotaList(ref),
+		corev1.ResourceQuotaSpec{}.OpenAPIModelName():                                   schema_k8sio_api_core_v1_ResourceQuotaSpec(ref),
+		corev1.ResourceQuotaStatus{}.OpenAPIModelName():                                 schema_k8sio_api_core_v1_ResourceQuotaStatus(ref),
+		corev1.ResourceRequirements{}.OpenAPIModelName():                                schema_k8sio_api_core_v1_ResourceRequirements(ref),
+		corev1.ResourceStatus{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_ResourceStatus(ref),
+		corev1.SELinuxOptions{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_SELinuxOptions(ref),
+		corev1.ScaleIOPersistentVolumeSource{}.OpenAPIModelName():                       schema_k8sio_api_core_v1_ScaleIOPersistentVolumeSource(ref),
+		corev1.ScaleIOVolumeSource{}.OpenAPIModelName():                                 schema_k8sio_api_core_v1_ScaleIOVolumeSource(ref),
+		corev1.ScopeSelector{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_ScopeSelector(ref),
+		corev1.ScopedResourceSelectorRequirement{}.OpenAPIModelName():                   schema_k8sio_api_core_v1_ScopedResourceSelectorRequirement(ref),
+		corev1.SeccompProfile{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_SeccompProfile(ref),
+		corev1.Secret{}.OpenAPIModelName():                                              schema_k8sio_api_core_v1_Secret(ref),
+		corev1.SecretEnvSource{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_SecretEnvSource(ref),
+		corev1.SecretKeySelector{}.OpenAPIModelName():                                   schema_k8sio_api_core_v1_SecretKeySelector(ref),
+		corev1.SecretList{}.OpenAPIModelName():                                          schema_k8sio_api_core_v1_SecretList(ref),
+		corev1.SecretProjection{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_SecretProjection(ref),
+		corev1.SecretReference{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_SecretReference(ref),
+		corev1.SecretVolumeSource{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_SecretVolumeSource(ref),
+		corev1.SecurityContext{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_SecurityContext(ref),
+		corev1.SerializedReference{}.OpenAPIModelName():                                 schema_k8sio_api_core_v1_SerializedReference(ref),
+		corev1.Service{}.OpenAPIModelName():                                             schema_k8sio_api_core_v1_Service(ref),
+		corev1.ServiceAccount{}.OpenAPIModelName():                                      schema_k8sio_api_core_v1_ServiceAccount(ref),
+		corev1.ServiceAccountList{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_ServiceAccountList(ref),
+		corev1.ServiceAccountTokenProjection{}.OpenAPIModelName():                       schema_k8sio_api_core_v1_ServiceAccountTokenProjection(ref),
+		corev1.ServiceList{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_ServiceList(ref),
+		corev1.ServicePort{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_ServicePort(ref),
+		corev1.ServiceProxyOptions{}.OpenAPIModelName():                                 schema_k8sio_api_core_v1_ServiceProxyOptions(ref),
+		corev1.ServiceSpec{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_ServiceSpec(ref),
+		corev1.ServiceStatus{}.OpenAPIModelName():                                       schema_k8sio_api_core_v1_ServiceStatus(ref),
+		corev1.SessionAffinityConfig{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_SessionAffinityConfig(ref),
+		corev1.SleepAction{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_SleepAction(ref),
+		corev1.StorageOSPersistentVolumeSource{}.OpenAPIModelName():                     schema_k8sio_api_core_v1_StorageOSPersistentVolumeSource(ref),
+		corev1.StorageOSVolumeSource{}.OpenAPIModelName():                               schema_k8sio_api_core_v1_StorageOSVolumeSource(ref),
+		corev1.Sysctl{}.OpenAPIModelName():                                              schema_k8sio_api_core_v1_Sysctl(ref),
+		corev1.TCPSocketAction{}.OpenAPIModelName():                                     schema_k8sio_api_core_v1_TCPSocketAction(ref),
+		corev1.Taint{}.OpenAPIModelName():                                               schema_k8sio_api_core_v1_Taint(ref),
+		corev1.Toleration{}.OpenAPIModelName():                                          schema_k8sio_api_core_v1_Toleration(ref),
+		corev1.TopologySelectorLabelRequirement{}.OpenAPIModelName():                    schema_k8sio_api_core_v1_TopologySelectorLabelRequirement(ref),
+		corev1.TopologySelectorTerm{}.OpenAPIModelName():                                schema_k8sio_api_core_v1_TopologySelectorTerm(ref),
+		corev1.TopologySpreadConstraint{}.OpenAPIModelName():                            schema_k8sio_api_core_v1_TopologySpreadConstraint(ref),
+		corev1.TypedLocalObjectReference{}.OpenAPIModelName():                           schema_k8sio_api_core_v1_TypedLocalObjectReference(ref),
+		corev1.TypedObjectReference{}.OpenAPIModelName():                                schema_k8sio_api_core_v1_TypedObjectReference(ref),
+		corev1.Volume{}.OpenAPIModelName():                                              schema_k8sio_api_core_v1_Volume(ref),
+		corev1.VolumeDevice{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_VolumeDevice(ref),
+		corev1.VolumeMount{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_VolumeMount(ref),
+		corev1.VolumeMountStatus{}.OpenAPIModelName():                                   schema_k8sio_api_core_v1_VolumeMountStatus(ref),
+		corev1.VolumeNodeAffinity{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_VolumeNodeAffinity(ref),
+		corev1.VolumeProjection{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_VolumeProjection(ref),
+		corev1.VolumeResourceRequirements{}.OpenAPIModelName():                          schema_k8sio_api_core_v1_VolumeResourceRequirements(ref),
+		corev1.VolumeSource{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_VolumeSource(ref),
+		corev1.VolumeStatus{}.OpenAPIModelName():                                        schema_k8sio_api_core_v1_VolumeStatus(ref),
+		corev1.VsphereVirtualDiskVolumeSource{}.OpenAPIModelName():                      schema_k8sio_api_core_v1_VsphereVirtualDiskVolumeSource(ref),
+		corev1.WeightedPodAffinityTerm{}.OpenAPIModelName():                             schema_k8sio_api_core_v1_WeightedPodAffinityTerm(ref),
+		corev1.WindowsSecurityContextOptions{}.OpenAPIModelName():                       schema_k8sio_api_core_v1_WindowsSecurityContextOptions(ref),
+		networkingv1.HTTPIngressPath{}.OpenAPIModelName():                               schema_k8sio_api_networking_v1_HTTPIngressPath(ref),
+		networkingv1.HTTPIngressRuleValue{}.OpenAPIModelName():                          schema_k8sio_api_networking_v1_HTTPIngressRuleValue(ref),
+		networkingv1.IPAddress{}.OpenAPIModelName():                                     schema_k8sio_api_networking_v1_IPAddress(ref),
+		networkingv1.IPAddressList{}.OpenAPIModelName():                                 schema_k8sio_api_networking_v1_IPAddressList(ref),
+		networkingv1.IPAddressSpec{}.OpenAPIModelName():                                 schema_k8sio_api_networking_v1_IPAddressSpec(ref),
+		networkingv1.IPBlock{}.OpenAPIModelName():                                       schema_k8sio_api_networking_v1_IPBlock(ref),
+		networkingv1.Ingress{}.OpenAPIModelName():                                       schema_k8sio_api_networking_v1_Ingress(ref),
+		networkingv1.IngressBackend{}.OpenAPIModelName():                                schema_k8sio_api_networking_v1_IngressBackend(ref),
+		networkingv1.IngressClass{}.OpenAPIModelName():                                  schema_k8sio_api_networking_v1_IngressClass(ref),
+		networkingv1.IngressClassList{}.OpenAPIModelName():                              schema_k8sio_api_networking_v1_IngressClassList(ref),
+		networkingv1.IngressClassParametersReference{}.OpenAPIModelName():               schema_k8sio_api_networking_v1_IngressClassParametersReference(ref),
+		networkingv1.IngressClassSpec{}.OpenAPIModelName():                              schema_k8sio_api_networking_v1_IngressClassSpec(ref),
+		networkingv1.IngressList{}.OpenAPIModelName():                                   schema_k8sio_api_networking_v1_IngressList(ref),
+		networkingv1.IngressLoadBalancerIngress{}.OpenAPIModelName():                    schema_k8sio_api_networking_v1_IngressLoadBalancerIngress(ref),
+		networkingv1.IngressLoadBalancerStatus{}.OpenAPIModelName():                     schema_k8sio_api_networking_v1_IngressLoadBalancerStatus(ref),
+		networkingv1.IngressPortStatus{}.OpenAPIModelName():                             schema_k8sio_api_networking_v1_IngressPortStatus(ref),
+		networkingv1.IngressRule{}.OpenAPIModelName():                                   schema_k8sio_api_networking_v1_IngressRule(ref),
+		networkingv1.IngressRuleValue{}.OpenAPIModelName():                              schema_k8sio_api_networking_v1_IngressRuleValue(ref),
+		networkingv1.IngressServiceBackend{}.OpenAPIModelName():                         schema_k8sio_api_networking_v1_IngressServiceBackend(ref),
+		networkingv1.IngressSpec{}.OpenAPIModelName():                                   schema_k8sio_api_networking_v1_IngressSpec(ref),
+		networkingv1.IngressStatus{}.OpenAPIModelName():                                 schema_k8sio_api_networking_v1_IngressStatus(ref),
+		networkingv1.IngressTLS{}.OpenAPIModelName():                                    schema_k8sio_api_networking_v1_IngressTLS(ref),
+		networkingv1.NetworkPolicy{}.OpenAPIModelName():                                 schema_k8sio_api_networking_v1_NetworkPolicy(ref),
+		networkingv1.NetworkPolicyEgressRule{}.OpenAPIModelName():                       schema_k8sio_api_networking_v1_NetworkPolicyEgressRule(ref),
+		networkingv1.NetworkPolicyIngressRule{}.OpenAPIModelName():                      schema_k8sio_api_networking_v1_NetworkPolicyIngressRule(ref),
+		networkingv1.NetworkPolicyList{}.OpenAPIModelName():                             schema_k8sio_api_networking_v1_NetworkPolicyList(ref),
+		networkingv1.NetworkPolicyPeer{}.OpenAPIModelName():                             schema_k8sio_api_networking_v1_NetworkPolicyPeer(ref),
+		networkingv1.NetworkPolicyPort{}.OpenAPIModelName():                             schema_k8sio_api_networking_v1_NetworkPolicyPort(ref),
+		networkingv1.NetworkPolicySpec{}.OpenAPIModelName():                             schema_k8sio_api_networking_v1_NetworkPolicySpec(ref),
+		networkingv1.ParentReference{}.OpenAPIModelName():                               schema_k8sio_api_networking_v1_ParentReference(ref),
+		networkingv1.ServiceBackendPort{}.OpenAPIModelName():                            schema_k8sio_api_networking_v1_ServiceBackendPort(ref),
+		networkingv1.ServiceCIDR{}.OpenAPIModelName():                                   schema_k8sio_api_networking_v1_ServiceCIDR(ref),
+		networkingv1.ServiceCIDRList{}.OpenAPIModelName():                               schema_k8sio_api_networking_v1_ServiceCIDRList(ref),
+		networkingv1.ServiceCIDRSpec{}.OpenAPIModelName():                               schema_k8sio_api_networking_v1_ServiceCIDRSpec(ref),
+		networkingv1.ServiceCIDRStatus{}.OpenAPIModelName():                             schema_k8sio_api_networking_v1_ServiceCIDRStatus(ref),
+		apiextensionsv1.ConversionRequest{}.OpenAPIModelName():                          schema_pkg_apis_apiextensions_v1_ConversionRequest(ref),
+		apiextensionsv1.ConversionResponse{}.OpenAPIModelName():                         schema_pkg_apis_apiextensions_v1_ConversionResponse(ref),
+		apiextensionsv1.ConversionReview{}.OpenAPIModelName():                           schema_pkg_apis_apiextensions_v1_ConversionReview(ref),
+		apiextensionsv1.CustomResourceColumnDefinition{}.OpenAPIModelName():             schema_pkg_apis_apiextensions_v1_CustomResourceColumnDefinition(ref),
+		apiextensionsv1.CustomResourceConversion{}.OpenAPIModelName():                   schema_pkg_apis_apiextensions_v1_CustomResourceConversion(ref),
+		apiextensionsv1.CustomResourceDefinition{}.OpenAPIModelName():                   schema_pkg_apis_apiextensions_v1_CustomResourceDefinition(ref),
+		apiextensionsv1.CustomResourceDefinitionCondition{}.OpenAPIModelName():          schema_pkg_apis_apiextensions_v1_CustomResourceDefinitionCondition(ref),
+		apiextensionsv1.CustomResourceDefinitionList{}.OpenAPIModelName():               schema_pkg_apis_apiextensions_v1_CustomResourceDefinitionList(ref),
+		apiextensionsv1.CustomResourceDefinitionNames{}.OpenAPIModelName():              schema_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(ref),
+		apiextensionsv1.CustomResourceDefinitionSpec{}.OpenAPIModelName():               schema_pkg_apis_apiextensions_v1_CustomResourceDefinitionSpec(ref),
+		apiextensionsv1.CustomResourceDefinitionStatus{}.OpenAPIModelName():             schema_pkg_apis_apiextensions_v1_CustomResourceDefinitionStatus(ref),
+		apiextensionsv1.CustomResourceDefinitionVersion{}.OpenAPIModelName():            schema_pkg_apis_apiextensions_v1_CustomResourceDefinitionVersion(ref),
+		apiextensionsv1.CustomResourceSubresourceScale{}.OpenAPIModelName():             schema_pkg_apis_apiextensions_v1_CustomResourceSubresourceScale(ref),
+		apiextensionsv1.CustomResourceSubresourceStatus{}.OpenAPIModelName():            schema_pkg_apis_apiextensions_v1_CustomResourceSubresourceStatus(ref),
+		apiextensionsv1.CustomResourceSubresources{}.OpenAPIModelName():                 schema_pkg_apis_apiextensions_v1_CustomResourceSubresources(ref),
+		apiextensionsv1.CustomResourceValidation{}.OpenAPIModelName():                   schema_pkg_apis_apiextensions_v1_CustomResourceValidation(ref),
+		apiextensionsv1.ExternalDocumentation{}.OpenAPIModelName():                      schema_pkg_apis_apiextensions_v1_ExternalDocumentation(ref),
+		apiextensionsv1.JSON{}.OpenAPIModelName():                                       schema_pkg_apis_apiextensions_v1_JSON(ref),
+		apiextensionsv1.JSONSchemaProps{}.OpenAPIModelName():                            schema_pkg_apis_apiextensions_v1_JSONSchemaProps(ref),
+		apiextensionsv1.JSONSchemaPropsOrArray{}.OpenAPIModelName():                     schema_pkg_apis_apiextensions_v1_JSONSchemaPropsOrArray(ref),
+		apiextensionsv1.JSONSchemaPropsOrBool{}.OpenAPIModelName():                      schema_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(ref),
+		apiextensionsv1.JSONSchemaPropsOrStringArray{}.OpenAPIModelName():               schema_pkg_apis_apiextensions_v1_JSONSchemaPropsOrStringArray(ref),
+		apiextensionsv1.SelectableField{}.OpenAPIModelName():                            schema_pkg_apis_apiextensions_v1_SelectableField(ref),
+		apiextensionsv1.ServiceReference{}.OpenAPIModelName():                           schema_pkg_apis_apiextensions_v1_ServiceReference(ref),
+		apiextensionsv1.ValidationRule{}.OpenAPIModelName():                             schema_pkg_apis_apiextensions_v1_ValidationRule(ref),
+		apiextensionsv1.WebhookClientConfig{}.OpenAPIModelName():                        schema_pkg_apis_apiextensions_v1_WebhookClientConfig(ref),
+		apiextensionsv1.WebhookConversion{}.OpenAPIModelName():                          schema_pkg_apis_apiextensions_v1_WebhookConversion(ref),
+		resource.Quantity{}.OpenAPIModelName():                                          schema_apimachinery_pkg_api_resource_Quantity(ref),
+		metav1.APIGroup{}.OpenAPIModelName():                                            schema_pkg_apis_meta_v1_APIGroup(ref),
+		metav1.APIGroupList{}.OpenAPIModelName():                                        schema_pkg_apis_meta_v1_APIGroupList(ref),
+		metav1.APIResource{}.OpenAPIModelName():                                         schema_pkg_apis_meta_v1_APIResource(ref),
+		metav1.APIResourceList{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_APIResourceList(ref),
+		metav1.APIVersions{}.OpenAPIModelName():                                         schema_pkg_apis_meta_v1_APIVersions(ref),
+		metav1.ApplyOptions{}.OpenAPIModelName():                                        schema_pkg_apis_meta_v1_ApplyOptions(ref),
+		metav1.Condition{}.OpenAPIModelName():                                           schema_pkg_apis_meta_v1_Condition(ref),
+		metav1.CreateOptions{}.OpenAPIModelName():                                       schema_pkg_apis_meta_v1_CreateOptions(ref),
+		metav1.DeleteOptions{}.OpenAPIModelName():                                       schema_pkg_apis_meta_v1_DeleteOptions(ref),
+		metav1.Duration{}.OpenAPIModelName():                                            schema_pkg_apis_meta_v1_Duration(ref),
+		metav1.FieldSelectorRequirement{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_FieldSelectorRequirement(ref),
+		metav1.FieldsV1{}.OpenAPIModelName():                                            schema_pkg_apis_meta_v1_FieldsV1(ref),
+		metav1.GetOptions{}.OpenAPIModelName():                                          schema_pkg_apis_meta_v1_GetOptions(ref),
+		metav1.GroupKind{}.OpenAPIModelName():                                           schema_pkg_apis_meta_v1_GroupKind(ref),
+		metav1.GroupResource{}.OpenAPIModelName():                                       schema_pkg_apis_meta_v1_GroupResource(ref),
+		metav1.GroupVersion{}.OpenAPIModelName():                                        schema_pkg_apis_meta_v1_GroupVersion(ref),
+		metav1.GroupVersionForDiscovery{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_GroupVersionForDiscovery(ref),
+		metav1.GroupVersionKind{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_GroupVersionKind(ref),
+		metav1.GroupVersionResource{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_GroupVersionResource(ref),
+		metav1.InternalEvent{}.OpenAPIModelName():                                       schema_pkg_apis_meta_v1_InternalEvent(ref),
+		metav1.LabelSelector{}.OpenAPIModelName():                                       schema_pkg_apis_meta_v1_LabelSelector(ref),
+		metav1.LabelSelectorRequirement{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_LabelSelectorRequirement(ref),
+		metav1.List{}.OpenAPIModelName():                                                schema_pkg_apis_meta_v1_List(ref),
+		metav1.ListMeta{}.OpenAPIModelName():                                            schema_pkg_apis_meta_v1_ListMeta(ref),
+		metav1.ListOptions{}.OpenAPIModelName():                                         schema_pkg_apis_meta_v1_ListOptions(ref),
+		metav1.ManagedFieldsEntry{}.OpenAPIModelName():                                  schema_pkg_apis_meta_v1_ManagedFieldsEntry(ref),
+		metav1.MicroTime{}.OpenAPIModelName():                                           schema_pkg_apis_meta_v1_MicroTime(ref),
+		metav1.ObjectMeta{}.OpenAPIModelName():                                          schema_pkg_apis_meta_v1_ObjectMeta(ref),
+		metav1.OwnerReference{}.OpenAPIModelName():                                      schema_pkg_apis_meta_v1_OwnerReference(ref),
+		metav1.PartialObjectMetadata{}.OpenAPIModelName():                               schema_pkg_apis_meta_v1_PartialObjectMetadata(ref),
+		metav1.PartialObjectMetadataList{}.OpenAPIModelName():                           schema_pkg_apis_meta_v1_PartialObjectMetadataList(ref),
+		metav1.Patch{}.OpenAPIModelName():                                               schema_pkg_apis_meta_v1_Patch(ref),
+		metav1.PatchOptions{}.OpenAPIModelName():                                        schema_pkg_apis_meta_v1_PatchOptions(ref),
+		metav1.Preconditions{}.OpenAPIModelName():                                       schema_pkg_apis_meta_v1_Preconditions(ref),
+		metav1.RootPaths{}.OpenAPIModelName():                                           schema_pkg_apis_meta_v1_RootPaths(ref),
+		metav1.ServerAddressByClientCIDR{}.OpenAPIModelName():                           schema_pkg_apis_meta_v1_ServerAddressByClientCIDR(ref),
+		metav1.ShardInfo{}.OpenAPIModelName():                                           schema_pkg_apis_meta_v1_ShardInfo(ref),
+		metav1.Status{}.OpenAPIModelName():                                              schema_pkg_apis_meta_v1_Status(ref),
+		metav1.StatusCause{}.OpenAPIModelName():                                         schema_pkg_apis_meta_v1_StatusCause(ref),
+		metav1.StatusDetails{}.OpenAPIModelName():                                       schema_pkg_apis_meta_v1_StatusDetails(ref),
+		metav1.Table{}.OpenAPIModelName():                                               schema_pkg_apis_meta_v1_Table(ref),
+		metav1.TableColumnDefinition{}.OpenAPIModelName():                               schema_pkg_apis_meta_v1_TableColumnDefinition(ref),
+		metav1.TableOptions{}.OpenAPIModelName():                                        schema_pkg_apis_meta_v1_TableOptions(ref),
+		metav1.TableRow{}.OpenAPIModelName():                                            schema_pkg_apis_meta_v1_TableRow(ref),
+		metav1.TableRowCondition{}.OpenAPIModelName():                                   schema_pkg_apis_meta_v1_TableRowCondition(ref),
+		metav1.Time{}.OpenAPIModelName():                                                schema_pkg_apis_meta_v1_Time(ref),
+		metav1.Timestamp{}.OpenAPIModelName():                                           schema_pkg_apis_meta_v1_Timestamp(ref),
+		metav1.TypeMeta{}.OpenAPIModelName():                                            schema_pkg_apis_meta_v1_TypeMeta(ref),
+		metav1.UpdateOptions{}.OpenAPIModelName():                                       schema_pkg_apis_meta_v1_UpdateOptions(ref),
+		metav1.WatchEvent{}.OpenAPIModelName():                                          schema_pkg_apis_meta_v1_WatchEvent(ref),
+		runtime.RawExtension{}.OpenAPIModelName():                                       schema_k8sio_apimachinery_pkg_runtime_RawExtension(ref),
+		runtime.TypeMeta{}.OpenAPIModelName():                                           schema_k8sio_apimachinery_pkg_runtime_TypeMeta(ref),
+		runtime.Unknown{}.OpenAPIModelName():                                            schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
+		version.Info{}.OpenAPIModelName():                                               schema_k8sio_apimachinery_pkg_version_Info(ref),
 	}
 }
 
@@ -681,7 +691,7 @@ func schema_flotilla_apis_apps_v1alpha1_ObservedWorkload(ref common.ReferenceCal
 						SchemaProps: spec.SchemaProps{
 							Description: "Workload is the workload.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/apps/v1alpha1.ObjectReference"),
+							Ref:         ref(v1alpha1.ObjectReference{}.OpenAPIModelName()),
 						},
 					},
 					"result": {
@@ -703,7 +713,7 @@ func schema_flotilla_apis_apps_v1alpha1_ObservedWorkload(ref common.ReferenceCal
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/apps/v1alpha1.ObjectReference"},
+			v1alpha1.ObjectReference{}.OpenAPIModelName()},
 	}
 }
 
@@ -738,14 +748,14 @@ func schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancer(ref common.ReferenceC
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is the workloads to reschedule.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/apps/v1alpha1.WorkloadRebalancerSpec"),
+							Ref:         ref(v1alpha1.WorkloadRebalancerSpec{}.OpenAPIModelName()),
 						},
 					},
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Status is the result for each workload.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/apps/v1alpha1.WorkloadRebalancerStatus"),
+							Ref:         ref(v1alpha1.WorkloadRebalancerStatus{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -753,7 +763,7 @@ func schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancer(ref common.ReferenceC
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/apps/v1alpha1.WorkloadRebalancerSpec", "github.com/flotilla-io/flotilla/apis/apps/v1alpha1.WorkloadRebalancerStatus", metav1.ObjectMeta{}.OpenAPIModelName()},
+			v1alpha1.WorkloadRebalancerSpec{}.OpenAPIModelName(), v1alpha1.WorkloadRebalancerStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -792,7 +802,7 @@ func schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancerList(ref common.Refere
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/apps/v1alpha1.WorkloadRebalancer"),
+										Ref:     ref(v1alpha1.WorkloadRebalancer{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -803,7 +813,7 @@ func schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancerList(ref common.Refere
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/apps/v1alpha1.WorkloadRebalancer", metav1.ListMeta{}.OpenAPIModelName()},
+			v1alpha1.WorkloadRebalancer{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -822,7 +832,7 @@ func schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancerSpec(ref common.Refere
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/apps/v1alpha1.ObjectReference"),
+										Ref:     ref(v1alpha1.ObjectReference{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -840,7 +850,7 @@ func schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancerSpec(ref common.Refere
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/apps/v1alpha1.ObjectReference"},
+			v1alpha1.ObjectReference{}.OpenAPIModelName()},
 	}
 }
 
@@ -859,7 +869,7 @@ func schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancerStatus(ref common.Refe
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/apps/v1alpha1.ObservedWorkload"),
+										Ref:     ref(v1alpha1.ObservedWorkload{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -882,7 +892,7 @@ func schema_flotilla_apis_apps_v1alpha1_WorkloadRebalancerStatus(ref common.Refe
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/apps/v1alpha1.ObservedWorkload", metav1.Time{}.OpenAPIModelName()},
+			v1alpha1.ObservedWorkload{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -917,14 +927,14 @@ func schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPA(ref common.Refer
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is the target and the scheduled rules.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.CronFederatedHPASpec"),
+							Ref:         ref(autoscalingv1alpha1.CronFederatedHPASpec{}.OpenAPIModelName()),
 						},
 					},
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Status records the executions of each rule.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.CronFederatedHPAStatus"),
+							Ref:         ref(autoscalingv1alpha1.CronFederatedHPAStatus{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -932,7 +942,7 @@ func schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPA(ref common.Refer
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.CronFederatedHPASpec", "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.CronFederatedHPAStatus", metav1.ObjectMeta{}.OpenAPIModelName()},
+			autoscalingv1alpha1.CronFederatedHPASpec{}.OpenAPIModelName(), autoscalingv1alpha1.CronFederatedHPAStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -971,7 +981,7 @@ func schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPAList(ref common.R
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.CronFederatedHPA"),
+										Ref:     ref(autoscalingv1alpha1.CronFederatedHPA{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -982,7 +992,7 @@ func schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPAList(ref common.R
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.CronFederatedHPA", metav1.ListMeta{}.OpenAPIModelName()},
+			autoscalingv1alpha1.CronFederatedHPA{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -1087,7 +1097,7 @@ func schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPASpec(ref common.R
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.CronFederatedHPARule"),
+										Ref:     ref(autoscalingv1alpha1.CronFederatedHPARule{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1098,7 +1108,7 @@ func schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPASpec(ref common.R
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.CronFederatedHPARule", v2.CrossVersionObjectReference{}.OpenAPIModelName()},
+			autoscalingv1alpha1.CronFederatedHPARule{}.OpenAPIModelName(), v2.CrossVersionObjectReference{}.OpenAPIModelName()},
 	}
 }
 
@@ -1117,7 +1127,7 @@ func schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPAStatus(ref common
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.ExecutionHistory"),
+										Ref:     ref(autoscalingv1alpha1.ExecutionHistory{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1127,7 +1137,7 @@ func schema_flotilla_apis_autoscaling_v1alpha1_CronFederatedHPAStatus(ref common
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.ExecutionHistory"},
+			autoscalingv1alpha1.ExecutionHistory{}.OpenAPIModelName()},
 	}
 }
 
@@ -1160,7 +1170,7 @@ func schema_flotilla_apis_autoscaling_v1alpha1_ExecutionHistory(ref common.Refer
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.SuccessfulExecution"),
+										Ref:     ref(autoscalingv1alpha1.SuccessfulExecution{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1174,7 +1184,7 @@ func schema_flotilla_apis_autoscaling_v1alpha1_ExecutionHistory(ref common.Refer
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.FailedExecution"),
+										Ref:     ref(autoscalingv1alpha1.FailedExecution{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1185,7 +1195,7 @@ func schema_flotilla_apis_autoscaling_v1alpha1_ExecutionHistory(ref common.Refer
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.FailedExecution", "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.SuccessfulExecution", metav1.Time{}.OpenAPIModelName()},
+			autoscalingv1alpha1.FailedExecution{}.OpenAPIModelName(), autoscalingv1alpha1.SuccessfulExecution{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -1256,7 +1266,7 @@ func schema_flotilla_apis_autoscaling_v1alpha1_FederatedHPA(ref common.Reference
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is the target, the bounds, the metrics and the scaling behavior.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.FederatedHPASpec"),
+							Ref:         ref(autoscalingv1alpha1.FederatedHPASpec{}.OpenAPIModelName()),
 						},
 					},
 					"status": {
@@ -1271,7 +1281,7 @@ func schema_flotilla_apis_autoscaling_v1alpha1_FederatedHPA(ref common.Reference
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.FederatedHPASpec", v2.HorizontalPodAutoscalerStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+			autoscalingv1alpha1.FederatedHPASpec{}.OpenAPIModelName(), v2.HorizontalPodAutoscalerStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -1310,7 +1320,7 @@ func schema_flotilla_apis_autoscaling_v1alpha1_FederatedHPAList(ref common.Refer
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.FederatedHPA"),
+										Ref:     ref(autoscalingv1alpha1.FederatedHPA{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1321,7 +1331,7 @@ func schema_flotilla_apis_autoscaling_v1alpha1_FederatedHPAList(ref common.Refer
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1.FederatedHPA", metav1.ListMeta{}.OpenAPIModelName()},
+			autoscalingv1alpha1.FederatedHPA{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -1460,7 +1470,7 @@ func schema_flotilla_apis_cluster_v1alpha1_APIEnablement(ref common.ReferenceCal
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.APIResource"),
+										Ref:     ref(clusterv1alpha1.APIResource{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1471,7 +1481,7 @@ func schema_flotilla_apis_cluster_v1alpha1_APIEnablement(ref common.ReferenceCal
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.APIResource"},
+			clusterv1alpha1.APIResource{}.OpenAPIModelName()},
 	}
 }
 
@@ -1566,14 +1576,14 @@ func schema_flotilla_apis_cluster_v1alpha1_Cluster(ref common.ReferenceCallback)
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is how to reach and place workloads on the cluster.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ClusterSpec"),
+							Ref:         ref(clusterv1alpha1.ClusterSpec{}.OpenAPIModelName()),
 						},
 					},
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Status is the cluster's observed state.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ClusterStatus"),
+							Ref:         ref(clusterv1alpha1.ClusterStatus{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -1581,7 +1591,7 @@ func schema_flotilla_apis_cluster_v1alpha1_Cluster(ref common.ReferenceCallback)
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ClusterSpec", "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ClusterStatus", metav1.ObjectMeta{}.OpenAPIModelName()},
+			clusterv1alpha1.ClusterSpec{}.OpenAPIModelName(), clusterv1alpha1.ClusterStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -1620,7 +1630,7 @@ func schema_flotilla_apis_cluster_v1alpha1_ClusterList(ref common.ReferenceCallb
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.Cluster"),
+										Ref:     ref(clusterv1alpha1.Cluster{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1631,7 +1641,7 @@ func schema_flotilla_apis_cluster_v1alpha1_ClusterList(ref common.ReferenceCallb
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.Cluster", metav1.ListMeta{}.OpenAPIModelName()},
+			clusterv1alpha1.Cluster{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -1701,13 +1711,13 @@ func schema_flotilla_apis_cluster_v1alpha1_ClusterSpec(ref common.ReferenceCallb
 					"secretRef": {
 						SchemaProps: spec.SchemaProps{
 							Description: "SecretRef names the Secret holding the control plane's credentials for the cluster (keys token and caBundle).",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.LocalSecretReference"),
+							Ref:         ref(clusterv1alpha1.LocalSecretReference{}.OpenAPIModelName()),
 						},
 					},
 					"impersonatorSecretRef": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ImpersonatorSecretRef names the Secret holding the token of the member service account allowed to impersonate users (key token).",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.LocalSecretReference"),
+							Ref:         ref(clusterv1alpha1.LocalSecretReference{}.OpenAPIModelName()),
 						},
 					},
 					"insecureSkipTLSVerification": {
@@ -1798,7 +1808,7 @@ func schema_flotilla_apis_cluster_v1alpha1_ClusterSpec(ref common.ReferenceCallb
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ResourceModel"),
+										Ref:     ref(clusterv1alpha1.ResourceModel{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1809,7 +1819,7 @@ func schema_flotilla_apis_cluster_v1alpha1_ClusterSpec(ref common.ReferenceCallb
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.LocalSecretReference", "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ResourceModel", corev1.Taint{}.OpenAPIModelName()},
+			clusterv1alpha1.LocalSecretReference{}.OpenAPIModelName(), clusterv1alpha1.ResourceModel{}.OpenAPIModelName(), corev1.Taint{}.OpenAPIModelName()},
 	}
 }
 
@@ -1835,7 +1845,7 @@ func schema_flotilla_apis_cluster_v1alpha1_ClusterStatus(ref common.ReferenceCal
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.APIEnablement"),
+										Ref:     ref(clusterv1alpha1.APIEnablement{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1858,13 +1868,13 @@ func schema_flotilla_apis_cluster_v1alpha1_ClusterStatus(ref common.ReferenceCal
 					"nodeSummary": {
 						SchemaProps: spec.SchemaProps{
 							Description: "NodeSummary counts the cluster's nodes.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.NodeSummary"),
+							Ref:         ref(clusterv1alpha1.NodeSummary{}.OpenAPIModelName()),
 						},
 					},
 					"resourceSummary": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ResourceSummary sums the cluster's resources.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ResourceSummary"),
+							Ref:         ref(clusterv1alpha1.ResourceSummary{}.OpenAPIModelName()),
 						},
 					},
 					"remedyActions": {
@@ -1886,7 +1896,7 @@ func schema_flotilla_apis_cluster_v1alpha1_ClusterStatus(ref common.ReferenceCal
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.APIEnablement", "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.NodeSummary", "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ResourceSummary", metav1.Condition{}.OpenAPIModelName()},
+			clusterv1alpha1.APIEnablement{}.OpenAPIModelName(), clusterv1alpha1.NodeSummary{}.OpenAPIModelName(), clusterv1alpha1.ResourceSummary{}.OpenAPIModelName(), metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -1970,7 +1980,7 @@ func schema_flotilla_apis_cluster_v1alpha1_ResourceModel(ref common.ReferenceCal
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ResourceModelRange"),
+										Ref:     ref(clusterv1alpha1.ResourceModelRange{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1981,7 +1991,7 @@ func schema_flotilla_apis_cluster_v1alpha1_ResourceModel(ref common.ReferenceCal
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.ResourceModelRange"},
+			clusterv1alpha1.ResourceModelRange{}.OpenAPIModelName()},
 	}
 }
 
@@ -2078,7 +2088,7 @@ func schema_flotilla_apis_cluster_v1alpha1_ResourceSummary(ref common.ReferenceC
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.AllocatableModeling"),
+										Ref:     ref(clusterv1alpha1.AllocatableModeling{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2088,7 +2098,7 @@ func schema_flotilla_apis_cluster_v1alpha1_ResourceSummary(ref common.ReferenceC
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.AllocatableModeling", resource.Quantity{}.OpenAPIModelName()},
+			clusterv1alpha1.AllocatableModeling{}.OpenAPIModelName(), resource.Quantity{}.OpenAPIModelName()},
 	}
 }
 
@@ -2124,56 +2134,56 @@ func schema_flotilla_apis_config_v1alpha1_CustomizationRules(ref common.Referenc
 					"retention": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Retention keeps values changed in member clusters (operation Retain, function Retain).",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.LocalValueRetention"),
+							Ref:         ref(configv1alpha1.LocalValueRetention{}.OpenAPIModelName()),
 						},
 					},
 					"replicaResource": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ReplicaResource reports replicas and per-replica requirements (InterpretReplica, GetReplicas).",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.ReplicaResourceRequirement"),
+							Ref:         ref(configv1alpha1.ReplicaResourceRequirement{}.OpenAPIModelName()),
 						},
 					},
 					"componentResource": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ComponentResource reports the components of a multi-template workload (InterpretComponent, GetComponents).",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.ComponentResourceRequirement"),
+							Ref:         ref(configv1alpha1.ComponentResourceRequirement{}.OpenAPIModelName()),
 						},
 					},
 					"replicaRevision": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ReplicaRevision sets the replicas of the object for one cluster (ReviseReplica, ReviseReplica).",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.ReplicaRevision"),
+							Ref:         ref(configv1alpha1.ReplicaRevision{}.OpenAPIModelName()),
 						},
 					},
 					"statusReflection": {
 						SchemaProps: spec.SchemaProps{
 							Description: "StatusReflection picks the status reported from a member (InterpretStatus, ReflectStatus).",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.StatusReflection"),
+							Ref:         ref(configv1alpha1.StatusReflection{}.OpenAPIModelName()),
 						},
 					},
 					"statusAggregation": {
 						SchemaProps: spec.SchemaProps{
 							Description: "StatusAggregation folds member statuses into the template (AggregateStatus, AggregateStatus).",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.StatusAggregation"),
+							Ref:         ref(configv1alpha1.StatusAggregation{}.OpenAPIModelName()),
 						},
 					},
 					"healthInterpretation": {
 						SchemaProps: spec.SchemaProps{
 							Description: "HealthInterpretation says whether a member's object is healthy (InterpretHealth, InterpretHealth).",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.HealthInterpretation"),
+							Ref:         ref(configv1alpha1.HealthInterpretation{}.OpenAPIModelName()),
 						},
 					},
 					"dependencyInterpretation": {
 						SchemaProps: spec.SchemaProps{
 							Description: "DependencyInterpretation lists the objects the resource depends on (InterpretDependency, GetDependencies).",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.DependencyInterpretation"),
+							Ref:         ref(configv1alpha1.DependencyInterpretation{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ComponentResourceRequirement", "github.com/flotilla-io/flotilla/apis/config/v1alpha1.DependencyInterpretation", "github.com/flotilla-io/flotilla/apis/config/v1alpha1.HealthInterpretation", "github.com/flotilla-io/flotilla/apis/config/v1alpha1.LocalValueRetention", "github.com/flotilla-io/flotilla/apis/config/v1alpha1.ReplicaResourceRequirement", "github.com/flotilla-io/flotilla/apis/config/v1alpha1.ReplicaRevision", "github.com/flotilla-io/flotilla/apis/config/v1alpha1.StatusAggregation", "github.com/flotilla-io/flotilla/apis/config/v1alpha1.StatusReflection"},
+			configv1alpha1.ComponentResourceRequirement{}.OpenAPIModelName(), configv1alpha1.DependencyInterpretation{}.OpenAPIModelName(), configv1alpha1.HealthInterpretation{}.OpenAPIModelName(), configv1alpha1.LocalValueRetention{}.OpenAPIModelName(), configv1alpha1.ReplicaResourceRequirement{}.OpenAPIModelName(), configv1alpha1.ReplicaRevision{}.OpenAPIModelName(), configv1alpha1.StatusAggregation{}.OpenAPIModelName(), configv1alpha1.StatusReflection{}.OpenAPIModelName()},
 	}
 }
 
@@ -2474,20 +2484,20 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterContext(ref common.
 					"request": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Request is what the control plane asks.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterRequest"),
+							Ref:         ref(configv1alpha1.ResourceInterpreterRequest{}.OpenAPIModelName()),
 						},
 					},
 					"response": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Response is what the webhook answers.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterResponse"),
+							Ref:         ref(configv1alpha1.ResourceInterpreterResponse{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterRequest", "github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterResponse"},
+			configv1alpha1.ResourceInterpreterRequest{}.OpenAPIModelName(), configv1alpha1.ResourceInterpreterResponse{}.OpenAPIModelName()},
 	}
 }
 
@@ -2522,7 +2532,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterCustomization(ref c
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is the target kind and its interpretation rules.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterCustomizationSpec"),
+							Ref:         ref(configv1alpha1.ResourceInterpreterCustomizationSpec{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -2530,7 +2540,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterCustomization(ref c
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterCustomizationSpec", metav1.ObjectMeta{}.OpenAPIModelName()},
+			configv1alpha1.ResourceInterpreterCustomizationSpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -2569,7 +2579,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterCustomizationList(r
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterCustomization"),
+										Ref:     ref(configv1alpha1.ResourceInterpreterCustomization{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2580,7 +2590,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterCustomizationList(r
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterCustomization", metav1.ListMeta{}.OpenAPIModelName()},
+			configv1alpha1.ResourceInterpreterCustomization{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -2595,14 +2605,14 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterCustomizationSpec(r
 						SchemaProps: spec.SchemaProps{
 							Description: "Target is the kind of resource the rules apply to.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.CustomizationTarget"),
+							Ref:         ref(configv1alpha1.CustomizationTarget{}.OpenAPIModelName()),
 						},
 					},
 					"customizations": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Customizations are the interpretation rules, one per operation.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.CustomizationRules"),
+							Ref:         ref(configv1alpha1.CustomizationRules{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -2610,7 +2620,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterCustomizationSpec(r
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/config/v1alpha1.CustomizationRules", "github.com/flotilla-io/flotilla/apis/config/v1alpha1.CustomizationTarget"},
+			configv1alpha1.CustomizationRules{}.OpenAPIModelName(), configv1alpha1.CustomizationTarget{}.OpenAPIModelName()},
 	}
 }
 
@@ -2686,7 +2696,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterRequest(ref common.
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.AggregatedStatusItem"),
+										Ref:     ref(v1alpha2.AggregatedStatusItem{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2697,7 +2707,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterRequest(ref common.
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha2.AggregatedStatusItem", metav1.GroupVersionKind{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName()},
+			v1alpha2.AggregatedStatusItem{}.OpenAPIModelName(), metav1.GroupVersionKind{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName()},
 	}
 }
 
@@ -2727,7 +2737,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterResponse(ref common
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Status explains a failure; ignored when Successful is true.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.RequestStatus"),
+							Ref:         ref(configv1alpha1.RequestStatus{}.OpenAPIModelName()),
 						},
 					},
 					"patch": {
@@ -2747,7 +2757,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterResponse(ref common
 					"replicaRequirements": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ReplicaRequirements are the requirements of each replica, for InterpretReplica.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.ReplicaRequirements"),
+							Ref:         ref(v1alpha2.ReplicaRequirements{}.OpenAPIModelName()),
 						},
 					},
 					"replicas": {
@@ -2765,7 +2775,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterResponse(ref common
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.Component"),
+										Ref:     ref(v1alpha2.Component{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2779,7 +2789,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterResponse(ref common
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.DependentObjectReference"),
+										Ref:     ref(configv1alpha1.DependentObjectReference{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2803,7 +2813,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterResponse(ref common
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/config/v1alpha1.DependentObjectReference", "github.com/flotilla-io/flotilla/apis/config/v1alpha1.RequestStatus", "github.com/flotilla-io/flotilla/apis/work/v1alpha2.Component", "github.com/flotilla-io/flotilla/apis/work/v1alpha2.ReplicaRequirements", runtime.RawExtension{}.OpenAPIModelName()},
+			configv1alpha1.DependentObjectReference{}.OpenAPIModelName(), configv1alpha1.RequestStatus{}.OpenAPIModelName(), v1alpha2.Component{}.OpenAPIModelName(), v1alpha2.ReplicaRequirements{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName()},
 	}
 }
 
@@ -2837,7 +2847,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterWebhook(ref common.
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.RuleWithOperations"),
+										Ref:     ref(configv1alpha1.RuleWithOperations{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2870,7 +2880,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterWebhook(ref common.
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/config/v1alpha1.RuleWithOperations", v1.WebhookClientConfig{}.OpenAPIModelName()},
+			configv1alpha1.RuleWithOperations{}.OpenAPIModelName(), v1.WebhookClientConfig{}.OpenAPIModelName()},
 	}
 }
 
@@ -2909,7 +2919,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterWebhookConfiguratio
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterWebhook"),
+										Ref:     ref(configv1alpha1.ResourceInterpreterWebhook{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2920,7 +2930,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterWebhookConfiguratio
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterWebhook", metav1.ObjectMeta{}.OpenAPIModelName()},
+			configv1alpha1.ResourceInterpreterWebhook{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -2959,7 +2969,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterWebhookConfiguratio
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterWebhookConfiguration"),
+										Ref:     ref(configv1alpha1.ResourceInterpreterWebhookConfiguration{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2970,7 +2980,7 @@ func schema_flotilla_apis_config_v1alpha1_ResourceInterpreterWebhookConfiguratio
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/config/v1alpha1.ResourceInterpreterWebhookConfiguration", metav1.ListMeta{}.OpenAPIModelName()},
+			configv1alpha1.ResourceInterpreterWebhookConfiguration{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -3266,14 +3276,14 @@ func schema_flotilla_apis_networking_v1alpha1_MultiClusterIngress(ref common.Ref
 						SchemaProps: spec.SchemaProps{
 							Description: "Status is the load balancer state and where the backends run.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/networking/v1alpha1.MultiClusterIngressStatus"),
+							Ref:         ref(networkingv1alpha1.MultiClusterIngressStatus{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.MultiClusterIngressStatus", networkingv1.IngressSpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+			networkingv1alpha1.MultiClusterIngressStatus{}.OpenAPIModelName(), networkingv1.IngressSpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -3312,7 +3322,7 @@ func schema_flotilla_apis_networking_v1alpha1_MultiClusterIngressList(ref common
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/networking/v1alpha1.MultiClusterIngress"),
+										Ref:     ref(networkingv1alpha1.MultiClusterIngress{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -3323,7 +3333,7 @@ func schema_flotilla_apis_networking_v1alpha1_MultiClusterIngressList(ref common
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.MultiClusterIngress", metav1.ListMeta{}.OpenAPIModelName()},
+			networkingv1alpha1.MultiClusterIngress{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -3364,7 +3374,7 @@ func schema_flotilla_apis_networking_v1alpha1_MultiClusterIngressStatus(ref comm
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/networking/v1alpha1.ServiceLocation"),
+										Ref:     ref(networkingv1alpha1.ServiceLocation{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -3374,7 +3384,7 @@ func schema_flotilla_apis_networking_v1alpha1_MultiClusterIngressStatus(ref comm
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.ServiceLocation", networkingv1.IngressLoadBalancerStatus{}.OpenAPIModelName()},
+			networkingv1alpha1.ServiceLocation{}.OpenAPIModelName(), networkingv1.IngressLoadBalancerStatus{}.OpenAPIModelName()},
 	}
 }
 
@@ -3409,7 +3419,7 @@ func schema_flotilla_apis_networking_v1alpha1_MultiClusterService(ref common.Ref
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is how and where the Service is exposed.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/networking/v1alpha1.MultiClusterServiceSpec"),
+							Ref:         ref(networkingv1alpha1.MultiClusterServiceSpec{}.OpenAPIModelName()),
 						},
 					},
 					"status": {
@@ -3424,7 +3434,7 @@ func schema_flotilla_apis_networking_v1alpha1_MultiClusterService(ref common.Ref
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.MultiClusterServiceSpec", corev1.ServiceStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+			networkingv1alpha1.MultiClusterServiceSpec{}.OpenAPIModelName(), corev1.ServiceStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -3463,7 +3473,7 @@ func schema_flotilla_apis_networking_v1alpha1_MultiClusterServiceList(ref common
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/networking/v1alpha1.MultiClusterService"),
+										Ref:     ref(networkingv1alpha1.MultiClusterService{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -3474,7 +3484,7 @@ func schema_flotilla_apis_networking_v1alpha1_MultiClusterServiceList(ref common
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.MultiClusterService", metav1.ListMeta{}.OpenAPIModelName()},
+			networkingv1alpha1.MultiClusterService{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -3508,7 +3518,7 @@ func schema_flotilla_apis_networking_v1alpha1_MultiClusterServiceSpec(ref common
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/networking/v1alpha1.ExposurePort"),
+										Ref:     ref(networkingv1alpha1.ExposurePort{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -3518,7 +3528,7 @@ func schema_flotilla_apis_networking_v1alpha1_MultiClusterServiceSpec(ref common
 						SchemaProps: spec.SchemaProps{
 							Description: "Range is the clusters to expose to, for CrossCluster. Deprecated: use ProviderClusters and ConsumerClusters.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/networking/v1alpha1.ExposureRange"),
+							Ref:         ref(networkingv1alpha1.ExposureRange{}.OpenAPIModelName()),
 						},
 					},
 					"serviceProvisionClusters": {
@@ -3559,7 +3569,7 @@ func schema_flotilla_apis_networking_v1alpha1_MultiClusterServiceSpec(ref common
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/networking/v1alpha1.ClusterSelector"),
+										Ref:     ref(networkingv1alpha1.ClusterSelector{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -3573,7 +3583,7 @@ func schema_flotilla_apis_networking_v1alpha1_MultiClusterServiceSpec(ref common
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/networking/v1alpha1.ClusterSelector"),
+										Ref:     ref(networkingv1alpha1.ClusterSelector{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -3584,7 +3594,7 @@ func schema_flotilla_apis_networking_v1alpha1_MultiClusterServiceSpec(ref common
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/networking/v1alpha1.ClusterSelector", "github.com/flotilla-io/flotilla/apis/networking/v1alpha1.ExposurePort", "github.com/flotilla-io/flotilla/apis/networking/v1alpha1.ExposureRange"},
+			networkingv1alpha1.ClusterSelector{}.OpenAPIModelName(), networkingv1alpha1.ExposurePort{}.OpenAPIModelName(), networkingv1alpha1.ExposureRange{}.OpenAPIModelName()},
 	}
 }
 
@@ -3636,7 +3646,7 @@ func schema_flotilla_apis_policy_v1alpha1_ApplicationFailoverBehavior(ref common
 						SchemaProps: spec.SchemaProps{
 							Description: "DecisionConditions must all hold before the application fails over.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.DecisionConditions"),
+							Ref:         ref(policyv1alpha1.DecisionConditions{}.OpenAPIModelName()),
 						},
 					},
 					"purgeMode": {
@@ -3656,7 +3666,7 @@ func schema_flotilla_apis_policy_v1alpha1_ApplicationFailoverBehavior(ref common
 					"statePreservation": {
 						SchemaProps: spec.SchemaProps{
 							Description: "StatePreservation carries state of the old application to the new one.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.StatePreservation"),
+							Ref:         ref(policyv1alpha1.StatePreservation{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -3664,7 +3674,7 @@ func schema_flotilla_apis_policy_v1alpha1_ApplicationFailoverBehavior(ref common
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.DecisionConditions", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.StatePreservation"},
+			policyv1alpha1.DecisionConditions{}.OpenAPIModelName(), policyv1alpha1.StatePreservation{}.OpenAPIModelName()},
 	}
 }
 
@@ -3684,7 +3694,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterAffinity(ref common.ReferenceCa
 					"fieldSelector": {
 						SchemaProps: spec.SchemaProps{
 							Description: "FieldSelector selects clusters by provider, region or zone.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FieldSelector"),
+							Ref:         ref(policyv1alpha1.FieldSelector{}.OpenAPIModelName()),
 						},
 					},
 					"clusterNames": {
@@ -3721,7 +3731,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterAffinity(ref common.ReferenceCa
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FieldSelector", metav1.LabelSelector{}.OpenAPIModelName()},
+			policyv1alpha1.FieldSelector{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
 	}
 }
 
@@ -3749,7 +3759,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterAffinityTerm(ref common.Referen
 					"fieldSelector": {
 						SchemaProps: spec.SchemaProps{
 							Description: "FieldSelector selects clusters by provider, region or zone.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FieldSelector"),
+							Ref:         ref(policyv1alpha1.FieldSelector{}.OpenAPIModelName()),
 						},
 					},
 					"clusterNames": {
@@ -3790,7 +3800,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterAffinityTerm(ref common.Referen
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.OverflowClusterAffinity"),
+										Ref:     ref(policyv1alpha1.OverflowClusterAffinity{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -3801,7 +3811,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterAffinityTerm(ref common.Referen
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FieldSelector", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.OverflowClusterAffinity", metav1.LabelSelector{}.OpenAPIModelName()},
+			policyv1alpha1.FieldSelector{}.OpenAPIModelName(), policyv1alpha1.OverflowClusterAffinity{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
 	}
 }
 
@@ -3822,14 +3832,14 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterFailoverBehavior(ref common.Ref
 					"statePreservation": {
 						SchemaProps: spec.SchemaProps{
 							Description: "StatePreservation carries state of the old application to the new one.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.StatePreservation"),
+							Ref:         ref(policyv1alpha1.StatePreservation{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.StatePreservation"},
+			policyv1alpha1.StatePreservation{}.OpenAPIModelName()},
 	}
 }
 
@@ -3864,7 +3874,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterOverridePolicy(ref common.Refer
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is what to override, where and how.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.OverrideSpec"),
+							Ref:         ref(policyv1alpha1.OverrideSpec{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -3872,7 +3882,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterOverridePolicy(ref common.Refer
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.OverrideSpec", metav1.ObjectMeta{}.OpenAPIModelName()},
+			policyv1alpha1.OverrideSpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -3911,7 +3921,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterOverridePolicyList(ref common.R
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterOverridePolicy"),
+										Ref:     ref(policyv1alpha1.ClusterOverridePolicy{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -3922,7 +3932,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterOverridePolicyList(ref common.R
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterOverridePolicy", metav1.ListMeta{}.OpenAPIModelName()},
+			policyv1alpha1.ClusterOverridePolicy{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -3941,7 +3951,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterPreferences(ref common.Referenc
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.StaticClusterWeight"),
+										Ref:     ref(policyv1alpha1.StaticClusterWeight{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -3958,7 +3968,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterPreferences(ref common.Referenc
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.StaticClusterWeight"},
+			policyv1alpha1.StaticClusterWeight{}.OpenAPIModelName()},
 	}
 }
 
@@ -3993,7 +4003,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterPropagationPolicy(ref common.Re
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is what to propagate and where.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.PropagationSpec"),
+							Ref:         ref(policyv1alpha1.PropagationSpec{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -4001,7 +4011,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterPropagationPolicy(ref common.Re
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.PropagationSpec", metav1.ObjectMeta{}.OpenAPIModelName()},
+			policyv1alpha1.PropagationSpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -4040,7 +4050,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterPropagationPolicyList(ref commo
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterPropagationPolicy"),
+										Ref:     ref(policyv1alpha1.ClusterPropagationPolicy{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -4051,7 +4061,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterPropagationPolicyList(ref commo
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterPropagationPolicy", metav1.ListMeta{}.OpenAPIModelName()},
+			policyv1alpha1.ClusterPropagationPolicy{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -4138,7 +4148,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterTaintPolicy(ref common.Referenc
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is which clusters, when, and which taints.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterTaintPolicySpec"),
+							Ref:         ref(policyv1alpha1.ClusterTaintPolicySpec{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -4146,7 +4156,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterTaintPolicy(ref common.Referenc
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterTaintPolicySpec", metav1.ObjectMeta{}.OpenAPIModelName()},
+			policyv1alpha1.ClusterTaintPolicySpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -4185,7 +4195,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterTaintPolicyList(ref common.Refe
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterTaintPolicy"),
+										Ref:     ref(policyv1alpha1.ClusterTaintPolicy{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -4196,7 +4206,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterTaintPolicyList(ref common.Refe
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterTaintPolicy", metav1.ListMeta{}.OpenAPIModelName()},
+			policyv1alpha1.ClusterTaintPolicy{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -4210,7 +4220,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterTaintPolicySpec(ref common.Refe
 					"targetClusters": {
 						SchemaProps: spec.SchemaProps{
 							Description: "TargetClusters selects the clusters; nil selects all clusters.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinity"),
+							Ref:         ref(policyv1alpha1.ClusterAffinity{}.OpenAPIModelName()),
 						},
 					},
 					"addOnConditions": {
@@ -4221,7 +4231,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterTaintPolicySpec(ref common.Refe
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.MatchCondition"),
+										Ref:     ref(policyv1alpha1.MatchCondition{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -4235,7 +4245,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterTaintPolicySpec(ref common.Refe
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.MatchCondition"),
+										Ref:     ref(policyv1alpha1.MatchCondition{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -4249,7 +4259,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterTaintPolicySpec(ref common.Refe
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Taint"),
+										Ref:     ref(policyv1alpha1.Taint{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -4260,7 +4270,7 @@ func schema_flotilla_apis_policy_v1alpha1_ClusterTaintPolicySpec(ref common.Refe
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinity", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.MatchCondition", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Taint"},
+			policyv1alpha1.ClusterAffinity{}.OpenAPIModelName(), policyv1alpha1.MatchCondition{}.OpenAPIModelName(), policyv1alpha1.Taint{}.OpenAPIModelName()},
 	}
 }
 
@@ -4339,20 +4349,20 @@ func schema_flotilla_apis_policy_v1alpha1_FailoverBehavior(ref common.ReferenceC
 					"application": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Application is failover on application failure; requires PropagateDeps. nil disables it.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ApplicationFailoverBehavior"),
+							Ref:         ref(policyv1alpha1.ApplicationFailoverBehavior{}.OpenAPIModelName()),
 						},
 					},
 					"cluster": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Cluster is failover on cluster failure; nil disables it.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterFailoverBehavior"),
+							Ref:         ref(policyv1alpha1.ClusterFailoverBehavior{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ApplicationFailoverBehavior", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterFailoverBehavior"},
+			policyv1alpha1.ApplicationFailoverBehavior{}.OpenAPIModelName(), policyv1alpha1.ClusterFailoverBehavior{}.OpenAPIModelName()},
 	}
 }
 
@@ -4387,14 +4397,14 @@ func schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuota(ref common.Refe
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is the overall limit and the static per-cluster assignments.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FederatedResourceQuotaSpec"),
+							Ref:         ref(policyv1alpha1.FederatedResourceQuotaSpec{}.OpenAPIModelName()),
 						},
 					},
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Status is the observed limits and usage.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FederatedResourceQuotaStatus"),
+							Ref:         ref(policyv1alpha1.FederatedResourceQuotaStatus{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -4402,7 +4412,7 @@ func schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuota(ref common.Refe
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FederatedResourceQuotaSpec", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FederatedResourceQuotaStatus", metav1.ObjectMeta{}.OpenAPIModelName()},
+			policyv1alpha1.FederatedResourceQuotaSpec{}.OpenAPIModelName(), policyv1alpha1.FederatedResourceQuotaStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -4441,7 +4451,7 @@ func schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuotaList(ref common.
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FederatedResourceQuota"),
+										Ref:     ref(policyv1alpha1.FederatedResourceQuota{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -4452,7 +4462,7 @@ func schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuotaList(ref common.
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FederatedResourceQuota", metav1.ListMeta{}.OpenAPIModelName()},
+			policyv1alpha1.FederatedResourceQuota{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -4485,7 +4495,7 @@ func schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuotaSpec(ref common.
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.StaticClusterAssignment"),
+										Ref:     ref(policyv1alpha1.StaticClusterAssignment{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -4496,7 +4506,7 @@ func schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuotaSpec(ref common.
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.StaticClusterAssignment", resource.Quantity{}.OpenAPIModelName()},
+			policyv1alpha1.StaticClusterAssignment{}.OpenAPIModelName(), resource.Quantity{}.OpenAPIModelName()},
 	}
 }
 
@@ -4543,7 +4553,7 @@ func schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuotaStatus(ref commo
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterQuotaStatus"),
+										Ref:     ref(policyv1alpha1.ClusterQuotaStatus{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -4553,7 +4563,7 @@ func schema_flotilla_apis_policy_v1alpha1_FederatedResourceQuotaStatus(ref commo
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterQuotaStatus", resource.Quantity{}.OpenAPIModelName()},
+			policyv1alpha1.ClusterQuotaStatus{}.OpenAPIModelName(), resource.Quantity{}.OpenAPIModelName()},
 	}
 }
 
@@ -4580,7 +4590,7 @@ func schema_flotilla_apis_policy_v1alpha1_FieldOverrider(ref common.ReferenceCal
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.JSONPatchOperation"),
+										Ref:     ref(policyv1alpha1.JSONPatchOperation{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -4594,7 +4604,7 @@ func schema_flotilla_apis_policy_v1alpha1_FieldOverrider(ref common.ReferenceCal
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.YAMLPatchOperation"),
+										Ref:     ref(policyv1alpha1.YAMLPatchOperation{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -4605,7 +4615,7 @@ func schema_flotilla_apis_policy_v1alpha1_FieldOverrider(ref common.ReferenceCal
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.JSONPatchOperation", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.YAMLPatchOperation"},
+			policyv1alpha1.JSONPatchOperation{}.OpenAPIModelName(), policyv1alpha1.YAMLPatchOperation{}.OpenAPIModelName()},
 	}
 }
 
@@ -4648,7 +4658,7 @@ func schema_flotilla_apis_policy_v1alpha1_ImageOverrider(ref common.ReferenceCal
 					"predicate": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Predicate selects the image field; nil selects the images of every container of well-known workloads.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ImagePredicate"),
+							Ref:         ref(policyv1alpha1.ImagePredicate{}.OpenAPIModelName()),
 						},
 					},
 					"component": {
@@ -4679,7 +4689,7 @@ func schema_flotilla_apis_policy_v1alpha1_ImageOverrider(ref common.ReferenceCal
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ImagePredicate"},
+			policyv1alpha1.ImagePredicate{}.OpenAPIModelName()},
 	}
 }
 
@@ -4850,7 +4860,7 @@ func schema_flotilla_apis_policy_v1alpha1_OverflowClusterAffinity(ref common.Ref
 					"fieldSelector": {
 						SchemaProps: spec.SchemaProps{
 							Description: "FieldSelector selects clusters by provider, region or zone.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FieldSelector"),
+							Ref:         ref(policyv1alpha1.FieldSelector{}.OpenAPIModelName()),
 						},
 					},
 					"clusterNames": {
@@ -4888,7 +4898,7 @@ func schema_flotilla_apis_policy_v1alpha1_OverflowClusterAffinity(ref common.Ref
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FieldSelector", metav1.LabelSelector{}.OpenAPIModelName()},
+			policyv1alpha1.FieldSelector{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
 	}
 }
 
@@ -4923,7 +4933,7 @@ func schema_flotilla_apis_policy_v1alpha1_OverridePolicy(ref common.ReferenceCal
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is what to override, where and how.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.OverrideSpec"),
+							Ref:         ref(policyv1alpha1.OverrideSpec{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -4931,7 +4941,7 @@ func schema_flotilla_apis_policy_v1alpha1_OverridePolicy(ref common.ReferenceCal
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.OverrideSpec", metav1.ObjectMeta{}.OpenAPIModelName()},
+			policyv1alpha1.OverrideSpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -4970,7 +4980,7 @@ func schema_flotilla_apis_policy_v1alpha1_OverridePolicyList(ref common.Referenc
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.OverridePolicy"),
+										Ref:     ref(policyv1alpha1.OverridePolicy{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -4981,7 +4991,7 @@ func schema_flotilla_apis_policy_v1alpha1_OverridePolicyList(ref common.Referenc
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.OverridePolicy", metav1.ListMeta{}.OpenAPIModelName()},
+			policyv1alpha1.OverridePolicy{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -5000,7 +5010,7 @@ func schema_flotilla_apis_policy_v1alpha1_OverrideSpec(ref common.ReferenceCallb
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ResourceSelector"),
+										Ref:     ref(policyv1alpha1.ResourceSelector{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -5014,7 +5024,7 @@ func schema_flotilla_apis_policy_v1alpha1_OverrideSpec(ref common.ReferenceCallb
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.RuleWithCluster"),
+										Ref:     ref(policyv1alpha1.RuleWithCluster{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -5023,21 +5033,21 @@ func schema_flotilla_apis_policy_v1alpha1_OverrideSpec(ref common.ReferenceCallb
 					"targetCluster": {
 						SchemaProps: spec.SchemaProps{
 							Description: "TargetCluster selects the clusters Overriders apply to. Deprecated: use OverrideRules.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinity"),
+							Ref:         ref(policyv1alpha1.ClusterAffinity{}.OpenAPIModelName()),
 						},
 					},
 					"overriders": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Overriders are applied on TargetCluster. Deprecated: use OverrideRules.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Overriders"),
+							Ref:         ref(policyv1alpha1.Overriders{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinity", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Overriders", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ResourceSelector", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.RuleWithCluster"},
+			policyv1alpha1.ClusterAffinity{}.OpenAPIModelName(), policyv1alpha1.Overriders{}.OpenAPIModelName(), policyv1alpha1.ResourceSelector{}.OpenAPIModelName(), policyv1alpha1.RuleWithCluster{}.OpenAPIModelName()},
 	}
 }
 
@@ -5056,7 +5066,7 @@ func schema_flotilla_apis_policy_v1alpha1_Overriders(ref common.ReferenceCallbac
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.PlaintextOverrider"),
+										Ref:     ref(policyv1alpha1.PlaintextOverrider{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -5070,7 +5080,7 @@ func schema_flotilla_apis_policy_v1alpha1_Overriders(ref common.ReferenceCallbac
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ImageOverrider"),
+										Ref:     ref(policyv1alpha1.ImageOverrider{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -5084,7 +5094,7 @@ func schema_flotilla_apis_policy_v1alpha1_Overriders(ref common.ReferenceCallbac
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.CommandArgsOverrider"),
+										Ref:     ref(policyv1alpha1.CommandArgsOverrider{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -5098,7 +5108,7 @@ func schema_flotilla_apis_policy_v1alpha1_Overriders(ref common.ReferenceCallbac
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.CommandArgsOverrider"),
+										Ref:     ref(policyv1alpha1.CommandArgsOverrider{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -5112,7 +5122,7 @@ func schema_flotilla_apis_policy_v1alpha1_Overriders(ref common.ReferenceCallbac
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.LabelAnnotationOverrider"),
+										Ref:     ref(policyv1alpha1.LabelAnnotationOverrider{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -5126,7 +5136,7 @@ func schema_flotilla_apis_policy_v1alpha1_Overriders(ref common.ReferenceCallbac
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.LabelAnnotationOverrider"),
+										Ref:     ref(policyv1alpha1.LabelAnnotationOverrider{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -5140,7 +5150,7 @@ func schema_flotilla_apis_policy_v1alpha1_Overriders(ref common.ReferenceCallbac
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FieldOverrider"),
+										Ref:     ref(policyv1alpha1.FieldOverrider{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -5150,7 +5160,7 @@ func schema_flotilla_apis_policy_v1alpha1_Overriders(ref common.ReferenceCallbac
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.CommandArgsOverrider", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FieldOverrider", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ImageOverrider", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.LabelAnnotationOverrider", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.PlaintextOverrider"},
+			policyv1alpha1.CommandArgsOverrider{}.OpenAPIModelName(), policyv1alpha1.FieldOverrider{}.OpenAPIModelName(), policyv1alpha1.ImageOverrider{}.OpenAPIModelName(), policyv1alpha1.LabelAnnotationOverrider{}.OpenAPIModelName(), policyv1alpha1.PlaintextOverrider{}.OpenAPIModelName()},
 	}
 }
 
@@ -5164,7 +5174,7 @@ func schema_flotilla_apis_policy_v1alpha1_Placement(ref common.ReferenceCallback
 					"clusterAffinity": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ClusterAffinity restricts scheduling to a set of clusters; excludes ClusterAffinities.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinity"),
+							Ref:         ref(policyv1alpha1.ClusterAffinity{}.OpenAPIModelName()),
 						},
 					},
 					"clusterAffinities": {
@@ -5175,7 +5185,7 @@ func schema_flotilla_apis_policy_v1alpha1_Placement(ref common.ReferenceCallback
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinityTerm"),
+										Ref:     ref(policyv1alpha1.ClusterAffinityTerm{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -5203,7 +5213,7 @@ func schema_flotilla_apis_policy_v1alpha1_Placement(ref common.ReferenceCallback
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.SpreadConstraint"),
+										Ref:     ref(policyv1alpha1.SpreadConstraint{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -5212,20 +5222,20 @@ func schema_flotilla_apis_policy_v1alpha1_Placement(ref common.ReferenceCallback
 					"replicaScheduling": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ReplicaScheduling is how the replicas of a template are assigned to clusters.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ReplicaSchedulingStrategy"),
+							Ref:         ref(policyv1alpha1.ReplicaSchedulingStrategy{}.OpenAPIModelName()),
 						},
 					},
 					"workloadAffinity": {
 						SchemaProps: spec.SchemaProps{
 							Description: "WorkloadAffinity co-locates or separates workloads of the same group (alpha).",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.WorkloadAffinity"),
+							Ref:         ref(policyv1alpha1.WorkloadAffinity{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinity", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinityTerm", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ReplicaSchedulingStrategy", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.SpreadConstraint", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.WorkloadAffinity", corev1.Toleration{}.OpenAPIModelName()},
+			policyv1alpha1.ClusterAffinity{}.OpenAPIModelName(), policyv1alpha1.ClusterAffinityTerm{}.OpenAPIModelName(), policyv1alpha1.ReplicaSchedulingStrategy{}.OpenAPIModelName(), policyv1alpha1.SpreadConstraint{}.OpenAPIModelName(), policyv1alpha1.WorkloadAffinity{}.OpenAPIModelName(), corev1.Toleration{}.OpenAPIModelName()},
 	}
 }
 
@@ -5298,7 +5308,7 @@ func schema_flotilla_apis_policy_v1alpha1_PropagationPolicy(ref common.Reference
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is what to propagate and where.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.PropagationSpec"),
+							Ref:         ref(policyv1alpha1.PropagationSpec{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -5306,7 +5316,7 @@ func schema_flotilla_apis_policy_v1alpha1_PropagationPolicy(ref common.Reference
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.PropagationSpec", metav1.ObjectMeta{}.OpenAPIModelName()},
+			policyv1alpha1.PropagationSpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -5345,7 +5355,7 @@ func schema_flotilla_apis_policy_v1alpha1_PropagationPolicyList(ref common.Refer
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.PropagationPolicy"),
+										Ref:     ref(policyv1alpha1.PropagationPolicy{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -5356,7 +5366,7 @@ func schema_flotilla_apis_policy_v1alpha1_PropagationPolicyList(ref common.Refer
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.PropagationPolicy", metav1.ListMeta{}.OpenAPIModelName()},
+			policyv1alpha1.PropagationPolicy{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -5375,7 +5385,7 @@ func schema_flotilla_apis_policy_v1alpha1_PropagationSpec(ref common.ReferenceCa
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ResourceSelector"),
+										Ref:     ref(policyv1alpha1.ResourceSelector{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -5399,7 +5409,7 @@ func schema_flotilla_apis_policy_v1alpha1_PropagationSpec(ref common.ReferenceCa
 						SchemaProps: spec.SchemaProps{
 							Description: "Placement is how member clusters are selected.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Placement"),
+							Ref:         ref(policyv1alpha1.Placement{}.OpenAPIModelName()),
 						},
 					},
 					"priority": {
@@ -5441,7 +5451,7 @@ func schema_flotilla_apis_policy_v1alpha1_PropagationSpec(ref common.ReferenceCa
 					"failover": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Failover is how applications move away from failed applications or clusters; nil disables failover.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FailoverBehavior"),
+							Ref:         ref(policyv1alpha1.FailoverBehavior{}.OpenAPIModelName()),
 						},
 					},
 					"conflictResolution": {
@@ -5461,7 +5471,7 @@ func schema_flotilla_apis_policy_v1alpha1_PropagationSpec(ref common.ReferenceCa
 					"suspension": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Suspension suspends dispatching to all or some clusters; nil suspends nothing.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Suspension"),
+							Ref:         ref(policyv1alpha1.Suspension{}.OpenAPIModelName()),
 						},
 					},
 					"preserveResourcesOnDeletion": {
@@ -5474,7 +5484,7 @@ func schema_flotilla_apis_policy_v1alpha1_PropagationSpec(ref common.ReferenceCa
 					"schedulePriority": {
 						SchemaProps: spec.SchemaProps{
 							Description: "SchedulePriority is where the scheduling priority of the templates comes from.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.SchedulePriority"),
+							Ref:         ref(policyv1alpha1.SchedulePriority{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -5482,7 +5492,7 @@ func schema_flotilla_apis_policy_v1alpha1_PropagationSpec(ref common.ReferenceCa
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FailoverBehavior", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Placement", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ResourceSelector", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.SchedulePriority", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Suspension"},
+			policyv1alpha1.FailoverBehavior{}.OpenAPIModelName(), policyv1alpha1.Placement{}.OpenAPIModelName(), policyv1alpha1.ResourceSelector{}.OpenAPIModelName(), policyv1alpha1.SchedulePriority{}.OpenAPIModelName(), policyv1alpha1.Suspension{}.OpenAPIModelName()},
 	}
 }
 
@@ -5510,14 +5520,14 @@ func schema_flotilla_apis_policy_v1alpha1_ReplicaSchedulingStrategy(ref common.R
 					"weightPreference": {
 						SchemaProps: spec.SchemaProps{
 							Description: "WeightPreference weighs clusters for Weighted division; nil weighs all clusters equally.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterPreferences"),
+							Ref:         ref(policyv1alpha1.ClusterPreferences{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterPreferences"},
+			policyv1alpha1.ClusterPreferences{}.OpenAPIModelName()},
 	}
 }
 
@@ -5583,14 +5593,14 @@ func schema_flotilla_apis_policy_v1alpha1_RuleWithCluster(ref common.ReferenceCa
 					"targetCluster": {
 						SchemaProps: spec.SchemaProps{
 							Description: "TargetCluster selects the clusters; nil selects all clusters.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinity"),
+							Ref:         ref(policyv1alpha1.ClusterAffinity{}.OpenAPIModelName()),
 						},
 					},
 					"overriders": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Overriders are the changes to make.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Overriders"),
+							Ref:         ref(policyv1alpha1.Overriders{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -5598,7 +5608,7 @@ func schema_flotilla_apis_policy_v1alpha1_RuleWithCluster(ref common.ReferenceCa
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinity", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Overriders"},
+			policyv1alpha1.ClusterAffinity{}.OpenAPIModelName(), policyv1alpha1.Overriders{}.OpenAPIModelName()},
 	}
 }
 
@@ -5688,7 +5698,7 @@ func schema_flotilla_apis_policy_v1alpha1_StatePreservation(ref common.Reference
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.StatePreservationRule"),
+										Ref:     ref(policyv1alpha1.StatePreservationRule{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -5699,7 +5709,7 @@ func schema_flotilla_apis_policy_v1alpha1_StatePreservation(ref common.Reference
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.StatePreservationRule"},
+			policyv1alpha1.StatePreservationRule{}.OpenAPIModelName()},
 	}
 }
 
@@ -5782,7 +5792,7 @@ func schema_flotilla_apis_policy_v1alpha1_StaticClusterWeight(ref common.Referen
 						SchemaProps: spec.SchemaProps{
 							Description: "TargetCluster selects the clusters the weight applies to.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinity"),
+							Ref:         ref(policyv1alpha1.ClusterAffinity{}.OpenAPIModelName()),
 						},
 					},
 					"weight": {
@@ -5798,7 +5808,7 @@ func schema_flotilla_apis_policy_v1alpha1_StaticClusterWeight(ref common.Referen
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinity"},
+			policyv1alpha1.ClusterAffinity{}.OpenAPIModelName()},
 	}
 }
 
@@ -5847,14 +5857,14 @@ func schema_flotilla_apis_policy_v1alpha1_Suspension(ref common.ReferenceCallbac
 					"dispatchingOnClusters": {
 						SchemaProps: spec.SchemaProps{
 							Description: "DispatchingOnClusters suspends dispatching to the listed clusters.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.SuspendClusters"),
+							Ref:         ref(policyv1alpha1.SuspendClusters{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.SuspendClusters"},
+			policyv1alpha1.SuspendClusters{}.OpenAPIModelName()},
 	}
 }
 
@@ -5906,20 +5916,20 @@ func schema_flotilla_apis_policy_v1alpha1_WorkloadAffinity(ref common.ReferenceC
 					"affinity": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Affinity schedules workloads of the same group to the same clusters.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.WorkloadAffinityTerm"),
+							Ref:         ref(policyv1alpha1.WorkloadAffinityTerm{}.OpenAPIModelName()),
 						},
 					},
 					"antiAffinity": {
 						SchemaProps: spec.SchemaProps{
 							Description: "AntiAffinity keeps workloads of the same group on different clusters.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.WorkloadAntiAffinityTerm"),
+							Ref:         ref(policyv1alpha1.WorkloadAntiAffinityTerm{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.WorkloadAffinityTerm", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.WorkloadAntiAffinityTerm"},
+			policyv1alpha1.WorkloadAffinityTerm{}.OpenAPIModelName(), policyv1alpha1.WorkloadAntiAffinityTerm{}.OpenAPIModelName()},
 	}
 }
 
@@ -6081,14 +6091,14 @@ func schema_flotilla_apis_remedy_v1alpha1_DecisionMatch(ref common.ReferenceCall
 					"clusterConditionMatch": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ClusterConditionMatch matches a condition of the cluster's status.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.ClusterConditionRequirement"),
+							Ref:         ref(remedyv1alpha1.ClusterConditionRequirement{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.ClusterConditionRequirement"},
+			remedyv1alpha1.ClusterConditionRequirement{}.OpenAPIModelName()},
 	}
 }
 
@@ -6123,7 +6133,7 @@ func schema_flotilla_apis_remedy_v1alpha1_Remedy(ref common.ReferenceCallback) c
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is which clusters, on which conditions, get which actions.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.RemedySpec"),
+							Ref:         ref(remedyv1alpha1.RemedySpec{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -6131,7 +6141,7 @@ func schema_flotilla_apis_remedy_v1alpha1_Remedy(ref common.ReferenceCallback) c
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.RemedySpec", metav1.ObjectMeta{}.OpenAPIModelName()},
+			remedyv1alpha1.RemedySpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -6170,7 +6180,7 @@ func schema_flotilla_apis_remedy_v1alpha1_RemedyList(ref common.ReferenceCallbac
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.Remedy"),
+										Ref:     ref(remedyv1alpha1.Remedy{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -6181,7 +6191,7 @@ func schema_flotilla_apis_remedy_v1alpha1_RemedyList(ref common.ReferenceCallbac
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.Remedy", metav1.ListMeta{}.OpenAPIModelName()},
+			remedyv1alpha1.Remedy{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -6195,7 +6205,7 @@ func schema_flotilla_apis_remedy_v1alpha1_RemedySpec(ref common.ReferenceCallbac
 					"clusterAffinity": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ClusterAffinity is the clusters the Remedy watches; nil means all clusters.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.ClusterAffinity"),
+							Ref:         ref(remedyv1alpha1.ClusterAffinity{}.OpenAPIModelName()),
 						},
 					},
 					"decisionMatches": {
@@ -6206,7 +6216,7 @@ func schema_flotilla_apis_remedy_v1alpha1_RemedySpec(ref common.ReferenceCallbac
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.DecisionMatch"),
+										Ref:     ref(remedyv1alpha1.DecisionMatch{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -6231,7 +6241,7 @@ func schema_flotilla_apis_remedy_v1alpha1_RemedySpec(ref common.ReferenceCallbac
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.ClusterAffinity", "github.com/flotilla-io/flotilla/apis/remedy/v1alpha1.DecisionMatch"},
+			remedyv1alpha1.ClusterAffinity{}.OpenAPIModelName(), remedyv1alpha1.DecisionMatch{}.OpenAPIModelName()},
 	}
 }
 
@@ -6245,14 +6255,14 @@ func schema_flotilla_apis_search_v1alpha1_BackendStoreConfig(ref common.Referenc
 					"openSearch": {
 						SchemaProps: spec.SchemaProps{
 							Description: "OpenSearch stores them in an OpenSearch cluster.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/search/v1alpha1.OpenSearchConfig"),
+							Ref:         ref(searchv1alpha1.OpenSearchConfig{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/search/v1alpha1.OpenSearchConfig"},
+			searchv1alpha1.OpenSearchConfig{}.OpenAPIModelName()},
 	}
 }
 
@@ -6282,7 +6292,7 @@ func schema_flotilla_apis_search_v1alpha1_OpenSearchConfig(ref common.ReferenceC
 						SchemaProps: spec.SchemaProps{
 							Description: "SecretRef names the Secret holding the credentials (keys userName and password).",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.LocalSecretReference"),
+							Ref:         ref(clusterv1alpha1.LocalSecretReference{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -6290,7 +6300,7 @@ func schema_flotilla_apis_search_v1alpha1_OpenSearchConfig(ref common.ReferenceC
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/cluster/v1alpha1.LocalSecretReference"},
+			clusterv1alpha1.LocalSecretReference{}.OpenAPIModelName()},
 	}
 }
 
@@ -6352,21 +6362,21 @@ func schema_flotilla_apis_search_v1alpha1_ResourceRegistry(ref common.ReferenceC
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is the clusters and kinds to cache.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/search/v1alpha1.ResourceRegistrySpec"),
+							Ref:         ref(searchv1alpha1.ResourceRegistrySpec{}.OpenAPIModelName()),
 						},
 					},
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Status is the registry's observed state.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/search/v1alpha1.ResourceRegistryStatus"),
+							Ref:         ref(searchv1alpha1.ResourceRegistryStatus{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/search/v1alpha1.ResourceRegistrySpec", "github.com/flotilla-io/flotilla/apis/search/v1alpha1.ResourceRegistryStatus", metav1.ObjectMeta{}.OpenAPIModelName()},
+			searchv1alpha1.ResourceRegistrySpec{}.OpenAPIModelName(), searchv1alpha1.ResourceRegistryStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -6405,7 +6415,7 @@ func schema_flotilla_apis_search_v1alpha1_ResourceRegistryList(ref common.Refere
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/search/v1alpha1.ResourceRegistry"),
+										Ref:     ref(searchv1alpha1.ResourceRegistry{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -6416,7 +6426,7 @@ func schema_flotilla_apis_search_v1alpha1_ResourceRegistryList(ref common.Refere
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/search/v1alpha1.ResourceRegistry", metav1.ListMeta{}.OpenAPIModelName()},
+			searchv1alpha1.ResourceRegistry{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -6431,7 +6441,7 @@ func schema_flotilla_apis_search_v1alpha1_ResourceRegistrySpec(ref common.Refere
 						SchemaProps: spec.SchemaProps{
 							Description: "TargetCluster selects the member clusters to cache from (only Ready ones are cached).",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinity"),
+							Ref:         ref(policyv1alpha1.ClusterAffinity{}.OpenAPIModelName()),
 						},
 					},
 					"resourceSelectors": {
@@ -6442,7 +6452,7 @@ func schema_flotilla_apis_search_v1alpha1_ResourceRegistrySpec(ref common.Refere
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/search/v1alpha1.ResourceSelector"),
+										Ref:     ref(searchv1alpha1.ResourceSelector{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -6451,7 +6461,7 @@ func schema_flotilla_apis_search_v1alpha1_ResourceRegistrySpec(ref common.Refere
 					"backendStore": {
 						SchemaProps: spec.SchemaProps{
 							Description: "BackendStore is where to store the cached objects; nil means in memory.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/search/v1alpha1.BackendStoreConfig"),
+							Ref:         ref(searchv1alpha1.BackendStoreConfig{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -6459,7 +6469,7 @@ func schema_flotilla_apis_search_v1alpha1_ResourceRegistrySpec(ref common.Refere
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.ClusterAffinity", "github.com/flotilla-io/flotilla/apis/search/v1alpha1.BackendStoreConfig", "github.com/flotilla-io/flotilla/apis/search/v1alpha1.ResourceSelector"},
+			policyv1alpha1.ClusterAffinity{}.OpenAPIModelName(), searchv1alpha1.BackendStoreConfig{}.OpenAPIModelName(), searchv1alpha1.ResourceSelector{}.OpenAPIModelName()},
 	}
 }
 
@@ -6631,14 +6641,14 @@ func schema_flotilla_apis_work_v1alpha1_ClusterResourceBinding(ref common.Refere
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is what to propagate and where.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceBindingSpec"),
+							Ref:         ref(workv1alpha1.ResourceBindingSpec{}.OpenAPIModelName()),
 						},
 					},
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Status is the observed propagation state.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceBindingStatus"),
+							Ref:         ref(workv1alpha1.ResourceBindingStatus{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -6646,7 +6656,7 @@ func schema_flotilla_apis_work_v1alpha1_ClusterResourceBinding(ref common.Refere
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceBindingSpec", "github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceBindingStatus", metav1.ObjectMeta{}.OpenAPIModelName()},
+			workv1alpha1.ResourceBindingSpec{}.OpenAPIModelName(), workv1alpha1.ResourceBindingStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -6685,7 +6695,7 @@ func schema_flotilla_apis_work_v1alpha1_ClusterResourceBindingList(ref common.Re
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.ClusterResourceBinding"),
+										Ref:     ref(workv1alpha1.ClusterResourceBinding{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -6696,7 +6706,7 @@ func schema_flotilla_apis_work_v1alpha1_ClusterResourceBindingList(ref common.Re
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ClusterResourceBinding", metav1.ListMeta{}.OpenAPIModelName()},
+			workv1alpha1.ClusterResourceBinding{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -6722,7 +6732,7 @@ func schema_flotilla_apis_work_v1alpha1_ManifestStatus(ref common.ReferenceCallb
 						SchemaProps: spec.SchemaProps{
 							Description: "Identifier says which manifest of spec.workload.manifests this is.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceIdentifier"),
+							Ref:         ref(workv1alpha1.ResourceIdentifier{}.OpenAPIModelName()),
 						},
 					},
 					"status": {
@@ -6743,7 +6753,7 @@ func schema_flotilla_apis_work_v1alpha1_ManifestStatus(ref common.ReferenceCallb
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceIdentifier", runtime.RawExtension{}.OpenAPIModelName()},
+			workv1alpha1.ResourceIdentifier{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName()},
 	}
 }
 
@@ -6853,14 +6863,14 @@ func schema_flotilla_apis_work_v1alpha1_ResourceBinding(ref common.ReferenceCall
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is what to propagate and where.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceBindingSpec"),
+							Ref:         ref(workv1alpha1.ResourceBindingSpec{}.OpenAPIModelName()),
 						},
 					},
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Status is the observed propagation state.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceBindingStatus"),
+							Ref:         ref(workv1alpha1.ResourceBindingStatus{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -6868,7 +6878,7 @@ func schema_flotilla_apis_work_v1alpha1_ResourceBinding(ref common.ReferenceCall
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceBindingSpec", "github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceBindingStatus", metav1.ObjectMeta{}.OpenAPIModelName()},
+			workv1alpha1.ResourceBindingSpec{}.OpenAPIModelName(), workv1alpha1.ResourceBindingStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -6907,7 +6917,7 @@ func schema_flotilla_apis_work_v1alpha1_ResourceBindingList(ref common.Reference
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceBinding"),
+										Ref:     ref(workv1alpha1.ResourceBinding{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -6918,7 +6928,7 @@ func schema_flotilla_apis_work_v1alpha1_ResourceBindingList(ref common.Reference
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ResourceBinding", metav1.ListMeta{}.OpenAPIModelName()},
+			workv1alpha1.ResourceBinding{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -6933,7 +6943,7 @@ func schema_flotilla_apis_work_v1alpha1_ResourceBindingSpec(ref common.Reference
 						SchemaProps: spec.SchemaProps{
 							Description: "Resource is the resource template to propagate, with its replicas.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.ObjectReference"),
+							Ref:         ref(workv1alpha1.ObjectReference{}.OpenAPIModelName()),
 						},
 					},
 					"clusters": {
@@ -6944,7 +6954,7 @@ func schema_flotilla_apis_work_v1alpha1_ResourceBindingSpec(ref common.Reference
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.TargetCluster"),
+										Ref:     ref(workv1alpha1.TargetCluster{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -6955,7 +6965,7 @@ func schema_flotilla_apis_work_v1alpha1_ResourceBindingSpec(ref common.Reference
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ObjectReference", "github.com/flotilla-io/flotilla/apis/work/v1alpha1.TargetCluster"},
+			workv1alpha1.ObjectReference{}.OpenAPIModelName(), workv1alpha1.TargetCluster{}.OpenAPIModelName()},
 	}
 }
 
@@ -6988,7 +6998,7 @@ func schema_flotilla_apis_work_v1alpha1_ResourceBindingStatus(ref common.Referen
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.AggregatedStatusItem"),
+										Ref:     ref(workv1alpha1.AggregatedStatusItem{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -6998,7 +7008,7 @@ func schema_flotilla_apis_work_v1alpha1_ResourceBindingStatus(ref common.Referen
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha1.AggregatedStatusItem", metav1.Condition{}.OpenAPIModelName()},
+			workv1alpha1.AggregatedStatusItem{}.OpenAPIModelName(), metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -7130,14 +7140,14 @@ func schema_flotilla_apis_work_v1alpha1_Work(ref common.ReferenceCallback) commo
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is what to apply to the member cluster.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.WorkSpec"),
+							Ref:         ref(workv1alpha1.WorkSpec{}.OpenAPIModelName()),
 						},
 					},
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Status is the observed state of the applied resources.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.WorkStatus"),
+							Ref:         ref(workv1alpha1.WorkStatus{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -7145,7 +7155,7 @@ func schema_flotilla_apis_work_v1alpha1_Work(ref common.ReferenceCallback) commo
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha1.WorkSpec", "github.com/flotilla-io/flotilla/apis/work/v1alpha1.WorkStatus", metav1.ObjectMeta{}.OpenAPIModelName()},
+			workv1alpha1.WorkSpec{}.OpenAPIModelName(), workv1alpha1.WorkStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -7184,7 +7194,7 @@ func schema_flotilla_apis_work_v1alpha1_WorkList(ref common.ReferenceCallback) c
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.Work"),
+										Ref:     ref(workv1alpha1.Work{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -7195,7 +7205,7 @@ func schema_flotilla_apis_work_v1alpha1_WorkList(ref common.ReferenceCallback) c
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha1.Work", metav1.ListMeta{}.OpenAPIModelName()},
+			workv1alpha1.Work{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -7210,7 +7220,7 @@ func schema_flotilla_apis_work_v1alpha1_WorkSpec(ref common.ReferenceCallback) c
 						SchemaProps: spec.SchemaProps{
 							Description: "Workload holds the manifests to apply to the member cluster.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.WorkloadTemplate"),
+							Ref:         ref(workv1alpha1.WorkloadTemplate{}.OpenAPIModelName()),
 						},
 					},
 					"suspendDispatching": {
@@ -7231,7 +7241,7 @@ func schema_flotilla_apis_work_v1alpha1_WorkSpec(ref common.ReferenceCallback) c
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha1.WorkloadTemplate"},
+			workv1alpha1.WorkloadTemplate{}.OpenAPIModelName()},
 	}
 }
 
@@ -7264,7 +7274,7 @@ func schema_flotilla_apis_work_v1alpha1_WorkStatus(ref common.ReferenceCallback)
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.ManifestStatus"),
+										Ref:     ref(workv1alpha1.ManifestStatus{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -7274,7 +7284,7 @@ func schema_flotilla_apis_work_v1alpha1_WorkStatus(ref common.ReferenceCallback)
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha1.ManifestStatus", metav1.Condition{}.OpenAPIModelName()},
+			workv1alpha1.ManifestStatus{}.OpenAPIModelName(), metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -7292,7 +7302,7 @@ func schema_flotilla_apis_work_v1alpha1_WorkloadTemplate(ref common.ReferenceCal
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref("github.com/flotilla-io/flotilla/apis/work/v1alpha1.Manifest"),
+										Ref: ref(workv1alpha1.Manifest{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -7302,7 +7312,7 @@ func schema_flotilla_apis_work_v1alpha1_WorkloadTemplate(ref common.ReferenceCal
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha1.Manifest"},
+			workv1alpha1.Manifest{}.OpenAPIModelName()},
 	}
 }
 
@@ -7387,7 +7397,7 @@ func schema_flotilla_apis_work_v1alpha2_BindingSnapshot(ref common.ReferenceCall
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.TargetCluster"),
+										Ref:     ref(v1alpha2.TargetCluster{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -7398,7 +7408,7 @@ func schema_flotilla_apis_work_v1alpha2_BindingSnapshot(ref common.ReferenceCall
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha2.TargetCluster"},
+			v1alpha2.TargetCluster{}.OpenAPIModelName()},
 	}
 }
 
@@ -7433,14 +7443,14 @@ func schema_flotilla_apis_work_v1alpha2_ClusterResourceBinding(ref common.Refere
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is what to propagate and where.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.ResourceBindingSpec"),
+							Ref:         ref(v1alpha2.ResourceBindingSpec{}.OpenAPIModelName()),
 						},
 					},
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Status is the observed scheduling and propagation state.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.ResourceBindingStatus"),
+							Ref:         ref(v1alpha2.ResourceBindingStatus{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -7448,7 +7458,7 @@ func schema_flotilla_apis_work_v1alpha2_ClusterResourceBinding(ref common.Refere
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha2.ResourceBindingSpec", "github.com/flotilla-io/flotilla/apis/work/v1alpha2.ResourceBindingStatus", metav1.ObjectMeta{}.OpenAPIModelName()},
+			v1alpha2.ResourceBindingSpec{}.OpenAPIModelName(), v1alpha2.ResourceBindingStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -7487,7 +7497,7 @@ func schema_flotilla_apis_work_v1alpha2_ClusterResourceBindingList(ref common.Re
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.ClusterResourceBinding"),
+										Ref:     ref(v1alpha2.ClusterResourceBinding{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -7498,7 +7508,7 @@ func schema_flotilla_apis_work_v1alpha2_ClusterResourceBindingList(ref common.Re
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha2.ClusterResourceBinding", metav1.ListMeta{}.OpenAPIModelName()},
+			v1alpha2.ClusterResourceBinding{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -7528,7 +7538,7 @@ func schema_flotilla_apis_work_v1alpha2_Component(ref common.ReferenceCallback) 
 					"replicaRequirements": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ReplicaRequirements are the requirements of each replica of the component.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.ComponentReplicaRequirements"),
+							Ref:         ref(v1alpha2.ComponentReplicaRequirements{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -7536,7 +7546,7 @@ func schema_flotilla_apis_work_v1alpha2_Component(ref common.ReferenceCallback) 
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha2.ComponentReplicaRequirements"},
+			v1alpha2.ComponentReplicaRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -7550,7 +7560,7 @@ func schema_flotilla_apis_work_v1alpha2_ComponentReplicaRequirements(ref common.
 					"nodeClaim": {
 						SchemaProps: spec.SchemaProps{
 							Description: "NodeClaim is the node affinity, node selector and tolerations each replica needs.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.NodeClaim"),
+							Ref:         ref(v1alpha2.NodeClaim{}.OpenAPIModelName()),
 						},
 					},
 					"resourceRequest": {
@@ -7578,7 +7588,7 @@ func schema_flotilla_apis_work_v1alpha2_ComponentReplicaRequirements(ref common.
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha2.NodeClaim", resource.Quantity{}.OpenAPIModelName()},
+			v1alpha2.NodeClaim{}.OpenAPIModelName(), resource.Quantity{}.OpenAPIModelName()},
 	}
 }
 
@@ -7814,7 +7824,7 @@ func schema_flotilla_apis_work_v1alpha2_ReplicaRequirements(ref common.Reference
 					"nodeClaim": {
 						SchemaProps: spec.SchemaProps{
 							Description: "NodeClaim is the node affinity, node selector and tolerations each replica needs.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.NodeClaim"),
+							Ref:         ref(v1alpha2.NodeClaim{}.OpenAPIModelName()),
 						},
 					},
 					"resourceRequest": {
@@ -7849,7 +7859,7 @@ func schema_flotilla_apis_work_v1alpha2_ReplicaRequirements(ref common.Reference
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha2.NodeClaim", resource.Quantity{}.OpenAPIModelName()},
+			v1alpha2.NodeClaim{}.OpenAPIModelName(), resource.Quantity{}.OpenAPIModelName()},
 	}
 }
 
@@ -7884,14 +7894,14 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBinding(ref common.ReferenceCall
 						SchemaProps: spec.SchemaProps{
 							Description: "Spec is what to propagate and where.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.ResourceBindingSpec"),
+							Ref:         ref(v1alpha2.ResourceBindingSpec{}.OpenAPIModelName()),
 						},
 					},
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Status is the observed scheduling and propagation state.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.ResourceBindingStatus"),
+							Ref:         ref(v1alpha2.ResourceBindingStatus{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -7899,7 +7909,7 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBinding(ref common.ReferenceCall
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha2.ResourceBindingSpec", "github.com/flotilla-io/flotilla/apis/work/v1alpha2.ResourceBindingStatus", metav1.ObjectMeta{}.OpenAPIModelName()},
+			v1alpha2.ResourceBindingSpec{}.OpenAPIModelName(), v1alpha2.ResourceBindingStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -7938,7 +7948,7 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBindingList(ref common.Reference
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.ResourceBinding"),
+										Ref:     ref(v1alpha2.ResourceBinding{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -7949,7 +7959,7 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBindingList(ref common.Reference
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha2.ResourceBinding", metav1.ListMeta{}.OpenAPIModelName()},
+			v1alpha2.ResourceBinding{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -7964,7 +7974,7 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBindingSpec(ref common.Reference
 						SchemaProps: spec.SchemaProps{
 							Description: "Resource is the resource template to propagate.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.ObjectReference"),
+							Ref:         ref(v1alpha2.ObjectReference{}.OpenAPIModelName()),
 						},
 					},
 					"propagateDeps": {
@@ -7977,7 +7987,7 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBindingSpec(ref common.Reference
 					"replicaRequirements": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ReplicaRequirements are the requirements of each replica of the template, as reported by the resource interpreter.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.ReplicaRequirements"),
+							Ref:         ref(v1alpha2.ReplicaRequirements{}.OpenAPIModelName()),
 						},
 					},
 					"replicas": {
@@ -7995,7 +8005,7 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBindingSpec(ref common.Reference
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.Component"),
+										Ref:     ref(v1alpha2.Component{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -8009,7 +8019,7 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBindingSpec(ref common.Reference
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.TargetCluster"),
+										Ref:     ref(v1alpha2.TargetCluster{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -8018,7 +8028,7 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBindingSpec(ref common.Reference
 					"placement": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Placement is the placement the template is scheduled with, copied from the policy.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Placement"),
+							Ref:         ref(policyv1alpha1.Placement{}.OpenAPIModelName()),
 						},
 					},
 					"gracefulEvictionTasks": {
@@ -8029,7 +8039,7 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBindingSpec(ref common.Reference
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.GracefulEvictionTask"),
+										Ref:     ref(v1alpha2.GracefulEvictionTask{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -8043,7 +8053,7 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBindingSpec(ref common.Reference
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.BindingSnapshot"),
+										Ref:     ref(v1alpha2.BindingSnapshot{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -8059,7 +8069,7 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBindingSpec(ref common.Reference
 					"failover": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Failover is how to migrate the workload when a cluster or the application fails, copied from the policy.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FailoverBehavior"),
+							Ref:         ref(policyv1alpha1.FailoverBehavior{}.OpenAPIModelName()),
 						},
 					},
 					"conflictResolution": {
@@ -8078,7 +8088,7 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBindingSpec(ref common.Reference
 					"suspension": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Suspension suspends dispatching or scheduling; nil suspends nothing.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.Suspension"),
+							Ref:         ref(v1alpha2.Suspension{}.OpenAPIModelName()),
 						},
 					},
 					"preserveResourcesOnDeletion": {
@@ -8091,13 +8101,13 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBindingSpec(ref common.Reference
 					"schedulePriority": {
 						SchemaProps: spec.SchemaProps{
 							Description: "SchedulePriority is the priority of this binding in the scheduling queue.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.SchedulePriority"),
+							Ref:         ref(v1alpha2.SchedulePriority{}.OpenAPIModelName()),
 						},
 					},
 					"workloadAffinityGroups": {
 						SchemaProps: spec.SchemaProps{
 							Description: "WorkloadAffinityGroups are the affinity and anti-affinity groups this workload belongs to, instantiated from the policy's workloadAffinity and the template's labels.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.WorkloadAffinityGroups"),
+							Ref:         ref(v1alpha2.WorkloadAffinityGroups{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -8105,7 +8115,7 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBindingSpec(ref common.Reference
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.FailoverBehavior", "github.com/flotilla-io/flotilla/apis/policy/v1alpha1.Placement", "github.com/flotilla-io/flotilla/apis/work/v1alpha2.BindingSnapshot", "github.com/flotilla-io/flotilla/apis/work/v1alpha2.Component", "github.com/flotilla-io/flotilla/apis/work/v1alpha2.GracefulEvictionTask", "github.com/flotilla-io/flotilla/apis/work/v1alpha2.ObjectReference", "github.com/flotilla-io/flotilla/apis/work/v1alpha2.ReplicaRequirements", "github.com/flotilla-io/flotilla/apis/work/v1alpha2.SchedulePriority", "github.com/flotilla-io/flotilla/apis/work/v1alpha2.Suspension", "github.com/flotilla-io/flotilla/apis/work/v1alpha2.TargetCluster", "github.com/flotilla-io/flotilla/apis/work/v1alpha2.WorkloadAffinityGroups", metav1.Time{}.OpenAPIModelName()},
+			policyv1alpha1.FailoverBehavior{}.OpenAPIModelName(), policyv1alpha1.Placement{}.OpenAPIModelName(), v1alpha2.BindingSnapshot{}.OpenAPIModelName(), v1alpha2.Component{}.OpenAPIModelName(), v1alpha2.GracefulEvictionTask{}.OpenAPIModelName(), v1alpha2.ObjectReference{}.OpenAPIModelName(), v1alpha2.ReplicaRequirements{}.OpenAPIModelName(), v1alpha2.SchedulePriority{}.OpenAPIModelName(), v1alpha2.Suspension{}.OpenAPIModelName(), v1alpha2.TargetCluster{}.OpenAPIModelName(), v1alpha2.WorkloadAffinityGroups{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -8158,7 +8168,7 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBindingStatus(ref common.Referen
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.AggregatedStatusItem"),
+										Ref:     ref(v1alpha2.AggregatedStatusItem{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -8168,7 +8178,7 @@ func schema_flotilla_apis_work_v1alpha2_ResourceBindingStatus(ref common.Referen
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha2.AggregatedStatusItem", metav1.Condition{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
+			v1alpha2.AggregatedStatusItem{}.OpenAPIModelName(), metav1.Condition{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -8209,7 +8219,7 @@ func schema_flotilla_apis_work_v1alpha2_Suspension(ref common.ReferenceCallback)
 					"dispatchingOnClusters": {
 						SchemaProps: spec.SchemaProps{
 							Description: "DispatchingOnClusters suspends dispatching to the listed clusters.",
-							Ref:         ref("github.com/flotilla-io/flotilla/apis/policy/v1alpha1.SuspendClusters"),
+							Ref:         ref(policyv1alpha1.SuspendClusters{}.OpenAPIModelName()),
 						},
 					},
 					"scheduling": {
@@ -8223,7 +8233,7 @@ func schema_flotilla_apis_work_v1alpha2_Suspension(ref common.ReferenceCallback)
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/policy/v1alpha1.SuspendClusters"},
+			policyv1alpha1.SuspendClusters{}.OpenAPIModelName()},
 	}
 }
 
@@ -8257,7 +8267,7 @@ func schema_flotilla_apis_work_v1alpha2_TargetCluster(ref common.ReferenceCallba
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/flotilla-io/flotilla/apis/work/v1alpha2.TargetComponent"),
+										Ref:     ref(v1alpha2.TargetComponent{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -8268,7 +8278,7 @@ func schema_flotilla_apis_work_v1alpha2_TargetCluster(ref common.ReferenceCallba
 			},
 		},
 		Dependencies: []string{
-			"github.com/flotilla-io/flotilla/apis/work/v1alpha2.TargetComponent"},
+			v1alpha2.TargetComponent{}.OpenAPIModelName()},
 	}
 }
 
