@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -19,6 +20,7 @@ import (
 	cliflag "k8s.io/component-base/cli/flag"
 
 	generatedopenapi "github.com/flotilla-io/flotilla/apis/generated/openapi"
+	"github.com/flotilla-io/flotilla/controllers/manager"
 	"github.com/flotilla-io/flotilla/registry"
 )
 
@@ -36,6 +38,8 @@ type Options struct {
 	EmbeddedEtcdDir string
 	// APIService is how the server registers itself with the aggregator.
 	APIService APIServiceOptions
+	// Controllers configure the embedded controllers.
+	Controllers manager.Options
 
 	scheme *runtime.Scheme
 	codecs serializer.CodecFactory
@@ -67,6 +71,7 @@ func NewOptions() *Options {
 		APIService: APIServiceOptions{
 			Register: true, ServiceName: "flotilla-apiserver", ServiceNamespace: "karmada-system",
 		},
+		Controllers: manager.NewOptions(),
 	}
 	o.Server.Etcd.StorageConfig.EncodeVersioner = storageVersions
 	o.Server.Etcd.StorageConfig.Transport.ServerList = nil
@@ -83,6 +88,11 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.StringVar(&o.APIService.ServiceName, "service-name", o.APIService.ServiceName, "name of the Service the APIServices point at")
 	fs.StringVar(&o.APIService.ServiceNamespace, "service-namespace", o.APIService.ServiceNamespace, "namespace of that Service")
 	fs.StringVar(&o.APIService.ExternalName, "service-external-name", o.APIService.ExternalName, "make that Service an ExternalName Service for this host (for a server running outside the host cluster, e.g. localhost)")
+	cs := fss.FlagSet("controllers")
+	cs.StringSliceVar(&o.Controllers.Controllers, "controllers", o.Controllers.Controllers, "controllers to run: '*' for all, 'name' to enable one, '-name' to disable one; known: "+strings.Join(manager.Names(), ", "))
+	cs.BoolVar(&o.Controllers.LeaderElect, "leader-elect", o.Controllers.LeaderElect, "run the controllers only in the replica holding the lease "+o.Controllers.LeaseNamespace+"/"+o.Controllers.LeaseName+" on the host")
+	cs.DurationVar(&o.Controllers.ClusterStatusUpdateFrequency, "cluster-status-update-frequency", o.Controllers.ClusterStatusUpdateFrequency, "how often the status of each push cluster is probed")
+	cs.DurationVar(&o.Controllers.ClusterFailureThreshold, "cluster-failure-threshold", o.Controllers.ClusterFailureThreshold, "how long a cluster must fail its health probe before it is reported not ready")
 	fs.StringVar(&o.APIService.CABundleFile, "apiservice-ca-file", o.APIService.CABundleFile, "CA the aggregator verifies this server with (default: the last certificate of the serving certificate file)")
 }
 
@@ -120,6 +130,9 @@ func (o *Options) Validate() error {
 	errs := server.Validate()
 	if len(o.Server.Etcd.StorageConfig.Transport.ServerList) == 0 && o.EmbeddedEtcdDir == "" {
 		errs = append(errs, errors.New("either --etcd-servers or --embedded-etcd-dir is required"))
+	}
+	if err := manager.Validate(o.Controllers.Controllers); err != nil {
+		errs = append(errs, err)
 	}
 	if o.APIService.Register && o.HostKubeconfig() == "" {
 		errs = append(errs, errors.New("--register-apiservices needs --kubeconfig"))

@@ -7,6 +7,8 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
+
+	"github.com/flotilla-io/flotilla/controllers/manager"
 )
 
 // Run starts flotilla-apiserver and blocks until ctx ends.
@@ -28,11 +30,11 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
+	hostCfg, err := clientcmd.BuildConfigFromFlags("", o.HostKubeconfig())
+	if err != nil {
+		return fmt.Errorf("loading --kubeconfig: %w", err)
+	}
 	if o.APIService.Register {
-		hostCfg, err := clientcmd.BuildConfigFromFlags("", o.HostKubeconfig())
-		if err != nil {
-			return fmt.Errorf("loading --kubeconfig: %w", err)
-		}
 		reg, err := newAPIServiceRegistrar(hostCfg, o.APIService, o.Server.SecureServing, server.GroupVersions)
 		if err != nil {
 			return err
@@ -44,5 +46,17 @@ func Run(ctx context.Context, o *Options) error {
 			return nil
 		})
 	}
+	server.GenericAPIServer.AddPostStartHookOrDie("start-controllers", func(hctx genericapiserver.PostStartHookContext) error {
+		c, err := manager.NewContext(o.Controllers, hctx.LoopbackClientConfig, hostCfg)
+		if err != nil {
+			return err
+		}
+		go func() {
+			if err := manager.Run(hctx, c); err != nil {
+				klog.FromContext(ctx).Error(err, "Controllers stopped")
+			}
+		}()
+		return nil
+	})
 	return server.GenericAPIServer.PrepareRun().RunWithContext(ctx)
 }

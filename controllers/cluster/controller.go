@@ -1,0 +1,201 @@
+// Package cluster runs the lifecycle of Cluster objects: the finalizer, the
+// execution namespace karmada-es-<cluster> on the host, the not-ready and
+// unreachable taints that follow the Ready condition, and cleanup on delete.
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
+	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+)
+
+// ControllerName is the name of this controller in --controllers.
+const ControllerName = "cluster"
+
+const (
+	// Finalizer keeps a Cluster until its execution namespace is gone.
+	Finalizer = "karmada.io/cluster-controller"
+	// ExecutionNamespacePrefix + cluster name holds the cluster's Works.
+	ExecutionNamespacePrefix = "karmada-es-"
+	// SystemLabel marks objects Flotilla created for itself.
+	SystemLabel = "karmada.io/system"
+)
+
+// ExecutionNamespace returns the namespace holding a cluster's Works.
+func ExecutionNamespace(cluster string) string { return ExecutionNamespacePrefix + cluster }
+
+// Controller reconciles Clusters.
+type Controller struct {
+	clusters clusterlisters.ClusterLister
+	synced   cache.InformerSynced
+	client   versioned.Interface
+	host     kubernetes.Interface
+	queue    workqueue.TypedRateLimitingInterface[string]
+	now      func() time.Time
+}
+
+// New returns the controller.
+func New(informer clusterinformers.ClusterInformer, client versioned.Interface, host kubernetes.Interface) (*Controller, error) {
+	c := &Controller{
+		clusters: informer.Lister(),
+		synced:   informer.Informer().HasSynced,
+		client:   client,
+		host:     host,
+		queue:    workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](), workqueue.TypedRateLimitingQueueConfig[string]{Name: ControllerName}),
+		now:      time.Now,
+	}
+	enqueue := func(obj any) {
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+			c.queue.Add(key)
+		}
+	}
+	_, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: enqueue, UpdateFunc: func(_, cur any) { enqueue(cur) }, DeleteFunc: enqueue,
+	})
+	return c, err
+}
+
+// Run reconciles until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
+		return
+	}
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() { wait.UntilWithContext(ctx, c.work, time.Second) })
+	}
+	<-ctx.Done()
+	wg.Wait()
+}
+
+func (c *Controller) work(ctx context.Context) {
+	for {
+		name, quit := c.queue.Get()
+		if quit {
+			return
+		}
+		err := c.reconcile(ctx, name)
+		c.queue.Done(name)
+		if err != nil {
+			klog.FromContext(ctx).Error(err, "Reconciling cluster failed", "cluster", name)
+			c.queue.AddRateLimited(name)
+			continue
+		}
+		c.queue.Forget(name)
+	}
+}
+
+func (c *Controller) reconcile(ctx context.Context, name string) error {
+	cluster, err := c.clusters.Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if cluster.DeletionTimestamp != nil {
+		return c.remove(ctx, cluster)
+	}
+	if !slices.Contains(cluster.Finalizers, Finalizer) {
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+			"finalizers": append(slices.Clone(cluster.Finalizers), Finalizer), "resourceVersion": cluster.ResourceVersion}})
+		if _, err := c.client.ClusterV1alpha1().Clusters().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: ControllerName}); err != nil {
+			return fmt.Errorf("adding finalizer: %w", err)
+		}
+	}
+	if err := c.ensureExecutionNamespace(ctx, name); err != nil {
+		return err
+	}
+	return c.syncTaints(ctx, cluster)
+}
+
+func (c *Controller) ensureExecutionNamespace(ctx context.Context, cluster string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ExecutionNamespace(cluster), Labels: map[string]string{SystemLabel: "true"}}}
+	_, err := c.host.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: ControllerName})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating execution namespace %s: %w", ns.Name, err)
+	}
+	return nil
+}
+
+// remove deletes the execution namespace (and with it the cluster's Works),
+// then releases the Cluster once the namespace is gone.
+func (c *Controller) remove(ctx context.Context, cluster *clusterv1alpha1.Cluster) error {
+	if !slices.Contains(cluster.Finalizers, Finalizer) {
+		return nil
+	}
+	ns := ExecutionNamespace(cluster.Name)
+	err := c.host.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting execution namespace %s: %w", ns, err)
+	}
+	if err == nil {
+		if _, err := c.host.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err == nil {
+			c.queue.AddAfter(cluster.Name, 2*time.Second)
+			return nil
+		}
+	}
+	finalizers := slices.DeleteFunc(slices.Clone(cluster.Finalizers), func(f string) bool { return f == Finalizer })
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": finalizers, "resourceVersion": cluster.ResourceVersion}})
+	_, err = c.client.ClusterV1alpha1().Clusters().Patch(ctx, cluster.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: ControllerName})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// syncTaints keeps the not-ready / unreachable NoSchedule taints in step
+// with the Ready condition: False → not-ready, Unknown or missing for long →
+// unreachable, True → neither.
+func (c *Controller) syncTaints(ctx context.Context, cluster *clusterv1alpha1.Cluster) error {
+	want := map[string]bool{clusterv1alpha1.TaintClusterNotReady: false, clusterv1alpha1.TaintClusterUnreachable: false}
+	cond := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	switch {
+	case cond == nil:
+		// Not observed yet: nothing to say.
+	case cond.Status == metav1.ConditionFalse:
+		want[clusterv1alpha1.TaintClusterNotReady] = true
+	case cond.Status == metav1.ConditionUnknown:
+		want[clusterv1alpha1.TaintClusterUnreachable] = true
+	}
+	taints := slices.Clone(cluster.Spec.Taints)
+	for key, present := range want {
+		idx := slices.IndexFunc(taints, func(t corev1.Taint) bool { return t.Key == key && t.Effect == corev1.TaintEffectNoSchedule })
+		switch {
+		case present && idx < 0:
+			added := metav1.NewTime(c.now())
+			taints = append(taints, corev1.Taint{Key: key, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &added})
+		case !present && idx >= 0:
+			taints = slices.Delete(taints, idx, idx+1)
+		}
+	}
+	if apiequality.Semantic.DeepEqual(taints, cluster.Spec.Taints) || (len(taints) == 0 && len(cluster.Spec.Taints) == 0) {
+		return nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": cluster.ResourceVersion}, "spec": map[string]any{"taints": taints}})
+	_, err := c.client.ClusterV1alpha1().Clusters().Patch(ctx, cluster.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: ControllerName})
+	return err
+}

@@ -1,0 +1,264 @@
+// Package clusterstatus keeps the status of push clusters: the Ready and
+// CompleteAPIEnablements conditions, the Kubernetes version, the served APIs,
+// and node and resource summaries from trimmed member informers.
+package clusterstatus
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
+	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
+)
+
+// ControllerName is the name of this controller in --controllers.
+const ControllerName = "cluster-status"
+
+// Reasons and messages of the Ready condition, as Karmada writes them.
+const (
+	ReasonClusterReady         = "ClusterReady"
+	ReasonClusterNotReady      = "ClusterNotReady"
+	ReasonClusterNotReachable  = "ClusterNotReachable"
+	MessageClusterReady        = "cluster is healthy and ready to accept workloads"
+	MessageClusterNotReady     = "cluster is reachable but health endpoint responded without ok"
+	MessageClusterNotReachable = "cluster is not reachable"
+)
+
+// Options tune the controller.
+type Options struct {
+	// Interval between two status updates of a cluster.
+	Interval time.Duration
+	// FailureThreshold is how long a cluster must fail its health check
+	// before it is reported not ready (one failed probe is not enough).
+	FailureThreshold time.Duration
+	// Workers is the number of clusters probed at once.
+	Workers int
+}
+
+// Controller updates the status of push clusters.
+type Controller struct {
+	clusters clusterlisters.ClusterLister
+	synced   cache.InformerSynced
+	client   versioned.Interface
+	members  *memberclient.Cache
+	caches   memberCaches
+	queue    workqueue.TypedRateLimitingInterface[string]
+	opts     Options
+	now      func() time.Time
+
+	mu           sync.Mutex
+	firstFailure map[string]time.Time
+}
+
+// New returns the controller.
+func New(informer clusterinformers.ClusterInformer, client versioned.Interface, members *memberclient.Cache, opts Options) (*Controller, error) {
+	c := &Controller{
+		clusters:     informer.Lister(),
+		synced:       informer.Informer().HasSynced,
+		client:       client,
+		members:      members,
+		caches:       memberCaches{caches: map[string]*memberCache{}},
+		queue:        workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](), workqueue.TypedRateLimitingQueueConfig[string]{Name: ControllerName}),
+		opts:         opts,
+		now:          time.Now,
+		firstFailure: map[string]time.Time{},
+	}
+	_, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: c.enqueue,
+		UpdateFunc: func(old, cur any) {
+			// Status updates come back through the informer; only spec
+			// changes need a probe before the next tick.
+			if old.(*clusterv1alpha1.Cluster).Generation != cur.(*clusterv1alpha1.Cluster).Generation {
+				c.enqueue(cur)
+			}
+		},
+		DeleteFunc: c.enqueue,
+	})
+	return c, err
+}
+
+func (c *Controller) enqueue(obj any) {
+	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+		c.queue.Add(key)
+	}
+}
+
+// Run probes clusters until ctx ends.
+func (c *Controller) Run(ctx context.Context) {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
+		return
+	}
+	var wg sync.WaitGroup
+	for range max(c.opts.Workers, 1) {
+		wg.Go(func() { wait.UntilWithContext(ctx, c.work, time.Second) })
+	}
+	<-ctx.Done()
+	wg.Wait()
+}
+
+func (c *Controller) work(ctx context.Context) {
+	for {
+		name, quit := c.queue.Get()
+		if quit {
+			return
+		}
+		err := c.reconcile(ctx, name)
+		c.queue.Done(name)
+		if err != nil {
+			klog.FromContext(ctx).Error(err, "Updating cluster status failed", "cluster", name)
+			c.queue.AddRateLimited(name)
+			continue
+		}
+		c.queue.Forget(name)
+	}
+}
+
+func (c *Controller) reconcile(ctx context.Context, name string) error {
+	cluster, err := c.clusters.Get(name)
+	if apierrors.IsNotFound(err) || (err == nil && cluster.DeletionTimestamp != nil) {
+		c.caches.drop(name)
+		c.members.Forget(name)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// The agent of a pull cluster reports its status itself.
+	if cluster.Spec.SyncMode != clusterv1alpha1.Push {
+		return nil
+	}
+	defer c.queue.AddAfter(name, c.opts.Interval)
+
+	status := cluster.Status.DeepCopy()
+	ready := c.observe(ctx, cluster, status)
+	if !ready && c.withinThreshold(name) && meta.IsStatusConditionTrue(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
+		// One failed probe is not an outage: keep reporting what we had.
+		return nil
+	}
+	if ready {
+		c.clearFailure(name)
+	}
+	if apiequality.Semantic.DeepEqual(*status, cluster.Status) {
+		return nil
+	}
+	// This controller is the only writer of a push cluster's status: a merge
+	// patch of the whole status needs no resourceVersion and never conflicts
+	// with the cluster controller's spec and metadata writes.
+	patch, err := json.Marshal(map[string]any{"status": status})
+	if err != nil {
+		return err
+	}
+	_, err = c.client.ClusterV1alpha1().Clusters().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: ControllerName}, "status")
+	return err
+}
+
+// observe probes the member and fills status; it returns whether the
+// cluster is healthy.
+func (c *Controller) observe(ctx context.Context, cluster *clusterv1alpha1.Cluster, status *clusterv1alpha1.ClusterStatus) bool {
+	setReady := func(s metav1.ConditionStatus, reason, msg string) {
+		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: clusterv1alpha1.ClusterConditionReady, Status: s, Reason: reason, Message: msg, ObservedGeneration: cluster.Generation})
+	}
+	client, err := c.members.Get(cluster)
+	if err != nil {
+		setReady(metav1.ConditionFalse, ReasonClusterNotReachable, err.Error())
+		return false
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	body, err := client.Clientset.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(pctx)
+	switch {
+	case err != nil && len(body) == 0 && !apierrors.IsInternalError(err) && !isHTTPStatus(err):
+		setReady(metav1.ConditionFalse, ReasonClusterNotReachable, MessageClusterNotReachable)
+		return false
+	case err != nil || strings.TrimSpace(string(body)) != "ok":
+		setReady(metav1.ConditionFalse, ReasonClusterNotReady, MessageClusterNotReady)
+		return false
+	}
+	setReady(metav1.ConditionTrue, ReasonClusterReady, MessageClusterReady)
+
+	if v, err := client.Clientset.Discovery().ServerVersion(); err == nil {
+		status.KubernetesVersion = v.GitVersion
+	}
+	enablements, complete := apiEnablements(client)
+	if enablements != nil {
+		status.APIEnablements = enablements
+	}
+	cond := metav1.Condition{Type: clusterv1alpha1.ClusterConditionCompleteAPIEnablements, Status: metav1.ConditionTrue, Reason: "CompleteAPIEnablements", Message: "collected complete APIs from member cluster", ObservedGeneration: cluster.Generation}
+	if !complete {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "IncompleteAPIEnablements", "collected partial APIs from member cluster"
+	}
+	meta.SetStatusCondition(&status.Conditions, cond)
+
+	mc := c.caches.get(cluster.Name, client.Config.Host+"/"+client.Config.BearerToken, client.Clientset)
+	if mc.synced() {
+		status.NodeSummary, status.ResourceSummary = mc.summaries()
+	}
+	return true
+}
+
+// apiEnablements lists the member's group versions and resources, sorted,
+// without subresources. complete is false when some group failed discovery.
+func apiEnablements(client *memberclient.Client) ([]clusterv1alpha1.APIEnablement, bool) {
+	_, lists, err := client.Clientset.Discovery().ServerGroupsAndResources()
+	if len(lists) == 0 {
+		return nil, false
+	}
+	out := make([]clusterv1alpha1.APIEnablement, 0, len(lists))
+	for _, l := range lists {
+		e := clusterv1alpha1.APIEnablement{GroupVersion: l.GroupVersion}
+		for _, r := range l.APIResources {
+			if strings.Contains(r.Name, "/") {
+				continue
+			}
+			e.Resources = append(e.Resources, clusterv1alpha1.APIResource{Name: r.Name, Kind: r.Kind})
+		}
+		slices.SortFunc(e.Resources, func(a, b clusterv1alpha1.APIResource) int { return strings.Compare(a.Name, b.Name) })
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b clusterv1alpha1.APIEnablement) int { return strings.Compare(a.GroupVersion, b.GroupVersion) })
+	return out, err == nil
+}
+
+func isHTTPStatus(err error) bool {
+	_, ok := err.(apierrors.APIStatus)
+	return ok
+}
+
+// withinThreshold records a failure and reports whether the cluster has
+// been failing for less than the threshold.
+func (c *Controller) withinThreshold(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	first, ok := c.firstFailure[name]
+	if !ok {
+		first = c.now()
+		c.firstFailure[name] = first
+	}
+	return c.now().Sub(first) < c.opts.FailureThreshold
+}
+
+func (c *Controller) clearFailure(name string) {
+	c.mu.Lock()
+	delete(c.firstFailure, name)
+	c.mu.Unlock()
+}

@@ -1,0 +1,37 @@
+package manager
+
+import (
+	"context"
+
+	"github.com/flotilla-io/flotilla/controllers/cluster"
+	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
+)
+
+// Controllers returns every controller by name. Each entry builds its
+// controller from the Context and starts it.
+func Controllers() map[string]InitFunc {
+	return map[string]InitFunc{
+		cluster.ControllerName:       startCluster,
+		clusterstatus.ControllerName: startClusterStatus,
+	}
+}
+
+func startCluster(ctx context.Context, c *Context) error {
+	ctrl, err := cluster.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada, c.Host)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 2)
+	return nil
+}
+
+func startClusterStatus(ctx context.Context, c *Context) error {
+	ctrl, err := clusterstatus.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada, c.Members, clusterstatus.Options{
+		Interval: c.Options.ClusterStatusUpdateFrequency, FailureThreshold: c.Options.ClusterFailureThreshold, Workers: 4,
+	})
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx)
+	return nil
+}

@@ -1,0 +1,177 @@
+// Package manager starts the controllers embedded in flotilla-apiserver:
+// which ones (--controllers), with what clients, under leader election.
+package manager
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/klog/v2"
+
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
+	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
+)
+
+// Options configure the controllers.
+type Options struct {
+	// Controllers names the controllers to run: "*" for all, "name" to add
+	// one, "-name" to remove one.
+	Controllers []string
+	// LeaderElect runs the controllers only in the replica holding the lease.
+	LeaderElect bool
+	// LeaseNamespace and LeaseName name the host Lease.
+	LeaseNamespace, LeaseName string
+	// ClusterStatusUpdateFrequency is how often cluster status is probed.
+	ClusterStatusUpdateFrequency time.Duration
+	// ClusterFailureThreshold is how long a cluster fails before it is not ready.
+	ClusterFailureThreshold time.Duration
+}
+
+// NewOptions returns the defaults.
+func NewOptions() Options {
+	return Options{
+		Controllers: []string{"*"}, LeaderElect: true,
+		LeaseNamespace: "karmada-system", LeaseName: "flotilla-controllers",
+		ClusterStatusUpdateFrequency: 10 * time.Second, ClusterFailureThreshold: 30 * time.Second,
+	}
+}
+
+// Context is what every controller is built from.
+type Context struct {
+	Options Options
+	// Karmada reaches flotilla-apiserver's own APIs (loopback).
+	Karmada          versioned.Interface
+	KarmadaInformers externalversions.SharedInformerFactory
+	// Host reaches the host API server: templates, namespaces, secrets.
+	Host          kubernetes.Interface
+	HostInformers informers.SharedInformerFactory
+	// Members builds member clients from Clusters and their secrets.
+	Members *memberclient.Cache
+}
+
+// InitFunc builds a controller and starts it in the background; it returns
+// when the controller is running.
+type InitFunc func(ctx context.Context, c *Context) error
+
+// Enabled reports whether name is enabled by the --controllers list.
+func Enabled(name string, list []string) bool {
+	if slices.Contains(list, "-"+name) {
+		return false
+	}
+	return slices.Contains(list, name) || slices.Contains(list, "*")
+}
+
+// Validate checks that every name in list is a known controller.
+func Validate(list []string) error {
+	known := Controllers()
+	for _, n := range list {
+		n = strings.TrimPrefix(n, "-")
+		if _, ok := known[n]; !ok && n != "*" {
+			return fmt.Errorf("unknown controller %q; known: %s", n, strings.Join(Names(), ", "))
+		}
+	}
+	return nil
+}
+
+// Names returns the known controllers, sorted.
+func Names() []string {
+	var names []string
+	for n := range Controllers() {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// NewContext builds the clients of the controllers: karmada is the
+// loopback configuration of flotilla-apiserver, host the host API server's.
+func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
+	karmada = rest.CopyConfig(karmada)
+	karmada.QPS, karmada.Burst = 500, 1000
+	host = rest.CopyConfig(host)
+	host.QPS, host.Burst = 200, 400
+	kc, err := versioned.NewForConfig(karmada)
+	if err != nil {
+		return nil, err
+	}
+	hc, err := kubernetes.NewForConfig(host)
+	if err != nil {
+		return nil, err
+	}
+	hostInformers := informers.NewSharedInformerFactory(hc, 0)
+	secrets := hostInformers.Core().V1().Secrets().Lister()
+	return &Context{
+		Options:          opts,
+		Karmada:          kc,
+		KarmadaInformers: externalversions.NewSharedInformerFactory(kc, 0),
+		Host:             hc,
+		HostInformers:    hostInformers,
+		Members: memberclient.NewCache(func(ns, name string) (*corev1.Secret, error) {
+			if s, err := secrets.Secrets(ns).Get(name); err == nil {
+				return s, nil
+			}
+			// The informer may not have seen a secret created a moment ago.
+			return hc.CoreV1().Secrets(ns).Get(context.Background(), name, metav1.GetOptions{})
+		}),
+	}, nil
+}
+
+// Run starts the enabled controllers, under leader election when asked, and
+// blocks until ctx ends.
+func Run(ctx context.Context, c *Context) error {
+	log := klog.FromContext(ctx)
+	start := func(ctx context.Context) {
+		for _, name := range Names() {
+			if !Enabled(name, c.Options.Controllers) {
+				log.Info("Controller disabled", "controller", name)
+				continue
+			}
+			if err := Controllers()[name](ctx, c); err != nil {
+				log.Error(err, "Starting controller failed", "controller", name)
+				continue
+			}
+			log.Info("Started controller", "controller", name)
+		}
+		c.KarmadaInformers.Start(ctx.Done())
+		c.HostInformers.Start(ctx.Done())
+		<-ctx.Done()
+	}
+	if !c.Options.LeaderElect {
+		start(ctx)
+		return nil
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.Options.LeaseNamespace}}
+	if _, err := c.Host.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating the lease namespace: %w", err)
+	}
+	id, _ := os.Hostname()
+	id = fmt.Sprintf("%s_%d", id, os.Getpid())
+	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, c.Options.LeaseNamespace, c.Options.LeaseName,
+		c.Host.CoreV1(), c.Host.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: id})
+	if err != nil {
+		return err
+	}
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: lock, ReleaseOnCancel: true,
+		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: start,
+			OnStoppedLeading: func() { log.Info("Lost the controllers' lease", "identity", id) },
+		},
+	})
+	return nil
+}
