@@ -19,10 +19,16 @@ import (
 // summaries need, so a status update never lists pods.
 type memberCache struct {
 	cancel  context.CancelFunc
-	nodes   cache.SharedIndexInformer
-	pods    cache.SharedIndexInformer
+	nodes   store
+	pods    store
 	key     string // what the client was built from; a change rebuilds the cache
 	started time.Time
+}
+
+// store is the part of an informer the summaries read.
+type store interface {
+	GetStore() cache.Store
+	HasSynced() bool
 }
 
 // trimNode keeps a node's name, allocatable and Ready condition.

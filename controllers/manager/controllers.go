@@ -5,6 +5,7 @@ import (
 
 	"github.com/flotilla-io/flotilla/controllers/cluster"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
+	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
 )
 
 // Controllers returns every controller by name. Each entry builds its
@@ -13,6 +14,7 @@ func Controllers() map[string]InitFunc {
 	return map[string]InitFunc{
 		cluster.ControllerName:       startCluster,
 		clusterstatus.ControllerName: startClusterStatus,
+		unifiedauth.ControllerName:   startUnifiedAuth,
 	}
 }
 
@@ -33,5 +35,15 @@ func startClusterStatus(ctx context.Context, c *Context) error {
 		return err
 	}
 	go ctrl.Run(ctx)
+	return nil
+}
+
+func startUnifiedAuth(ctx context.Context, c *Context) error {
+	rbac := c.HostInformers.Rbac().V1()
+	ctrl, err := unifiedauth.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), rbac.ClusterRoles(), rbac.ClusterRoleBindings(), c.Members)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 2)
 	return nil
 }
