@@ -22,7 +22,8 @@ tools: ## build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, k
 
 .PHONY: build
 build: ## build Flotilla's binaries into _output/bin
-	go build -o $(BIN)/ ./hack/testbed
+	go build -o $(BIN)/ ./cmd/flotilla-apiserver ./cmd/flotillactl ./hack/testbed
+	ln -sf flotillactl $(BIN)/kubectl-flotilla
 
 .PHONY: up
 up: tools build ## start the control plane and member1..member3 in the background; writes _output/kubeconfig
@@ -41,11 +42,16 @@ test-unit: ## unit tests
 
 # One suite at a time: each starts its own clusters and there are two cores.
 .PHONY: test-e2e
-test-e2e: ## e2e suites, each against its own environment of real clusters
+test-e2e: build ## e2e suites, each against its own environment of real clusters
 	go test -count=1 -p 1 -timeout 30m $(E2E_PKGS)
 
+.PHONY: generate
+generate: ## regenerate deepcopy, defaulters, OpenAPI, clients, listers, informers, apply configurations
+	hack/update-codegen.sh
+
 .PHONY: verify
-verify: ## gofmt and go vet
+verify: ## gofmt, go vet and generated code up to date
+	hack/verify-codegen.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
 

@@ -26,6 +26,9 @@ import (
 
 var members = []string{"member1", "member2", "member3"}
 
+// pushMembers are joined in push mode by `up`; member3 waits for the agent.
+var pushMembers = []string{"member1", "member2"}
+
 func main() {
 	root, err := env.RepoRoot()
 	if err != nil {
@@ -75,7 +78,7 @@ func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int) err
 	if err := os.RemoveAll(stateDir); err != nil {
 		return err
 	}
-	opts := env.Options{StateDir: stateDir, LogDir: logDir, Detach: true}
+	opts := env.Options{StateDir: stateDir, LogDir: logDir, Detach: true, Flotilla: &env.FlotillaOptions{}}
 	for _, m := range members {
 		opts.Members = append(opts.Members, env.MemberOptions{Name: m, Nodes: env.NodeOptions{Count: nodes}})
 	}
@@ -86,6 +89,16 @@ func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int) err
 		return err
 	}
 	if err := writeKubeconfig(e, kubeconfig); err != nil {
+		e.Stop(10 * time.Second)
+		return err
+	}
+	for _, m := range pushMembers {
+		if err := e.Join(ctx, m); err != nil {
+			e.Stop(10 * time.Second)
+			return err
+		}
+	}
+	if err := e.WaitClustersReady(ctx, pushMembers, 2*time.Minute); err != nil {
 		e.Stop(10 * time.Second)
 		return err
 	}
@@ -175,12 +188,13 @@ func usage(e *env.Environment, kubeconfig string) {
 Control plane and members are up. Use them with kubectl:
 
   export KUBECONFIG=%s
-  kubectl get namespaces                      # the control plane (context "flotilla")
+  kubectl get clusters                        # the control plane (context "flotilla"): %s joined
+  kubectl get --raw /apis/cluster.karmada.io/v1alpha1/clusters/member1/proxy/api/v1/nodes
   kubectl --context member1 get nodes         # a member: member1, member2, member3
 
 Logs:  %s/<cluster>/<component>.log
 Stop:  make down
-`, kubeconfig, e.Options.LogDir)
+`, kubeconfig, strings.Join(pushMembers, " and "), e.Options.LogDir)
 }
 
 func fail(err error) {

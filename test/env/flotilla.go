@@ -3,8 +3,17 @@ package env
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 )
 
 // FlotillaOptions start flotilla-apiserver beside the host, registered with
@@ -66,5 +75,55 @@ func (e *Environment) startFlotilla(ctx context.Context) error {
 		return err
 	}
 	h.Processes = append(h.Processes, p)
+	return nil
+}
+
+// FlotillactlBinary is the CLI that joins members.
+const FlotillactlBinary = "flotillactl"
+
+// Join joins member to the control plane in push mode with
+// `flotillactl join`, as a user would.
+func (e *Environment) Join(ctx context.Context, member string) error {
+	m := e.Member(member)
+	if m == nil {
+		return fmt.Errorf("no member %q", member)
+	}
+	cmd := exec.CommandContext(ctx, e.bin(FlotillactlBinary), "join", member,
+		"--kubeconfig="+e.Host.Kubeconfig, "--cluster-kubeconfig="+m.Kubeconfig)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("flotillactl join %s: %w\n%s", member, err, out)
+	}
+	return nil
+}
+
+// WaitClustersReady waits until the Clusters named are Ready on the control plane.
+func (e *Environment) WaitClustersReady(ctx context.Context, names []string, timeout time.Duration) error {
+	cfg, err := e.Host.RESTConfig()
+	if err != nil {
+		return err
+	}
+	cs, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	var last string
+	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		for _, n := range names {
+			c, err := cs.ClusterV1alpha1().Clusters().Get(ctx, n, metav1.GetOptions{})
+			if err != nil {
+				last = err.Error()
+				return false, nil
+			}
+			if !meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
+				last = fmt.Sprintf("cluster %s: conditions %v", n, c.Status.Conditions)
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("clusters %v not Ready after %s (%s); log %s", names, timeout, last, e.logFile(e.Host.Name, FlotillaComponent))
+	}
 	return nil
 }
