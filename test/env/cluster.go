@@ -298,3 +298,13 @@ func (c *Cluster) apiserverReady() (func(context.Context) error, error) {
 		return nil
 	}, nil
 }
+
+// Process returns the cluster's process of a component, or nil.
+func (c *Cluster) Process(component string) *Process {
+	for _, p := range c.Processes {
+		if p.Component == component {
+			return p
+		}
+	}
+	return nil
+}

@@ -18,13 +18,15 @@ import (
 // own process group, with its output in a log file.
 type Process struct {
 	// Cluster and Component name the process in errors and in the log path.
-	Cluster   string `json:"cluster"`
-	Component string `json:"component"`
-	Binary    string `json:"binary"`
-	PID       int    `json:"pid"`
-	LogFile   string `json:"logFile"`
+	Cluster   string   `json:"cluster"`
+	Component string   `json:"component"`
+	Binary    string   `json:"binary"`
+	Args      []string `json:"args"`
+	PID       int      `json:"pid"`
+	LogFile   string   `json:"logFile"`
 
 	cmd    *exec.Cmd
+	detach bool
 	exited chan struct{}
 	err    error
 }
@@ -34,32 +36,42 @@ type Process struct {
 // (Pdeathsig), so a test binary that is killed leaves nothing behind; with
 // detach true it outlives its starter, as `make up` needs.
 func startProcess(cluster, component, binary string, args []string, logFile string, detach bool) (*Process, error) {
-	if err := os.MkdirAll(filepath.Dir(logFile), 0o755); err != nil {
+	p := &Process{Cluster: cluster, Component: component, Binary: binary, Args: args, LogFile: logFile, detach: detach}
+	if err := p.start(); err != nil {
 		return nil, err
 	}
-	log, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	return p, nil
+}
+
+// start launches the process described by p.
+func (p *Process) start() error {
+	if err := os.MkdirAll(filepath.Dir(p.LogFile), 0o755); err != nil {
+		return err
+	}
+	log, err := os.OpenFile(p.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer log.Close() // the child holds its own descriptor
-	fmt.Fprintf(log, "==> %s %s\n", time.Now().Format(time.RFC3339), strings.Join(append([]string{binary}, args...), " "))
+	fmt.Fprintf(log, "==> %s %s\n", time.Now().Format(time.RFC3339), strings.Join(append([]string{p.Binary}, p.Args...), " "))
 
-	cmd := exec.Command(binary, args...)
+	cmd := exec.Command(p.Binary, p.Args...)
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.Stdin = nil
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if !detach {
+	if !p.detach {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%s/%s: starting %s: %w", cluster, component, binary, err)
+		return fmt.Errorf("%s/%s: starting %s: %w", p.Cluster, p.Component, p.Binary, err)
 	}
-	p := &Process{Cluster: cluster, Component: component, Binary: binary, PID: cmd.Process.Pid, LogFile: logFile, cmd: cmd, exited: make(chan struct{})}
+	exited := make(chan struct{})
+	p.PID, p.cmd, p.exited, p.err = cmd.Process.Pid, cmd, exited, nil
 	go func() {
-		p.err = cmd.Wait()
-		close(p.exited)
+		err := cmd.Wait()
+		p.err = err
+		close(exited)
 	}()
-	return p, nil
+	return nil
 }
 
 // Exited reports whether a process started by this program has ended, and how.
@@ -170,4 +182,13 @@ func tail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return "    " + strings.Join(lines, "\n    ")
+}
+
+// Restart starts a stopped process again with the same binary, arguments
+// and log file (ports stay the same).
+func (p *Process) Restart() error {
+	if p.owned() {
+		return fmt.Errorf("%s/%s (pid %d) is still running", p.Cluster, p.Component, p.PID)
+	}
+	return p.start()
 }

@@ -19,16 +19,17 @@ import (
 // Env is the running environment of this test binary, set by Main.
 var Env *env.Environment
 
-// Main starts an environment with the members opts names, runs the suite and
-// stops it. Its state is kept under _output/e2e/<suite>/ and its logs under
+// Main starts an environment with the members opts names, joins the members
+// listed in join (push mode, with flotillactl) and waits until they are
+// Ready, runs the suite and stops it. Its state is kept under _output/e2e/<suite>/ and its logs under
 // _output/logs/e2e/<suite>/<cluster>/<component>.log. The processes are also
 // killed by the kernel if the test binary dies without running Main's
 // cleanup (Pdeathsig), so a timed-out run leaves nothing behind.
-func Main(m *testing.M, suite string, opts env.Options) {
-	os.Exit(run(m, suite, opts))
+func Main(m *testing.M, suite string, opts env.Options, join ...string) {
+	os.Exit(run(m, suite, opts, join))
 }
 
-func run(m *testing.M, suite string, opts env.Options) int {
+func run(m *testing.M, suite string, opts env.Options, join []string) int {
 	root, err := env.RepoRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -59,6 +60,20 @@ func run(m *testing.M, suite string, opts env.Options) int {
 		return 1
 	}
 	Env = e
+	for _, member := range join {
+		if err := e.Join(ctx, member); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			e.Stop(0)
+			return 1
+		}
+	}
+	if len(join) > 0 {
+		if err := e.WaitClustersReady(ctx, join, 2*time.Minute); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			e.Stop(0)
+			return 1
+		}
+	}
 	fmt.Printf("e2e %s: environment ready in %.1f s (logs in %s)\n", suite, time.Since(start).Seconds(), opts.LogDir)
 	go func() {
 		<-signals
