@@ -1,14 +1,18 @@
 package registry
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 
 	appsinstall "github.com/flotilla-io/flotilla/apis/apps/install"
 	autoscalinginstall "github.com/flotilla-io/flotilla/apis/autoscaling/install"
@@ -60,10 +64,17 @@ type Config struct {
 	GenericConfig *genericapiserver.RecommendedConfig
 	Scheme        *runtime.Scheme
 	Codecs        serializer.CodecFactory
+	// Host reaches the host API server, where the clusters' Secrets are.
+	Host kubernetes.Interface
 }
+
+// SecretNamespace is where join puts the clusters' credential Secrets; the
+// proxy watches it and reads other namespaces live.
+const SecretNamespace = "karmada-cluster"
 
 // CompletedConfig is a Config with its defaults filled in; only it can build a Server.
 type CompletedConfig struct {
+	host    kubernetes.Interface
 	generic genericapiserver.CompletedConfig
 	scheme  *runtime.Scheme
 	codecs  serializer.CodecFactory
@@ -78,7 +89,7 @@ type Server struct {
 
 // Complete fills in defaults. It does no I/O.
 func (c *Config) Complete() CompletedConfig {
-	return CompletedConfig{generic: c.GenericConfig.Complete(), scheme: c.Scheme, codecs: c.Codecs}
+	return CompletedConfig{host: c.Host, generic: c.GenericConfig.Complete(), scheme: c.Scheme, codecs: c.Codecs}
 }
 
 // New builds the server and installs every API group.
@@ -88,13 +99,30 @@ func (c CompletedConfig) New() (*Server, error) {
 		return nil, err
 	}
 	opts := c.generic.RESTOptionsGetter
+	secrets := informers.NewSharedInformerFactoryWithOptions(c.host, 0, informers.WithNamespace(SecretNamespace))
+	secretLister := secrets.Core().V1().Secrets().Lister()
+	getSecret := func(namespace, name string) (*corev1.Secret, error) {
+		if namespace == SecretNamespace {
+			if sec, err := secretLister.Secrets(namespace).Get(name); err == nil {
+				return sec, nil
+			}
+		}
+		// Not seen yet (just created) or elsewhere: ask the host.
+		return c.host.CoreV1().Secrets(namespace).Get(context.Background(), name, metav1.GetOptions{})
+	}
+	if err := s.AddPostStartHook("start-secret-informer", func(hctx genericapiserver.PostStartHookContext) error {
+		secrets.Start(hctx.Done())
+		return nil
+	}); err != nil {
+		return nil, err
+	}
 	groups := []*genericapiserver.APIGroupInfo{}
 	add := func(g *genericapiserver.APIGroupInfo, err error) error {
 		groups = append(groups, g)
 		return err
 	}
 	err = errors.Join(
-		add(clusterregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts, nil)),
+		add(clusterregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts, getSecret)),
 		add(policyregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
 		add(workregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
 		add(c.simpleGroup("config.karmada.io", configDefinitions())),

@@ -1,9 +1,14 @@
-// Package cluster assembles the cluster.karmada.io API group.
+// Package cluster assembles the cluster.karmada.io API group: clusters,
+// their status, and clusters/proxy.
 package cluster
 
 import (
+	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/registry/generic"
@@ -11,21 +16,45 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/proxy"
 	clusterstorage "github.com/flotilla-io/flotilla/registry/cluster/cluster/storage"
 )
 
+// fromCache reads from the watch cache: the proxy looks a cluster up on
+// every request and must not pay an etcd round trip for it.
+var fromCache = &metav1.GetOptions{ResourceVersion: "0"}
+
 // NewAPIGroupInfo returns the storage of every cluster.karmada.io resource.
-// extra adds subresources served by other packages (clusters/proxy).
-func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opts generic.RESTOptionsGetter, extra map[string]rest.Storage) (*genericapiserver.APIGroupInfo, error) {
+// getSecret reads the clusters' credential Secrets on the host.
+func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opts generic.RESTOptionsGetter, getSecret func(namespace, name string) (*corev1.Secret, error), proxyOpts ...proxy.Option) (*genericapiserver.APIGroupInfo, error) {
 	info := genericapiserver.NewDefaultAPIGroupInfo(clusterv1alpha1.GroupName, scheme, runtime.NewParameterCodec(scheme), codecs)
 	clusters, status, err := clusterstorage.NewREST(scheme, opts)
 	if err != nil {
 		return nil, fmt.Errorf("cluster storage: %w", err)
 	}
-	storage := map[string]rest.Storage{"clusters": clusters, "clusters/status": status}
-	for k, v := range extra {
-		storage[k] = v
+	getCluster := func(name string) (*clusterv1alpha1.Cluster, error) {
+		obj, err := clusters.Get(context.Background(), name, fromCache)
+		if err != nil {
+			return nil, err
+		}
+		return obj.(*clusterv1alpha1.Cluster), nil
 	}
-	info.VersionedResourcesStorageMap[clusterv1alpha1.SchemeGroupVersion.Version] = storage
+	listClusters := func() ([]*clusterv1alpha1.Cluster, error) {
+		obj, err := clusters.List(context.Background(), &metainternalversion.ListOptions{ResourceVersion: "0"})
+		if err != nil {
+			return nil, err
+		}
+		list := obj.(*clusterv1alpha1.ClusterList)
+		out := make([]*clusterv1alpha1.Cluster, len(list.Items))
+		for i := range list.Items {
+			out[i] = &list.Items[i]
+		}
+		return out, nil
+	}
+	info.VersionedResourcesStorageMap[clusterv1alpha1.SchemeGroupVersion.Version] = map[string]rest.Storage{
+		"clusters":        clusters,
+		"clusters/status": status,
+		"clusters/proxy":  proxy.NewConnecter(getCluster, getSecret, listClusters, proxyOpts...),
+	}
 	return &info, nil
 }

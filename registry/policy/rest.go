@@ -69,7 +69,9 @@ func Definitions() []*resource.Definition {
 				return validation.ValidateClusterPropagationPolicyUpdate(obj.(*policyv1alpha1.ClusterPropagationPolicy), old.(*policyv1alpha1.ClusterPropagationPolicy))
 			},
 			Columns: propagationCols,
-			Cells:   func(obj runtime.Object) []any { return propagationCells(&obj.(*policyv1alpha1.ClusterPropagationPolicy).Spec) },
+			Cells: func(obj runtime.Object) []any {
+				return propagationCells(&obj.(*policyv1alpha1.ClusterPropagationPolicy).Spec)
+			},
 		},
 		{
 			Resource: policyv1alpha1.Resource("overridepolicies"), Singular: "overridepolicy", Versions: versions,

@@ -17,6 +17,8 @@ import (
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/compatibility"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	cliflag "k8s.io/component-base/cli/flag"
 
 	generatedopenapi "github.com/flotilla-io/flotilla/apis/generated/openapi"
@@ -145,8 +147,9 @@ func (o *Options) embeddedEtcd() bool {
 }
 
 // Config builds the server configuration: the only place flags meet config.
-// etcdServers are the embedded etcd's URLs when it runs.
-func (o *Options) Config(etcdServers []string) (*registry.Config, error) {
+// etcdServers are the embedded etcd's URLs when it runs; host reaches the
+// host API server.
+func (o *Options) Config(etcdServers []string, host *rest.Config) (*registry.Config, error) {
 	if len(etcdServers) > 0 {
 		o.Server.Etcd.StorageConfig.Transport.ServerList = etcdServers
 	}
@@ -161,7 +164,11 @@ func (o *Options) Config(etcdServers []string) (*registry.Config, error) {
 	if err := o.Server.ApplyTo(cfg); err != nil {
 		return nil, fmt.Errorf("applying options: %w", err)
 	}
-	return &registry.Config{GenericConfig: cfg, Scheme: o.scheme, Codecs: o.codecs}, nil
+	hostClient, err := kubernetes.NewForConfig(host)
+	if err != nil {
+		return nil, err
+	}
+	return &registry.Config{GenericConfig: cfg, Scheme: o.scheme, Codecs: o.codecs, Host: hostClient}, nil
 }
 
 // NewCommand returns the flotilla-apiserver command.

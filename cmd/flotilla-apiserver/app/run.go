@@ -22,17 +22,17 @@ func Run(ctx context.Context, o *Options) error {
 		defer e.Close()
 		etcdServers = []string{e.clientURL}
 	}
-	cfg, err := o.Config(etcdServers)
+	hostCfg, err := clientcmd.BuildConfigFromFlags("", o.HostKubeconfig())
+	if err != nil {
+		return fmt.Errorf("loading --kubeconfig: %w", err)
+	}
+	cfg, err := o.Config(etcdServers, hostCfg)
 	if err != nil {
 		return err
 	}
 	server, err := cfg.Complete().New()
 	if err != nil {
 		return err
-	}
-	hostCfg, err := clientcmd.BuildConfigFromFlags("", o.HostKubeconfig())
-	if err != nil {
-		return fmt.Errorf("loading --kubeconfig: %w", err)
 	}
 	if o.APIService.Register {
 		reg, err := newAPIServiceRegistrar(hostCfg, o.APIService, o.Server.SecureServing, server.GroupVersions)

@@ -1,0 +1,204 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	utilproxy "k8s.io/apimachinery/pkg/util/proxy"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+	clienttransport "k8s.io/client-go/transport"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+)
+
+// AllClusters is the cluster name that fans a proxy request out to every
+// cluster (clusters/*/proxy).
+const AllClusters = "*"
+
+// defaultProbeTimeout bounds each per-cluster request of a fan-out.
+const defaultProbeTimeout = 10 * time.Second
+
+// connectMethods are the HTTP methods clusters/proxy accepts.
+var connectMethods = []string{
+	http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch,
+	http.MethodDelete, http.MethodHead, http.MethodOptions,
+}
+
+// Connecter implements rest.Connecter for the clusters/{name}/proxy
+// subresource: it forwards the request to the member cluster's API server as
+// the requesting user, impersonated by the cluster's impersonator service
+// account. Use NewConnecter; the zero value is not usable.
+type Connecter struct {
+	targets      *targetCache
+	listClusters func() ([]*clusterv1alpha1.Cluster, error)
+	hostHandler  http.Handler
+	probeTimeout time.Duration
+}
+
+var (
+	_ rest.Connecter = &Connecter{}
+	_ rest.Storage   = &Connecter{}
+)
+
+// Option configures a Connecter.
+type Option func(*Connecter)
+
+// WithHostHandler sets the handler that serves the non-resource paths of
+// clusters/*/proxy (such as /version or /apis), usually a proxy to the
+// control plane's own API server with the server's credentials. It receives
+// a copy of the request whose URL path is the proxied path and whose query is
+// the client's, with the client's Authorization, Impersonate-* and X-Remote-*
+// headers removed. Without it those paths answer 404.
+func WithHostHandler(h http.Handler) Option {
+	return func(c *Connecter) { c.hostHandler = h }
+}
+
+// WithFanOutTimeout bounds each per-cluster request a clusters/*/proxy
+// request makes to find or list resources (default 10s).
+func WithFanOutTimeout(d time.Duration) Option {
+	return func(c *Connecter) {
+		if d > 0 {
+			c.probeTimeout = d
+		}
+	}
+}
+
+// NewConnecter returns a Connecter. getCluster and getSecret must return an
+// error satisfying apierrors.IsNotFound for a missing object; listClusters is
+// only used by clusters/*/proxy.
+func NewConnecter(
+	getCluster func(name string) (*clusterv1alpha1.Cluster, error),
+	getSecret func(namespace, name string) (*corev1.Secret, error),
+	listClusters func() ([]*clusterv1alpha1.Cluster, error),
+	opts ...Option,
+) *Connecter {
+	c := &Connecter{
+		targets:      &targetCache{getCluster: getCluster, getSecret: getSecret},
+		listClusters: listClusters,
+		probeTimeout: defaultProbeTimeout,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// New returns an empty ClusterProxyOptions; it implements rest.Storage.
+func (c *Connecter) New() runtime.Object {
+	return &clusterv1alpha1.ClusterProxyOptions{}
+}
+
+// Destroy closes the idle connections to all member clusters; it implements rest.Storage.
+func (c *Connecter) Destroy() {
+	c.targets.closeAll()
+}
+
+// NewConnectOptions returns the options of a proxy request; the path below
+// clusters/{name}/proxy goes into its "path" field.
+func (c *Connecter) NewConnectOptions() (runtime.Object, bool, string) {
+	return &clusterv1alpha1.ClusterProxyOptions{}, true, "path"
+}
+
+// ConnectMethods returns the HTTP methods proxied to member clusters.
+func (c *Connecter) ConnectMethods() []string {
+	return append([]string(nil), connectMethods...)
+}
+
+// Connect returns the handler forwarding one request to the named cluster,
+// or to all clusters when name is "*". The requesting user must be in ctx.
+func (c *Connecter) Connect(ctx context.Context, name string, options runtime.Object, r rest.Responder) (http.Handler, error) {
+	var proxyPath string
+	switch opts := options.(type) {
+	case *clusterv1alpha1.ClusterProxyOptions:
+		proxyPath = opts.Path
+	case nil:
+	default:
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid options object: %T", options))
+	}
+	u, ok := request.UserFrom(ctx)
+	if !ok || u == nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("no user in the context of the proxy request to cluster %q", name))
+	}
+	if name == AllClusters {
+		return c.fanOut(u, proxyPath, r), nil
+	}
+	t, err := c.targets.get(name)
+	if err != nil {
+		return nil, err
+	}
+	return t.handler(u, proxyPath, r), nil
+}
+
+// handler returns the handler proxying one request to the cluster of t on
+// behalf of u. Upgrade requests (exec, attach, port-forward) are spliced;
+// other requests, including watches and logs -f, are streamed with flushing.
+func (t *target) handler(u user.Info, proxyPath string, r rest.Responder) http.Handler {
+	imp := impersonationFor(u)
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		location := *t.location
+		location.Path = joinPath(t.location.Path, proxyPath)
+		location.RawPath = ""
+		// The upgrade path dials Location as is, so it must carry the query.
+		location.RawQuery = req.URL.RawQuery
+
+		out := req.WithContext(req.Context())
+		out.Header = sanitizeHeader(req.Header)
+
+		h := utilproxy.NewUpgradeAwareHandler(&location, t.roundTripper(imp), true, false, utilproxy.NewErrorResponder(r))
+		h.UpgradeTransport = t.upgradeRoundTripper(imp)
+		// Send the member's host, not ours, in the Host header: members behind
+		// an ingress or load balancer route on it.
+		h.UseLocationHost = true
+		h.ServeHTTP(w, out)
+	})
+}
+
+// impersonationFor returns who the member should see: the user's name, UID,
+// groups (without the groups every authenticated or anonymous request gets,
+// which cannot be impersonated) and extras. Unlike Karmada, the UID and the
+// extras are impersonated too, so that member policies keyed on them (bound
+// service-account tokens, node or pod claims) see the real caller; the
+// impersonator needs "impersonate" on uids and userextras for that.
+func impersonationFor(u user.Info) clienttransport.ImpersonationConfig {
+	groups := make([]string, 0, len(u.GetGroups()))
+	for _, g := range u.GetGroups() {
+		if g == user.AllAuthenticated || g == user.AllUnauthenticated {
+			continue
+		}
+		groups = append(groups, g)
+	}
+	return clienttransport.ImpersonationConfig{
+		UserName: u.GetName(),
+		UID:      u.GetUID(),
+		Groups:   groups,
+		Extra:    u.GetExtra(),
+	}
+}
+
+// sanitizeHeader returns a copy of the client's headers without credentials
+// or identity claims: the member must only see the impersonator's token and
+// the impersonation headers the proxy sets.
+func sanitizeHeader(in http.Header) http.Header {
+	out := utilnet.CloneHeader(in)
+	for k := range out {
+		if strippedHeader(k) {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+func strippedHeader(key string) bool {
+	k := strings.ToLower(key)
+	return k == "authorization" || k == "proxy-authorization" ||
+		strings.HasPrefix(k, "impersonate-") || strings.HasPrefix(k, "x-remote-")
+}

@@ -1,0 +1,100 @@
+package proxy
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/endpoints/request"
+)
+
+// parseEndpoint parses spec.apiEndpoint, which must be an http(s) URL with a host.
+func parseEndpoint(endpoint string) (*url.URL, error) {
+	if endpoint == "" {
+		return nil, fmt.Errorf("spec.apiEndpoint is not set")
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("spec.apiEndpoint %q: %w", endpoint, err)
+	}
+	if u.Scheme != "https" && u.Scheme != "http" {
+		return nil, fmt.Errorf("spec.apiEndpoint %q: scheme must be https or http", endpoint)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("spec.apiEndpoint %q has no host", endpoint)
+	}
+	u.RawQuery, u.Fragment, u.User = "", "", nil
+	return u, nil
+}
+
+// parseProxyURL parses spec.proxyURL (http, https or socks5).
+func parseProxyURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("spec.proxyURL: %w", err)
+	}
+	switch u.Scheme {
+	case "http", "https", "socks5", "socks5h":
+	default:
+		return nil, fmt.Errorf("spec.proxyURL %q: scheme must be http, https or socks5", u.Redacted())
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("spec.proxyURL %q has no host", u.Redacted())
+	}
+	return u, nil
+}
+
+// parseProxyHeader turns spec.proxyHeader into the headers of a CONNECT
+// request; a value may hold several values separated by commas.
+func parseProxyHeader(in map[string]string) http.Header {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(http.Header, len(in))
+	for k, v := range in {
+		for _, part := range strings.Split(v, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out.Add(k, part)
+			}
+		}
+	}
+	return out
+}
+
+// joinPath joins the endpoint's path and the proxied path, keeping the
+// proxied path's trailing slash. An empty result stays empty, so that the
+// upgrade-aware handler redirects GET clusters/x/proxy to clusters/x/proxy/
+// as the Kubernetes proxies do.
+func joinPath(base, proxyPath string) string {
+	p := utilnet.JoinPreservingTrailingSlash(base, proxyPath)
+	if p != "" && !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return p
+}
+
+// probeSkippedSubresources are the subresources whose object is probed
+// instead: they cannot be fetched with a plain GET (Karmada strips exec and
+// log only, which makes pods/x/attach or portforward never found).
+var probeSkippedSubresources = sets.New("exec", "log", "attach", "portforward", "proxy")
+
+// probePath rebuilds the path of the object a named resource request is
+// about, without the query and without subresources that cannot be fetched.
+func probePath(info *request.RequestInfo) string {
+	parts := []string{"", info.APIPrefix}
+	if info.APIGroup != "" {
+		parts = append(parts, info.APIGroup)
+	}
+	parts = append(parts, info.APIVersion)
+	if info.Namespace != "" && !(info.Resource == "namespaces" && info.Name == info.Namespace) {
+		parts = append(parts, "namespaces", info.Namespace)
+	}
+	parts = append(parts, info.Resource, info.Name)
+	if info.Subresource != "" && !probeSkippedSubresources.Has(info.Subresource) {
+		parts = append(parts, info.Subresource)
+	}
+	return strings.Join(parts, "/")
+}
