@@ -177,6 +177,9 @@ func (c *Controller) impersonationRules(cluster string) ([]rbacv1.PolicyRule, er
 		return nil, err
 	}
 	users, groups, sas := sets.New[string](), sets.New[string](), sets.New[string]()
+	// A group may proxy: its members cannot be listed, so any user may be
+	// impersonated, but only with the groups granted below.
+	anyUser := false
 	for _, b := range bindings {
 		if b.RoleRef.Kind != "ClusterRole" {
 			continue
@@ -191,6 +194,7 @@ func (c *Controller) impersonationRules(cluster string) ([]rbacv1.PolicyRule, er
 				users.Insert(s.Name)
 			case rbacv1.GroupKind:
 				groups.Insert(s.Name)
+				anyUser = true
 			case rbacv1.ServiceAccountKind:
 				sas.Insert(s.Name)
 				users.Insert("system:serviceaccount:" + s.Namespace + ":" + s.Name)
@@ -205,11 +209,20 @@ func (c *Controller) impersonationRules(cluster string) ([]rbacv1.PolicyRule, er
 			rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, ResourceNames: sorted(names), Verbs: []string{"impersonate"}})
 		}
 	}
-	add("", "users", users)
+	if anyUser {
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"users"}, Verbs: []string{"impersonate"}})
+	} else {
+		add("", "users", users)
+	}
 	add("", "serviceaccounts", sas)
 	add("", "groups", groups)
-	if users.Len() > 0 {
-		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"uids", "userextras/*"}, Verbs: []string{"impersonate"}})
+	if users.Len() > 0 || anyUser {
+		// The proxy forwards the caller's UID and extras (a service account's
+		// credential id, OIDC claims). RBAC cannot wildcard the extra keys
+		// (userextras/<key>), so every resource of authentication.k8s.io is
+		// granted, with only the impersonate verb: the user and groups above
+		// still bound who can be impersonated.
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"*"}, Verbs: []string{"impersonate"}})
 	}
 	return rules, nil
 }

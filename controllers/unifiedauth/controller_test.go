@@ -45,6 +45,9 @@ func TestImpersonationRules(t *testing.T) {
 		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "view"}, Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}}},
 		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "tom"}, RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "proxy-member1"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "tom"}, {Kind: rbacv1.UserKind, Name: "alice"}, {Kind: rbacv1.GroupKind, Name: "devs"}}},
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "bob"}, RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "proxy-member2"},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "bob"}}},
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "proxy-member2"}, Rules: []rbacv1.PolicyRule{{APIGroups: []string{"cluster.karmada.io"}, Resources: []string{"clusters/proxy"}, ResourceNames: []string{"member2"}, Verbs: []string{"get"}}}},
 		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "viewers"}, RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "view"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "mallory"}}},
 	)
@@ -65,10 +68,10 @@ func TestImpersonationRules(t *testing.T) {
 		got[r.Resources[0]] = r.ResourceNames
 	}
 	want := map[string][]string{
-		"users":           {"alice", "system:serviceaccount:default:tom"},
+		"users":           nil, // the group devs may proxy: any user, with only the listed groups
 		"serviceaccounts": {"tom"},
 		"groups":          {"devs", "system:serviceaccounts", "system:serviceaccounts:default"},
-		"uids":            nil,
+		"*":               nil,
 	}
 	for res, names := range want {
 		if g, ok := got[res]; !ok || len(g) != len(names) {
@@ -81,7 +84,12 @@ func TestImpersonationRules(t *testing.T) {
 			}
 		}
 	}
-	if rules, _ := c.impersonationRules("member2"); len(rules) != 0 {
-		t.Errorf("member2: nobody may proxy there, got rules %v", rules)
+	// On member2 only bob may proxy: exactly his name.
+	rules, _ = c.impersonationRules("member2")
+	if len(rules) != 2 || rules[0].Resources[0] != "users" || len(rules[0].ResourceNames) != 1 || rules[0].ResourceNames[0] != "bob" {
+		t.Errorf("member2: got rules %v, want impersonation of user bob only", rules)
+	}
+	if rules, _ := c.impersonationRules("member3"); len(rules) != 0 {
+		t.Errorf("member3: nobody may proxy there, got rules %v", rules)
 	}
 }

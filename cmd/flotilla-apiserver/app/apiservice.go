@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -110,7 +111,7 @@ func (r *apiServiceRegistrar) register(ctx context.Context) error {
 			return err
 		}
 	}
-	var errs []error
+	errs := []error{r.ensureProxyAdmin(ctx)}
 	for _, gv := range r.versions {
 		errs = append(errs, r.ensureAPIService(ctx, gv))
 	}
@@ -166,4 +167,28 @@ func (r *apiServiceRegistrar) ensureAPIService(ctx context.Context, gv schema.Gr
 	cur.Spec = want
 	_, err = api.Update(ctx, cur, metav1.UpdateOptions{})
 	return err
+}
+
+// proxyAdmin is the ClusterRole Karmada ships for clusters/proxy, bound to
+// system:admin; Flotilla also binds the system:masters group, so a cluster
+// admin can reach every member through the proxy out of the box.
+const proxyAdmin = "cluster-proxy-admin"
+
+func (r *apiServiceRegistrar) ensureProxyAdmin(ctx context.Context) error {
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: proxyAdmin}, Rules: []rbacv1.PolicyRule{{
+		APIGroups: []string{"cluster.karmada.io"}, Resources: []string{"clusters/proxy"}, Verbs: []string{"*"},
+	}}}
+	if _, err := r.core.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: proxyAdmin},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: proxyAdmin},
+		Subjects: []rbacv1.Subject{
+			{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "system:admin"},
+			{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "system:masters"},
+		}}
+	if _, err := r.core.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return nil
 }

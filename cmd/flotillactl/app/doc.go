@@ -1,0 +1,15 @@
+// Package app holds the commands of flotillactl (and of the kubectl plugin
+// kubectl-flotilla, the same binary under another name).
+//
+// It owns what karmadactl join/unjoin/taint/cordon do to a member cluster and
+// to the control plane: the names, labels and fields of the objects it
+// creates, updates and deletes. It does not own those APIs (apis/), nor the
+// controllers that later act on the Cluster objects it writes.
+//
+// Every command talks to the control plane through the client-go
+// configuration given by the usual kubectl flags (--kubeconfig, --context,
+// ...); join and unjoin also talk to the member cluster through
+// --cluster-kubeconfig/--cluster-context. The I/O-free parts (taint parsing,
+// desired objects) are plain functions; the rest takes its clients as
+// arguments so tests run against fake clientsets.
+package app

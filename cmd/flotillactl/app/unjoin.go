@@ -1,0 +1,349 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	clustervalidation "github.com/flotilla-io/flotilla/apis/cluster/validation"
+)
+
+// unjoinOptions holds the flags of unjoin. Zero values are never valid; use newUnjoinOptions.
+type unjoinOptions struct {
+	ClusterName       string
+	ClusterKubeconfig string
+	ClusterContext    string
+	ClusterNamespace  string
+	Wait              bool
+	Timeout           time.Duration
+	DryRun            bool
+	Force             bool
+
+	// pollInterval is how often to check whether the Cluster is gone.
+	pollInterval time.Duration
+}
+
+func newUnjoinOptions() *unjoinOptions {
+	return &unjoinOptions{
+		ClusterNamespace: defaultClusterNamespace,
+		Wait:             true,
+		Timeout:          60 * time.Second,
+		pollInterval:     time.Second,
+	}
+}
+
+func newUnjoinCommand(cp *controlPlaneFlags, self string) *cobra.Command {
+	o := newUnjoinOptions()
+	cmd := &cobra.Command{
+		Use:   "unjoin CLUSTER_NAME [--cluster-kubeconfig=<KUBECONFIG>]",
+		Short: "Remove a cluster from the control plane and what join created in it",
+		Long: `Remove a cluster from the control plane, as karmadactl unjoin does.
+
+Deletes the Cluster and, once it is gone, its two credential Secrets on the
+control plane. With --cluster-kubeconfig it then deletes, in the member, the
+objects flotillactl join created there (those labelled
+` + managedByLabel + `=` + managedByValue + `); objects it did not create are kept.
+Objects that are already gone are not errors.`,
+		Example:               fmt.Sprintf("  %s unjoin member1 --cluster-kubeconfig=member1.config", self),
+		DisableFlagsInUseLine: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.complete(args); err != nil {
+				return err
+			}
+			if err := o.validate(); err != nil {
+				return err
+			}
+			cpc, err := cp.clients()
+			if err != nil {
+				return fmt.Errorf("unjoin cluster %q: %w", o.ClusterName, err)
+			}
+			var m *memberCluster
+			if o.ClusterKubeconfig != "" {
+				if m, err = loadMember(o.ClusterKubeconfig, o.ClusterContext, o.ClusterName); err != nil {
+					return fmt.Errorf("unjoin cluster %q: %w", o.ClusterName, err)
+				}
+			}
+			return o.run(cmd.Context(), cpc, m, cmd.OutOrStdout())
+		},
+	}
+	o.addFlags(cmd.Flags())
+	return cmd
+}
+
+func (o *unjoinOptions) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.ClusterKubeconfig, "cluster-kubeconfig", o.ClusterKubeconfig, "Path of the member cluster's kubeconfig. Without it the member is left as it is.")
+	fs.StringVar(&o.ClusterContext, "cluster-context", o.ClusterContext, "Context of the member in --cluster-kubeconfig. Default: the context named like the cluster if there is one, else the current context.")
+	fs.StringVar(&o.ClusterNamespace, "cluster-namespace", o.ClusterNamespace, "Namespace, in the member and in the control plane, holding the member's credentials.")
+	fs.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the Cluster is gone before deleting its credentials, so the control plane can still clean up the member; --wait=false deletes them at once.")
+	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits for the Cluster to be gone.")
+	fs.BoolVar(&o.DryRun, "dry-run", o.DryRun, "Only print what would be deleted; read but write nothing.")
+	fs.BoolVar(&o.Force, "force", o.Force, "Clean up the member even if its kube-system uid is not the id of the Cluster.")
+}
+
+func (o *unjoinOptions) complete(args []string) error {
+	if len(args) != 1 {
+		return errors.New("unjoin takes exactly one argument, the cluster name")
+	}
+	o.ClusterName = args[0]
+	return nil
+}
+
+func (o *unjoinOptions) validate() error {
+	var errs []error
+	if msgs := clustervalidation.ValidateClusterName(o.ClusterName, false); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("invalid cluster name %q: %s", o.ClusterName, strings.Join(msgs, "; ")))
+	}
+	if msgs := validation.IsDNS1123Label(o.ClusterNamespace); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("invalid --cluster-namespace %q: %s", o.ClusterNamespace, strings.Join(msgs, "; ")))
+	}
+	if o.Wait && o.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("--timeout must be positive, got %s", o.Timeout))
+	}
+	return utilerrors.NewAggregate(errs)
+}
+
+// run unjoins the cluster; m is nil when no member kubeconfig was given.
+func (o *unjoinOptions) run(ctx context.Context, cp controlPlane, m *memberCluster, out io.Writer) error {
+	p := printer{out: out, dryRun: o.DryRun}
+	if err := o.unjoin(ctx, cp, m, p); err != nil {
+		return fmt.Errorf("unjoin cluster %q: %w", o.ClusterName, err)
+	}
+	switch {
+	case o.DryRun:
+		fmt.Fprintf(out, "cluster(%s) would be unjoined (dry run: nothing was deleted)\n", o.ClusterName)
+	case m == nil:
+		fmt.Fprintf(out, "cluster(%s) is unjoined; the member was not cleaned up (no --cluster-kubeconfig)\n", o.ClusterName)
+	default:
+		fmt.Fprintf(out, "cluster(%s) is unjoined successfully\n", o.ClusterName)
+	}
+	return nil
+}
+
+func (o *unjoinOptions) unjoin(ctx context.Context, cp controlPlane, m *memberCluster, p printer) error {
+	n := joinNames{cluster: o.ClusterName, namespace: o.ClusterNamespace}
+	clusters := cp.karmada.ClusterV1alpha1().Clusters()
+	cluster, err := clusters.Get(ctx, o.ClusterName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		cluster = nil
+	case err != nil:
+		return fmt.Errorf("reading cluster %s on the control plane: %w", o.ClusterName, err)
+	}
+
+	// Refuse to clean up a member the Cluster does not describe: it may be
+	// another member joined under its own name.
+	if m != nil && cluster != nil && cluster.Spec.ID != "" && !o.Force {
+		id, err := memberID(ctx, m.kube)
+		if err != nil {
+			return err
+		}
+		if id != cluster.Spec.ID {
+			return fmt.Errorf("the member kubeconfig points at a cluster with kube-system uid %s, but cluster %s has id %s; nothing was deleted (pass --force to clean up this member anyway)", id, o.ClusterName, cluster.Spec.ID)
+		}
+	}
+
+	if cluster == nil {
+		fmt.Fprintf(p.out, "%s: %s not found\n", onControlPlane, ref("cluster", "", o.ClusterName))
+	} else if err := o.deleteCluster(ctx, cp, cluster, p); err != nil {
+		return err
+	}
+
+	for _, name := range []string{n.secret(), n.impersonatorSecret()} {
+		// Deleted by name: the Cluster owned them, whoever created them.
+		if err := secretObject(cp.kube, onControlPlane, n.namespace, name).delete(ctx, false, p); err != nil {
+			return err
+		}
+	}
+
+	if m == nil {
+		return nil
+	}
+	return cleanMember(ctx, m.kube, n, p)
+}
+
+// deleteCluster deletes the Cluster and, with --wait, waits until it is gone:
+// its finalizer lets the control plane remove what it propagated to the
+// member, which needs the credentials unjoin deletes next.
+func (o *unjoinOptions) deleteCluster(ctx context.Context, cp controlPlane, cluster *clusterv1alpha1.Cluster, p printer) error {
+	clusters := cp.karmada.ClusterV1alpha1().Clusters()
+	if !p.dryRun {
+		err := clusters.Delete(ctx, cluster.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &cluster.UID}})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting cluster %s on the control plane: %w", cluster.Name, err)
+		}
+	}
+	p.changed(onControlPlane, ref("cluster", "", cluster.Name), "deleted")
+	if p.dryRun || !o.Wait {
+		return nil
+	}
+	var last *clusterv1alpha1.Cluster
+	err := wait.PollUntilContextTimeout(ctx, o.pollInterval, o.Timeout, true, func(ctx context.Context) (bool, error) {
+		c, err := clusters.Get(ctx, cluster.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return true, nil
+		case err != nil:
+			return false, fmt.Errorf("reading cluster %s on the control plane while waiting for its deletion: %w", cluster.Name, err)
+		}
+		if c.UID != cluster.UID {
+			return false, fmt.Errorf("cluster %s was created again while unjoin waited for its deletion; its credentials were kept", cluster.Name)
+		}
+		last = c
+		return false, nil
+	})
+	if err != nil {
+		if wait.Interrupted(err) && last != nil {
+			return fmt.Errorf("cluster %s is still on the control plane after %s (finalizers %v); its credentials were kept so the control plane can finish: run unjoin again later, or with --wait=false: %w",
+				cluster.Name, o.Timeout, last.Finalizers, err)
+		}
+		return err
+	}
+	return nil
+}
+
+// cleanMember deletes, in the member, the objects join created there, in
+// the reverse order of join. Objects without our label are kept. The
+// impersonator ServiceAccount and the namespace are shared by every cluster
+// name the member was joined under (e.g. by two control planes); they are
+// kept while another such join remains.
+func cleanMember(ctx context.Context, kube kubernetes.Interface, n joinNames, p printer) error {
+	own := []object{
+		clusterRoleBindingObject(kube, n.clusterRole()),
+		clusterRoleObject(kube, n.clusterRole()),
+		secretObject(kube, onMember, n.namespace, n.serviceAccount()),
+		serviceAccountObject(kube, n.namespace, n.serviceAccount()),
+	}
+	for _, o := range own {
+		if err := o.delete(ctx, true, p); err != nil {
+			return err
+		}
+	}
+	others, err := otherJoins(ctx, kube, n)
+	if err != nil {
+		return err
+	}
+	if len(others) > 0 {
+		fmt.Fprintf(p.out, "%s: %s, %s and namespace/%s kept: still used by %s\n", onMember,
+			ref("serviceaccount", n.namespace, impersonatorServiceAccount), ref("secret", n.namespace, impersonatorServiceAccount),
+			n.namespace, strings.Join(others, ", "))
+		return nil
+	}
+	shared := []object{
+		secretObject(kube, onMember, n.namespace, impersonatorServiceAccount),
+		serviceAccountObject(kube, n.namespace, impersonatorServiceAccount),
+		namespaceObject(kube, n.namespace),
+	}
+	for _, o := range shared {
+		if err := o.delete(ctx, true, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// otherJoins lists the ClusterRoleBindings of other joins of this member
+// (other cluster names) that use the same namespace.
+func otherJoins(ctx context.Context, kube kubernetes.Interface, n joinNames) ([]string, error) {
+	sel := labels.SelectorFromSet(labels.Set{managedByLabel: managedByValue}).String()
+	list, err := kube.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		return nil, fmt.Errorf("listing clusterrolebindings on the member to find other joins: %w", err)
+	}
+	prefix := joinNames{cluster: "", namespace: n.namespace}.clusterRole()
+	var others []string
+	for i := range list.Items {
+		crb := &list.Items[i]
+		if crb.Name == n.clusterRole() || !strings.HasPrefix(crb.Name, prefix) || crb.DeletionTimestamp != nil {
+			continue
+		}
+		for _, s := range crb.Subjects {
+			if s.Kind == rbacv1.ServiceAccountKind && s.Namespace == n.namespace {
+				others = append(others, ref("clusterrolebinding", "", crb.Name))
+				break
+			}
+		}
+	}
+	return others, nil
+}
+
+// object is one object unjoin may delete.
+type object struct {
+	where, what string
+	get         func(context.Context) (metav1.Object, error)
+	del         func(context.Context, metav1.DeleteOptions) error
+}
+
+// delete deletes the object if it exists and, when onlyOurs, if join created
+// it. The delete is conditional on the uid read, so an object created again
+// meanwhile is left alone. An object already gone is not an error.
+func (o object) delete(ctx context.Context, onlyOurs bool, p printer) error {
+	obj, err := o.get(ctx)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading %s on the %s: %w", o.what, o.where, err)
+	case onlyOurs && !createdByUs(obj):
+		fmt.Fprintf(p.out, "%s: %s kept: not created by flotillactl (no label %s=%s)\n", o.where, o.what, managedByLabel, managedByValue)
+		return nil
+	}
+	if !p.dryRun {
+		uid := obj.GetUID()
+		err := o.del(ctx, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting %s on the %s: %w", o.what, o.where, err)
+		}
+	}
+	p.changed(o.where, o.what, "deleted")
+	return nil
+}
+
+func secretObject(kube kubernetes.Interface, where, namespace, name string) object {
+	c := kube.CoreV1().Secrets(namespace)
+	return object{where: where, what: ref("secret", namespace, name),
+		get: func(ctx context.Context) (metav1.Object, error) { return c.Get(ctx, name, metav1.GetOptions{}) },
+		del: func(ctx context.Context, opts metav1.DeleteOptions) error { return c.Delete(ctx, name, opts) }}
+}
+
+func serviceAccountObject(kube kubernetes.Interface, namespace, name string) object {
+	c := kube.CoreV1().ServiceAccounts(namespace)
+	return object{where: onMember, what: ref("serviceaccount", namespace, name),
+		get: func(ctx context.Context) (metav1.Object, error) { return c.Get(ctx, name, metav1.GetOptions{}) },
+		del: func(ctx context.Context, opts metav1.DeleteOptions) error { return c.Delete(ctx, name, opts) }}
+}
+
+func namespaceObject(kube kubernetes.Interface, name string) object {
+	c := kube.CoreV1().Namespaces()
+	return object{where: onMember, what: ref("namespace", "", name),
+		get: func(ctx context.Context) (metav1.Object, error) { return c.Get(ctx, name, metav1.GetOptions{}) },
+		del: func(ctx context.Context, opts metav1.DeleteOptions) error { return c.Delete(ctx, name, opts) }}
+}
+
+func clusterRoleObject(kube kubernetes.Interface, name string) object {
+	c := kube.RbacV1().ClusterRoles()
+	return object{where: onMember, what: ref("clusterrole", "", name),
+		get: func(ctx context.Context) (metav1.Object, error) { return c.Get(ctx, name, metav1.GetOptions{}) },
+		del: func(ctx context.Context, opts metav1.DeleteOptions) error { return c.Delete(ctx, name, opts) }}
+}
+
+func clusterRoleBindingObject(kube kubernetes.Interface, name string) object {
+	c := kube.RbacV1().ClusterRoleBindings()
+	return object{where: onMember, what: ref("clusterrolebinding", "", name),
+		get: func(ctx context.Context) (metav1.Object, error) { return c.Get(ctx, name, metav1.GetOptions{}) },
+		del: func(ctx context.Context, opts metav1.DeleteOptions) error { return c.Delete(ctx, name, opts) }}
+}

@@ -1,0 +1,23 @@
+// Command flotillactl registers member clusters with a Flotilla control plane
+// and manages them (join, unjoin, taint, cordon). Installed as
+// kubectl-flotilla it is also the kubectl plugin "kubectl flotilla".
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/flotilla-io/flotilla/cmd/flotillactl/app"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := app.NewCommand(filepath.Base(os.Args[0])).ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		os.Exit(1)
+	}
+}

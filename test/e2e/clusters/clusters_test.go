@@ -1,0 +1,202 @@
+// Package clusters is the e2e suite of scenarios S1 (join and inspect
+// clusters) and S6 (cluster proxy with per-user access), against
+// flotilla-apiserver behind a real host aggregator and real members.
+package clusters
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
+)
+
+func TestMain(m *testing.M) {
+	framework.Main(m, "clusters", env.Options{
+		Members: []env.MemberOptions{{Name: "member1"}, {Name: "member2"}},
+		Flotilla: &env.FlotillaOptions{Args: []string{
+			// Short periods so the outage test runs in seconds.
+			"--cluster-status-update-frequency=2s", "--cluster-failure-threshold=4s",
+		}},
+	}, "member1", "member2")
+}
+
+func karmada(t *testing.T) versioned.Interface {
+	t.Helper()
+	cfg, err := framework.Env.Host.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return versioned.NewForConfigOrDie(cfg)
+}
+
+// kubectl runs the kubectl built by make tools against the host as admin.
+func kubectl(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	return kubectlAs(t, framework.Env.Host.Kubeconfig, args...)
+}
+
+// kubectlAs runs kubectl with a kubeconfig and a fresh discovery cache.
+func kubectlAs(t *testing.T, kubeconfig string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), filepath.Join(framework.Env.Options.BinDir, "kubectl"),
+		append([]string{"--kubeconfig=" + kubeconfig, "--cache-dir=" + t.TempDir()}, args...)...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// S1: a joined cluster shows its live status.
+func TestJoinedClusterStatus(t *testing.T) {
+	c, err := karmada(t).ClusterV1alpha1().Clusters().Get(t.Context(), "member1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Spec.SyncMode != clusterv1alpha1.Push || c.Spec.APIEndpoint != framework.Member(t, "member1").Server {
+		t.Errorf("spec: mode %s endpoint %s", c.Spec.SyncMode, c.Spec.APIEndpoint)
+	}
+	if c.Spec.ID == "" || c.Spec.SecretRef == nil || c.Spec.ImpersonatorSecretRef == nil {
+		t.Errorf("join left id %q, secretRef %v, impersonatorSecretRef %v", c.Spec.ID, c.Spec.SecretRef, c.Spec.ImpersonatorSecretRef)
+	}
+	ready := meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	if ready == nil || ready.Status != metav1.ConditionTrue || ready.Reason != "ClusterReady" || ready.Message != "cluster is healthy and ready to accept workloads" {
+		t.Errorf("Ready condition %+v", ready)
+	}
+	if !meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionCompleteAPIEnablements) {
+		t.Errorf("CompleteAPIEnablements not True: %+v", c.Status.Conditions)
+	}
+	if c.Status.KubernetesVersion != "v1.36.3" {
+		t.Errorf("kubernetesVersion %q", c.Status.KubernetesVersion)
+	}
+	apps := slices.IndexFunc(c.Status.APIEnablements, func(e clusterv1alpha1.APIEnablement) bool { return e.GroupVersion == "apps/v1" })
+	if apps < 0 || !slices.ContainsFunc(c.Status.APIEnablements[apps].Resources, func(r clusterv1alpha1.APIResource) bool {
+		return r.Name == "deployments" && r.Kind == "Deployment"
+	}) {
+		t.Errorf("apiEnablements lack apps/v1 deployments")
+	}
+	// The node and resource summaries come from member informers that sync
+	// after the first probe: wait for them.
+	err = wait.PollUntilContextTimeout(t.Context(), 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		c, err = karmada(t).ClusterV1alpha1().Clusters().Get(ctx, "member1", metav1.GetOptions{})
+		return err == nil && c.Status.NodeSummary != nil && c.Status.ResourceSummary != nil, nil
+	})
+	if err != nil {
+		t.Fatalf("no node or resource summary: %+v", c.Status)
+	}
+	if c.Status.NodeSummary.TotalNum != 2 || c.Status.NodeSummary.ReadyNum != 2 {
+		t.Errorf("nodeSummary %+v, want 2/2", c.Status.NodeSummary)
+	}
+	if cpu := c.Status.ResourceSummary.Allocatable.Cpu().String(); cpu != "64" {
+		t.Errorf("allocatable cpu %s, want 64 (2 nodes of 32)", cpu)
+	}
+	cs, err := framework.Env.Host.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Namespaces().Get(t.Context(), "karmada-es-member1", metav1.GetOptions{}); err != nil {
+		t.Errorf("execution namespace: %v", err)
+	}
+}
+
+// S1: kubectl get clusters prints Karmada's columns, server-side.
+func TestKubectlGetClusters(t *testing.T) {
+	out, err := kubectl(t, "get", "clusters")
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if got := strings.Fields(lines[0]); !slices.Equal(got, []string{"NAME", "VERSION", "MODE", "READY", "AGE"}) {
+		t.Errorf("header %v", got)
+	}
+	for _, name := range []string{"member1", "member2"} {
+		if !slices.ContainsFunc(lines[1:], func(l string) bool {
+			f := strings.Fields(l)
+			return len(f) == 5 && f[0] == name && f[1] == "v1.36.3" && f[2] == "Push" && f[3] == "True"
+		}) {
+			t.Errorf("no Ready Push row for %s in\n%s", name, out)
+		}
+	}
+	if out, err := kubectl(t, "get", "karmada-io"); err != nil {
+		t.Errorf("kubectl get karmada-io: %v: %s", err, out)
+	}
+}
+
+// S1: stopping a member's API server makes it not ready and tainted; starting
+// it again heals both.
+func TestClusterOutageAndRecovery(t *testing.T) {
+	m := framework.Member(t, "member2")
+	api := m.Process("kube-apiserver")
+	api.Stop(0)
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted {
+			_ = api.Restart()
+		}
+	})
+	k := karmada(t)
+	wantTaint := func(c *clusterv1alpha1.Cluster, present bool) bool {
+		has := slices.ContainsFunc(c.Spec.Taints, func(t corev1.Taint) bool {
+			return t.Key == clusterv1alpha1.TaintClusterNotReady && t.Effect == corev1.TaintEffectNoSchedule
+		})
+		return has == present
+	}
+	var c *clusterv1alpha1.Cluster
+	err := wait.PollUntilContextTimeout(t.Context(), 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		c, err = k.ClusterV1alpha1().Clusters().Get(ctx, "member2", metav1.GetOptions{})
+		return err == nil && meta.IsStatusConditionFalse(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady) && wantTaint(c, true), nil
+	})
+	if err != nil {
+		t.Fatalf("member2 not reported down: %+v %+v", c.Status.Conditions, c.Spec.Taints)
+	}
+	if cond := meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady); cond.Reason != "ClusterNotReachable" {
+		t.Errorf("reason %s, want ClusterNotReachable", cond.Reason)
+	}
+	if err := api.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	restarted = true
+	err = wait.PollUntilContextTimeout(t.Context(), 500*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		c, err = k.ClusterV1alpha1().Clusters().Get(ctx, "member2", metav1.GetOptions{})
+		return err == nil && meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady) && wantTaint(c, false), nil
+	})
+	if err != nil {
+		t.Fatalf("member2 did not heal: %+v %+v", c.Status.Conditions, c.Spec.Taints)
+	}
+}
+
+// Invalid Clusters are refused with field errors and change nothing.
+func TestInvalidClusterRejected(t *testing.T) {
+	bad := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "bad"}, Spec: clusterv1alpha1.ClusterSpec{SyncMode: "Sideways", APIEndpoint: "https://u:p@host"}}
+	_, err := karmada(t).ClusterV1alpha1().Clusters().Create(t.Context(), bad, metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.syncMode") || !strings.Contains(err.Error(), "spec.apiEndpoint") {
+		t.Fatalf("got %v, want Invalid naming spec.syncMode and spec.apiEndpoint", err)
+	}
+	if _, err := karmada(t).ClusterV1alpha1().Clusters().Get(t.Context(), "bad", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a refused cluster exists: %v", err)
+	}
+}
+
+// writeFile writes data to a file in the test's temp dir and returns its path.
+func writeFile(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
