@@ -59,7 +59,8 @@ func tomConfig(t *testing.T) *rest.Config {
 }
 
 func raw(ctx context.Context, cfg *rest.Config, path string) ([]byte, error) {
-	return kubernetes.NewForConfigOrDie(cfg).Discovery().RESTClient().Get().AbsPath(path).DoRaw(ctx)
+	// The core client decodes Status bodies, so errors carry the member's message.
+	return kubernetes.NewForConfigOrDie(cfg).CoreV1().RESTClient().Get().AbsPath(path).DoRaw(ctx)
 }
 
 // S6: per-user access through clusters/{name}/proxy. Host RBAC decides
@@ -78,16 +79,17 @@ func TestProxyPerUserAccess(t *testing.T) {
 		t.Fatalf("tom cannot reach member1's /apis through the proxy: %v", lastErr)
 	}
 
-	// No member RBAC yet: member1 itself refuses, naming tom.
-	_, err = raw(ctx, tom, proxyPrefix+"member1/proxy/api/v1/nodes")
-	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "system:serviceaccount:default:tom") {
-		t.Fatalf("nodes without member RBAC: got %v, want Forbidden naming system:serviceaccount:default:tom", err)
+	// No member RBAC yet: member1 itself refuses, naming tom (the body is
+	// the member's Status).
+	body, err := raw(ctx, tom, proxyPrefix+"member1/proxy/api/v1/nodes")
+	if !apierrors.IsForbidden(err) || !strings.Contains(string(body), `User \"system:serviceaccount:default:tom\" cannot list resource \"nodes\"`) {
+		t.Fatalf("nodes without member RBAC: got %v %s, want the member's Forbidden naming system:serviceaccount:default:tom", err, body)
 	}
 
 	// Host RBAC refuses member2 before any member is asked.
-	_, err = raw(ctx, tom, proxyPrefix+"member2/proxy/api/v1/nodes")
-	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "clusters/proxy") {
-		t.Fatalf("member2: got %v, want Forbidden from the control plane on clusters/proxy", err)
+	body, err = raw(ctx, tom, proxyPrefix+"member2/proxy/api/v1/nodes")
+	if !apierrors.IsForbidden(err) || !strings.Contains(string(body), `resource \"clusters/proxy\" in API group \"cluster.karmada.io\"`) {
+		t.Fatalf("member2: got %v %s, want Forbidden from the control plane on clusters/proxy", err, body)
 	}
 
 	// member1 grants tom node reading: now the list comes back.
