@@ -137,6 +137,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	server := &Server{GenericAPIServer: s}
 	for _, g := range groups {
+		g.NegotiatedSerializer = NegotiatedSerializer(c.codecs)
 		if err := s.InstallAPIGroup(g); err != nil {
 			return nil, fmt.Errorf("installing %s: %w", g.PrioritizedVersions[0].Group, err)
 		}
@@ -159,4 +160,28 @@ func (c CompletedConfig) simpleGroup(group string, defs []*resource.Definition) 
 // NewCodecs returns the codecs of scheme.
 func NewCodecs(scheme *runtime.Scheme) serializer.CodecFactory {
 	return serializer.NewCodecFactory(scheme)
+}
+
+// withoutProtobuf offers JSON, YAML and CBOR but not protobuf: the karmada.io
+// types have no protobuf encoding, and a client that prefers it (the host's
+// namespace controller deleting collections through the metadata client)
+// must fall back to JSON instead of getting an encoding error.
+type withoutProtobuf struct {
+	serializer.CodecFactory
+}
+
+// SupportedMediaTypes implements runtime.NegotiatedSerializer.
+func (w withoutProtobuf) SupportedMediaTypes() []runtime.SerializerInfo {
+	var out []runtime.SerializerInfo
+	for _, info := range w.CodecFactory.SupportedMediaTypes() {
+		if info.MediaType != runtime.ContentTypeProtobuf {
+			out = append(out, info)
+		}
+	}
+	return out
+}
+
+// NegotiatedSerializer returns what the server negotiates content types with.
+func NegotiatedSerializer(codecs serializer.CodecFactory) runtime.NegotiatedSerializer {
+	return withoutProtobuf{codecs}
 }

@@ -51,13 +51,17 @@ type Controller struct {
 	synced   cache.InformerSynced
 	client   versioned.Interface
 	host     kubernetes.Interface
+	// memberCleanup removes from the member what the control plane itself
+	// created there (the impersonation RBAC); nil skips it.
+	memberCleanup func(ctx context.Context, cluster *clusterv1alpha1.Cluster) error
 	queue    workqueue.TypedRateLimitingInterface[string]
 	now      func() time.Time
 }
 
 // New returns the controller.
-func New(informer clusterinformers.ClusterInformer, client versioned.Interface, host kubernetes.Interface) (*Controller, error) {
+func New(informer clusterinformers.ClusterInformer, client versioned.Interface, host kubernetes.Interface, memberCleanup func(context.Context, *clusterv1alpha1.Cluster) error) (*Controller, error) {
 	c := &Controller{
+		memberCleanup: memberCleanup,
 		clusters: informer.Lister(),
 		synced:   informer.Informer().HasSynced,
 		client:   client,
@@ -156,6 +160,12 @@ func (c *Controller) remove(ctx context.Context, cluster *clusterv1alpha1.Cluste
 		if _, err := c.host.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err == nil {
 			c.queue.AddAfter(cluster.Name, 2*time.Second)
 			return nil
+		}
+	}
+	if c.memberCleanup != nil && cluster.Spec.SyncMode == clusterv1alpha1.Push {
+		if err := c.memberCleanup(ctx, cluster); err != nil {
+			// An unreachable member must not block the deletion forever.
+			klog.FromContext(ctx).Error(err, "Cleaning up the member failed; releasing the cluster anyway", "cluster", cluster.Name)
 		}
 	}
 	finalizers := slices.DeleteFunc(slices.Clone(cluster.Finalizers), func(f string) bool { return f == Finalizer })

@@ -19,7 +19,7 @@ func Controllers() map[string]InitFunc {
 }
 
 func startCluster(ctx context.Context, c *Context) error {
-	ctrl, err := cluster.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada, c.Host)
+	ctrl, err := cluster.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada, c.Host, unifiedauth.Cleanup(c.Members))
 	if err != nil {
 		return err
 	}

@@ -260,3 +260,24 @@ func sorted(s sets.Set[string]) []string {
 	sort.Strings(l)
 	return l
 }
+
+// Cleanup deletes the impersonation RBAC from a member being removed.
+func Cleanup(members *memberclient.Cache) func(context.Context, *clusterv1alpha1.Cluster) error {
+	return func(ctx context.Context, cluster *clusterv1alpha1.Cluster) error {
+		if cluster.Spec.ImpersonatorSecretRef == nil {
+			return nil
+		}
+		client, err := members.Get(cluster)
+		if err != nil {
+			return err
+		}
+		rbac := client.Clientset.RbacV1()
+		if err := rbac.ClusterRoleBindings().Delete(ctx, ImpersonatorName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		if err := rbac.ClusterRoles().Delete(ctx, ImpersonatorName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		return nil
+	}
+}

@@ -154,6 +154,7 @@ func (o *Options) Config(etcdServers []string, host *rest.Config) (*registry.Con
 		o.Server.Etcd.StorageConfig.Transport.ServerList = etcdServers
 	}
 	cfg := genericapiserver.NewRecommendedConfig(o.codecs)
+	cfg.Serializer = registry.NegotiatedSerializer(o.codecs)
 	namer := openapi.NewDefinitionNamer(o.scheme)
 	cfg.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(generatedopenapi.GetOpenAPIDefinitions, namer)
 	cfg.OpenAPIConfig.Info.Title, cfg.OpenAPIConfig.Info.Version = "Flotilla", "v1alpha1"

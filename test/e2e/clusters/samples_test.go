@@ -1,0 +1,74 @@
+package clusters
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/flotilla-io/flotilla/test/env"
+)
+
+// Every policy-type manifest of SCENARIOS.md (the runnable copies in
+// samples/) is accepted and stored as written.
+func TestSamplesApply(t *testing.T) {
+	root, err := env.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := kubectl(t, "apply", "-f", filepath.Join(root, "samples"))
+	if err != nil {
+		t.Fatalf("kubectl apply -f samples: %v\n%s", err, out)
+	}
+	out, err = kubectl(t, "get", "karmada-io", "-A", "-o", "name")
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, want := range []string{
+		"propagationpolicy.policy.karmada.io/nginx-propagation",
+		"propagationpolicy.policy.karmada.io/affinities",
+		"clusterpropagationpolicy.policy.karmada.io/aggregated",
+		"overridepolicy.policy.karmada.io/guestbook-sample",
+		"clusteroverridepolicy.policy.karmada.io/registry-and-args",
+		"federatedhpa.autoscaling.karmada.io/nginx",
+		"cronfederatedhpa.autoscaling.karmada.io/nginx-cron",
+		"resourceinterpretercustomization.config.karmada.io/declarative-configuration-example",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("kubectl get karmada-io does not list %s:\n%s", want, out)
+		}
+	}
+	// Defaults and write-time mutation happened as Karmada's webhooks do them.
+	out, err = kubectl(t, "get", "pp", "nginx-propagation", "-o", "jsonpath={.metadata.labels}{.metadata.finalizers}{.spec.resourceSelectors[0].namespace}{.spec.conflictResolution}")
+	if err != nil || !strings.Contains(out, "propagationpolicy.karmada.io/permanent-id") || !strings.Contains(out, "karmada.io/propagation-policy-controller") || !strings.Contains(out, "defaultAbort") {
+		t.Errorf("policy not defaulted: %v %s", err, out)
+	}
+}
+
+// kubectl explain works for every kind served.
+func TestExplainEveryKind(t *testing.T) {
+	kinds := []string{
+		"clusters", "propagationpolicies", "clusterpropagationpolicies", "overridepolicies", "clusteroverridepolicies",
+		"federatedresourcequotas", "clustertaintpolicies", "works", "resourcebindings", "clusterresourcebindings",
+		"resourceinterpretercustomizations", "resourceinterpreterwebhookconfigurations", "federatedhpas", "cronfederatedhpas",
+		"resourceregistries", "multiclusteringresses", "multiclusterservices", "workloadrebalancers", "remedies",
+	}
+	for _, k := range kinds {
+		var out string
+		// The aggregator refreshes its OpenAPI cache of a new backend within a minute.
+		err := wait.PollUntilContextTimeout(t.Context(), time.Second, 90*time.Second, true, func(context.Context) (bool, error) {
+			var err error
+			out, err = kubectl(t, "explain", k+".spec")
+			if k == "resourceinterpreterwebhookconfigurations" {
+				out, err = kubectl(t, "explain", k+".webhooks")
+			}
+			return err == nil && strings.Contains(out, "FIELD"), nil
+		})
+		if err != nil {
+			t.Errorf("kubectl explain %s: %s", k, out)
+		}
+	}
+}
