@@ -10,7 +10,7 @@ export GOTOOLCHAIN := local
 OUT       := $(CURDIR)/_output
 BIN       := $(OUT)/bin
 E2E_PKGS   = ./test/e2e/...
-UNIT_PKGS  = $(shell go list ./... | grep -v /test/e2e/)
+UNIT_PKGS  = $(shell go list ./... | grep -v -e /test/e2e/ -e /test/bench)
 
 .PHONY: help
 help: ## list the targets
@@ -44,6 +44,10 @@ test-unit: ## unit tests
 .PHONY: test-e2e
 test-e2e: build ## e2e suites, each against its own environment of real clusters
 	go test -count=1 -p 1 -timeout 30m $(E2E_PKGS)
+
+.PHONY: bench
+bench: tools build ## benchmarks against real clusters; figures go to _output/bench/ and docs/performance.md
+	FLOTILLA_BENCH=1 go test -count=1 -p 1 -timeout 30m -v ./test/bench/...
 
 .PHONY: generate
 generate: ## regenerate deepcopy, defaulters, OpenAPI, clients, listers, informers, apply configurations
