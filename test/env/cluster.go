@@ -69,7 +69,20 @@ type Ports struct {
 	Kwok      int `json:"kwok,omitempty"`
 	// Flotilla is flotilla-apiserver's port (host only).
 	Flotilla int `json:"flotilla,omitempty"`
+	// PortForwardTarget is where kwok sends `kubectl port-forward` to any
+	// pod of a member: a test may listen there (members only).
+	PortForwardTarget int `json:"portForwardTarget,omitempty"`
 }
+
+// CRILogLine formats a log line as the container runtime writes it, the
+// format kwok reads pod logs in.
+func CRILogLine(msg string) string {
+	return time.Now().UTC().Format(time.RFC3339Nano) + " stdout F " + msg + "\n"
+}
+
+// PodLogFile is the file kwok serves as every pod's log in a member
+// (`kubectl logs`, with -f following what is appended).
+func (c *Cluster) PodLogFile() string { return filepath.Join(c.Dir, "pod.log") }
 
 // PKIDir is where the cluster's certificates and keys are, as the
 // components' flags name them (ca.crt, front-proxy-ca.crt, sa.pub ...).
@@ -242,12 +255,46 @@ func (c *Cluster) schedulerArgs() []string {
 	}
 }
 
-func (c *Cluster) kwokArgs(stages string) []string {
+// writeKwokStreams writes kwok's rules for the streaming endpoints of its
+// fake kubelet: every pod's log is PodLogFile, exec runs the command locally
+// (in kwok's process), and port-forward goes to PortForwardTarget.
+func (c *Cluster) writeKwokStreams() (string, error) {
+	ports, err := freePorts(1)
+	if err != nil {
+		return "", err
+	}
+	c.Ports.PortForwardTarget = ports[0]
+	if err := os.WriteFile(c.PodLogFile(), []byte(CRILogLine("kwok pod log")), 0o644); err != nil {
+		return "", err
+	}
+	path := filepath.Join(c.Dir, "kwok-streams.yaml")
+	cfg := fmt.Sprintf(`kind: ClusterLogs
+apiVersion: kwok.x-k8s.io/v1alpha1
+metadata: {name: logs}
+spec:
+  logs: [{logsFile: %q, follow: true}]
+---
+kind: ClusterExec
+apiVersion: kwok.x-k8s.io/v1alpha1
+metadata: {name: exec}
+spec:
+  execs: [{local: {}}]
+---
+kind: ClusterPortForward
+apiVersion: kwok.x-k8s.io/v1alpha1
+metadata: {name: port-forward}
+spec:
+  forwards: [{target: {port: %d, address: 127.0.0.1}}]
+`, c.PodLogFile(), c.Ports.PortForwardTarget)
+	return path, os.WriteFile(path, []byte(cfg), 0o644)
+}
+
+func (c *Cluster) kwokArgs(stages, streams string) []string {
 	p := c.PKIDir()
 	port := strconv.Itoa(c.Ports.Kwok)
 	return []string{
 		"--kubeconfig=" + c.Kubeconfig,
-		"--config=" + stages,
+		"--config=" + stages, "--config=" + streams,
 		"--manage-all-nodes=true",
 		"--node-ip=127.0.0.1", "--node-port=" + port, "--server-address=127.0.0.1:" + port,
 		"--tls-cert-file=" + filepath.Join(p, "serving.crt"), "--tls-private-key-file=" + filepath.Join(p, "serving.key"),

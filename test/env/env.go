@@ -346,9 +346,13 @@ func (e *Environment) startCluster(ctx context.Context, c *Cluster) error {
 	comps := []component{{binKCM, binKCM, &c.Ports.KCM, c.kcmArgs, func() string { return fmt.Sprintf("https://127.0.0.1:%d/healthz", c.Ports.KCM) }}}
 	if c.Role == RoleMember {
 		stages := e.bin(fileKwokStages)
+		streams, err := c.writeKwokStreams()
+		if err != nil {
+			return err
+		}
 		comps = append(comps,
 			component{binScheduler, binScheduler, &c.Ports.Scheduler, c.schedulerArgs, func() string { return fmt.Sprintf("https://127.0.0.1:%d/healthz", c.Ports.Scheduler) }},
-			component{binKwok, binKwok, &c.Ports.Kwok, func() []string { return c.kwokArgs(stages) }, func() string { return fmt.Sprintf("http://127.0.0.1:%d/healthz", c.Ports.Kwok) }},
+			component{binKwok, binKwok, &c.Ports.Kwok, func() []string { return c.kwokArgs(stages, streams) }, func() string { return fmt.Sprintf("http://127.0.0.1:%d/healthz", c.Ports.Kwok) }},
 		)
 	}
 	for _, comp := range comps {
