@@ -174,4 +174,3 @@ current-context: member1
 		t.Errorf("kubectl listed %d nodes, want 2:\n%s", got, out)
 	}
 }
-
