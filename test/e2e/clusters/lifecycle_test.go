@@ -1,0 +1,101 @@
+package clusters
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+)
+
+func flotillactl(t *testing.T, args ...string) string {
+	t.Helper()
+	e := framework.Env
+	out, err := exec.CommandContext(t.Context(), filepath.Join(e.Options.BinDir, "flotillactl"), append(args, "--kubeconfig="+e.Host.Kubeconfig)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("flotillactl %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func hasTaint(t *testing.T, cluster, key string, effect corev1.TaintEffect) bool {
+	t.Helper()
+	c, err := karmada(t).ClusterV1alpha1().Clusters().Get(t.Context(), cluster, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(c.Spec.Taints, func(tt corev1.Taint) bool { return tt.Key == key && tt.Effect == effect })
+}
+
+// S3's taint command and cordon/uncordon change the Cluster's taints.
+func TestTaintCordon(t *testing.T) {
+	flotillactl(t, "taint", "clusters", "member1", "dedicated=special-user:NoSchedule")
+	if !hasTaint(t, "member1", "dedicated", corev1.TaintEffectNoSchedule) {
+		t.Error("taint not added")
+	}
+	flotillactl(t, "taint", "clusters", "member1", "dedicated:NoSchedule-")
+	if hasTaint(t, "member1", "dedicated", corev1.TaintEffectNoSchedule) {
+		t.Error("taint not removed")
+	}
+	flotillactl(t, "cordon", "member1")
+	if !hasTaint(t, "member1", clusterv1alpha1.TaintClusterUnschedulable, corev1.TaintEffectNoSchedule) {
+		t.Error("cordon did not add the unschedulable taint")
+	}
+	flotillactl(t, "uncordon", "member1")
+	if hasTaint(t, "member1", clusterv1alpha1.TaintClusterUnschedulable, corev1.TaintEffectNoSchedule) {
+		t.Error("uncordon did not remove the unschedulable taint")
+	}
+}
+
+// Bindings are stored as v1alpha2 and served, converted, as v1alpha1.
+func TestBindingServedInBothVersions(t *testing.T) {
+	rb := &workv1alpha2.ResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "nginx-deployment", Namespace: "default"},
+		Spec: workv1alpha2.ResourceBindingSpec{
+			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "nginx"},
+			Replicas: 2,
+			Clusters: []workv1alpha2.TargetCluster{{Name: "member1", Replicas: 1}, {Name: "member2", Replicas: 1}},
+		},
+	}
+	created, err := karmada(t).WorkV1alpha2().ResourceBindings("default").Create(t.Context(), rb, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.Labels[workv1alpha2.ResourceBindingPermanentIDLabel] == "" {
+		t.Errorf("no permanent-id label on create: %v", created.Labels)
+	}
+	cs, err := framework.Env.Host.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/apis/work.karmada.io/v1alpha1/namespaces/default/resourcebindings/nginx-deployment").DoRaw(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v1 struct {
+		APIVersion string `json:"apiVersion"`
+		Spec       struct {
+			Resource struct {
+				Kind     string `json:"kind"`
+				Replicas int32  `json:"replicas"`
+			} `json:"resource"`
+			Clusters []struct {
+				Name     string `json:"name"`
+				Replicas int32  `json:"replicas"`
+			} `json:"clusters"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(raw, &v1); err != nil {
+		t.Fatal(err)
+	}
+	if v1.APIVersion != "work.karmada.io/v1alpha1" || v1.Spec.Resource.Kind != "Deployment" || v1.Spec.Resource.Replicas != 2 || len(v1.Spec.Clusters) != 2 {
+		t.Errorf("v1alpha1 view: %s", raw)
+	}
+}
