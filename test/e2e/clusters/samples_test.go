@@ -36,9 +36,21 @@ func TestSamplesApply(t *testing.T) {
 		"federatedhpa.autoscaling.karmada.io/nginx",
 		"cronfederatedhpa.autoscaling.karmada.io/nginx-cron",
 		"resourceinterpretercustomization.config.karmada.io/declarative-configuration-example",
+		"federatedresourcequota.policy.karmada.io/team-quota",
+		"multiclusterservice.networking.karmada.io/web",
+		"multiclusteringress.networking.karmada.io/web",
+		"remedy.remedy.karmada.io/traffic-control",
+		"resourceinterpreterwebhookconfiguration.config.karmada.io/examples",
+		"work.work.karmada.io/nginx-687f7fb96f",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("kubectl get karmada-io does not list %s:\n%s", want, out)
+		}
+	}
+	// Kinds outside the karmada-io category are stored too.
+	for _, obj := range []string{"clustertaintpolicy/not-ready", "resourceregistry/deployments-and-pods", "workloadrebalancer/rebalance-nginx"} {
+		if out, err := kubectl(t, "get", obj); err != nil {
+			t.Errorf("kubectl get %s: %v %s", obj, err, out)
 		}
 	}
 	// Defaults and write-time mutation happened as Karmada's webhooks do them.
