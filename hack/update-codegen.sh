@@ -34,7 +34,12 @@ kube::codegen::gen_openapi \
 	--boilerplate "$boilerplate" \
 	apis
 
+# The OpenAPI models of our types, for the apply configurations' type model
+# (without it the generated fake clientset cannot apply or even create).
+go run ./hack/openapi-schema > "$root/_output/openapi-schema.json"
+
 kube::codegen::gen_client \
+	--applyconfig-openapi-schema "$root/_output/openapi-schema.json" \
 	--with-watch --with-applyconfig \
 	--applyconfig-externals "k8s.io/api/core/v1.ResourceQuotaStatus:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/networking/v1.IngressLoadBalancerStatus:k8s.io/client-go/applyconfigurations/networking/v1,k8s.io/api/networking/v1.IngressStatus:k8s.io/client-go/applyconfigurations/networking/v1,k8s.io/api/networking/v1.IngressSpec:k8s.io/client-go/applyconfigurations/networking/v1,k8s.io/api/core/v1.ServiceStatus:k8s.io/client-go/applyconfigurations/core/v1" \
 	--output-dir apis/generated \

@@ -23,30 +23,30 @@ package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ObjectReference) OpenAPIModelName() string {
-	return "io.flotilla.apis.apps.v1alpha1.ObjectReference"
+	return "com.github.flotilla-io.flotilla.apis.apps.v1alpha1.ObjectReference"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ObservedWorkload) OpenAPIModelName() string {
-	return "io.flotilla.apis.apps.v1alpha1.ObservedWorkload"
+	return "com.github.flotilla-io.flotilla.apis.apps.v1alpha1.ObservedWorkload"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in WorkloadRebalancer) OpenAPIModelName() string {
-	return "io.flotilla.apis.apps.v1alpha1.WorkloadRebalancer"
+	return "com.github.flotilla-io.flotilla.apis.apps.v1alpha1.WorkloadRebalancer"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in WorkloadRebalancerList) OpenAPIModelName() string {
-	return "io.flotilla.apis.apps.v1alpha1.WorkloadRebalancerList"
+	return "com.github.flotilla-io.flotilla.apis.apps.v1alpha1.WorkloadRebalancerList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in WorkloadRebalancerSpec) OpenAPIModelName() string {
-	return "io.flotilla.apis.apps.v1alpha1.WorkloadRebalancerSpec"
+	return "com.github.flotilla-io.flotilla.apis.apps.v1alpha1.WorkloadRebalancerSpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in WorkloadRebalancerStatus) OpenAPIModelName() string {
-	return "io.flotilla.apis.apps.v1alpha1.WorkloadRebalancerStatus"
+	return "com.github.flotilla-io.flotilla.apis.apps.v1alpha1.WorkloadRebalancerStatus"
 }

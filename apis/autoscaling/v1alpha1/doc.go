@@ -1,7 +1,7 @@
 // +k8s:deepcopy-gen=package
 // +k8s:defaulter-gen=TypeMeta
 // +k8s:openapi-gen=true
-// +k8s:openapi-model-package=io.flotilla.apis.autoscaling.v1alpha1
+// +k8s:openapi-model-package=com.github.flotilla-io.flotilla.apis.autoscaling.v1alpha1
 // +groupName=autoscaling.karmada.io
 
 // Package v1alpha1 is the v1alpha1 version of the autoscaling.karmada.io API:

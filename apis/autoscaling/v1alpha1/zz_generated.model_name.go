@@ -23,55 +23,55 @@ package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CronFederatedHPA) OpenAPIModelName() string {
-	return "io.flotilla.apis.autoscaling.v1alpha1.CronFederatedHPA"
+	return "com.github.flotilla-io.flotilla.apis.autoscaling.v1alpha1.CronFederatedHPA"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CronFederatedHPAList) OpenAPIModelName() string {
-	return "io.flotilla.apis.autoscaling.v1alpha1.CronFederatedHPAList"
+	return "com.github.flotilla-io.flotilla.apis.autoscaling.v1alpha1.CronFederatedHPAList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CronFederatedHPARule) OpenAPIModelName() string {
-	return "io.flotilla.apis.autoscaling.v1alpha1.CronFederatedHPARule"
+	return "com.github.flotilla-io.flotilla.apis.autoscaling.v1alpha1.CronFederatedHPARule"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CronFederatedHPASpec) OpenAPIModelName() string {
-	return "io.flotilla.apis.autoscaling.v1alpha1.CronFederatedHPASpec"
+	return "com.github.flotilla-io.flotilla.apis.autoscaling.v1alpha1.CronFederatedHPASpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CronFederatedHPAStatus) OpenAPIModelName() string {
-	return "io.flotilla.apis.autoscaling.v1alpha1.CronFederatedHPAStatus"
+	return "com.github.flotilla-io.flotilla.apis.autoscaling.v1alpha1.CronFederatedHPAStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ExecutionHistory) OpenAPIModelName() string {
-	return "io.flotilla.apis.autoscaling.v1alpha1.ExecutionHistory"
+	return "com.github.flotilla-io.flotilla.apis.autoscaling.v1alpha1.ExecutionHistory"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FailedExecution) OpenAPIModelName() string {
-	return "io.flotilla.apis.autoscaling.v1alpha1.FailedExecution"
+	return "com.github.flotilla-io.flotilla.apis.autoscaling.v1alpha1.FailedExecution"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FederatedHPA) OpenAPIModelName() string {
-	return "io.flotilla.apis.autoscaling.v1alpha1.FederatedHPA"
+	return "com.github.flotilla-io.flotilla.apis.autoscaling.v1alpha1.FederatedHPA"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FederatedHPAList) OpenAPIModelName() string {
-	return "io.flotilla.apis.autoscaling.v1alpha1.FederatedHPAList"
+	return "com.github.flotilla-io.flotilla.apis.autoscaling.v1alpha1.FederatedHPAList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FederatedHPASpec) OpenAPIModelName() string {
-	return "io.flotilla.apis.autoscaling.v1alpha1.FederatedHPASpec"
+	return "com.github.flotilla-io.flotilla.apis.autoscaling.v1alpha1.FederatedHPASpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in SuccessfulExecution) OpenAPIModelName() string {
-	return "io.flotilla.apis.autoscaling.v1alpha1.SuccessfulExecution"
+	return "com.github.flotilla-io.flotilla.apis.autoscaling.v1alpha1.SuccessfulExecution"
 }

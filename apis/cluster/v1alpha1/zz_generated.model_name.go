@@ -23,65 +23,65 @@ package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in APIEnablement) OpenAPIModelName() string {
-	return "io.flotilla.apis.cluster.v1alpha1.APIEnablement"
+	return "com.github.flotilla-io.flotilla.apis.cluster.v1alpha1.APIEnablement"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in APIResource) OpenAPIModelName() string {
-	return "io.flotilla.apis.cluster.v1alpha1.APIResource"
+	return "com.github.flotilla-io.flotilla.apis.cluster.v1alpha1.APIResource"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in AllocatableModeling) OpenAPIModelName() string {
-	return "io.flotilla.apis.cluster.v1alpha1.AllocatableModeling"
+	return "com.github.flotilla-io.flotilla.apis.cluster.v1alpha1.AllocatableModeling"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Cluster) OpenAPIModelName() string {
-	return "io.flotilla.apis.cluster.v1alpha1.Cluster"
+	return "com.github.flotilla-io.flotilla.apis.cluster.v1alpha1.Cluster"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterList) OpenAPIModelName() string {
-	return "io.flotilla.apis.cluster.v1alpha1.ClusterList"
+	return "com.github.flotilla-io.flotilla.apis.cluster.v1alpha1.ClusterList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterProxyOptions) OpenAPIModelName() string {
-	return "io.flotilla.apis.cluster.v1alpha1.ClusterProxyOptions"
+	return "com.github.flotilla-io.flotilla.apis.cluster.v1alpha1.ClusterProxyOptions"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterSpec) OpenAPIModelName() string {
-	return "io.flotilla.apis.cluster.v1alpha1.ClusterSpec"
+	return "com.github.flotilla-io.flotilla.apis.cluster.v1alpha1.ClusterSpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterStatus) OpenAPIModelName() string {
-	return "io.flotilla.apis.cluster.v1alpha1.ClusterStatus"
+	return "com.github.flotilla-io.flotilla.apis.cluster.v1alpha1.ClusterStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in LocalSecretReference) OpenAPIModelName() string {
-	return "io.flotilla.apis.cluster.v1alpha1.LocalSecretReference"
+	return "com.github.flotilla-io.flotilla.apis.cluster.v1alpha1.LocalSecretReference"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in NodeSummary) OpenAPIModelName() string {
-	return "io.flotilla.apis.cluster.v1alpha1.NodeSummary"
+	return "com.github.flotilla-io.flotilla.apis.cluster.v1alpha1.NodeSummary"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceModel) OpenAPIModelName() string {
-	return "io.flotilla.apis.cluster.v1alpha1.ResourceModel"
+	return "com.github.flotilla-io.flotilla.apis.cluster.v1alpha1.ResourceModel"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceModelRange) OpenAPIModelName() string {
-	return "io.flotilla.apis.cluster.v1alpha1.ResourceModelRange"
+	return "com.github.flotilla-io.flotilla.apis.cluster.v1alpha1.ResourceModelRange"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceSummary) OpenAPIModelName() string {
-	return "io.flotilla.apis.cluster.v1alpha1.ResourceSummary"
+	return "com.github.flotilla-io.flotilla.apis.cluster.v1alpha1.ResourceSummary"
 }

@@ -23,120 +23,120 @@ package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ComponentResourceRequirement) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.ComponentResourceRequirement"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.ComponentResourceRequirement"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CustomizationRules) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.CustomizationRules"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.CustomizationRules"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CustomizationScript) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.CustomizationScript"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.CustomizationScript"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CustomizationTarget) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.CustomizationTarget"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.CustomizationTarget"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in DependencyInterpretation) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.DependencyInterpretation"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.DependencyInterpretation"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in DependentObjectReference) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.DependentObjectReference"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.DependentObjectReference"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in HealthInterpretation) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.HealthInterpretation"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.HealthInterpretation"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in LocalValueRetention) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.LocalValueRetention"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.LocalValueRetention"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ReplicaResourceRequirement) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.ReplicaResourceRequirement"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.ReplicaResourceRequirement"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ReplicaRevision) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.ReplicaRevision"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.ReplicaRevision"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in RequestStatus) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.RequestStatus"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.RequestStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceInterpreterContext) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.ResourceInterpreterContext"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.ResourceInterpreterContext"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceInterpreterCustomization) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.ResourceInterpreterCustomization"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.ResourceInterpreterCustomization"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceInterpreterCustomizationList) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.ResourceInterpreterCustomizationList"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.ResourceInterpreterCustomizationList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceInterpreterCustomizationSpec) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.ResourceInterpreterCustomizationSpec"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.ResourceInterpreterCustomizationSpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceInterpreterRequest) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.ResourceInterpreterRequest"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.ResourceInterpreterRequest"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceInterpreterResponse) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.ResourceInterpreterResponse"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.ResourceInterpreterResponse"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceInterpreterWebhook) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.ResourceInterpreterWebhook"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.ResourceInterpreterWebhook"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceInterpreterWebhookConfiguration) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.ResourceInterpreterWebhookConfiguration"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.ResourceInterpreterWebhookConfiguration"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceInterpreterWebhookConfigurationList) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.ResourceInterpreterWebhookConfigurationList"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.ResourceInterpreterWebhookConfigurationList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Rule) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.Rule"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.Rule"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in RuleWithOperations) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.RuleWithOperations"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.RuleWithOperations"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in StatusAggregation) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.StatusAggregation"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.StatusAggregation"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in StatusReflection) OpenAPIModelName() string {
-	return "io.flotilla.apis.config.v1alpha1.StatusReflection"
+	return "com.github.flotilla-io.flotilla.apis.config.v1alpha1.StatusReflection"
 }

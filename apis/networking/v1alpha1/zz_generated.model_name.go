@@ -23,50 +23,50 @@ package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterSelector) OpenAPIModelName() string {
-	return "io.flotilla.apis.networking.v1alpha1.ClusterSelector"
+	return "com.github.flotilla-io.flotilla.apis.networking.v1alpha1.ClusterSelector"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ExposurePort) OpenAPIModelName() string {
-	return "io.flotilla.apis.networking.v1alpha1.ExposurePort"
+	return "com.github.flotilla-io.flotilla.apis.networking.v1alpha1.ExposurePort"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ExposureRange) OpenAPIModelName() string {
-	return "io.flotilla.apis.networking.v1alpha1.ExposureRange"
+	return "com.github.flotilla-io.flotilla.apis.networking.v1alpha1.ExposureRange"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in MultiClusterIngress) OpenAPIModelName() string {
-	return "io.flotilla.apis.networking.v1alpha1.MultiClusterIngress"
+	return "com.github.flotilla-io.flotilla.apis.networking.v1alpha1.MultiClusterIngress"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in MultiClusterIngressList) OpenAPIModelName() string {
-	return "io.flotilla.apis.networking.v1alpha1.MultiClusterIngressList"
+	return "com.github.flotilla-io.flotilla.apis.networking.v1alpha1.MultiClusterIngressList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in MultiClusterIngressStatus) OpenAPIModelName() string {
-	return "io.flotilla.apis.networking.v1alpha1.MultiClusterIngressStatus"
+	return "com.github.flotilla-io.flotilla.apis.networking.v1alpha1.MultiClusterIngressStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in MultiClusterService) OpenAPIModelName() string {
-	return "io.flotilla.apis.networking.v1alpha1.MultiClusterService"
+	return "com.github.flotilla-io.flotilla.apis.networking.v1alpha1.MultiClusterService"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in MultiClusterServiceList) OpenAPIModelName() string {
-	return "io.flotilla.apis.networking.v1alpha1.MultiClusterServiceList"
+	return "com.github.flotilla-io.flotilla.apis.networking.v1alpha1.MultiClusterServiceList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in MultiClusterServiceSpec) OpenAPIModelName() string {
-	return "io.flotilla.apis.networking.v1alpha1.MultiClusterServiceSpec"
+	return "com.github.flotilla-io.flotilla.apis.networking.v1alpha1.MultiClusterServiceSpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ServiceLocation) OpenAPIModelName() string {
-	return "io.flotilla.apis.networking.v1alpha1.ServiceLocation"
+	return "com.github.flotilla-io.flotilla.apis.networking.v1alpha1.ServiceLocation"
 }

@@ -1,6 +1,6 @@
 // +k8s:deepcopy-gen=package
 // +k8s:openapi-gen=true
-// +k8s:openapi-model-package=io.flotilla.apis.policy.v1alpha1
+// +k8s:openapi-model-package=com.github.flotilla-io.flotilla.apis.policy.v1alpha1
 // +k8s:defaulter-gen=TypeMeta
 // +groupName=policy.karmada.io
 

@@ -23,265 +23,265 @@ package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ApplicationFailoverBehavior) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ApplicationFailoverBehavior"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ApplicationFailoverBehavior"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterAffinity) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ClusterAffinity"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ClusterAffinity"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterAffinityTerm) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ClusterAffinityTerm"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ClusterAffinityTerm"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterFailoverBehavior) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ClusterFailoverBehavior"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ClusterFailoverBehavior"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterOverridePolicy) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ClusterOverridePolicy"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ClusterOverridePolicy"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterOverridePolicyList) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ClusterOverridePolicyList"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ClusterOverridePolicyList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterPreferences) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ClusterPreferences"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ClusterPreferences"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterPropagationPolicy) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ClusterPropagationPolicy"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ClusterPropagationPolicy"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterPropagationPolicyList) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ClusterPropagationPolicyList"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ClusterPropagationPolicyList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterQuotaStatus) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ClusterQuotaStatus"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ClusterQuotaStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterTaintPolicy) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ClusterTaintPolicy"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ClusterTaintPolicy"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterTaintPolicyList) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ClusterTaintPolicyList"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ClusterTaintPolicyList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterTaintPolicySpec) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ClusterTaintPolicySpec"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ClusterTaintPolicySpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CommandArgsOverrider) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.CommandArgsOverrider"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.CommandArgsOverrider"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in DecisionConditions) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.DecisionConditions"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.DecisionConditions"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FailoverBehavior) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.FailoverBehavior"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.FailoverBehavior"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FederatedResourceQuota) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.FederatedResourceQuota"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.FederatedResourceQuota"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FederatedResourceQuotaList) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.FederatedResourceQuotaList"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.FederatedResourceQuotaList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FederatedResourceQuotaSpec) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.FederatedResourceQuotaSpec"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.FederatedResourceQuotaSpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FederatedResourceQuotaStatus) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.FederatedResourceQuotaStatus"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.FederatedResourceQuotaStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FieldOverrider) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.FieldOverrider"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.FieldOverrider"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FieldSelector) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.FieldSelector"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.FieldSelector"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ImageOverrider) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ImageOverrider"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ImageOverrider"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ImagePredicate) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ImagePredicate"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ImagePredicate"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in JSONPatchOperation) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.JSONPatchOperation"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.JSONPatchOperation"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in LabelAnnotationOverrider) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.LabelAnnotationOverrider"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.LabelAnnotationOverrider"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in MatchCondition) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.MatchCondition"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.MatchCondition"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in OverflowClusterAffinity) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.OverflowClusterAffinity"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.OverflowClusterAffinity"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in OverridePolicy) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.OverridePolicy"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.OverridePolicy"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in OverridePolicyList) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.OverridePolicyList"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.OverridePolicyList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in OverrideSpec) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.OverrideSpec"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.OverrideSpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Overriders) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.Overriders"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.Overriders"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Placement) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.Placement"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.Placement"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in PlaintextOverrider) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.PlaintextOverrider"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.PlaintextOverrider"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in PropagationPolicy) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.PropagationPolicy"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.PropagationPolicy"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in PropagationPolicyList) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.PropagationPolicyList"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.PropagationPolicyList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in PropagationSpec) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.PropagationSpec"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.PropagationSpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ReplicaSchedulingStrategy) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ReplicaSchedulingStrategy"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ReplicaSchedulingStrategy"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceSelector) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.ResourceSelector"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ResourceSelector"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in RuleWithCluster) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.RuleWithCluster"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.RuleWithCluster"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in SchedulePriority) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.SchedulePriority"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.SchedulePriority"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in SpreadConstraint) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.SpreadConstraint"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.SpreadConstraint"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in StatePreservation) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.StatePreservation"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.StatePreservation"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in StatePreservationRule) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.StatePreservationRule"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.StatePreservationRule"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in StaticClusterAssignment) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.StaticClusterAssignment"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.StaticClusterAssignment"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in StaticClusterWeight) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.StaticClusterWeight"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.StaticClusterWeight"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in SuspendClusters) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.SuspendClusters"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.SuspendClusters"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Suspension) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.Suspension"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.Suspension"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Taint) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.Taint"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.Taint"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in WorkloadAffinity) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.WorkloadAffinity"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.WorkloadAffinity"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in WorkloadAffinityTerm) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.WorkloadAffinityTerm"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.WorkloadAffinityTerm"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in WorkloadAntiAffinityTerm) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.WorkloadAntiAffinityTerm"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.WorkloadAntiAffinityTerm"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in YAMLPatchOperation) OpenAPIModelName() string {
-	return "io.flotilla.apis.policy.v1alpha1.YAMLPatchOperation"
+	return "com.github.flotilla-io.flotilla.apis.policy.v1alpha1.YAMLPatchOperation"
 }

@@ -23,30 +23,30 @@ package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterAffinity) OpenAPIModelName() string {
-	return "io.flotilla.apis.remedy.v1alpha1.ClusterAffinity"
+	return "com.github.flotilla-io.flotilla.apis.remedy.v1alpha1.ClusterAffinity"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterConditionRequirement) OpenAPIModelName() string {
-	return "io.flotilla.apis.remedy.v1alpha1.ClusterConditionRequirement"
+	return "com.github.flotilla-io.flotilla.apis.remedy.v1alpha1.ClusterConditionRequirement"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in DecisionMatch) OpenAPIModelName() string {
-	return "io.flotilla.apis.remedy.v1alpha1.DecisionMatch"
+	return "com.github.flotilla-io.flotilla.apis.remedy.v1alpha1.DecisionMatch"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Remedy) OpenAPIModelName() string {
-	return "io.flotilla.apis.remedy.v1alpha1.Remedy"
+	return "com.github.flotilla-io.flotilla.apis.remedy.v1alpha1.Remedy"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in RemedyList) OpenAPIModelName() string {
-	return "io.flotilla.apis.remedy.v1alpha1.RemedyList"
+	return "com.github.flotilla-io.flotilla.apis.remedy.v1alpha1.RemedyList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in RemedySpec) OpenAPIModelName() string {
-	return "io.flotilla.apis.remedy.v1alpha1.RemedySpec"
+	return "com.github.flotilla-io.flotilla.apis.remedy.v1alpha1.RemedySpec"
 }

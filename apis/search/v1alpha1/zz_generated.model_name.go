@@ -23,45 +23,45 @@ package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in BackendStoreConfig) OpenAPIModelName() string {
-	return "io.flotilla.apis.search.v1alpha1.BackendStoreConfig"
+	return "com.github.flotilla-io.flotilla.apis.search.v1alpha1.BackendStoreConfig"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in OpenSearchConfig) OpenAPIModelName() string {
-	return "io.flotilla.apis.search.v1alpha1.OpenSearchConfig"
+	return "com.github.flotilla-io.flotilla.apis.search.v1alpha1.OpenSearchConfig"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Proxying) OpenAPIModelName() string {
-	return "io.flotilla.apis.search.v1alpha1.Proxying"
+	return "com.github.flotilla-io.flotilla.apis.search.v1alpha1.Proxying"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceRegistry) OpenAPIModelName() string {
-	return "io.flotilla.apis.search.v1alpha1.ResourceRegistry"
+	return "com.github.flotilla-io.flotilla.apis.search.v1alpha1.ResourceRegistry"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceRegistryList) OpenAPIModelName() string {
-	return "io.flotilla.apis.search.v1alpha1.ResourceRegistryList"
+	return "com.github.flotilla-io.flotilla.apis.search.v1alpha1.ResourceRegistryList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceRegistrySpec) OpenAPIModelName() string {
-	return "io.flotilla.apis.search.v1alpha1.ResourceRegistrySpec"
+	return "com.github.flotilla-io.flotilla.apis.search.v1alpha1.ResourceRegistrySpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceRegistryStatus) OpenAPIModelName() string {
-	return "io.flotilla.apis.search.v1alpha1.ResourceRegistryStatus"
+	return "com.github.flotilla-io.flotilla.apis.search.v1alpha1.ResourceRegistryStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceSelector) OpenAPIModelName() string {
-	return "io.flotilla.apis.search.v1alpha1.ResourceSelector"
+	return "com.github.flotilla-io.flotilla.apis.search.v1alpha1.ResourceSelector"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Search) OpenAPIModelName() string {
-	return "io.flotilla.apis.search.v1alpha1.Search"
+	return "com.github.flotilla-io.flotilla.apis.search.v1alpha1.Search"
 }

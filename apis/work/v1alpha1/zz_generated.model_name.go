@@ -23,85 +23,85 @@ package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in AggregatedStatusItem) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.AggregatedStatusItem"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.AggregatedStatusItem"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterResourceBinding) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.ClusterResourceBinding"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.ClusterResourceBinding"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterResourceBindingList) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.ClusterResourceBindingList"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.ClusterResourceBindingList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Manifest) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.Manifest"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.Manifest"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ManifestStatus) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.ManifestStatus"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.ManifestStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ObjectReference) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.ObjectReference"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.ObjectReference"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceBinding) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.ResourceBinding"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.ResourceBinding"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceBindingList) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.ResourceBindingList"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.ResourceBindingList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceBindingSpec) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.ResourceBindingSpec"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.ResourceBindingSpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceBindingStatus) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.ResourceBindingStatus"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.ResourceBindingStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceIdentifier) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.ResourceIdentifier"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.ResourceIdentifier"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in TargetCluster) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.TargetCluster"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.TargetCluster"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Work) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.Work"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.Work"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in WorkList) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.WorkList"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.WorkList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in WorkSpec) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.WorkSpec"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.WorkSpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in WorkStatus) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.WorkStatus"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.WorkStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in WorkloadTemplate) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha1.WorkloadTemplate"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.WorkloadTemplate"
 }

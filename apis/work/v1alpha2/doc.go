@@ -1,6 +1,6 @@
 // +k8s:deepcopy-gen=package
 // +k8s:openapi-gen=true
-// +k8s:openapi-model-package=io.flotilla.apis.work.v1alpha2
+// +k8s:openapi-model-package=com.github.flotilla-io.flotilla.apis.work.v1alpha2
 // +k8s:defaulter-gen=TypeMeta
 // +groupName=work.karmada.io
 

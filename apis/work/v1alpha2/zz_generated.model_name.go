@@ -23,95 +23,95 @@ package v1alpha2
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in AggregatedStatusItem) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.AggregatedStatusItem"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.AggregatedStatusItem"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in BindingSnapshot) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.BindingSnapshot"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.BindingSnapshot"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterResourceBinding) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.ClusterResourceBinding"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.ClusterResourceBinding"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterResourceBindingList) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.ClusterResourceBindingList"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.ClusterResourceBindingList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Component) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.Component"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.Component"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ComponentReplicaRequirements) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.ComponentReplicaRequirements"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.ComponentReplicaRequirements"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in GracefulEvictionTask) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.GracefulEvictionTask"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.GracefulEvictionTask"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in NodeClaim) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.NodeClaim"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.NodeClaim"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ObjectReference) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.ObjectReference"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.ObjectReference"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ReplicaRequirements) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.ReplicaRequirements"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.ReplicaRequirements"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceBinding) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.ResourceBinding"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.ResourceBinding"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceBindingList) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.ResourceBindingList"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.ResourceBindingList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceBindingSpec) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.ResourceBindingSpec"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.ResourceBindingSpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceBindingStatus) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.ResourceBindingStatus"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.ResourceBindingStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in SchedulePriority) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.SchedulePriority"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.SchedulePriority"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Suspension) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.Suspension"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.Suspension"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in TargetCluster) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.TargetCluster"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.TargetCluster"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in TargetComponent) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.TargetComponent"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.TargetComponent"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in WorkloadAffinityGroups) OpenAPIModelName() string {
-	return "io.flotilla.apis.work.v1alpha2.WorkloadAffinityGroups"
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha2.WorkloadAffinityGroups"
 }

@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	appsv1alpha1 "github.com/flotilla-io/flotilla/apis/apps/v1alpha1"
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -46,6 +49,46 @@ func WorkloadRebalancer(name string) *WorkloadRebalancerApplyConfiguration {
 	b.WithKind("WorkloadRebalancer")
 	b.WithAPIVersion("apps.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractWorkloadRebalancerFrom extracts the applied configuration owned by fieldManager from
+// workloadRebalancer for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// workloadRebalancer must be a unmodified WorkloadRebalancer API object that was retrieved from the Kubernetes API.
+// ExtractWorkloadRebalancerFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractWorkloadRebalancerFrom(workloadRebalancer *appsv1alpha1.WorkloadRebalancer, fieldManager string, subresource string) (*WorkloadRebalancerApplyConfiguration, error) {
+	b := &WorkloadRebalancerApplyConfiguration{}
+	err := managedfields.ExtractInto(workloadRebalancer, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.apps.v1alpha1.WorkloadRebalancer"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(workloadRebalancer.Name)
+
+	b.WithKind("WorkloadRebalancer")
+	b.WithAPIVersion("apps.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractWorkloadRebalancer extracts the applied configuration owned by fieldManager from
+// workloadRebalancer. If no managedFields are found in workloadRebalancer for fieldManager, a
+// WorkloadRebalancerApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// workloadRebalancer must be a unmodified WorkloadRebalancer API object that was retrieved from the Kubernetes API.
+// ExtractWorkloadRebalancer provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractWorkloadRebalancer(workloadRebalancer *appsv1alpha1.WorkloadRebalancer, fieldManager string) (*WorkloadRebalancerApplyConfiguration, error) {
+	return ExtractWorkloadRebalancerFrom(workloadRebalancer, fieldManager, "")
+}
+
+// ExtractWorkloadRebalancerStatus extracts the applied configuration owned by fieldManager from
+// workloadRebalancer for the status subresource.
+func ExtractWorkloadRebalancerStatus(workloadRebalancer *appsv1alpha1.WorkloadRebalancer, fieldManager string) (*WorkloadRebalancerApplyConfiguration, error) {
+	return ExtractWorkloadRebalancerFrom(workloadRebalancer, fieldManager, "status")
 }
 
 func (b WorkloadRebalancerApplyConfiguration) IsApplyConfiguration() {}

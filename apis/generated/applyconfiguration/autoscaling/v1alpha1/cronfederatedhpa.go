@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -47,6 +50,47 @@ func CronFederatedHPA(name, namespace string) *CronFederatedHPAApplyConfiguratio
 	b.WithKind("CronFederatedHPA")
 	b.WithAPIVersion("autoscaling.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractCronFederatedHPAFrom extracts the applied configuration owned by fieldManager from
+// cronFederatedHPA for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// cronFederatedHPA must be a unmodified CronFederatedHPA API object that was retrieved from the Kubernetes API.
+// ExtractCronFederatedHPAFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractCronFederatedHPAFrom(cronFederatedHPA *autoscalingv1alpha1.CronFederatedHPA, fieldManager string, subresource string) (*CronFederatedHPAApplyConfiguration, error) {
+	b := &CronFederatedHPAApplyConfiguration{}
+	err := managedfields.ExtractInto(cronFederatedHPA, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.autoscaling.v1alpha1.CronFederatedHPA"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(cronFederatedHPA.Name)
+	b.WithNamespace(cronFederatedHPA.Namespace)
+
+	b.WithKind("CronFederatedHPA")
+	b.WithAPIVersion("autoscaling.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractCronFederatedHPA extracts the applied configuration owned by fieldManager from
+// cronFederatedHPA. If no managedFields are found in cronFederatedHPA for fieldManager, a
+// CronFederatedHPAApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// cronFederatedHPA must be a unmodified CronFederatedHPA API object that was retrieved from the Kubernetes API.
+// ExtractCronFederatedHPA provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractCronFederatedHPA(cronFederatedHPA *autoscalingv1alpha1.CronFederatedHPA, fieldManager string) (*CronFederatedHPAApplyConfiguration, error) {
+	return ExtractCronFederatedHPAFrom(cronFederatedHPA, fieldManager, "")
+}
+
+// ExtractCronFederatedHPAStatus extracts the applied configuration owned by fieldManager from
+// cronFederatedHPA for the status subresource.
+func ExtractCronFederatedHPAStatus(cronFederatedHPA *autoscalingv1alpha1.CronFederatedHPA, fieldManager string) (*CronFederatedHPAApplyConfiguration, error) {
+	return ExtractCronFederatedHPAFrom(cronFederatedHPA, fieldManager, "status")
 }
 
 func (b CronFederatedHPAApplyConfiguration) IsApplyConfiguration() {}

@@ -19,9 +19,12 @@ limitations under the License.
 package v1alpha1
 
 import (
+	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
 	v2 "k8s.io/api/autoscaling/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -48,6 +51,47 @@ func FederatedHPA(name, namespace string) *FederatedHPAApplyConfiguration {
 	b.WithKind("FederatedHPA")
 	b.WithAPIVersion("autoscaling.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractFederatedHPAFrom extracts the applied configuration owned by fieldManager from
+// federatedHPA for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// federatedHPA must be a unmodified FederatedHPA API object that was retrieved from the Kubernetes API.
+// ExtractFederatedHPAFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractFederatedHPAFrom(federatedHPA *autoscalingv1alpha1.FederatedHPA, fieldManager string, subresource string) (*FederatedHPAApplyConfiguration, error) {
+	b := &FederatedHPAApplyConfiguration{}
+	err := managedfields.ExtractInto(federatedHPA, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.autoscaling.v1alpha1.FederatedHPA"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(federatedHPA.Name)
+	b.WithNamespace(federatedHPA.Namespace)
+
+	b.WithKind("FederatedHPA")
+	b.WithAPIVersion("autoscaling.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractFederatedHPA extracts the applied configuration owned by fieldManager from
+// federatedHPA. If no managedFields are found in federatedHPA for fieldManager, a
+// FederatedHPAApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// federatedHPA must be a unmodified FederatedHPA API object that was retrieved from the Kubernetes API.
+// ExtractFederatedHPA provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractFederatedHPA(federatedHPA *autoscalingv1alpha1.FederatedHPA, fieldManager string) (*FederatedHPAApplyConfiguration, error) {
+	return ExtractFederatedHPAFrom(federatedHPA, fieldManager, "")
+}
+
+// ExtractFederatedHPAStatus extracts the applied configuration owned by fieldManager from
+// federatedHPA for the status subresource.
+func ExtractFederatedHPAStatus(federatedHPA *autoscalingv1alpha1.FederatedHPA, fieldManager string) (*FederatedHPAApplyConfiguration, error) {
+	return ExtractFederatedHPAFrom(federatedHPA, fieldManager, "status")
 }
 
 func (b FederatedHPAApplyConfiguration) IsApplyConfiguration() {}

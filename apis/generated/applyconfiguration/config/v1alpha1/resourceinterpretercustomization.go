@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -45,6 +48,40 @@ func ResourceInterpreterCustomization(name string) *ResourceInterpreterCustomiza
 	b.WithKind("ResourceInterpreterCustomization")
 	b.WithAPIVersion("config.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractResourceInterpreterCustomizationFrom extracts the applied configuration owned by fieldManager from
+// resourceInterpreterCustomization for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// resourceInterpreterCustomization must be a unmodified ResourceInterpreterCustomization API object that was retrieved from the Kubernetes API.
+// ExtractResourceInterpreterCustomizationFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractResourceInterpreterCustomizationFrom(resourceInterpreterCustomization *configv1alpha1.ResourceInterpreterCustomization, fieldManager string, subresource string) (*ResourceInterpreterCustomizationApplyConfiguration, error) {
+	b := &ResourceInterpreterCustomizationApplyConfiguration{}
+	err := managedfields.ExtractInto(resourceInterpreterCustomization, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.config.v1alpha1.ResourceInterpreterCustomization"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(resourceInterpreterCustomization.Name)
+
+	b.WithKind("ResourceInterpreterCustomization")
+	b.WithAPIVersion("config.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractResourceInterpreterCustomization extracts the applied configuration owned by fieldManager from
+// resourceInterpreterCustomization. If no managedFields are found in resourceInterpreterCustomization for fieldManager, a
+// ResourceInterpreterCustomizationApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// resourceInterpreterCustomization must be a unmodified ResourceInterpreterCustomization API object that was retrieved from the Kubernetes API.
+// ExtractResourceInterpreterCustomization provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractResourceInterpreterCustomization(resourceInterpreterCustomization *configv1alpha1.ResourceInterpreterCustomization, fieldManager string) (*ResourceInterpreterCustomizationApplyConfiguration, error) {
+	return ExtractResourceInterpreterCustomizationFrom(resourceInterpreterCustomization, fieldManager, "")
 }
 
 func (b ResourceInterpreterCustomizationApplyConfiguration) IsApplyConfiguration() {}

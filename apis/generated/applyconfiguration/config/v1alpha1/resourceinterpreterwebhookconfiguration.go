@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -45,6 +48,40 @@ func ResourceInterpreterWebhookConfiguration(name string) *ResourceInterpreterWe
 	b.WithKind("ResourceInterpreterWebhookConfiguration")
 	b.WithAPIVersion("config.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractResourceInterpreterWebhookConfigurationFrom extracts the applied configuration owned by fieldManager from
+// resourceInterpreterWebhookConfiguration for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// resourceInterpreterWebhookConfiguration must be a unmodified ResourceInterpreterWebhookConfiguration API object that was retrieved from the Kubernetes API.
+// ExtractResourceInterpreterWebhookConfigurationFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractResourceInterpreterWebhookConfigurationFrom(resourceInterpreterWebhookConfiguration *configv1alpha1.ResourceInterpreterWebhookConfiguration, fieldManager string, subresource string) (*ResourceInterpreterWebhookConfigurationApplyConfiguration, error) {
+	b := &ResourceInterpreterWebhookConfigurationApplyConfiguration{}
+	err := managedfields.ExtractInto(resourceInterpreterWebhookConfiguration, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.config.v1alpha1.ResourceInterpreterWebhookConfiguration"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(resourceInterpreterWebhookConfiguration.Name)
+
+	b.WithKind("ResourceInterpreterWebhookConfiguration")
+	b.WithAPIVersion("config.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractResourceInterpreterWebhookConfiguration extracts the applied configuration owned by fieldManager from
+// resourceInterpreterWebhookConfiguration. If no managedFields are found in resourceInterpreterWebhookConfiguration for fieldManager, a
+// ResourceInterpreterWebhookConfigurationApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// resourceInterpreterWebhookConfiguration must be a unmodified ResourceInterpreterWebhookConfiguration API object that was retrieved from the Kubernetes API.
+// ExtractResourceInterpreterWebhookConfiguration provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractResourceInterpreterWebhookConfiguration(resourceInterpreterWebhookConfiguration *configv1alpha1.ResourceInterpreterWebhookConfiguration, fieldManager string) (*ResourceInterpreterWebhookConfigurationApplyConfiguration, error) {
+	return ExtractResourceInterpreterWebhookConfigurationFrom(resourceInterpreterWebhookConfiguration, fieldManager, "")
 }
 
 func (b ResourceInterpreterWebhookConfigurationApplyConfiguration) IsApplyConfiguration() {}

@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
+	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 	networkingv1 "k8s.io/client-go/applyconfigurations/networking/v1"
 )
@@ -48,6 +51,47 @@ func MultiClusterIngress(name, namespace string) *MultiClusterIngressApplyConfig
 	b.WithKind("MultiClusterIngress")
 	b.WithAPIVersion("networking.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractMultiClusterIngressFrom extracts the applied configuration owned by fieldManager from
+// multiClusterIngress for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// multiClusterIngress must be a unmodified MultiClusterIngress API object that was retrieved from the Kubernetes API.
+// ExtractMultiClusterIngressFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractMultiClusterIngressFrom(multiClusterIngress *networkingv1alpha1.MultiClusterIngress, fieldManager string, subresource string) (*MultiClusterIngressApplyConfiguration, error) {
+	b := &MultiClusterIngressApplyConfiguration{}
+	err := managedfields.ExtractInto(multiClusterIngress, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.networking.v1alpha1.MultiClusterIngress"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(multiClusterIngress.Name)
+	b.WithNamespace(multiClusterIngress.Namespace)
+
+	b.WithKind("MultiClusterIngress")
+	b.WithAPIVersion("networking.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractMultiClusterIngress extracts the applied configuration owned by fieldManager from
+// multiClusterIngress. If no managedFields are found in multiClusterIngress for fieldManager, a
+// MultiClusterIngressApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// multiClusterIngress must be a unmodified MultiClusterIngress API object that was retrieved from the Kubernetes API.
+// ExtractMultiClusterIngress provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractMultiClusterIngress(multiClusterIngress *networkingv1alpha1.MultiClusterIngress, fieldManager string) (*MultiClusterIngressApplyConfiguration, error) {
+	return ExtractMultiClusterIngressFrom(multiClusterIngress, fieldManager, "")
+}
+
+// ExtractMultiClusterIngressStatus extracts the applied configuration owned by fieldManager from
+// multiClusterIngress for the status subresource.
+func ExtractMultiClusterIngressStatus(multiClusterIngress *networkingv1alpha1.MultiClusterIngress, fieldManager string) (*MultiClusterIngressApplyConfiguration, error) {
+	return ExtractMultiClusterIngressFrom(multiClusterIngress, fieldManager, "status")
 }
 
 func (b MultiClusterIngressApplyConfiguration) IsApplyConfiguration() {}

@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
+	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	corev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
@@ -49,6 +52,47 @@ func MultiClusterService(name, namespace string) *MultiClusterServiceApplyConfig
 	b.WithKind("MultiClusterService")
 	b.WithAPIVersion("networking.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractMultiClusterServiceFrom extracts the applied configuration owned by fieldManager from
+// multiClusterService for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// multiClusterService must be a unmodified MultiClusterService API object that was retrieved from the Kubernetes API.
+// ExtractMultiClusterServiceFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractMultiClusterServiceFrom(multiClusterService *networkingv1alpha1.MultiClusterService, fieldManager string, subresource string) (*MultiClusterServiceApplyConfiguration, error) {
+	b := &MultiClusterServiceApplyConfiguration{}
+	err := managedfields.ExtractInto(multiClusterService, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.networking.v1alpha1.MultiClusterService"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(multiClusterService.Name)
+	b.WithNamespace(multiClusterService.Namespace)
+
+	b.WithKind("MultiClusterService")
+	b.WithAPIVersion("networking.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractMultiClusterService extracts the applied configuration owned by fieldManager from
+// multiClusterService. If no managedFields are found in multiClusterService for fieldManager, a
+// MultiClusterServiceApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// multiClusterService must be a unmodified MultiClusterService API object that was retrieved from the Kubernetes API.
+// ExtractMultiClusterService provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractMultiClusterService(multiClusterService *networkingv1alpha1.MultiClusterService, fieldManager string) (*MultiClusterServiceApplyConfiguration, error) {
+	return ExtractMultiClusterServiceFrom(multiClusterService, fieldManager, "")
+}
+
+// ExtractMultiClusterServiceStatus extracts the applied configuration owned by fieldManager from
+// multiClusterService for the status subresource.
+func ExtractMultiClusterServiceStatus(multiClusterService *networkingv1alpha1.MultiClusterService, fieldManager string) (*MultiClusterServiceApplyConfiguration, error) {
+	return ExtractMultiClusterServiceFrom(multiClusterService, fieldManager, "status")
 }
 
 func (b MultiClusterServiceApplyConfiguration) IsApplyConfiguration() {}

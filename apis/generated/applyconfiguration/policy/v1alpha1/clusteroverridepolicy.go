@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -44,6 +47,40 @@ func ClusterOverridePolicy(name string) *ClusterOverridePolicyApplyConfiguration
 	b.WithKind("ClusterOverridePolicy")
 	b.WithAPIVersion("policy.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractClusterOverridePolicyFrom extracts the applied configuration owned by fieldManager from
+// clusterOverridePolicy for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// clusterOverridePolicy must be a unmodified ClusterOverridePolicy API object that was retrieved from the Kubernetes API.
+// ExtractClusterOverridePolicyFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractClusterOverridePolicyFrom(clusterOverridePolicy *policyv1alpha1.ClusterOverridePolicy, fieldManager string, subresource string) (*ClusterOverridePolicyApplyConfiguration, error) {
+	b := &ClusterOverridePolicyApplyConfiguration{}
+	err := managedfields.ExtractInto(clusterOverridePolicy, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ClusterOverridePolicy"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(clusterOverridePolicy.Name)
+
+	b.WithKind("ClusterOverridePolicy")
+	b.WithAPIVersion("policy.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractClusterOverridePolicy extracts the applied configuration owned by fieldManager from
+// clusterOverridePolicy. If no managedFields are found in clusterOverridePolicy for fieldManager, a
+// ClusterOverridePolicyApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// clusterOverridePolicy must be a unmodified ClusterOverridePolicy API object that was retrieved from the Kubernetes API.
+// ExtractClusterOverridePolicy provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractClusterOverridePolicy(clusterOverridePolicy *policyv1alpha1.ClusterOverridePolicy, fieldManager string) (*ClusterOverridePolicyApplyConfiguration, error) {
+	return ExtractClusterOverridePolicyFrom(clusterOverridePolicy, fieldManager, "")
 }
 
 func (b ClusterOverridePolicyApplyConfiguration) IsApplyConfiguration() {}

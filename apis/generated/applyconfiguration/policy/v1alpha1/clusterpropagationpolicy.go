@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -44,6 +47,40 @@ func ClusterPropagationPolicy(name string) *ClusterPropagationPolicyApplyConfigu
 	b.WithKind("ClusterPropagationPolicy")
 	b.WithAPIVersion("policy.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractClusterPropagationPolicyFrom extracts the applied configuration owned by fieldManager from
+// clusterPropagationPolicy for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// clusterPropagationPolicy must be a unmodified ClusterPropagationPolicy API object that was retrieved from the Kubernetes API.
+// ExtractClusterPropagationPolicyFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractClusterPropagationPolicyFrom(clusterPropagationPolicy *policyv1alpha1.ClusterPropagationPolicy, fieldManager string, subresource string) (*ClusterPropagationPolicyApplyConfiguration, error) {
+	b := &ClusterPropagationPolicyApplyConfiguration{}
+	err := managedfields.ExtractInto(clusterPropagationPolicy, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ClusterPropagationPolicy"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(clusterPropagationPolicy.Name)
+
+	b.WithKind("ClusterPropagationPolicy")
+	b.WithAPIVersion("policy.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractClusterPropagationPolicy extracts the applied configuration owned by fieldManager from
+// clusterPropagationPolicy. If no managedFields are found in clusterPropagationPolicy for fieldManager, a
+// ClusterPropagationPolicyApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// clusterPropagationPolicy must be a unmodified ClusterPropagationPolicy API object that was retrieved from the Kubernetes API.
+// ExtractClusterPropagationPolicy provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractClusterPropagationPolicy(clusterPropagationPolicy *policyv1alpha1.ClusterPropagationPolicy, fieldManager string) (*ClusterPropagationPolicyApplyConfiguration, error) {
+	return ExtractClusterPropagationPolicyFrom(clusterPropagationPolicy, fieldManager, "")
 }
 
 func (b ClusterPropagationPolicyApplyConfiguration) IsApplyConfiguration() {}

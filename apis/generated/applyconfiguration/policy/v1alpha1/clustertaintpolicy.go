@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -44,6 +47,40 @@ func ClusterTaintPolicy(name string) *ClusterTaintPolicyApplyConfiguration {
 	b.WithKind("ClusterTaintPolicy")
 	b.WithAPIVersion("policy.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractClusterTaintPolicyFrom extracts the applied configuration owned by fieldManager from
+// clusterTaintPolicy for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// clusterTaintPolicy must be a unmodified ClusterTaintPolicy API object that was retrieved from the Kubernetes API.
+// ExtractClusterTaintPolicyFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractClusterTaintPolicyFrom(clusterTaintPolicy *policyv1alpha1.ClusterTaintPolicy, fieldManager string, subresource string) (*ClusterTaintPolicyApplyConfiguration, error) {
+	b := &ClusterTaintPolicyApplyConfiguration{}
+	err := managedfields.ExtractInto(clusterTaintPolicy, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.policy.v1alpha1.ClusterTaintPolicy"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(clusterTaintPolicy.Name)
+
+	b.WithKind("ClusterTaintPolicy")
+	b.WithAPIVersion("policy.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractClusterTaintPolicy extracts the applied configuration owned by fieldManager from
+// clusterTaintPolicy. If no managedFields are found in clusterTaintPolicy for fieldManager, a
+// ClusterTaintPolicyApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// clusterTaintPolicy must be a unmodified ClusterTaintPolicy API object that was retrieved from the Kubernetes API.
+// ExtractClusterTaintPolicy provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractClusterTaintPolicy(clusterTaintPolicy *policyv1alpha1.ClusterTaintPolicy, fieldManager string) (*ClusterTaintPolicyApplyConfiguration, error) {
+	return ExtractClusterTaintPolicyFrom(clusterTaintPolicy, fieldManager, "")
 }
 
 func (b ClusterTaintPolicyApplyConfiguration) IsApplyConfiguration() {}

@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -47,6 +50,47 @@ func FederatedResourceQuota(name, namespace string) *FederatedResourceQuotaApply
 	b.WithKind("FederatedResourceQuota")
 	b.WithAPIVersion("policy.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractFederatedResourceQuotaFrom extracts the applied configuration owned by fieldManager from
+// federatedResourceQuota for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// federatedResourceQuota must be a unmodified FederatedResourceQuota API object that was retrieved from the Kubernetes API.
+// ExtractFederatedResourceQuotaFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractFederatedResourceQuotaFrom(federatedResourceQuota *policyv1alpha1.FederatedResourceQuota, fieldManager string, subresource string) (*FederatedResourceQuotaApplyConfiguration, error) {
+	b := &FederatedResourceQuotaApplyConfiguration{}
+	err := managedfields.ExtractInto(federatedResourceQuota, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.policy.v1alpha1.FederatedResourceQuota"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(federatedResourceQuota.Name)
+	b.WithNamespace(federatedResourceQuota.Namespace)
+
+	b.WithKind("FederatedResourceQuota")
+	b.WithAPIVersion("policy.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractFederatedResourceQuota extracts the applied configuration owned by fieldManager from
+// federatedResourceQuota. If no managedFields are found in federatedResourceQuota for fieldManager, a
+// FederatedResourceQuotaApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// federatedResourceQuota must be a unmodified FederatedResourceQuota API object that was retrieved from the Kubernetes API.
+// ExtractFederatedResourceQuota provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractFederatedResourceQuota(federatedResourceQuota *policyv1alpha1.FederatedResourceQuota, fieldManager string) (*FederatedResourceQuotaApplyConfiguration, error) {
+	return ExtractFederatedResourceQuotaFrom(federatedResourceQuota, fieldManager, "")
+}
+
+// ExtractFederatedResourceQuotaStatus extracts the applied configuration owned by fieldManager from
+// federatedResourceQuota for the status subresource.
+func ExtractFederatedResourceQuotaStatus(federatedResourceQuota *policyv1alpha1.FederatedResourceQuota, fieldManager string) (*FederatedResourceQuotaApplyConfiguration, error) {
+	return ExtractFederatedResourceQuotaFrom(federatedResourceQuota, fieldManager, "status")
 }
 
 func (b FederatedResourceQuotaApplyConfiguration) IsApplyConfiguration() {}

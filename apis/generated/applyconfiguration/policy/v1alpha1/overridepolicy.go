@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -45,6 +48,41 @@ func OverridePolicy(name, namespace string) *OverridePolicyApplyConfiguration {
 	b.WithKind("OverridePolicy")
 	b.WithAPIVersion("policy.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractOverridePolicyFrom extracts the applied configuration owned by fieldManager from
+// overridePolicy for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// overridePolicy must be a unmodified OverridePolicy API object that was retrieved from the Kubernetes API.
+// ExtractOverridePolicyFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractOverridePolicyFrom(overridePolicy *policyv1alpha1.OverridePolicy, fieldManager string, subresource string) (*OverridePolicyApplyConfiguration, error) {
+	b := &OverridePolicyApplyConfiguration{}
+	err := managedfields.ExtractInto(overridePolicy, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.policy.v1alpha1.OverridePolicy"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(overridePolicy.Name)
+	b.WithNamespace(overridePolicy.Namespace)
+
+	b.WithKind("OverridePolicy")
+	b.WithAPIVersion("policy.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractOverridePolicy extracts the applied configuration owned by fieldManager from
+// overridePolicy. If no managedFields are found in overridePolicy for fieldManager, a
+// OverridePolicyApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// overridePolicy must be a unmodified OverridePolicy API object that was retrieved from the Kubernetes API.
+// ExtractOverridePolicy provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractOverridePolicy(overridePolicy *policyv1alpha1.OverridePolicy, fieldManager string) (*OverridePolicyApplyConfiguration, error) {
+	return ExtractOverridePolicyFrom(overridePolicy, fieldManager, "")
 }
 
 func (b OverridePolicyApplyConfiguration) IsApplyConfiguration() {}

@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -45,6 +48,41 @@ func PropagationPolicy(name, namespace string) *PropagationPolicyApplyConfigurat
 	b.WithKind("PropagationPolicy")
 	b.WithAPIVersion("policy.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractPropagationPolicyFrom extracts the applied configuration owned by fieldManager from
+// propagationPolicy for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// propagationPolicy must be a unmodified PropagationPolicy API object that was retrieved from the Kubernetes API.
+// ExtractPropagationPolicyFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractPropagationPolicyFrom(propagationPolicy *policyv1alpha1.PropagationPolicy, fieldManager string, subresource string) (*PropagationPolicyApplyConfiguration, error) {
+	b := &PropagationPolicyApplyConfiguration{}
+	err := managedfields.ExtractInto(propagationPolicy, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.policy.v1alpha1.PropagationPolicy"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(propagationPolicy.Name)
+	b.WithNamespace(propagationPolicy.Namespace)
+
+	b.WithKind("PropagationPolicy")
+	b.WithAPIVersion("policy.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractPropagationPolicy extracts the applied configuration owned by fieldManager from
+// propagationPolicy. If no managedFields are found in propagationPolicy for fieldManager, a
+// PropagationPolicyApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// propagationPolicy must be a unmodified PropagationPolicy API object that was retrieved from the Kubernetes API.
+// ExtractPropagationPolicy provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractPropagationPolicy(propagationPolicy *policyv1alpha1.PropagationPolicy, fieldManager string) (*PropagationPolicyApplyConfiguration, error) {
+	return ExtractPropagationPolicyFrom(propagationPolicy, fieldManager, "")
 }
 
 func (b PropagationPolicyApplyConfiguration) IsApplyConfiguration() {}

@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
+	remedyv1alpha1 "github.com/flotilla-io/flotilla/apis/remedy/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -44,6 +47,40 @@ func Remedy(name string) *RemedyApplyConfiguration {
 	b.WithKind("Remedy")
 	b.WithAPIVersion("remedy.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractRemedyFrom extracts the applied configuration owned by fieldManager from
+// remedy for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// remedy must be a unmodified Remedy API object that was retrieved from the Kubernetes API.
+// ExtractRemedyFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractRemedyFrom(remedy *remedyv1alpha1.Remedy, fieldManager string, subresource string) (*RemedyApplyConfiguration, error) {
+	b := &RemedyApplyConfiguration{}
+	err := managedfields.ExtractInto(remedy, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.remedy.v1alpha1.Remedy"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(remedy.Name)
+
+	b.WithKind("Remedy")
+	b.WithAPIVersion("remedy.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractRemedy extracts the applied configuration owned by fieldManager from
+// remedy. If no managedFields are found in remedy for fieldManager, a
+// RemedyApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// remedy must be a unmodified Remedy API object that was retrieved from the Kubernetes API.
+// ExtractRemedy provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractRemedy(remedy *remedyv1alpha1.Remedy, fieldManager string) (*RemedyApplyConfiguration, error) {
+	return ExtractRemedyFrom(remedy, fieldManager, "")
 }
 
 func (b RemedyApplyConfiguration) IsApplyConfiguration() {}

@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
+	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -46,6 +49,46 @@ func ResourceRegistry(name string) *ResourceRegistryApplyConfiguration {
 	b.WithKind("ResourceRegistry")
 	b.WithAPIVersion("search.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractResourceRegistryFrom extracts the applied configuration owned by fieldManager from
+// resourceRegistry for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// resourceRegistry must be a unmodified ResourceRegistry API object that was retrieved from the Kubernetes API.
+// ExtractResourceRegistryFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractResourceRegistryFrom(resourceRegistry *searchv1alpha1.ResourceRegistry, fieldManager string, subresource string) (*ResourceRegistryApplyConfiguration, error) {
+	b := &ResourceRegistryApplyConfiguration{}
+	err := managedfields.ExtractInto(resourceRegistry, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.search.v1alpha1.ResourceRegistry"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(resourceRegistry.Name)
+
+	b.WithKind("ResourceRegistry")
+	b.WithAPIVersion("search.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractResourceRegistry extracts the applied configuration owned by fieldManager from
+// resourceRegistry. If no managedFields are found in resourceRegistry for fieldManager, a
+// ResourceRegistryApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// resourceRegistry must be a unmodified ResourceRegistry API object that was retrieved from the Kubernetes API.
+// ExtractResourceRegistry provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractResourceRegistry(resourceRegistry *searchv1alpha1.ResourceRegistry, fieldManager string) (*ResourceRegistryApplyConfiguration, error) {
+	return ExtractResourceRegistryFrom(resourceRegistry, fieldManager, "")
+}
+
+// ExtractResourceRegistryStatus extracts the applied configuration owned by fieldManager from
+// resourceRegistry for the status subresource.
+func ExtractResourceRegistryStatus(resourceRegistry *searchv1alpha1.ResourceRegistry, fieldManager string) (*ResourceRegistryApplyConfiguration, error) {
+	return ExtractResourceRegistryFrom(resourceRegistry, fieldManager, "status")
 }
 
 func (b ResourceRegistryApplyConfiguration) IsApplyConfiguration() {}

@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -46,6 +49,46 @@ func ClusterResourceBinding(name string) *ClusterResourceBindingApplyConfigurati
 	b.WithKind("ClusterResourceBinding")
 	b.WithAPIVersion("work.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractClusterResourceBindingFrom extracts the applied configuration owned by fieldManager from
+// clusterResourceBinding for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// clusterResourceBinding must be a unmodified ClusterResourceBinding API object that was retrieved from the Kubernetes API.
+// ExtractClusterResourceBindingFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractClusterResourceBindingFrom(clusterResourceBinding *workv1alpha1.ClusterResourceBinding, fieldManager string, subresource string) (*ClusterResourceBindingApplyConfiguration, error) {
+	b := &ClusterResourceBindingApplyConfiguration{}
+	err := managedfields.ExtractInto(clusterResourceBinding, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.work.v1alpha1.ClusterResourceBinding"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(clusterResourceBinding.Name)
+
+	b.WithKind("ClusterResourceBinding")
+	b.WithAPIVersion("work.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractClusterResourceBinding extracts the applied configuration owned by fieldManager from
+// clusterResourceBinding. If no managedFields are found in clusterResourceBinding for fieldManager, a
+// ClusterResourceBindingApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// clusterResourceBinding must be a unmodified ClusterResourceBinding API object that was retrieved from the Kubernetes API.
+// ExtractClusterResourceBinding provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractClusterResourceBinding(clusterResourceBinding *workv1alpha1.ClusterResourceBinding, fieldManager string) (*ClusterResourceBindingApplyConfiguration, error) {
+	return ExtractClusterResourceBindingFrom(clusterResourceBinding, fieldManager, "")
+}
+
+// ExtractClusterResourceBindingStatus extracts the applied configuration owned by fieldManager from
+// clusterResourceBinding for the status subresource.
+func ExtractClusterResourceBindingStatus(clusterResourceBinding *workv1alpha1.ClusterResourceBinding, fieldManager string) (*ClusterResourceBindingApplyConfiguration, error) {
+	return ExtractClusterResourceBindingFrom(clusterResourceBinding, fieldManager, "status")
 }
 
 func (b ClusterResourceBindingApplyConfiguration) IsApplyConfiguration() {}

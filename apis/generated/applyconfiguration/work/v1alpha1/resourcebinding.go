@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -48,6 +51,47 @@ func ResourceBinding(name, namespace string) *ResourceBindingApplyConfiguration 
 	b.WithKind("ResourceBinding")
 	b.WithAPIVersion("work.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractResourceBindingFrom extracts the applied configuration owned by fieldManager from
+// resourceBinding for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// resourceBinding must be a unmodified ResourceBinding API object that was retrieved from the Kubernetes API.
+// ExtractResourceBindingFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractResourceBindingFrom(resourceBinding *workv1alpha1.ResourceBinding, fieldManager string, subresource string) (*ResourceBindingApplyConfiguration, error) {
+	b := &ResourceBindingApplyConfiguration{}
+	err := managedfields.ExtractInto(resourceBinding, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.work.v1alpha1.ResourceBinding"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(resourceBinding.Name)
+	b.WithNamespace(resourceBinding.Namespace)
+
+	b.WithKind("ResourceBinding")
+	b.WithAPIVersion("work.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractResourceBinding extracts the applied configuration owned by fieldManager from
+// resourceBinding. If no managedFields are found in resourceBinding for fieldManager, a
+// ResourceBindingApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// resourceBinding must be a unmodified ResourceBinding API object that was retrieved from the Kubernetes API.
+// ExtractResourceBinding provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractResourceBinding(resourceBinding *workv1alpha1.ResourceBinding, fieldManager string) (*ResourceBindingApplyConfiguration, error) {
+	return ExtractResourceBindingFrom(resourceBinding, fieldManager, "")
+}
+
+// ExtractResourceBindingStatus extracts the applied configuration owned by fieldManager from
+// resourceBinding for the status subresource.
+func ExtractResourceBindingStatus(resourceBinding *workv1alpha1.ResourceBinding, fieldManager string) (*ResourceBindingApplyConfiguration, error) {
+	return ExtractResourceBindingFrom(resourceBinding, fieldManager, "status")
 }
 
 func (b ResourceBindingApplyConfiguration) IsApplyConfiguration() {}

@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -47,6 +50,47 @@ func Work(name, namespace string) *WorkApplyConfiguration {
 	b.WithKind("Work")
 	b.WithAPIVersion("work.karmada.io/v1alpha1")
 	return b
+}
+
+// ExtractWorkFrom extracts the applied configuration owned by fieldManager from
+// work for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// work must be a unmodified Work API object that was retrieved from the Kubernetes API.
+// ExtractWorkFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractWorkFrom(work *workv1alpha1.Work, fieldManager string, subresource string) (*WorkApplyConfiguration, error) {
+	b := &WorkApplyConfiguration{}
+	err := managedfields.ExtractInto(work, internal.Parser().Type("com.github.flotilla-io.flotilla.apis.work.v1alpha1.Work"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(work.Name)
+	b.WithNamespace(work.Namespace)
+
+	b.WithKind("Work")
+	b.WithAPIVersion("work.karmada.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractWork extracts the applied configuration owned by fieldManager from
+// work. If no managedFields are found in work for fieldManager, a
+// WorkApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// work must be a unmodified Work API object that was retrieved from the Kubernetes API.
+// ExtractWork provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractWork(work *workv1alpha1.Work, fieldManager string) (*WorkApplyConfiguration, error) {
+	return ExtractWorkFrom(work, fieldManager, "")
+}
+
+// ExtractWorkStatus extracts the applied configuration owned by fieldManager from
+// work for the status subresource.
+func ExtractWorkStatus(work *workv1alpha1.Work, fieldManager string) (*WorkApplyConfiguration, error) {
+	return ExtractWorkFrom(work, fieldManager, "status")
 }
 
 func (b WorkApplyConfiguration) IsApplyConfiguration() {}
