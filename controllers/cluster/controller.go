@@ -54,20 +54,20 @@ type Controller struct {
 	// memberCleanup removes from the member what the control plane itself
 	// created there (the impersonation RBAC); nil skips it.
 	memberCleanup func(ctx context.Context, cluster *clusterv1alpha1.Cluster) error
-	queue    workqueue.TypedRateLimitingInterface[string]
-	now      func() time.Time
+	queue         workqueue.TypedRateLimitingInterface[string]
+	now           func() time.Time
 }
 
 // New returns the controller.
 func New(informer clusterinformers.ClusterInformer, client versioned.Interface, host kubernetes.Interface, memberCleanup func(context.Context, *clusterv1alpha1.Cluster) error) (*Controller, error) {
 	c := &Controller{
 		memberCleanup: memberCleanup,
-		clusters: informer.Lister(),
-		synced:   informer.Informer().HasSynced,
-		client:   client,
-		host:     host,
-		queue:    workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](), workqueue.TypedRateLimitingQueueConfig[string]{Name: ControllerName}),
-		now:      time.Now,
+		clusters:      informer.Lister(),
+		synced:        informer.Informer().HasSynced,
+		client:        client,
+		host:          host,
+		queue:         workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](), workqueue.TypedRateLimitingQueueConfig[string]{Name: ControllerName}),
+		now:           time.Now,
 	}
 	enqueue := func(obj any) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {

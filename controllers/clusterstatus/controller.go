@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
@@ -51,6 +52,8 @@ type Options struct {
 	FailureThreshold time.Duration
 	// Workers is the number of clusters probed at once.
 	Workers int
+	// LeaseDuration is the duration of each cluster's heartbeat Lease.
+	LeaseDuration time.Duration
 }
 
 // Controller updates the status of push clusters.
@@ -60,6 +63,7 @@ type Controller struct {
 	client   versioned.Interface
 	members  *memberclient.Cache
 	caches   memberCaches
+	beats    *heartbeats
 	queue    workqueue.TypedRateLimitingInterface[string]
 	opts     Options
 	now      func() time.Time
@@ -69,8 +73,13 @@ type Controller struct {
 }
 
 // New returns the controller.
-func New(informer clusterinformers.ClusterInformer, client versioned.Interface, members *memberclient.Cache, opts Options) (*Controller, error) {
+// host, when set, receives the heartbeat Leases.
+func New(informer clusterinformers.ClusterInformer, client versioned.Interface, host kubernetes.Interface, members *memberclient.Cache, opts Options) (*Controller, error) {
+	if opts.LeaseDuration == 0 {
+		opts.LeaseDuration = 40 * time.Second
+	}
 	c := &Controller{
+		beats:        &heartbeats{host: host, duration: opts.LeaseDuration, interval: opts.Interval, running: map[string]context.CancelFunc{}},
 		clusters:     informer.Lister(),
 		synced:       informer.Informer().HasSynced,
 		client:       client,
@@ -138,6 +147,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	if apierrors.IsNotFound(err) || (err == nil && cluster.DeletionTimestamp != nil) {
 		c.caches.drop(name)
 		c.members.Forget(name)
+		c.beats.stop(name)
 		return nil
 	}
 	if err != nil {
@@ -148,6 +158,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 		return nil
 	}
 	defer c.queue.AddAfter(name, c.opts.Interval)
+	c.beats.start(name)
 
 	status := cluster.Status.DeepCopy()
 	ready := c.observe(ctx, cluster, status)

@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"time"
 
 	"github.com/flotilla-io/flotilla/controllers/cluster"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
@@ -24,12 +25,15 @@ func startCluster(ctx context.Context, c *Context) error {
 		return err
 	}
 	go ctrl.Run(ctx, 2)
+	leases := c.HostInformers.Coordination().V1().Leases()
+	go ctrl.NewMonitor(leases.Lister(), c.Options.ClusterMonitorGracePeriod).Run(ctx, 5*time.Second)
 	return nil
 }
 
 func startClusterStatus(ctx context.Context, c *Context) error {
-	ctrl, err := clusterstatus.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada, c.Members, clusterstatus.Options{
+	ctrl, err := clusterstatus.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada, c.Host, c.Members, clusterstatus.Options{
 		Interval: c.Options.ClusterStatusUpdateFrequency, FailureThreshold: c.Options.ClusterFailureThreshold, Workers: 4,
+		LeaseDuration: c.Options.ClusterMonitorGracePeriod,
 	})
 	if err != nil {
 		return err

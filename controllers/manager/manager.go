@@ -39,6 +39,9 @@ type Options struct {
 	ClusterStatusUpdateFrequency time.Duration
 	// ClusterFailureThreshold is how long a cluster fails before it is not ready.
 	ClusterFailureThreshold time.Duration
+	// ClusterMonitorGracePeriod is how long a cluster's heartbeat may be
+	// stale before its status becomes Unknown.
+	ClusterMonitorGracePeriod time.Duration
 }
 
 // NewOptions returns the defaults.
@@ -47,6 +50,7 @@ func NewOptions() Options {
 		Controllers: []string{"*"}, LeaderElect: true,
 		LeaseNamespace: "karmada-system", LeaseName: "flotilla-controllers",
 		ClusterStatusUpdateFrequency: 10 * time.Second, ClusterFailureThreshold: 30 * time.Second,
+		ClusterMonitorGracePeriod: 40 * time.Second,
 	}
 }
 
