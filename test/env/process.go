@@ -192,3 +192,9 @@ func (p *Process) Restart() error {
 	}
 	return p.start()
 }
+
+// StartProcess starts an extra process for a test (killed when the test
+// binary dies), with its output in logFile.
+func StartProcess(cluster, component, binary string, args []string, logFile string) (*Process, error) {
+	return startProcess(cluster, component, binary, args, logFile, false)
+}
