@@ -28,6 +28,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
 )
 
 // ControllerName is the name of this controller in --controllers.
@@ -36,14 +37,9 @@ const ControllerName = "cluster"
 const (
 	// Finalizer keeps a Cluster until its execution namespace is gone.
 	Finalizer = "karmada.io/cluster-controller"
-	// ExecutionNamespacePrefix + cluster name holds the cluster's Works.
-	ExecutionNamespacePrefix = "karmada-es-"
 	// SystemLabel marks objects Flotilla created for itself.
 	SystemLabel = "karmada.io/system"
 )
-
-// ExecutionNamespace returns the namespace holding a cluster's Works.
-func ExecutionNamespace(cluster string) string { return ExecutionNamespacePrefix + cluster }
 
 // Controller reconciles Clusters.
 type Controller struct {
@@ -137,7 +133,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 }
 
 func (c *Controller) ensureExecutionNamespace(ctx context.Context, cluster string) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ExecutionNamespace(cluster), Labels: map[string]string{SystemLabel: "true"}}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: names.ExecutionNamespace(cluster), Labels: map[string]string{SystemLabel: "true"}}}
 	_, err := c.host.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: ControllerName})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating execution namespace %s: %w", ns.Name, err)
@@ -151,7 +147,7 @@ func (c *Controller) remove(ctx context.Context, cluster *clusterv1alpha1.Cluste
 	if !slices.Contains(cluster.Finalizers, Finalizer) {
 		return nil
 	}
-	ns := ExecutionNamespace(cluster.Name)
+	ns := names.ExecutionNamespace(cluster.Name)
 	err := c.host.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting execution namespace %s: %w", ns, err)

@@ -1,0 +1,44 @@
+// Package names derives the names Karmada gives to the objects it makes
+// (bindings, Works, execution namespaces), so Flotilla's are identical.
+package names
+
+import (
+	"hash/fnv"
+	"strconv"
+	"strings"
+)
+
+// ExecutionNamespacePrefix + cluster name is the namespace of a cluster's Works.
+const ExecutionNamespacePrefix = "karmada-es-"
+
+// ExecutionNamespace returns the namespace holding a cluster's Works.
+func ExecutionNamespace(cluster string) string { return ExecutionNamespacePrefix + cluster }
+
+// BindingName is the name of the (Cluster)ResourceBinding of a template:
+// lower(name with ':' replaced by '.' + "-" + kind).
+func BindingName(kind, name string) string {
+	return strings.ToLower(strings.ReplaceAll(name, ":", ".") + "-" + kind)
+}
+
+// safeEncodeAlphabet is the alphabet Kubernetes' rand.SafeEncodeString maps
+// characters onto (no vowels, no confusable characters).
+const safeEncodeAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// WorkName is the name of the Work of a template in an execution namespace:
+// the lowered name, a dash, and the safe-encoded decimal FNV-1a hash of
+// "<namespace>-<name>-<kind>" (or "<name>-<kind>" when cluster-scoped).
+func WorkName(kind, name, namespace string) string {
+	n := strings.ToLower(strings.ReplaceAll(name, ":", "."))
+	key := n + "-" + kind
+	if namespace != "" {
+		key = namespace + "-" + key
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(strings.ToLower(key)))
+	digits := strconv.FormatUint(uint64(h.Sum32()), 10)
+	encoded := make([]byte, len(digits))
+	for i := range len(digits) {
+		encoded[i] = safeEncodeAlphabet[int(digits[i])%len(safeEncodeAlphabet)]
+	}
+	return n + "-" + string(encoded)
+}

@@ -1,0 +1,30 @@
+package names
+
+import "testing"
+
+func TestNames(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		// API-SPEC §9's test vector: Deployment default/nginx hashes to 2439396529.
+		{"work name of a namespaced template", WorkName("Deployment", "nginx", "default"), "nginx-687f7fb96f"},
+		{"binding name", BindingName("Deployment", "nginx"), "nginx-deployment"},
+		{"binding name with a colon", BindingName("ClusterRole", "system:aggregate"), "system.aggregate-clusterrole"},
+		{"execution namespace", ExecutionNamespace("member1"), "karmada-es-member1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if tc.got != tc.want {
+				t.Errorf("got %q, want %q", tc.got, tc.want)
+			}
+		})
+	}
+	// Cluster-scoped and namespaced templates of the same name differ.
+	if WorkName("Namespace", "nginx", "") == WorkName("Namespace", "nginx", "default") {
+		t.Error("namespace is not part of the hash")
+	}
+}
