@@ -79,6 +79,15 @@ func PruneManifest(obj *unstructured.Unstructured) error {
 			if err := removeNestedStringMapKeys(obj, jobSelectorLabels, "spec", "selector", "matchLabels"); err != nil {
 				return err
 			}
+			// A selector left empty is one the API server generated: the
+			// member generates its own, and rejects a Job that brings one.
+			if sel, found, _ := unstructured.NestedMap(obj.Object, "spec", "selector"); found {
+				labels, _ := sel["matchLabels"].(map[string]any)
+				exprs, _ := sel["matchExpressions"].([]any)
+				if len(labels) == 0 && len(exprs) == 0 {
+					unstructured.RemoveNestedField(obj.Object, "spec", "selector")
+				}
+			}
 			if err := removeNestedStringMapKeys(obj, jobTemplateLabels, "spec", "template", "metadata", "labels"); err != nil {
 				return err
 			}

@@ -44,7 +44,7 @@ func TestPruneManifest(t *testing.T) {
 			in: `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j"},"spec":{"ttlSecondsAfterFinished":100,
 				"selector":{"matchLabels":{"controller-uid":"u","batch.kubernetes.io/controller-uid":"u"}},
 				"template":{"metadata":{"labels":{"controller-uid":"u","batch.kubernetes.io/controller-uid":"u","job-name":"j","batch.kubernetes.io/job-name":"j","app":"x"}}}}}`,
-			want: `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j"},"spec":{"selector":{"matchLabels":{}},
+			want: `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j"},"spec":{
 				"template":{"metadata":{"labels":{"app":"x"}}}}}`,
 		},
 		{
