@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/cluster/mutation"
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 )
 
 func validCluster() *clusterv1alpha1.Cluster {
@@ -54,7 +54,9 @@ func TestValidateCluster(t *testing.T) {
 		{"bad region", func(c *clusterv1alpha1.Cluster) { c.Spec.Region = strings.Repeat("r", 64) }, "spec.region"},
 		{"zone and zones", func(c *clusterv1alpha1.Cluster) { c.Spec.Zone = "z" }, "spec.zone"},
 		{"bad zones", func(c *clusterv1alpha1.Cluster) { c.Spec.Zones = []string{"ok", "not ok"} }, "spec.zones[1]"},
-		{"bad taint key", func(c *clusterv1alpha1.Cluster) { c.Spec.Taints = []corev1.Taint{{Key: "a b", Effect: corev1.TaintEffectNoSchedule}} }, "spec.taints[0].key"},
+		{"bad taint key", func(c *clusterv1alpha1.Cluster) {
+			c.Spec.Taints = []corev1.Taint{{Key: "a b", Effect: corev1.TaintEffectNoSchedule}}
+		}, "spec.taints[0].key"},
 		{"taint without effect", func(c *clusterv1alpha1.Cluster) { c.Spec.Taints = []corev1.Taint{{Key: "a"}} }, "spec.taints[0].effect: Required"},
 		{"bad taint effect", func(c *clusterv1alpha1.Cluster) { c.Spec.Taints = []corev1.Taint{{Key: "a", Effect: "Sometimes"}} }, "spec.taints[0].effect: Unsupported"},
 		{"duplicate taint", func(c *clusterv1alpha1.Cluster) {
