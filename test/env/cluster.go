@@ -57,8 +57,6 @@ type Cluster struct {
 	Nodes []string `json:"nodes,omitempty"`
 
 	Processes []*Process `json:"processes"`
-
-	pki *clusterPKI
 }
 
 // Ports are the loopback ports a cluster's components listen on.
@@ -112,12 +110,6 @@ func (c *Cluster) Stop(grace time.Duration) {
 	}
 }
 
-// clusterPKI holds the in-memory CAs of a cluster being started.
-type clusterPKI struct {
-	ca, frontProxyCA *CA
-	admin            *KeyPair
-}
-
 // writePKI creates the cluster's certificates under PKIDir, in the layout and
 // with the identities kubeadm uses.
 func (c *Cluster) writePKI() error {
@@ -154,7 +146,6 @@ func (c *Cluster) writePKI() error {
 		{ca, "serving", CertRequest{CommonName: "localhost", DNSNames: []string{"localhost"}, IPs: loopback[:1]}},
 		{fp, "front-proxy-client", CertRequest{CommonName: "front-proxy-client"}},
 	}
-	c.pki = &clusterPKI{ca: ca, frontProxyCA: fp}
 	for _, s := range certs {
 		kp, err := s.ca.Issue(s.req)
 		if err != nil {
@@ -162,9 +153,6 @@ func (c *Cluster) writePKI() error {
 		}
 		if err := kp.WriteFiles(dir, s.file); err != nil {
 			return err
-		}
-		if s.file == "admin" {
-			c.pki.admin = kp
 		}
 	}
 	return WriteSigningKey(dir, "sa")
@@ -176,16 +164,12 @@ func (c *Cluster) writeKubeconfigs() error {
 		if c.Role == RoleHost && id == "scheduler" {
 			continue
 		}
-		cert, err := os.ReadFile(filepath.Join(c.PKIDir(), id+".crt"))
+		ctx, err := identityContext(c, id)
 		if err != nil {
 			return err
 		}
-		key, err := os.ReadFile(filepath.Join(c.PKIDir(), id+".key"))
-		if err != nil {
-			return err
-		}
-		path := filepath.Join(c.Dir, id+".kubeconfig")
-		if err := WriteKubeconfig(path, c.Name, Context{Name: c.Name, Server: c.Server, CA: c.pki.ca.CertPEM, CertPEM: cert, KeyPEM: key, Username: id}); err != nil {
+		ctx.Username = id
+		if err := WriteKubeconfig(filepath.Join(c.Dir, id+".kubeconfig"), c.Name, ctx); err != nil {
 			return err
 		}
 	}

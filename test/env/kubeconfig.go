@@ -52,17 +52,21 @@ func restConfigFromKubeconfig(path string) (*rest.Config, error) {
 // AdminContext returns a kubeconfig context for c with its admin identity,
 // named after the cluster.
 func AdminContext(c *Cluster) (Context, error) {
-	ca, err := os.ReadFile(filepath.Join(c.PKIDir(), "ca.crt"))
-	if err != nil {
-		return Context{}, err
+	ctx, err := identityContext(c, "admin")
+	ctx.Username = c.Name + "-admin"
+	return ctx, err
+}
+
+// identityContext returns a context for c with the client certificate
+// <id>.crt/.key of its PKI.
+func identityContext(c *Cluster, id string) (Context, error) {
+	var files [3][]byte
+	for i, name := range []string{"ca.crt", id + ".crt", id + ".key"} {
+		data, err := os.ReadFile(filepath.Join(c.PKIDir(), name))
+		if err != nil {
+			return Context{}, err
+		}
+		files[i] = data
 	}
-	cert, err := os.ReadFile(filepath.Join(c.PKIDir(), "admin.crt"))
-	if err != nil {
-		return Context{}, err
-	}
-	key, err := os.ReadFile(filepath.Join(c.PKIDir(), "admin.key"))
-	if err != nil {
-		return Context{}, err
-	}
-	return Context{Name: c.Name, Server: c.Server, CA: ca, CertPEM: cert, KeyPEM: key, Username: c.Name + "-admin"}, nil
+	return Context{Name: c.Name, Server: c.Server, CA: files[0], CertPEM: files[1], KeyPEM: files[2]}, nil
 }
