@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,8 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -29,6 +26,7 @@ import (
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 )
 
 // ControllerName is the name of this controller in --controllers.
@@ -62,14 +60,10 @@ func New(informer clusterinformers.ClusterInformer, client versioned.Interface, 
 		synced:        informer.Informer().HasSynced,
 		client:        client,
 		host:          host,
-		queue:         workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](), workqueue.TypedRateLimitingQueueConfig[string]{Name: ControllerName}),
+		queue:         worker.NewQueue(ControllerName),
 		now:           time.Now,
 	}
-	enqueue := func(obj any) {
-		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-			c.queue.Add(key)
-		}
-	}
+	enqueue := worker.EnqueueKey(c.queue)
 	_, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: enqueue, UpdateFunc: func(_, cur any) { enqueue(cur) }, DeleteFunc: enqueue,
 	})
@@ -78,34 +72,7 @@ func New(informer clusterinformers.ClusterInformer, client versioned.Interface, 
 
 // Run reconciles until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
-		return
-	}
-	var wg sync.WaitGroup
-	for range max(workers, 1) {
-		wg.Go(func() { wait.UntilWithContext(ctx, c.work, time.Second) })
-	}
-	<-ctx.Done()
-	wg.Wait()
-}
-
-func (c *Controller) work(ctx context.Context) {
-	for {
-		name, quit := c.queue.Get()
-		if quit {
-			return
-		}
-		err := c.reconcile(ctx, name)
-		c.queue.Done(name)
-		if err != nil {
-			klog.FromContext(ctx).Error(err, "Reconciling cluster failed", "cluster", name)
-			c.queue.AddRateLimited(name)
-			continue
-		}
-		c.queue.Forget(name)
-	}
+	worker.Run(ctx, c.queue, []cache.InformerSynced{c.synced}, workers, c.reconcile)
 }
 
 func (c *Controller) reconcile(ctx context.Context, name string) error {

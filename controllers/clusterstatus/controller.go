@@ -16,18 +16,16 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 )
 
 // ControllerName is the name of this controller in --controllers.
@@ -85,61 +83,29 @@ func New(informer clusterinformers.ClusterInformer, client versioned.Interface, 
 		client:       client,
 		members:      members,
 		caches:       memberCaches{caches: map[string]*memberCache{}},
-		queue:        workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](), workqueue.TypedRateLimitingQueueConfig[string]{Name: ControllerName}),
+		queue:        worker.NewQueue(ControllerName),
 		opts:         opts,
 		now:          time.Now,
 		firstFailure: map[string]time.Time{},
 	}
+	enqueue := worker.EnqueueKey(c.queue)
 	_, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: c.enqueue,
+		AddFunc: enqueue,
 		UpdateFunc: func(old, cur any) {
 			// Status updates come back through the informer; only spec
 			// changes need a probe before the next tick.
 			if old.(*clusterv1alpha1.Cluster).Generation != cur.(*clusterv1alpha1.Cluster).Generation {
-				c.enqueue(cur)
+				enqueue(cur)
 			}
 		},
-		DeleteFunc: c.enqueue,
+		DeleteFunc: enqueue,
 	})
 	return c, err
 }
 
-func (c *Controller) enqueue(obj any) {
-	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-		c.queue.Add(key)
-	}
-}
-
 // Run probes clusters until ctx ends.
 func (c *Controller) Run(ctx context.Context) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
-		return
-	}
-	var wg sync.WaitGroup
-	for range max(c.opts.Workers, 1) {
-		wg.Go(func() { wait.UntilWithContext(ctx, c.work, time.Second) })
-	}
-	<-ctx.Done()
-	wg.Wait()
-}
-
-func (c *Controller) work(ctx context.Context) {
-	for {
-		name, quit := c.queue.Get()
-		if quit {
-			return
-		}
-		err := c.reconcile(ctx, name)
-		c.queue.Done(name)
-		if err != nil {
-			klog.FromContext(ctx).Error(err, "Updating cluster status failed", "cluster", name)
-			c.queue.AddRateLimited(name)
-			continue
-		}
-		c.queue.Forget(name)
-	}
+	worker.Run(ctx, c.queue, []cache.InformerSynced{c.synced}, c.opts.Workers, c.reconcile)
 }
 
 func (c *Controller) reconcile(ctx context.Context, name string) error {

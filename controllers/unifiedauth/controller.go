@@ -10,26 +10,23 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/wait"
 	rbacapply "k8s.io/client-go/applyconfigurations/rbac/v1"
 	rbacinformers "k8s.io/client-go/informers/rbac/v1"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 )
 
 // ControllerName is the name of this controller in --controllers.
@@ -56,14 +53,10 @@ func New(clusters clusterinformers.ClusterInformer, roles rbacinformers.ClusterR
 	c := &Controller{
 		clusters: clusters.Lister(), roles: roles.Lister(), bindings: bindings.Lister(), members: members,
 		synced:      []cache.InformerSynced{clusters.Informer().HasSynced, roles.Informer().HasSynced, bindings.Informer().HasSynced},
-		queue:       workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](), workqueue.TypedRateLimitingQueueConfig[string]{Name: ControllerName}),
+		queue:       worker.NewQueue(ControllerName),
 		lastApplied: map[string]string{},
 	}
-	onCluster := func(obj any) {
-		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-			c.queue.Add(key)
-		}
-	}
+	onCluster := worker.EnqueueKey(c.queue)
 	// Any RBAC change may change who may proxy to any cluster.
 	all := func(any) { c.enqueueAll() }
 	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: onCluster, UpdateFunc: func(_, o any) { onCluster(o) }}); err != nil {
@@ -89,34 +82,7 @@ func (c *Controller) enqueueAll() {
 
 // Run reconciles until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
-		return
-	}
-	var wg sync.WaitGroup
-	for range max(workers, 1) {
-		wg.Go(func() { wait.UntilWithContext(ctx, c.work, time.Second) })
-	}
-	<-ctx.Done()
-	wg.Wait()
-}
-
-func (c *Controller) work(ctx context.Context) {
-	for {
-		name, quit := c.queue.Get()
-		if quit {
-			return
-		}
-		err := c.reconcile(ctx, name)
-		c.queue.Done(name)
-		if err != nil {
-			klog.FromContext(ctx).Error(err, "Syncing impersonation rules failed", "cluster", name)
-			c.queue.AddRateLimited(name)
-			continue
-		}
-		c.queue.Forget(name)
-	}
+	worker.Run(ctx, c.queue, c.synced, workers, c.reconcile)
 }
 
 func (c *Controller) reconcile(ctx context.Context, name string) error {

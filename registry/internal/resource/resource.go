@@ -78,6 +78,10 @@ type StatusREST struct {
 	store *genericregistry.Store
 }
 
+// NewStatusREST returns the status subresource over store, a copy of the
+// main store with the status strategy as its update strategy.
+func NewStatusREST(store *genericregistry.Store) *StatusREST { return &StatusREST{store: store} }
+
 // New returns the storage of the kind and, when it has one, of its status.
 func New(scheme *runtime.Scheme, opts generic.RESTOptionsGetter, def *Definition) (*REST, *StatusREST, error) {
 	s := &strategy{ObjectTyper: scheme, NameGenerator: names.SimpleNameGenerator, def: def}
