@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,6 +16,7 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	appsinstall "github.com/flotilla-io/flotilla/apis/apps/install"
 	autoscalinginstall "github.com/flotilla-io/flotilla/apis/autoscaling/install"
@@ -23,6 +27,7 @@ import (
 	remedyinstall "github.com/flotilla-io/flotilla/apis/remedy/install"
 	searchinstall "github.com/flotilla-io/flotilla/apis/search/install"
 	workinstall "github.com/flotilla-io/flotilla/apis/work/install"
+	"github.com/flotilla-io/flotilla/proxy"
 	clusterregistry "github.com/flotilla-io/flotilla/registry/cluster"
 	"github.com/flotilla-io/flotilla/registry/internal/resource"
 	policyregistry "github.com/flotilla-io/flotilla/registry/policy"
@@ -64,8 +69,11 @@ type Config struct {
 	GenericConfig *genericapiserver.RecommendedConfig
 	Scheme        *runtime.Scheme
 	Codecs        serializer.CodecFactory
-	// Host reaches the host API server, where the clusters' Secrets are.
-	Host kubernetes.Interface
+	// Host reaches the host API server, where the clusters' Secrets are;
+	// HostConfig is its configuration (clusters/*/proxy sends non-resource
+	// paths there with the server's own credentials).
+	Host       kubernetes.Interface
+	HostConfig *rest.Config
 }
 
 // SecretNamespace is where join puts the clusters' credential Secrets; the
@@ -75,6 +83,7 @@ const SecretNamespace = "karmada-cluster"
 // CompletedConfig is a Config with its defaults filled in; only it can build a Server.
 type CompletedConfig struct {
 	host    kubernetes.Interface
+	hostCfg *rest.Config
 	generic genericapiserver.CompletedConfig
 	scheme  *runtime.Scheme
 	codecs  serializer.CodecFactory
@@ -89,7 +98,7 @@ type Server struct {
 
 // Complete fills in defaults. It does no I/O.
 func (c *Config) Complete() CompletedConfig {
-	return CompletedConfig{host: c.Host, generic: c.GenericConfig.Complete(), scheme: c.Scheme, codecs: c.Codecs}
+	return CompletedConfig{host: c.Host, hostCfg: c.HostConfig, generic: c.GenericConfig.Complete(), scheme: c.Scheme, codecs: c.Codecs}
 }
 
 // New builds the server and installs every API group.
@@ -110,6 +119,14 @@ func (c CompletedConfig) New() (*Server, error) {
 		// Not seen yet (just created) or elsewhere: ask the host.
 		return c.host.CoreV1().Secrets(namespace).Get(context.Background(), name, metav1.GetOptions{})
 	}
+	var hostProxy []proxy.Option
+	if c.hostCfg != nil {
+		h, err := hostHandler(c.hostCfg)
+		if err != nil {
+			return nil, err
+		}
+		hostProxy = append(hostProxy, proxy.WithHostHandler(h))
+	}
 	if err := s.AddPostStartHook("start-secret-informer", func(hctx genericapiserver.PostStartHookContext) error {
 		secrets.Start(hctx.Done())
 		return nil
@@ -122,7 +139,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		return err
 	}
 	err = errors.Join(
-		add(clusterregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts, getSecret)),
+		add(clusterregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts, getSecret, hostProxy...)),
 		add(policyregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
 		add(workregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
 		add(c.simpleGroup("config.karmada.io", configDefinitions())),
@@ -184,4 +201,26 @@ func (w withoutProtobuf) SupportedMediaTypes() []runtime.SerializerInfo {
 // NegotiatedSerializer returns what the server negotiates content types with.
 func NegotiatedSerializer(codecs serializer.CodecFactory) runtime.NegotiatedSerializer {
 	return withoutProtobuf{codecs}
+}
+
+// hostHandler reverse-proxies a request to the host API server with the
+// server's own credentials (as Karmada does for non-resource paths of
+// clusters/*/proxy).
+func hostHandler(cfg *rest.Config) (http.Handler, error) {
+	rt, err := rest.TransportFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	target, err := url.Parse(cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	p := httputil.NewSingleHostReverseProxy(target)
+	director := p.Director
+	p.Director = func(r *http.Request) {
+		director(r)
+		r.Host = target.Host
+	}
+	p.Transport = rt
+	return p, nil
 }

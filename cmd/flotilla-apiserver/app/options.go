@@ -170,7 +170,7 @@ func (o *Options) Config(etcdServers []string, host *rest.Config) (*registry.Con
 	if err != nil {
 		return nil, err
 	}
-	return &registry.Config{GenericConfig: cfg, Scheme: o.scheme, Codecs: o.codecs, Host: hostClient}, nil
+	return &registry.Config{GenericConfig: cfg, Scheme: o.scheme, Codecs: o.codecs, Host: hostClient, HostConfig: host}, nil
 }
 
 // NewCommand returns the flotilla-apiserver command.

@@ -47,6 +47,14 @@ func TestProxyFanOut(t *testing.T) {
 	if !apierrors.IsConflict(err) {
 		t.Errorf("object in both members: got %v, want Conflict", err)
 	}
+	// A non-resource path is answered by the control plane itself.
+	raw, err = rc.Get().AbsPath(proxyPrefix + "*/proxy/version").DoRaw(ctx)
+	var version struct {
+		GitVersion string `json:"gitVersion"`
+	}
+	if err != nil || json.Unmarshal(raw, &version) != nil || version.GitVersion != "v1.36.3" {
+		t.Errorf("/version through clusters/*/proxy: %v %s", err, raw)
+	}
 	_, err = rc.Get().AbsPath(proxyPrefix + "*/proxy/api/v1/namespaces/default/configmaps/nowhere").DoRaw(ctx)
 	if !apierrors.IsNotFound(err) {
 		t.Errorf("object in no member: got %v, want NotFound", err)
