@@ -65,7 +65,7 @@ func bindingDefinitions() []*resource.Definition {
 	return []*resource.Definition{
 		{
 			Resource: workv1alpha2.Resource("resourcebindings"), Singular: "resourcebinding", Versions: bindingVers,
-			NamespaceScoped: true, ShortNames: []string{"rb"}, Categories: category, Status: true,
+			NamespaceScoped: true, ShortNames: []string{"rb"}, Categories: category, Status: true, LoopbackStatus: true,
 			New:     func() runtime.Object { return &workv1alpha2.ResourceBinding{} },
 			NewList: func() runtime.Object { return &workv1alpha2.ResourceBindingList{} },
 			Mutate: func(obj, old runtime.Object) {
@@ -82,7 +82,7 @@ func bindingDefinitions() []*resource.Definition {
 		},
 		{
 			Resource: workv1alpha2.Resource("clusterresourcebindings"), Singular: "clusterresourcebinding", Versions: bindingVers,
-			ShortNames: []string{"crb"}, Categories: category, Status: true,
+			ShortNames: []string{"crb"}, Categories: category, Status: true, LoopbackStatus: true,
 			New:     func() runtime.Object { return &workv1alpha2.ClusterResourceBinding{} },
 			NewList: func() runtime.Object { return &workv1alpha2.ClusterResourceBindingList{} },
 			Mutate: func(obj, old runtime.Object) {

@@ -8,6 +8,8 @@ package resource
 import (
 	"context"
 	"fmt"
+	"k8s.io/apiserver/pkg/authentication/user"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"reflect"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -41,6 +43,11 @@ type Definition struct {
 	// Status says the kind has a status subresource: the main resource
 	// ignores status and the subresource ignores everything else.
 	Status bool
+	// LoopbackStatus lets the server's own controllers (the loopback
+	// identity, system:apiserver) write spec and status of the main resource
+	// in one request, so a decision such as a scheduling result costs one
+	// write. Everyone else's status changes are still dropped.
+	LoopbackStatus bool
 	// Mutate applies write-time defaults; old is nil on create.
 	Mutate func(obj, old runtime.Object)
 	// Validate, ValidateUpdate and ValidateStatusUpdate return field errors;
@@ -173,8 +180,8 @@ func (s *strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	}
 }
 
-func (s *strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	if s.def.Status {
+func (s *strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	if s.def.Status && !s.loopbackStatus(ctx) {
 		setStatus(obj, statusOf(old))
 	}
 	if s.def.Mutate != nil {
@@ -194,11 +201,25 @@ func (s *strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorLi
 	return s.def.Validate(obj)
 }
 
-func (s *strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	if s.def.ValidateUpdate == nil {
-		return nil
+func (s *strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	var errs field.ErrorList
+	if s.def.ValidateStatusUpdate != nil && s.loopbackStatus(ctx) {
+		errs = s.def.ValidateStatusUpdate(obj, old)
 	}
-	return s.def.ValidateUpdate(obj, old)
+	if s.def.ValidateUpdate == nil {
+		return errs
+	}
+	return append(errs, s.def.ValidateUpdate(obj, old)...)
+}
+
+// loopbackStatus tells whether a main-resource update keeps the status it
+// carries: only for kinds that allow it, and only from the server itself.
+func (s *strategy) loopbackStatus(ctx context.Context) bool {
+	if !s.def.Status || !s.def.LoopbackStatus {
+		return false
+	}
+	u, ok := genericapirequest.UserFrom(ctx)
+	return ok && u.GetName() == user.APIServerUser
 }
 
 func (*strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
