@@ -13,17 +13,28 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	karmadascheme "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/scheme"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
 
 // Options configure the controllers.
@@ -63,8 +74,15 @@ type Context struct {
 	// Host reaches the host API server: templates, namespaces, secrets.
 	Host          kubernetes.Interface
 	HostInformers informers.SharedInformerFactory
+	// HostDynamic and HostMapper reach resource templates of any kind.
+	HostDynamic dynamic.Interface
+	HostMapper  meta.ResettableRESTMapper
 	// Members builds member clients from Clusters and their secrets.
 	Members *memberclient.Cache
+	// Interpreter interprets resources of every kind.
+	Interpreter interpreter.Interpreter
+	// Recorder records events on templates and Karmada objects, in the host.
+	Recorder record.EventRecorder
 }
 
 // InitFunc builds a controller and starts it in the background; it returns
@@ -116,6 +134,25 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 	if err != nil {
 		return nil, err
 	}
+	dc, err := dynamic.NewForConfig(host)
+	if err != nil {
+		return nil, err
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(host)
+	if err != nil {
+		return nil, err
+	}
+	// Events name templates (any kind: the reference is built from the
+	// binding) and Karmada objects, so the recorder knows both schemes.
+	eventScheme := runtime.NewScheme()
+	if err := scheme.AddToScheme(eventScheme); err != nil {
+		return nil, err
+	}
+	if err := karmadascheme.AddToScheme(eventScheme); err != nil {
+		return nil, err
+	}
+	broadcaster := record.NewBroadcaster()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: hc.CoreV1().Events("")})
 	hostInformers := informers.NewSharedInformerFactory(hc, 0)
 	secrets := hostInformers.Core().V1().Secrets().Lister()
 	return &Context{
@@ -124,6 +161,10 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 		KarmadaInformers: externalversions.NewSharedInformerFactory(kc, 0),
 		Host:             hc,
 		HostInformers:    hostInformers,
+		HostDynamic:      dc,
+		HostMapper:       restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)),
+		Interpreter:      interpreter.NewNative(),
+		Recorder:         broadcaster.NewRecorder(eventScheme, corev1.EventSource{Component: "flotilla-controllers"}),
 		Members: memberclient.NewCache(func(ns, name string) (*corev1.Secret, error) {
 			if s, err := secrets.Secrets(ns).Get(name); err == nil {
 				return s, nil

@@ -1,0 +1,238 @@
+package detector
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
+)
+
+// ownedSpecKeys are the JSON keys of the binding spec the detector owns;
+// the scheduler owns clusters, other controllers the rest.
+var ownedSpecKeys = []string{"resource", "propagateDeps", "replicaRequirements", "replicas", "placement", "schedulerName",
+	"failover", "conflictResolution", "suspension", "preserveResourcesOnDeletion"}
+
+// desiredSpec builds the binding spec of obj under policy p (API-SPEC §10.2).
+func (c *Controller) desiredSpec(gvk schema.GroupVersionKind, obj *unstructured.Unstructured, p *policy, existing *workv1alpha2.ResourceBindingSpec) (*workv1alpha2.ResourceBindingSpec, error) {
+	spec := &workv1alpha2.ResourceBindingSpec{
+		Resource: workv1alpha2.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(),
+			Name: obj.GetName(), UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion()},
+		PropagateDeps:               p.Spec.PropagateDeps || p.Spec.Association,
+		Placement:                   p.Spec.Placement.DeepCopy(),
+		SchedulerName:               p.Spec.SchedulerName,
+		Failover:                    p.Spec.Failover.DeepCopy(),
+		ConflictResolution:          conflictResolution(obj, p),
+		PreserveResourcesOnDeletion: p.Spec.PreserveResourcesOnDeletion,
+	}
+	if spec.SchedulerName == "" {
+		spec.SchedulerName = "default-scheduler"
+	}
+	if s := p.Spec.Suspension; s != nil || (existing != nil && existing.Suspension != nil && existing.Suspension.Scheduling != nil) {
+		spec.Suspension = &workv1alpha2.Suspension{}
+		if s != nil {
+			spec.Suspension.Suspension = *s.DeepCopy()
+		}
+		if existing != nil && existing.Suspension != nil {
+			spec.Suspension.Scheduling = existing.Suspension.Scheduling
+		}
+	}
+	if c.interp != nil && c.interp.HookEnabled(gvk, interpreter.InterpretReplica) {
+		replicas, req, err := c.interp.GetReplicas(obj)
+		if err != nil {
+			return nil, fmt.Errorf("reading the replicas of %s %s: %w", gvk.Kind, obj.GetName(), err)
+		}
+		spec.Replicas, spec.ReplicaRequirements = replicas, req
+	}
+	return spec, nil
+}
+
+// conflictResolution is the policy's, unless the template's annotation
+// asks otherwise (API-SPEC §9).
+func conflictResolution(obj *unstructured.Unstructured, p *policy) policyv1alpha1.ConflictResolution {
+	switch obj.GetAnnotations()[workv1alpha2.ResourceConflictResolutionAnnotation] {
+	case workv1alpha2.ResourceConflictResolutionOverwrite:
+		return policyv1alpha1.ConflictOverwrite
+	case workv1alpha2.ResourceConflictResolutionAbort:
+		return policyv1alpha1.ConflictAbort
+	}
+	if p.Spec.ConflictResolution == "" {
+		return policyv1alpha1.ConflictAbort
+	}
+	return p.Spec.ConflictResolution
+}
+
+// ownedSpec returns the owned part of spec as a JSON object, with null for
+// owned keys that are empty so a merge patch clears them.
+func ownedSpec(spec *workv1alpha2.ResourceBindingSpec) map[string]json.RawMessage {
+	b, _ := json.Marshal(spec)
+	all := map[string]json.RawMessage{}
+	_ = json.Unmarshal(b, &all)
+	out := map[string]json.RawMessage{}
+	for _, k := range ownedSpecKeys {
+		if v, ok := all[k]; ok {
+			out[k] = v
+		} else {
+			out[k] = json.RawMessage("null")
+		}
+	}
+	return out
+}
+
+func sameOwned(a, b map[string]json.RawMessage) bool {
+	for k, v := range a {
+		if !bytes.Equal(v, b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// ensureBinding creates or patches the binding of obj; wrote tells whether
+// a write happened.
+func (c *Controller) ensureBinding(ctx context.Context, gvk schema.GroupVersionKind, obj *unstructured.Unstructured, p *policy) (bool, error) {
+	name := names.BindingName(gvk.Kind, obj.GetName())
+	ns := obj.GetNamespace()
+	var existing *workv1alpha2.ResourceBinding
+	if ns != "" {
+		rb, err := c.rbs.ResourceBindings(ns).Get(name)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return false, err
+		}
+		existing = rb
+	} else {
+		crb, err := c.crbs.Get(name)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return false, err
+		}
+		if crb != nil {
+			existing = &workv1alpha2.ResourceBinding{ObjectMeta: crb.ObjectMeta, Spec: crb.Spec}
+		}
+	}
+	var existingSpec *workv1alpha2.ResourceBindingSpec
+	if existing != nil {
+		if existing.DeletionTimestamp != nil {
+			return false, fmt.Errorf("binding %s is being deleted", name)
+		}
+		existingSpec = &existing.Spec
+	}
+	spec, err := c.desiredSpec(gvk, obj, p, existingSpec)
+	if err != nil {
+		return false, err
+	}
+	lbls, annos := claimMeta(p)
+	if existing == nil {
+		return true, c.createBinding(ctx, obj, name, spec, lbls, annos)
+	}
+	want := ownedSpec(spec)
+	metaP := metaPatch(existing.Labels, existing.Annotations, lbls, annos)
+	if metaP == nil && sameOwned(want, ownedSpec(existingSpec)) {
+		return false, nil
+	}
+	patch, _ := json.Marshal(map[string]any{
+		"metadata": map[string]any{"labels": lbls, "annotations": annos},
+		"spec":     want,
+	})
+	if ns != "" {
+		_, err = c.client.WorkV1alpha2().ResourceBindings(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	} else {
+		_, err = c.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	}
+	return true, err
+}
+
+func (c *Controller) createBinding(ctx context.Context, obj *unstructured.Unstructured, name string, spec *workv1alpha2.ResourceBindingSpec, lbls, annos map[string]any) error {
+	meta := metav1.ObjectMeta{
+		Name: name, Namespace: obj.GetNamespace(), Labels: map[string]string{}, Annotations: map[string]string{},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Name: obj.GetName(),
+			UID: obj.GetUID(), Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}},
+	}
+	for k, v := range lbls {
+		if v != nil {
+			meta.Labels[k] = v.(string)
+		}
+	}
+	for k, v := range annos {
+		if v != nil {
+			meta.Annotations[k] = v.(string)
+		}
+	}
+	var err error
+	if obj.GetNamespace() != "" {
+		meta.Finalizers = []string{workv1alpha2.BindingControllerFinalizer}
+		_, err = c.client.WorkV1alpha2().ResourceBindings(meta.Namespace).Create(ctx,
+			&workv1alpha2.ResourceBinding{ObjectMeta: meta, Spec: *spec}, metav1.CreateOptions{})
+	} else {
+		meta.Finalizers = []string{workv1alpha2.ClusterResourceBindingControllerFinalizer}
+		_, err = c.client.WorkV1alpha2().ClusterResourceBindings().Create(ctx,
+			&workv1alpha2.ClusterResourceBinding{ObjectMeta: meta, Spec: *spec}, metav1.CreateOptions{})
+	}
+	if apierrors.IsAlreadyExists(err) {
+		// The lister was behind; the next event brings it in line.
+		return fmt.Errorf("binding %s exists but is not in the cache yet", name)
+	}
+	return err
+}
+
+// deleteBinding deletes the binding of a template that is gone. uid, when
+// set, must match the binding's template uid.
+func (c *Controller) deleteBinding(ctx context.Context, gvk schema.GroupVersionKind, ns, name string, uid types.UID) error {
+	bn := names.BindingName(gvk.Kind, name)
+	var err error
+	if ns != "" {
+		rb, gerr := c.rbs.ResourceBindings(ns).Get(bn)
+		if gerr != nil || rb.DeletionTimestamp != nil || rb.Spec.Resource.Kind != gvk.Kind || rb.Spec.Resource.Name != name {
+			return nil
+		}
+		err = c.client.WorkV1alpha2().ResourceBindings(ns).Delete(ctx, bn, metav1.DeleteOptions{})
+	} else {
+		crb, gerr := c.crbs.Get(bn)
+		if gerr != nil || crb.DeletionTimestamp != nil || crb.Spec.Resource.Kind != gvk.Kind || crb.Spec.Resource.Name != name {
+			return nil
+		}
+		err = c.client.WorkV1alpha2().ClusterResourceBindings().Delete(ctx, bn, metav1.DeleteOptions{})
+	}
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// unclaimBinding removes the claim metadata from a template's binding.
+func (c *Controller) unclaimBinding(ctx context.Context, gvk schema.GroupVersionKind, ns, name string) error {
+	bn := names.BindingName(gvk.Kind, name)
+	l, a := unclaimMeta()
+	var err error
+	if ns != "" {
+		rb, gerr := c.rbs.ResourceBindings(ns).Get(bn)
+		if gerr != nil {
+			return nil
+		}
+		if patch := metaPatch(rb.Labels, rb.Annotations, l, a); patch != nil {
+			_, err = c.client.WorkV1alpha2().ResourceBindings(ns).Patch(ctx, bn, types.MergePatchType, patch, metav1.PatchOptions{})
+		}
+	} else {
+		crb, gerr := c.crbs.Get(bn)
+		if gerr != nil {
+			return nil
+		}
+		if patch := metaPatch(crb.Labels, crb.Annotations, l, a); patch != nil {
+			_, err = c.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, bn, types.MergePatchType, patch, metav1.PatchOptions{})
+		}
+	}
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,259 @@
+// Package detector matches resource templates on the host with
+// (Cluster)PropagationPolicies, claims them for the winning policy and keeps
+// their (Cluster)ResourceBindings in step (API-SPEC §10.1, §10.2). It also
+// runs the policies' deletion: claims are removed, member objects stay.
+package detector
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	policyinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/policy/v1alpha1"
+	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
+	policylisters "github.com/flotilla-io/flotilla/apis/generated/listers/policy/v1alpha1"
+	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/templates"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
+)
+
+// ControllerName is the name of the detector in --controllers.
+const ControllerName = "detector"
+
+// kindsKey on the policy queue recomputes the watched kinds.
+const kindsKey = "kinds"
+
+// Controller is the resource detector.
+type Controller struct {
+	templates *templates.Informers
+	pps       policylisters.PropagationPolicyLister
+	cpps      policylisters.ClusterPropagationPolicyLister
+	ops       policylisters.OverridePolicyLister
+	rbs       worklisters.ResourceBindingLister
+	crbs      worklisters.ClusterResourceBindingLister
+	synced    []cache.InformerSynced
+	client    versioned.Interface
+	interp    interpreter.Interpreter
+	recorder  record.EventRecorder
+
+	queue    workqueue.TypedRateLimitingInterface[string] // template keys
+	policies workqueue.TypedRateLimitingInterface[string] // policy keys and kindsKey
+
+	// changed holds templates changed since they were last reconciled, for
+	// policies with activationPreference Lazy.
+	changed sync.Map
+}
+
+// New returns the detector. It registers itself with tmpl for template events.
+func New(tmpl *templates.Informers, pps policyinformers.PropagationPolicyInformer, cpps policyinformers.ClusterPropagationPolicyInformer,
+	ops policyinformers.OverridePolicyInformer, rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterResourceBindingInformer,
+	client versioned.Interface, interp interpreter.Interpreter, recorder record.EventRecorder) (*Controller, error) {
+	c := &Controller{
+		templates: tmpl,
+		pps:       pps.Lister(), cpps: cpps.Lister(), ops: ops.Lister(), rbs: rbs.Lister(), crbs: crbs.Lister(),
+		synced: []cache.InformerSynced{pps.Informer().HasSynced, cpps.Informer().HasSynced, ops.Informer().HasSynced,
+			rbs.Informer().HasSynced, crbs.Informer().HasSynced},
+		client: client, interp: interp, recorder: recorder,
+		queue:    worker.NewQueue("detector-templates"),
+		policies: worker.NewQueue("detector-policies"),
+	}
+	tmpl.AddHandler(c)
+	policyHandler := cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueuePolicy,
+		UpdateFunc: func(_, obj any) { c.enqueuePolicy(obj) },
+		DeleteFunc: c.enqueuePolicy,
+	}
+	for _, inf := range []cache.SharedIndexInformer{pps.Informer(), cpps.Informer()} {
+		if _, err := inf.AddEventHandler(policyHandler); err != nil {
+			return nil, err
+		}
+	}
+	// Bindings name templates: watching their kinds finds templates deleted
+	// while the detector was down, and removes bindings of deleted templates.
+	bindingHandler := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.enqueueBound(obj, true) },
+		DeleteFunc: func(obj any) { c.enqueueBound(obj, false) },
+	}
+	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()} {
+		if _, err := inf.AddEventHandler(bindingHandler); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Run runs the detector until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	c.policies.Add(kindsKey)
+	go worker.Run(ctx, c.policies, c.synced, 1, c.reconcilePolicy)
+	go c.retryMissingKinds(ctx)
+	worker.Run(ctx, c.queue, c.synced, workers, c.reconcileTemplate)
+}
+
+// retryMissingKinds recomputes the watched kinds now and then, for kinds
+// (CRDs) the host did not serve when a policy selected them.
+func (c *Controller) retryMissingKinds(ctx context.Context) {
+	t := time.NewTicker(15 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			c.policies.Add(kindsKey)
+		}
+	}
+}
+
+// templateKey is "<apiVersion>|<kind>|<namespace>|<name>".
+func templateKey(gvk schema.GroupVersionKind, namespace, name string) string {
+	av, k := gvk.ToAPIVersionAndKind()
+	return av + "|" + k + "|" + namespace + "|" + name
+}
+
+func parseTemplateKey(key string) (schema.GroupVersionKind, string, string, error) {
+	p := strings.Split(key, "|")
+	if len(p) != 4 {
+		return schema.GroupVersionKind{}, "", "", fmt.Errorf("bad template key %q", key)
+	}
+	return schema.FromAPIVersionAndKind(p[0], p[1]), p[2], p[3], nil
+}
+
+// OnTemplate implements templates.Handler.
+func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured, deleted bool) {
+	if !deleted && old != nil && !specChanged(old, obj) {
+		return
+	}
+	key := templateKey(gvk, obj.GetNamespace(), obj.GetName())
+	c.changed.Store(key, true)
+	c.queue.Add(key)
+}
+
+// specChanged tells whether an update is more than a status change or a resync.
+func specChanged(old, obj *unstructured.Unstructured) bool {
+	if old.GetResourceVersion() == obj.GetResourceVersion() {
+		return false
+	}
+	if obj.GetGeneration() == 0 || old.GetGeneration() != obj.GetGeneration() {
+		// Kinds without generation (ConfigMaps...) change with every write.
+		return true
+	}
+	return !mapsEqual(old.GetLabels(), obj.GetLabels()) || !mapsEqual(old.GetAnnotations(), obj.GetAnnotations()) ||
+		old.GetDeletionTimestamp() != obj.GetDeletionTimestamp()
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Controller) enqueuePolicy(obj any) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	switch p := obj.(type) {
+	case *policyv1alpha1.PropagationPolicy:
+		c.policies.Add("pp/" + p.Namespace + "/" + p.Name)
+	case *policyv1alpha1.ClusterPropagationPolicy:
+		c.policies.Add("cpp/" + p.Name)
+	}
+	c.policies.Add(kindsKey)
+}
+
+func (c *Controller) enqueueBound(obj any, added bool) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	var ref workv1alpha2.ObjectReference
+	switch b := obj.(type) {
+	case *workv1alpha2.ResourceBinding:
+		ref = b.Spec.Resource
+	case *workv1alpha2.ClusterResourceBinding:
+		ref = b.Spec.Resource
+	default:
+		return
+	}
+	gvk := schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind)
+	if added && !c.templates.Synced(gvk) {
+		c.policies.Add(kindsKey)
+	}
+	c.queue.Add(templateKey(gvk, ref.Namespace, ref.Name))
+}
+
+// wantedKinds are the kinds some policy selects or some binding names.
+func (c *Controller) wantedKinds() (map[schema.GroupVersionKind]bool, error) {
+	want := map[schema.GroupVersionKind]bool{}
+	add := func(sels []policyv1alpha1.ResourceSelector) {
+		for _, s := range sels {
+			want[schema.FromAPIVersionAndKind(s.APIVersion, s.Kind)] = true
+		}
+	}
+	pps, err := c.pps.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pps {
+		add(p.Spec.ResourceSelectors)
+	}
+	cpps, err := c.cpps.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range cpps {
+		add(p.Spec.ResourceSelectors)
+	}
+	rbs, err := c.rbs.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range rbs {
+		want[schema.FromAPIVersionAndKind(b.Spec.Resource.APIVersion, b.Spec.Resource.Kind)] = true
+	}
+	crbs, err := c.crbs.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range crbs {
+		want[schema.FromAPIVersionAndKind(b.Spec.Resource.APIVersion, b.Spec.Resource.Kind)] = true
+	}
+	return want, nil
+}
+
+func (c *Controller) syncKinds(ctx context.Context) error {
+	want, err := c.wantedKinds()
+	if err != nil {
+		return err
+	}
+	if missing := c.templates.Ensure(ctx, want); len(missing) > 0 {
+		klog.FromContext(ctx).V(2).Info("Kinds not served by the host yet", "kinds", missing)
+	}
+	return nil
+}
+
+// enqueueKind adds every cached template of gvk in namespace ("" = all).
+func (c *Controller) enqueueKind(gvk schema.GroupVersionKind, namespace string) {
+	for _, obj := range c.templates.List(gvk, namespace) {
+		c.queue.Add(templateKey(gvk, obj.GetNamespace(), obj.GetName()))
+	}
+}

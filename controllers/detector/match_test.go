@@ -1,0 +1,98 @@
+package detector
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+)
+
+func deployment(name string, lbls map[string]string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("apps/v1")
+	u.SetKind("Deployment")
+	u.SetNamespace("default")
+	u.SetName(name)
+	u.SetLabels(lbls)
+	return u
+}
+
+type polOpt func(*policy)
+
+func pol(name string, cluster bool, sel policyv1alpha1.ResourceSelector, opts ...polOpt) *policy {
+	p := &policy{Cluster: cluster, Name: name, ID: name + "-id", Spec: &policyv1alpha1.PropagationSpec{ResourceSelectors: []policyv1alpha1.ResourceSelector{sel}}}
+	if !cluster {
+		p.Namespace = "default"
+	}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+func prio(n int32) polOpt { return func(p *policy) { p.Spec.Priority = ptr.To(n) } }
+func preempt() polOpt     { return func(p *policy) { p.Spec.Preemption = policyv1alpha1.PreemptAlways } }
+
+var (
+	kindOnly = policyv1alpha1.ResourceSelector{APIVersion: "apps/v1", Kind: "Deployment"}
+	byName   = policyv1alpha1.ResourceSelector{APIVersion: "apps/v1", Kind: "Deployment", Name: "nginx"}
+	byLabel  = policyv1alpha1.ResourceSelector{APIVersion: "apps/v1", Kind: "Deployment", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "nginx"}}}
+	other    = policyv1alpha1.ResourceSelector{APIVersion: "apps/v1", Kind: "StatefulSet"}
+)
+
+func TestChoose(t *testing.T) {
+	obj := deployment("nginx", map[string]string{"app": "nginx"})
+	for name, tc := range map[string]struct {
+		pps, cpps []*policy
+		current   *policy
+		want      string // "" = none
+	}{
+		"none":                    {pps: []*policy{pol("a", false, other)}, want: ""},
+		"name beats label":        {pps: []*policy{pol("a", false, byLabel), pol("b", false, byName)}, want: "pp/default/b"},
+		"label beats kind":        {pps: []*policy{pol("a", false, kindOnly), pol("b", false, byLabel)}, want: "pp/default/b"},
+		"explicit priority wins":  {pps: []*policy{pol("a", false, kindOnly, prio(5)), pol("b", false, byName)}, want: "pp/default/a"},
+		"tie by name":             {pps: []*policy{pol("b", false, kindOnly), pol("a", false, kindOnly)}, want: "pp/default/a"},
+		"pp beats cpp":            {pps: []*policy{pol("a", false, kindOnly)}, cpps: []*policy{pol("c", true, byName, prio(10))}, want: "pp/default/a"},
+		"cpp when no pp":          {pps: []*policy{pol("a", false, other)}, cpps: []*policy{pol("c", true, byName)}, want: "cpp/c"},
+		"claim sticks":            {pps: []*policy{pol("a", false, kindOnly), pol("b", false, byName, prio(3))}, current: pol("a", false, kindOnly), want: "pp/default/a"},
+		"preemption by priority":  {pps: []*policy{pol("a", false, kindOnly), pol("b", false, byName, prio(3), preempt())}, current: pol("a", false, kindOnly), want: "pp/default/b"},
+		"no preemption of higher": {pps: []*policy{pol("a", false, kindOnly, prio(5)), pol("b", false, byName, prio(3), preempt())}, current: pol("a", false, kindOnly, prio(5)), want: "pp/default/a"},
+		"pp preempts any cpp":     {pps: []*policy{pol("b", false, byName, preempt())}, cpps: []*policy{pol("c", true, kindOnly, prio(9))}, current: pol("c", true, kindOnly, prio(9)), want: "pp/default/b"},
+		"stale claim replaced":    {pps: []*policy{pol("b", false, byName)}, current: pol("a", false, other), want: "pp/default/b"},
+	} {
+		got, ok := choose(tc.pps, tc.cpps, obj, tc.current)
+		gotKey := ""
+		if ok {
+			gotKey = got.key()
+		}
+		if gotKey != tc.want {
+			t.Errorf("%s: chose %q, want %q", name, gotKey, tc.want)
+		}
+	}
+}
+
+func TestReservedNamespace(t *testing.T) {
+	for ns, want := range map[string]bool{"karmada-system": true, "karmada-cluster": true, "karmada-es-member1": true,
+		"kube-system": true, "kube-public": true, "default": false, "prod": false} {
+		if got := reservedNamespace(ns); got != want {
+			t.Errorf("%s: %v", ns, got)
+		}
+	}
+}
+
+func TestMetaPatch(t *testing.T) {
+	p := pol("a", false, kindOnly)
+	l, a := claimMeta(p)
+	cur := map[string]string{policyv1alpha1.PropagationPolicyPermanentIDLabel: "a-id"}
+	annos := map[string]string{policyv1alpha1.PropagationPolicyNamespaceAnnotation: "default", policyv1alpha1.PropagationPolicyNameAnnotation: "a"}
+	if patch := metaPatch(cur, annos, l, a); patch != nil {
+		t.Errorf("claim present: patch %s", patch)
+	}
+	cur[policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel] = "x"
+	if patch := metaPatch(cur, annos, l, a); patch == nil {
+		t.Error("stale CPP claim label not removed")
+	}
+}

@@ -1,0 +1,189 @@
+package detector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/controllers/internal/templates"
+)
+
+// Event reasons on templates (Karmada's).
+const (
+	EventReasonApplyPolicySucceed = "ApplyPolicySucceed"
+	EventReasonApplyPolicyFailed  = "ApplyPolicyFailed"
+)
+
+// reconcileTemplate brings the claim and the binding of one template in line
+// with the policies.
+func (c *Controller) reconcileTemplate(ctx context.Context, key string) error {
+	gvk, ns, name, err := parseTemplateKey(key)
+	if err != nil {
+		return nil
+	}
+	_, changed := c.changed.LoadAndDelete(key)
+	obj, err := c.templates.Get(ctx, gvk, ns, name)
+	switch {
+	case errors.Is(err, templates.ErrNotWatched):
+		return nil
+	case apierrors.IsNotFound(err):
+		return c.deleteBinding(ctx, gvk, ns, name, "")
+	case err != nil:
+		return err
+	}
+	if obj.GetDeletionTimestamp() != nil {
+		return nil
+	}
+	if (ns != "" && reservedNamespace(ns)) || obj.GetLabels()[ClaimedByLabel] != "" {
+		return nil
+	}
+	if ns == "kube-system" || ns == "" && gvk.Kind == "Namespace" && reservedNamespace(name) {
+		return nil
+	}
+	current, claimed := c.currentPolicy(obj)
+	pps, cpps, err := c.candidates(ns)
+	if err != nil {
+		return err
+	}
+	chosen, ok := choose(pps, cpps, obj, current)
+	if !ok {
+		if claimed {
+			return c.unclaim(ctx, gvk, obj)
+		}
+		return nil
+	}
+	if chosen.Spec.ActivationPreference == policyv1alpha1.LazyActivation && !changed && c.bindingExists(gvk, ns, name) {
+		// Lazy: policy changes wait for the template's next change.
+		return nil
+	}
+	if missing := c.missingOverrides(chosen); len(missing) > 0 {
+		klog.FromContext(ctx).V(2).Info("Waiting for dependent overrides", "template", key, "policy", chosen.key(), "missing", missing)
+		c.queue.AddAfter(key, 5*time.Second)
+		return nil
+	}
+	obj, err = c.claim(ctx, gvk, obj, chosen)
+	if err != nil {
+		c.event(obj, corev1.EventTypeWarning, EventReasonApplyPolicyFailed, fmt.Sprintf("Apply policy(%s) failed: %v", policyName(chosen), err))
+		return err
+	}
+	wrote, err := c.ensureBinding(ctx, gvk, obj, chosen)
+	if err != nil {
+		c.event(obj, corev1.EventTypeWarning, EventReasonApplyPolicyFailed, fmt.Sprintf("Apply policy(%s) failed: %v", policyName(chosen), err))
+		return err
+	}
+	if wrote {
+		c.event(obj, corev1.EventTypeNormal, EventReasonApplyPolicySucceed, fmt.Sprintf("Apply policy(%s) succeed", policyName(chosen)))
+	}
+	return nil
+}
+
+func policyName(p *policy) string {
+	if p.Cluster {
+		return p.Name
+	}
+	return p.Namespace + "/" + p.Name
+}
+
+// currentPolicy returns the live policy that claims obj, if it still exists
+// with the same permanent id and is not being deleted; claimed tells whether
+// obj carries a claim at all.
+func (c *Controller) currentPolicy(obj *unstructured.Unstructured) (*policy, bool) {
+	cl, ok := claimOf(obj)
+	if !ok {
+		return nil, false
+	}
+	if cl.Cluster {
+		p, err := c.cpps.Get(cl.Name)
+		if err != nil || p.DeletionTimestamp != nil || p.Labels[policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel] != cl.ID {
+			return nil, true
+		}
+		return fromCPP(p), true
+	}
+	p, err := c.pps.PropagationPolicies(cl.Namespace).Get(cl.Name)
+	if err != nil || p.DeletionTimestamp != nil || p.Labels[policyv1alpha1.PropagationPolicyPermanentIDLabel] != cl.ID {
+		return nil, true
+	}
+	return fromPP(p), true
+}
+
+// candidates are the live policies that may claim a template of namespace ns.
+func (c *Controller) candidates(ns string) (pps, cpps []*policy, err error) {
+	if ns != "" {
+		list, err := c.pps.PropagationPolicies(ns).List(everything)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, p := range list {
+			if p.DeletionTimestamp == nil {
+				pps = append(pps, fromPP(p))
+			}
+		}
+	}
+	list, err := c.cpps.List(everything)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range list {
+		if p.DeletionTimestamp == nil {
+			cpps = append(cpps, fromCPP(p))
+		}
+	}
+	return pps, cpps, nil
+}
+
+// missingOverrides lists the dependentOverrides of p that do not exist yet.
+func (c *Controller) missingOverrides(p *policy) []string {
+	var missing []string
+	for _, name := range p.Spec.DependentOverrides {
+		if _, err := c.ops.OverridePolicies(p.Namespace).Get(name); err != nil {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}
+
+func (c *Controller) bindingExists(gvk schema.GroupVersionKind, ns, name string) bool {
+	bn := names.BindingName(gvk.Kind, name)
+	if ns == "" {
+		_, err := c.crbs.Get(bn)
+		return err == nil
+	}
+	_, err := c.rbs.ResourceBindings(ns).Get(bn)
+	return err == nil
+}
+
+// event records an event on a template.
+func (c *Controller) event(obj *unstructured.Unstructured, eventType, reason, msg string) {
+	if obj == nil || c.recorder == nil {
+		return
+	}
+	c.recorder.Event(templateRef(obj), eventType, reason, msg)
+}
+
+func templateRef(obj *unstructured.Unstructured) *corev1.ObjectReference {
+	return &corev1.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(),
+		Name: obj.GetName(), UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion()}
+}
+
+// patchTemplate merge-patches a template's metadata on the host.
+func (c *Controller) patchTemplate(ctx context.Context, gvk schema.GroupVersionKind, obj *unstructured.Unstructured, patch []byte) (*unstructured.Unstructured, error) {
+	res, _, err := c.templates.Resource(gvk)
+	if err != nil {
+		return nil, err
+	}
+	if obj.GetNamespace() != "" {
+		return res.Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
+	}
+	return res.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
+}
