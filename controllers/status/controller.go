@@ -1,0 +1,98 @@
+package status
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha1"
+	bindinginformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
+	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha1"
+	bindinglisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
+)
+
+// ControllerName is the name of this controller in --controllers.
+const ControllerName = "binding-status"
+
+// Event reasons recorded on bindings and templates; Karmada's names.
+const (
+	// EventReasonAggregateStatusSucceed: the aggregated status was written.
+	EventReasonAggregateStatusSucceed = "AggregateStatusSucceed"
+	// EventReasonAggregateStatusFailed: the aggregated status could not be
+	// computed or written.
+	EventReasonAggregateStatusFailed = "AggregateStatusFailed"
+)
+
+// Controller aggregates the status of the Works of every binding into the
+// binding's status and the status of its resource template.
+type Controller struct {
+	works    worklisters.WorkLister
+	workIdx  cache.Indexer
+	rbs      bindinglisters.ResourceBindingLister
+	crbs     bindinglisters.ClusterResourceBindingLister
+	synced   []cache.InformerSynced
+	client   versioned.Interface
+	host     dynamic.Interface
+	mapper   meta.RESTMapper
+	interp   interpreter.Interpreter
+	recorder record.EventRecorder
+	queue    workqueue.TypedRateLimitingInterface[string]
+	now      func() time.Time
+}
+
+// New returns the controller. works, rbs and crbs are informers of the
+// control plane (the Work informer gets an index by binding); client writes
+// binding status; host and mapper reach resource templates on the host;
+// interp aggregates template status; recorder records events on bindings
+// and templates, so its scheme must know the work.karmada.io kinds.
+func New(works workinformers.WorkInformer, rbs bindinginformers.ResourceBindingInformer, crbs bindinginformers.ClusterResourceBindingInformer,
+	client versioned.Interface, host dynamic.Interface, mapper meta.RESTMapper, interp interpreter.Interpreter, recorder record.EventRecorder,
+) (*Controller, error) {
+	c := &Controller{
+		works:    works.Lister(),
+		workIdx:  works.Informer().GetIndexer(),
+		rbs:      rbs.Lister(),
+		crbs:     crbs.Lister(),
+		synced:   []cache.InformerSynced{works.Informer().HasSynced, rbs.Informer().HasSynced, crbs.Informer().HasSynced},
+		client:   client,
+		host:     host,
+		mapper:   mapper,
+		interp:   interp,
+		recorder: recorder,
+		queue:    worker.NewQueue(ControllerName),
+		now:      time.Now,
+	}
+	if err := works.Informer().AddIndexers(cache.Indexers{workBindingIndex: indexWorkByBinding}); err != nil {
+		return nil, fmt.Errorf("indexing works by binding: %w", err)
+	}
+	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: c.onWork, UpdateFunc: c.onWorkUpdate, DeleteFunc: c.onWork,
+	}); err != nil {
+		return nil, fmt.Errorf("watching works: %w", err)
+	}
+	if _, err := rbs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: c.onBinding, UpdateFunc: c.onBindingUpdate,
+	}); err != nil {
+		return nil, fmt.Errorf("watching resourcebindings: %w", err)
+	}
+	if _, err := crbs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: c.onBinding, UpdateFunc: c.onBindingUpdate,
+	}); err != nil {
+		return nil, fmt.Errorf("watching clusterresourcebindings: %w", err)
+	}
+	return c, nil
+}
+
+// Run reconciles bindings with workers goroutines until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	worker.Run(ctx, c.queue, c.synced, workers, c.reconcile)
+}

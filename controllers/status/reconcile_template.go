@@ -1,0 +1,123 @@
+package status
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/klog/v2"
+
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
+)
+
+// template is a resource template read from the host, with the client of
+// its resource.
+type template struct {
+	obj    *unstructured.Unstructured
+	client dynamic.ResourceInterface
+}
+
+// getTemplate reads the template a binding refers to from the host. It
+// returns nil when there is none: the object or its kind is gone, or the
+// object is a new one with the same name (its uid differs from ref.UID).
+func (c *Controller) getTemplate(ctx context.Context, ref workv1alpha2.ObjectReference) (*template, error) {
+	gvk := schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind)
+	mapping, err := c.restMapping(gvk)
+	if meta.IsNoMatchError(err) {
+		klog.FromContext(ctx).V(2).Info("Kind of the template is not served", "gvk", gvk)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mapping %s: %w", gvk, err)
+	}
+	var client dynamic.ResourceInterface = c.host.Resource(mapping.Resource)
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		client = c.host.Resource(mapping.Resource).Namespace(ref.Namespace)
+	}
+	obj, err := client.Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("getting %s %s: %w", ref.Kind, klog.KRef(ref.Namespace, ref.Name), err)
+	}
+	if ref.UID != "" && obj.GetUID() != ref.UID {
+		return nil, nil
+	}
+	return &template{obj: obj, client: client}, nil
+}
+
+// restMapping maps gvk, resetting a resettable mapper once when the kind is
+// unknown (a CRD created since discovery was cached).
+func (c *Controller) restMapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		if r, ok := c.mapper.(meta.ResettableRESTMapper); ok {
+			r.Reset()
+			mapping, err = c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		}
+	}
+	return mapping, err
+}
+
+// syncTemplateStatus writes the status the interpreter aggregates from
+// items to the template, for kinds with an AggregateStatus hook, when it
+// differs from the template's current status. Failures are recorded as
+// events on the template.
+func (c *Controller) syncTemplateStatus(ctx context.Context, b *binding, t *template, items []workv1alpha2.AggregatedStatusItem) error {
+	if !c.interp.HookEnabled(t.obj.GroupVersionKind(), interpreter.AggregateStatus) {
+		return nil
+	}
+	next, err := c.interp.AggregateStatus(t.obj, items)
+	if err != nil {
+		err = fmt.Errorf("aggregating status of %s from %s: %w", t.obj.GetKind(), b.describe, err)
+		c.event(nil, t.obj, corev1.EventTypeWarning, EventReasonAggregateStatusFailed, err.Error())
+		return err
+	}
+	if sameStatus(t.obj, next) {
+		return nil
+	}
+	if err := writeStatus(ctx, t.client, next); err != nil {
+		if !apierrors.IsConflict(err) {
+			c.event(nil, t.obj, corev1.EventTypeWarning, EventReasonAggregateStatusFailed, err.Error())
+		}
+		return err
+	}
+	klog.FromContext(ctx).V(2).Info("Updated template status", "template", klog.KObj(t.obj), "kind", t.obj.GetKind())
+	return nil
+}
+
+// writeStatus writes obj's status through the status subresource, or
+// through the main resource when the kind has none (a CRD without the
+// subresource answers 404 on /status). A template gone meanwhile is not an
+// error. The resourceVersion read makes the write conditional.
+func writeStatus(ctx context.Context, client dynamic.ResourceInterface, obj *unstructured.Unstructured) error {
+	opts := metav1.UpdateOptions{FieldManager: ControllerName}
+	_, err := client.UpdateStatus(ctx, obj, opts)
+	if apierrors.IsNotFound(err) {
+		_, err = client.Update(ctx, obj, opts)
+	}
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("updating status of %s %s: %w", obj.GetKind(), klog.KObj(obj), err)
+	}
+	return nil
+}
+
+// sameStatus compares the statuses of two objects as JSON, so that numbers
+// decoded as int64 and float64 compare equal.
+func sameStatus(a, b *unstructured.Unstructured) bool {
+	ja, errA := json.Marshal(a.Object["status"])
+	jb, errB := json.Marshal(b.Object["status"])
+	return errA == nil && errB == nil && string(ja) == string(jb)
+}
