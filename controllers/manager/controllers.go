@@ -4,8 +4,10 @@ import (
 	"context"
 	"time"
 
+	"github.com/flotilla-io/flotilla/controllers/binding"
 	"github.com/flotilla-io/flotilla/controllers/cluster"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
+	"github.com/flotilla-io/flotilla/controllers/detector"
 	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
 )
 
@@ -14,6 +16,8 @@ import (
 func Controllers() map[string]InitFunc {
 	return map[string]InitFunc{
 		cluster.ControllerName:       startCluster,
+		detector.ControllerName:      startDetector,
+		binding.ControllerName:       startBinding,
 		clusterstatus.ControllerName: startClusterStatus,
 		unifiedauth.ControllerName:   startUnifiedAuth,
 	}
@@ -49,5 +53,28 @@ func startUnifiedAuth(ctx context.Context, c *Context) error {
 		return err
 	}
 	go ctrl.Run(ctx, 2)
+	return nil
+}
+
+func startDetector(ctx context.Context, c *Context) error {
+	p, w := c.KarmadaInformers.Policy().V1alpha1(), c.KarmadaInformers.Work().V1alpha2()
+	ctrl, err := detector.New(c.Templates, p.PropagationPolicies(), p.ClusterPropagationPolicies(), p.OverridePolicies(),
+		w.ResourceBindings(), w.ClusterResourceBindings(), c.Karmada, c.Interpreter, c.Recorder)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 8)
+	return nil
+}
+
+func startBinding(ctx context.Context, c *Context) error {
+	p, w := c.KarmadaInformers.Policy().V1alpha1(), c.KarmadaInformers.Work()
+	ctrl, err := binding.New(c.Templates, w.V1alpha2().ResourceBindings(), w.V1alpha2().ClusterResourceBindings(), w.V1alpha1().Works(),
+		c.KarmadaInformers.Cluster().V1alpha1().Clusters(), p.ClusterOverridePolicies(), p.OverridePolicies(),
+		c.Karmada, c.Interpreter, nil, nil, c.Recorder)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 8)
 	return nil
 }

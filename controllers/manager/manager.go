@@ -34,6 +34,7 @@ import (
 	karmadascheme "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/scheme"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
+	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
 
@@ -77,6 +78,8 @@ type Context struct {
 	// HostDynamic and HostMapper reach resource templates of any kind.
 	HostDynamic dynamic.Interface
 	HostMapper  meta.ResettableRESTMapper
+	// Templates watches the host's resource templates of the kinds policies select.
+	Templates *templates.Informers
 	// Members builds member clients from Clusters and their secrets.
 	Members *memberclient.Cache
 	// Interpreter interprets resources of every kind.
@@ -155,6 +158,7 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: hc.CoreV1().Events("")})
 	hostInformers := informers.NewSharedInformerFactory(hc, 0)
 	secrets := hostInformers.Core().V1().Secrets().Lister()
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
 	return &Context{
 		Options:          opts,
 		Karmada:          kc,
@@ -162,7 +166,8 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 		Host:             hc,
 		HostInformers:    hostInformers,
 		HostDynamic:      dc,
-		HostMapper:       restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)),
+		HostMapper:       mapper,
+		Templates:        templates.New(dc, mapper),
 		Interpreter:      interpreter.NewNative(),
 		Recorder:         broadcaster.NewRecorder(eventScheme, corev1.EventSource{Component: "flotilla-controllers"}),
 		Members: memberclient.NewCache(func(ns, name string) (*corev1.Secret, error) {

@@ -1,0 +1,211 @@
+// Package binding turns scheduled (Cluster)ResourceBindings into Works: per
+// target cluster, the template with its replicas revised, the overrides for
+// that cluster applied, pruned and labelled as Karmada does, written to
+// karmada-es-<cluster> (API-SPEC §3.2, §4, §9). Works of clusters no longer
+// targeted go; a binding being deleted waits for its Works to go.
+package binding
+
+import (
+	"context"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
+	policyinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/policy/v1alpha1"
+	workv1alpha1informers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha1"
+	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
+	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	policylisters "github.com/flotilla-io/flotilla/apis/generated/listers/policy/v1alpha1"
+	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/templates"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
+)
+
+// ControllerName is the name of the binding controller in --controllers.
+const ControllerName = "binding"
+
+// worksByBinding indexes Works by the permanent id of their binding.
+const worksByBinding = "binding"
+
+// OverrideFunc applies the override policies matching obj for cluster to
+// obj (in place) and returns the annotations recording what was applied.
+type OverrideFunc func(obj *unstructured.Unstructured, cluster *clusterv1alpha1.Cluster,
+	cops []*policyv1alpha1.ClusterOverridePolicy, ops []*policyv1alpha1.OverridePolicy) (map[string]string, error)
+
+// CompletionsFunc divides a Job's completions over the scheduled clusters.
+type CompletionsFunc func(completions int32, clusters []workv1alpha2.TargetCluster, uid string) map[string]int32
+
+// Controller is the binding controller.
+type Controller struct {
+	templates   *templates.Informers
+	rbs         worklisters.ResourceBindingLister
+	crbs        worklisters.ClusterResourceBindingLister
+	works       cache.Indexer
+	clusters    clusterlisters.ClusterLister
+	cops        policylisters.ClusterOverridePolicyLister
+	ops         policylisters.OverridePolicyLister
+	synced      []cache.InformerSynced
+	client      versioned.Interface
+	interp      interpreter.Interpreter
+	overrides   OverrideFunc
+	completions CompletionsFunc
+	recorder    record.EventRecorder
+	queue       workqueue.TypedRateLimitingInterface[string]
+}
+
+// New returns the binding controller.
+func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterResourceBindingInformer,
+	works workv1alpha1informers.WorkInformer, clusters clusterinformers.ClusterInformer,
+	cops policyinformers.ClusterOverridePolicyInformer, ops policyinformers.OverridePolicyInformer,
+	client versioned.Interface, interp interpreter.Interpreter, overrides OverrideFunc, completions CompletionsFunc,
+	recorder record.EventRecorder) (*Controller, error) {
+	if err := works.Informer().AddIndexers(cache.Indexers{worksByBinding: indexByBinding}); err != nil {
+		return nil, err
+	}
+	c := &Controller{
+		templates: tmpl, rbs: rbs.Lister(), crbs: crbs.Lister(), works: works.Informer().GetIndexer(),
+		clusters: clusters.Lister(), cops: cops.Lister(), ops: ops.Lister(),
+		synced: []cache.InformerSynced{rbs.Informer().HasSynced, crbs.Informer().HasSynced, works.Informer().HasSynced,
+			clusters.Informer().HasSynced, cops.Informer().HasSynced, ops.Informer().HasSynced},
+		client: client, interp: interp, overrides: overrides, completions: completions, recorder: recorder,
+		queue: worker.NewQueue(ControllerName),
+	}
+	for _, h := range []struct {
+		inf    cache.SharedIndexInformer
+		prefix string
+	}{{rbs.Informer(), "rb/"}, {crbs.Informer(), "crb/"}} {
+		prefix := h.prefix
+		enqueue := func(obj any) {
+			if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+				c.queue.Add(prefix + key)
+			}
+		}
+		if _, err := h.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: enqueue,
+			UpdateFunc: func(old, obj any) {
+				if bindingChanged(old, obj) {
+					enqueue(obj)
+				}
+			},
+		}); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(old, obj any) {
+			o, n := old.(*workv1alpha1.Work), obj.(*workv1alpha1.Work)
+			if o.Generation != n.Generation || (n.DeletionTimestamp != nil) != (o.DeletionTimestamp != nil) {
+				c.enqueueWorkOwner(n)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if w, ok := obj.(*workv1alpha1.Work); ok {
+				c.enqueueWorkOwner(w)
+			}
+		},
+	}); err != nil {
+		return nil, err
+	}
+	all := func(any) { c.enqueueAll() }
+	allHandler := cache.ResourceEventHandlerFuncs{AddFunc: all, UpdateFunc: func(_, o any) { all(o) }, DeleteFunc: all}
+	for _, inf := range []cache.SharedIndexInformer{cops.Informer(), ops.Informer()} {
+		if _, err := inf.AddEventHandler(allHandler); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(old, obj any) {
+			o, n := old.(*clusterv1alpha1.Cluster), obj.(*clusterv1alpha1.Cluster)
+			if !labels.Equals(o.Labels, n.Labels) || o.Spec.Provider != n.Spec.Provider || o.Spec.Region != n.Spec.Region ||
+				o.Spec.Zone != n.Spec.Zone || strings.Join(o.Spec.Zones, ",") != strings.Join(n.Spec.Zones, ",") {
+				c.enqueueAll()
+			}
+		},
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Run runs the controller until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	worker.Run(ctx, c.queue, c.synced, workers, c.reconcile)
+}
+
+func indexByBinding(obj any) ([]string, error) {
+	w, ok := obj.(*workv1alpha1.Work)
+	if !ok {
+		return nil, nil
+	}
+	if id := w.Labels[workv1alpha2.ResourceBindingPermanentIDLabel]; id != "" {
+		return []string{id}, nil
+	}
+	if id := w.Labels[workv1alpha2.ClusterResourceBindingPermanentIDLabel]; id != "" {
+		return []string{id}, nil
+	}
+	return nil, nil
+}
+
+// bindingChanged tells whether an update matters here: spec (generation),
+// deletion, or the labels Works carry.
+func bindingChanged(old, obj any) bool {
+	type metaObj interface {
+		GetGeneration() int64
+		GetLabels() map[string]string
+		GetFinalizers() []string
+	}
+	o, ok1 := old.(metaObj)
+	n, ok2 := obj.(metaObj)
+	if !ok1 || !ok2 {
+		return true
+	}
+	var od, nd bool
+	switch b := obj.(type) {
+	case *workv1alpha2.ResourceBinding:
+		nd = b.DeletionTimestamp != nil
+		od = old.(*workv1alpha2.ResourceBinding).DeletionTimestamp != nil
+	case *workv1alpha2.ClusterResourceBinding:
+		nd = b.DeletionTimestamp != nil
+		od = old.(*workv1alpha2.ClusterResourceBinding).DeletionTimestamp != nil
+	}
+	return o.GetGeneration() != n.GetGeneration() || od != nd || !labels.Equals(o.GetLabels(), n.GetLabels()) ||
+		len(o.GetFinalizers()) != len(n.GetFinalizers())
+}
+
+func (c *Controller) enqueueWorkOwner(w *workv1alpha1.Work) {
+	if name := w.Annotations[workv1alpha2.ClusterResourceBindingAnnotationKey]; name != "" {
+		c.queue.Add("crb/" + name)
+		return
+	}
+	ns, name := w.Annotations[workv1alpha2.ResourceBindingNamespaceAnnotationKey], w.Annotations[workv1alpha2.ResourceBindingNameAnnotationKey]
+	if ns != "" && name != "" {
+		c.queue.Add("rb/" + ns + "/" + name)
+	}
+}
+
+func (c *Controller) enqueueAll() {
+	if rbs, err := c.rbs.List(labels.Everything()); err == nil {
+		for _, b := range rbs {
+			c.queue.Add("rb/" + b.Namespace + "/" + b.Name)
+		}
+	}
+	if crbs, err := c.crbs.List(labels.Everything()); err == nil {
+		for _, b := range crbs {
+			c.queue.Add("crb/" + b.Name)
+		}
+	}
+}
