@@ -1,17 +1,23 @@
 // Package memberclient builds clients of member clusters from their Cluster
 // objects and the control plane's credential Secrets, caching them until the
-// Cluster or Secret changes.
+// Cluster's connection settings or the Secret change.
 package memberclient
 
 import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 )
@@ -22,12 +28,24 @@ const (
 	SecretCABundleKey = "caBundle"
 )
 
-// Client is a member's REST config and clientset.
+// Client is a member's REST config and clients.
 type Client struct {
 	Config    *rest.Config
 	Clientset kubernetes.Interface
-	key       string
+	// Dynamic reaches objects of any kind in the member.
+	Dynamic dynamic.Interface
+	// Mapper maps kinds to resources from the member's discovery, fetched
+	// on first use and cached; Reset it when a kind is not found, so kinds
+	// installed since (CRDs) are discovered again.
+	Mapper meta.ResettableRESTMapper
+	key    string
 }
+
+// Key identifies the connection the client was built for: it changes when
+// the member's endpoint, proxy, TLS settings or credentials change, so
+// holders of long-lived state built from the client (informers) know when
+// to rebuild it.
+func (c *Client) Key() string { return c.key }
 
 // Cache builds and caches member clients.
 type Cache struct {
@@ -36,6 +54,9 @@ type Cache struct {
 	// never waits on a shared limiter.
 	QPS   float32
 	Burst int
+	// WrapTransport, when set, wraps the transport of every member client
+	// built afterwards (tests count requests with it).
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 
 	mu      sync.Mutex
 	clients map[string]*Client
@@ -46,8 +67,8 @@ func NewCache(getSecret func(namespace, name string) (*corev1.Secret, error)) *C
 	return &Cache{getSecret: getSecret, QPS: 200, Burst: 400, clients: map[string]*Client{}}
 }
 
-// Get returns the client of a push cluster, built anew when the Cluster or
-// its Secret changed since the last call.
+// Get returns the client of a push cluster, built anew when the Cluster's
+// connection settings or its Secret changed since the last call.
 func (c *Cache) Get(cluster *clusterv1alpha1.Cluster) (*Client, error) {
 	ref := cluster.Spec.SecretRef
 	if ref == nil {
@@ -57,7 +78,7 @@ func (c *Cache) Get(cluster *clusterv1alpha1.Cluster) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster %q: reading secret %s/%s: %w", cluster.Name, ref.Namespace, ref.Name, err)
 	}
-	key := cluster.ResourceVersion + "/" + secret.ResourceVersion
+	key := connectionKey(cluster, secret)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cl, ok := c.clients[cluster.Name]; ok && cl.key == key {
@@ -68,13 +89,38 @@ func (c *Cache) Get(cluster *clusterv1alpha1.Cluster) (*Client, error) {
 		return nil, err
 	}
 	cfg.QPS, cfg.Burst = c.QPS, c.Burst
+	cfg.WrapTransport = c.WrapTransport
+	cl, err := newClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", cluster.Name, err)
+	}
+	cl.key = key
+	c.clients[cluster.Name] = cl
+	return cl, nil
+}
+
+// newClient builds the clients of one member configuration.
+func newClient(cfg *rest.Config) (*Client, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	cl := &Client{Config: cfg, Clientset: cs, key: key}
-	c.clients[cluster.Name] = cl
-	return cl, nil
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cs.Discovery()))
+	return &Client{Config: cfg, Clientset: cs, Dynamic: dyn, Mapper: mapper}, nil
+}
+
+// connectionKey is what a member client is built from. The Cluster's
+// resourceVersion is not part of it: status updates change it every few
+// seconds and must not throw away the clients and their discovery caches.
+func connectionKey(cluster *clusterv1alpha1.Cluster, secret *corev1.Secret) string {
+	return strings.Join([]string{
+		cluster.Spec.APIEndpoint, cluster.Spec.ProxyURL, strconv.FormatBool(cluster.Spec.InsecureSkipTLSVerification),
+		secret.Namespace, secret.Name, string(secret.UID), secret.ResourceVersion,
+	}, "\x00")
 }
 
 // Forget drops the cached client of a cluster.

@@ -1,0 +1,148 @@
+package execution
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
+)
+
+// karmadaLabels and karmadaAnnotations are the metadata Flotilla puts on
+// the objects it applies, and takes off an object it releases (a deleted
+// Work that preserves its resources), as Karmada does.
+var (
+	karmadaLabels = []string{
+		workv1alpha1.ManagedByKarmadaLabel,
+		workv1alpha2.WorkPermanentIDLabel,
+		workv1alpha2.ResourceBindingPermanentIDLabel,
+		workv1alpha2.ClusterResourceBindingPermanentIDLabel,
+		policyv1alpha1.PropagationPolicyPermanentIDLabel,
+		policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel,
+	}
+	karmadaAnnotations = []string{
+		workv1alpha2.ManagedAnnotation,
+		workv1alpha2.ManagedLabels,
+		workv1alpha2.ResourceBindingNamespaceAnnotationKey,
+		workv1alpha2.ResourceBindingNameAnnotationKey,
+		workv1alpha2.ClusterResourceBindingAnnotationKey,
+		workv1alpha2.ResourceTemplateUIDAnnotation,
+		workv1alpha2.ResourceTemplateGenerationAnnotationKey,
+		workv1alpha2.WorkNameAnnotation,
+		workv1alpha2.WorkNamespaceAnnotation,
+		policyv1alpha1.PropagationPolicyNamespaceAnnotation,
+		policyv1alpha1.PropagationPolicyNameAnnotation,
+		policyv1alpha1.ClusterPropagationPolicyAnnotation,
+	}
+)
+
+// cleanup deletes the member objects of a deleted Work, or releases them
+// when the Work preserves its resources. Only objects labelled with the
+// Work's permanent id are touched: an object Flotilla did not apply for
+// this Work is never deleted nor changed.
+func (c *Controller) cleanup(ctx context.Context, client *memberclient.Client, work *workv1alpha1.Work) error {
+	id := work.Labels[workv1alpha2.WorkPermanentIDLabel]
+	preserve := ptr.Deref(work.Spec.PreserveResourcesOnDeletion, false)
+	var errs []error
+	for i, m := range work.Spec.Workload.Manifests {
+		desired, err := decodeManifest(m.Raw)
+		if err != nil {
+			// Never applied, nothing to clean up.
+			continue
+		}
+		if err := c.cleanupManifest(ctx, client, desired, id, preserve); err != nil {
+			errs = append(errs, fmt.Errorf("manifest %d: %w", i, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Controller) cleanupManifest(ctx context.Context, client *memberclient.Client, desired *unstructured.Unstructured, id string, preserve bool) error {
+	log := klog.FromContext(ctx).WithValues("kind", desired.GetKind(), "object", klog.KObj(desired))
+	mapping, err := restMapping(client.Mapper, desired.GroupVersionKind())
+	if meta.IsNoMatchError(err) {
+		return nil // the kind does not exist in the member: neither does the object
+	}
+	if err != nil {
+		return err
+	}
+	ri := resourceInterface(client.Dynamic, mapping, desired)
+	// A live read, not the cache: a deletion decided on a stale cache
+	// would leave an object behind for good.
+	observed, err := getObject(ctx, ri, desired.GetName())
+	if err != nil || observed == nil {
+		return err
+	}
+	if id == "" || observed.GetLabels()[workv1alpha2.WorkPermanentIDLabel] != id {
+		log.V(2).Info("Leaving a member object the Work did not apply")
+		return nil
+	}
+	if preserve {
+		patch, ok := releasePatch(observed)
+		if !ok {
+			return nil
+		}
+		_, err = ri.Patch(ctx, observed.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: ControllerName})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err == nil {
+			log.V(2).Info("Released member object")
+		}
+		return err
+	}
+	uid := observed.GetUID()
+	err = ri.Delete(ctx, observed.GetName(), metav1.DeleteOptions{
+		Preconditions: &metav1.Preconditions{UID: &uid},
+		// Background, also for kinds whose default is to orphan their
+		// dependents (Jobs and their pods).
+		PropagationPolicy: ptr.To(metav1.DeletePropagationBackground),
+	})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err == nil {
+		log.V(2).Info("Deleted member object")
+	}
+	return err
+}
+
+// releasePatch is the merge patch removing Flotilla's labels and
+// annotations from obj; false when it has none.
+func releasePatch(obj *unstructured.Unstructured) ([]byte, bool) {
+	remove := func(present map[string]string, keys []string) map[string]any {
+		out := map[string]any{}
+		for _, k := range keys {
+			if _, ok := present[k]; ok {
+				out[k] = nil
+			}
+		}
+		return out
+	}
+	labels := remove(obj.GetLabels(), karmadaLabels)
+	annotations := remove(obj.GetAnnotations(), karmadaAnnotations)
+	if len(labels) == 0 && len(annotations) == 0 {
+		return nil, false
+	}
+	md := map[string]any{}
+	if len(labels) > 0 {
+		md["labels"] = labels
+	}
+	if len(annotations) > 0 {
+		md["annotations"] = annotations
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": md})
+	return patch, err == nil
+}

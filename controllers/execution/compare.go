@@ -1,0 +1,223 @@
+package execution
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// serverOwnedMetadata are the metadata fields a member's API server sets;
+// they never decide whether an object needs writing.
+var serverOwnedMetadata = []string{
+	"uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
+	"deletionGracePeriodSeconds", "managedFields", "selfLink",
+}
+
+// quantityFields name the maps whose values are resource quantities, which
+// the API server rewrites in canonical form ("1000m" is stored as "1").
+var quantityFields = []string{"requests", "limits", "capacity", "hard", "allocatable", "overhead"}
+
+// isApplied tells whether observed already holds everything desired says:
+// every field of desired is present in observed with an equal value, except
+// the server-owned metadata fields. Fields only observed has (defaults,
+// status, other writers' fields) do not matter. A field desired leaves
+// null or empty (an empty string, zero, false, {} or []) matches an absent
+// one, as the API server drops those when it stores a typed object. Lists
+// must have the same length, element by element.
+func isApplied(desired, observed *unstructured.Unstructured) bool {
+	want := make(map[string]any, len(desired.Object))
+	for k, v := range desired.Object {
+		want[k] = v
+	}
+	if md, ok := desired.Object["metadata"].(map[string]any); ok {
+		trimmed := make(map[string]any, len(md))
+		for k, v := range md {
+			if !slices.Contains(serverOwnedMetadata, k) {
+				trimmed[k] = v
+			}
+		}
+		want["metadata"] = trimmed
+	}
+	return subset(want, observed.Object, false)
+}
+
+// subset reports whether want is contained in have. quantity says the
+// values are resource quantities.
+func subset(want, have any, quantity bool) bool {
+	switch w := want.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		h, ok := have.(map[string]any)
+		if !ok {
+			return have == nil && len(w) == 0
+		}
+		for k, wv := range w {
+			hv, found := h[k]
+			if !found || hv == nil {
+				if isZero(wv) {
+					continue
+				}
+				return false
+			}
+			if !subset(wv, hv, slices.Contains(quantityFields, k)) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		h, ok := have.([]any)
+		if !ok {
+			return have == nil && len(w) == 0
+		}
+		if len(w) != len(h) {
+			return false
+		}
+		for i := range w {
+			if !subset(w[i], h[i], quantity) {
+				return false
+			}
+		}
+		return true
+	default:
+		return scalarEqual(w, have, quantity)
+	}
+}
+
+// isZero tells whether v is a value the API server would drop as empty.
+func isZero(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	case string:
+		return x == ""
+	case bool:
+		return !x
+	case int64:
+		return x == 0
+	case float64:
+		return x == 0
+	}
+	return false
+}
+
+// scalarEqual compares JSON scalars; numbers by value whatever their Go
+// type, quantities by what they measure.
+func scalarEqual(want, have any, quantity bool) bool {
+	if wn, ok := number(want); ok {
+		if hn, ok := number(have); ok {
+			return wn == hn
+		}
+	}
+	if want == have {
+		return true
+	}
+	if quantity {
+		wq, err1 := resource.ParseQuantity(scalarString(want))
+		hq, err2 := resource.ParseQuantity(scalarString(have))
+		return err1 == nil && err2 == nil && wq.Cmp(hq) == 0
+	}
+	return false
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case float64:
+		return x, !math.IsNaN(x)
+	}
+	return 0, false
+}
+
+func scalarString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return ""
+}
+
+// manifestHash identifies the content of a manifest as the Work holds it.
+func manifestHash(raw []byte) string {
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}
+
+// appliedRecord is what the controller last wrote for a manifest: the hash
+// of the manifest and the member object's resourceVersion after the write.
+type appliedRecord struct {
+	hash            string
+	resourceVersion string
+}
+
+// records remember the last write of each manifest (Work UID, ordinal) of a
+// member, so that an unchanged manifest over an unchanged member object is
+// skipped without even comparing them. They are lost on restart, which only
+// costs a comparison (isApplied), never a write.
+type records struct {
+	mu sync.Mutex
+	m  map[types.UID]map[int]appliedRecord
+}
+
+func newRecords() *records { return &records{m: map[types.UID]map[int]appliedRecord{}} }
+
+// upToDate tells whether the manifest with hash was written last and the
+// member object is still at the resourceVersion that write produced.
+func (r *records) upToDate(work types.UID, ordinal int, hash, resourceVersion string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec, ok := r.m[work][ordinal]
+	return ok && rec.hash == hash && rec.resourceVersion == resourceVersion && resourceVersion != ""
+}
+
+// set records that the manifest with hash is applied at resourceVersion.
+func (r *records) set(work types.UID, ordinal int, hash, resourceVersion string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m[work] == nil {
+		r.m[work] = map[int]appliedRecord{}
+	}
+	r.m[work][ordinal] = appliedRecord{hash: hash, resourceVersion: resourceVersion}
+}
+
+// trim drops the records of a Work's ordinals from n on: the Work has
+// only n manifests now.
+func (r *records) trim(work types.UID, n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for ordinal := range r.m[work] {
+		if ordinal >= n {
+			delete(r.m[work], ordinal)
+		}
+	}
+	if len(r.m[work]) == 0 {
+		delete(r.m, work)
+	}
+}
+
+// forgetWork drops the records of a Work.
+func (r *records) forgetWork(work types.UID) {
+	r.mu.Lock()
+	delete(r.m, work)
+	r.mu.Unlock()
+}

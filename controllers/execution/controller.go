@@ -1,0 +1,267 @@
+package execution
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
+	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha1"
+	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha1"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
+)
+
+// ControllerName is the name of this controller in --controllers, and the
+// field manager of its writes.
+const ControllerName = "execution"
+
+// Options tune the controller. Zero values take the defaults.
+type Options struct {
+	// Workers is the number of Works of one member reconciled at once.
+	// Default 8.
+	Workers int
+	// NotReadyRetry is how long a Work of a member that is not Ready waits
+	// before it is tried again; it is also tried as soon as the member
+	// becomes Ready. Default 30s.
+	NotReadyRetry time.Duration
+	// CacheSyncTimeout bounds the wait for the first list of a member
+	// informer; past it, member objects are read with a GET. Default 30s.
+	CacheSyncTimeout time.Duration
+}
+
+func (o *Options) complete() {
+	if o.Workers <= 0 {
+		o.Workers = 8
+	}
+	if o.NotReadyRetry <= 0 {
+		o.NotReadyRetry = 30 * time.Second
+	}
+	if o.CacheSyncTimeout <= 0 {
+		o.CacheSyncTimeout = 30 * time.Second
+	}
+}
+
+// Controller applies the Works of push clusters to their members and
+// writes the Works' status.
+type Controller struct {
+	works    worklisters.WorkLister
+	clusters clusterlisters.ClusterLister
+	synced   []cache.InformerSynced
+	client   versioned.Interface
+	clients  *memberclient.Cache
+	interp   interpreter.Interpreter
+	recorder record.EventRecorder
+	opts     Options
+
+	mu sync.Mutex
+	// members holds one entry per member with Works or a Cluster.
+	members map[string]*member
+	// runCtx is the context of Run once the caches have synced; members
+	// created before wait for it to start their workers.
+	runCtx  context.Context
+	stopped bool
+}
+
+// New returns the controller. works and clusters are informers of
+// flotilla-apiserver's loopback clientset client; members builds member
+// clients; recorder records events on Works and on resource templates.
+func New(works workinformers.WorkInformer, clusters clusterinformers.ClusterInformer, client versioned.Interface,
+	members *memberclient.Cache, interp interpreter.Interpreter, recorder record.EventRecorder, opts Options) (*Controller, error) {
+	opts.complete()
+	c := &Controller{
+		works:    works.Lister(),
+		clusters: clusters.Lister(),
+		synced:   []cache.InformerSynced{works.Informer().HasSynced, clusters.Informer().HasSynced},
+		client:   client,
+		clients:  members,
+		interp:   interp,
+		recorder: recorder,
+		opts:     opts,
+		members:  map[string]*member{},
+	}
+	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: c.enqueueWork,
+		UpdateFunc: func(old, cur any) {
+			if workChanged(old.(*workv1alpha1.Work), cur.(*workv1alpha1.Work)) {
+				c.enqueueWork(cur)
+			}
+		},
+		DeleteFunc: c.forgetWork,
+	}); err != nil {
+		return nil, err
+	}
+	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { c.member(obj.(*clusterv1alpha1.Cluster).Name) },
+		UpdateFunc: func(old, cur any) {
+			if clusterWoke(old.(*clusterv1alpha1.Cluster), cur.(*clusterv1alpha1.Cluster)) {
+				c.enqueueClusterWorks(cur.(*clusterv1alpha1.Cluster).Name)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if cl, ok := obj.(*clusterv1alpha1.Cluster); ok {
+				c.dropMember(cl.Name)
+			}
+		},
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Run waits for the caches, then reconciles every member's Works with
+// Options.Workers workers each, until ctx ends.
+func (c *Controller) Run(ctx context.Context) {
+	defer utilruntime.HandleCrash()
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+		return
+	}
+	c.mu.Lock()
+	c.runCtx = ctx
+	for _, m := range c.members {
+		m.start(ctx, c.opts.Workers, c.reconcile)
+	}
+	c.mu.Unlock()
+
+	<-ctx.Done()
+	c.mu.Lock()
+	c.stopped = true
+	members := c.members
+	c.members = map[string]*member{}
+	c.mu.Unlock()
+	for _, m := range members {
+		m.stop()
+	}
+}
+
+// member returns the state of a member, created (and started, once Run
+// runs) on first use.
+func (c *Controller) member(name string) *member {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m, ok := c.members[name]; ok {
+		return m
+	}
+	m := newMember(name)
+	if c.stopped {
+		m.queue.ShutDown()
+		return m
+	}
+	c.members[name] = m
+	if c.runCtx != nil {
+		m.start(c.runCtx, c.opts.Workers, c.reconcile)
+	}
+	return m
+}
+
+// dropMember stops the workers and informers of a member that is gone.
+func (c *Controller) dropMember(name string) {
+	c.mu.Lock()
+	m, ok := c.members[name]
+	delete(c.members, name)
+	c.mu.Unlock()
+	if ok {
+		// Waiting for the workers must not block the informer's handler.
+		go m.stop()
+	}
+}
+
+// clusterOfWork returns the member a Work is for, from its namespace.
+func clusterOfWork(namespace string) (string, bool) {
+	cluster, ok := strings.CutPrefix(namespace, names.ExecutionNamespacePrefix)
+	return cluster, ok && cluster != ""
+}
+
+func (c *Controller) enqueueWork(obj any) {
+	w, ok := obj.(*workv1alpha1.Work)
+	if !ok {
+		return
+	}
+	cluster, ok := clusterOfWork(w.Namespace)
+	if !ok {
+		return
+	}
+	// The agent of a pull cluster applies its Works itself.
+	if cl, err := c.clusters.Get(cluster); err == nil && cl.Spec.SyncMode == clusterv1alpha1.Pull {
+		return
+	}
+	c.member(cluster).queue.Add(w.Namespace + "/" + w.Name)
+}
+
+// enqueueClusterWorks enqueues every Work of a member.
+func (c *Controller) enqueueClusterWorks(cluster string) {
+	works, err := c.works.Works(names.ExecutionNamespace(cluster)).List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, w := range works {
+		c.enqueueWork(w)
+	}
+}
+
+// forgetWork drops the records of a deleted Work.
+func (c *Controller) forgetWork(obj any) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	w, ok := obj.(*workv1alpha1.Work)
+	if !ok {
+		return
+	}
+	if cluster, ok := clusterOfWork(w.Namespace); ok {
+		c.mu.Lock()
+		m := c.members[cluster]
+		c.mu.Unlock()
+		if m != nil {
+			m.records.forgetWork(w.UID)
+		}
+	}
+}
+
+// workChanged tells whether an update of a Work needs reconciling: its
+// spec, labels, finalizers or deletion changed. Status updates (the
+// controller's own) do not.
+func workChanged(old, cur *workv1alpha1.Work) bool {
+	return old.Generation != cur.Generation ||
+		(old.DeletionTimestamp == nil) != (cur.DeletionTimestamp == nil) ||
+		!maps.Equal(old.Labels, cur.Labels) ||
+		!slices.Equal(old.Finalizers, cur.Finalizers)
+}
+
+// clusterWoke tells whether the Works of a cluster should be tried again
+// now: it became Ready, or the way to reach it changed.
+func clusterWoke(old, cur *clusterv1alpha1.Cluster) bool {
+	return (!clusterReady(old) && clusterReady(cur)) ||
+		old.Spec.SyncMode != cur.Spec.SyncMode ||
+		old.Spec.APIEndpoint != cur.Spec.APIEndpoint ||
+		old.Spec.ProxyURL != cur.Spec.ProxyURL ||
+		!equalRefs(old.Spec.SecretRef, cur.Spec.SecretRef)
+}
+
+func equalRefs(a, b *clusterv1alpha1.LocalSecretReference) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func clusterReady(c *clusterv1alpha1.Cluster) bool {
+	return meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+}

@@ -1,0 +1,68 @@
+package execution
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+)
+
+// retainMemberFields copies into desired what belongs to the member object
+// rather than to the Work (API-SPEC §9 "Applying to member"): the
+// resourceVersion the update is made against, finalizers and owner
+// references set by the member's controllers, and the labels and annotations
+// Flotilla does not manage. A key is managed when the manifest carries it,
+// or when the observed object's managed-labels / managed-annotations list
+// names it (it was applied before and has since been removed from the
+// template, so it is removed from the member too).
+func retainMemberFields(desired, observed *unstructured.Unstructured) {
+	desired.SetResourceVersion(observed.GetResourceVersion())
+	desired.SetFinalizers(observed.GetFinalizers())
+	desired.SetOwnerReferences(observed.GetOwnerReferences())
+	observedAnnotations := observed.GetAnnotations()
+	desired.SetAnnotations(retainKeys(desired.GetAnnotations(), observedAnnotations, observedAnnotations[workv1alpha2.ManagedAnnotation]))
+	desired.SetLabels(retainKeys(desired.GetLabels(), observed.GetLabels(), observedAnnotations[workv1alpha2.ManagedLabels]))
+}
+
+// retainKeys returns desired plus the keys of observed that desired lacks
+// and the comma-separated list managed does not name; nil when empty.
+func retainKeys(desired, observed map[string]string, managed string) map[string]string {
+	out := make(map[string]string, len(desired)+len(observed))
+	previouslyManaged := map[string]bool{}
+	for _, k := range strings.Split(managed, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			previouslyManaged[k] = true
+		}
+	}
+	for k, v := range observed {
+		if !previouslyManaged[k] {
+			out[k] = v
+		}
+	}
+	for k, v := range desired {
+		out[k] = v
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// checkConflict tells whether desired may be written over the existing
+// member object observed. An object Flotilla (or Karmada) applied carries
+// karmada.io/managed=true; any other object is only taken over when the
+// manifest asks for it with work.karmada.io/conflict-resolution: overwrite.
+// The error is Karmada's, word for word.
+func checkConflict(desired, observed *unstructured.Unstructured, cluster string) error {
+	if observed.GetLabels()[workv1alpha1.ManagedByKarmadaLabel] == workv1alpha1.ManagedByKarmadaLabelValue {
+		return nil
+	}
+	if desired.GetAnnotations()[workv1alpha2.ResourceConflictResolutionAnnotation] == workv1alpha2.ResourceConflictResolutionOverwrite {
+		return nil
+	}
+	return fmt.Errorf("resource(kind=%s, %s/%s) already exists in the cluster %v and the %s strategy value is empty, Karmada will not manage this resource",
+		desired.GetKind(), desired.GetNamespace(), desired.GetName(), cluster, workv1alpha2.ResourceConflictResolutionAnnotation)
+}
