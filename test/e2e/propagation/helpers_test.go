@@ -1,0 +1,156 @@
+package propagation
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+)
+
+// karmada is a client of flotilla-apiserver's APIs through the host.
+func karmada(t *testing.T) versioned.Interface {
+	t.Helper()
+	cfg, err := framework.Env.Host.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return versioned.NewForConfigOrDie(cfg)
+}
+
+// host is a client of the host API server.
+func host(t *testing.T) kubernetes.Interface {
+	t.Helper()
+	cs, err := framework.Env.Host.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// member is a client of a member cluster.
+func member(t *testing.T, name string) kubernetes.Interface {
+	t.Helper()
+	cs, err := framework.Env.Member(name).Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// kubectl runs kubectl against the host (or, with --context-like kubeconfig
+// arguments, elsewhere) and returns its combined output.
+func kubectl(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	return kubectlAt(t, framework.Env.Host.Kubeconfig, args...)
+}
+
+func kubectlAt(t *testing.T, kubeconfig string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), filepath.Join(framework.Env.Options.BinDir, "kubectl"),
+		append([]string{"--kubeconfig=" + kubeconfig, "--cache-dir=" + t.TempDir()}, args...)...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// apply applies a manifest given as text to the host.
+func apply(t *testing.T, manifest string) {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "m.yaml")
+	if err := os.WriteFile(f, []byte(manifest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := kubectl(t, "apply", "-f", f); err != nil {
+		t.Fatalf("kubectl apply: %v\n%s\n%s", err, out, manifest)
+	}
+}
+
+// eventually polls cond every 250ms until it returns "" or timeout passes,
+// then fails with cond's last complaint.
+func eventually(t *testing.T, timeout time.Duration, cond func(ctx context.Context) string) {
+	t.Helper()
+	var last string
+	err := wait.PollUntilContextTimeout(t.Context(), 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		last = cond(ctx)
+		return last == "", nil
+	})
+	if err != nil {
+		t.Fatalf("after %s: %s", timeout, last)
+	}
+}
+
+// memberReplicas returns "name: replicas/ready" of a Deployment in each
+// member, "-" when absent.
+func memberDeployments(ctx context.Context, t *testing.T, ns, name string, members ...string) map[string]string {
+	out := map[string]string{}
+	for _, m := range members {
+		d, err := member(t, m).AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			out[m] = "-"
+		case err != nil:
+			out[m] = "error: " + err.Error()
+		default:
+			out[m] = fmt.Sprintf("%d/%d", *d.Spec.Replicas, d.Status.ReadyReplicas)
+		}
+	}
+	return out
+}
+
+// wantDeployments waits until each member shows the given "replicas/ready"
+// (or "-" for absent) for a Deployment.
+func wantDeployments(t *testing.T, timeout time.Duration, ns, name string, want map[string]string) {
+	t.Helper()
+	var members []string
+	for m := range want {
+		members = append(members, m)
+	}
+	eventually(t, timeout, func(ctx context.Context) string {
+		got := memberDeployments(ctx, t, ns, name, members...)
+		for m, w := range want {
+			if got[m] != w {
+				return fmt.Sprintf("deployment %s/%s in members: got %v, want %v", ns, name, got, want)
+			}
+		}
+		return ""
+	})
+}
+
+// events returns the reasons of the host events about an object.
+func eventReasons(ctx context.Context, t *testing.T, ns, kind, name string) []string {
+	list, err := host(t).CoreV1().Events(ns).List(ctx, metav1.ListOptions{
+		FieldSelector: "involvedObject.kind=" + kind + ",involvedObject.name=" + name})
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var reasons []string
+	for _, e := range list.Items {
+		reasons = append(reasons, e.Reason)
+	}
+	return reasons
+}
+
+func containsAll(have []string, want ...string) string {
+	joined := "," + strings.Join(have, ",") + ","
+	var missing []string
+	for _, w := range want {
+		if !strings.Contains(joined, ","+w+",") {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Sprintf("missing %v in %v", missing, have)
+	}
+	return ""
+}
