@@ -8,6 +8,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/cluster"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
 	"github.com/flotilla-io/flotilla/controllers/detector"
+	"github.com/flotilla-io/flotilla/controllers/namespace"
 	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
 )
 
@@ -18,6 +19,7 @@ func Controllers() map[string]InitFunc {
 		cluster.ControllerName:       startCluster,
 		detector.ControllerName:      startDetector,
 		binding.ControllerName:       startBinding,
+		namespace.ControllerName:     startNamespace,
 		clusterstatus.ControllerName: startClusterStatus,
 		unifiedauth.ControllerName:   startUnifiedAuth,
 	}
@@ -76,5 +78,16 @@ func startBinding(ctx context.Context, c *Context) error {
 		return err
 	}
 	go ctrl.Run(ctx, 8)
+	return nil
+}
+
+func startNamespace(ctx context.Context, c *Context) error {
+	ctrl, err := namespace.New(c.HostInformers.Core().V1().Namespaces(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
+		c.KarmadaInformers.Work().V1alpha1().Works(), c.KarmadaInformers.Policy().V1alpha1().ClusterOverridePolicies(),
+		c.Karmada, nil, c.Options.SkippedPropagatingNamespaces)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 2)
 	return nil
 }

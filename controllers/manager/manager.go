@@ -54,6 +54,9 @@ type Options struct {
 	// ClusterMonitorGracePeriod is how long a cluster's heartbeat may be
 	// stale before its status becomes Unknown.
 	ClusterMonitorGracePeriod time.Duration
+	// SkippedPropagatingNamespaces are regular expressions of namespaces
+	// not propagated automatically.
+	SkippedPropagatingNamespaces []string
 }
 
 // NewOptions returns the defaults.
@@ -62,7 +65,7 @@ func NewOptions() Options {
 		Controllers: []string{"*"}, LeaderElect: true,
 		LeaseNamespace: "karmada-system", LeaseName: "flotilla-controllers",
 		ClusterStatusUpdateFrequency: 10 * time.Second, ClusterFailureThreshold: 30 * time.Second,
-		ClusterMonitorGracePeriod: 40 * time.Second,
+		ClusterMonitorGracePeriod: 40 * time.Second, SkippedPropagatingNamespaces: []string{"kube-.*"},
 	}
 }
 

@@ -95,6 +95,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	cs.BoolVar(&o.Controllers.LeaderElect, "leader-elect", o.Controllers.LeaderElect, "run the controllers only in the replica holding the lease "+o.Controllers.LeaseNamespace+"/"+o.Controllers.LeaseName+" on the host")
 	cs.DurationVar(&o.Controllers.ClusterStatusUpdateFrequency, "cluster-status-update-frequency", o.Controllers.ClusterStatusUpdateFrequency, "how often the status of each push cluster is probed")
 	cs.DurationVar(&o.Controllers.ClusterMonitorGracePeriod, "cluster-monitor-grace-period", o.Controllers.ClusterMonitorGracePeriod, "how long a cluster's heartbeat Lease may go unrenewed before its Ready condition becomes Unknown and it is tainted unreachable")
+	cs.StringSliceVar(&o.Controllers.SkippedPropagatingNamespaces, "skipped-propagating-namespaces", o.Controllers.SkippedPropagatingNamespaces, "regular expressions of namespaces never propagated to members automatically")
 	cs.DurationVar(&o.Controllers.ClusterFailureThreshold, "cluster-failure-threshold", o.Controllers.ClusterFailureThreshold, "how long a cluster must fail its health probe before it is reported not ready")
 	fs.StringVar(&o.APIService.CABundleFile, "apiservice-ca-file", o.APIService.CABundleFile, "CA the aggregator verifies this server with (default: the last certificate of the serving certificate file)")
 }
