@@ -127,7 +127,7 @@ func (c *Controller) syncWorks(ctx context.Context, b *bindingView, template *un
 	}
 	wrote := false
 	var errs []error
-	for _, target := range b.spec.Clusters {
+	for _, target := range targets(b.spec) {
 		ns := names.ExecutionNamespace(target.Name)
 		keep[ns] = true
 		cluster, err := c.clusters.Get(target.Name)
@@ -245,4 +245,24 @@ func (c *Controller) namespaceOverrides(ns string) []*policyv1alpha1.OverridePol
 	}
 	list, _ := c.ops.OverridePolicies(ns).List(labels.Everything())
 	return list
+}
+
+// targets are the clusters a binding propagates to: its own scheduling
+// result plus, for an attached binding, the clusters of every binding that
+// requires it.
+func targets(spec *workv1alpha2.ResourceBindingSpec) []workv1alpha2.TargetCluster {
+	out := append([]workv1alpha2.TargetCluster(nil), spec.Clusters...)
+	seen := map[string]bool{}
+	for _, t := range out {
+		seen[t.Name] = true
+	}
+	for _, r := range spec.RequiredBy {
+		for _, t := range r.Clusters {
+			if !seen[t.Name] {
+				seen[t.Name] = true
+				out = append(out, workv1alpha2.TargetCluster{Name: t.Name})
+			}
+		}
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/binding"
 	"github.com/flotilla-io/flotilla/controllers/cluster"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
+	"github.com/flotilla-io/flotilla/controllers/dependencies"
 	"github.com/flotilla-io/flotilla/controllers/detector"
 	"github.com/flotilla-io/flotilla/controllers/namespace"
 	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
@@ -20,6 +21,7 @@ func Controllers() map[string]InitFunc {
 		detector.ControllerName:      startDetector,
 		binding.ControllerName:       startBinding,
 		namespace.ControllerName:     startNamespace,
+		dependencies.ControllerName:  startDependencies,
 		clusterstatus.ControllerName: startClusterStatus,
 		unifiedauth.ControllerName:   startUnifiedAuth,
 	}
@@ -85,6 +87,15 @@ func startNamespace(ctx context.Context, c *Context) error {
 	ctrl, err := namespace.New(c.HostInformers.Core().V1().Namespaces(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
 		c.KarmadaInformers.Work().V1alpha1().Works(), c.KarmadaInformers.Policy().V1alpha1().ClusterOverridePolicies(),
 		c.Karmada, nil, c.Options.SkippedPropagatingNamespaces)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 2)
+	return nil
+}
+
+func startDependencies(ctx context.Context, c *Context) error {
+	ctrl, err := dependencies.New(c.Templates, c.KarmadaInformers.Work().V1alpha2().ResourceBindings(), c.Karmada, c.Interpreter)
 	if err != nil {
 		return err
 	}

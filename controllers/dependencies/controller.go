@@ -1,0 +1,314 @@
+// Package dependencies propagates what a template depends on (ConfigMaps,
+// Secrets, ServiceAccounts, PVCs... as the interpreter's GetDependencies
+// says) to the clusters the template is scheduled to, for bindings with
+// propagateDeps (Karmada's dependencies distributor, API-SPEC §9): each
+// dependency gets an "attached" ResourceBinding whose spec.requiredBy
+// snapshots the clusters of every binding depending on it; the binding
+// controller propagates it to the union of those clusters.
+package dependencies
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
+	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/controllers/internal/templates"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
+)
+
+// ControllerName is the name of the controller in --controllers.
+const ControllerName = "dependencies"
+
+// Controller is the dependencies distributor.
+type Controller struct {
+	templates *templates.Informers
+	rbs       worklisters.ResourceBindingLister
+	synced    []cache.InformerSynced
+	client    versioned.Interface
+	interp    interpreter.Interpreter
+	queue     workqueue.TypedRateLimitingInterface[string] // keys of depending bindings: ns/name
+}
+
+// New returns the controller.
+func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, client versioned.Interface, interp interpreter.Interpreter) (*Controller, error) {
+	c := &Controller{templates: tmpl, rbs: rbs.Lister(), synced: []cache.InformerSynced{rbs.Informer().HasSynced},
+		client: client, interp: interp, queue: worker.NewQueue(ControllerName)}
+	enqueue := func(obj any) {
+		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = t.Obj
+		}
+		rb, ok := obj.(*workv1alpha2.ResourceBinding)
+		if !ok {
+			return
+		}
+		if rb.Spec.PropagateDeps || rb.Annotations[workv1alpha2.BindingDependenciesAnnotationKey] != "" {
+			c.queue.Add(rb.Namespace + "/" + rb.Name)
+		}
+		// An attached binding names the bindings depending on it; check
+		// they still exist (cleanup after a missed deletion).
+		for _, r := range rb.Spec.RequiredBy {
+			c.queue.Add(r.Namespace + "/" + r.Name)
+		}
+	}
+	if _, err := rbs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: enqueue,
+		UpdateFunc: func(old, obj any) {
+			o, n := old.(*workv1alpha2.ResourceBinding), obj.(*workv1alpha2.ResourceBinding)
+			if o.Generation != n.Generation || o.Spec.PropagateDeps != n.Spec.PropagateDeps {
+				enqueue(obj)
+			}
+		},
+		DeleteFunc: enqueue,
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Run runs the controller until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	worker.Run(ctx, c.queue, c.synced, workers, c.reconcile)
+}
+
+// DependedByLabel is the label an attached binding carries for each binding
+// depending on it.
+func DependedByLabel(namespace, name string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(namespace + "/" + name))
+	return workv1alpha2.DependedByLabelKeyPrefix + strconv.FormatUint(uint64(h.Sum32()), 10)
+}
+
+// dependency is one object a template depends on, as recorded in the
+// dependencies annotation.
+type dependency struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+}
+
+func (c *Controller) reconcile(ctx context.Context, key string) error {
+	ns, name, _ := strings.Cut(key, "/")
+	rb, err := c.rbs.ResourceBindings(ns).Get(name)
+	if apierrors.IsNotFound(err) || (err == nil && rb.DeletionTimestamp != nil) {
+		return c.release(ctx, ns, name, nil)
+	}
+	if err != nil {
+		return err
+	}
+	if !rb.Spec.PropagateDeps {
+		if err := c.release(ctx, ns, name, nil); err != nil {
+			return err
+		}
+		return c.annotate(ctx, rb, nil)
+	}
+	deps, err := c.dependencies(ctx, rb)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	keep := map[string]bool{}
+	for _, d := range deps {
+		keep[names.BindingName(d.Kind, d.Name)] = true
+		if err := c.attach(ctx, rb, d); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := c.release(ctx, ns, name, keep); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.annotate(ctx, rb, deps); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// dependencies lists what the binding's template depends on, expanding
+// label selectors over the template's namespace.
+func (c *Controller) dependencies(ctx context.Context, rb *workv1alpha2.ResourceBinding) ([]dependency, error) {
+	gvk := schema.FromAPIVersionAndKind(rb.Spec.Resource.APIVersion, rb.Spec.Resource.Kind)
+	if c.interp == nil || !c.interp.HookEnabled(gvk, interpreter.InterpretDependency) {
+		return nil, nil
+	}
+	tmpl, err := c.templates.Get(ctx, gvk, rb.Spec.Resource.Namespace, rb.Spec.Resource.Name)
+	if err != nil {
+		if apierrors.IsNotFound(err) || errors.Is(err, templates.ErrNotWatched) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	refs, err := c.interp.GetDependencies(tmpl)
+	if err != nil {
+		return nil, err
+	}
+	var out []dependency
+	for _, r := range refs {
+		ns := r.Namespace
+		if ns == "" {
+			ns = rb.Namespace
+		}
+		if r.Name != "" {
+			out = append(out, dependency{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: ns, Name: r.Name})
+			continue
+		}
+		if r.LabelSelector == nil {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(r.LabelSelector)
+		if err != nil {
+			continue
+		}
+		res, _, err := c.templates.Resource(schema.FromAPIVersionAndKind(r.APIVersion, r.Kind))
+		if err != nil {
+			return nil, err
+		}
+		list, err := res.Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range list.Items {
+			out = append(out, dependency{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: ns, Name: o.GetName()})
+		}
+	}
+	slices.SortFunc(out, func(a, b dependency) int { return strings.Compare(a.Kind+"/"+a.Name, b.Kind+"/"+b.Name) })
+	return slices.Compact(out), nil
+}
+
+// attach makes the attached binding of d require rb's clusters.
+func (c *Controller) attach(ctx context.Context, rb *workv1alpha2.ResourceBinding, d dependency) error {
+	gvk := schema.FromAPIVersionAndKind(d.APIVersion, d.Kind)
+	res, _, err := c.templates.Resource(gvk)
+	if err != nil {
+		return err
+	}
+	obj, err := res.Namespace(d.Namespace).Get(ctx, d.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		// Not there yet: the template's next change brings us back.
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	label := DependedByLabel(rb.Namespace, rb.Name)
+	id := rb.Labels[workv1alpha2.ResourceBindingPermanentIDLabel]
+	snap := workv1alpha2.BindingSnapshot{Namespace: rb.Namespace, Name: rb.Name, Clusters: rb.Spec.Clusters}
+	bn := names.BindingName(d.Kind, d.Name)
+	cur, err := c.rbs.ResourceBindings(d.Namespace).Get(bn)
+	if apierrors.IsNotFound(err) {
+		return c.createAttached(ctx, obj, bn, label, id, snap)
+	}
+	if err != nil {
+		return err
+	}
+	required := slices.Clone(cur.Spec.RequiredBy)
+	i := slices.IndexFunc(required, func(s workv1alpha2.BindingSnapshot) bool { return s.Namespace == rb.Namespace && s.Name == rb.Name })
+	if i >= 0 && cur.Labels[label] == id && sameClusters(required[i].Clusters, snap.Clusters) {
+		return nil
+	}
+	if i >= 0 {
+		required[i] = snap
+	} else {
+		required = append(required, snap)
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{label: id}},
+		"spec": map[string]any{"requiredBy": required}})
+	_, err = c.client.WorkV1alpha2().ResourceBindings(d.Namespace).Patch(ctx, bn, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
+func (c *Controller) createAttached(ctx context.Context, obj *unstructured.Unstructured, name, label, id string, snap workv1alpha2.BindingSnapshot) error {
+	rb := &workv1alpha2.ResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: obj.GetNamespace(), Labels: map[string]string{label: id},
+			Finalizers:      []string{workv1alpha2.BindingControllerFinalizer},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Name: obj.GetName(), UID: obj.GetUID()}}},
+		Spec: workv1alpha2.ResourceBindingSpec{
+			Resource: workv1alpha2.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(),
+				Name: obj.GetName(), UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion()},
+			RequiredBy: []workv1alpha2.BindingSnapshot{snap},
+		},
+	}
+	_, err := c.client.WorkV1alpha2().ResourceBindings(rb.Namespace).Create(ctx, rb, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("attached binding %s/%s exists but is not in the cache yet", rb.Namespace, name)
+	}
+	return err
+}
+
+// release removes the binding ns/name from the attached bindings it no
+// longer depends on (all but keep); attached bindings required by nobody
+// and not claimed by a policy of their own are deleted.
+func (c *Controller) release(ctx context.Context, ns, name string, keep map[string]bool) error {
+	label := DependedByLabel(ns, name)
+	req, err := labels.NewRequirement(label, "exists", nil)
+	if err != nil {
+		return err
+	}
+	list, err := c.rbs.ResourceBindings(ns).List(labels.NewSelector().Add(*req))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, a := range list {
+		if keep[a.Name] {
+			continue
+		}
+		required := slices.DeleteFunc(slices.Clone(a.Spec.RequiredBy), func(s workv1alpha2.BindingSnapshot) bool {
+			return s.Namespace == ns && s.Name == name
+		})
+		if len(required) == 0 && a.Spec.Placement == nil {
+			if err := c.client.WorkV1alpha2().ResourceBindings(ns).Delete(ctx, a.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{label: nil}},
+			"spec": map[string]any{"requiredBy": required}})
+		if _, err := c.client.WorkV1alpha2().ResourceBindings(ns).Patch(ctx, a.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// annotate records the dependencies on the depending binding.
+func (c *Controller) annotate(ctx context.Context, rb *workv1alpha2.ResourceBinding, deps []dependency) error {
+	var value any
+	if len(deps) > 0 {
+		b, _ := json.Marshal(deps)
+		value = string(b)
+	}
+	cur, had := rb.Annotations[workv1alpha2.BindingDependenciesAnnotationKey]
+	if (value == nil && !had) || (value != nil && cur == value.(string)) {
+		return nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{workv1alpha2.BindingDependenciesAnnotationKey: value}}})
+	_, err := c.client.WorkV1alpha2().ResourceBindings(rb.Namespace).Patch(ctx, rb.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+func sameClusters(a, b []workv1alpha2.TargetCluster) bool {
+	return slices.EqualFunc(a, b, func(x, y workv1alpha2.TargetCluster) bool { return x.Name == y.Name && x.Replicas == y.Replicas })
+}
