@@ -1,0 +1,138 @@
+package status
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+)
+
+func TestAggregateItems(t *testing.T) {
+	t.Parallel()
+	st := deploymentStatus(t, 2, 1)
+	deleting := work(t, "m3", metav1.ConditionTrue, "", st)
+	deleting.DeletionTimestamp = &metav1.Time{Time: fixedNow}
+	otherManifest := work(t, "m1", metav1.ConditionTrue, "", st)
+	otherManifest.Status.ManifestStatuses[0].Identifier.Name = "other"
+	outside := work(t, "m1", metav1.ConditionTrue, "", st)
+	outside.Namespace = "default"
+	evicting := rb("m1")
+	evicting.Spec.GracefulEvictionTasks = []workv1alpha2.GracefulEvictionTask{{FromCluster: "m2", PurgeMode: policyv1alpha1.PurgeModeGracefully}}
+	evictedNow := rb("m1")
+	evictedNow.Spec.GracefulEvictionTasks = []workv1alpha2.GracefulEvictionTask{{FromCluster: "m2", PurgeMode: policyv1alpha1.PurgeModeDirectly}}
+
+	healthy := func(cluster string) workv1alpha2.AggregatedStatusItem {
+		return workv1alpha2.AggregatedStatusItem{ClusterName: cluster, Status: st, Applied: true, Health: workv1alpha2.ResourceHealthy}
+	}
+	tests := []struct {
+		name         string
+		binding      *workv1alpha2.ResourceBinding
+		works        []*workv1alpha1.Work
+		want         []workv1alpha2.AggregatedStatusItem
+		fullyApplied metav1.ConditionStatus
+	}{{
+		name:    "every scheduled cluster applied, sorted by cluster",
+		binding: rb("m1", "m2"),
+		works:   []*workv1alpha1.Work{work(t, "m2", metav1.ConditionTrue, "", st), work(t, "m1", metav1.ConditionTrue, "", st)},
+		want:    []workv1alpha2.AggregatedStatusItem{healthy("m1"), healthy("m2")}, fullyApplied: metav1.ConditionTrue,
+	}, {
+		name:    "apply failed: message, unknown health, no status",
+		binding: rb("m1", "m2"),
+		works:   []*workv1alpha1.Work{work(t, "m1", metav1.ConditionTrue, "", st), work(t, "m2", metav1.ConditionFalse, "conflict", st)},
+		want: []workv1alpha2.AggregatedStatusItem{healthy("m1"),
+			{ClusterName: "m2", AppliedMessage: "conflict", Health: workv1alpha2.ResourceUnknown}},
+		fullyApplied: metav1.ConditionFalse,
+	}, {
+		name:    "not applied yet: no condition",
+		binding: rb("m1"),
+		works:   []*workv1alpha1.Work{work(t, "m1", "", "", nil)},
+		want:    []workv1alpha2.AggregatedStatusItem{{ClusterName: "m1", Health: workv1alpha2.ResourceUnknown}}, fullyApplied: metav1.ConditionFalse,
+	}, {
+		name:    "applied without status yet",
+		binding: rb("m1"),
+		works:   []*workv1alpha1.Work{work(t, "m1", metav1.ConditionTrue, "", nil)},
+		want:    []workv1alpha2.AggregatedStatusItem{{ClusterName: "m1", Applied: true, Health: workv1alpha2.ResourceUnknown}}, fullyApplied: metav1.ConditionTrue,
+	}, {
+		name:    "Work of a scheduled cluster missing",
+		binding: rb("m1", "m2"),
+		works:   []*workv1alpha1.Work{work(t, "m1", metav1.ConditionTrue, "", st)},
+		want:    []workv1alpha2.AggregatedStatusItem{healthy("m1")}, fullyApplied: metav1.ConditionFalse,
+	}, {
+		name:    "Work being deleted and Work outside an execution namespace skipped",
+		binding: rb("m1"),
+		works:   []*workv1alpha1.Work{work(t, "m1", metav1.ConditionTrue, "", st), deleting, outside},
+		want:    []workv1alpha2.AggregatedStatusItem{healthy("m1")}, fullyApplied: metav1.ConditionTrue,
+	}, {
+		name:    "Work of an unscheduled cluster",
+		binding: rb("m1"),
+		works:   []*workv1alpha1.Work{work(t, "m1", metav1.ConditionTrue, "", st), work(t, "m2", metav1.ConditionTrue, "", st)},
+		want:    []workv1alpha2.AggregatedStatusItem{healthy("m1"), healthy("m2")}, fullyApplied: metav1.ConditionFalse,
+	}, {
+		name:    "cluster being evicted gracefully still counts",
+		binding: evicting,
+		works:   []*workv1alpha1.Work{work(t, "m1", metav1.ConditionTrue, "", st), work(t, "m2", metav1.ConditionTrue, "", st)},
+		want:    []workv1alpha2.AggregatedStatusItem{healthy("m1"), healthy("m2")}, fullyApplied: metav1.ConditionTrue,
+	}, {
+		name:    "cluster evicted directly does not",
+		binding: evictedNow,
+		works:   []*workv1alpha1.Work{work(t, "m1", metav1.ConditionTrue, "", st), work(t, "m2", metav1.ConditionTrue, "", st)},
+		want:    []workv1alpha2.AggregatedStatusItem{healthy("m1"), healthy("m2")}, fullyApplied: metav1.ConditionFalse,
+	}, {
+		name:    "status of another manifest ignored",
+		binding: rb("m1"),
+		works:   []*workv1alpha1.Work{otherManifest},
+		want:    []workv1alpha2.AggregatedStatusItem{{ClusterName: "m1", Applied: true, Health: workv1alpha2.ResourceUnknown}}, fullyApplied: metav1.ConditionTrue,
+	}, {
+		name:         "not scheduled",
+		binding:      rb(),
+		want:         []workv1alpha2.AggregatedStatusItem{},
+		fullyApplied: metav1.ConditionFalse,
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := aggregateItems(tc.works, tc.binding.Spec.Resource)
+			if !itemsEqual(got, tc.want) {
+				t.Errorf("items\n got %+v\nwant %+v", got, tc.want)
+			}
+			cond := fullyAppliedCondition(&tc.binding.Spec, got)
+			if cond.Status != tc.fullyApplied {
+				t.Errorf("FullyApplied %s, want %s", cond.Status, tc.fullyApplied)
+			}
+			wantReason := workv1alpha2.FullyAppliedFailedReason
+			if tc.fullyApplied == metav1.ConditionTrue {
+				wantReason = workv1alpha2.FullyAppliedSuccessReason
+			}
+			if cond.Reason != wantReason {
+				t.Errorf("reason %s, want %s", cond.Reason, wantReason)
+			}
+		})
+	}
+}
+
+func TestRawEqual(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		a, b *runtime.RawExtension
+		want bool
+	}{
+		{"both absent", nil, nil, true},
+		{"null is absent", &runtime.RawExtension{Raw: []byte("null")}, nil, true},
+		{"key order and spaces", &runtime.RawExtension{Raw: []byte(`{"a":1, "b":2}`)}, &runtime.RawExtension{Raw: []byte(`{"b":2,"a":1}`)}, true},
+		{"different values", &runtime.RawExtension{Raw: []byte(`{"a":1}`)}, &runtime.RawExtension{Raw: []byte(`{"a":2}`)}, false},
+		{"absent and present", nil, &runtime.RawExtension{Raw: []byte(`{}`)}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := rawEqual(tc.a, tc.b); got != tc.want {
+				t.Errorf("rawEqual = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

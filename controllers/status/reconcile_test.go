@@ -1,0 +1,320 @@
+package status
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/klog/v2/ktesting"
+
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
+)
+
+// refresh copies the stored binding into the lister, as the informer would.
+func (f *fixture) refresh(t *testing.T, key string) {
+	t.Helper()
+	ctx := context.Background()
+	var err error
+	switch {
+	case strings.HasPrefix(key, rbKeyPrefix):
+		ns, name, _ := strings.Cut(strings.TrimPrefix(key, rbKeyPrefix), "/")
+		var b *workv1alpha2.ResourceBinding
+		if b, err = f.karmada.WorkV1alpha2().ResourceBindings(ns).Get(ctx, name, metav1.GetOptions{}); err == nil {
+			err = f.factory.Work().V1alpha2().ResourceBindings().Informer().GetIndexer().Update(b)
+		}
+	default:
+		var b *workv1alpha2.ClusterResourceBinding
+		if b, err = f.karmada.WorkV1alpha2().ClusterResourceBindings().Get(ctx, strings.TrimPrefix(key, crbKeyPrefix), metav1.GetOptions{}); err == nil {
+			err = f.factory.Work().V1alpha2().ClusterResourceBindings().Informer().GetIndexer().Update(b)
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// storedStatus returns the stored status of a binding key.
+func (f *fixture) storedStatus(t *testing.T, key string) workv1alpha2.ResourceBindingStatus {
+	t.Helper()
+	b, err := f.c.getBinding(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return *b.status
+}
+
+func crb(clusters ...string) *workv1alpha2.ClusterResourceBinding {
+	b := &workv1alpha2.ClusterResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "gear-widget", ResourceVersion: "5",
+			Labels: map[string]string{workv1alpha2.ClusterResourceBindingPermanentIDLabel: "crb-id"}},
+		Spec: workv1alpha2.ResourceBindingSpec{Resource: workv1alpha2.ObjectReference{APIVersion: "example.io/v1", Kind: "Widget", Name: "gear"}},
+	}
+	for _, c := range clusters {
+		b.Spec.Clusters = append(b.Spec.Clusters, workv1alpha2.TargetCluster{Name: c})
+	}
+	return b
+}
+
+func widget() *unstructured.Unstructured {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(widgetGVK)
+	obj.SetName("gear")
+	obj.SetResourceVersion("9")
+	return obj
+}
+
+func widgetWork(t *testing.T, cluster string) *workv1alpha1.Work {
+	t.Helper()
+	return &workv1alpha1.Work{
+		ObjectMeta: metav1.ObjectMeta{Namespace: workv1alpha1.ExecutionSpacePrefix + cluster, Name: "gear-x",
+			Labels:      map[string]string{workv1alpha2.ClusterResourceBindingPermanentIDLabel: "crb-id"},
+			Annotations: map[string]string{workv1alpha2.ClusterResourceBindingAnnotationKey: "gear-widget"}},
+		Status: workv1alpha1.WorkStatus{
+			Conditions: []metav1.Condition{{Type: workv1alpha1.WorkApplied, Status: metav1.ConditionTrue, Reason: "r"}},
+			ManifestStatuses: []workv1alpha1.ManifestStatus{{
+				Identifier: workv1alpha1.ResourceIdentifier{Group: "example.io", Version: "v1", Kind: "Widget", Resource: "widgets", Name: "gear"},
+				Status:     rawJSON(t, map[string]any{"phase": "Spinning"}), Health: workv1alpha1.ResourceUnknown,
+			}},
+		},
+	}
+}
+
+func TestReconcile(t *testing.T) {
+	t.Parallel()
+	current := rb("m1", "m2")
+	current.Status.AggregatedStatus = []workv1alpha2.AggregatedStatusItem{
+		{ClusterName: "m1", Status: deploymentStatus(t, 2, 1), Applied: true, Health: workv1alpha2.ResourceHealthy},
+		{ClusterName: "m2", Status: deploymentStatus(t, 3, 3), Applied: true, Health: workv1alpha2.ResourceHealthy},
+	}
+	current.Status.Conditions = append(current.Status.Conditions, metav1.Condition{Type: workv1alpha2.FullyApplied, Status: metav1.ConditionTrue,
+		Reason: workv1alpha2.FullyAppliedSuccessReason, Message: fullyAppliedSuccessMessage})
+	aggregated := deployment(1)
+	_ = unstructured.SetNestedMap(aggregated.Object, map[string]any{"replicas": int64(5), "readyReplicas": int64(4),
+		"updatedReplicas": int64(5), "availableReplicas": int64(4), "observedGeneration": int64(1)}, "status")
+	deleting := rb("m1", "m2")
+	deleting.DeletionTimestamp = &metav1.Time{Time: fixedNow}
+	deleting.Finalizers = []string{workv1alpha2.BindingControllerFinalizer}
+	replaced := deployment(1)
+	replaced.SetUID("another")
+
+	twoApplied := func(b runtime.Object) []runtime.Object {
+		return []runtime.Object{b, work(t, "m1", metav1.ConditionTrue, "", deploymentStatus(t, 2, 1)), work(t, "m2", metav1.ConditionTrue, "", deploymentStatus(t, 3, 3))}
+	}
+	tests := []struct {
+		name           string
+		key            string
+		objs           []runtime.Object
+		template       *unstructured.Unstructured
+		patches        int
+		templateWrites int
+		fullyApplied   metav1.ConditionStatus // "" when not checked
+		items          int
+	}{{
+		name: "first aggregation writes binding and template once", key: rbKey("default", "nginx-deployment"),
+		objs: twoApplied(rb("m1", "m2")), template: deployment(1),
+		patches: 1, templateWrites: 1, fullyApplied: metav1.ConditionTrue, items: 2,
+	}, {
+		name: "binding current, template stale", key: rbKey("default", "nginx-deployment"),
+		objs: twoApplied(current), template: deployment(1),
+		patches: 0, templateWrites: 1, fullyApplied: metav1.ConditionTrue, items: 2,
+	}, {
+		name: "everything current writes nothing", key: rbKey("default", "nginx-deployment"),
+		objs: twoApplied(current), template: aggregated,
+		patches: 0, templateWrites: 0, fullyApplied: metav1.ConditionTrue, items: 2,
+	}, {
+		name: "apply failed in one cluster", key: rbKey("default", "nginx-deployment"),
+		objs:     []runtime.Object{rb("m1", "m2"), work(t, "m1", metav1.ConditionTrue, "", deploymentStatus(t, 2, 1)), work(t, "m2", metav1.ConditionFalse, "refused", nil)},
+		template: deployment(1), patches: 1, templateWrites: 1, fullyApplied: metav1.ConditionFalse, items: 2,
+	}, {
+		name: "scheduled cluster lost: items shrink", key: rbKey("default", "nginx-deployment"),
+		objs: []runtime.Object{current, work(t, "m1", metav1.ConditionTrue, "", deploymentStatus(t, 2, 1))}, template: aggregated,
+		patches: 1, templateWrites: 1, fullyApplied: metav1.ConditionFalse, items: 1,
+	}, {
+		name: "template gone", key: rbKey("default", "nginx-deployment"), objs: twoApplied(rb("m1", "m2")),
+	}, {
+		name: "template replaced by another object", key: rbKey("default", "nginx-deployment"), objs: twoApplied(rb("m1", "m2")), template: replaced,
+	}, {
+		name: "binding being deleted", key: rbKey("default", "nginx-deployment"), objs: twoApplied(deleting), template: deployment(1),
+	}, {
+		name: "binding gone", key: rbKey("default", "nginx-deployment"), template: deployment(1),
+	}, {
+		name: "cluster binding of a kind without AggregateStatus hook", key: crbKey("gear-widget"),
+		objs: []runtime.Object{crb("m1"), widgetWork(t, "m1")}, template: widget(),
+		patches: 1, templateWrites: 0, fullyApplied: metav1.ConditionTrue, items: 1,
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var host []runtime.Object
+			if tc.template != nil {
+				host = append(host, tc.template.DeepCopy())
+			}
+			f := newFixture(t, nil, tc.objs, host...)
+			_, ctx := ktesting.NewTestContext(t)
+			if err := f.c.reconcile(ctx, tc.key); err != nil {
+				t.Fatal(err)
+			}
+			if got := f.statusPatches(); got != tc.patches {
+				t.Errorf("%d binding status patches, want %d", got, tc.patches)
+			}
+			if got := f.templateWrites(); got != tc.templateWrites {
+				t.Errorf("%d template writes, want %d", got, tc.templateWrites)
+			}
+			events := f.events()
+			if want := 2*tc.patches + 0; len(events) != want {
+				t.Errorf("events %q, want %d AggregateStatusSucceed", events, want)
+			}
+			for _, e := range events {
+				if !strings.HasPrefix(e, "Normal "+EventReasonAggregateStatusSucceed+" Update ") {
+					t.Errorf("unexpected event %q", e)
+				}
+			}
+			if tc.fullyApplied != "" {
+				f.refresh(t, tc.key)
+				st := f.storedStatus(t, tc.key)
+				cond := meta.FindStatusCondition(st.Conditions, workv1alpha2.FullyApplied)
+				if cond == nil || cond.Status != tc.fullyApplied {
+					t.Errorf("FullyApplied %+v, want %s", cond, tc.fullyApplied)
+				}
+				if len(st.AggregatedStatus) != tc.items {
+					t.Errorf("%d items, want %d", len(st.AggregatedStatus), tc.items)
+				}
+				if strings.HasPrefix(tc.key, rbKeyPrefix) && meta.FindStatusCondition(st.Conditions, workv1alpha2.Scheduled) == nil {
+					t.Errorf("Scheduled condition lost: %+v", st.Conditions)
+				}
+			}
+
+			// A repeated reconcile over the written state writes nothing.
+			f.karmada.ClearActions()
+			f.host.ClearActions()
+			if err := f.c.reconcile(ctx, tc.key); err != nil {
+				t.Fatal(err)
+			}
+			if got, writes := f.statusPatches(), f.templateWrites(); got != 0 || writes != 0 {
+				t.Errorf("repeated reconcile: %d binding patches and %d template writes, want none", got, writes)
+			}
+			if events := f.events(); len(events) != 0 {
+				t.Errorf("repeated reconcile recorded %q", events)
+			}
+		})
+	}
+}
+
+// TestTemplateStatusOfDeployment checks the template status aggregated from
+// two clusters and the patch sent for the binding.
+func TestTemplateStatusOfDeployment(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil, []runtime.Object{rb("m1", "m2"),
+		work(t, "m1", metav1.ConditionTrue, "", deploymentStatus(t, 2, 1)), work(t, "m2", metav1.ConditionTrue, "", deploymentStatus(t, 3, 3))},
+		deployment(1))
+	_, ctx := ktesting.NewTestContext(t)
+	if err := f.c.reconcile(ctx, rbKey("default", "nginx-deployment")); err != nil {
+		t.Fatal(err)
+	}
+	var writes []clienttesting.UpdateAction
+	for _, a := range f.host.Actions() {
+		if u, ok := a.(clienttesting.UpdateAction); ok {
+			writes = append(writes, u)
+		}
+	}
+	if len(writes) != 1 || writes[0].GetSubresource() != "status" {
+		t.Fatalf("template writes %+v, want one through /status", writes)
+	}
+	got, err := f.host.Resource(deploymentGVR).Namespace("default").Get(ctx, "nginx", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for field, want := range map[string]int64{"replicas": 5, "readyReplicas": 4, "updatedReplicas": 5, "availableReplicas": 4, "observedGeneration": 1} {
+		if v, _, _ := unstructured.NestedInt64(got.Object, "status", field); v != want {
+			t.Errorf("status.%s = %d, want %d", field, v, want)
+		}
+	}
+
+	f.refresh(t, rbKey("default", "nginx-deployment"))
+	st := f.storedStatus(t, rbKey("default", "nginx-deployment"))
+	if n := len(st.Conditions); n != 2 {
+		t.Fatalf("conditions %+v, want Scheduled and FullyApplied", st.Conditions)
+	}
+	cond := meta.FindStatusCondition(st.Conditions, workv1alpha2.FullyApplied)
+	if cond.Reason != workv1alpha2.FullyAppliedSuccessReason || cond.Message != fullyAppliedSuccessMessage || !cond.LastTransitionTime.Time.Equal(fixedNow) {
+		t.Errorf("FullyApplied %+v", cond)
+	}
+	if st.AggregatedStatus[0].ClusterName != "m1" || st.AggregatedStatus[1].ClusterName != "m2" || !rawEqual(st.AggregatedStatus[1].Status, deploymentStatus(t, 3, 3)) {
+		t.Errorf("aggregated status %+v", st.AggregatedStatus)
+	}
+}
+
+// hookedInterpreter aggregates every kind by copying the first item's
+// status to the template.
+type hookedInterpreter struct{ interpreter.Interpreter }
+
+func (hookedInterpreter) HookEnabled(schema.GroupVersionKind, interpreter.Operation) bool {
+	return true
+}
+
+func (hookedInterpreter) AggregateStatus(obj *unstructured.Unstructured, items []workv1alpha2.AggregatedStatusItem) (*unstructured.Unstructured, error) {
+	var status map[string]any
+	if err := json.Unmarshal(items[0].Status.Raw, &status); err != nil {
+		return nil, err
+	}
+	out := obj.DeepCopy()
+	out.Object["status"] = status
+	return out, nil
+}
+
+// TestTemplateWithoutStatusSubresource writes through the main resource
+// when /status answers 404, and records a failure on the template when the
+// write fails.
+func TestTemplateWithoutStatusSubresource(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, hookedInterpreter{}, []runtime.Object{crb("m1"), widgetWork(t, "m1")}, widget())
+	f.host.PrependReactor("update", "widgets", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() == "status" {
+			return true, nil, apierrors.NewNotFound(widgetGVR.GroupResource(), "gear")
+		}
+		return false, nil, nil
+	})
+	_, ctx := ktesting.NewTestContext(t)
+	if err := f.c.reconcile(ctx, crbKey("gear-widget")); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.templateWrites(); n != 2 {
+		t.Errorf("%d template writes, want /status then the main resource", n)
+	}
+	got, err := f.host.Resource(widgetGVR).Get(ctx, "gear", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if phase, _, _ := unstructured.NestedString(got.Object, "status", "phase"); phase != "Spinning" {
+		t.Errorf("status.phase %q, want Spinning", phase)
+	}
+	f.events()
+	f.refresh(t, crbKey("gear-widget"))
+
+	// A failing write is retried and recorded on the template.
+	f.host.PrependReactor("update", "widgets", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(widgetGVR.GroupResource(), "gear", errors.New("denied"))
+	})
+	_ = unstructured.SetNestedField(got.Object, "Stopped", "status", "phase")
+	if err := f.host.Tracker().Update(widgetGVR, got, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.c.reconcile(ctx, crbKey("gear-widget")); err == nil {
+		t.Fatal("reconcile succeeded, want the write error")
+	}
+	events := f.events()
+	if len(events) != 1 || !strings.HasPrefix(events[0], "Warning "+EventReasonAggregateStatusFailed) {
+		t.Errorf("events %q, want one AggregateStatusFailed", events)
+	}
+}
