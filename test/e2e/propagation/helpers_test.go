@@ -154,3 +154,96 @@ func containsAll(have []string, want ...string) string {
 	}
 	return ""
 }
+
+// namespace creates a namespace on the control plane for one test and
+// deletes it afterwards; auto-propagation brings it to the members.
+func namespace(t *testing.T, name string) string {
+	t.Helper()
+	if out, err := kubectl(t, "create", "namespace", name); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = host(t).CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
+	})
+	return name
+}
+
+// deployment is a Deployment manifest; cpu is the request of its one
+// container ("" for none).
+func deployment(name, ns string, replicas int, cpu string) string {
+	res := ""
+	if cpu != "" {
+		res = fmt.Sprintf(", resources: {requests: {cpu: %q}}", cpu)
+	}
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %[1]s, namespace: %[2]s, labels: {app: %[1]s}}
+spec:
+  replicas: %[3]d
+  selector: {matchLabels: {app: %[1]s}}
+  template:
+    metadata: {labels: {app: %[1]s}}
+    spec: {containers: [{name: nginx, image: nginx:1.7.9%[4]s}]}
+`, name, ns, replicas, res)
+}
+
+// policy is a PropagationPolicy manifest selecting Deployment name (all
+// Deployments when name is "") with the given placement YAML (indented by
+// four spaces under spec.placement) and extra spec lines.
+func policy(name, ns, deploy, placement, extra string) string {
+	sel := "{apiVersion: apps/v1, kind: Deployment}"
+	if deploy != "" {
+		sel = fmt.Sprintf("{apiVersion: apps/v1, kind: Deployment, name: %s}", deploy)
+	}
+	return fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: %s, namespace: %s}
+spec:
+  resourceSelectors: [%s]
+%s  placement:
+%s`, name, ns, sel, extra, placement)
+}
+
+// replicasIn returns, per member, the spec.replicas of a Deployment or -1.
+func replicasIn(ctx context.Context, t *testing.T, ns, name string, members ...string) map[string]int32 {
+	out := map[string]int32{}
+	for _, m := range members {
+		d, err := member(t, m).AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			out[m] = -1
+			continue
+		}
+		out[m] = *d.Spec.Replicas
+	}
+	return out
+}
+
+// wantReplicas waits until the members hold the Deployment with these
+// spec.replicas (-1: absent).
+func wantReplicas(t *testing.T, timeout time.Duration, ns, name string, want map[string]int32) {
+	t.Helper()
+	var members []string
+	for m := range want {
+		members = append(members, m)
+	}
+	eventually(t, timeout, func(ctx context.Context) string {
+		got := replicasIn(ctx, t, ns, name, members...)
+		for m, w := range want {
+			if got[m] != w {
+				return fmt.Sprintf("replicas of %s/%s: got %v, want %v", ns, name, got, want)
+			}
+		}
+		return ""
+	})
+}
+
+// flotillactl runs flotillactl against the control plane.
+func flotillactl(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	e := framework.Env
+	out, err := exec.CommandContext(t.Context(), filepath.Join(e.Options.BinDir, "flotillactl"),
+		append(args, "--kubeconfig="+e.Host.Kubeconfig)...).CombinedOutput()
+	return string(out), err
+}

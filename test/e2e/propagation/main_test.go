@@ -11,7 +11,12 @@ import (
 
 func TestMain(m *testing.M) {
 	framework.Main(m, "propagation", env.Options{
-		Members: []env.MemberOptions{{Name: "member1"}, {Name: "member2"}},
+		// Different capacities so dynamic division has something to weigh:
+		// member1 64 CPUs, member2 32.
+		Members: []env.MemberOptions{
+			{Name: "member1", Nodes: env.NodeOptions{Count: 2, CPU: "32"}},
+			{Name: "member2", Nodes: env.NodeOptions{Count: 1, CPU: "32"}},
+		},
 		Flotilla: &env.FlotillaOptions{Args: []string{
 			"--cluster-status-update-frequency=2s",
 		}},
