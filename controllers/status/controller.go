@@ -14,7 +14,6 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha1"
 	bindinginformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
-	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha1"
 	bindinglisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
@@ -35,7 +34,6 @@ const (
 // Controller aggregates the status of the Works of every binding into the
 // binding's status and the status of its resource template.
 type Controller struct {
-	works    worklisters.WorkLister
 	workIdx  cache.Indexer
 	rbs      bindinglisters.ResourceBindingLister
 	crbs     bindinglisters.ClusterResourceBindingLister
@@ -58,7 +56,6 @@ func New(works workinformers.WorkInformer, rbs bindinginformers.ResourceBindingI
 	client versioned.Interface, host dynamic.Interface, mapper meta.RESTMapper, interp interpreter.Interpreter, recorder record.EventRecorder,
 ) (*Controller, error) {
 	c := &Controller{
-		works:    works.Lister(),
 		workIdx:  works.Informer().GetIndexer(),
 		rbs:      rbs.Lister(),
 		crbs:     crbs.Lister(),

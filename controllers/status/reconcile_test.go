@@ -172,7 +172,7 @@ func TestReconcile(t *testing.T) {
 				t.Errorf("%d template writes, want %d", got, tc.templateWrites)
 			}
 			events := f.events()
-			if want := 2*tc.patches + 0; len(events) != want {
+			if want := 2 * tc.patches; len(events) != want {
 				t.Errorf("events %q, want %d AggregateStatusSucceed", events, want)
 			}
 			for _, e := range events {
