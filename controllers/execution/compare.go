@@ -67,7 +67,7 @@ func subset(want, have any, quantity bool) bool {
 				}
 				return false
 			}
-			if !subset(wv, hv, slices.Contains(quantityFields, k)) {
+			if !subset(wv, hv, quantity || slices.Contains(quantityFields, k)) {
 				return false
 			}
 		}

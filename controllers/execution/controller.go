@@ -63,10 +63,11 @@ type Controller struct {
 	clusters clusterlisters.ClusterLister
 	synced   []cache.InformerSynced
 	client   versioned.Interface
-	clients  *memberclient.Cache
-	interp   interpreter.Interpreter
-	recorder record.EventRecorder
-	opts     Options
+	// memberClient returns the client of a member (memberclient.Cache.Get).
+	memberClient func(*clusterv1alpha1.Cluster) (*memberclient.Client, error)
+	interp       interpreter.Interpreter
+	recorder     record.EventRecorder
+	opts         Options
 
 	mu sync.Mutex
 	// members holds one entry per member with Works or a Cluster.
@@ -84,15 +85,15 @@ func New(works workinformers.WorkInformer, clusters clusterinformers.ClusterInfo
 	members *memberclient.Cache, interp interpreter.Interpreter, recorder record.EventRecorder, opts Options) (*Controller, error) {
 	opts.complete()
 	c := &Controller{
-		works:    works.Lister(),
-		clusters: clusters.Lister(),
-		synced:   []cache.InformerSynced{works.Informer().HasSynced, clusters.Informer().HasSynced},
-		client:   client,
-		clients:  members,
-		interp:   interp,
-		recorder: recorder,
-		opts:     opts,
-		members:  map[string]*member{},
+		works:        works.Lister(),
+		clusters:     clusters.Lister(),
+		synced:       []cache.InformerSynced{works.Informer().HasSynced, clusters.Informer().HasSynced},
+		client:       client,
+		memberClient: members.Get,
+		interp:       interp,
+		recorder:     recorder,
+		opts:         opts,
+		members:      map[string]*member{},
 	}
 	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.enqueueWork,

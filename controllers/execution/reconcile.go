@@ -68,7 +68,7 @@ func (c *Controller) reconcile(ctx context.Context, m *member, key string) error
 		}
 		return c.writeStatus(ctx, work, status, dispatching)
 	}
-	client, err := c.clients.Get(cluster)
+	client, err := c.memberClient(cluster)
 	if err != nil {
 		return fmt.Errorf("building the client of cluster %s: %w", cluster.Name, err)
 	}
@@ -89,7 +89,7 @@ func (c *Controller) finalize(ctx context.Context, m *member, cluster *clusterv1
 		return nil
 	}
 	if clusterReady(cluster) {
-		client, err := c.clients.Get(cluster)
+		client, err := c.memberClient(cluster)
 		if err != nil {
 			return fmt.Errorf("building the client of cluster %s: %w", cluster.Name, err)
 		}
