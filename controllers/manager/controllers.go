@@ -9,7 +9,10 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
 	"github.com/flotilla-io/flotilla/controllers/dependencies"
 	"github.com/flotilla-io/flotilla/controllers/detector"
+	"github.com/flotilla-io/flotilla/controllers/execution"
 	"github.com/flotilla-io/flotilla/controllers/namespace"
+	"github.com/flotilla-io/flotilla/controllers/scheduler"
+	"github.com/flotilla-io/flotilla/controllers/status"
 	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
 )
 
@@ -19,7 +22,10 @@ func Controllers() map[string]InitFunc {
 	return map[string]InitFunc{
 		cluster.ControllerName:       startCluster,
 		detector.ControllerName:      startDetector,
+		scheduler.ControllerName:     startScheduler,
 		binding.ControllerName:       startBinding,
+		execution.ControllerName:     startExecution,
+		status.ControllerName:        startStatus,
 		namespace.ControllerName:     startNamespace,
 		dependencies.ControllerName:  startDependencies,
 		clusterstatus.ControllerName: startClusterStatus,
@@ -75,7 +81,7 @@ func startBinding(ctx context.Context, c *Context) error {
 	p, w := c.KarmadaInformers.Policy().V1alpha1(), c.KarmadaInformers.Work()
 	ctrl, err := binding.New(c.Templates, w.V1alpha2().ResourceBindings(), w.V1alpha2().ClusterResourceBindings(), w.V1alpha1().Works(),
 		c.KarmadaInformers.Cluster().V1alpha1().Clusters(), p.ClusterOverridePolicies(), p.OverridePolicies(),
-		c.Karmada, c.Interpreter, nil, nil, c.Recorder)
+		c.Karmada, c.Interpreter, nil, scheduler.DivideCompletions, c.Recorder)
 	if err != nil {
 		return err
 	}
@@ -100,5 +106,37 @@ func startDependencies(ctx context.Context, c *Context) error {
 		return err
 	}
 	go ctrl.Run(ctx, 2)
+	return nil
+}
+
+func startScheduler(ctx context.Context, c *Context) error {
+	w := c.KarmadaInformers.Work().V1alpha2()
+	ctrl, err := scheduler.New(w.ResourceBindings(), w.ClusterResourceBindings(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
+		c.Karmada, c.Recorder)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 4)
+	return nil
+}
+
+func startExecution(ctx context.Context, c *Context) error {
+	ctrl, err := execution.New(c.KarmadaInformers.Work().V1alpha1().Works(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
+		c.Karmada, c.Members, c.Interpreter, c.Recorder, execution.Options{})
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx)
+	return nil
+}
+
+func startStatus(ctx context.Context, c *Context) error {
+	w := c.KarmadaInformers.Work()
+	ctrl, err := status.New(w.V1alpha1().Works(), w.V1alpha2().ResourceBindings(), w.V1alpha2().ClusterResourceBindings(),
+		c.Karmada, c.HostDynamic, c.HostMapper, c.Interpreter, c.Recorder)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 4)
 	return nil
 }

@@ -83,7 +83,7 @@ spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: unrelated, namespace: %[1]s}
-data: {x: y}
+data: {x: "y"}
 ---
 apiVersion: apps/v1
 kind: Deployment

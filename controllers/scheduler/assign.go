@@ -1,0 +1,160 @@
+package scheduler
+
+import (
+	"cmp"
+	"slices"
+
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/internal/selectors"
+
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+)
+
+// assignReplicas gives each selected cluster its replicas (API-SPEC §10.3):
+// a binding without replicas goes to every cluster as is; Duplicated gives
+// each the full count; Divided divides it with static weights, or
+// dynamically by available replicas (Weighted+AvailableReplicas,
+// Aggregated). The result is sorted by name, without empty clusters.
+func assignReplicas(selected []candidate, in input) ([]workv1alpha2.TargetCluster, error) {
+	spec, p := in.spec, in.spec.Placement
+	if spec.Replicas == 0 || !divided(p) {
+		out := make([]workv1alpha2.TargetCluster, 0, len(selected))
+		for _, c := range selected {
+			out = append(out, workv1alpha2.TargetCluster{Name: c.cluster.Name, Replicas: spec.Replicas})
+		}
+		return sorted(out), nil
+	}
+	if staticWeighted(p) {
+		return sorted(fromSeats(webster(spec.Replicas, staticWeights(selected, p), in.descending))), nil
+	}
+	return assignDynamic(selected, in)
+}
+
+// staticWeights are each cluster's weight: the largest weight of the
+// static list entries matching it. Clusters weighing 0 are left out, and
+// when all do (or there is no list) every cluster weighs 1.
+func staticWeights(selected []candidate, p *policyv1alpha1.Placement) []party {
+	var list []policyv1alpha1.StaticClusterWeight
+	if wp := p.ReplicaScheduling.WeightPreference; wp != nil {
+		list = wp.StaticWeightList
+	}
+	var parties []party
+	for _, c := range selected {
+		var w int64
+		for _, e := range list {
+			if e.Weight > w && selectors.ClusterMatches(c.cluster, &e.TargetCluster) {
+				w = e.Weight
+			}
+		}
+		if w > 0 {
+			parties = append(parties, party{name: c.cluster.Name, votes: w})
+		}
+	}
+	if len(parties) == 0 {
+		for _, c := range selected {
+			parties = append(parties, party{name: c.cluster.Name, votes: 1})
+		}
+	}
+	return parties
+}
+
+// assignDynamic divides by available replicas. In the steady mode the
+// current assignment is kept: a scale-down shrinks the clusters in use in
+// proportion to what they hold, a scale-up divides only the new replicas.
+// The fresh mode divides everything again.
+func assignDynamic(selected []candidate, in input) ([]workv1alpha2.TargetCluster, error) {
+	spec := in.spec
+	target := int64(spec.Replicas)
+	inUse := map[string]int32{}
+	var held int64
+	if !in.fresh {
+		chosen := map[string]bool{}
+		for _, c := range selected {
+			chosen[c.cluster.Name] = true
+		}
+		for _, t := range spec.Clusters {
+			if chosen[t.Name] && t.Replicas > 0 {
+				inUse[t.Name] = t.Replicas
+				held += int64(t.Replicas)
+			}
+		}
+	}
+	switch {
+	case held > target:
+		parties := make([]party, 0, len(inUse))
+		for name, n := range inUse {
+			parties = append(parties, party{name: name, votes: int64(n)})
+		}
+		slices.SortFunc(parties, func(a, b party) int { return cmp.Compare(a.name, b.name) })
+		return sorted(fromSeats(webster(spec.Replicas, parties, in.descending))), nil
+	case held == target:
+		out := make(map[string]int32, len(inUse))
+		for k, v := range inUse {
+			out[k] = v
+		}
+		return sorted(fromSeats(out)), nil
+	}
+	delta := target - held
+	parties := make([]party, 0, len(selected))
+	for _, c := range selected {
+		parties = append(parties, party{name: c.cluster.Name, votes: c.available})
+	}
+	if p := spec.Placement.ReplicaScheduling; p.ReplicaDivisionPreference == policyv1alpha1.ReplicaDivisionPreferenceAggregated {
+		parties = aggregate(parties, inUse, delta)
+	}
+	var capacity int64
+	for _, p := range parties {
+		capacity += p.votes
+	}
+	if capacity < delta {
+		return nil, unschedulable("Clusters available replicas %d are not enough to schedule.", capacity)
+	}
+	seats := webster(int32(delta), parties, in.descending)
+	for name, n := range inUse {
+		seats[name] += n
+	}
+	return sorted(fromSeats(seats)), nil
+}
+
+// aggregate keeps the fewest clusters whose available replicas cover need:
+// clusters already in use first, then the largest.
+func aggregate(parties []party, inUse map[string]int32, need int64) []party {
+	ordered := slices.Clone(parties)
+	slices.SortStableFunc(ordered, func(a, b party) int {
+		_, ua := inUse[a.name]
+		_, ub := inUse[b.name]
+		if ua != ub {
+			if ua {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(b.votes, a.votes); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.name, b.name)
+	})
+	var got int64
+	for i, p := range ordered {
+		got += p.votes
+		if got >= need {
+			return ordered[:i+1]
+		}
+	}
+	return ordered
+}
+
+func fromSeats(seats map[string]int32) []workv1alpha2.TargetCluster {
+	out := make([]workv1alpha2.TargetCluster, 0, len(seats))
+	for name, n := range seats {
+		if n > 0 {
+			out = append(out, workv1alpha2.TargetCluster{Name: name, Replicas: n})
+		}
+	}
+	return out
+}
+
+func sorted(ts []workv1alpha2.TargetCluster) []workv1alpha2.TargetCluster {
+	slices.SortFunc(ts, func(a, b workv1alpha2.TargetCluster) int { return cmp.Compare(a.Name, b.Name) })
+	return ts
+}

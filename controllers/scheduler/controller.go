@@ -1,0 +1,185 @@
+package scheduler
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
+	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
+	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+)
+
+// ControllerName is the name of the scheduler in --controllers, and the
+// field manager of its writes.
+const ControllerName = "scheduler"
+
+// DefaultSchedulerName is the schedulerName this scheduler serves.
+const DefaultSchedulerName = "default-scheduler"
+
+// Queue keys: "rb/<namespace>/<name>" and "crb/<name>".
+const (
+	rbPrefix  = "rb/"
+	crbPrefix = "crb/"
+)
+
+// retryUnschedulable is how long a binding that could not be scheduled
+// waits before it is tried again; cluster changes try it at once.
+const retryUnschedulable = 30 * time.Second
+
+// Controller is the scheduler.
+type Controller struct {
+	rbs      worklisters.ResourceBindingLister
+	crbs     worklisters.ClusterResourceBindingLister
+	clusters clusterlisters.ClusterLister
+	synced   []cache.InformerSynced
+	client   versioned.Interface
+	recorder record.EventRecorder
+	queue    workqueue.TypedRateLimitingInterface[string]
+	now      func() time.Time
+}
+
+// New returns the scheduler. The informers are of flotilla-apiserver's
+// loopback clientset client, whose identity may write a binding's spec and
+// status in one request.
+func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterResourceBindingInformer,
+	clusters clusterinformers.ClusterInformer, client versioned.Interface, recorder record.EventRecorder) (*Controller, error) {
+	c := &Controller{
+		rbs: rbs.Lister(), crbs: crbs.Lister(), clusters: clusters.Lister(),
+		synced: []cache.InformerSynced{rbs.Informer().HasSynced, crbs.Informer().HasSynced, clusters.Informer().HasSynced},
+		client: client, recorder: recorder, queue: worker.NewQueue(ControllerName), now: time.Now,
+	}
+	bindingHandler := cache.ResourceEventHandlerFuncs{
+		AddFunc: c.enqueueBinding,
+		UpdateFunc: func(old, cur any) {
+			if bindingChanged(bindingOf(old), bindingOf(cur)) {
+				c.enqueueBinding(cur)
+			}
+		},
+	}
+	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()} {
+		if _, err := inf.AddEventHandler(bindingHandler); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) { c.enqueueAll(false) },
+		UpdateFunc: func(old, cur any) {
+			o, n := old.(*clusterv1alpha1.Cluster), cur.(*clusterv1alpha1.Cluster)
+			if o.ResourceVersion == n.ResourceVersion {
+				return
+			}
+			// Placement depends on these; capacity changes only retry
+			// bindings that could not be scheduled.
+			c.enqueueAll(!clusterChanged(o, n))
+		},
+		DeleteFunc: func(any) { c.enqueueAll(false) },
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Run schedules bindings with workers workers until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	worker.Run(ctx, c.queue, c.synced, workers, c.reconcile)
+}
+
+// view is the part of either binding kind the scheduler reads.
+type view struct {
+	meta   *metaView
+	spec   *workv1alpha2.ResourceBindingSpec
+	status *workv1alpha2.ResourceBindingStatus
+}
+
+type metaView = struct {
+	Generation        int64
+	ResourceVersion   string
+	Annotations       map[string]string
+	DeletionTimestamp bool
+}
+
+func bindingOf(obj any) *view {
+	switch b := obj.(type) {
+	case *workv1alpha2.ResourceBinding:
+		return &view{meta: &metaView{b.Generation, b.ResourceVersion, b.Annotations, b.DeletionTimestamp != nil}, spec: &b.Spec, status: &b.Status}
+	case *workv1alpha2.ClusterResourceBinding:
+		return &view{meta: &metaView{b.Generation, b.ResourceVersion, b.Annotations, b.DeletionTimestamp != nil}, spec: &b.Spec, status: &b.Status}
+	}
+	return nil
+}
+
+// bindingChanged tells whether an update may change the decision: a new
+// generation (spec), or a scheduler field changed by someone else.
+func bindingChanged(old, cur *view) bool {
+	if old == nil || cur == nil {
+		return true
+	}
+	return old.meta.Generation != cur.meta.Generation ||
+		old.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] != cur.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] ||
+		cur.status.SchedulerObservedGeneration != cur.meta.Generation
+}
+
+// clusterChanged tells whether a cluster update may change placements:
+// labels, spec (taints, region...), deletion, or the APIs it serves.
+func clusterChanged(old, cur *clusterv1alpha1.Cluster) bool {
+	return !reflect.DeepEqual(old.Labels, cur.Labels) || !reflect.DeepEqual(old.Spec, cur.Spec) ||
+		(old.DeletionTimestamp == nil) != (cur.DeletionTimestamp == nil) ||
+		!reflect.DeepEqual(old.Status.APIEnablements, cur.Status.APIEnablements)
+}
+
+func (c *Controller) enqueueBinding(obj any) {
+	switch b := obj.(type) {
+	case *workv1alpha2.ResourceBinding:
+		c.queue.Add(rbPrefix + b.Namespace + "/" + b.Name)
+	case *workv1alpha2.ClusterResourceBinding:
+		c.queue.Add(crbPrefix + b.Name)
+	}
+}
+
+// enqueueAll queues every binding, or with unscheduledOnly those whose
+// last decision failed or which have no decision yet.
+func (c *Controller) enqueueAll(unscheduledOnly bool) {
+	keep := func(status *workv1alpha2.ResourceBindingStatus) bool {
+		if !unscheduledOnly {
+			return true
+		}
+		cond := meta.FindStatusCondition(status.Conditions, workv1alpha2.Scheduled)
+		return cond == nil || cond.Status != "True"
+	}
+	rbs, _ := c.rbs.List(labels.Everything())
+	for _, b := range rbs {
+		if keep(&b.Status) {
+			c.queue.Add(rbPrefix + b.Namespace + "/" + b.Name)
+		}
+	}
+	crbs, _ := c.crbs.List(labels.Everything())
+	for _, b := range crbs {
+		if keep(&b.Status) {
+			c.queue.Add(crbPrefix + b.Name)
+		}
+	}
+}
+
+func splitKey(key string) (cluster bool, namespace, name string, ok bool) {
+	switch {
+	case strings.HasPrefix(key, rbPrefix):
+		namespace, name, ok = strings.Cut(strings.TrimPrefix(key, rbPrefix), "/")
+		return false, namespace, name, ok
+	case strings.HasPrefix(key, crbPrefix):
+		return true, "", strings.TrimPrefix(key, crbPrefix), true
+	}
+	return false, "", "", false
+}

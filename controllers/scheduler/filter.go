@@ -1,0 +1,139 @@
+package scheduler
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/selectors"
+)
+
+// filter returns the clusters a binding may be placed on under affinity,
+// and, when none may, why each was refused (API-SPEC §10.3 filter plugins).
+// Clusters the binding already runs on skip the API enablement and taint
+// checks, so a running workload is not moved by them.
+func filter(clusters []*clusterv1alpha1.Cluster, spec *workv1alpha2.ResourceBindingSpec, affinity *policyv1alpha1.ClusterAffinity) ([]*clusterv1alpha1.Cluster, map[string]string) {
+	held := assigned(spec.Clusters)
+	var out []*clusterv1alpha1.Cluster
+	refused := map[string]string{}
+	for _, c := range clusters {
+		_, scheduled := held[c.Name]
+		if why := refuse(c, spec, affinity, scheduled); why != "" {
+			refused[c.Name] = why
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, refused
+}
+
+// refuse returns why c cannot take the binding, or "".
+func refuse(c *clusterv1alpha1.Cluster, spec *workv1alpha2.ResourceBindingSpec, affinity *policyv1alpha1.ClusterAffinity, scheduled bool) string {
+	if c.DeletionTimestamp != nil {
+		return "cluster is being deleted"
+	}
+	if !scheduled && !apiEnabled(c, spec.Resource.APIVersion, spec.Resource.Kind) {
+		return "cluster(s) did not have the API resource"
+	}
+	if !scheduled {
+		if t := untolerated(c.Spec.Taints, spec.Placement); t != nil {
+			return fmt.Sprintf("cluster(s) had untolerated taint {%s}", t.ToString())
+		}
+	}
+	if !selectors.ClusterMatches(c, affinity) {
+		return "cluster(s) did not match the placement cluster affinity constraint"
+	}
+	if spec.Placement != nil {
+		for _, sc := range spec.Placement.SpreadConstraints {
+			if sc.SpreadByField != "" && sc.SpreadByField != policyv1alpha1.SpreadByFieldCluster && groupOf(c, sc) == "" {
+				return fmt.Sprintf("cluster(s) did not have %s property", sc.SpreadByField)
+			}
+		}
+	}
+	for _, t := range spec.GracefulEvictionTasks {
+		if t.FromCluster == c.Name {
+			return "cluster(s) is in the process of eviction"
+		}
+	}
+	return ""
+}
+
+// apiEnabled tells whether the cluster serves kind in apiVersion.
+func apiEnabled(c *clusterv1alpha1.Cluster, apiVersion, kind string) bool {
+	for _, e := range c.Status.APIEnablements {
+		if e.GroupVersion != apiVersion {
+			continue
+		}
+		for _, r := range e.Resources {
+			if r.Kind == kind {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// untolerated returns the first NoSchedule or NoExecute taint the
+// placement's cluster tolerations do not tolerate.
+func untolerated(taints []corev1.Taint, p *policyv1alpha1.Placement) *corev1.Taint {
+	var tolerations []corev1.Toleration
+	if p != nil {
+		tolerations = p.ClusterTolerations
+	}
+	for i := range taints {
+		t := &taints[i]
+		if t.Effect != corev1.TaintEffectNoSchedule && t.Effect != corev1.TaintEffectNoExecute {
+			continue
+		}
+		if !slices.ContainsFunc(tolerations, func(tol corev1.Toleration) bool {
+			return tol.ToleratesTaint(klog.Background(), t, false)
+		}) {
+			return t
+		}
+	}
+	return nil
+}
+
+// groupOf is the spread group of c under constraint sc: its provider,
+// region, first zone or label value ("" when it has none).
+func groupOf(c *clusterv1alpha1.Cluster, sc policyv1alpha1.SpreadConstraint) string {
+	if sc.SpreadByLabel != "" {
+		return c.Labels[sc.SpreadByLabel]
+	}
+	switch sc.SpreadByField {
+	case policyv1alpha1.SpreadByFieldCluster, "":
+		return c.Name
+	case policyv1alpha1.SpreadByFieldRegion:
+		return c.Spec.Region
+	case policyv1alpha1.SpreadByFieldProvider:
+		return c.Spec.Provider
+	case policyv1alpha1.SpreadByFieldZone:
+		if len(c.Spec.Zones) > 0 {
+			return c.Spec.Zones[0]
+		}
+		return c.Spec.Zone
+	}
+	return ""
+}
+
+// fitError is Karmada's "0/N clusters are available: ..." message: how many
+// clusters each reason refused, reasons sorted.
+func fitError(total int, refused map[string]string) string {
+	counts := map[string]int{}
+	for _, why := range refused {
+		counts[why]++
+	}
+	var parts []string
+	for why, n := range counts {
+		parts = append(parts, fmt.Sprintf("%d %s", n, why))
+	}
+	sort.Strings(parts)
+	return fmt.Sprintf("0/%d clusters are available: %s.", total, strings.Join(parts, ", "))
+}

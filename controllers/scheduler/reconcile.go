@@ -1,0 +1,198 @@
+package scheduler
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+)
+
+// Event reasons, as Karmada records them on the binding and the template.
+const (
+	EventReasonScheduleBindingSucceed = "ScheduleBindingSucceed"
+	EventReasonScheduleBindingFailed  = "ScheduleBindingFailed"
+)
+
+// target is one binding being scheduled, of either kind.
+type target struct {
+	obj    runtime.Object
+	meta   *metav1.ObjectMeta
+	spec   *workv1alpha2.ResourceBindingSpec
+	status *workv1alpha2.ResourceBindingStatus
+	patch  func(ctx context.Context, patch []byte) error
+}
+
+func (c *Controller) get(key string) (*target, error) {
+	isCluster, ns, name, ok := splitKey(key)
+	if !ok {
+		return nil, fmt.Errorf("malformed key %q", key)
+	}
+	opts := metav1.PatchOptions{FieldManager: ControllerName}
+	if isCluster {
+		b, err := c.crbs.Get(name)
+		if err != nil {
+			return nil, err
+		}
+		return &target{obj: b, meta: &b.ObjectMeta, spec: &b.Spec, status: &b.Status, patch: func(ctx context.Context, p []byte) error {
+			_, err := c.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, name, types.MergePatchType, p, opts)
+			return err
+		}}, nil
+	}
+	b, err := c.rbs.ResourceBindings(ns).Get(name)
+	if err != nil {
+		return nil, err
+	}
+	return &target{obj: b, meta: &b.ObjectMeta, spec: &b.Spec, status: &b.Status, patch: func(ctx context.Context, p []byte) error {
+		_, err := c.client.WorkV1alpha2().ResourceBindings(ns).Patch(ctx, name, types.MergePatchType, p, opts)
+		return err
+	}}, nil
+}
+
+// reconcile makes the scheduling decision of one binding and writes it
+// when it differs from the stored one: one request carrying spec.clusters,
+// the applied placement and the scheduler's status, guarded by the
+// resourceVersion read, so a concurrent writer is never overwritten.
+func (c *Controller) reconcile(ctx context.Context, key string) error {
+	t, err := c.get(key)
+	if apierrors.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if !c.responsible(t) {
+		return nil
+	}
+	clusters, err := c.clusters.List(labels.Everything())
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(clusters, func(a, b *clusterv1alpha1.Cluster) int { return cmp.Compare(a.Name, b.Name) })
+	fresh := t.spec.RescheduleTriggeredAt != nil &&
+		(t.status.LastScheduledTime == nil || t.status.LastScheduledTime.Before(t.spec.RescheduleTriggeredAt))
+	dec, schedErr := schedule(input{spec: t.spec, status: t.status, clusters: clusters, fresh: fresh,
+		descending: descendingTieBreak(string(t.spec.Resource.UID))})
+
+	placement, err := json.Marshal(t.spec.Placement)
+	if err != nil {
+		return err
+	}
+	cond := metav1.Condition{Type: workv1alpha2.Scheduled, Status: metav1.ConditionTrue,
+		Reason: workv1alpha2.BindingReasonSuccess, Message: "Binding has been scheduled successfully.", ObservedGeneration: t.meta.Generation}
+	var se *scheduleError
+	switch {
+	case schedErr == nil:
+	case errors.As(schedErr, &se):
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, se.reason, se.message
+	default:
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, workv1alpha2.BindingReasonSchedulerError, schedErr.Error()
+	}
+	if c.upToDate(t, dec, schedErr == nil, string(placement), &cond) {
+		klog.FromContext(ctx).V(4).Info("Scheduling decision unchanged", "binding", key)
+		return c.retryLater(key, schedErr)
+	}
+	conditions := slices.Clone(t.status.Conditions)
+	cond.LastTransitionTime = metav1.NewTime(c.now())
+	meta.SetStatusCondition(&conditions, cond)
+	status := map[string]any{"schedulerObservedGeneration": t.meta.Generation, "conditions": conditions}
+	metadata := map[string]any{"resourceVersion": t.meta.ResourceVersion}
+	spec := map[string]any{}
+	if schedErr == nil {
+		metadata["annotations"] = map[string]any{workv1alpha2.AppliedPlacementAnnotation: string(placement)}
+		var clusters any // null clears the field
+		if len(dec.clusters) > 0 {
+			clusters = dec.clusters
+		}
+		spec["clusters"] = clusters
+		status["lastScheduledTime"] = metav1.NewTime(c.now())
+		var affinity any
+		if dec.affinityName != "" {
+			affinity = dec.affinityName
+		}
+		status["schedulerObservingAffinityName"] = affinity
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": metadata, "spec": spec, "status": status})
+	if err != nil {
+		return err
+	}
+	if err := t.patch(ctx, patch); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("writing the scheduling result: %w", err)
+	}
+	c.record(t, dec, schedErr)
+	return c.retryLater(key, schedErr)
+}
+
+// responsible tells whether the binding is this scheduler's to place now.
+func (c *Controller) responsible(t *target) bool {
+	if t.meta.DeletionTimestamp != nil || t.spec.Placement == nil {
+		return false
+	}
+	if n := t.spec.SchedulerName; n != "" && n != DefaultSchedulerName {
+		return false
+	}
+	s := t.spec.Suspension
+	return s == nil || s.Scheduling == nil || !*s.Scheduling
+}
+
+// upToDate tells whether the stored binding already holds the decision.
+func (c *Controller) upToDate(t *target, dec decision, ok bool, placement string, cond *metav1.Condition) bool {
+	if t.status.SchedulerObservedGeneration != t.meta.Generation {
+		return false
+	}
+	old := meta.FindStatusCondition(t.status.Conditions, workv1alpha2.Scheduled)
+	if old == nil || old.Status != cond.Status || old.Reason != cond.Reason || old.Message != cond.Message {
+		return false
+	}
+	if !ok {
+		return true
+	}
+	return t.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] == placement &&
+		t.status.SchedulerObservedAffinityName == dec.affinityName &&
+		slices.EqualFunc(t.spec.Clusters, dec.clusters, func(a, b workv1alpha2.TargetCluster) bool {
+			return a.Name == b.Name && a.Replicas == b.Replicas && len(a.Components) == 0 && len(b.Components) == 0
+		})
+}
+
+// retryLater tries an unschedulable binding again after a while; cluster
+// changes try it sooner.
+func (c *Controller) retryLater(key string, schedErr error) error {
+	if schedErr != nil {
+		c.queue.AddAfter(key, retryUnschedulable)
+	}
+	return nil
+}
+
+// record writes the decision's events on the binding and its template.
+func (c *Controller) record(t *target, dec decision, schedErr error) {
+	r := t.spec.Resource
+	ref := &corev1.ObjectReference{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, UID: r.UID}
+	if schedErr != nil {
+		c.recorder.Event(t.obj, corev1.EventTypeWarning, EventReasonScheduleBindingFailed, schedErr.Error())
+		c.recorder.Event(ref, corev1.EventTypeWarning, EventReasonScheduleBindingFailed, schedErr.Error())
+		return
+	}
+	parts := make([]string, 0, len(dec.clusters))
+	for _, tc := range dec.clusters {
+		parts = append(parts, fmt.Sprintf("%s:%d", tc.Name, tc.Replicas))
+	}
+	msg := fmt.Sprintf("Binding has been scheduled successfully. Result: {%s}", strings.Join(parts, ", "))
+	c.recorder.Event(t.obj, corev1.EventTypeNormal, EventReasonScheduleBindingSucceed, msg)
+	c.recorder.Event(ref, corev1.EventTypeNormal, EventReasonScheduleBindingSucceed, msg)
+}

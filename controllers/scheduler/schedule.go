@@ -1,0 +1,132 @@
+package scheduler
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+)
+
+// decision is the result of scheduling one binding.
+type decision struct {
+	clusters []workv1alpha2.TargetCluster
+	// affinityName is the clusterAffinities term used, when there are terms.
+	affinityName string
+}
+
+// scheduleError is a failed decision with the Scheduled condition's reason.
+type scheduleError struct {
+	reason  string
+	message string
+}
+
+func (e *scheduleError) Error() string { return e.message }
+
+func unschedulable(format string, args ...any) error {
+	return &scheduleError{reason: workv1alpha2.BindingReasonUnschedulable, message: fmt.Sprintf(format, args...)}
+}
+
+// input is what one decision is made from.
+type input struct {
+	spec   *workv1alpha2.ResourceBindingSpec
+	status *workv1alpha2.ResourceBindingStatus
+	// clusters are all clusters, sorted by name.
+	clusters []*clusterv1alpha1.Cluster
+	// fresh redistributes every replica instead of keeping the current
+	// assignment (a reschedule was triggered after the last scheduling).
+	fresh bool
+	// descending is the object's Webster tie-break direction.
+	descending bool
+}
+
+// schedule places a binding (API-SPEC §10.3). With clusterAffinities the
+// terms are tried in order from the one in use (the first after a
+// triggered reschedule); the first that schedules wins. When none does the
+// first error is returned and the caller keeps the current result.
+func schedule(in input) (decision, error) {
+	p := in.spec.Placement
+	if len(p.ClusterAffinities) == 0 {
+		clusters, err := scheduleWith(in, p.ClusterAffinity)
+		return decision{clusters: clusters}, err
+	}
+	start := 0
+	if !in.fresh {
+		if i := slices.IndexFunc(p.ClusterAffinities, func(t policyv1alpha1.ClusterAffinityTerm) bool {
+			return t.AffinityName == in.status.SchedulerObservedAffinityName
+		}); i >= 0 {
+			start = i
+		}
+	}
+	var first error
+	for _, term := range p.ClusterAffinities[start:] {
+		clusters, err := scheduleWith(in, &term.ClusterAffinity)
+		if err == nil {
+			return decision{clusters: clusters, affinityName: term.AffinityName}, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return decision{}, first
+}
+
+// candidate is a feasible cluster with its score and available replicas.
+type candidate struct {
+	cluster   *clusterv1alpha1.Cluster
+	score     int
+	available int64
+}
+
+// scheduleWith places the binding on clusters matching affinity: filter,
+// score, select, assign replicas.
+func scheduleWith(in input, affinity *policyv1alpha1.ClusterAffinity) ([]workv1alpha2.TargetCluster, error) {
+	feasible, refused := filter(in.clusters, in.spec, affinity)
+	if len(feasible) == 0 {
+		return nil, &scheduleError{reason: workv1alpha2.BindingReasonNoClusterFit, message: fitError(len(in.clusters), refused)}
+	}
+	avail := availableReplicas(feasible, in.spec)
+	held := assigned(in.spec.Clusters)
+	cands := make([]candidate, 0, len(feasible))
+	for _, c := range feasible {
+		score := 0
+		if _, ok := held[c.Name]; ok {
+			score = 100 // ClusterLocality: stay where the binding already runs
+		}
+		cands = append(cands, candidate{cluster: c, score: score, available: avail[c.Name]})
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.available, a.available); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.cluster.Name, b.cluster.Name)
+	})
+	selected, err := selectClusters(cands, in.spec)
+	if err != nil {
+		return nil, err
+	}
+	return assignReplicas(selected, in)
+}
+
+// divided tells whether the placement divides replicas (rather than
+// duplicating them).
+func divided(p *policyv1alpha1.Placement) bool {
+	return p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDivided
+}
+
+// staticWeighted tells whether a divided placement uses static weights.
+func staticWeighted(p *policyv1alpha1.Placement) bool {
+	if !divided(p) {
+		return false
+	}
+	rs := p.ReplicaScheduling
+	if rs.ReplicaDivisionPreference == policyv1alpha1.ReplicaDivisionPreferenceAggregated {
+		return false
+	}
+	return rs.WeightPreference == nil || rs.WeightPreference.DynamicWeight == ""
+}

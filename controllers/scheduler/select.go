@@ -1,0 +1,150 @@
+package scheduler
+
+import (
+	"cmp"
+	"slices"
+
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+)
+
+// selectClusters picks the clusters a binding goes to among the ordered
+// candidates, under the placement's spread constraints (Karmada's
+// SelectBestClusters): every candidate without constraints or with static
+// weights; otherwise the best groups (region, zone, provider or label)
+// within their min/max, and the best clusters within the cluster min/max.
+// A divided binding needs clusters whose available replicas cover its
+// replicas: better clusters are swapped in until they do.
+func selectClusters(cands []candidate, spec *workv1alpha2.ResourceBindingSpec) ([]candidate, error) {
+	p := spec.Placement
+	if len(p.SpreadConstraints) == 0 || staticWeighted(p) {
+		return cands, nil
+	}
+	var byCluster, byGroup *policyv1alpha1.SpreadConstraint
+	for i := range p.SpreadConstraints {
+		sc := &p.SpreadConstraints[i]
+		if sc.SpreadByLabel == "" && (sc.SpreadByField == policyv1alpha1.SpreadByFieldCluster || sc.SpreadByField == "") {
+			byCluster = sc
+		} else if byGroup == nil {
+			byGroup = sc
+		}
+	}
+	need := int64(0)
+	if divided(p) {
+		need = int64(spec.Replicas)
+	}
+	if byGroup != nil {
+		return selectByGroup(cands, byGroup, byCluster, need)
+	}
+	return selectByCluster(cands, byCluster, need)
+}
+
+// selectByCluster takes the first clusters of pool within the cluster
+// constraint's bounds (all of pool without one), then swaps in clusters of
+// pool with more available replicas until need is covered.
+func selectByCluster(pool []candidate, sc *policyv1alpha1.SpreadConstraint, need int64) ([]candidate, error) {
+	lo, hi := 0, len(pool)
+	if sc != nil {
+		lo = sc.MinGroups
+		if sc.MaxGroups > 0 {
+			hi = min(hi, sc.MaxGroups)
+		}
+	}
+	if len(pool) < lo {
+		return nil, unschedulable("the number of feasible clusters is less than spreadConstraint.MinGroups")
+	}
+	selected := slices.Clone(pool[:hi])
+	rest := slices.Clone(pool[hi:])
+	slices.SortStableFunc(rest, func(a, b candidate) int { return cmp.Compare(b.available, a.available) })
+	for sum(selected) < need {
+		if len(rest) == 0 {
+			return nil, unschedulable("no enough resource when selecting %d clusters", len(selected))
+		}
+		worst := 0
+		for i := range selected {
+			if selected[i].available < selected[worst].available {
+				worst = i
+			}
+		}
+		if len(selected) == 0 || rest[0].available <= selected[worst].available {
+			return nil, unschedulable("no enough resource when selecting %d clusters", len(selected))
+		}
+		selected[worst], rest = rest[0], rest[1:]
+	}
+	return selected, nil
+}
+
+// selectByGroup picks the best groups of the group constraint (most
+// available replicas first), then clusters from them: the best of each
+// group first, then the others in candidate order, within the cluster
+// constraint's maximum.
+func selectByGroup(cands []candidate, group, byCluster *policyv1alpha1.SpreadConstraint, need int64) ([]candidate, error) {
+	type grp struct {
+		name      string
+		members   []candidate
+		available int64
+		score     int
+	}
+	index := map[string]int{}
+	var groups []*grp
+	for _, c := range cands {
+		g := groupOf(c.cluster, *group)
+		i, ok := index[g]
+		if !ok {
+			i = len(groups)
+			index[g] = i
+			groups = append(groups, &grp{name: g})
+		}
+		groups[i].members = append(groups[i].members, c)
+		groups[i].available += c.available
+		groups[i].score = max(groups[i].score, c.score)
+	}
+	if len(groups) < group.MinGroups {
+		return nil, unschedulable("the number of feasible %s is less than spreadConstraint.MinGroups", groupWord(group))
+	}
+	slices.SortStableFunc(groups, func(a, b *grp) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.available, a.available); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.name, b.name)
+	})
+	n := len(groups)
+	if group.MaxGroups > 0 {
+		n = min(n, group.MaxGroups)
+	}
+	// The best cluster of every chosen group first, then the others.
+	var first, others []candidate
+	for _, g := range groups[:n] {
+		first = append(first, g.members[0])
+		others = append(others, g.members[1:]...)
+	}
+	slices.SortStableFunc(others, func(a, b candidate) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.available, a.available)
+	})
+	pool := append(first, others...)
+	if byCluster != nil && byCluster.MaxGroups > 0 && byCluster.MaxGroups < n {
+		return nil, unschedulable("spreadConstraint.MaxGroups of cluster is less than the %s groups selected", groupWord(group))
+	}
+	return selectByCluster(pool, byCluster, need)
+}
+
+func groupWord(sc *policyv1alpha1.SpreadConstraint) string {
+	if sc.SpreadByLabel != "" {
+		return "label " + sc.SpreadByLabel
+	}
+	return string(sc.SpreadByField)
+}
+
+func sum(cs []candidate) int64 {
+	var n int64
+	for _, c := range cs {
+		n += c.available
+	}
+	return n
+}
