@@ -10,6 +10,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/dependencies"
 	"github.com/flotilla-io/flotilla/controllers/detector"
 	"github.com/flotilla-io/flotilla/controllers/execution"
+	"github.com/flotilla-io/flotilla/controllers/internal/overrides"
 	"github.com/flotilla-io/flotilla/controllers/namespace"
 	"github.com/flotilla-io/flotilla/controllers/scheduler"
 	"github.com/flotilla-io/flotilla/controllers/status"
@@ -81,7 +82,7 @@ func startBinding(ctx context.Context, c *Context) error {
 	p, w := c.KarmadaInformers.Policy().V1alpha1(), c.KarmadaInformers.Work()
 	ctrl, err := binding.New(c.Templates, w.V1alpha2().ResourceBindings(), w.V1alpha2().ClusterResourceBindings(), w.V1alpha1().Works(),
 		c.KarmadaInformers.Cluster().V1alpha1().Clusters(), p.ClusterOverridePolicies(), p.OverridePolicies(),
-		c.Karmada, c.Interpreter, nil, scheduler.DivideCompletions, c.Recorder)
+		c.Karmada, c.Interpreter, overrides.Apply, scheduler.DivideCompletions, c.Recorder)
 	if err != nil {
 		return err
 	}

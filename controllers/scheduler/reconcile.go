@@ -87,6 +87,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	dec, schedErr := schedule(input{spec: t.spec, status: t.status, clusters: clusters, fresh: fresh,
 		descending: descendingTieBreak(string(t.spec.Resource.UID))})
 
+	klog.FromContext(ctx).V(2).Info("Scheduling decision", "binding", key, "generation", t.meta.Generation, "fresh", fresh,
+		"result", dec.clusters, "err", schedErr, "considered", dec.considered)
 	placement, err := json.Marshal(t.spec.Placement)
 	if err != nil {
 		return err

@@ -15,6 +15,9 @@ type decision struct {
 	clusters []workv1alpha2.TargetCluster
 	// affinityName is the clusterAffinities term used, when there are terms.
 	affinityName string
+	// considered says, per cluster, why it was refused or how many
+	// replicas it could take, for the log.
+	considered map[string]string
 }
 
 // scheduleError is a failed decision with the Scheduled condition's reason.
@@ -49,8 +52,8 @@ type input struct {
 func schedule(in input) (decision, error) {
 	p := in.spec.Placement
 	if len(p.ClusterAffinities) == 0 {
-		clusters, err := scheduleWith(in, p.ClusterAffinity)
-		return decision{clusters: clusters}, err
+		clusters, considered, err := scheduleWith(in, p.ClusterAffinity)
+		return decision{clusters: clusters, considered: considered}, err
 	}
 	start := 0
 	if !in.fresh {
@@ -62,9 +65,9 @@ func schedule(in input) (decision, error) {
 	}
 	var first error
 	for _, term := range p.ClusterAffinities[start:] {
-		clusters, err := scheduleWith(in, &term.ClusterAffinity)
+		clusters, considered, err := scheduleWith(in, &term.ClusterAffinity)
 		if err == nil {
-			return decision{clusters: clusters, affinityName: term.AffinityName}, nil
+			return decision{clusters: clusters, affinityName: term.AffinityName, considered: considered}, nil
 		}
 		if first == nil {
 			first = err
@@ -82,12 +85,15 @@ type candidate struct {
 
 // scheduleWith places the binding on clusters matching affinity: filter,
 // score, select, assign replicas.
-func scheduleWith(in input, affinity *policyv1alpha1.ClusterAffinity) ([]workv1alpha2.TargetCluster, error) {
+func scheduleWith(in input, affinity *policyv1alpha1.ClusterAffinity) ([]workv1alpha2.TargetCluster, map[string]string, error) {
 	feasible, refused := filter(in.clusters, in.spec, affinity)
 	if len(feasible) == 0 {
-		return nil, &scheduleError{reason: workv1alpha2.BindingReasonNoClusterFit, message: fitError(len(in.clusters), refused)}
+		return nil, refused, &scheduleError{reason: workv1alpha2.BindingReasonNoClusterFit, message: fitError(len(in.clusters), refused)}
 	}
 	avail := availableReplicas(feasible, in.spec)
+	for name, n := range avail {
+		refused[name] = fmt.Sprintf("available %d", n)
+	}
 	held := assigned(in.spec.Clusters)
 	cands := make([]candidate, 0, len(feasible))
 	for _, c := range feasible {
@@ -108,9 +114,10 @@ func scheduleWith(in input, affinity *policyv1alpha1.ClusterAffinity) ([]workv1a
 	})
 	selected, err := selectClusters(cands, in.spec)
 	if err != nil {
-		return nil, err
+		return nil, refused, err
 	}
-	return assignReplicas(selected, in)
+	clusters, err := assignReplicas(selected, in)
+	return clusters, refused, err
 }
 
 // divided tells whether the placement divides replicas (rather than

@@ -58,10 +58,18 @@ func kubectl(t *testing.T, args ...string) (string, error) {
 
 func kubectlAt(t *testing.T, kubeconfig string, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), filepath.Join(framework.Env.Options.BinDir, "kubectl"),
+	ctx, cancel := commandContext(t)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(framework.Env.Options.BinDir, "kubectl"),
 		append([]string{"--kubeconfig=" + kubeconfig, "--cache-dir=" + t.TempDir()}, args...)...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// commandContext bounds a command of the test. It outlives t.Context(),
+// which ends before cleanups run, so cleanups can run commands too.
+func commandContext(t *testing.T) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(t.Context()), 2*time.Minute)
 }
 
 // apply applies a manifest given as text to the host.
@@ -86,8 +94,37 @@ func eventually(t *testing.T, timeout time.Duration, cond func(ctx context.Conte
 		return last == "", nil
 	})
 	if err != nil {
+		// The last try may have been cut by the deadline: ask once more
+		// with time to answer, so the message says what is wrong.
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		if last = cond(ctx); last == "" {
+			return
+		}
 		t.Fatalf("after %s: %s", timeout, last)
 	}
+}
+
+// bindingState describes the ResourceBinding of a Deployment: where the
+// scheduler placed it and its conditions, for failure messages.
+func bindingState(ctx context.Context, t *testing.T, ns, deploy string) string {
+	rb, err := karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, deploy+"-deployment", metav1.GetOptions{})
+	if err != nil {
+		return "binding: " + err.Error()
+	}
+	var conds []string
+	for _, c := range rb.Status.Conditions {
+		conds = append(conds, fmt.Sprintf("%s=%s %s %q", c.Type, c.Status, c.Reason, c.Message))
+	}
+	var summaries []string
+	if clusters, err := karmada(t).ClusterV1alpha1().Clusters().List(ctx, metav1.ListOptions{}); err == nil {
+		for _, c := range clusters.Items {
+			if s := c.Status.ResourceSummary; s != nil {
+				summaries = append(summaries, fmt.Sprintf("%s allocatable %v allocated %v allocating %v", c.Name, s.Allocatable, s.Allocated, s.Allocating))
+			}
+		}
+	}
+	return fmt.Sprintf("binding: clusters %v, conditions %v; clusters: %v", rb.Spec.Clusters, conds, summaries)
 }
 
 // memberReplicas returns "name: replicas/ready" of a Deployment in each
@@ -232,7 +269,7 @@ func wantReplicas(t *testing.T, timeout time.Duration, ns, name string, want map
 		got := replicasIn(ctx, t, ns, name, members...)
 		for m, w := range want {
 			if got[m] != w {
-				return fmt.Sprintf("replicas of %s/%s: got %v, want %v", ns, name, got, want)
+				return fmt.Sprintf("replicas of %s/%s: got %v, want %v; %s", ns, name, got, want, bindingState(ctx, t, ns, name))
 			}
 		}
 		return ""
@@ -243,7 +280,9 @@ func wantReplicas(t *testing.T, timeout time.Duration, ns, name string, want map
 func flotillactl(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	e := framework.Env
-	out, err := exec.CommandContext(t.Context(), filepath.Join(e.Options.BinDir, "flotillactl"),
+	ctx, cancel := commandContext(t)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, filepath.Join(e.Options.BinDir, "flotillactl"),
 		append(args, "--kubeconfig="+e.Host.Kubeconfig)...).CombinedOutput()
 	return string(out), err
 }

@@ -18,7 +18,7 @@ func TestMain(m *testing.M) {
 			{Name: "member2", Nodes: env.NodeOptions{Count: 1, CPU: "32"}},
 		},
 		Flotilla: &env.FlotillaOptions{Args: []string{
-			"--cluster-status-update-frequency=2s",
+			"--cluster-status-update-frequency=2s", "-v=2",
 		}},
 	}, "member1", "member2")
 }

@@ -82,6 +82,21 @@ func TestS3Taints(t *testing.T) {
 // twice member2's CPUs).
 func TestS3DynamicDivision(t *testing.T) {
 	ns := namespace(t, "s3-dynamic")
+	// Division follows the capacity the members report; wait until both
+	// have reported it (a cluster without a resource summary can run
+	// nothing, as with Karmada's general estimator).
+	eventually(t, 60*time.Second, func(ctx context.Context) string {
+		for _, m := range []string{"member1", "member2"} {
+			c, err := karmada(t).ClusterV1alpha1().Clusters().Get(ctx, m, metav1.GetOptions{})
+			if err != nil {
+				return err.Error()
+			}
+			if s := c.Status.ResourceSummary; s == nil || s.Allocatable.Cpu().IsZero() {
+				return m + " has not reported its capacity"
+			}
+		}
+		return ""
+	})
 	apply(t, policy("aggregated", ns, "aggregated", both+
 		"    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}\n", ""))
 	apply(t, deployment("aggregated", ns, 3, "8"))
@@ -96,7 +111,7 @@ func TestS3DynamicDivision(t *testing.T) {
 	eventually(t, 90*time.Second, func(ctx context.Context) string {
 		got := replicasIn(ctx, t, ns, "dynamic", "member1", "member2")
 		if got["member1"] < 1 || got["member2"] < 1 || got["member1"]+got["member2"] != 6 || got["member1"] < got["member2"] {
-			return fmt.Sprintf("dynamic division: %v", got)
+			return fmt.Sprintf("dynamic division: %v; %s", got, bindingState(ctx, t, ns, "dynamic"))
 		}
 		return ""
 	})

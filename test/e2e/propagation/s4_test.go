@@ -23,12 +23,12 @@ func TestS4NamespaceAutoPropagation(t *testing.T) {
 	if out, err := kubectl(t, "create", "namespace", "s4-team"); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
-	if out, err := kubectl(t, "create", "namespace", "s4-private"); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
-	if out, err := kubectl(t, "label", "namespace", "s4-private", "namespace.karmada.io/skip-auto-propagation=true"); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
+	// Created with the label: like Karmada, labelling a namespace that was
+	// already propagated keeps it where it is.
+	apply(t, `apiVersion: v1
+kind: Namespace
+metadata: {name: s4-private, labels: {namespace.karmada.io/skip-auto-propagation: "true"}}
+`)
 	t.Cleanup(func() { _, _ = kubectl(t, "delete", "namespace", "s4-private", "--wait=false") })
 	eventually(t, 60*time.Second, func(ctx context.Context) string {
 		for _, m := range []string{"member1", "member2"} {
