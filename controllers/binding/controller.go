@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -27,6 +28,7 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
@@ -120,6 +122,11 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 	}); err != nil {
 		return nil, err
 	}
+	// A binding whose template kind is not watched yet (the detector starts
+	// the informers as it sees policies, after a restart too) is synced
+	// again when its template shows up, and when the template's spec
+	// changes.
+	tmpl.AddHandler(c)
 	all := func(any) { c.enqueueAll() }
 	allHandler := cache.ResourceEventHandlerFuncs{AddFunc: all, UpdateFunc: func(_, o any) { all(o) }, DeleteFunc: all}
 	for _, inf := range []cache.SharedIndexInformer{cops.Informer(), ops.Informer()} {
@@ -184,6 +191,25 @@ func bindingChanged(old, obj any) bool {
 	}
 	return o.GetGeneration() != n.GetGeneration() || od != nd || !labels.Equals(o.GetLabels(), n.GetLabels()) ||
 		len(o.GetFinalizers()) != len(n.GetFinalizers())
+}
+
+// OnTemplate implements templates.Handler: it queues the binding of a
+// template that appears or whose spec, labels or annotations change.
+func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured, deleted bool) {
+	if deleted {
+		return
+	}
+	if old != nil && (old.GetResourceVersion() == obj.GetResourceVersion() ||
+		(obj.GetGeneration() != 0 && old.GetGeneration() == obj.GetGeneration() &&
+			labels.Equals(old.GetLabels(), obj.GetLabels()) && labels.Equals(old.GetAnnotations(), obj.GetAnnotations()))) {
+		return
+	}
+	name := names.BindingName(gvk.Kind, obj.GetName())
+	if ns := obj.GetNamespace(); ns != "" {
+		c.queue.Add("rb/" + ns + "/" + name)
+		return
+	}
+	c.queue.Add("crb/" + name)
 }
 
 func (c *Controller) enqueueWorkOwner(w *workv1alpha1.Work) {

@@ -152,10 +152,12 @@ func (c *Controller) dependencies(ctx context.Context, rb *workv1alpha2.Resource
 	}
 	tmpl, err := c.templates.Get(ctx, gvk, rb.Spec.Resource.Namespace, rb.Spec.Resource.Name)
 	if err != nil {
-		if apierrors.IsNotFound(err) || errors.Is(err, templates.ErrNotWatched) {
+		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
-		return nil, err
+		// Not watched yet (just after a restart): retry rather than take
+		// the template for one without dependencies and release them.
+		return nil, fmt.Errorf("reading the template of %s/%s: %w", rb.Namespace, rb.Name, err)
 	}
 	refs, err := c.interp.GetDependencies(tmpl)
 	if err != nil {

@@ -90,6 +90,13 @@ func ownedSpec(spec *workv1alpha2.ResourceBindingSpec) map[string]json.RawMessag
 	return out
 }
 
+// withoutResourceVersion returns spec without its template resourceVersion.
+func withoutResourceVersion(spec *workv1alpha2.ResourceBindingSpec) *workv1alpha2.ResourceBindingSpec {
+	out := *spec
+	out.Resource.ResourceVersion = ""
+	return &out
+}
+
 func sameOwned(a, b map[string]json.RawMessage) bool {
 	for k, v := range a {
 		if !bytes.Equal(v, b[k]) {
@@ -137,7 +144,10 @@ func (c *Controller) ensureBinding(ctx context.Context, gvk schema.GroupVersionK
 	}
 	want := ownedSpec(spec)
 	metaP := metaPatch(existing.Labels, existing.Annotations, lbls, annos)
-	if metaP == nil && sameOwned(want, ownedSpec(existingSpec)) {
+	if metaP == nil && sameOwned(ownedSpec(withoutResourceVersion(spec)), ownedSpec(withoutResourceVersion(existingSpec))) {
+		// A new template resourceVersion alone (the detector's own claim
+		// labels, for one) changes no decision: it is not worth a write and
+		// the rescheduling a new binding generation would cause.
 		return false, nil
 	}
 	patch, _ := json.Marshal(map[string]any{

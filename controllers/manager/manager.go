@@ -28,6 +28,10 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
+	// Queue depths and client requests on /metrics: the benchmarks read
+	// them to tell when the controllers are idle and what they wrote.
+	_ "k8s.io/component-base/metrics/prometheus/restclient"
+	_ "k8s.io/component-base/metrics/prometheus/workqueue"
 	"k8s.io/klog/v2"
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"

@@ -108,6 +108,18 @@ func (p *Process) Stop(grace time.Duration) {
 	}
 }
 
+// Kill sends SIGKILL to the process group at once, as `kill -9` does, and
+// waits for the process to end.
+func (p *Process) Kill() {
+	if !p.owned() {
+		return
+	}
+	_ = syscall.Kill(-p.PID, syscall.SIGKILL)
+	if p.exited != nil {
+		<-p.exited
+	}
+}
+
 // owned reports whether PID still names the process we started: after a
 // reboot or a long time, the number may belong to somebody else.
 func (p *Process) owned() bool {

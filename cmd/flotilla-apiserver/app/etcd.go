@@ -47,6 +47,9 @@ func startEmbeddedEtcd(ctx context.Context, dir string) (*embeddedEtcd, error) {
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.LogLevel = "warn"
+	// NewConfig leaves the slow-request threshold at zero (only the flag
+	// set defaults it), which logs every request as slow.
+	cfg.WarningUnaryRequestDuration = embed.DefaultWarningUnaryRequestDuration
 	cfg.QuotaBackendBytes = 8 << 30
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {

@@ -1,0 +1,259 @@
+package scheduler
+
+import (
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
+	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+)
+
+// The controller-level fixture: listers over indexers, the fake clientset,
+// a fake recorder, a real queue that records delayed adds, a fixed clock.
+
+var (
+	fixedNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	rbGVR    = schema.GroupVersionResource{Group: "work.karmada.io", Version: "v1alpha2", Resource: "resourcebindings"}
+	crbGVR   = schema.GroupVersionResource{Group: "work.karmada.io", Version: "v1alpha2", Resource: "clusterresourcebindings"}
+)
+
+const fixedNowJSON = "2026-01-02T03:04:05Z"
+
+// s2Placement is S2: clusters a and b, static weights 1:1.
+func s2Placement() *policyv1alpha1.Placement {
+	return &policyv1alpha1.Placement{
+		ClusterAffinity:   onClusters("a", "b"),
+		ReplicaScheduling: staticRS(weight(1, onClusters("a")), weight(1, onClusters("b"))),
+	}
+}
+
+// s2PlacementJSON is s2Placement as the applied-placement annotation holds it.
+const s2PlacementJSON = `{"clusterAffinity":{"clusterNames":["a","b"]},"replicaScheduling":{"replicaSchedulingType":"Divided",` +
+	`"replicaDivisionPreference":"Weighted","weightPreference":{"staticWeightList":[{"targetCluster":{"clusterNames":["a"]},"weight":1},` +
+	`{"targetCluster":{"clusterNames":["b"]},"weight":1}]}}}`
+
+// fixtureClusters are a and b, each with room for 10 pods.
+func fixtureClusters() []*clusterv1alpha1.Cluster {
+	return []*clusterv1alpha1.Cluster{newCluster("a", withPods("10")), newCluster("b", withPods("10"))}
+}
+
+// newRB is a ResourceBinding "default/web" at generation 3,
+// resourceVersion 7, for 2 replicas under S2, never scheduled.
+func newRB(mods ...func(*workv1alpha2.ResourceBinding)) *workv1alpha2.ResourceBinding {
+	b := &workv1alpha2.ResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", Generation: 3, ResourceVersion: "7"},
+		Spec:       *bindingSpec(2, s2Placement()),
+	}
+	for _, m := range mods {
+		m(b)
+	}
+	return b
+}
+
+func newCRB(mods ...func(*workv1alpha2.ClusterResourceBinding)) *workv1alpha2.ClusterResourceBinding {
+	b := &workv1alpha2.ClusterResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 3, ResourceVersion: "7"},
+		Spec:       *bindingSpec(2, s2Placement()),
+	}
+	for _, m := range mods {
+		m(b)
+	}
+	return b
+}
+
+// scheduledRB holds S2's decision for generation 3: nothing to write.
+func scheduledRB(b *workv1alpha2.ResourceBinding) {
+	b.Annotations = map[string]string{workv1alpha2.AppliedPlacementAnnotation: s2PlacementJSON}
+	b.Spec.Clusters = []workv1alpha2.TargetCluster{at("a", 1), at("b", 1)}
+	last := metav1.NewTime(fixedNow.Add(-time.Hour))
+	b.Status = workv1alpha2.ResourceBindingStatus{
+		SchedulerObservedGeneration: 3,
+		LastScheduledTime:           &last,
+		Conditions: []metav1.Condition{{Type: workv1alpha2.Scheduled, Status: metav1.ConditionTrue, ObservedGeneration: 3,
+			LastTransitionTime: last, Reason: workv1alpha2.BindingReasonSuccess, Message: "Binding has been scheduled successfully."}},
+	}
+}
+
+type delayedKey struct {
+	key   string
+	delay time.Duration
+}
+
+// recordingQueue is the controller's queue recording the delayed adds
+// instead of arming timers.
+type recordingQueue struct {
+	workqueue.TypedRateLimitingInterface[string]
+	mu    sync.Mutex
+	after []delayedKey
+}
+
+func (q *recordingQueue) AddAfter(key string, d time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.after = append(q.after, delayedKey{key, d})
+}
+
+func (q *recordingQueue) delayed() []delayedKey {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.after
+	q.after = nil
+	return out
+}
+
+// keys drains the keys queued at once.
+func (q *recordingQueue) keys() []string {
+	var out []string
+	for q.Len() > 0 {
+		k, _ := q.Get()
+		q.Done(k)
+		out = append(out, k)
+	}
+	return out
+}
+
+type fixture struct {
+	ctrl                 *Controller
+	client               *fake.Clientset
+	recorder             *record.FakeRecorder
+	queue                *recordingQueue
+	rbs, crbs, clustersI cache.Indexer
+}
+
+func newIndexer() cache.Indexer {
+	return cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+}
+
+func newFixture(t *testing.T, clusters []*clusterv1alpha1.Cluster, bindings ...runtime.Object) *fixture {
+	t.Helper()
+	f := &fixture{rbs: newIndexer(), crbs: newIndexer(), clustersI: newIndexer(), recorder: record.NewFakeRecorder(32)}
+	for _, c := range clusters {
+		if err := f.clustersI.Add(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stored []runtime.Object
+	for _, b := range bindings {
+		f.store(t, b)
+		stored = append(stored, b.DeepCopyObject())
+	}
+	f.client = fake.NewSimpleClientset(stored...)
+	q := worker.NewQueue(ControllerName)
+	t.Cleanup(q.ShutDown)
+	f.queue = &recordingQueue{TypedRateLimitingInterface: q}
+	f.ctrl = &Controller{
+		rbs:      worklisters.NewResourceBindingLister(f.rbs),
+		crbs:     worklisters.NewClusterResourceBindingLister(f.crbs),
+		clusters: clusterlisters.NewClusterLister(f.clustersI),
+		client:   f.client,
+		recorder: f.recorder,
+		queue:    f.queue,
+		now:      func() time.Time { return fixedNow },
+	}
+	return f
+}
+
+// store puts a binding into the informer cache.
+func (f *fixture) store(t *testing.T, obj runtime.Object) {
+	t.Helper()
+	idx := f.rbs
+	if _, ok := obj.(*workv1alpha2.ClusterResourceBinding); ok {
+		idx = f.crbs
+	}
+	if err := idx.Update(obj); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// resync copies the stored binding into the cache, as the informer would,
+// and forgets the actions so far.
+func (f *fixture) resync(t *testing.T, gvr schema.GroupVersionResource, ns, name string) runtime.Object {
+	t.Helper()
+	obj, err := f.client.Tracker().Get(gvr, ns, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.store(t, obj)
+	f.client.ClearActions()
+	return obj
+}
+
+func (f *fixture) events() []string {
+	var out []string
+	for {
+		select {
+		case e := <-f.recorder.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
+}
+
+// patches returns the patch actions, failing on any other action.
+func (f *fixture) patches(t *testing.T) []clienttesting.PatchAction {
+	t.Helper()
+	var out []clienttesting.PatchAction
+	for _, a := range f.client.Actions() {
+		p, ok := a.(clienttesting.PatchAction)
+		if !ok {
+			t.Fatalf("unexpected action %s %s", a.GetVerb(), a.GetResource().Resource)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// onePatch returns the only action, a merge patch of gvr ns/name.
+func (f *fixture) onePatch(t *testing.T, gvr schema.GroupVersionResource, ns, name string) []byte {
+	t.Helper()
+	ps := f.patches(t)
+	if len(ps) != 1 {
+		t.Fatalf("got %d patches, want 1", len(ps))
+	}
+	p := ps[0]
+	if p.GetResource() != gvr || p.GetNamespace() != ns || p.GetName() != name || p.GetSubresource() != "" {
+		t.Errorf("patched %v %s/%s subresource %q, want %v %s/%s", p.GetResource(), p.GetNamespace(), p.GetName(), p.GetSubresource(), gvr, ns, name)
+	}
+	if p.GetPatchType() != "application/merge-patch+json" {
+		t.Errorf("patch type %s, want a merge patch", p.GetPatchType())
+	}
+	return p.GetPatch()
+}
+
+// jsonEqual compares two JSON documents by value.
+func jsonEqual(t *testing.T, want string, got []byte) {
+	t.Helper()
+	var w, g any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("bad wanted JSON: %v\n%s", err, want)
+	}
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, got)
+	}
+	if diff := cmp.Diff(w, g); diff != "" {
+		t.Errorf("patch (-want +got):\n%s\ngot: %s", diff, got)
+	}
+}
+
+// quote is s as a JSON string.
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,154 @@
+package scheduler
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+)
+
+// The rest of the status survives a write; the Scheduled condition keeps
+// its transition time when its status does not change.
+func TestReconcileKeepsOtherConditions(t *testing.T) {
+	t.Parallel()
+	earlier := metav1.NewTime(fixedNow.Add(-time.Hour))
+	f := newFixture(t, fixtureClusters(), newRB(scheduledRB, func(b *workv1alpha2.ResourceBinding) {
+		b.Generation = 4
+		b.Status.Conditions = []metav1.Condition{
+			{Type: workv1alpha2.FullyApplied, Status: metav1.ConditionTrue, ObservedGeneration: 3, LastTransitionTime: earlier,
+				Reason: workv1alpha2.FullyAppliedSuccessReason, Message: "applied"},
+			{Type: workv1alpha2.Scheduled, Status: metav1.ConditionTrue, ObservedGeneration: 3, LastTransitionTime: earlier,
+				Reason: workv1alpha2.BindingReasonSuccess, Message: "Binding has been scheduled successfully."},
+		}
+	}))
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+		t.Fatal(err)
+	}
+	jsonEqual(t, `{
+	  "metadata": {"resourceVersion": "7", "annotations": {"policy.karmada.io/applied-placement": `+quote(s2PlacementJSON)+`}},
+	  "spec": {"clusters": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1}]},
+	  "status": {
+	    "schedulerObservedGeneration": 4, "lastScheduledTime": "`+fixedNowJSON+`", "schedulerObservingAffinityName": null,
+	    "conditions": [
+	      {"type": "FullyApplied", "status": "True", "observedGeneration": 3, "lastTransitionTime": "2026-01-02T02:04:05Z",
+	        "reason": "FullyAppliedSuccess", "message": "applied"},
+	      {"type": "Scheduled", "status": "True", "observedGeneration": 4, "lastTransitionTime": "2026-01-02T02:04:05Z",
+	        "reason": "Success", "message": "Binding has been scheduled successfully."}]
+	  }
+	}`, f.onePatch(t, rbGVR, "default", "web"))
+}
+
+func TestReconcileAffinityName(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fixtureClusters(), newRB(func(b *workv1alpha2.ResourceBinding) {
+		b.Spec.Placement = &policyv1alpha1.Placement{ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{
+			{AffinityName: "primary", ClusterAffinity: *onClusters("zzz")},
+			{AffinityName: "backup", ClusterAffinity: *onClusters("b")},
+		}}
+	}))
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+		t.Fatal(err)
+	}
+	f.onePatch(t, rbGVR, "default", "web")
+	obj := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
+	if got := obj.Status.SchedulerObservedAffinityName; got != "backup" {
+		t.Errorf("schedulerObservingAffinityName = %q, want backup", got)
+	}
+	if diff := cmp.Diff([]workv1alpha2.TargetCluster{at("b", 2)}, obj.Spec.Clusters); diff != "" {
+		t.Errorf("spec.clusters (-want +got):\n%s", diff)
+	}
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.client.Actions()); n != 0 {
+		t.Errorf("second reconcile made %d requests, want none", n)
+	}
+}
+
+// rescheduleTriggeredAt newer than lastScheduledTime redistributes
+// everything; older keeps the current assignment.
+func TestReconcileFresh(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		triggered time.Duration // relative to lastScheduledTime
+		want      []workv1alpha2.TargetCluster
+	}{
+		// a: 10 free + 4 held = 14, b: 10. 4 over 14:10: a, b, a, b.
+		{name: "reschedule triggered after the last scheduling", triggered: time.Minute, want: []workv1alpha2.TargetCluster{at("a", 2), at("b", 2)}},
+		{name: "reschedule triggered before the last scheduling", triggered: -time.Minute, want: []workv1alpha2.TargetCluster{at("a", 4)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, fixtureClusters(), newRB(scheduledRB, func(b *workv1alpha2.ResourceBinding) {
+				b.Generation = 4
+				b.Spec.Replicas = 4
+				b.Spec.Placement = &policyv1alpha1.Placement{ReplicaScheduling: dynamicRS()}
+				b.Spec.Clusters = []workv1alpha2.TargetCluster{at("a", 4)}
+				b.Spec.RescheduleTriggeredAt = &metav1.Time{Time: b.Status.LastScheduledTime.Add(tc.triggered)}
+			}))
+			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+				t.Fatal(err)
+			}
+			f.onePatch(t, rbGVR, "default", "web")
+			obj := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
+			if diff := cmp.Diff(tc.want, obj.Spec.Clusters); diff != "" {
+				t.Errorf("spec.clusters (-want +got):\n%s", diff)
+			}
+			if got := obj.Status.LastScheduledTime; got == nil || !got.Time.Equal(fixedNow) {
+				t.Errorf("lastScheduledTime = %v, want %v", got, fixedNow)
+			}
+		})
+	}
+}
+
+// Karmada's scheduleResourceBindingWithClusterAffinity goes on to patch
+// (clean up) the result on a FitError: spec.clusters becomes empty and the
+// placement is recorded as applied. Only other errors keep the old result.
+func TestReconcileNoClusterFitClearsClusters(t *testing.T) {
+	t.Parallel()
+	t.Skip("BUG: NoClusterFit keeps the old spec.clusters; Karmada writes an empty result (workload removed from clusters that no longer fit)")
+	f := newFixture(t, fixtureClusters(), newRB(scheduledRB, func(b *workv1alpha2.ResourceBinding) {
+		b.Generation = 4
+		b.Spec.Placement = &policyv1alpha1.Placement{ClusterAffinity: onClusters("zzz")}
+	}))
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+		t.Fatal(err)
+	}
+	f.onePatch(t, rbGVR, "default", "web")
+	obj := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
+	if len(obj.Spec.Clusters) != 0 {
+		t.Errorf("spec.clusters = %v, want none", obj.Spec.Clusters)
+	}
+	if got, want := obj.Annotations[workv1alpha2.AppliedPlacementAnnotation], `{"clusterAffinity":{"clusterNames":["zzz"]}}`; got != want {
+		t.Errorf("applied placement = %s, want %s", got, want)
+	}
+}
+
+// Karmada's patchBindingStatusCondition: "Postpone setting observed
+// generation until schedule succeed" — a failed decision leaves
+// schedulerObservedGeneration behind metadata.generation (scheduling
+// pending, as the field's doc says).
+func TestReconcileFailureLeavesObservedGeneration(t *testing.T) {
+	t.Parallel()
+	t.Skip("BUG: a failed decision sets status.schedulerObservedGeneration to metadata.generation; Karmada only sets it on success")
+	f := newFixture(t, fixtureClusters(), newRB(scheduledRB, func(b *workv1alpha2.ResourceBinding) {
+		b.Generation = 4
+		b.Spec.Replicas = 30
+		b.Spec.Placement = &policyv1alpha1.Placement{ReplicaScheduling: dynamicRS()}
+	}))
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+		t.Fatal(err)
+	}
+	f.onePatch(t, rbGVR, "default", "web")
+	obj := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
+	if got := obj.Status.SchedulerObservedGeneration; got != 3 {
+		t.Errorf("schedulerObservedGeneration = %d after a failure at generation 4, want 3 (unchanged)", got)
+	}
+}
