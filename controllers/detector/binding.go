@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -106,6 +107,10 @@ func sameOwned(a, b map[string]json.RawMessage) bool {
 	return true
 }
 
+// errNotCached says a binding exists but the lister has not seen it yet:
+// not a failure, the reconcile is simply retried.
+var errNotCached = errors.New("exists but is not in the cache yet")
+
 // ensureBinding creates or patches the binding of obj; wrote tells whether
 // a write happened.
 func (c *Controller) ensureBinding(ctx context.Context, gvk schema.GroupVersionKind, obj *unstructured.Unstructured, p *policy) (bool, error) {
@@ -190,7 +195,7 @@ func (c *Controller) createBinding(ctx context.Context, obj *unstructured.Unstru
 	}
 	if apierrors.IsAlreadyExists(err) {
 		// The lister was behind; the next event brings it in line.
-		return fmt.Errorf("binding %s exists but is not in the cache yet", name)
+		return fmt.Errorf("binding %s: %w", name, errNotCached)
 	}
 	return err
 }

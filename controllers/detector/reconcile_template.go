@@ -78,6 +78,9 @@ func (c *Controller) reconcileTemplate(ctx context.Context, key string) error {
 		return err
 	}
 	wrote, err := c.ensureBinding(ctx, gvk, obj, chosen)
+	if errors.Is(err, errNotCached) {
+		return err
+	}
 	if err != nil {
 		c.event(obj, corev1.EventTypeWarning, EventReasonApplyPolicyFailed, fmt.Sprintf("Apply policy(%s) failed: %v", policyName(chosen), err))
 		return err

@@ -95,9 +95,11 @@ func assignDynamic(selected []candidate, in input) ([]workv1alpha2.TargetCluster
 		return sorted(fromSeats(out)), nil
 	}
 	delta := target - held
+	// The new replicas go where the averages are highest, counting what
+	// each cluster already holds (Webster's initial seats).
 	parties := make([]party, 0, len(selected))
 	for _, c := range selected {
-		parties = append(parties, party{name: c.cluster.Name, votes: c.available})
+		parties = append(parties, party{name: c.cluster.Name, votes: c.available, seats: inUse[c.cluster.Name]})
 	}
 	if p := spec.Placement.ReplicaScheduling; p.ReplicaDivisionPreference == policyv1alpha1.ReplicaDivisionPreferenceAggregated {
 		parties = aggregate(parties, inUse, delta)
@@ -111,7 +113,9 @@ func assignDynamic(selected []candidate, in input) ([]workv1alpha2.TargetCluster
 	}
 	seats := webster(int32(delta), parties, in.descending)
 	for name, n := range inUse {
-		seats[name] += n
+		if _, ok := seats[name]; !ok {
+			seats[name] = n // left out of an Aggregated prefix: keeps what it has
+		}
 	}
 	return sorted(fromSeats(seats)), nil
 }

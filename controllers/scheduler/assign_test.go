@@ -133,7 +133,6 @@ func TestAssignReplicas(t *testing.T) {
 // 12/(2*3+1) ≈ 1.7 against b's 10/1, so b gets it.
 func TestAssignDynamicScaleUpHonoursInitialSeats(t *testing.T) {
 	t.Parallel()
-	t.Skip("BUG: dynamic scale-up divides the delta as if no cluster held replicas (seats 0), then adds the held replicas back")
 	spec := bindingSpec(4, &policyv1alpha1.Placement{ReplicaScheduling: dynamicRS()}, at("a", 3))
 	got, err := assignReplicas([]candidate{held(cand("a", 12)), cand("b", 10)}, input{spec: spec, status: &workv1alpha2.ResourceBindingStatus{}})
 	if err != nil {

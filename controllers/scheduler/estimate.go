@@ -67,7 +67,13 @@ func availableReplicas(candidates []*clusterv1alpha1.Cluster, spec *workv1alpha2
 			out[c.Name] = math.MaxInt32
 			continue
 		}
-		out[c.Name] = min(maxAvailable(c, spec.ReplicaRequirements)+int64(held[c.Name]), math.MaxInt32)
+		n := maxAvailable(c, spec.ReplicaRequirements) + int64(held[c.Name])
+		if n >= math.MaxInt32 {
+			// No real bound is known: weigh the cluster as able to run
+			// them all, as Karmada does with an unknown estimate.
+			n = int64(spec.Replicas)
+		}
+		out[c.Name] = n
 	}
 	return out
 }

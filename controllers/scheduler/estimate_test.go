@@ -111,7 +111,6 @@ func TestAvailableReplicas(t *testing.T) {
 // weigh spec.replicas in a dynamic division, not MaxInt32.
 func TestAvailableReplicasUnknownBecomesSpecReplicas(t *testing.T) {
 	t.Parallel()
-	t.Skip("BUG: an estimate capped at MaxInt32 (unknown) is kept as MaxInt32 instead of becoming spec.replicas")
 	clusters := []*clusterv1alpha1.Cluster{newCluster("a", withPods("1099511627776")), newCluster("b", withPods("10"))}
 	got := availableReplicas(clusters, bindingSpec(6, nil))
 	if diff := cmp.Diff(map[string]int64{"a": 6, "b": 10}, got); diff != "" {

@@ -24,6 +24,10 @@ func filter(clusters []*clusterv1alpha1.Cluster, spec *workv1alpha2.ResourceBind
 	var out []*clusterv1alpha1.Cluster
 	refused := map[string]string{}
 	for _, c := range clusters {
+		if c.DeletionTimestamp != nil {
+			// Never a candidate, and not worth a reason (Karmada skips it).
+			continue
+		}
 		_, scheduled := held[c.Name]
 		if why := refuse(c, spec, affinity, scheduled); why != "" {
 			refused[c.Name] = why
@@ -36,9 +40,6 @@ func filter(clusters []*clusterv1alpha1.Cluster, spec *workv1alpha2.ResourceBind
 
 // refuse returns why c cannot take the binding, or "".
 func refuse(c *clusterv1alpha1.Cluster, spec *workv1alpha2.ResourceBindingSpec, affinity *policyv1alpha1.ClusterAffinity, scheduled bool) string {
-	if c.DeletionTimestamp != nil {
-		return "cluster is being deleted"
-	}
 	if !scheduled && !apiEnabled(c, spec.Resource.APIVersion, spec.Resource.Kind) {
 		return "cluster(s) did not have the API resource"
 	}

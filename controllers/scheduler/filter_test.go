@@ -18,7 +18,6 @@ func TestRefuse(t *testing.T) {
 		noAPI          = "cluster(s) did not have the API resource"
 		noMatch        = "cluster(s) did not match the placement cluster affinity constraint"
 		evicting       = "cluster(s) is in the process of eviction"
-		deleting       = "cluster is being deleted"
 		noRegion       = "cluster(s) did not have region property"
 		gpuUntolerated = "cluster(s) had untolerated taint {dedicated=gpu:NoSchedule}"
 	)
@@ -40,8 +39,6 @@ func TestRefuse(t *testing.T) {
 		want      string
 	}{
 		{name: "fits", cluster: newCluster("a"), want: ""},
-		{name: "being deleted", cluster: newCluster("a", beingDeleted()), want: deleting},
-		{name: "being deleted, even when scheduled", cluster: newCluster("a", beingDeleted()), scheduled: true, want: deleting},
 		{name: "API not served", cluster: newCluster("a", withoutAPIs()), want: noAPI},
 		{name: "kind served in another version",
 			resource: &workv1alpha2.ObjectReference{APIVersion: "apps/v1beta1", Kind: "Deployment", Name: "web"},
@@ -181,7 +178,6 @@ func TestFitError(t *testing.T) {
 // result, so it counts in N but adds no reason to the FitError message.
 func TestFitErrorSkipsDeletingClusters(t *testing.T) {
 	t.Parallel()
-	t.Skip("BUG: a deleting cluster adds \"1 cluster is being deleted\" to the NoClusterFit message; Karmada skips it silently")
 	in := input{
 		spec:     bindingSpec(1, &policyv1alpha1.Placement{}),
 		status:   &workv1alpha2.ResourceBindingStatus{},

@@ -103,23 +103,31 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	default:
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, workv1alpha2.BindingReasonSchedulerError, schedErr.Error()
 	}
-	if c.upToDate(t, dec, schedErr == nil, string(placement), &cond) {
+	// Like Karmada, a placement no cluster fits is a result too: the
+	// binding leaves every cluster. Other failures keep the current result.
+	noFit := se != nil && se.reason == workv1alpha2.BindingReasonNoClusterFit
+	if c.upToDate(t, dec, schedErr == nil, noFit, string(placement), &cond) {
 		klog.FromContext(ctx).V(4).Info("Scheduling decision unchanged", "binding", key)
 		return c.retryLater(key, schedErr)
 	}
 	conditions := slices.Clone(t.status.Conditions)
 	cond.LastTransitionTime = metav1.NewTime(c.now())
 	meta.SetStatusCondition(&conditions, cond)
-	status := map[string]any{"schedulerObservedGeneration": t.meta.Generation, "conditions": conditions}
+	status := map[string]any{"conditions": conditions}
 	metadata := map[string]any{"resourceVersion": t.meta.ResourceVersion}
 	spec := map[string]any{}
-	if schedErr == nil {
+	if schedErr == nil || noFit {
 		metadata["annotations"] = map[string]any{workv1alpha2.AppliedPlacementAnnotation: string(placement)}
 		var clusters any // null clears the field
 		if len(dec.clusters) > 0 {
 			clusters = dec.clusters
 		}
 		spec["clusters"] = clusters
+	}
+	if schedErr == nil {
+		// A failure leaves the observed generation behind: scheduling of
+		// this generation is still pending (Karmada's meaning).
+		status["schedulerObservedGeneration"] = t.meta.Generation
 		status["lastScheduledTime"] = metav1.NewTime(c.now())
 		var affinity any
 		if dec.affinityName != "" {
@@ -154,16 +162,19 @@ func (c *Controller) responsible(t *target) bool {
 }
 
 // upToDate tells whether the stored binding already holds the decision.
-func (c *Controller) upToDate(t *target, dec decision, ok bool, placement string, cond *metav1.Condition) bool {
-	if t.status.SchedulerObservedGeneration != t.meta.Generation {
-		return false
-	}
+func (c *Controller) upToDate(t *target, dec decision, ok, noFit bool, placement string, cond *metav1.Condition) bool {
 	old := meta.FindStatusCondition(t.status.Conditions, workv1alpha2.Scheduled)
 	if old == nil || old.Status != cond.Status || old.Reason != cond.Reason || old.Message != cond.Message {
 		return false
 	}
+	if noFit {
+		return len(t.spec.Clusters) == 0 && t.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] == placement
+	}
 	if !ok {
 		return true
+	}
+	if t.status.SchedulerObservedGeneration != t.meta.Generation {
+		return false
 	}
 	return t.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] == placement &&
 		t.status.SchedulerObservedAffinityName == dec.affinityName &&

@@ -126,8 +126,7 @@ func TestReconcileFailure(t *testing.T) {
 		reason    string
 		message   string
 	}{
-		{name: "no cluster fits", placement: &policyv1alpha1.Placement{ClusterAffinity: onClusters("zzz")}, replicas: 2,
-			reason: workv1alpha2.BindingReasonNoClusterFit, message: "0/2 clusters are available: 2 cluster(s) did not match the placement cluster affinity constraint."},
+		// No cluster fitting is a result (TestReconcileNoClusterFitClearsClusters).
 		// a and b have 10 free pods each, a holds 2 more.
 		{name: "unschedulable", placement: &policyv1alpha1.Placement{ReplicaScheduling: dynamicRS()}, replicas: 30,
 			reason: workv1alpha2.BindingReasonUnschedulable, message: "Clusters available replicas 22 are not enough to schedule."},
@@ -144,12 +143,13 @@ func TestReconcileFailure(t *testing.T) {
 			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 				t.Fatal(err)
 			}
-			// spec.clusters, the applied placement and lastScheduledTime are
-			// left alone; the condition's status changes, so its time too.
+			// spec.clusters, the applied placement, lastScheduledTime and the
+			// observed generation are left alone; the condition's status
+			// changes, so its time too.
 			jsonEqual(t, fmt.Sprintf(`{
 			  "metadata": {"resourceVersion": "7"},
 			  "spec": {},
-			  "status": {"schedulerObservedGeneration": 4, "conditions": [{"type": "Scheduled", "status": "False", "observedGeneration": 4,
+			  "status": {"conditions": [{"type": "Scheduled", "status": "False", "observedGeneration": 4,
 			    "lastTransitionTime": %q, "reason": %q, "message": %q}]}
 			}`, fixedNowJSON, tc.reason, tc.message), f.onePatch(t, rbGVR, "default", "web"))
 			failed := "Warning ScheduleBindingFailed " + tc.message

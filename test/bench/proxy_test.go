@@ -30,9 +30,9 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	framework.Main(m, "bench", env.Options{
-		Members:  []env.MemberOptions{{Name: "member1"}},
+		Members:  []env.MemberOptions{{Name: "member1"}, {Name: "member2"}, {Name: "member3"}},
 		Flotilla: &env.FlotillaOptions{},
-	}, "member1")
+	}, "member1", "member2", "member3")
 }
 
 // clients returns the admin client of member1 directly and through

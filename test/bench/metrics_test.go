@@ -1,0 +1,143 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+)
+
+// flotillaMetrics reads flotilla-apiserver's /metrics on its own port (not
+// through the aggregator), as the host's admin: delegated authentication
+// accepts the host's client certificates.
+type flotillaMetrics struct {
+	client *http.Client
+	url    string
+}
+
+func newFlotillaMetrics(t *testing.T) *flotillaMetrics {
+	t.Helper()
+	cfg, err := framework.Env.Host.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.Host = "https://127.0.0.1:" + strconv.Itoa(framework.Env.Host.Ports.Flotilla)
+	// flotilla-apiserver's serving certificate is self-signed.
+	cfg.TLSClientConfig.CAData, cfg.TLSClientConfig.CAFile, cfg.TLSClientConfig.Insecure = nil, "", true
+	c, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &flotillaMetrics{client: c, url: cfg.Host + "/metrics"}
+}
+
+// scrape returns the metric samples, or nil while the server is down.
+func (m *flotillaMetrics) scrape(t *testing.T) samples {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, m.url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := m.client.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	return parseSamples(raw)
+}
+
+// sample is one line of the Prometheus text format.
+type sample struct {
+	name   string
+	labels map[string]string
+	value  float64
+}
+
+type samples []sample
+
+func parseSamples(raw []byte) samples {
+	var out samples
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			continue
+		}
+		s := sample{name: line[:i], labels: map[string]string{}, value: v}
+		if j := strings.IndexByte(s.name, '{'); j >= 0 {
+			for _, kv := range splitLabels(s.name[j+1 : len(s.name)-1]) {
+				if k, v, ok := strings.Cut(kv, "="); ok {
+					s.labels[k] = strings.Trim(v, `"`)
+				}
+			}
+			s.name = s.name[:j]
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// splitLabels splits `a="x",b="y,z"` at the commas between labels.
+func splitLabels(s string) []string {
+	var out []string
+	quoted, start := false, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			if i == 0 || s[i-1] != '\\' {
+				quoted = !quoted
+			}
+		case ',':
+			if !quoted {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// sum adds the values of the samples called name whose labels satisfy keep
+// (all samples when keep is nil).
+func (ss samples) sum(name string, keep func(map[string]string) bool) float64 {
+	var n float64
+	for _, s := range ss {
+		if s.name == name && (keep == nil || keep(s.labels)) {
+			n += s.value
+		}
+	}
+	return n
+}
+
+// isWrite tells whether an HTTP method or API verb changes state.
+func isWrite(verb string) bool {
+	switch strings.ToUpper(verb) {
+	case "POST", "PUT", "PATCH", "DELETE", "CREATE", "UPDATE", "APPLY", "DELETECOLLECTION":
+		return true
+	}
+	return false
+}

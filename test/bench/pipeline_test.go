@@ -1,0 +1,289 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
+)
+
+// Issue 4, figure 9b: scheduling decisions per second over 10,000
+// bindings, and writes per decision. The bindings are written while no
+// scheduler runs; then flotilla-apiserver restarts with the scheduler (and
+// cluster status, so clusters stay Ready) only, and the PATCHes of
+// resourcebindings are counted on its /metrics as decisions land.
+func TestSchedulerThroughput(t *testing.T) {
+	n := benchSize("FLOTILLA_BENCH_BINDINGS", 10000)
+	orig := slices.Clone(framework.Env.Host.Process(env.FlotillaComponent).Args)
+	t.Cleanup(func() { restartFlotilla(context.Background(), t, orig) })
+	restartFlotilla(t.Context(), t, withControllers(t, "cluster-status"))
+	hc, kc := hostClients(t)
+	const ns = "bench-scheduler"
+	if _, err := hc.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	placement := dividingPolicy(ns).Spec.Placement
+	createAll(t, n, 16, func(ctx context.Context, i int) error {
+		name := fmt.Sprintf("d%05d", i)
+		_, err := kc.WorkV1alpha2().ResourceBindings(ns).Create(ctx, &workv1alpha2.ResourceBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: name + "-deployment", Namespace: ns},
+			Spec: workv1alpha2.ResourceBindingSpec{
+				Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: name,
+					UID: types.UID(strconv.Itoa(i))},
+				Replicas: 3, Placement: placement.DeepCopy(), SchedulerName: "default-scheduler",
+			},
+		}, metav1.CreateOptions{})
+		return err
+	})
+	t.Cleanup(func() {
+		_ = kc.WorkV1alpha2().ResourceBindings(ns).DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{})
+		_ = hc.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	})
+
+	m := newFlotillaMetrics(t)
+	rbWrites := func(ss samples) float64 {
+		return ss.sum("apiserver_request_total", func(l map[string]string) bool {
+			return l["resource"] == "resourcebindings" && isWrite(l["verb"])
+		})
+	}
+	restarted := time.Now()
+	restartFlotilla(t.Context(), t, withControllers(t, "cluster-status,scheduler"))
+	var first, done time.Time
+	for done.IsZero() {
+		if time.Since(restarted) > 10*time.Minute {
+			t.Fatal("the scheduler did not decide every binding in 10 minutes")
+		}
+		w := rbWrites(m.scrape(t))
+		now := time.Now()
+		if w > 0 && first.IsZero() {
+			first = now
+		}
+		if w >= float64(n) {
+			done = now
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(3 * time.Second) // late writes count too
+	writes := rbWrites(m.scrape(t))
+	list, err := kc.WorkV1alpha2().ResourceBindings(ns).List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheduled := 0
+	for _, b := range list.Items {
+		if len(b.Spec.Clusters) == 3 && b.Status.SchedulerObservedGeneration == b.Generation {
+			scheduled++
+		}
+	}
+	if scheduled != n {
+		t.Errorf("%d of %d bindings scheduled on 3 clusters", scheduled, n)
+	}
+	busy := done.Sub(first).Seconds()
+	record(t, "scheduler.txt", fmt.Sprintf(`scheduler (issue 4, 9b): %d bindings, Divided over 3 clusters
+  decisions/s while deciding (first to last write)  %.0f   (%.1f s)
+  decisions/s from restart (incl. start, lease, cache sync)  %.0f   (%.1f s)
+  binding writes  %.0f  = %.3f per decision
+`, n, float64(n)/max(busy, 0.1), busy, float64(n)/done.Sub(restarted).Seconds(), done.Sub(restarted).Seconds(), writes, writes/float64(n)))
+}
+
+// Issue 4, figure 9d: template → member object latency while 50 new
+// templates arrive per second, each divided over the three members.
+func TestTemplateToMemberLatency(t *testing.T) {
+	pauseMembers(t)
+	perSecond, seconds := 50, benchSize("FLOTILLA_BENCH_LATENCY_SECONDS", 30)
+	total := perSecond * seconds
+	hc, kc := hostClients(t)
+	const ns = "bench-latency"
+	waitNamespace(t, hc, ns)
+	if _, err := kc.PolicyV1alpha1().PropagationPolicies(ns).Create(t.Context(), dividingPolicy(ns), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var counters []*counter
+	for _, m := range benchMembers {
+		counters = append(counters, countDeployments(t, memberClient(t, m), ns))
+	}
+	sent := make([]time.Time, total)
+	errs := make(chan error, total)
+	tick := time.NewTicker(time.Second / time.Duration(perSecond))
+	for i := range total {
+		<-tick.C
+		sent[i] = time.Now()
+		go func() {
+			if _, err := hc.AppsV1().Deployments(ns).Create(t.Context(), benchDeployment(ns, i, 3), metav1.CreateOptions{}); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	tick.Stop()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		all := true
+		for _, c := range counters {
+			all = all && c.count() >= total
+		}
+		if all {
+			break
+		}
+		select {
+		case err := <-errs:
+			t.Fatal(err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("not every template reached every member in 3 minutes")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var each, slowest []time.Duration
+	for i := range total {
+		var worst time.Duration
+		for _, c := range counters {
+			at, _ := c.at(fmt.Sprintf("d%05d", i))
+			d := at.Sub(sent[i])
+			each = append(each, d)
+			worst = max(worst, d)
+		}
+		slowest = append(slowest, worst)
+	}
+	record(t, "latency.txt", fmt.Sprintf(`template -> member latency (issue 4, 9d): %d templates at %d/s, each divided over 3 members
+  per member object   p50 %v  p99 %v  max %v
+  last of the three   p50 %v  p99 %v  max %v
+`, total, perSecond, percentile(each, .5), percentile(each, .99), percentile(each, 1),
+		percentile(slowest, .5), percentile(slowest, .99), percentile(slowest, 1)))
+}
+
+// Issue 4, figures 9a and 9c: 5,000 Deployments divided over three members,
+// cold, against a plain client creating the same 15,000 objects directly in
+// the members; then a restart of flotilla-apiserver with all of them
+// propagated: time until its queues are idle, and the writes it issued.
+func TestPropagationThroughput(t *testing.T) {
+	pauseMembers(t)
+	n := benchSize("FLOTILLA_BENCH_TEMPLATES", 5000)
+	hc, kc := hostClients(t)
+
+	// The physical limit: 3n Deployments created directly in the members.
+	const direct = "bench-direct"
+	var mcs []kubernetes.Interface
+	for _, m := range benchMembers {
+		mc := memberClient(t, m)
+		mcs = append(mcs, mc)
+		if _, err := mc.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: direct}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	createAll(t, 3*n, 48, func(ctx context.Context, i int) error {
+		_, err := mcs[i%3].AppsV1().Deployments(direct).Create(ctx, benchDeployment(direct, i/3, 1), metav1.CreateOptions{})
+		return err
+	})
+	directTime := time.Since(start)
+
+	const ns = "bench-propagation"
+	waitNamespace(t, hc, ns)
+	if _, err := kc.PolicyV1alpha1().PropagationPolicies(ns).Create(t.Context(), dividingPolicy(ns), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var counters []*counter
+	for _, m := range benchMembers {
+		counters = append(counters, countDeployments(t, memberClient(t, m), ns))
+	}
+	m := newFlotillaMetrics(t)
+	memberHosts := map[string]bool{}
+	for _, name := range benchMembers {
+		memberHosts["127.0.0.1:"+strconv.Itoa(framework.Member(t, name).Ports.APIServer)] = true
+	}
+	memberWrites := func(ss samples) float64 {
+		return ss.sum("rest_client_requests_total", func(l map[string]string) bool { return memberHosts[l["host"]] && isWrite(l["method"]) })
+	}
+	cpWrites := func(ss samples) float64 {
+		return ss.sum("apiserver_request_total", func(l map[string]string) bool { return isWrite(l["verb"]) })
+	}
+	conflicts := func(ss samples) float64 {
+		return ss.sum("apiserver_request_total", func(l map[string]string) bool { return l["code"] == "409" })
+	}
+	before := m.scrape(t)
+	start = time.Now()
+	createAll(t, n, 16, func(ctx context.Context, i int) error {
+		_, err := hc.AppsV1().Deployments(ns).Create(ctx, benchDeployment(ns, i, 3), metav1.CreateOptions{})
+		return err
+	})
+	created := time.Since(start)
+	for {
+		all := true
+		for _, c := range counters {
+			all = all && c.count() >= n
+		}
+		if all {
+			break
+		}
+		if time.Since(start) > 30*time.Minute {
+			t.Fatalf("after 30 minutes the members hold %d, %d, %d of %d", counters[0].count(), counters[1].count(), counters[2].count(), n)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	propagated := time.Since(start)
+	// Status and aggregation still settle after the last member object.
+	idleAt, after := waitIdle(t, m, n)
+	ratio := directTime.Seconds() / propagated.Seconds()
+	record(t, "propagation.txt", fmt.Sprintf(`propagation (issue 4, 9a): %d Deployments divided over 3 members (member controllers paused)
+  direct: %d objects created in the members by a plain client   %.1f s   %.0f objects/s
+  flotilla: templates created in %.1f s; every member object existed after %.1f s   %.0f objects/s
+  ratio flotilla/direct  %.2f   (goal >= 0.8)
+  idle %.1f s after the first template
+  control-plane writes %.0f (%.1f per template), 409 conflicts %.0f, member writes %.0f (%.2f per member object)
+`, n, 3*n, directTime.Seconds(), float64(3*n)/directTime.Seconds(), created.Seconds(), propagated.Seconds(),
+		float64(3*n)/propagated.Seconds(), ratio, idleAt.Sub(start).Seconds(),
+		cpWrites(after)-cpWrites(before), (cpWrites(after)-cpWrites(before))/float64(n), conflicts(after)-conflicts(before),
+		memberWrites(after)-memberWrites(before), (memberWrites(after)-memberWrites(before))/float64(3*n)))
+
+	// 9c: restart with everything propagated.
+	restartStart := time.Now()
+	restartFlotilla(t.Context(), t, nil)
+	idleAt, after = waitIdle(t, m, n)
+	record(t, "restart.txt", fmt.Sprintf(`restart (issue 4, 9c): flotilla-apiserver restarted with %d templates propagated (%d member objects, %d Works)
+  idle after %.1f s (goal <= 60 s)
+  member writes %.0f (goal 0), control-plane writes %.0f, 409 conflicts %.0f
+`, n, 3*n, 3*n, idleAt.Sub(restartStart).Seconds(), memberWrites(after), cpWrites(after), conflicts(after)))
+}
+
+// waitIdle waits until flotilla-apiserver's controllers have taken in at
+// least n bindings and every queue has stayed empty, with no new adds, for
+// two seconds; it returns when that quiet time began and the last scrape.
+func waitIdle(t *testing.T, m *flotillaMetrics, n int) (time.Time, samples) {
+	t.Helper()
+	var quietSince time.Time
+	var lastAdds float64 = -1
+	deadline := time.Now().Add(30 * time.Minute)
+	for time.Now().Before(deadline) {
+		ss := m.scrape(t)
+		now := time.Now()
+		if ss == nil {
+			time.Sleep(250 * time.Millisecond)
+			continue
+		}
+		adds := ss.sum("workqueue_adds_total", nil)
+		depth := ss.sum("workqueue_depth", nil)
+		taken := ss.sum("workqueue_adds_total", func(l map[string]string) bool { return l["name"] == "binding" })
+		if taken < float64(n) || depth > 0 || adds != lastAdds {
+			quietSince, lastAdds = time.Time{}, adds
+		} else if quietSince.IsZero() {
+			quietSince = now
+		} else if now.Sub(quietSince) >= 2*time.Second {
+			return quietSince, ss
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Fatal("flotilla-apiserver's controllers were not idle in 30 minutes")
+	return time.Time{}, nil
+}

@@ -1,0 +1,230 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
+)
+
+var benchMembers = []string{"member1", "member2", "member3"}
+
+// benchSize reads a size from the environment (to try the benchmarks small).
+func benchSize(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+func hostClients(t *testing.T) (kubernetes.Interface, versioned.Interface) {
+	t.Helper()
+	cfg, err := framework.Env.Host.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 5000, 5000
+	return kubernetes.NewForConfigOrDie(cfg), versioned.NewForConfigOrDie(cfg)
+}
+
+func memberClient(t *testing.T, name string) kubernetes.Interface {
+	t.Helper()
+	cfg, err := framework.Member(t, name).RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 5000, 5000
+	return kubernetes.NewForConfigOrDie(cfg)
+}
+
+// pauseMembers stops the controllers, schedulers and kwok of every member
+// so only the write path is measured (no ReplicaSets or Pods follow the
+// Deployments); they start again when the test ends.
+func pauseMembers(t *testing.T) {
+	for _, m := range benchMembers {
+		for _, c := range []string{"kube-controller-manager", "kube-scheduler", "kwok"} {
+			p := framework.Member(t, m).Process(c)
+			if p == nil {
+				continue
+			}
+			p.Stop(5 * time.Second)
+			t.Cleanup(func() { _ = p.Restart() })
+		}
+	}
+}
+
+func benchDeployment(ns string, i int, replicas int32) *appsv1.Deployment {
+	labels := map[string]string{"app": "bench"}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("d%05d", i), Namespace: ns, Labels: labels},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(replicas),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx:1.7.9"}}},
+			},
+		},
+	}
+}
+
+// createAll creates n objects with workers goroutines, calling create(i).
+func createAll(t *testing.T, n, workers int, create func(ctx context.Context, i int) error) {
+	t.Helper()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := create(t.Context(), i); err != nil && !apierrors.IsAlreadyExists(err) {
+					failed.Store(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// counter counts the Deployments of a namespace that appear in a member,
+// from a watch started before anything is created.
+type counter struct {
+	mu    sync.Mutex
+	seen  map[string]time.Time
+	watch watch.Interface
+}
+
+func countDeployments(t *testing.T, c kubernetes.Interface, ns string) *counter {
+	t.Helper()
+	w, err := c.AppsV1().Deployments(ns).Watch(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &counter{seen: map[string]time.Time{}, watch: w}
+	go func() {
+		for ev := range w.ResultChan() {
+			if ev.Type != watch.Added {
+				continue
+			}
+			if d, ok := ev.Object.(*appsv1.Deployment); ok {
+				k.mu.Lock()
+				if _, dup := k.seen[d.Name]; !dup {
+					k.seen[d.Name] = time.Now()
+				}
+				k.mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(w.Stop)
+	return k
+}
+
+func (k *counter) count() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.seen)
+}
+
+func (k *counter) at(name string) (time.Time, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	at, ok := k.seen[name]
+	return at, ok
+}
+
+// waitNamespace creates ns on the host and waits until namespace
+// auto-propagation has created it in every member.
+func waitNamespace(t *testing.T, hc kubernetes.Interface, ns string) {
+	t.Helper()
+	if _, err := hc.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	for _, m := range benchMembers {
+		mc := memberClient(t, m)
+		if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			_, err := mc.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			return err == nil, nil
+		}); err != nil {
+			t.Fatalf("namespace %s did not reach %s: %v", ns, m, err)
+		}
+	}
+}
+
+// dividingPolicy selects every Deployment of ns and divides its replicas
+// equally over the three members.
+func dividingPolicy(ns string) *policyv1alpha1.PropagationPolicy {
+	return &policyv1alpha1.PropagationPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "divide", Namespace: ns},
+		Spec: policyv1alpha1.PropagationSpec{
+			ResourceSelectors: []policyv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment"}},
+			Placement: policyv1alpha1.Placement{
+				ClusterAffinity: &policyv1alpha1.ClusterAffinity{ClusterNames: benchMembers},
+				ReplicaScheduling: &policyv1alpha1.ReplicaSchedulingStrategy{
+					ReplicaSchedulingType:     policyv1alpha1.ReplicaSchedulingTypeDivided,
+					ReplicaDivisionPreference: policyv1alpha1.ReplicaDivisionPreferenceWeighted,
+				},
+			},
+		},
+	}
+}
+
+// restartFlotilla stops flotilla-apiserver (SIGTERM, so it hands its lease
+// over) and starts it with args, or with its own arguments when args is nil.
+func restartFlotilla(ctx context.Context, t *testing.T, args []string) {
+	t.Helper()
+	p := framework.Env.Host.Process(env.FlotillaComponent)
+	p.Stop(20 * time.Second)
+	if args != nil {
+		p.Args = args
+	}
+	if err := p.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	hc, _ := hostClients(t)
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := hc.Discovery().RESTClient().Get().AbsPath("/apis/cluster.karmada.io/v1alpha1/clusters").DoRaw(ctx)
+		return err == nil, nil
+	}); err != nil {
+		t.Fatalf("flotilla-apiserver is not served after a restart: %v", err)
+	}
+}
+
+// withControllers returns flotilla-apiserver's arguments with --controllers
+// set to list.
+func withControllers(t *testing.T, list string) []string {
+	p := framework.Env.Host.Process(env.FlotillaComponent)
+	var out []string
+	for _, a := range p.Args {
+		if !strings.HasPrefix(a, "--controllers=") {
+			out = append(out, a)
+		}
+	}
+	return append(out, "--controllers="+list)
+}
