@@ -133,9 +133,17 @@ func Names() []string {
 // loopback configuration of flotilla-apiserver, host the host API server's.
 func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 	karmada = rest.CopyConfig(karmada)
-	karmada.QPS, karmada.Burst = 500, 1000
+	karmada.QPS, karmada.Burst = 2000, 4000
 	host = rest.CopyConfig(host)
-	host.QPS, host.Burst = 200, 400
+	host.QPS, host.Burst = 1000, 2000
+	// Events have their own client and budget, so a burst of them never
+	// delays a controller's write.
+	eventsConfig := rest.CopyConfig(host)
+	eventsConfig.QPS, eventsConfig.Burst = 100, 200
+	events, err := kubernetes.NewForConfig(eventsConfig)
+	if err != nil {
+		return nil, err
+	}
 	kc, err := versioned.NewForConfig(karmada)
 	if err != nil {
 		return nil, err
@@ -162,7 +170,7 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 		return nil, err
 	}
 	broadcaster := record.NewBroadcaster()
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: hc.CoreV1().Events("")})
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: events.CoreV1().Events("")})
 	hostInformers := informers.NewSharedInformerFactory(hc, 0)
 	secrets := hostInformers.Core().V1().Secrets().Lister()
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -49,6 +50,9 @@ type Controller struct {
 	recorder record.EventRecorder
 	queue    workqueue.TypedRateLimitingInterface[string]
 	now      func() time.Time
+	// written maps a key to the resourceVersion its last write replaced:
+	// until the lister moves past it, the cached binding is stale.
+	written sync.Map
 }
 
 // New returns the scheduler. The informers are of flotilla-apiserver's

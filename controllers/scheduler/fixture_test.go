@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"encoding/json"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -188,6 +189,13 @@ func (f *fixture) resync(t *testing.T, gvr schema.GroupVersionResource, ns, name
 	obj, err := f.client.Tracker().Get(gvr, ns, name)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A real server gives every write a new resourceVersion; the fake
+	// tracker keeps the old one, which the scheduler would take for a
+	// cache that has not caught up.
+	if m, ok := obj.(metav1.Object); ok {
+		rv, _ := strconv.Atoi(m.GetResourceVersion())
+		m.SetResourceVersion(strconv.Itoa(rv + 1000))
 	}
 	f.store(t, obj)
 	f.client.ClearActions()

@@ -74,6 +74,14 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	} else if err != nil {
 		return err
 	}
+	if rv, ok := c.written.Load(key); ok {
+		if rv == t.meta.ResourceVersion {
+			// Our last write has not reached the cache; its update event
+			// queues the binding again. Deciding now would conflict.
+			return nil
+		}
+		c.written.Delete(key)
+	}
 	if !c.responsible(t) {
 		return nil
 	}
@@ -145,6 +153,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		}
 		return fmt.Errorf("writing the scheduling result: %w", err)
 	}
+	c.written.Store(key, t.meta.ResourceVersion)
 	c.record(t, dec, schedErr)
 	return c.retryLater(key, schedErr)
 }

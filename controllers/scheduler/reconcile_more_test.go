@@ -150,3 +150,30 @@ func TestReconcileFailureLeavesObservedGeneration(t *testing.T) {
 		t.Errorf("schedulerObservedGeneration = %d after a failure at generation 4, want 3 (unchanged)", got)
 	}
 }
+
+// A key queued again before the scheduler's own write reaches the cache
+// (another event queued it meanwhile) must not decide on the stale binding:
+// that write would only conflict.
+func TestReconcileWaitsForOwnWrite(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fixtureClusters(), newRB())
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+		t.Fatal(err)
+	}
+	f.onePatch(t, rbGVR, "default", "web")
+	f.client.ClearActions()
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.client.Actions()); n != 0 {
+		t.Errorf("a reconcile on the stale cache made %d requests, want none", n)
+	}
+	// Once the cache holds the write, the binding is up to date.
+	f.resync(t, rbGVR, "default", "web")
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.client.Actions()); n != 0 {
+		t.Errorf("an up-to-date binding made %d requests, want none", n)
+	}
+}

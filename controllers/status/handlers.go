@@ -4,6 +4,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/cache"
+	"time"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
@@ -63,6 +64,10 @@ func workOf(obj any) (*workv1alpha1.Work, bool) {
 	return w, ok
 }
 
+// workStatusCoalesce is how long a Work status change waits for the other
+// Works of its binding before the binding's status is written.
+const workStatusCoalesce = 200 * time.Millisecond
+
 // onWork enqueues the binding of an added or deleted Work.
 func (c *Controller) onWork(obj any) {
 	if w, ok := workOf(obj); ok {
@@ -87,7 +92,9 @@ func (c *Controller) onWorkUpdate(oldObj, curObj any) {
 	}
 	oldKey, _ := bindingKeyOfWork(old)
 	if key, ok := bindingKeyOfWork(cur); ok {
-		c.queue.Add(key)
+		// The Works of a binding report within moments of each other:
+		// waiting a little turns their reports into one status write.
+		c.queue.AddAfter(key, workStatusCoalesce)
 	}
 	if oldKey != "" {
 		c.queue.Add(oldKey)

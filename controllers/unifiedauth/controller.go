@@ -7,6 +7,7 @@ package unifiedauth
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"sort"
 	"sync"
@@ -70,6 +71,16 @@ func New(clusters clusterinformers.ClusterInformer, roles rbacinformers.ClusterR
 	return c, nil
 }
 
+// fingerprintAnnotation on the member ClusterRoleBinding holds a hash of
+// the rules and subject last applied.
+const fingerprintAnnotation = "unifiedauth.flotilla.io/applied"
+
+func fnv64(s string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(s))
+	return h.Sum64()
+}
+
 func (c *Controller) enqueueAll() {
 	list, err := c.clusters.List(labels.Everything())
 	if err != nil {
@@ -114,6 +125,16 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	// The binding, applied last, records what was applied: after a restart
+	// one read replaces two writes per member.
+	hash := fmt.Sprintf("%x", fnv64(fingerprint))
+	if b, err := client.Clientset.RbacV1().ClusterRoleBindings().Get(ctx, ImpersonatorName, metav1.GetOptions{}); err == nil &&
+		b.Annotations[fingerprintAnnotation] == hash {
+		c.mu.Lock()
+		c.lastApplied[name] = fingerprint
+		c.mu.Unlock()
+		return nil
+	}
 	opts := metav1.ApplyOptions{FieldManager: ControllerName, Force: true}
 	role := rbacapply.ClusterRole(ImpersonatorName).WithLabels(map[string]string{"karmada.io/managed": "true"})
 	for _, r := range rules {
@@ -123,6 +144,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 		return fmt.Errorf("applying ClusterRole %s in %s: %w", ImpersonatorName, name, err)
 	}
 	binding := rbacapply.ClusterRoleBinding(ImpersonatorName).WithLabels(map[string]string{"karmada.io/managed": "true"}).
+		WithAnnotations(map[string]string{fingerprintAnnotation: hash}).
 		WithRoleRef(rbacapply.RoleRef().WithAPIGroup(rbacv1.GroupName).WithKind("ClusterRole").WithName(ImpersonatorName)).
 		WithSubjects(rbacapply.Subject().WithKind(rbacv1.ServiceAccountKind).WithName(ImpersonatorName).WithNamespace(cluster.Spec.ImpersonatorSecretRef.Namespace))
 	if _, err := client.Clientset.RbacV1().ClusterRoleBindings().Apply(ctx, binding, opts); err != nil {
