@@ -2,6 +2,9 @@ package scheduler
 
 import (
 	"encoding/json"
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"k8s.io/apimachinery/pkg/types"
+	"reflect"
 	"strconv"
 	"sync"
 	"testing"
@@ -155,6 +158,7 @@ func newFixture(t *testing.T, clusters []*clusterv1alpha1.Cluster, bindings ...r
 		stored = append(stored, b.DeepCopyObject())
 	}
 	f.client = fake.NewSimpleClientset(stored...)
+	f.client.PrependReactor("patch", "*", f.mergePatch)
 	q := worker.NewQueue(ControllerName)
 	t.Cleanup(q.ShutDown)
 	f.queue = &recordingQueue{TypedRateLimitingInterface: q}
@@ -171,6 +175,43 @@ func newFixture(t *testing.T, clusters []*clusterv1alpha1.Cluster, bindings ...r
 }
 
 // store puts a binding into the informer cache.
+// mergePatch applies a JSON merge patch as the server does, with the
+// generation bumped when the spec changes (the fake tracker does neither).
+func (f *fixture) mergePatch(a clienttesting.Action) (bool, runtime.Object, error) {
+	p, ok := a.(clienttesting.PatchAction)
+	if !ok || p.GetPatchType() != types.MergePatchType {
+		return false, nil, nil
+	}
+	old, err := f.client.Tracker().Get(p.GetResource(), p.GetNamespace(), p.GetName())
+	if err != nil {
+		return true, nil, err
+	}
+	before, err := json.Marshal(old)
+	if err != nil {
+		return true, nil, err
+	}
+	after, err := jsonpatch.MergePatch(before, p.GetPatch())
+	if err != nil {
+		return true, nil, err
+	}
+	obj := reflect.New(reflect.TypeOf(old).Elem()).Interface().(runtime.Object)
+	if err := json.Unmarshal(after, obj); err != nil {
+		return true, nil, err
+	}
+	var oldSpec, newSpec struct {
+		Spec json.RawMessage `json:"spec"`
+	}
+	_ = json.Unmarshal(before, &oldSpec)
+	_ = json.Unmarshal(after, &newSpec)
+	if m := obj.(metav1.Object); string(oldSpec.Spec) != string(newSpec.Spec) {
+		m.SetGeneration(old.(metav1.Object).GetGeneration() + 1)
+	}
+	if err := f.client.Tracker().Update(p.GetResource(), obj, p.GetNamespace()); err != nil {
+		return true, nil, err
+	}
+	return true, obj, nil
+}
+
 func (f *fixture) store(t *testing.T, obj runtime.Object) {
 	t.Helper()
 	idx := f.rbs

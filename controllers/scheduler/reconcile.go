@@ -101,8 +101,14 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
+	// A new spec.clusters is a new generation: observe the generation this
+	// very write creates, or a second write would be needed.
+	observed := t.meta.Generation
+	if schedErr == nil && !sameClusters(t.spec.Clusters, dec.clusters) {
+		observed++
+	}
 	cond := metav1.Condition{Type: workv1alpha2.Scheduled, Status: metav1.ConditionTrue,
-		Reason: workv1alpha2.BindingReasonSuccess, Message: "Binding has been scheduled successfully.", ObservedGeneration: t.meta.Generation}
+		Reason: workv1alpha2.BindingReasonSuccess, Message: "Binding has been scheduled successfully.", ObservedGeneration: observed}
 	var se *scheduleError
 	switch {
 	case schedErr == nil:
@@ -135,7 +141,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	if schedErr == nil {
 		// A failure leaves the observed generation behind: scheduling of
 		// this generation is still pending (Karmada's meaning).
-		status["schedulerObservedGeneration"] = t.meta.Generation
+		status["schedulerObservedGeneration"] = observed
 		status["lastScheduledTime"] = metav1.NewTime(c.now())
 		var affinity any
 		if dec.affinityName != "" {
@@ -187,9 +193,13 @@ func (c *Controller) upToDate(t *target, dec decision, ok, noFit bool, placement
 	}
 	return t.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] == placement &&
 		t.status.SchedulerObservedAffinityName == dec.affinityName &&
-		slices.EqualFunc(t.spec.Clusters, dec.clusters, func(a, b workv1alpha2.TargetCluster) bool {
-			return a.Name == b.Name && a.Replicas == b.Replicas && len(a.Components) == 0 && len(b.Components) == 0
-		})
+		sameClusters(t.spec.Clusters, dec.clusters)
+}
+
+func sameClusters(a, b []workv1alpha2.TargetCluster) bool {
+	return slices.EqualFunc(a, b, func(a, b workv1alpha2.TargetCluster) bool {
+		return a.Name == b.Name && a.Replicas == b.Replicas && len(a.Components) == 0 && len(b.Components) == 0
+	})
 }
 
 // retryLater tries an unschedulable binding again after a while; cluster

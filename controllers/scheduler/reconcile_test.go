@@ -21,15 +21,16 @@ import (
 
 const succeeded = "Normal ScheduleBindingSucceed Binding has been scheduled successfully. Result: {a:1, b:1}"
 
-// successPatch is the one write of S2's decision at generation 3.
+// successPatch is the one write of S2's decision at generation 3: writing
+// spec.clusters makes generation 4, which it observes at once.
 var successPatch = `{
   "metadata": {"resourceVersion": "7", "annotations": {"policy.karmada.io/applied-placement": ` + quote(s2PlacementJSON) + `}},
   "spec": {"clusters": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1}]},
   "status": {
-    "schedulerObservedGeneration": 3,
+    "schedulerObservedGeneration": 4,
     "lastScheduledTime": "` + fixedNowJSON + `",
     "schedulerObservingAffinityName": null,
-    "conditions": [{"type": "Scheduled", "status": "True", "observedGeneration": 3, "lastTransitionTime": "` + fixedNowJSON + `",
+    "conditions": [{"type": "Scheduled", "status": "True", "observedGeneration": 4, "lastTransitionTime": "` + fixedNowJSON + `",
       "reason": "Success", "message": "Binding has been scheduled successfully."}]
   }
 }`
