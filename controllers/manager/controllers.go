@@ -17,6 +17,12 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
 )
 
+// writeWorkers is the number of workers of the controllers on the write
+// path. Each write waits for an etcd commit (tens of milliseconds with
+// fsync); etcd batches concurrent commits, so throughput comes from many
+// writes in flight, not from CPU.
+const writeWorkers = 32
+
 // Controllers returns every controller by name. Each entry builds its
 // controller from the Context and starts it.
 func Controllers() map[string]InitFunc {
@@ -74,7 +80,7 @@ func startDetector(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go ctrl.Run(ctx, 8)
+	go ctrl.Run(ctx, writeWorkers)
 	return nil
 }
 
@@ -86,7 +92,7 @@ func startBinding(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go ctrl.Run(ctx, 8)
+	go ctrl.Run(ctx, writeWorkers)
 	return nil
 }
 
@@ -117,13 +123,13 @@ func startScheduler(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go ctrl.Run(ctx, 4)
+	go ctrl.Run(ctx, writeWorkers/2)
 	return nil
 }
 
 func startExecution(ctx context.Context, c *Context) error {
 	ctrl, err := execution.New(c.KarmadaInformers.Work().V1alpha1().Works(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
-		c.Karmada, c.Members, c.Interpreter, c.Recorder, execution.Options{})
+		c.Karmada, c.Members, c.Interpreter, c.Recorder, execution.Options{Workers: writeWorkers / 2})
 	if err != nil {
 		return err
 	}
@@ -138,6 +144,6 @@ func startStatus(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go ctrl.Run(ctx, 4)
+	go ctrl.Run(ctx, writeWorkers/2)
 	return nil
 }

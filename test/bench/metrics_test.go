@@ -3,6 +3,8 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"slices"
 	"io"
 	"net/http"
 	"strconv"
@@ -140,4 +142,46 @@ func isWrite(verb string) bool {
 		return true
 	}
 	return false
+}
+
+// queueSummary describes each controller queue: items handled, average wait
+// in the queue and average work, so a figure shows where the time went.
+func queueSummary(ss samples) string {
+	type q struct{ n, wait, work, workN, retries float64 }
+	qs := map[string]*q{}
+	get := func(name string) *q {
+		if qs[name] == nil {
+			qs[name] = &q{}
+		}
+		return qs[name]
+	}
+	for _, s := range ss {
+		name := s.labels["name"]
+		switch s.name {
+		case "workqueue_queue_duration_seconds_count":
+			get(name).n = s.value
+		case "workqueue_queue_duration_seconds_sum":
+			get(name).wait = s.value
+		case "workqueue_work_duration_seconds_sum":
+			get(name).work = s.value
+		case "workqueue_work_duration_seconds_count":
+			get(name).workN = s.value
+		case "workqueue_retries_total":
+			get(name).retries = s.value
+		}
+	}
+	var names []string
+	for n, v := range qs {
+		if v.n >= 10 {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, n := range names {
+		v := qs[n]
+		fmt.Fprintf(&b, "    queue %-22s items %6.0f  wait avg %7.1f ms  work avg %6.1f ms  retries %5.0f\n",
+			n, v.n, 1000*v.wait/v.n, 1000*v.work/max(v.workN, 1), v.retries)
+	}
+	return b.String()
 }

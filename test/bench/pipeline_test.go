@@ -169,8 +169,8 @@ func TestTemplateToMemberLatency(t *testing.T) {
 	record(t, "latency.txt", fmt.Sprintf(`template -> member latency (issue 4, 9d): %d templates at %d/s, each divided over 3 members
   per member object   p50 %v  p99 %v  max %v
   last of the three   p50 %v  p99 %v  max %v
-`, total, perSecond, percentile(each, .5), percentile(each, .99), percentile(each, 1),
-		percentile(slowest, .5), percentile(slowest, .99), percentile(slowest, 1)))
+%s`, total, perSecond, percentile(each, .5), percentile(each, .99), percentile(each, 1),
+		percentile(slowest, .5), percentile(slowest, .99), percentile(slowest, 1), queueSummary(newFlotillaMetrics(t).scrape(t))))
 }
 
 // Issue 4, figures 9a and 9c: 5,000 Deployments divided over three members,
@@ -252,10 +252,10 @@ func TestPropagationThroughput(t *testing.T) {
   ratio flotilla/direct  %.2f   (goal >= 0.8)
   idle %.1f s after the first template
   control-plane writes %.0f (%.1f per template), 409 conflicts %.0f, member writes %.0f (%.2f per member object)
-`, n, 3*n, directTime.Seconds(), float64(3*n)/directTime.Seconds(), created.Seconds(), propagated.Seconds(),
+%s`, n, 3*n, directTime.Seconds(), float64(3*n)/directTime.Seconds(), created.Seconds(), propagated.Seconds(),
 		float64(3*n)/propagated.Seconds(), ratio, idleAt.Sub(start).Seconds(),
 		cpWrites(after)-cpWrites(before), (cpWrites(after)-cpWrites(before))/float64(n), conflicts(after)-conflicts(before),
-		memberWrites(after)-memberWrites(before), (memberWrites(after)-memberWrites(before))/float64(3*n)))
+		memberWrites(after)-memberWrites(before), (memberWrites(after)-memberWrites(before))/float64(3*n), queueSummary(after)))
 
 	// 9c: restart with everything propagated.
 	restartStart := time.Now()
