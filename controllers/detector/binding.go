@@ -145,7 +145,16 @@ func (c *Controller) ensureBinding(ctx context.Context, gvk schema.GroupVersionK
 	}
 	lbls, annos := claimMeta(p)
 	if existing == nil {
-		return true, c.createBinding(ctx, obj, name, spec, lbls, annos)
+		if _, ok := c.created.Load(ns + "/" + name); ok {
+			// Created a moment ago: its add event queues the template
+			// again, and then the cache has it.
+			return false, nil
+		}
+		err := c.createBinding(ctx, obj, name, spec, lbls, annos)
+		if err == nil {
+			c.created.Store(ns+"/"+name, true)
+		}
+		return err == nil, err
 	}
 	want := ownedSpec(spec)
 	metaP := metaPatch(existing.Labels, existing.Annotations, lbls, annos)

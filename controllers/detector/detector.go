@@ -7,6 +7,7 @@ package detector
 import (
 	"context"
 	"fmt"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +57,9 @@ type Controller struct {
 	// changed holds templates changed since they were last reconciled, for
 	// policies with activationPreference Lazy.
 	changed sync.Map
+	// created holds the keys ("namespace/name") of bindings this detector
+	// created and its cache has not shown yet.
+	created sync.Map
 }
 
 // New returns the detector. It registers itself with tmpl for template events.
@@ -193,6 +197,9 @@ func (c *Controller) enqueueBound(obj any, added bool) {
 		ref = b.Spec.Resource
 	default:
 		return
+	}
+	if m, err := meta.Accessor(obj); err == nil {
+		c.created.Delete(m.GetNamespace() + "/" + m.GetName())
 	}
 	gvk := schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind)
 	if added && !c.templates.Synced(gvk) {
