@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 	"github.com/flotilla-io/flotilla/test/env"
@@ -115,14 +116,7 @@ func TestTemplateToMemberLatency(t *testing.T) {
 	total := perSecond * seconds
 	hc, kc := hostClients(t)
 	const ns = "bench-latency"
-	waitNamespace(t, hc, ns)
-	if _, err := kc.PolicyV1alpha1().PropagationPolicies(ns).Create(t.Context(), dividingPolicy(ns), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	var counters []*counter
-	for _, m := range benchMembers {
-		counters = append(counters, countDeployments(t, memberClient(t, m), ns))
-	}
+	counters := prepareNamespace(t, hc, kc, ns)
 	sent := make([]time.Time, total)
 	errs := make(chan error, total)
 	tick := time.NewTicker(time.Second / time.Duration(perSecond))
@@ -200,14 +194,7 @@ func TestPropagationThroughput(t *testing.T) {
 	directTime := time.Since(start)
 
 	const ns = "bench-propagation"
-	waitNamespace(t, hc, ns)
-	if _, err := kc.PolicyV1alpha1().PropagationPolicies(ns).Create(t.Context(), dividingPolicy(ns), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	var counters []*counter
-	for _, m := range benchMembers {
-		counters = append(counters, countDeployments(t, memberClient(t, m), ns))
-	}
+	counters := prepareNamespace(t, hc, kc, ns)
 	m := newFlotillaMetrics(t)
 	memberHosts := map[string]bool{}
 	for _, name := range benchMembers {
@@ -296,4 +283,20 @@ func waitIdle(t *testing.T, m *flotillaMetrics, n int) (time.Time, samples) {
 	}
 	t.Fatal("flotilla-apiserver's controllers were not idle in 30 minutes")
 	return time.Time{}, nil
+}
+
+// prepareNamespace creates ns on the host (propagated to every member), the
+// policy dividing its Deployments over the members, and a counter of the
+// Deployments arriving in each member.
+func prepareNamespace(t *testing.T, hc kubernetes.Interface, kc versioned.Interface, ns string) []*counter {
+	t.Helper()
+	waitNamespace(t, hc, ns)
+	if _, err := kc.PolicyV1alpha1().PropagationPolicies(ns).Create(t.Context(), dividingPolicy(ns), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var counters []*counter
+	for _, m := range benchMembers {
+		counters = append(counters, countDeployments(t, memberClient(t, m), ns))
+	}
+	return counters
 }
