@@ -47,7 +47,7 @@ test-e2e: build ## e2e suites, each against its own environment of real clusters
 
 .PHONY: bench
 bench: tools build ## benchmarks against real clusters; figures go to _output/bench/ and docs/performance.md
-	FLOTILLA_BENCH=1 go test -count=1 -p 1 -timeout 30m -v ./test/bench/...
+	FLOTILLA_BENCH=1 go test -count=1 -p 1 -timeout 60m -v ./test/bench/... $(if $(RUN),-run '$(RUN)')
 
 .PHONY: generate
 generate: ## regenerate deepcopy, defaulters, OpenAPI, clients, listers, informers, apply configurations

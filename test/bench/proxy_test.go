@@ -31,8 +31,19 @@ func TestMain(m *testing.M) {
 	}
 	framework.Main(m, "bench", env.Options{
 		Members:  []env.MemberOptions{{Name: "member1"}, {Name: "member2"}, {Name: "member3"}},
-		Flotilla: &env.FlotillaOptions{},
+		Flotilla: &env.FlotillaOptions{Args: flotillaArgs()},
 	}, "member1", "member2", "member3")
+}
+
+// flotillaArgs: with FLOTILLA_BENCH_NO_FSYNC=1 flotilla-apiserver's
+// embedded etcd skips fsync like the test bed's own etcd, which stores the
+// host and the members, so both sides of a ratio write to the same kind of
+// storage.
+func flotillaArgs() []string {
+	if os.Getenv("FLOTILLA_BENCH_NO_FSYNC") == "1" {
+		return []string{"--embedded-etcd-unsafe-no-fsync"}
+	}
+	return nil
 }
 
 // clients returns the admin client of member1 directly and through

@@ -30,7 +30,7 @@ type etcdPorts struct {
 	Peer   int `json:"peer"`
 }
 
-func startEmbeddedEtcd(ctx context.Context, dir string) (*embeddedEtcd, error) {
+func startEmbeddedEtcd(ctx context.Context, dir string, noFsync bool) (*embeddedEtcd, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -51,6 +51,7 @@ func startEmbeddedEtcd(ctx context.Context, dir string) (*embeddedEtcd, error) {
 	// set defaults it), which logs every request as slow.
 	cfg.WarningUnaryRequestDuration = embed.DefaultWarningUnaryRequestDuration
 	cfg.QuotaBackendBytes = 8 << 30
+	cfg.UnsafeNoFsync = noFsync
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("starting embedded etcd in %s: %w", dir, err)

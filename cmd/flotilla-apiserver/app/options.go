@@ -38,6 +38,9 @@ type Options struct {
 	// EmbeddedEtcdDir runs etcd inside the process with its data there, when
 	// no --etcd-servers are given.
 	EmbeddedEtcdDir string
+	// EmbeddedEtcdUnsafeNoFsync skips fsync in the embedded etcd: for test
+	// beds whose other etcd does the same, never for data that matters.
+	EmbeddedEtcdUnsafeNoFsync bool
 	// APIService is how the server registers itself with the aggregator.
 	APIService APIServiceOptions
 	// Controllers configure the embedded controllers.
@@ -86,6 +89,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	o.Server.AddFlags(fss.FlagSet("generic"))
 	fs := fss.FlagSet("flotilla")
 	fs.StringVar(&o.EmbeddedEtcdDir, "embedded-etcd-dir", o.EmbeddedEtcdDir, "run etcd inside the process with its data in this directory (used when --etcd-servers is empty)")
+	fs.BoolVar(&o.EmbeddedEtcdUnsafeNoFsync, "embedded-etcd-unsafe-no-fsync", o.EmbeddedEtcdUnsafeNoFsync, "UNSAFE: skip fsync in the embedded etcd (a machine crash loses the last writes); for test beds only")
 	fs.BoolVar(&o.APIService.Register, "register-apiservices", o.APIService.Register, "create or update this server's APIService objects on the host at start")
 	fs.StringVar(&o.APIService.ServiceName, "service-name", o.APIService.ServiceName, "name of the Service the APIServices point at")
 	fs.StringVar(&o.APIService.ServiceNamespace, "service-namespace", o.APIService.ServiceNamespace, "namespace of that Service")

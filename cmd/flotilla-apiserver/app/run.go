@@ -15,7 +15,7 @@ import (
 func Run(ctx context.Context, o *Options) error {
 	var etcdServers []string
 	if o.embeddedEtcd() {
-		e, err := startEmbeddedEtcd(ctx, o.EmbeddedEtcdDir)
+		e, err := startEmbeddedEtcd(ctx, o.EmbeddedEtcdDir, o.EmbeddedEtcdUnsafeNoFsync)
 		if err != nil {
 			return err
 		}
