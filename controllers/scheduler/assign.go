@@ -27,7 +27,46 @@ func assignReplicas(selected []candidate, in input) ([]workv1alpha2.TargetCluste
 	if staticWeighted(p) {
 		return sorted(fromSeats(webster(spec.Replicas, staticWeights(selected, p), in.descending))), nil
 	}
+	if slices.ContainsFunc(selected, func(c candidate) bool { return c.tier > 0 }) {
+		return assignTiers(selected, in)
+	}
 	return assignDynamic(selected, in)
+}
+
+// assignTiers fills the overflow tiers in order: each takes what its
+// clusters can run of what the tiers before it could not, divided among
+// them dynamically; the last takes the rest or fails.
+func assignTiers(selected []candidate, in input) ([]workv1alpha2.TargetCluster, error) {
+	selected = slices.Clone(selected)
+	slices.SortStableFunc(selected, func(a, b candidate) int { return cmp.Compare(a.tier, b.tier) })
+	remaining := in.spec.Replicas
+	var out []workv1alpha2.TargetCluster
+	for start := 0; start < len(selected) && remaining > 0; {
+		end := start
+		var capacity int64
+		for end < len(selected) && selected[end].tier == selected[start].tier {
+			capacity += selected[end].available
+			end++
+		}
+		take := remaining
+		if end < len(selected) {
+			take = int32(min(int64(remaining), capacity))
+		}
+		if take > 0 {
+			spec := *in.spec
+			spec.Replicas = take
+			sub := in
+			sub.spec = &spec
+			part, err := assignDynamic(selected[start:end], sub)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, part...)
+			remaining -= take
+		}
+		start = end
+	}
+	return sorted(out), nil
 }
 
 // staticWeights are each cluster's weight: the largest weight of the

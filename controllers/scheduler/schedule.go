@@ -52,7 +52,7 @@ type input struct {
 func schedule(in input) (decision, error) {
 	p := in.spec.Placement
 	if len(p.ClusterAffinities) == 0 {
-		clusters, considered, err := scheduleWith(in, p.ClusterAffinity)
+		clusters, considered, err := scheduleWith(in, p.ClusterAffinity, nil)
 		return decision{clusters: clusters, considered: considered}, err
 	}
 	start := 0
@@ -65,7 +65,7 @@ func schedule(in input) (decision, error) {
 	}
 	var first error
 	for _, term := range p.ClusterAffinities[start:] {
-		clusters, considered, err := scheduleWith(in, &term.ClusterAffinity)
+		clusters, considered, err := scheduleWith(in, &term.ClusterAffinity, term.OverflowAffinities)
 		if err == nil {
 			return decision{clusters: clusters, affinityName: term.AffinityName, considered: considered}, nil
 		}
@@ -81,12 +81,30 @@ type candidate struct {
 	cluster   *clusterv1alpha1.Cluster
 	score     int
 	available int64
+	// tier is 0 for the affinity's own clusters, k for those of its k-th
+	// overflow affinity.
+	tier int
 }
 
 // scheduleWith places the binding on clusters matching affinity: filter,
 // score, select, assign replicas.
-func scheduleWith(in input, affinity *policyv1alpha1.ClusterAffinity) ([]workv1alpha2.TargetCluster, map[string]string, error) {
+func scheduleWith(in input, affinity *policyv1alpha1.ClusterAffinity, overflow []policyv1alpha1.OverflowClusterAffinity) ([]workv1alpha2.TargetCluster, map[string]string, error) {
 	feasible, refused := filter(in.clusters, in.spec, affinity)
+	tiers := map[string]int{}
+	if divided(in.spec.Placement) && !staticWeighted(in.spec.Placement) {
+		// Overflow affinities add clusters for what the affinity's own
+		// cannot run, tier by tier (dynamic division only, as validated).
+		for k := range overflow {
+			more, _ := filter(in.clusters, in.spec, &overflow[k].ClusterAffinity)
+			for _, c := range more {
+				if _, seen := tiers[c.Name]; !seen && !slices.Contains(feasible, c) {
+					tiers[c.Name] = k + 1
+					feasible = append(feasible, c)
+					delete(refused, c.Name)
+				}
+			}
+		}
+	}
 	if len(feasible) == 0 {
 		return nil, refused, &scheduleError{reason: workv1alpha2.BindingReasonNoClusterFit, message: fitError(len(in.clusters), refused)}
 	}
@@ -101,9 +119,12 @@ func scheduleWith(in input, affinity *policyv1alpha1.ClusterAffinity) ([]workv1a
 		if _, ok := held[c.Name]; ok {
 			score = 100 // ClusterLocality: stay where the binding already runs
 		}
-		cands = append(cands, candidate{cluster: c, score: score, available: avail[c.Name]})
+		cands = append(cands, candidate{cluster: c, score: score, available: avail[c.Name], tier: tiers[c.Name]})
 	}
 	slices.SortFunc(cands, func(a, b candidate) int {
+		if c := cmp.Compare(a.tier, b.tier); c != 0 {
+			return c
+		}
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -140,7 +141,6 @@ func TestScheduleConsidered(t *testing.T) {
 // capacity in order". a (tier 0) has room for 10, b (overflow) for 10.
 func TestScheduleOverflowAffinities(t *testing.T) {
 	t.Parallel()
-	t.Skip("BUG: overflowAffinities are ignored: only the term's own clusterAffinity is filtered, so overflow clusters never take replicas")
 	in := input{
 		spec: bindingSpec(15, &policyv1alpha1.Placement{
 			ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{{
@@ -162,5 +162,57 @@ func TestScheduleOverflowAffinities(t *testing.T) {
 	}
 	if dec.affinityName != "primary" {
 		t.Errorf("affinityName = %q, want primary", dec.affinityName)
+	}
+}
+
+// Overflow tiers take only what the tiers before them cannot run.
+func TestScheduleOverflowTiers(t *testing.T) {
+	t.Parallel()
+	term := func(rs *policyv1alpha1.ReplicaSchedulingStrategy) *policyv1alpha1.Placement {
+		return &policyv1alpha1.Placement{
+			ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{{
+				AffinityName:    "primary",
+				ClusterAffinity: *onClusters("a"),
+				OverflowAffinities: []policyv1alpha1.OverflowClusterAffinity{
+					{AffinityName: "burst", ClusterAffinity: *onClusters("b")},
+					{AffinityName: "last", ClusterAffinity: *onClusters("c")},
+				},
+			}},
+			ReplicaScheduling: rs,
+		}
+	}
+	aggregated := &policyv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDivided,
+		ReplicaDivisionPreference: policyv1alpha1.ReplicaDivisionPreferenceAggregated}
+	clusters := []*clusterv1alpha1.Cluster{newCluster("a", withPods("10")), newCluster("b", withPods("4")), newCluster("c", withPods("10"))}
+	tests := []struct {
+		name     string
+		replicas int32
+		rs       *policyv1alpha1.ReplicaSchedulingStrategy
+		want     []workv1alpha2.TargetCluster
+		reason   string
+	}{
+		{name: "primary is enough", replicas: 8, rs: dynamicRS(), want: []workv1alpha2.TargetCluster{at("a", 8)}},
+		{name: "two tiers", replicas: 12, rs: dynamicRS(), want: []workv1alpha2.TargetCluster{at("a", 10), at("b", 2)}},
+		{name: "three tiers, aggregated", replicas: 20, rs: aggregated, want: []workv1alpha2.TargetCluster{at("a", 10), at("b", 4), at("c", 6)}},
+		{name: "not enough anywhere", replicas: 30, rs: dynamicRS(), reason: workv1alpha2.BindingReasonUnschedulable},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dec, err := schedule(input{spec: bindingSpec(tc.replicas, term(tc.rs)), status: &workv1alpha2.ResourceBindingStatus{}, clusters: clusters})
+			if tc.reason != "" {
+				var se *scheduleError
+				if !errors.As(err, &se) || se.reason != tc.reason {
+					t.Fatalf("err = %v, want reason %s", err, tc.reason)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, dec.clusters); diff != "" {
+				t.Errorf("clusters (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
