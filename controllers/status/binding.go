@@ -36,8 +36,36 @@ type binding struct {
 	key string
 	// describe names the binding in events, as Karmada does.
 	describe string
-	// patchStatus sends a JSON merge patch to the status subresource.
-	patchStatus func(ctx context.Context, patch []byte) error
+	// patchStatus sends a JSON merge patch to the status subresource and
+	// returns the stored resourceVersion and status.
+	patchStatus func(ctx context.Context, patch []byte) (string, *workv1alpha2.ResourceBindingStatus, error)
+}
+
+// written is what the controller's last status write of a binding stored,
+// and the resourceVersion that write replaced.
+type written struct {
+	replaced, rv string
+	status       *workv1alpha2.ResourceBindingStatus
+}
+
+// fresher returns b as this controller last wrote it when the cache still
+// holds the version that write replaced: deciding on the cached copy would
+// only send a write that conflicts. The lister's object is not modified.
+func (c *Controller) fresher(b *binding) *binding {
+	v, ok := c.written.Load(b.key)
+	if !ok {
+		return b
+	}
+	w := v.(written)
+	if w.replaced != b.meta.ResourceVersion {
+		c.written.Delete(b.key)
+		return b
+	}
+	out := *b
+	m := *b.meta
+	m.ResourceVersion = w.rv
+	out.meta, out.status = &m, w.status
+	return &out
 }
 
 // getBinding returns the binding of a queue key. A missing binding returns
@@ -58,9 +86,12 @@ func (c *Controller) getBinding(key string) (*binding, error) {
 			obj: rb, meta: &rb.ObjectMeta, spec: &rb.Spec, status: &rb.Status, key: key,
 			idLabel:  workv1alpha2.ResourceBindingPermanentIDLabel,
 			describe: fmt.Sprintf("ResourceBinding(%s/%s)", namespace, name),
-			patchStatus: func(ctx context.Context, patch []byte) error {
-				_, err := c.client.WorkV1alpha2().ResourceBindings(namespace).Patch(ctx, name, types.MergePatchType, patch, opts, "status")
-				return err
+			patchStatus: func(ctx context.Context, patch []byte) (string, *workv1alpha2.ResourceBindingStatus, error) {
+				out, err := c.client.WorkV1alpha2().ResourceBindings(namespace).Patch(ctx, name, types.MergePatchType, patch, opts, "status")
+				if err != nil {
+					return "", nil, err
+				}
+				return out.ResourceVersion, &out.Status, nil
 			},
 		}, nil
 	case strings.HasPrefix(key, crbKeyPrefix):
@@ -73,9 +104,12 @@ func (c *Controller) getBinding(key string) (*binding, error) {
 			obj: crb, meta: &crb.ObjectMeta, spec: &crb.Spec, status: &crb.Status, key: key,
 			idLabel:  workv1alpha2.ClusterResourceBindingPermanentIDLabel,
 			describe: fmt.Sprintf("ClusterResourceBinding(%s)", name),
-			patchStatus: func(ctx context.Context, patch []byte) error {
-				_, err := c.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, name, types.MergePatchType, patch, opts, "status")
-				return err
+			patchStatus: func(ctx context.Context, patch []byte) (string, *workv1alpha2.ResourceBindingStatus, error) {
+				out, err := c.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, name, types.MergePatchType, patch, opts, "status")
+				if err != nil {
+					return "", nil, err
+				}
+				return out.ResourceVersion, &out.Status, nil
 			},
 		}, nil
 	}

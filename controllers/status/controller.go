@@ -3,6 +3,7 @@ package status
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -45,6 +46,9 @@ type Controller struct {
 	recorder record.EventRecorder
 	queue    workqueue.TypedRateLimitingInterface[string]
 	now      func() time.Time
+	// written holds, per binding key, the controller's last status write
+	// until the cache catches up with it.
+	written sync.Map
 }
 
 // New returns the controller. works, rbs and crbs are informers of the

@@ -24,6 +24,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	if b.meta.DeletionTimestamp != nil {
 		return nil
 	}
+	b = c.fresher(b)
 	logger := klog.FromContext(ctx).WithValues("binding", key)
 	ctx = klog.NewContext(ctx, logger)
 

@@ -43,7 +43,8 @@ func (c *Controller) syncBindingStatus(ctx context.Context, b *binding, tmpl run
 	if err != nil {
 		return fmt.Errorf("encoding status patch of %s: %w", b.describe, err)
 	}
-	if err := b.patchStatus(ctx, patch); err != nil {
+	rv, stored, err := b.patchStatus(ctx, patch)
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -53,6 +54,7 @@ func (c *Controller) syncBindingStatus(ctx context.Context, b *binding, tmpl run
 		}
 		return fmt.Errorf("patching status of %s: %w", b.describe, err)
 	}
+	c.written.Store(b.key, written{replaced: b.meta.ResourceVersion, rv: rv, status: stored})
 	klog.FromContext(ctx).V(2).Info("Updated aggregated status", "clusters", len(items), "fullyApplied", cond.Status)
 	msg := fmt.Sprintf("Update %s with AggregatedStatus successfully.", b.describe)
 	c.event(b.obj, tmpl, corev1.EventTypeNormal, EventReasonAggregateStatusSucceed, msg)
