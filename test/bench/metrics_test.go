@@ -180,7 +180,7 @@ func queueSummary(ss samples) string {
 	var b strings.Builder
 	for _, n := range names {
 		v := qs[n]
-		fmt.Fprintf(&b, "    queue %-22s items %6.0f  wait avg %7.1f ms  work avg %6.1f ms  retries %5.0f\n",
+		fmt.Fprintf(&b, "    queue %-22s items %6.0f  wait avg %7.1f ms  work avg %6.1f ms  delayed adds %5.0f\n",
 			n, v.n, 1000*v.wait/v.n, 1000*v.work/max(v.workN, 1), v.retries)
 	}
 	return b.String()
