@@ -23,7 +23,7 @@ import (
 // ownedSpecKeys are the JSON keys of the binding spec the detector owns;
 // the scheduler owns clusters, other controllers the rest.
 var ownedSpecKeys = []string{"resource", "propagateDeps", "replicaRequirements", "replicas", "placement", "schedulerName",
-	"failover", "conflictResolution", "suspension", "preserveResourcesOnDeletion"}
+	"failover", "conflictResolution", "suspension", "preserveResourcesOnDeletion", "workloadAffinityGroups"}
 
 // desiredSpec builds the binding spec of obj under policy p (API-SPEC §10.2).
 func (c *Controller) desiredSpec(gvk schema.GroupVersionKind, obj *unstructured.Unstructured, p *policy, existing *workv1alpha2.ResourceBindingSpec) (*workv1alpha2.ResourceBindingSpec, error) {
@@ -40,6 +40,7 @@ func (c *Controller) desiredSpec(gvk schema.GroupVersionKind, obj *unstructured.
 	if spec.SchedulerName == "" {
 		spec.SchedulerName = "default-scheduler"
 	}
+	spec.WorkloadAffinityGroups = affinityGroups(p.Spec.Placement.WorkloadAffinity, obj.GetLabels())
 	if s := p.Spec.Suspension; s != nil || (existing != nil && existing.Suspension != nil && existing.Suspension.Scheduling != nil) {
 		spec.Suspension = &workv1alpha2.Suspension{}
 		if s != nil {
@@ -57,6 +58,30 @@ func (c *Controller) desiredSpec(gvk schema.GroupVersionKind, obj *unstructured.
 		spec.Replicas, spec.ReplicaRequirements = replicas, req
 	}
 	return spec, nil
+}
+
+// affinityGroups names the workload affinity groups of a template:
+// "<groupByLabelKey>=<the template's value>" (API-SPEC §10.2); a template
+// without the label is in no group.
+func affinityGroups(wa *policyv1alpha1.WorkloadAffinity, lbls map[string]string) *workv1alpha2.WorkloadAffinityGroups {
+	if wa == nil {
+		return nil
+	}
+	g := &workv1alpha2.WorkloadAffinityGroups{}
+	if wa.Affinity != nil {
+		if v, ok := lbls[wa.Affinity.GroupByLabelKey]; ok {
+			g.AffinityGroup = wa.Affinity.GroupByLabelKey + "=" + v
+		}
+	}
+	if wa.AntiAffinity != nil {
+		if v, ok := lbls[wa.AntiAffinity.GroupByLabelKey]; ok {
+			g.AntiAffinityGroup = wa.AntiAffinity.GroupByLabelKey + "=" + v
+		}
+	}
+	if *g == (workv1alpha2.WorkloadAffinityGroups{}) {
+		return nil
+	}
+	return g
 }
 
 // conflictResolution is the policy's, unless the template's annotation

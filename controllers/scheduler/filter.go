@@ -19,7 +19,8 @@ import (
 // and, when none may, why each was refused (API-SPEC §10.3 filter plugins).
 // Clusters the binding already runs on skip the API enablement and taint
 // checks, so a running workload is not moved by them.
-func filter(clusters []*clusterv1alpha1.Cluster, spec *workv1alpha2.ResourceBindingSpec, affinity *policyv1alpha1.ClusterAffinity) ([]*clusterv1alpha1.Cluster, map[string]string) {
+func filter(clusters []*clusterv1alpha1.Cluster, spec *workv1alpha2.ResourceBindingSpec, affinity *policyv1alpha1.ClusterAffinity,
+	groups peerClusters) ([]*clusterv1alpha1.Cluster, map[string]string) {
 	held := assigned(spec.Clusters)
 	var out []*clusterv1alpha1.Cluster
 	refused := map[string]string{}
@@ -29,7 +30,14 @@ func filter(clusters []*clusterv1alpha1.Cluster, spec *workv1alpha2.ResourceBind
 			continue
 		}
 		_, scheduled := held[c.Name]
-		if why := refuse(c, spec, affinity, scheduled); why != "" {
+		why := refuse(c, spec, affinity, scheduled)
+		if why == "" && groups.affinity != nil && !groups.affinity[c.Name] {
+			why = "cluster(s) didn't satisfy workload affinity"
+		}
+		if why == "" && groups.antiAffinity[c.Name] {
+			why = "cluster(s) didn't satisfy workload anti-affinity"
+		}
+		if why != "" {
 			refused[c.Name] = why
 			continue
 		}

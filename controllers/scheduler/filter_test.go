@@ -119,7 +119,7 @@ func TestFilter(t *testing.T) {
 	}
 	// d is already scheduled: it skips the API and taint checks.
 	spec := bindingSpec(2, &policyv1alpha1.Placement{}, at("d", 1))
-	feasible, refused := filter(clusters, spec, &policyv1alpha1.ClusterAffinity{ExcludeClusters: []string{"e"}})
+	feasible, refused := filter(clusters, spec, &policyv1alpha1.ClusterAffinity{ExcludeClusters: []string{"e"}}, peerClusters{})
 	var got []string
 	for _, c := range feasible {
 		got = append(got, c.Name)

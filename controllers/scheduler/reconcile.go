@@ -92,8 +92,12 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	slices.SortFunc(clusters, func(a, b *clusterv1alpha1.Cluster) int { return cmp.Compare(a.Name, b.Name) })
 	fresh := t.spec.RescheduleTriggeredAt != nil &&
 		(t.status.LastScheduledTime == nil || t.status.LastScheduledTime.Before(t.spec.RescheduleTriggeredAt))
+	groups, err := c.peers(t)
+	if err != nil {
+		return err
+	}
 	dec, schedErr := schedule(input{spec: t.spec, status: t.status, clusters: clusters, fresh: fresh,
-		descending: descendingTieBreak(string(t.spec.Resource.UID))})
+		descending: descendingTieBreak(string(t.spec.Resource.UID)), groups: groups})
 
 	klog.FromContext(ctx).V(2).Info("Scheduling decision", "binding", key, "generation", t.meta.Generation, "fresh", fresh,
 		"result", dec.clusters, "err", schedErr, "considered", dec.considered)
@@ -162,6 +166,41 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	c.written.Store(key, t.meta.ResourceVersion)
 	c.record(t, dec, schedErr)
 	return c.retryLater(key, schedErr)
+}
+
+// peers finds where the other ResourceBindings of the binding's namespace
+// that share its workload affinity or anti-affinity group run.
+func (c *Controller) peers(t *target) (peerClusters, error) {
+	var out peerClusters
+	g := t.spec.WorkloadAffinityGroups
+	if g == nil || t.meta.Namespace == "" {
+		return out, nil
+	}
+	list, err := c.rbs.ResourceBindings(t.meta.Namespace).List(labels.Everything())
+	if err != nil {
+		return out, err
+	}
+	for _, b := range list {
+		pg := b.Spec.WorkloadAffinityGroups
+		if b.Name == t.meta.Name || pg == nil || len(b.Spec.Clusters) == 0 {
+			continue
+		}
+		for _, tc := range b.Spec.Clusters {
+			if g.AffinityGroup != "" && pg.AffinityGroup == g.AffinityGroup {
+				if out.affinity == nil {
+					out.affinity = map[string]bool{}
+				}
+				out.affinity[tc.Name] = true
+			}
+			if g.AntiAffinityGroup != "" && pg.AntiAffinityGroup == g.AntiAffinityGroup {
+				if out.antiAffinity == nil {
+					out.antiAffinity = map[string]bool{}
+				}
+				out.antiAffinity[tc.Name] = true
+			}
+		}
+	}
+	return out, nil
 }
 
 // responsible tells whether the binding is this scheduler's to place now.

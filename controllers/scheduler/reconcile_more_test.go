@@ -177,3 +177,33 @@ func TestReconcileWaitsForOwnWrite(t *testing.T) {
 		t.Errorf("an up-to-date binding made %d requests, want none", n)
 	}
 }
+
+// The peers of a workload affinity group are the other ResourceBindings of
+// the namespace in the same group, where they are scheduled.
+func TestReconcileWorkloadAffinityPeers(t *testing.T) {
+	t.Parallel()
+	group := &workv1alpha2.WorkloadAffinityGroups{AffinityGroup: "app=shop"}
+	peer := newRB(func(b *workv1alpha2.ResourceBinding) {
+		b.Name = "cart"
+		b.Spec.WorkloadAffinityGroups = group
+		b.Spec.Clusters = []workv1alpha2.TargetCluster{at("b", 1)}
+	})
+	other := newRB(func(b *workv1alpha2.ResourceBinding) {
+		b.Name = "elsewhere"
+		b.Namespace = "other"
+		b.Spec.WorkloadAffinityGroups = group
+		b.Spec.Clusters = []workv1alpha2.TargetCluster{at("a", 1)}
+	})
+	f := newFixture(t, fixtureClusters(), peer, other, newRB(func(b *workv1alpha2.ResourceBinding) {
+		b.Spec.WorkloadAffinityGroups = group
+		b.Spec.Placement = &policyv1alpha1.Placement{}
+	}))
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+		t.Fatal(err)
+	}
+	f.onePatch(t, rbGVR, "default", "web")
+	obj := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
+	if diff := cmp.Diff([]workv1alpha2.TargetCluster{at("b", 2)}, obj.Spec.Clusters); diff != "" {
+		t.Errorf("spec.clusters (-want +got):\n%s", diff)
+	}
+}

@@ -43,6 +43,20 @@ type input struct {
 	fresh bool
 	// descending is the object's Webster tie-break direction.
 	descending bool
+	// groups are the clusters of the binding's workload affinity peers.
+	groups peerClusters
+}
+
+// peerClusters are where the other members of a binding's workload
+// affinity groups run (namespace-scoped, API-SPEC §10.3).
+type peerClusters struct {
+	// affinity, when not nil, are the clusters the affinity group already
+	// runs on: the binding must go to one of them. The first member of a
+	// group is not held back (nil).
+	affinity map[string]bool
+	// antiAffinity are the clusters the anti-affinity group runs on: the
+	// binding must stay off them.
+	antiAffinity map[string]bool
 }
 
 // schedule places a binding (API-SPEC §10.3). With clusterAffinities the
@@ -89,13 +103,13 @@ type candidate struct {
 // scheduleWith places the binding on clusters matching affinity: filter,
 // score, select, assign replicas.
 func scheduleWith(in input, affinity *policyv1alpha1.ClusterAffinity, overflow []policyv1alpha1.OverflowClusterAffinity) ([]workv1alpha2.TargetCluster, map[string]string, error) {
-	feasible, refused := filter(in.clusters, in.spec, affinity)
+	feasible, refused := filter(in.clusters, in.spec, affinity, in.groups)
 	tiers := map[string]int{}
 	if divided(in.spec.Placement) && !staticWeighted(in.spec.Placement) {
 		// Overflow affinities add clusters for what the affinity's own
 		// cannot run, tier by tier (dynamic division only, as validated).
 		for k := range overflow {
-			more, _ := filter(in.clusters, in.spec, &overflow[k].ClusterAffinity)
+			more, _ := filter(in.clusters, in.spec, &overflow[k].ClusterAffinity, in.groups)
 			for _, c := range more {
 				if _, seen := tiers[c.Name]; !seen && !slices.Contains(feasible, c) {
 					tiers[c.Name] = k + 1

@@ -216,3 +216,47 @@ func TestScheduleOverflowTiers(t *testing.T) {
 		})
 	}
 }
+
+// Workload affinity: the binding goes where its affinity group already
+// runs (anywhere when it is the first); anti-affinity keeps it off the
+// clusters of its anti-affinity group.
+func TestScheduleWorkloadAffinity(t *testing.T) {
+	t.Parallel()
+	clusters := []*clusterv1alpha1.Cluster{newCluster("a", withPods("10")), newCluster("b", withPods("10")), newCluster("c", withPods("10"))}
+	duplicated := &policyv1alpha1.Placement{}
+	tests := []struct {
+		name   string
+		groups peerClusters
+		want   []string
+		reason string
+	}{
+		{name: "first of its group goes anywhere", want: []string{"a", "b", "c"}},
+		{name: "follows its affinity group", groups: peerClusters{affinity: map[string]bool{"b": true}}, want: []string{"b"}},
+		{name: "avoids its anti-affinity group", groups: peerClusters{antiAffinity: map[string]bool{"a": true, "c": true}}, want: []string{"b"}},
+		{name: "both rule out everything", groups: peerClusters{affinity: map[string]bool{"a": true}, antiAffinity: map[string]bool{"a": true}},
+			reason: workv1alpha2.BindingReasonNoClusterFit},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dec, err := schedule(input{spec: bindingSpec(1, duplicated), status: &workv1alpha2.ResourceBindingStatus{}, clusters: clusters, groups: tc.groups})
+			if tc.reason != "" {
+				var se *scheduleError
+				if !errors.As(err, &se) || se.reason != tc.reason {
+					t.Fatalf("err = %v, want reason %s", err, tc.reason)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range dec.clusters {
+				got = append(got, c.Name)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("clusters (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
