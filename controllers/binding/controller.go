@@ -196,12 +196,7 @@ func bindingChanged(old, obj any) bool {
 // OnTemplate implements templates.Handler: it queues the binding of a
 // template that appears or whose spec, labels or annotations change.
 func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured, deleted bool) {
-	if deleted {
-		return
-	}
-	if old != nil && (old.GetResourceVersion() == obj.GetResourceVersion() ||
-		(obj.GetGeneration() != 0 && old.GetGeneration() == obj.GetGeneration() &&
-			labels.Equals(old.GetLabels(), obj.GetLabels()) && labels.Equals(old.GetAnnotations(), obj.GetAnnotations()))) {
+	if deleted || (old != nil && !templates.SpecChanged(old, obj)) {
 		return
 	}
 	name := names.BindingName(gvk.Kind, obj.GetName())

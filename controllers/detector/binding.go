@@ -116,13 +116,6 @@ func ownedSpec(spec *workv1alpha2.ResourceBindingSpec) map[string]json.RawMessag
 	return out
 }
 
-// withoutResourceVersion returns spec without its template resourceVersion.
-func withoutResourceVersion(spec *workv1alpha2.ResourceBindingSpec) *workv1alpha2.ResourceBindingSpec {
-	out := *spec
-	out.Resource.ResourceVersion = ""
-	return &out
-}
-
 func sameOwned(a, b map[string]json.RawMessage) bool {
 	for k, v := range a {
 		if !bytes.Equal(v, b[k]) {
@@ -181,14 +174,16 @@ func (c *Controller) ensureBinding(ctx context.Context, gvk schema.GroupVersionK
 		}
 		return err == nil, err
 	}
-	want := ownedSpec(spec)
-	metaP := metaPatch(existing.Labels, existing.Annotations, lbls, annos)
-	if metaP == nil && sameOwned(ownedSpec(withoutResourceVersion(spec)), ownedSpec(withoutResourceVersion(existingSpec))) {
-		// A new template resourceVersion alone (the detector's own claim
-		// labels, for one) changes no decision: it is not worth a write and
-		// the rescheduling a new binding generation would cause.
+	// A new template resourceVersion alone (the detector's own claim
+	// labels, for one) changes no decision: it is not worth a write and the
+	// rescheduling a new binding generation would cause. It goes along
+	// with the next write.
+	same := *spec
+	same.Resource.ResourceVersion = existingSpec.Resource.ResourceVersion
+	if metaPatch(existing.Labels, existing.Annotations, lbls, annos) == nil && sameOwned(ownedSpec(&same), ownedSpec(existingSpec)) {
 		return false, nil
 	}
+	want := ownedSpec(spec)
 	patch, _ := json.Marshal(map[string]any{
 		"metadata": map[string]any{"labels": lbls, "annotations": annos},
 		"spec":     want,

@@ -139,37 +139,12 @@ func parseTemplateKey(key string) (schema.GroupVersionKind, string, string, erro
 
 // OnTemplate implements templates.Handler.
 func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured, deleted bool) {
-	if !deleted && old != nil && !specChanged(old, obj) {
+	if !deleted && old != nil && !templates.SpecChanged(old, obj) {
 		return
 	}
 	key := templateKey(gvk, obj.GetNamespace(), obj.GetName())
 	c.changed.Store(key, true)
 	c.queue.Add(key)
-}
-
-// specChanged tells whether an update is more than a status change or a resync.
-func specChanged(old, obj *unstructured.Unstructured) bool {
-	if old.GetResourceVersion() == obj.GetResourceVersion() {
-		return false
-	}
-	if obj.GetGeneration() == 0 || old.GetGeneration() != obj.GetGeneration() {
-		// Kinds without generation (ConfigMaps...) change with every write.
-		return true
-	}
-	return !mapsEqual(old.GetLabels(), obj.GetLabels()) || !mapsEqual(old.GetAnnotations(), obj.GetAnnotations()) ||
-		old.GetDeletionTimestamp() != obj.GetDeletionTimestamp()
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 func (c *Controller) enqueuePolicy(obj any) {

@@ -101,33 +101,21 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	worker.Run(ctx, c.queue, c.synced, workers, c.reconcile)
 }
 
-// view is the part of either binding kind the scheduler reads.
-type view struct {
-	meta   *metaView
-	spec   *workv1alpha2.ResourceBindingSpec
-	status *workv1alpha2.ResourceBindingStatus
-}
-
-type metaView = struct {
-	Generation        int64
-	ResourceVersion   string
-	Annotations       map[string]string
-	DeletionTimestamp bool
-}
-
-func bindingOf(obj any) *view {
+// bindingOf returns the parts of either binding kind the scheduler reads,
+// or nil for any other object.
+func bindingOf(obj any) *target {
 	switch b := obj.(type) {
 	case *workv1alpha2.ResourceBinding:
-		return &view{meta: &metaView{b.Generation, b.ResourceVersion, b.Annotations, b.DeletionTimestamp != nil}, spec: &b.Spec, status: &b.Status}
+		return &target{obj: b, meta: &b.ObjectMeta, spec: &b.Spec, status: &b.Status}
 	case *workv1alpha2.ClusterResourceBinding:
-		return &view{meta: &metaView{b.Generation, b.ResourceVersion, b.Annotations, b.DeletionTimestamp != nil}, spec: &b.Spec, status: &b.Status}
+		return &target{obj: b, meta: &b.ObjectMeta, spec: &b.Spec, status: &b.Status}
 	}
 	return nil
 }
 
 // bindingChanged tells whether an update may change the decision: a new
 // generation (spec), or a scheduler field changed by someone else.
-func bindingChanged(old, cur *view) bool {
+func bindingChanged(old, cur *target) bool {
 	if old == nil || cur == nil {
 		return true
 	}

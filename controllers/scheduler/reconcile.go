@@ -28,13 +28,15 @@ const (
 	EventReasonScheduleBindingFailed  = "ScheduleBindingFailed"
 )
 
-// target is one binding being scheduled, of either kind.
+// target is one binding being scheduled, of either kind. Its parts point
+// into the lister's object, which is never modified.
 type target struct {
 	obj    runtime.Object
 	meta   *metav1.ObjectMeta
 	spec   *workv1alpha2.ResourceBindingSpec
 	status *workv1alpha2.ResourceBindingStatus
-	patch  func(ctx context.Context, patch []byte) error
+	// patch sends a merge patch to the binding (nil outside reconcile).
+	patch func(ctx context.Context, patch []byte) error
 }
 
 func (c *Controller) get(key string) (*target, error) {
@@ -48,19 +50,23 @@ func (c *Controller) get(key string) (*target, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &target{obj: b, meta: &b.ObjectMeta, spec: &b.Spec, status: &b.Status, patch: func(ctx context.Context, p []byte) error {
+		t := bindingOf(b)
+		t.patch = func(ctx context.Context, p []byte) error {
 			_, err := c.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, name, types.MergePatchType, p, opts)
 			return err
-		}}, nil
+		}
+		return t, nil
 	}
 	b, err := c.rbs.ResourceBindings(ns).Get(name)
 	if err != nil {
 		return nil, err
 	}
-	return &target{obj: b, meta: &b.ObjectMeta, spec: &b.Spec, status: &b.Status, patch: func(ctx context.Context, p []byte) error {
+	t := bindingOf(b)
+	t.patch = func(ctx context.Context, p []byte) error {
 		_, err := c.client.WorkV1alpha2().ResourceBindings(ns).Patch(ctx, name, types.MergePatchType, p, opts)
 		return err
-	}}, nil
+	}
+	return t, nil
 }
 
 // reconcile makes the scheduling decision of one binding and writes it

@@ -6,6 +6,7 @@ package templates
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -200,4 +201,19 @@ func (i *Informers) List(gvk schema.GroupVersionKind, namespace string) []*unstr
 		}
 	}
 	return out
+}
+
+// SpecChanged tells whether a template update is more than a status change
+// or a resync: a new generation (or any write, for kinds without one), or
+// new labels, annotations or deletion.
+func SpecChanged(old, obj *unstructured.Unstructured) bool {
+	if old.GetResourceVersion() == obj.GetResourceVersion() {
+		return false
+	}
+	if obj.GetGeneration() == 0 || old.GetGeneration() != obj.GetGeneration() {
+		// Kinds without generation (ConfigMaps...) change with every write.
+		return true
+	}
+	return !maps.Equal(old.GetLabels(), obj.GetLabels()) || !maps.Equal(old.GetAnnotations(), obj.GetAnnotations()) ||
+		(old.GetDeletionTimestamp() == nil) != (obj.GetDeletionTimestamp() == nil)
 }
