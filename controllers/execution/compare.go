@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 )
 
 // serverOwnedMetadata are the metadata fields a member's API server sets;
@@ -177,9 +179,45 @@ type appliedRecord struct {
 type records struct {
 	mu sync.Mutex
 	m  map[types.UID]map[int]appliedRecord
+	// statuses are the controller's last status write of each Work.
+	statuses map[types.UID]statusRecord
 }
 
-func newRecords() *records { return &records{m: map[types.UID]map[int]appliedRecord{}} }
+// statusRecord is a status write of a Work: the resourceVersion it
+// replaced, the one it produced, and the status stored.
+type statusRecord struct {
+	replaced, rv string
+	status       *workv1alpha1.WorkStatus
+}
+
+func newRecords() *records {
+	return &records{m: map[types.UID]map[int]appliedRecord{}, statuses: map[types.UID]statusRecord{}}
+}
+
+// wroteStatus records a status write of a Work.
+func (r *records) wroteStatus(work types.UID, replaced, rv string, status *workv1alpha1.WorkStatus) {
+	r.mu.Lock()
+	r.statuses[work] = statusRecord{replaced: replaced, rv: rv, status: status}
+	r.mu.Unlock()
+}
+
+// freshStatus returns the status the controller last wrote for work when
+// the cached Work is still the version that write replaced (the informer
+// has not delivered the write yet), and the cached status otherwise.
+// Deciding on the stale copy would write the same status again, with new
+// transition times.
+func (r *records) freshStatus(work *workv1alpha1.Work) *workv1alpha1.WorkStatus {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec, ok := r.statuses[work.UID]
+	if ok && rec.replaced == work.ResourceVersion {
+		return rec.status
+	}
+	if ok {
+		delete(r.statuses, work.UID)
+	}
+	return &work.Status
+}
 
 // upToDate tells whether the manifest with hash was written last and the
 // member object is still at the resourceVersion that write produced.
@@ -219,5 +257,6 @@ func (r *records) trim(work types.UID, n int) {
 func (r *records) forgetWork(work types.UID) {
 	r.mu.Lock()
 	delete(r.m, work)
+	delete(r.statuses, work)
 	r.mu.Unlock()
 }

@@ -59,14 +59,15 @@ func (c *Controller) reconcile(ctx context.Context, m *member, key string) error
 		return err
 	}
 
-	status := work.Status.DeepCopy()
+	stored := m.records.freshStatus(work)
+	status := stored.DeepCopy()
 	suspended := ptr.Deref(work.Spec.SuspendDispatching, false)
 	dispatching := setDispatching(status, suspended)
 	if suspended || !clusterReady(cluster) {
 		if !suspended {
 			m.queue.AddAfter(key, c.opts.NotReadyRetry)
 		}
-		return c.writeStatus(ctx, work, status, dispatching)
+		return c.writeStatus(ctx, m, work, stored, status, dispatching)
 	}
 	client, err := c.memberClient(cluster)
 	if err != nil {
@@ -75,7 +76,7 @@ func (c *Controller) reconcile(ctx context.Context, m *member, key string) error
 	outcomes := c.apply(ctx, m, client, cluster.Name, work)
 	applyErr := setApplied(status, outcomes)
 	status.ManifestStatuses = c.manifestStatuses(ctx, outcomes)
-	writeErr := c.writeStatus(ctx, work, status, dispatching)
+	writeErr := c.writeStatus(ctx, m, work, stored, status, dispatching)
 	c.recordApplyEvents(work, cluster.Name, outcomes, applyErr)
 	return errors.Join(applyErr, writeErr)
 }

@@ -18,12 +18,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	karmadafake "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
+	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
@@ -488,4 +490,37 @@ func containsAll(events []string, want ...string) bool {
 		}
 	}
 	return true
+}
+
+// A Work reconciled again before the Work informer delivered the status
+// write (a member event arrives first) is not written again.
+func TestStaleWorkCacheWritesStatusOnce(t *testing.T) {
+	t.Parallel()
+	work := newWork(t, "cm", configMap("cm", map[string]string{"k": "v"}, nil))
+	work.ResourceVersion = "5"
+	f := newFixture(t, true, []*workv1alpha1.Work{work})
+	// The cache stays at the Work as first seen.
+	stale := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	if err := stale.Add(work.DeepCopy()); err != nil {
+		t.Fatal(err)
+	}
+	f.c.works = worklisters.NewWorkLister(stale)
+	for range 3 {
+		if err := f.c.reconcile(f.ctx, f.m, testNS+"/cm"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond) // apart, so transition times would differ
+	}
+	n := 0
+	for _, a := range f.karmada.Actions() {
+		if a.GetVerb() == "patch" && a.GetSubresource() == "status" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d status writes over a stale cache, want 1", n)
+	}
+	if c := appliedCondition(t, f.work("cm")); c.Status != metav1.ConditionTrue {
+		t.Errorf("Applied %+v", c)
+	}
 }

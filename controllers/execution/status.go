@@ -94,23 +94,25 @@ func (c *Controller) manifestStatuses(ctx context.Context, outcomes []outcome) [
 }
 
 // writeStatus patches the Work's status subresource with status when it
-// differs from the stored one. The controller is the only writer of a
+// differs from stored, the status last stored (see records.freshStatus),
+// and records the write. The controller is the only writer of a
 // Work's status (conditions and manifestStatuses alike), so the merge patch
 // replaces both lists whole and needs no resourceVersion. dispatching asks
 // for a WorkDispatching event once the write succeeded.
-func (c *Controller) writeStatus(ctx context.Context, work *workv1alpha1.Work, status *workv1alpha1.WorkStatus, dispatching bool) error {
-	if statusEqual(&work.Status, status) {
+func (c *Controller) writeStatus(ctx context.Context, m *member, work *workv1alpha1.Work, stored, status *workv1alpha1.WorkStatus, dispatching bool) error {
+	if statusEqual(stored, status) {
 		return nil
 	}
 	patch, err := statusPatch(status)
 	if err != nil {
 		return err
 	}
-	_, err = c.client.WorkV1alpha1().Works(work.Namespace).Patch(ctx, work.Name, types.MergePatchType, patch,
+	out, err := c.client.WorkV1alpha1().Works(work.Namespace).Patch(ctx, work.Name, types.MergePatchType, patch,
 		metav1.PatchOptions{FieldManager: ControllerName}, "status")
 	if err != nil {
 		return fmt.Errorf("writing status: %w", err)
 	}
+	m.records.wroteStatus(work.UID, work.ResourceVersion, out.ResourceVersion, &out.Status)
 	if dispatching {
 		if cond := meta.FindStatusCondition(status.Conditions, workv1alpha1.WorkDispatching); cond != nil {
 			c.recorder.Event(work, corev1.EventTypeNormal, eventReasonWorkDispatching, cond.Message)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
 )
 
 // flotillaMetrics reads flotilla-apiserver's /metrics on its own port (not
@@ -184,4 +187,78 @@ func queueSummary(ss samples) string {
 			n, v.n, 1000*v.wait/v.n, 1000*v.work/max(v.workN, 1), v.retries)
 	}
 	return b.String()
+}
+
+// writeBreakdown lists the writes flotilla-apiserver served (by resource,
+// subresource and verb) and the writes its clients sent to other hosts (by
+// host and method) between two scrapes, largest first, so a figure shows
+// which writes a template costs.
+func writeBreakdown(before, after samples, perTemplate float64) string {
+	delta := map[string]float64{}
+	add := func(ss samples, sign float64) {
+		for _, s := range ss {
+			var key string
+			switch s.name {
+			case "apiserver_request_total":
+				if !isWrite(s.labels["verb"]) {
+					continue
+				}
+				r := s.labels["resource"]
+				if sub := s.labels["subresource"]; sub != "" {
+					r += "/" + sub
+				}
+				key = fmt.Sprintf("served %s %s", s.labels["verb"], r)
+			case "rest_client_requests_total":
+				if !isWrite(s.labels["method"]) {
+					continue
+				}
+				key = fmt.Sprintf("sent to %s %s", s.labels["host"], s.labels["method"])
+			default:
+				continue
+			}
+			delta[key] += sign * s.value
+		}
+	}
+	add(after, 1)
+	add(before, -1)
+	keys := make([]string, 0, len(delta))
+	for k, v := range delta {
+		if v >= 1 {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b string) int { return int(delta[b] - delta[a]) })
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "    %-60s %7.0f  %5.2f per template\n", k, delta[k], delta[k]/perTemplate)
+	}
+	return b.String()
+}
+
+// profile saves a CPU profile of flotilla-apiserver over the next seconds to
+// _output/bench/<name> when FLOTILLA_BENCH_PROFILE is set; it returns at once
+// and the profile is written in the background.
+func (m *flotillaMetrics) profile(t *testing.T, name string, seconds int) {
+	if os.Getenv("FLOTILLA_BENCH_PROFILE") == "" {
+		return
+	}
+	root, err := env.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := strings.TrimSuffix(m.url, "/metrics") + "/debug/pprof/profile?seconds=" + strconv.Itoa(seconds)
+	go func() {
+		resp, err := m.client.Get(url)
+		if err != nil {
+			fmt.Println("profile:", err)
+			return
+		}
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			fmt.Println("profile:", resp.Status, err)
+			return
+		}
+		_ = os.WriteFile(filepath.Join(root, "_output", "bench", name), raw, 0o644)
+	}()
 }

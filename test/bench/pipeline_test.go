@@ -210,6 +210,7 @@ func TestPropagationThroughput(t *testing.T) {
 		return ss.sum("apiserver_request_total", func(l map[string]string) bool { return l["code"] == "409" })
 	}
 	before := m.scrape(t)
+	m.profile(t, "propagation.pprof", 30)
 	start = time.Now()
 	createAll(t, n, 16, func(ctx context.Context, i int) error {
 		_, err := hc.AppsV1().Deployments(ns).Create(ctx, benchDeployment(ns, i, 3), metav1.CreateOptions{})
@@ -239,10 +240,11 @@ func TestPropagationThroughput(t *testing.T) {
   ratio flotilla/direct  %.2f   (goal >= 0.8)
   idle %.1f s after the first template
   control-plane writes %.0f (%.1f per template), 409 conflicts %.0f, member writes %.0f (%.2f per member object)
+%s  writes:
 %s`, n, 3*n, directTime.Seconds(), float64(3*n)/directTime.Seconds(), created.Seconds(), propagated.Seconds(),
 		float64(3*n)/propagated.Seconds(), ratio, idleAt.Sub(start).Seconds(),
 		cpWrites(after)-cpWrites(before), (cpWrites(after)-cpWrites(before))/float64(n), conflicts(after)-conflicts(before),
-		memberWrites(after)-memberWrites(before), (memberWrites(after)-memberWrites(before))/float64(3*n), queueSummary(after)))
+		memberWrites(after)-memberWrites(before), (memberWrites(after)-memberWrites(before))/float64(3*n), queueSummary(after), writeBreakdown(before, after, float64(n))))
 
 	// 9c: restart with everything propagated.
 	restartStart := time.Now()
