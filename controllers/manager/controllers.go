@@ -144,6 +144,7 @@ func startStatus(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
+	ctrl.SetTemplateCache(c.Templates)
 	go ctrl.Run(ctx, writeWorkers/2)
 	return nil
 }

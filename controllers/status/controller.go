@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -42,6 +44,7 @@ type Controller struct {
 	client   versioned.Interface
 	host     dynamic.Interface
 	mapper   meta.RESTMapper
+	cached   TemplateCache
 	interp   interpreter.Interpreter
 	recorder record.EventRecorder
 	queue    workqueue.TypedRateLimitingInterface[string]
@@ -92,6 +95,17 @@ func New(works workinformers.WorkInformer, rbs bindinginformers.ResourceBindingI
 	}
 	return c, nil
 }
+
+// TemplateCache reads templates from the informers that watch their kinds;
+// kinds it does not watch answer templates.ErrNotWatched and are read from
+// the host.
+type TemplateCache interface {
+	Get(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error)
+}
+
+// SetTemplateCache makes the controller read templates from cache rather
+// than from the host whenever cache watches their kind.
+func (c *Controller) SetTemplateCache(cache TemplateCache) { c.cached = cache }
 
 // Run reconciles bindings with workers goroutines until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {

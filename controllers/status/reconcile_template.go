@@ -3,6 +3,7 @@ package status
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
 
@@ -42,7 +44,7 @@ func (c *Controller) getTemplate(ctx context.Context, ref workv1alpha2.ObjectRef
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 		client = c.host.Resource(mapping.Resource).Namespace(ref.Namespace)
 	}
-	obj, err := client.Get(ctx, ref.Name, metav1.GetOptions{})
+	obj, err := c.readTemplate(ctx, client, gvk, ref)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -53,6 +55,20 @@ func (c *Controller) getTemplate(ctx context.Context, ref workv1alpha2.ObjectRef
 		return nil, nil
 	}
 	return &template{obj: obj, client: client}, nil
+}
+
+// readTemplate reads the template from the template cache when it watches
+// the kind (the binding was made from that cache, so a template missing
+// there is gone), and from the host otherwise. The object must not be
+// modified.
+func (c *Controller) readTemplate(ctx context.Context, client dynamic.ResourceInterface, gvk schema.GroupVersionKind, ref workv1alpha2.ObjectReference) (*unstructured.Unstructured, error) {
+	if c.cached != nil {
+		obj, err := c.cached.Get(ctx, gvk, ref.Namespace, ref.Name)
+		if !errors.Is(err, templates.ErrNotWatched) {
+			return obj, err
+		}
+	}
+	return client.Get(ctx, ref.Name, metav1.GetOptions{})
 }
 
 // restMapping maps gvk, resetting a resettable mapper once when the kind is

@@ -18,6 +18,7 @@ import (
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
 
@@ -316,5 +317,51 @@ func TestTemplateWithoutStatusSubresource(t *testing.T) {
 	events := f.events()
 	if len(events) != 1 || !strings.HasPrefix(events[0], "Warning "+EventReasonAggregateStatusFailed) {
 		t.Errorf("events %q, want one AggregateStatusFailed", events)
+	}
+}
+
+// mapCache is a template cache over a map; kinds absent answer
+// templates.ErrNotWatched.
+type mapCache map[schema.GroupVersionKind]map[string]*unstructured.Unstructured
+
+func (m mapCache) Get(_ context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
+	objs, ok := m[gvk]
+	if !ok {
+		return nil, templates.ErrNotWatched
+	}
+	if obj, ok := objs[namespace+"/"+name]; ok {
+		return obj, nil
+	}
+	return nil, apierrors.NewNotFound(deploymentGVR.GroupResource(), name)
+}
+
+// TestTemplateFromCache reads a template of a watched kind from the cache,
+// never from the host, and one of an unwatched kind from the host.
+func TestTemplateFromCache(t *testing.T) {
+	t.Parallel()
+	objs := []runtime.Object{rb("m1"), work(t, "m1", metav1.ConditionTrue, "", deploymentStatus(t, 2, 2))}
+	for _, watched := range []bool{true, false} {
+		f := newFixture(t, nil, objs, deployment(1))
+		cache := mapCache{}
+		if watched {
+			cache[deploymentGVK] = map[string]*unstructured.Unstructured{"default/nginx": deployment(1)}
+		}
+		f.c.SetTemplateCache(cache)
+		_, ctx := ktesting.NewTestContext(t)
+		if err := f.c.reconcile(ctx, rbKey("default", "nginx-deployment")); err != nil {
+			t.Fatal(err)
+		}
+		gets := 0
+		for _, a := range f.host.Actions() {
+			if a.GetVerb() == "get" {
+				gets++
+			}
+		}
+		if want := map[bool]int{true: 0, false: 1}[watched]; gets != want {
+			t.Errorf("watched %v: %d GETs of the template from the host, want %d", watched, gets, want)
+		}
+		if f.templateWrites() != 1 {
+			t.Errorf("watched %v: %d template writes, want 1", watched, f.templateWrites())
+		}
 	}
 }

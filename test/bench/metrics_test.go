@@ -189,10 +189,10 @@ func queueSummary(ss samples) string {
 	return b.String()
 }
 
-// writeBreakdown lists the writes flotilla-apiserver served (by resource,
-// subresource and verb) and the writes its clients sent to other hosts (by
-// host and method) between two scrapes, largest first, so a figure shows
-// which writes a template costs.
+// writeBreakdown lists the requests flotilla-apiserver served (by resource,
+// subresource and verb) and the requests its clients sent (by host and
+// method) between two scrapes, largest first, so a figure shows which
+// requests a template costs. Watches are left out.
 func writeBreakdown(before, after samples, perTemplate float64) string {
 	delta := map[string]float64{}
 	add := func(ss samples, sign float64) {
@@ -200,7 +200,7 @@ func writeBreakdown(before, after samples, perTemplate float64) string {
 			var key string
 			switch s.name {
 			case "apiserver_request_total":
-				if !isWrite(s.labels["verb"]) {
+				if s.labels["verb"] == "WATCH" {
 					continue
 				}
 				r := s.labels["resource"]
@@ -209,9 +209,6 @@ func writeBreakdown(before, after samples, perTemplate float64) string {
 				}
 				key = fmt.Sprintf("served %s %s", s.labels["verb"], r)
 			case "rest_client_requests_total":
-				if !isWrite(s.labels["method"]) {
-					continue
-				}
 				key = fmt.Sprintf("sent to %s %s", s.labels["host"], s.labels["method"])
 			default:
 				continue

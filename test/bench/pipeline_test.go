@@ -240,7 +240,7 @@ func TestPropagationThroughput(t *testing.T) {
   ratio flotilla/direct  %.2f   (goal >= 0.8)
   idle %.1f s after the first template
   control-plane writes %.0f (%.1f per template), 409 conflicts %.0f, member writes %.0f (%.2f per member object)
-%s  writes:
+%s  requests:
 %s`, n, 3*n, directTime.Seconds(), float64(3*n)/directTime.Seconds(), created.Seconds(), propagated.Seconds(),
 		float64(3*n)/propagated.Seconds(), ratio, idleAt.Sub(start).Seconds(),
 		cpWrites(after)-cpWrites(before), (cpWrites(after)-cpWrites(before))/float64(n), conflicts(after)-conflicts(before),
