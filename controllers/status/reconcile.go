@@ -3,9 +3,12 @@ package status
 import (
 	"context"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 )
@@ -50,10 +53,41 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 			works = append(works, w)
 		}
 	}
+	if wait := c.unreported(works); wait > 0 {
+		logger.V(4).Info("Waiting for the Works to report", "after", wait)
+		c.queue.AddAfter(key, wait)
+		return nil
+	}
 	items := aggregateItems(works, b.spec.Resource)
 
 	if err := c.syncBindingStatus(ctx, b, tmpl.obj, items); err != nil {
 		return err
 	}
 	return c.syncTemplateStatus(ctx, b, tmpl, items)
+}
+
+// workReportGrace is how long a new Work may go without reporting whether
+// it was applied before the binding's status is written without it: the
+// execution controller reports a Work moments after it is created, and
+// waiting for it turns the reports of all of a binding's Works into one
+// write instead of one at creation and one per report.
+const workReportGrace = 5 * time.Second
+
+// unreported returns how long to wait for Works created less than
+// workReportGrace ago that have not reported an Applied condition yet;
+// zero when none is pending. Works whose dispatching is suspended are
+// not waited for: they will not report.
+func (c *Controller) unreported(works []*workv1alpha1.Work) time.Duration {
+	var wait time.Duration
+	now := c.now()
+	for _, w := range works {
+		if w.DeletionTimestamp != nil || ptr.Deref(w.Spec.SuspendDispatching, false) ||
+			meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkApplied) != nil {
+			continue
+		}
+		if d := w.CreationTimestamp.Add(workReportGrace).Sub(now); d > wait {
+			wait = d
+		}
+	}
+	return wait
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2/ktesting"
+	"k8s.io/utils/ptr"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
@@ -363,5 +365,47 @@ func TestTemplateFromCache(t *testing.T) {
 		if f.templateWrites() != 1 {
 			t.Errorf("watched %v: %d template writes, want 1", watched, f.templateWrites())
 		}
+	}
+}
+
+// TestWaitsForNewWorksToReport writes no status while a Work created a
+// moment ago has not reported whether it was applied, and writes once it
+// has, once it is old enough, or when its dispatching is suspended.
+func TestWaitsForNewWorksToReport(t *testing.T) {
+	t.Parallel()
+	key := rbKey("default", "nginx-deployment")
+	fresh := func(mutate func(*workv1alpha1.Work)) *workv1alpha1.Work {
+		w := work(t, "m2", "", "", nil)
+		w.Name = "nginx-m2"
+		w.CreationTimestamp = metav1.NewTime(fixedNow.Add(-time.Second))
+		if mutate != nil {
+			mutate(w)
+		}
+		return w
+	}
+	for name, tc := range map[string]struct {
+		w      *workv1alpha1.Work
+		writes int
+	}{
+		"unreported":     {fresh(nil), 0},
+		"reported":       {fresh(func(w *workv1alpha1.Work) { w.Status = work(t, "m2", metav1.ConditionTrue, "", nil).Status }), 1},
+		"past the grace": {fresh(func(w *workv1alpha1.Work) { w.CreationTimestamp = metav1.NewTime(fixedNow.Add(-workReportGrace)) }), 1},
+		"suspended":      {fresh(func(w *workv1alpha1.Work) { w.Spec.SuspendDispatching = ptr.To(true) }), 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, nil, []runtime.Object{rb("m1", "m2"),
+				work(t, "m1", metav1.ConditionTrue, "", deploymentStatus(t, 2, 2)), tc.w}, deployment(1))
+			_, ctx := ktesting.NewTestContext(t)
+			if err := f.c.reconcile(ctx, key); err != nil {
+				t.Fatal(err)
+			}
+			if got := f.statusPatches(); got != tc.writes {
+				t.Errorf("%d status writes, want %d", got, tc.writes)
+			}
+			if tc.writes == 0 && f.c.queue.Len() != 0 {
+				t.Error("the key was queued at once, not after the grace")
+			}
+		})
 	}
 }
