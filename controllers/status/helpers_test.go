@@ -91,11 +91,11 @@ func (f *fixture) statusPatches() int {
 	return n
 }
 
-// templateWrites counts the updates of templates sent so far.
+// templateWrites counts the patches of templates sent so far.
 func (f *fixture) templateWrites() int {
 	n := 0
 	for _, a := range f.host.Actions() {
-		if a.GetVerb() == "update" {
+		if a.GetVerb() == "patch" {
 			n++
 		}
 	}

@@ -28,6 +28,11 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		return nil
 	}
 	b = c.fresher(b)
+	if len(b.spec.Clusters) == 0 && len(b.status.AggregatedStatus) == 0 && len(b.status.Conditions) == 0 {
+		// A new binding the scheduler has not decided yet: there is
+		// nothing to aggregate, and the scheduler's write requeues it.
+		return nil
+	}
 	logger := klog.FromContext(ctx).WithValues("binding", key)
 	ctx = klog.NewContext(ctx, logger)
 

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/klog/v2"
 
@@ -101,7 +103,7 @@ func (c *Controller) syncTemplateStatus(ctx context.Context, b *binding, t *temp
 	if sameStatus(t.obj, next) {
 		return nil
 	}
-	if err := writeStatus(ctx, t.client, next); err != nil {
+	if err := writeStatus(ctx, t.client, t.obj, next); err != nil {
 		if !apierrors.IsConflict(err) {
 			c.event(nil, t.obj, corev1.EventTypeWarning, EventReasonAggregateStatusFailed, err.Error())
 		}
@@ -111,21 +113,36 @@ func (c *Controller) syncTemplateStatus(ctx context.Context, b *binding, t *temp
 	return nil
 }
 
-// writeStatus writes obj's status through the status subresource, or
+// writeStatus sends a JSON merge patch taking the template's status from
+// what old holds to what obj holds, through the status subresource, or
 // through the main resource when the kind has none (a CRD without the
-// subresource answers 404 on /status). A template gone meanwhile is not an
-// error. The resourceVersion read makes the write conditional.
-func writeStatus(ctx context.Context, client dynamic.ResourceInterface, obj *unstructured.Unstructured) error {
-	opts := metav1.UpdateOptions{FieldManager: ControllerName}
-	_, err := client.UpdateStatus(ctx, obj, opts)
+// subresource answers 404 on /status). The controller is the only writer
+// of a template's status, so the patch carries no resourceVersion: a
+// template changed meanwhile (labels, spec) takes it without a conflict.
+// A template gone meanwhile is not an error.
+func writeStatus(ctx context.Context, client dynamic.ResourceInterface, old, obj *unstructured.Unstructured) error {
+	from, err := json.Marshal(map[string]any{"status": old.Object["status"]})
+	if err != nil {
+		return err
+	}
+	to, err := json.Marshal(map[string]any{"status": obj.Object["status"]})
+	if err != nil {
+		return err
+	}
+	patch, err := jsonpatch.CreateMergePatch(from, to)
+	if err != nil {
+		return fmt.Errorf("computing the status patch of %s %s: %w", obj.GetKind(), klog.KObj(obj), err)
+	}
+	opts := metav1.PatchOptions{FieldManager: ControllerName}
+	_, err = client.Patch(ctx, obj.GetName(), types.MergePatchType, patch, opts, "status")
 	if apierrors.IsNotFound(err) {
-		_, err = client.Update(ctx, obj, opts)
+		_, err = client.Patch(ctx, obj.GetName(), types.MergePatchType, patch, opts)
 	}
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("updating status of %s %s: %w", obj.GetKind(), klog.KObj(obj), err)
+		return fmt.Errorf("patching status of %s %s: %w", obj.GetKind(), klog.KObj(obj), err)
 	}
 	return nil
 }

@@ -225,9 +225,9 @@ func TestTemplateStatusOfDeployment(t *testing.T) {
 	if err := f.c.reconcile(ctx, rbKey("default", "nginx-deployment")); err != nil {
 		t.Fatal(err)
 	}
-	var writes []clienttesting.UpdateAction
+	var writes []clienttesting.PatchAction
 	for _, a := range f.host.Actions() {
-		if u, ok := a.(clienttesting.UpdateAction); ok {
+		if u, ok := a.(clienttesting.PatchAction); ok {
 			writes = append(writes, u)
 		}
 	}
@@ -282,7 +282,7 @@ func (hookedInterpreter) AggregateStatus(obj *unstructured.Unstructured, items [
 func TestTemplateWithoutStatusSubresource(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, hookedInterpreter{}, []runtime.Object{crb("m1"), widgetWork(t, "m1")}, widget())
-	f.host.PrependReactor("update", "widgets", func(a clienttesting.Action) (bool, runtime.Object, error) {
+	f.host.PrependReactor("patch", "widgets", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		if a.GetSubresource() == "status" {
 			return true, nil, apierrors.NewNotFound(widgetGVR.GroupResource(), "gear")
 		}
@@ -306,7 +306,7 @@ func TestTemplateWithoutStatusSubresource(t *testing.T) {
 	f.refresh(t, crbKey("gear-widget"))
 
 	// A failing write is retried and recorded on the template.
-	f.host.PrependReactor("update", "widgets", func(clienttesting.Action) (bool, runtime.Object, error) {
+	f.host.PrependReactor("patch", "widgets", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(widgetGVR.GroupResource(), "gear", errors.New("denied"))
 	})
 	_ = unstructured.SetNestedField(got.Object, "Stopped", "status", "phase")
@@ -407,5 +407,31 @@ func TestWaitsForNewWorksToReport(t *testing.T) {
 				t.Error("the key was queued at once, not after the grace")
 			}
 		})
+	}
+}
+
+// TestUnscheduledBindingIsLeftAlone writes nothing for a binding the
+// scheduler has not decided yet, and writes FullyApplied once it has
+// decided that no cluster fits.
+func TestUnscheduledBindingIsLeftAlone(t *testing.T) {
+	t.Parallel()
+	fresh := rb()
+	fresh.Status = workv1alpha2.ResourceBindingStatus{}
+	f := newFixture(t, nil, []runtime.Object{fresh}, deployment(1))
+	_, ctx := ktesting.NewTestContext(t)
+	key := rbKey("default", "nginx-deployment")
+	if err := f.c.reconcile(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.statusPatches(); n != 0 {
+		t.Errorf("%d status writes before scheduling, want 0", n)
+	}
+
+	g := newFixture(t, nil, []runtime.Object{rb()}, deployment(1))
+	if err := g.c.reconcile(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if n := g.statusPatches(); n != 1 {
+		t.Errorf("%d status writes after a decision of no cluster, want 1", n)
 	}
 }

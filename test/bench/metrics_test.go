@@ -208,6 +208,9 @@ func writeBreakdown(before, after samples, perTemplate float64) string {
 					r += "/" + sub
 				}
 				key = fmt.Sprintf("served %s %s", s.labels["verb"], r)
+				if code := s.labels["code"]; code >= "400" {
+					key += " (" + code + ")"
+				}
 			case "rest_client_requests_total":
 				key = fmt.Sprintf("sent to %s %s", s.labels["host"], s.labels["method"])
 			default:

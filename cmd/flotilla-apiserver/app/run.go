@@ -47,7 +47,11 @@ func Run(ctx context.Context, o *Options) error {
 		})
 	}
 	server.GenericAPIServer.AddPostStartHookOrDie("start-controllers", func(hctx genericapiserver.PostStartHookContext) error {
-		c, err := manager.NewContext(o.Controllers, hctx.LoopbackClientConfig, hostCfg)
+		loopback, err := serveLoopbackSocket(hctx, server.GenericAPIServer.Handler, hctx.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		c, err := manager.NewContext(o.Controllers, loopback, hostCfg)
 		if err != nil {
 			return err
 		}
