@@ -3,6 +3,7 @@ package status
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
 
 // reconcile aggregates the status of one binding: first the binding's
@@ -58,7 +60,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 			works = append(works, w)
 		}
 	}
-	if wait := c.unreported(works); wait > 0 {
+	if wait := c.unreported(b, works); wait > 0 {
 		logger.V(4).Info("Waiting for the Works to report", "after", wait)
 		c.queue.AddAfter(key, wait)
 		return nil
@@ -78,20 +80,35 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 // write instead of one at creation and one per report.
 const workReportGrace = 5 * time.Second
 
-// unreported returns how long to wait for Works created less than
-// workReportGrace ago that have not reported an Applied condition yet;
-// zero when none is pending. Works whose dispatching is suspended are
-// not waited for: they will not report.
-func (c *Controller) unreported(works []*workv1alpha1.Work) time.Duration {
+// unreported returns how long to wait for the Works of b that are not
+// there yet or have not reported an Applied condition yet, each for at
+// most workReportGrace after it (or, for a missing Work, the binding's
+// scheduling) appeared; zero when none is pending. Works whose
+// dispatching is suspended are not waited for: they will not report.
+func (c *Controller) unreported(b *binding, works []*workv1alpha1.Work) time.Duration {
 	var wait time.Duration
 	now := c.now()
+	pending := func(since time.Time) {
+		if d := since.Add(workReportGrace).Sub(now); d > wait {
+			wait = d
+		}
+	}
+	present := map[string]bool{}
 	for _, w := range works {
+		present[strings.TrimPrefix(w.Namespace, workv1alpha1.ExecutionSpacePrefix)] = true
 		if w.DeletionTimestamp != nil || ptr.Deref(w.Spec.SuspendDispatching, false) ||
 			meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkApplied) != nil {
 			continue
 		}
-		if d := w.CreationTimestamp.Add(workReportGrace).Sub(now); d > wait {
-			wait = d
+		pending(w.CreationTimestamp.Time)
+	}
+	scheduled := b.meta.CreationTimestamp.Time
+	if cond := meta.FindStatusCondition(b.status.Conditions, workv1alpha2.Scheduled); cond != nil && cond.LastTransitionTime.After(scheduled) {
+		scheduled = cond.LastTransitionTime.Time
+	}
+	for _, tc := range b.spec.Clusters {
+		if !present[tc.Name] {
+			pending(scheduled)
 		}
 	}
 	return wait

@@ -435,3 +435,24 @@ func TestUnscheduledBindingIsLeftAlone(t *testing.T) {
 		t.Errorf("%d status writes after a decision of no cluster, want 1", n)
 	}
 }
+
+// TestWaitsForMissingWorks writes no status while a cluster scheduled a
+// moment ago has no Work yet, and writes once the grace has passed.
+func TestWaitsForMissingWorks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		age    time.Duration
+		writes int
+	}{{time.Second, 0}, {workReportGrace, 1}} {
+		b := rb("m1", "m2")
+		b.CreationTimestamp = metav1.NewTime(fixedNow.Add(-tc.age))
+		f := newFixture(t, nil, []runtime.Object{b, work(t, "m1", metav1.ConditionTrue, "", deploymentStatus(t, 2, 2))}, deployment(1))
+		_, ctx := ktesting.NewTestContext(t)
+		if err := f.c.reconcile(ctx, rbKey("default", "nginx-deployment")); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.statusPatches(); got != tc.writes {
+			t.Errorf("binding scheduled %v ago, one Work missing: %d status writes, want %d", tc.age, got, tc.writes)
+		}
+	}
+}
