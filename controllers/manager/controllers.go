@@ -139,7 +139,7 @@ func startExecution(ctx context.Context, c *Context) error {
 
 func startStatus(ctx context.Context, c *Context) error {
 	w := c.KarmadaInformers.Work()
-	ctrl, err := status.New(w.V1alpha1().Works(), w.V1alpha2().ResourceBindings(), w.V1alpha2().ClusterResourceBindings(),
+	ctrl, err := status.New(w.V1alpha1().Works(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(), w.V1alpha2().ResourceBindings(), w.V1alpha2().ClusterResourceBindings(),
 		c.Karmada, c.HostDynamic, c.HostMapper, c.Interpreter, c.Recorder)
 	if err != nil {
 		return err

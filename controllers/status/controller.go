@@ -15,8 +15,10 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
 	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha1"
 	bindinginformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
+	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	bindinglisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
@@ -38,6 +40,7 @@ const (
 // binding's status and the status of its resource template.
 type Controller struct {
 	workIdx  cache.Indexer
+	clusters clusterlisters.ClusterLister
 	rbs      bindinglisters.ResourceBindingLister
 	crbs     bindinglisters.ClusterResourceBindingLister
 	synced   []cache.InformerSynced
@@ -54,19 +57,21 @@ type Controller struct {
 	written sync.Map
 }
 
-// New returns the controller. works, rbs and crbs are informers of the
+// New returns the controller. works, clusters, rbs and crbs are informers of the
 // control plane (the Work informer gets an index by binding); client writes
 // binding status; host and mapper reach resource templates on the host;
 // interp aggregates template status; recorder records events on bindings
 // and templates, so its scheme must know the work.karmada.io kinds.
-func New(works workinformers.WorkInformer, rbs bindinginformers.ResourceBindingInformer, crbs bindinginformers.ClusterResourceBindingInformer,
+func New(works workinformers.WorkInformer, clusters clusterinformers.ClusterInformer, rbs bindinginformers.ResourceBindingInformer, crbs bindinginformers.ClusterResourceBindingInformer,
 	client versioned.Interface, host dynamic.Interface, mapper meta.RESTMapper, interp interpreter.Interpreter, recorder record.EventRecorder,
 ) (*Controller, error) {
 	c := &Controller{
 		workIdx:  works.Informer().GetIndexer(),
+		clusters: clusters.Lister(),
 		rbs:      rbs.Lister(),
 		crbs:     crbs.Lister(),
-		synced:   []cache.InformerSynced{works.Informer().HasSynced, rbs.Informer().HasSynced, crbs.Informer().HasSynced},
+		synced: []cache.InformerSynced{works.Informer().HasSynced, clusters.Informer().HasSynced,
+			rbs.Informer().HasSynced, crbs.Informer().HasSynced},
 		client:   client,
 		host:     host,
 		mapper:   mapper,

@@ -13,6 +13,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/tools/record"
 
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
@@ -57,9 +58,18 @@ func newFixture(t *testing.T, interp interpreter.Interpreter, objs []runtime.Obj
 	if interp == nil {
 		interp = interpreter.NewNative()
 	}
-	c, err := New(works, rbs, crbs, cs, host, mapper, interp, recorder)
+	clusters := factory.Cluster().V1alpha1().Clusters()
+	c, err := New(works, clusters, rbs, crbs, cs, host, mapper, interp, recorder)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// m1 and m2 are Ready; m3 is not.
+	for name, ready := range map[string]metav1.ConditionStatus{"m1": metav1.ConditionTrue, "m2": metav1.ConditionTrue, "m3": metav1.ConditionFalse} {
+		cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Status: clusterv1alpha1.ClusterStatus{Conditions: []metav1.Condition{{Type: clusterv1alpha1.ClusterConditionReady, Status: ready}}}}
+		if err := clusters.Informer().GetIndexer().Add(cl); err != nil {
+			t.Fatal(err)
+		}
 	}
 	c.now = func() time.Time { return fixedNow }
 	for _, obj := range objs {

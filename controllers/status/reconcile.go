@@ -11,6 +11,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
@@ -73,34 +74,37 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	return c.syncTemplateStatus(ctx, b, tmpl, items)
 }
 
-// workReportGrace is how long a new Work may go without reporting whether
-// it was applied before the binding's status is written without it: the
-// execution controller reports a Work moments after it is created, and
-// waiting for it turns the reports of all of a binding's Works into one
-// write instead of one at creation and one per report.
-const workReportGrace = 5 * time.Second
+// workReportGrace is how long a new Work to a Ready cluster may go without
+// reporting whether it was applied before the binding's status is written
+// without it: the execution controller reports a Work moments after it is
+// created (seconds under a burst), and waiting for it turns the reports of
+// all of a binding's Works into one write instead of one at creation and
+// one per report. Works to clusters that are not Ready are not waited for.
+const workReportGrace = 30 * time.Second
 
 // unreported returns how long to wait for the Works of b that are not
 // there yet or have not reported an Applied condition yet, each for at
 // most workReportGrace after it (or, for a missing Work, the binding's
-// scheduling) appeared; zero when none is pending. Works whose
-// dispatching is suspended are not waited for: they will not report.
+// scheduling) appeared; zero when none is pending. Works that will not
+// report soon are not waited for: those whose dispatching is suspended,
+// and those to clusters that are not Ready.
 func (c *Controller) unreported(b *binding, works []*workv1alpha1.Work) time.Duration {
 	var wait time.Duration
 	now := c.now()
-	pending := func(since time.Time) {
-		if d := since.Add(workReportGrace).Sub(now); d > wait {
+	pending := func(cluster string, since time.Time) {
+		if d := since.Add(workReportGrace).Sub(now); d > wait && c.clusterReady(cluster) {
 			wait = d
 		}
 	}
 	present := map[string]bool{}
 	for _, w := range works {
-		present[strings.TrimPrefix(w.Namespace, workv1alpha1.ExecutionSpacePrefix)] = true
+		cluster := strings.TrimPrefix(w.Namespace, workv1alpha1.ExecutionSpacePrefix)
+		present[cluster] = true
 		if w.DeletionTimestamp != nil || ptr.Deref(w.Spec.SuspendDispatching, false) ||
 			meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkApplied) != nil {
 			continue
 		}
-		pending(w.CreationTimestamp.Time)
+		pending(cluster, w.CreationTimestamp.Time)
 	}
 	scheduled := b.meta.CreationTimestamp.Time
 	if cond := meta.FindStatusCondition(b.status.Conditions, workv1alpha2.Scheduled); cond != nil && cond.LastTransitionTime.After(scheduled) {
@@ -108,8 +112,14 @@ func (c *Controller) unreported(b *binding, works []*workv1alpha1.Work) time.Dur
 	}
 	for _, tc := range b.spec.Clusters {
 		if !present[tc.Name] {
-			pending(scheduled)
+			pending(tc.Name, scheduled)
 		}
 	}
 	return wait
+}
+
+// clusterReady tells whether the cluster exists and is Ready.
+func (c *Controller) clusterReady(name string) bool {
+	cluster, err := c.clusters.Get(name)
+	return err == nil && meta.IsStatusConditionTrue(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
 }

@@ -436,15 +436,17 @@ func TestUnscheduledBindingIsLeftAlone(t *testing.T) {
 	}
 }
 
-// TestWaitsForMissingWorks writes no status while a cluster scheduled a
-// moment ago has no Work yet, and writes once the grace has passed.
+// TestWaitsForMissingWorks writes no status while a Ready cluster
+// scheduled a moment ago has no Work yet, and writes once the grace has
+// passed, or at once when the cluster is not Ready.
 func TestWaitsForMissingWorks(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		age    time.Duration
-		writes int
-	}{{time.Second, 0}, {workReportGrace, 1}} {
-		b := rb("m1", "m2")
+		missing string // m2 is Ready, m3 is not
+		age     time.Duration
+		writes  int
+	}{{"m2", time.Second, 0}, {"m2", workReportGrace, 1}, {"m3", time.Second, 1}} {
+		b := rb("m1", tc.missing)
 		b.CreationTimestamp = metav1.NewTime(fixedNow.Add(-tc.age))
 		f := newFixture(t, nil, []runtime.Object{b, work(t, "m1", metav1.ConditionTrue, "", deploymentStatus(t, 2, 2))}, deployment(1))
 		_, ctx := ktesting.NewTestContext(t)
@@ -452,7 +454,7 @@ func TestWaitsForMissingWorks(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := f.statusPatches(); got != tc.writes {
-			t.Errorf("binding scheduled %v ago, one Work missing: %d status writes, want %d", tc.age, got, tc.writes)
+			t.Errorf("binding scheduled %v ago, the Work of %s missing: %d status writes, want %d", tc.age, tc.missing, got, tc.writes)
 		}
 	}
 }
