@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
+	"runtime/debug"
 
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/tools/clientcmd"
@@ -13,6 +15,9 @@ import (
 
 // Run starts flotilla-apiserver and blocks until ctx ends.
 func Run(ctx context.Context, o *Options) error {
+	if _, set := os.LookupEnv("GOGC"); !set && o.GCPercent > 0 {
+		debug.SetGCPercent(o.GCPercent)
+	}
 	var etcdServers []string
 	if o.embeddedEtcd() {
 		e, err := startEmbeddedEtcd(ctx, o.EmbeddedEtcdDir, o.EmbeddedEtcdUnsafeNoFsync)
