@@ -112,7 +112,7 @@ func TestSchedulerThroughput(t *testing.T) {
 // templates arrive per second, each divided over the three members.
 func TestTemplateToMemberLatency(t *testing.T) {
 	pauseMembers(t)
-	perSecond, seconds := 50, benchSize("FLOTILLA_BENCH_LATENCY_SECONDS", 30)
+	perSecond, seconds := benchSize("FLOTILLA_BENCH_LATENCY_RATE", 50), benchSize("FLOTILLA_BENCH_LATENCY_SECONDS", 30)
 	total := perSecond * seconds
 	hc, kc := hostClients(t)
 	const ns = "bench-latency"
@@ -160,7 +160,7 @@ func TestTemplateToMemberLatency(t *testing.T) {
 		}
 		slowest = append(slowest, worst)
 	}
-	record(t, "latency.txt", fmt.Sprintf(`template -> member latency (issue 4, 9d): %d templates at %d/s, each divided over 3 members
+	record(t, fmt.Sprintf("latency-%d.txt", perSecond), fmt.Sprintf(`template -> member latency (issue 4, 9d): %d templates at %d/s, each divided over 3 members
   per member object   p50 %v  p99 %v  max %v
   last of the three   p50 %v  p99 %v  max %v
 %s`, total, perSecond, percentile(each, .5), percentile(each, .99), percentile(each, 1),
