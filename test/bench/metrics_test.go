@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -261,4 +262,28 @@ func (m *flotillaMetrics) profile(t *testing.T, name string, seconds int) {
 		}
 		_ = os.WriteFile(filepath.Join(root, "_output", "bench", name), raw, 0o644)
 	}()
+}
+
+// queueDelta returns after with the value of each sample in before
+// subtracted: the counters of what happened between two scrapes.
+func queueDelta(before, after samples) samples {
+	key := func(s sample) string {
+		names := slices.Sorted(maps.Keys(s.labels))
+		var b strings.Builder
+		b.WriteString(s.name)
+		for _, n := range names {
+			b.WriteString("," + n + "=" + s.labels[n])
+		}
+		return b.String()
+	}
+	old := map[string]float64{}
+	for _, s := range before {
+		old[key(s)] = s.value
+	}
+	out := make(samples, 0, len(after))
+	for _, s := range after {
+		s.value -= old[key(s)]
+		out = append(out, s)
+	}
+	return out
 }

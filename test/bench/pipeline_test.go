@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -112,11 +113,35 @@ func TestSchedulerThroughput(t *testing.T) {
 // templates arrive per second, each divided over the three members.
 func TestTemplateToMemberLatency(t *testing.T) {
 	pauseMembers(t)
-	perSecond, seconds := benchSize("FLOTILLA_BENCH_LATENCY_RATE", 50), benchSize("FLOTILLA_BENCH_LATENCY_SECONDS", 30)
-	total := perSecond * seconds
+	rates := []int{10, 20, 50}
+	if v := os.Getenv("FLOTILLA_BENCH_LATENCY_RATES"); v != "" {
+		rates = nil
+		for _, f := range strings.Split(v, ",") {
+			r, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || r <= 0 {
+				t.Fatalf("FLOTILLA_BENCH_LATENCY_RATES: %q is not a rate", f)
+			}
+			rates = append(rates, r)
+		}
+	}
+	seconds := benchSize("FLOTILLA_BENCH_LATENCY_SECONDS", 30)
 	hc, kc := hostClients(t)
-	const ns = "bench-latency"
+	var out strings.Builder
+	for _, perSecond := range rates {
+		out.WriteString(measureLatency(t, hc, kc, perSecond, seconds))
+	}
+	record(t, "latency.txt", out.String())
+}
+
+// measureLatency creates perSecond templates a second for seconds in a
+// namespace of its own, and describes the time from each create to its
+// member objects.
+func measureLatency(t *testing.T, hc kubernetes.Interface, kc versioned.Interface, perSecond, seconds int) string {
+	t.Helper()
+	total := perSecond * seconds
+	ns := fmt.Sprintf("bench-latency-%d", perSecond)
 	counters := prepareNamespace(t, hc, kc, ns)
+	before := newFlotillaMetrics(t).scrape(t)
 	sent := make([]time.Time, total)
 	errs := make(chan error, total)
 	tick := time.NewTicker(time.Second / time.Duration(perSecond))
@@ -160,11 +185,13 @@ func TestTemplateToMemberLatency(t *testing.T) {
 		}
 		slowest = append(slowest, worst)
 	}
-	record(t, fmt.Sprintf("latency-%d.txt", perSecond), fmt.Sprintf(`template -> member latency (issue 4, 9d): %d templates at %d/s, each divided over 3 members
+	round := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	return fmt.Sprintf(`template -> member latency (issue 4, 9d): %d templates at %d/s, each divided over 3 members
   per member object   p50 %v  p99 %v  max %v
   last of the three   p50 %v  p99 %v  max %v
-%s`, total, perSecond, percentile(each, .5), percentile(each, .99), percentile(each, 1),
-		percentile(slowest, .5), percentile(slowest, .99), percentile(slowest, 1), queueSummary(newFlotillaMetrics(t).scrape(t))))
+%s`, total, perSecond, round(percentile(each, .5)), round(percentile(each, .99)), round(percentile(each, 1)),
+		round(percentile(slowest, .5)), round(percentile(slowest, .99)), round(percentile(slowest, 1)),
+		queueSummary(queueDelta(before, newFlotillaMetrics(t).scrape(t))))
 }
 
 // Issue 4, figures 9a and 9c: 5,000 Deployments divided over three members,
@@ -244,7 +271,7 @@ func TestPropagationThroughput(t *testing.T) {
 %s`, n, 3*n, directTime.Seconds(), float64(3*n)/directTime.Seconds(), created.Seconds(), propagated.Seconds(),
 		float64(3*n)/propagated.Seconds(), ratio, idleAt.Sub(start).Seconds(),
 		cpWrites(after)-cpWrites(before), (cpWrites(after)-cpWrites(before))/float64(n), conflicts(after)-conflicts(before),
-		memberWrites(after)-memberWrites(before), (memberWrites(after)-memberWrites(before))/float64(3*n), queueSummary(after), writeBreakdown(before, after, float64(n))))
+		memberWrites(after)-memberWrites(before), (memberWrites(after)-memberWrites(before))/float64(3*n), queueSummary(queueDelta(before, after)), writeBreakdown(before, after, float64(n))))
 
 	// 9c: restart with everything propagated.
 	restartStart := time.Now()
