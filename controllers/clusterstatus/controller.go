@@ -188,7 +188,7 @@ func (c *Controller) observe(ctx context.Context, cluster *clusterv1alpha1.Clust
 
 	mc := c.caches.get(cluster.Name, client.Config.Host+"/"+client.Config.BearerToken, client.Clientset)
 	if mc.synced() {
-		status.NodeSummary, status.ResourceSummary = mc.summaries()
+		status.NodeSummary, status.ResourceSummary = mc.summaries(cluster.Spec.ResourceModels)
 	}
 	return true
 }

@@ -103,12 +103,15 @@ func (m *memberCache) synced() bool { return m.nodes.HasSynced() && m.pods.HasSy
 
 func (m *memberCache) stop() { m.cancel() }
 
-// summaries computes nodeSummary and resourceSummary from the caches.
-func (m *memberCache) summaries() (*clusterv1alpha1.NodeSummary, *clusterv1alpha1.ResourceSummary) {
+// summaries computes nodeSummary and resourceSummary from the caches; the
+// resource summary counts the nodes per grade of models.
+func (m *memberCache) summaries(models []clusterv1alpha1.ResourceModel) (*clusterv1alpha1.NodeSummary, *clusterv1alpha1.ResourceSummary) {
 	ns := &clusterv1alpha1.NodeSummary{}
 	rs := &clusterv1alpha1.ResourceSummary{Allocatable: corev1.ResourceList{}, Allocated: corev1.ResourceList{}, Allocating: corev1.ResourceList{}}
+	var nodes []*corev1.Node
 	for _, obj := range m.nodes.GetStore().List() {
 		n := obj.(*corev1.Node)
+		nodes = append(nodes, n)
 		ns.TotalNum++
 		for _, c := range n.Status.Conditions {
 			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
@@ -118,15 +121,22 @@ func (m *memberCache) summaries() (*clusterv1alpha1.NodeSummary, *clusterv1alpha
 		addTo(rs.Allocatable, n.Status.Allocatable)
 	}
 	var allocatedPods, allocatingPods int64
+	used := map[string]corev1.ResourceList{}
+	podCount := map[string]int64{}
 	for _, obj := range m.pods.GetStore().List() {
 		p := obj.(*corev1.Pod)
 		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
 		req := p.Spec.Containers[0].Resources.Requests
-		if p.Spec.NodeName != "" {
+		if node := p.Spec.NodeName; node != "" {
 			addTo(rs.Allocated, req)
 			allocatedPods++
+			if used[node] == nil {
+				used[node] = corev1.ResourceList{}
+			}
+			addTo(used[node], req)
+			podCount[node]++
 		} else {
 			addTo(rs.Allocating, req)
 			allocatingPods++
@@ -136,6 +146,7 @@ func (m *memberCache) summaries() (*clusterv1alpha1.NodeSummary, *clusterv1alpha
 	if allocatingPods > 0 {
 		rs.Allocating[corev1.ResourcePods] = *resource.NewQuantity(allocatingPods, resource.DecimalSI)
 	}
+	rs.AllocatableModelings = allocatableModelings(models, nodes, used, podCount)
 	return ns, rs
 }
 

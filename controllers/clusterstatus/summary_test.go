@@ -50,7 +50,7 @@ func TestSummaries(t *testing.T) {
 		_ = pods.Add(tp)
 	}
 	m := &memberCache{nodes: fakeInformer{nodes}, pods: fakeInformer{pods}}
-	ns, rs := m.summaries()
+	ns, rs := m.summaries(nil)
 	if ns.TotalNum != 2 || ns.ReadyNum != 1 {
 		t.Errorf("node summary %+v, want 1 of 2 ready", ns)
 	}

@@ -12,9 +12,11 @@ import (
 
 // maxAvailable is Karmada's general estimator: how many more replicas with
 // req a cluster can run, from its resourceSummary. Pods are bounded by
-// allocatable - allocated - allocating pods, then by every requested
-// resource: floor(free / request). A cluster without a summary can run
-// none.
+// allocatable - allocated - allocating pods; then, when the cluster reports
+// how many nodes it has per grade of its resource models and the models
+// cover every requested resource, by the models (see byModels); otherwise
+// by every requested resource of the whole cluster: floor(free / request).
+// A cluster without a summary can run none.
 func maxAvailable(c *clusterv1alpha1.Cluster, req *workv1alpha2.ReplicaRequirements) int64 {
 	rs := c.Status.ResourceSummary
 	if rs == nil {
@@ -27,6 +29,9 @@ func maxAvailable(c *clusterv1alpha1.Cluster, req *workv1alpha2.ReplicaRequireme
 	}
 	if req == nil {
 		return n
+	}
+	if m, ok := byModels(c, req); ok {
+		return min(n, m)
 	}
 	for name, q := range req.ResourceRequest {
 		if q.IsZero() {
@@ -85,4 +90,55 @@ func assigned(clusters []workv1alpha2.TargetCluster) map[string]int32 {
 		out[t.Name] = t.Replicas
 	}
 	return out
+}
+
+// byModels estimates from the cluster's resource models, which see nodes
+// rather than the cluster's sum (100 free CPUs over 100 one-CPU nodes fit
+// no two-CPU replica). A node of a grade is assumed to have the grade's
+// minimum of each resource free; grades whose minimum is below the request
+// of some resource fit none; each node of the others fits
+// min over resources of floor(minimum / request). ok is false when the
+// cluster reports no modelings or a requested resource is not modelled:
+// the summary estimate applies then.
+func byModels(c *clusterv1alpha1.Cluster, req *workv1alpha2.ReplicaRequirements) (int64, bool) {
+	models, counts := c.Spec.ResourceModels, c.Status.ResourceSummary.AllocatableModelings
+	if len(models) == 0 || len(counts) != len(models) {
+		return 0, false
+	}
+	// mins[resource][grade index]
+	mins := map[corev1.ResourceName][]resource.Quantity{}
+	for _, m := range models {
+		for _, r := range m.Ranges {
+			mins[r.Name] = append(mins[r.Name], r.Min)
+		}
+	}
+	for name, q := range req.ResourceRequest {
+		if q.Sign() > 0 && len(mins[name]) != len(models) {
+			return 0, false
+		}
+	}
+	var total int64
+	for i := range models {
+		if counts[i].Count == 0 {
+			continue
+		}
+		perNode := int64(math.MaxInt64)
+		for name, q := range req.ResourceRequest {
+			if q.Sign() <= 0 {
+				continue
+			}
+			have := mins[name][i]
+			if name == corev1.ResourceCPU {
+				perNode = min(perNode, have.MilliValue()/q.MilliValue())
+			} else {
+				perNode = min(perNode, have.Value()/max(q.Value(), 1))
+			}
+		}
+		if perNode == math.MaxInt64 {
+			// Nothing requested: the pod bound decides.
+			return math.MaxInt64, true
+		}
+		total += int64(counts[i].Count) * perNode
+	}
+	return total, true
 }

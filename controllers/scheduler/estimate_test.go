@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/flotilla-io/flotilla/apis/cluster/mutation"
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
@@ -115,5 +116,52 @@ func TestAvailableReplicasUnknownBecomesSpecReplicas(t *testing.T) {
 	got := availableReplicas(clusters, bindingSpec(6, nil))
 	if diff := cmp.Diff(map[string]int64{"a": 6, "b": 10}, got); diff != "" {
 		t.Errorf("availableReplicas (-want +got):\n%s", diff)
+	}
+}
+
+func TestMaxAvailableByModels(t *testing.T) {
+	t.Parallel()
+	req := func(pairs ...string) *workv1alpha2.ReplicaRequirements {
+		return &workv1alpha2.ReplicaRequirements{ResourceRequest: rl(pairs...)}
+	}
+	// The default models (9 grades over cpu and memory); two nodes of grade
+	// 6 (>= 32 CPUs, >= 256Gi free) and one of grade 2 (>= 2 CPUs, >= 16Gi).
+	modelled := func(pods string) *clusterv1alpha1.Cluster {
+		c := newCluster("a", withSummary(rl("pods", pods, "cpu", "66", "memory", "528Gi"), nil, nil))
+		c.Spec.ResourceModels = mutation.DefaultResourceModels()
+		c.Status.ResourceSummary.AllocatableModelings = make([]clusterv1alpha1.AllocatableModeling, 9)
+		for i := range c.Status.ResourceSummary.AllocatableModelings {
+			c.Status.ResourceSummary.AllocatableModelings[i].Grade = uint(i)
+		}
+		c.Status.ResourceSummary.AllocatableModelings[6].Count = 2
+		c.Status.ResourceSummary.AllocatableModelings[2].Count = 1
+		return c
+	}
+	tests := []struct {
+		name string
+		c    *clusterv1alpha1.Cluster
+		req  *workv1alpha2.ReplicaRequirements
+		want int64
+	}{
+		// The cluster's sum (66 CPUs) would give 22; no grade-2 node fits 3.
+		{"per node: 2 nodes x floor(32/3)", modelled("1000"), req("cpu", "3"), 20},
+		{"small requests fit the small node too: 2 x 32/1 + 1 x 2/1", modelled("1000"), req("cpu", "1"), 66},
+		{"the scarcest resource per node: 2 x min(32/1, 256Gi/64Gi)", modelled("1000"), req("cpu", "1", "memory", "64Gi"), 8},
+		{"beyond every grade's minimum", modelled("1000"), req("cpu", "200"), 0},
+		{"pods still bound", modelled("5"), req("cpu", "1"), 5},
+		{"an unmodelled resource falls back to the summary", modelled("1000"), req("cpu", "3", "ephemeral-storage", "1"), 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := maxAvailable(tc.c, tc.req); got != tc.want {
+				t.Errorf("maxAvailable = %d, want %d", got, tc.want)
+			}
+		})
+	}
+	noModelings := modelled("1000")
+	noModelings.Status.ResourceSummary.AllocatableModelings = nil
+	if got := maxAvailable(noModelings, req("cpu", "3")); got != 22 {
+		t.Errorf("without modelings maxAvailable = %d, want the summary's 66/3 = 22", got)
 	}
 }
