@@ -102,6 +102,14 @@ func TestJoinedClusterStatus(t *testing.T) {
 	if cpu := c.Status.ResourceSummary.Allocatable.Cpu().String(); cpu != "64" {
 		t.Errorf("allocatable cpu %s, want 64 (2 nodes of 32)", cpu)
 	}
+	// The default resource models grade the nodes: 9 grades, every node
+	// counted once (nodes of 32 CPUs and 256Gi with a few pods are graded 5
+	// or 6).
+	if m := c.Status.ResourceSummary.AllocatableModelings; len(m) != 9 {
+		t.Errorf("allocatableModelings %+v, want the 9 default grades", m)
+	} else if n := m[5].Count + m[6].Count; n != 2 {
+		t.Errorf("allocatableModelings %+v, want the 2 nodes in grades 5 and 6", m)
+	}
 	cs, err := framework.Env.Host.Client()
 	if err != nil {
 		t.Fatal(err)
