@@ -85,6 +85,18 @@ func (n *Native) requirements(spec *corev1.PodSpec, namespace string) *workv1alp
 	return req
 }
 
+// PodRequirements are the requirements of one replica of a pod spec: its
+// node claim and effective resource requests; nil when it has neither.
+// The Lua helper kube.accuratePodRequirements returns them.
+func PodRequirements(spec *corev1.PodSpec) *workv1alpha2.ReplicaRequirements {
+	claim := nodeClaim(spec)
+	request := PodRequests(spec)
+	if claim == nil && request == nil {
+		return nil
+	}
+	return &workv1alpha2.ReplicaRequirements{NodeClaim: claim, ResourceRequest: request}
+}
+
 // nodeClaim collects node selector, tolerations and required node affinity;
 // nil when all are empty.
 func nodeClaim(spec *corev1.PodSpec) *workv1alpha2.NodeClaim {

@@ -1,0 +1,154 @@
+package lua
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// toLua converts a JSON-like Go value (what unstructured objects hold:
+// map[string]any, []any, string, bool, int64, float64, nil, and the other
+// integer types) into a Lua value. Maps become tables with string keys,
+// slices sequences from 1.
+func toLua(L *lua.LState, v any) lua.LValue {
+	switch v := v.(type) {
+	case nil:
+		return lua.LNil
+	case string:
+		return lua.LString(v)
+	case bool:
+		return lua.LBool(v)
+	case int64:
+		return lua.LNumber(v)
+	case int:
+		return lua.LNumber(v)
+	case int32:
+		return lua.LNumber(v)
+	case float64:
+		return lua.LNumber(v)
+	case float32:
+		return lua.LNumber(v)
+	case map[string]any:
+		t := L.CreateTable(0, len(v))
+		for k, e := range v {
+			t.RawSetString(k, toLua(L, e))
+		}
+		return t
+	case []any:
+		t := L.CreateTable(len(v), 0)
+		for i, e := range v {
+			t.RawSetInt(i+1, toLua(L, e))
+		}
+		return t
+	case []map[string]any:
+		t := L.CreateTable(len(v), 0)
+		for i, e := range v {
+			t.RawSetInt(i+1, toLua(L, e))
+		}
+		return t
+	case []string:
+		t := L.CreateTable(len(v), 0)
+		for i, e := range v {
+			t.RawSetInt(i+1, lua.LString(e))
+		}
+		return t
+	default:
+		return lua.LString(fmt.Sprint(v))
+	}
+}
+
+// fromLua converts a Lua value back into a JSON-like Go value. Numbers
+// that are whole become int64, others float64. A table whose keys are
+// exactly 1..n is a slice; any other table a map, its keys as strings.
+//
+// An empty table is ambiguous: Karmada encodes it as [] and then turns it
+// back into {} where the corresponding field of the object given to the
+// script was an object. ref is that corresponding value (nil when there is
+// none), followed down the result as it is converted.
+func fromLua(v lua.LValue, ref any) (any, error) {
+	return fromLuaDepth(v, ref, 0)
+}
+
+// maxDepth bounds the nesting of converted tables (and catches cycles).
+const maxDepth = 100
+
+func fromLuaDepth(v lua.LValue, ref any, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("result nested deeper than %d levels (a table that contains itself?)", maxDepth)
+	}
+	switch v := v.(type) {
+	case *lua.LNilType:
+		return nil, nil
+	case lua.LBool:
+		return bool(v), nil
+	case lua.LString:
+		return string(v), nil
+	case lua.LNumber:
+		f := float64(v)
+		if f == math.Trunc(f) && f >= math.MinInt64 && f <= math.MaxInt64 && !math.IsInf(f, 0) {
+			return int64(f), nil
+		}
+		return f, nil
+	case *lua.LTable:
+		return tableFromLua(v, ref, depth)
+	default:
+		return nil, fmt.Errorf("a %s cannot be converted to JSON", v.Type())
+	}
+}
+
+func tableFromLua(t *lua.LTable, ref any, depth int) (any, error) {
+	n := t.Len()
+	count := 0
+	sequence := true
+	t.ForEach(func(k, _ lua.LValue) {
+		count++
+		if num, ok := k.(lua.LNumber); !ok || float64(num) != math.Trunc(float64(num)) || num < 1 || int(num) > n {
+			sequence = false
+		}
+	})
+	if count == 0 {
+		if _, isMap := ref.(map[string]any); isMap {
+			return map[string]any{}, nil
+		}
+		return []any{}, nil
+	}
+	if sequence && count == n {
+		refs, _ := ref.([]any)
+		out := make([]any, n)
+		for i := 1; i <= n; i++ {
+			var r any
+			if i-1 < len(refs) {
+				r = refs[i-1]
+			}
+			e, err := fromLuaDepth(t.RawGetInt(i), r, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i-1] = e
+		}
+		return out, nil
+	}
+	refs, _ := ref.(map[string]any)
+	out := make(map[string]any, count)
+	var err error
+	t.ForEach(func(k, e lua.LValue) {
+		if err != nil {
+			return
+		}
+		key := keyString(k)
+		var converted any
+		converted, err = fromLuaDepth(e, refs[key], depth+1)
+		out[key] = converted
+	})
+	return out, err
+}
+
+// keyString is how a table key becomes a JSON object key.
+func keyString(k lua.LValue) string {
+	if num, ok := k.(lua.LNumber); ok && float64(num) == math.Trunc(float64(num)) {
+		return strconv.FormatInt(int64(num), 10)
+	}
+	return k.String()
+}

@@ -1,0 +1,382 @@
+package lua
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	lua "github.com/yuin/gopher-lua"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
+)
+
+// Customizations interprets the kinds ResourceInterpreterCustomizations
+// target with their scripts. Set and Delete keep it in step with the
+// customizations (an informer's handlers); each generation of a
+// customization is compiled once.
+type Customizations struct {
+	mu sync.RWMutex
+	// byName holds the compiled customizations.
+	byName map[string]*compiled
+	// byTarget holds, per target kind and operation, the script to call:
+	// the one of the customization first by name when several define it.
+	byTarget map[schema.GroupVersionKind]map[interpreter.Operation]*Script
+}
+
+type compiled struct {
+	generation int64
+	target     schema.GroupVersionKind
+	scripts    map[interpreter.Operation]*Script
+}
+
+var _ interpreter.Interpreter = (*Customizations)(nil)
+
+// NewCustomizations returns an empty set of customizations.
+func NewCustomizations() *Customizations {
+	return &Customizations{byName: map[string]*compiled{}, byTarget: map[schema.GroupVersionKind]map[interpreter.Operation]*Script{}}
+}
+
+// CompileCustomization compiles every script of ric. Admission has checked
+// them; an error here names the field of the first that fails.
+func CompileCustomization(ric *configv1alpha1.ResourceInterpreterCustomization) (map[interpreter.Operation]*Script, error) {
+	scripts := map[interpreter.Operation]*Script{}
+	for _, op := range Operations {
+		src := op.Script(&ric.Spec.Customizations)
+		if src == "" {
+			continue
+		}
+		s, err := Compile(src, op.Function, 0)
+		if err != nil {
+			for _, s := range scripts {
+				s.Close()
+			}
+			return nil, fmt.Errorf("spec.customizations.%s.luaScript: %w", op.Field, err)
+		}
+		scripts[op.Operation] = s
+	}
+	return scripts, nil
+}
+
+// Set compiles ric unless its generation is already compiled. A
+// customization whose scripts do not compile is dropped (its kind falls
+// back to the next interpreter) and the error returned.
+func (c *Customizations) Set(ric *configv1alpha1.ResourceInterpreterCustomization) error {
+	c.mu.RLock()
+	cur, ok := c.byName[ric.Name]
+	c.mu.RUnlock()
+	if ok && cur.generation == ric.Generation && ric.Generation != 0 {
+		return nil
+	}
+	scripts, err := CompileCustomization(ric)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.byName[ric.Name]; ok {
+		closeAll(old.scripts)
+		delete(c.byName, ric.Name)
+	}
+	if err == nil {
+		c.byName[ric.Name] = &compiled{generation: ric.Generation, target: schema.FromAPIVersionAndKind(ric.Spec.Target.APIVersion, ric.Spec.Target.Kind), scripts: scripts}
+	}
+	c.reindex()
+	if err != nil {
+		return fmt.Errorf("ResourceInterpreterCustomization %s: %w", ric.Name, err)
+	}
+	return nil
+}
+
+// Delete drops the customization called name.
+func (c *Customizations) Delete(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.byName[name]; ok {
+		closeAll(old.scripts)
+		delete(c.byName, name)
+		c.reindex()
+	}
+}
+
+func closeAll(scripts map[interpreter.Operation]*Script) {
+	for _, s := range scripts {
+		s.Close()
+	}
+}
+
+// reindex rebuilds byTarget; the caller holds the write lock.
+func (c *Customizations) reindex() {
+	names := make([]string, 0, len(c.byName))
+	for n := range c.byName {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	idx := map[schema.GroupVersionKind]map[interpreter.Operation]*Script{}
+	for _, n := range names {
+		cc := c.byName[n]
+		if idx[cc.target] == nil {
+			idx[cc.target] = map[interpreter.Operation]*Script{}
+		}
+		for op, s := range cc.scripts {
+			if _, taken := idx[cc.target][op]; !taken {
+				idx[cc.target][op] = s
+			}
+		}
+	}
+	c.byTarget = idx
+}
+
+func (c *Customizations) script(gvk schema.GroupVersionKind, op interpreter.Operation) *Script {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.byTarget[gvk][op]
+}
+
+// HookEnabled implements interpreter.Interpreter.
+func (c *Customizations) HookEnabled(gvk schema.GroupVersionKind, op interpreter.Operation) bool {
+	return c.script(gvk, op) != nil
+}
+
+var errNoScript = errors.New("no customization defines this operation for this kind")
+
+func (c *Customizations) mustScript(obj *unstructured.Unstructured, op interpreter.Operation) (*Script, error) {
+	s := c.script(obj.GroupVersionKind(), op)
+	if s == nil {
+		return nil, fmt.Errorf("%s of %s: %w", op, obj.GroupVersionKind(), errNoScript)
+	}
+	return s, nil
+}
+
+// GetReplicas implements interpreter.Interpreter: GetReplicas(desiredObj)
+// returns the replicas and, optionally, a ReplicaRequirements table.
+func (c *Customizations) GetReplicas(obj *unstructured.Unstructured) (int32, *workv1alpha2.ReplicaRequirements, error) {
+	s, err := c.mustScript(obj, interpreter.InterpretReplica)
+	if err != nil {
+		return 0, nil, err
+	}
+	var replicas int32
+	var req *workv1alpha2.ReplicaRequirements
+	err = s.Call(context.Background(), 2, func(L *lua.LState) []lua.LValue {
+		return []lua.LValue{toLua(L, obj.Object)}
+	}, func(_ *lua.LState, ret []lua.LValue) error {
+		n, ok := ret[0].(lua.LNumber)
+		if !ok {
+			return fmt.Errorf("returned %s as the replicas, want a number", ret[0].Type())
+		}
+		if n < 0 || n > math.MaxInt32 || float64(n) != math.Trunc(float64(n)) {
+			return fmt.Errorf("returned %v replicas, want a whole number from 0 to %d", n, math.MaxInt32)
+		}
+		replicas = int32(n)
+		if ret[1] == lua.LNil {
+			return nil
+		}
+		return decodeResult(ret[1], nil, &req)
+	})
+	return replicas, req, err
+}
+
+// GetComponents runs GetComponents(desiredObj), which returns the list of
+// the workload's components ({name, replicas, replicaRequirements}).
+func (c *Customizations) GetComponents(obj *unstructured.Unstructured) ([]workv1alpha2.Component, error) {
+	s, err := c.mustScript(obj, interpreter.InterpretComponent)
+	if err != nil {
+		return nil, err
+	}
+	var out []workv1alpha2.Component
+	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
+		return []lua.LValue{toLua(L, obj.Object)}
+	}, func(_ *lua.LState, ret []lua.LValue) error {
+		if ret[0] == lua.LNil {
+			return nil
+		}
+		return decodeResult(ret[0], []any{}, &out)
+	})
+	return out, err
+}
+
+// ReviseReplica implements interpreter.Interpreter:
+// ReviseReplica(desiredObj, desiredReplica) returns the revised object.
+func (c *Customizations) ReviseReplica(obj *unstructured.Unstructured, replicas int64) (*unstructured.Unstructured, error) {
+	s, err := c.mustScript(obj, interpreter.ReviseReplica)
+	if err != nil {
+		return nil, err
+	}
+	var out *unstructured.Unstructured
+	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
+		return []lua.LValue{toLua(L, obj.Object), lua.LNumber(replicas)}
+	}, func(_ *lua.LState, ret []lua.LValue) error {
+		out, err = objectResult(ret[0], obj.Object)
+		return err
+	})
+	return out, err
+}
+
+// Retain implements interpreter.Interpreter: Retain(desiredObj,
+// observedObj) returns the object to apply.
+func (c *Customizations) Retain(desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	s, err := c.mustScript(desired, interpreter.Retain)
+	if err != nil {
+		return nil, err
+	}
+	var out *unstructured.Unstructured
+	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
+		return []lua.LValue{toLua(L, desired.Object), toLua(L, observed.Object)}
+	}, func(_ *lua.LState, ret []lua.LValue) error {
+		out, err = objectResult(ret[0], desired.Object)
+		return err
+	})
+	return out, err
+}
+
+// AggregateStatus implements interpreter.Interpreter:
+// AggregateStatus(desiredObj, statusItems) returns the object with its
+// status set; each item has clusterName, status, applied, appliedMessage
+// and health, as in the binding's aggregatedStatus.
+func (c *Customizations) AggregateStatus(obj *unstructured.Unstructured, items []workv1alpha2.AggregatedStatusItem) (*unstructured.Unstructured, error) {
+	s, err := c.mustScript(obj, interpreter.AggregateStatus)
+	if err != nil {
+		return nil, err
+	}
+	luaItems, err := itemsValue(items)
+	if err != nil {
+		return nil, err
+	}
+	var out *unstructured.Unstructured
+	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
+		return []lua.LValue{toLua(L, obj.Object), toLua(L, luaItems)}
+	}, func(_ *lua.LState, ret []lua.LValue) error {
+		out, err = objectResult(ret[0], obj.Object)
+		return err
+	})
+	return out, err
+}
+
+// itemsValue is items as JSON-like values.
+func itemsValue(items []workv1alpha2.AggregatedStatusItem) ([]any, error) {
+	out := make([]any, 0, len(items))
+	for _, it := range items {
+		m := map[string]any{"clusterName": it.ClusterName, "applied": it.Applied}
+		if it.AppliedMessage != "" {
+			m["appliedMessage"] = it.AppliedMessage
+		}
+		if it.Health != "" {
+			m["health"] = string(it.Health)
+		}
+		if it.Status != nil && len(it.Status.Raw) > 0 {
+			var st any
+			if err := json.Unmarshal(it.Status.Raw, &st); err != nil {
+				return nil, fmt.Errorf("status of cluster %s: %w", it.ClusterName, err)
+			}
+			m["status"] = st
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// ReflectStatus implements interpreter.Interpreter: ReflectStatus(observedObj)
+// returns the status to report, or nil.
+func (c *Customizations) ReflectStatus(obj *unstructured.Unstructured) (*runtime.RawExtension, error) {
+	s, err := c.mustScript(obj, interpreter.InterpretStatus)
+	if err != nil {
+		return nil, err
+	}
+	var out *runtime.RawExtension
+	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
+		return []lua.LValue{toLua(L, obj.Object)}
+	}, func(_ *lua.LState, ret []lua.LValue) error {
+		if ret[0] == lua.LNil {
+			return nil
+		}
+		v, err := fromLua(ret[0], obj.Object["status"])
+		if err != nil {
+			return err
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		out = &runtime.RawExtension{Raw: raw}
+		return nil
+	})
+	return out, err
+}
+
+// InterpretHealth implements interpreter.Interpreter: InterpretHealth(observedObj)
+// returns true when healthy.
+func (c *Customizations) InterpretHealth(obj *unstructured.Unstructured) (workv1alpha2.ResourceHealth, error) {
+	s, err := c.mustScript(obj, interpreter.InterpretHealth)
+	if err != nil {
+		return workv1alpha2.ResourceUnknown, err
+	}
+	health := workv1alpha2.ResourceUnknown
+	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
+		return []lua.LValue{toLua(L, obj.Object)}
+	}, func(_ *lua.LState, ret []lua.LValue) error {
+		b, ok := ret[0].(lua.LBool)
+		if !ok {
+			return fmt.Errorf("returned %s, want a boolean", ret[0].Type())
+		}
+		health = workv1alpha2.ResourceUnhealthy
+		if b {
+			health = workv1alpha2.ResourceHealthy
+		}
+		return nil
+	})
+	return health, err
+}
+
+// GetDependencies implements interpreter.Interpreter: GetDependencies(desiredObj)
+// returns a list of {apiVersion, kind, namespace, name, labelSelector}.
+func (c *Customizations) GetDependencies(obj *unstructured.Unstructured) ([]interpreter.DependentObjectReference, error) {
+	s, err := c.mustScript(obj, interpreter.InterpretDependency)
+	if err != nil {
+		return nil, err
+	}
+	var out []interpreter.DependentObjectReference
+	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
+		return []lua.LValue{toLua(L, obj.Object)}
+	}, func(_ *lua.LState, ret []lua.LValue) error {
+		if ret[0] == lua.LNil {
+			return nil
+		}
+		return decodeResult(ret[0], []any{}, &out)
+	})
+	return out, err
+}
+
+// objectResult converts a returned object; ref is the object given to the
+// script, for empty tables.
+func objectResult(v lua.LValue, ref map[string]any) (*unstructured.Unstructured, error) {
+	conv, err := fromLua(v, ref)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := conv.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("returned %s, want an object", v.Type())
+	}
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// decodeResult converts a returned table into out through JSON.
+func decodeResult(v lua.LValue, ref any, out any) error {
+	conv, err := fromLua(v, ref)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(conv)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("unexpected result: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package lua
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// DefaultTimeout bounds each call of a script, as Karmada's one second.
+const DefaultTimeout = time.Second
+
+// Script is a compiled script defining the global function Function.
+// Calls borrow a state from a pool where the script has already run, so the
+// script is neither parsed nor compiled nor executed per call. It is safe
+// for concurrent use.
+type Script struct {
+	// Function is the global function calls invoke.
+	Function string
+	proto    *lua.FunctionProto
+	states   chan *lua.LState
+	timeout  time.Duration
+}
+
+// Compile parses and compiles source, which must define the global
+// function fn; poolSize bounds the idle states kept (0: 8).
+func Compile(source, fn string, poolSize int) (*Script, error) {
+	chunk, err := parse.Parse(strings.NewReader(source), "luaScript")
+	if err != nil {
+		return nil, fmt.Errorf("Lua syntax error: %w", err)
+	}
+	proto, err := lua.Compile(chunk, "luaScript")
+	if err != nil {
+		return nil, fmt.Errorf("Lua compile error: %w", err)
+	}
+	if poolSize <= 0 {
+		poolSize = 8
+	}
+	s := &Script{Function: fn, proto: proto, states: make(chan *lua.LState, poolSize), timeout: DefaultTimeout}
+	// Load one state now: a script that fails when run, or that does not
+	// define the function, is reported here rather than on the first call.
+	L, err := s.newState()
+	if err != nil {
+		return nil, err
+	}
+	s.put(L)
+	return s, nil
+}
+
+// newState returns a sandboxed state in which the script has run.
+func (s *Script) newState() (*lua.LState, error) {
+	L := newState()
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	L.SetContext(ctx)
+	defer L.RemoveContext()
+	L.Push(L.NewFunctionFromProto(s.proto))
+	if err := L.PCall(0, lua.MultRet, nil); err != nil {
+		L.Close()
+		return nil, fmt.Errorf("running the script: %s", errorString(err))
+	}
+	L.SetTop(0)
+	if _, ok := L.GetGlobal(s.Function).(*lua.LFunction); !ok {
+		L.Close()
+		return nil, fmt.Errorf("the script does not define the global function %s", s.Function)
+	}
+	return L, nil
+}
+
+func (s *Script) get() (*lua.LState, error) {
+	select {
+	case L := <-s.states:
+		return L, nil
+	default:
+		return s.newState()
+	}
+}
+
+func (s *Script) put(L *lua.LState) {
+	L.SetTop(0)
+	select {
+	case s.states <- L:
+	default:
+		L.Close()
+	}
+}
+
+// Call invokes the function with args built by the caller in the borrowed
+// state (args receives the state) and hands its nret results to results,
+// still inside the state. Both run under the call's deadline. A state
+// whose call failed is discarded rather than pooled.
+func (s *Script) Call(ctx context.Context, nret int, args func(L *lua.LState) []lua.LValue, results func(L *lua.LState, ret []lua.LValue) error) error {
+	L, err := s.get()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	L.SetContext(ctx)
+	err = L.CallByParam(lua.P{Fn: L.GetGlobal(s.Function), NRet: nret, Protect: true}, args(L)...)
+	if err != nil {
+		L.RemoveContext()
+		L.Close()
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: did not finish within %v", s.Function, s.timeout)
+		}
+		return fmt.Errorf("%s: %s", s.Function, errorString(err))
+	}
+	ret := make([]lua.LValue, nret)
+	for i := range nret {
+		ret[i] = L.Get(i - nret)
+	}
+	err = results(L, ret)
+	L.RemoveContext()
+	s.put(L)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.Function, err)
+	}
+	return nil
+}
+
+// Close drops the pooled states.
+func (s *Script) Close() {
+	for {
+		select {
+		case L := <-s.states:
+			L.Close()
+		default:
+			return
+		}
+	}
+}

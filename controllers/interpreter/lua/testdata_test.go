@@ -1,0 +1,102 @@
+package lua
+
+// workloadRIC is the ResourceInterpreterCustomization of scenario S9's
+// Workload kind (workload.example.io/v1alpha1), in the style of Karmada's
+// samples.
+const workloadRIC = `
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata:
+  name: workload
+  generation: 1
+spec:
+  target:
+    apiVersion: workload.example.io/v1alpha1
+    kind: Workload
+  customizations:
+    replicaResource:
+      luaScript: |
+        local kube = require("kube")
+        function GetReplicas(obj)
+          local replica = obj.spec.replicas
+          local requirement = kube.accuratePodRequirements(obj.spec.template)
+          return replica, requirement
+        end
+    replicaRevision:
+      luaScript: |
+        function ReviseReplica(obj, desiredReplica)
+          obj.spec.replicas = desiredReplica
+          return obj
+        end
+    retention:
+      luaScript: |
+        function Retain(desiredObj, observedObj)
+          desiredObj.spec.paused = observedObj.spec.paused
+          return desiredObj
+        end
+    statusReflection:
+      luaScript: |
+        function ReflectStatus(observedObj)
+          if observedObj.status == nil then
+            return nil
+          end
+          return {readyReplicas = observedObj.status.readyReplicas, conditions = observedObj.status.conditions}
+        end
+    statusAggregation:
+      luaScript: |
+        function AggregateStatus(desiredObj, statusItems)
+          if statusItems == nil then
+            return desiredObj
+          end
+          if desiredObj.status == nil then
+            desiredObj.status = {}
+          end
+          local ready = 0
+          for i = 1, #statusItems do
+            if statusItems[i].status ~= nil and statusItems[i].status.readyReplicas ~= nil then
+              ready = ready + statusItems[i].status.readyReplicas
+            end
+          end
+          desiredObj.status.readyReplicas = ready
+          return desiredObj
+        end
+    healthInterpretation:
+      luaScript: |
+        function InterpretHealth(observedObj)
+          return observedObj.status ~= nil and observedObj.status.readyReplicas == observedObj.spec.replicas
+        end
+    dependencyInterpretation:
+      luaScript: |
+        local kube = require("kube")
+        function GetDependencies(desiredObj)
+          return kube.getPodDependencies(desiredObj.spec.template, desiredObj.metadata.namespace)
+        end
+`
+
+// workload is a Workload object (replicas 3).
+const workload = `
+apiVersion: workload.example.io/v1alpha1
+kind: Workload
+metadata:
+  name: nginx
+  namespace: default
+  labels: {}
+spec:
+  replicas: 3
+  paused: false
+  template:
+    metadata:
+      labels: {app: nginx}
+    spec:
+      serviceAccountName: web
+      containers:
+      - name: nginx
+        image: nginx
+        resources:
+          requests: {cpu: 100m, memory: 128Mi}
+        envFrom:
+        - configMapRef: {name: web-config}
+      volumes:
+      - name: creds
+        secret: {secretName: web-secret}
+`
