@@ -218,6 +218,26 @@ func (c *Controller) enqueueWorkOwner(w *workv1alpha1.Work) {
 	}
 }
 
+// InterpreterChanged queues the bindings of templates of gvk: how the kind
+// is interpreted (revised, retained) has changed.
+func (c *Controller) InterpreterChanged(gvk schema.GroupVersionKind) {
+	apiVersion, kind := gvk.ToAPIVersionAndKind()
+	if rbs, err := c.rbs.List(labels.Everything()); err == nil {
+		for _, b := range rbs {
+			if b.Spec.Resource.APIVersion == apiVersion && b.Spec.Resource.Kind == kind {
+				c.queue.Add("rb/" + b.Namespace + "/" + b.Name)
+			}
+		}
+	}
+	if crbs, err := c.crbs.List(labels.Everything()); err == nil {
+		for _, b := range crbs {
+			if b.Spec.Resource.APIVersion == apiVersion && b.Spec.Resource.Kind == kind {
+				c.queue.Add("crb/" + b.Name)
+			}
+		}
+	}
+}
+
 func (c *Controller) enqueueAll() {
 	if rbs, err := c.rbs.List(labels.Everything()); err == nil {
 		for _, b := range rbs {

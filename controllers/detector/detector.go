@@ -233,6 +233,10 @@ func (c *Controller) syncKinds(ctx context.Context) error {
 	return nil
 }
 
+// InterpreterChanged queues every template of gvk: how the kind is
+// interpreted (its replicas, requirements, dependencies) has changed.
+func (c *Controller) InterpreterChanged(gvk schema.GroupVersionKind) { c.enqueueKind(gvk, "") }
+
 // enqueueKind adds every cached template of gvk in namespace ("" = all).
 func (c *Controller) enqueueKind(gvk schema.GroupVersionKind, namespace string) {
 	for _, obj := range c.templates.List(gvk, namespace) {

@@ -62,6 +62,9 @@ type Interpreter interface {
 	// GetReplicas returns the desired replicas of obj and what each replica
 	// requires; req is nil when there is nothing to require.
 	GetReplicas(obj *unstructured.Unstructured) (replicas int32, req *workv1alpha2.ReplicaRequirements, err error)
+	// GetComponents returns the components (pod templates) of a workload
+	// made of several, each with its replicas and requirements.
+	GetComponents(obj *unstructured.Unstructured) ([]workv1alpha2.Component, error)
 	// ReviseReplica returns a copy of obj with its replicas set to replicas.
 	ReviseReplica(obj *unstructured.Unstructured, replicas int64) (*unstructured.Unstructured, error)
 	// Retain returns a copy of desired that keeps the member-owned fields of observed.

@@ -230,6 +230,12 @@ func (n *Native) AggregateStatus(obj *unstructured.Unstructured, items []workv1a
 	return f(n, obj.DeepCopy(), items)
 }
 
+// GetComponents implements Interpreter. No native kind is made of several
+// pod templates: only customizations and webhooks interpret components.
+func (n *Native) GetComponents(obj *unstructured.Unstructured) ([]workv1alpha2.Component, error) {
+	return nil, unsupported(obj, InterpretComponent)
+}
+
 // ReflectStatus implements Interpreter. Kinds without a dedicated rule
 // reflect their whole .status; an absent or empty status reflects nil.
 func (n *Native) ReflectStatus(obj *unstructured.Unstructured) (*runtime.RawExtension, error) {

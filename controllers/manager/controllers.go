@@ -80,6 +80,7 @@ func startDetector(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
+	c.Customizations.AddChangeHandler(ctrl.InterpreterChanged)
 	go ctrl.Run(ctx, writeWorkers)
 	return nil
 }
@@ -92,6 +93,7 @@ func startBinding(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
+	c.Customizations.AddChangeHandler(ctrl.InterpreterChanged)
 	go ctrl.Run(ctx, writeWorkers)
 	return nil
 }

@@ -25,6 +25,7 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
@@ -40,6 +41,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/controllers/interpreter/lua"
 )
 
 // Options configure the controllers.
@@ -91,6 +93,12 @@ type Context struct {
 	Members *memberclient.Cache
 	// Interpreter interprets resources of every kind.
 	Interpreter interpreter.Interpreter
+	// Customizations are the Lua interpreters of
+	// ResourceInterpreterCustomizations; controllers that cache
+	// interpretations register for their changes.
+	Customizations *lua.Customizations
+	// interpreterSynced are the informers the interpreter reads.
+	interpreterSynced []cache.InformerSynced
 	// Recorder records events on templates and Karmada objects, in the host.
 	Recorder record.EventRecorder
 }
@@ -174,17 +182,24 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 	hostInformers := informers.NewSharedInformerFactory(hc, 0)
 	secrets := hostInformers.Core().V1().Secrets().Lister()
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
+	karmadaInformers := externalversions.NewSharedInformerFactory(kc, 0)
+	customizations, interp, interpSynced, err := newInterpreter(karmadaInformers)
+	if err != nil {
+		return nil, err
+	}
 	return &Context{
-		Options:          opts,
-		Karmada:          kc,
-		KarmadaInformers: externalversions.NewSharedInformerFactory(kc, 0),
-		Host:             hc,
-		HostInformers:    hostInformers,
-		HostDynamic:      dc,
-		HostMapper:       mapper,
-		Templates:        templates.New(dc, mapper),
-		Interpreter:      interpreter.NewNative(),
-		Recorder:         broadcaster.NewRecorder(eventScheme, corev1.EventSource{Component: "flotilla-controllers"}),
+		Options:           opts,
+		Karmada:           kc,
+		KarmadaInformers:  karmadaInformers,
+		Host:              hc,
+		HostInformers:     hostInformers,
+		HostDynamic:       dc,
+		HostMapper:        mapper,
+		Templates:         templates.New(dc, mapper),
+		Interpreter:       interp,
+		Customizations:    customizations,
+		interpreterSynced: interpSynced,
+		Recorder:          broadcaster.NewRecorder(eventScheme, corev1.EventSource{Component: "flotilla-controllers"}),
 		Members: memberclient.NewCache(func(ns, name string) (*corev1.Secret, error) {
 			if s, err := secrets.Secrets(ns).Get(name); err == nil {
 				return s, nil
@@ -200,6 +215,11 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 func Run(ctx context.Context, c *Context) error {
 	log := klog.FromContext(ctx)
 	start := func(ctx context.Context) {
+		// Nothing is interpreted before the customizations are known.
+		c.KarmadaInformers.Start(ctx.Done())
+		if !cache.WaitForCacheSync(ctx.Done(), c.interpreterSynced...) {
+			return
+		}
 		for _, name := range Names() {
 			if !Enabled(name, c.Options.Controllers) {
 				log.Info("Controller disabled", "controller", name)

@@ -30,6 +30,8 @@ type Customizations struct {
 	// byTarget holds, per target kind and operation, the script to call:
 	// the one of the customization first by name when several define it.
 	byTarget map[schema.GroupVersionKind]map[interpreter.Operation]*Script
+	// onChange are told the kinds whose interpretation changed.
+	onChange []func(schema.GroupVersionKind)
 }
 
 type compiled struct {
@@ -43,6 +45,27 @@ var _ interpreter.Interpreter = (*Customizations)(nil)
 // NewCustomizations returns an empty set of customizations.
 func NewCustomizations() *Customizations {
 	return &Customizations{byName: map[string]*compiled{}, byTarget: map[schema.GroupVersionKind]map[interpreter.Operation]*Script{}}
+}
+
+// AddChangeHandler registers f, called with the target kind whenever a
+// customization of it is added, changed or removed, so that the objects of
+// that kind are interpreted again. A handler added later misses the
+// earlier changes: the controllers add theirs before their first sync.
+func (c *Customizations) AddChangeHandler(f func(schema.GroupVersionKind)) {
+	c.mu.Lock()
+	c.onChange = append(c.onChange, f)
+	c.mu.Unlock()
+}
+
+func (c *Customizations) changed(gvks ...schema.GroupVersionKind) {
+	c.mu.RLock()
+	handlers := c.onChange
+	c.mu.RUnlock()
+	for _, gvk := range gvks {
+		for _, f := range handlers {
+			f(gvk)
+		}
+	}
 }
 
 // CompileCustomization compiles every script of ric. Admission has checked
@@ -77,16 +100,22 @@ func (c *Customizations) Set(ric *configv1alpha1.ResourceInterpreterCustomizatio
 		return nil
 	}
 	scripts, err := CompileCustomization(ric)
+	target := schema.FromAPIVersionAndKind(ric.Spec.Target.APIVersion, ric.Spec.Target.Kind)
+	affected := []schema.GroupVersionKind{target}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if old, ok := c.byName[ric.Name]; ok {
 		closeAll(old.scripts)
 		delete(c.byName, ric.Name)
+		if old.target != target {
+			affected = append(affected, old.target)
+		}
 	}
 	if err == nil {
-		c.byName[ric.Name] = &compiled{generation: ric.Generation, target: schema.FromAPIVersionAndKind(ric.Spec.Target.APIVersion, ric.Spec.Target.Kind), scripts: scripts}
+		c.byName[ric.Name] = &compiled{generation: ric.Generation, target: target, scripts: scripts}
 	}
 	c.reindex()
+	c.mu.Unlock()
+	c.changed(affected...)
 	if err != nil {
 		return fmt.Errorf("ResourceInterpreterCustomization %s: %w", ric.Name, err)
 	}
@@ -96,11 +125,15 @@ func (c *Customizations) Set(ric *configv1alpha1.ResourceInterpreterCustomizatio
 // Delete drops the customization called name.
 func (c *Customizations) Delete(name string) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old, ok := c.byName[name]; ok {
+	old, ok := c.byName[name]
+	if ok {
 		closeAll(old.scripts)
 		delete(c.byName, name)
 		c.reindex()
+	}
+	c.mu.Unlock()
+	if ok {
+		c.changed(old.target)
 	}
 }
 

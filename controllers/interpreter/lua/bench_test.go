@@ -1,0 +1,204 @@
+package lua
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
+)
+
+// deploymentSized is a Workload with the body of a typical Deployment as
+// the API server returns it (defaults, managed labels and annotations,
+// status): about 2.5 KB of JSON.
+const deploymentSized = `
+apiVersion: workload.example.io/v1alpha1
+kind: Workload
+metadata:
+  name: nginx
+  namespace: default
+  uid: 5a1f2b7c-0d3e-4f5a-9b6c-7d8e9f0a1b2c
+  resourceVersion: "123456"
+  generation: 4
+  creationTimestamp: "2026-11-23T07:50:07Z"
+  labels: {app: nginx, tier: web, team: platform}
+  annotations:
+    deployment.kubernetes.io/revision: "3"
+    propagationpolicy.karmada.io/name: web
+    propagationpolicy.karmada.io/namespace: default
+spec:
+  replicas: 3
+  paused: false
+  progressDeadlineSeconds: 600
+  revisionHistoryLimit: 10
+  selector:
+    matchLabels: {app: nginx}
+  strategy:
+    type: RollingUpdate
+    rollingUpdate: {maxSurge: 25%, maxUnavailable: 25%}
+  template:
+    metadata:
+      labels: {app: nginx, tier: web}
+    spec:
+      serviceAccountName: web
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        imagePullPolicy: IfNotPresent
+        ports:
+        - {containerPort: 80, protocol: TCP}
+        resources:
+          requests: {cpu: 100m, memory: 128Mi}
+          limits: {cpu: 500m, memory: 256Mi}
+        envFrom:
+        - configMapRef: {name: web-config}
+        env:
+        - {name: MODE, value: production}
+        readinessProbe:
+          httpGet: {path: /healthz, port: 80, scheme: HTTP}
+          periodSeconds: 10
+        terminationMessagePath: /dev/termination-log
+        terminationMessagePolicy: File
+      - name: sidecar
+        image: envoy:1.30
+        resources:
+          requests: {cpu: 50m, memory: 64Mi}
+      volumes:
+      - name: creds
+        secret: {secretName: web-secret, defaultMode: 420}
+      dnsPolicy: ClusterFirst
+      restartPolicy: Always
+      schedulerName: default-scheduler
+      securityContext: {}
+      terminationGracePeriodSeconds: 30
+status:
+  observedGeneration: 4
+  replicas: 3
+  updatedReplicas: 3
+  readyReplicas: 3
+  availableReplicas: 3
+  conditions:
+  - {type: Available, status: "True", reason: MinimumReplicasAvailable, message: Deployment has minimum availability.}
+  - {type: Progressing, status: "True", reason: NewReplicaSetAvailable, message: ReplicaSet has successfully progressed.}
+`
+
+// benchOp is one operation as the controllers call it.
+type benchOp struct {
+	op   interpreter.Operation
+	call func(c *Customizations, obj *unstructured.Unstructured) error
+	// args builds the arguments for the compile-per-call baseline.
+	args func(L *lua.LState, obj *unstructured.Unstructured) []lua.LValue
+}
+
+func benchOps() []benchOp {
+	items := []workv1alpha2.AggregatedStatusItem{
+		{ClusterName: "member1", Applied: true, Status: &runtime.RawExtension{Raw: []byte(`{"readyReplicas":2}`)}},
+		{ClusterName: "member2", Applied: true, Status: &runtime.RawExtension{Raw: []byte(`{"readyReplicas":1}`)}},
+	}
+	itemsValue, _ := itemsValue(items)
+	one := func(L *lua.LState, obj *unstructured.Unstructured) []lua.LValue {
+		return []lua.LValue{toLua(L, obj.Object)}
+	}
+	return []benchOp{
+		{interpreter.InterpretReplica, func(c *Customizations, o *unstructured.Unstructured) error { _, _, err := c.GetReplicas(o); return err }, one},
+		{interpreter.ReviseReplica, func(c *Customizations, o *unstructured.Unstructured) error {
+			_, err := c.ReviseReplica(o, 2)
+			return err
+		},
+			func(L *lua.LState, o *unstructured.Unstructured) []lua.LValue {
+				return []lua.LValue{toLua(L, o.Object), lua.LNumber(2)}
+			}},
+		{interpreter.Retain, func(c *Customizations, o *unstructured.Unstructured) error { _, err := c.Retain(o, o); return err },
+			func(L *lua.LState, o *unstructured.Unstructured) []lua.LValue {
+				return []lua.LValue{toLua(L, o.Object), toLua(L, o.Object)}
+			}},
+		{interpreter.AggregateStatus, func(c *Customizations, o *unstructured.Unstructured) error {
+			_, err := c.AggregateStatus(o, items)
+			return err
+		},
+			func(L *lua.LState, o *unstructured.Unstructured) []lua.LValue {
+				return []lua.LValue{toLua(L, o.Object), toLua(L, itemsValue)}
+			}},
+		{interpreter.InterpretStatus, func(c *Customizations, o *unstructured.Unstructured) error { _, err := c.ReflectStatus(o); return err }, one},
+		{interpreter.InterpretHealth, func(c *Customizations, o *unstructured.Unstructured) error {
+			_, err := c.InterpretHealth(o)
+			return err
+		}, one},
+		{interpreter.InterpretDependency, func(c *Customizations, o *unstructured.Unstructured) error {
+			_, err := c.GetDependencies(o)
+			return err
+		}, one},
+	}
+}
+
+// BenchmarkOperations measures each operation of the S9 customization on
+// a Deployment-sized object: "reused" is this package's path (compiled
+// once, pooled states); "compile-per-call" parses, compiles and runs the
+// script in a pooled state before every call, as Karmada does; "convert"
+// is only the conversion of the arguments to Lua and of a result of the
+// same size back, the part of "reused" that is not the script.
+func BenchmarkOperations(b *testing.B) {
+	c := workloadCustomizations(b)
+	r := ric(b, workloadRIC)
+	obj := object(b, deploymentSized)
+	for _, op := range benchOps() {
+		var src, fn string
+		for _, o := range Operations {
+			if o.Operation == op.op {
+				src, fn = o.Script(&r.Spec.Customizations), o.Function
+			}
+		}
+		b.Run(string(op.op)+"/reused", func(b *testing.B) {
+			for b.Loop() {
+				if err := op.call(c, obj); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(string(op.op)+"/compile-per-call", func(b *testing.B) {
+			L := newState()
+			defer L.Close()
+			for b.Loop() {
+				chunk, err := parse.Parse(strings.NewReader(src), "luaScript")
+				if err != nil {
+					b.Fatal(err)
+				}
+				proto, err := lua.Compile(chunk, "luaScript")
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+				L.SetContext(ctx)
+				L.Push(L.NewFunctionFromProto(proto))
+				if err := L.PCall(0, 0, nil); err != nil {
+					b.Fatal(err)
+				}
+				if err := L.CallByParam(lua.P{Fn: L.GetGlobal(fn), NRet: 1, Protect: true}, op.args(L, obj)...); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := fromLua(L.Get(-1), obj.Object); err != nil {
+					b.Fatal(err)
+				}
+				L.SetTop(0)
+				L.RemoveContext()
+				cancel()
+			}
+		})
+		b.Run(string(op.op)+"/convert", func(b *testing.B) {
+			L := newState()
+			defer L.Close()
+			for b.Loop() {
+				args := op.args(L, obj)
+				if _, err := fromLua(args[0], obj.Object); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

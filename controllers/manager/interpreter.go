@@ -1,0 +1,45 @@
+package manager
+
+import (
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/controllers/interpreter/lua"
+)
+
+// newInterpreter returns the interpreter every controller uses: the
+// ResourceInterpreterCustomizations, then the native built-ins (API-SPEC
+// §5.2), and the informer syncs to wait for before interpreting anything.
+// The customizations follow their informer: each generation is compiled
+// once, when it arrives.
+func newInterpreter(factory externalversions.SharedInformerFactory) (*lua.Customizations, interpreter.Interpreter, []cache.InformerSynced, error) {
+	customizations := lua.NewCustomizations()
+	ric := factory.Config().V1alpha1().ResourceInterpreterCustomizations().Informer()
+	set := func(obj any) {
+		if r, ok := obj.(*configv1alpha1.ResourceInterpreterCustomization); ok {
+			if err := customizations.Set(r); err != nil {
+				klog.Background().Error(err, "Customization not usable; its kind falls back to the next interpreter")
+			}
+		}
+	}
+	_, err := ric.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    set,
+		UpdateFunc: func(_, obj any) { set(obj) },
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if r, ok := obj.(*configv1alpha1.ResourceInterpreterCustomization); ok {
+				customizations.Delete(r.Name)
+			}
+		},
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	chain := interpreter.Chain{customizations, interpreter.NewNative()}
+	return customizations, chain, []cache.InformerSynced{ric.HasSynced}, nil
+}
