@@ -1,7 +1,12 @@
 package registry
 
 import (
+	"fmt"
 	"strconv"
+
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,16 +35,52 @@ var referenceColumns = []metav1.TableColumnDefinition{
 	{Name: "Reference-Name", Type: "string", Description: "Name of the scale target."},
 }
 
-func configDefinitions() []*resource.Definition {
+// customizationsLister lists the stored ResourceInterpreterCustomizations,
+// for the admission check across them; set once their storage exists.
+type customizationsLister struct {
+	store *resource.REST
+}
+
+func (l *customizationsLister) list() ([]*configv1alpha1.ResourceInterpreterCustomization, error) {
+	if l.store == nil {
+		return nil, fmt.Errorf("the storage of resourceinterpretercustomizations is not ready")
+	}
+	obj, err := l.store.List(genericapirequest.NewContext(), &metainternalversion.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	list := obj.(*configv1alpha1.ResourceInterpreterCustomizationList)
+	out := make([]*configv1alpha1.ResourceInterpreterCustomization, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, &list.Items[i])
+	}
+	return out, nil
+}
+
+// validateAgainstOthers adds the check that no other customization defines
+// the same operation for the same target.
+func (l *customizationsLister) validateAgainstOthers(ric *configv1alpha1.ResourceInterpreterCustomization, errs field.ErrorList) field.ErrorList {
+	others, err := l.list()
+	if err != nil {
+		return append(errs, field.InternalError(field.NewPath("spec", "customizations"), err))
+	}
+	return append(errs, configvalidation.ValidateNoDuplicateOperations(ric, others)...)
+}
+
+func configDefinitions(rics *customizationsLister) []*resource.Definition {
 	v := []string{"v1alpha1"}
 	return []*resource.Definition{
 		{
 			Resource: configv1alpha1.Resource("resourceinterpretercustomizations"), Singular: "resourceinterpretercustomization", Versions: v,
 			ShortNames: []string{"ric"}, Categories: karmadaCategory,
-			New:            func() runtime.Object { return &configv1alpha1.ResourceInterpreterCustomization{} },
-			NewList:        func() runtime.Object { return &configv1alpha1.ResourceInterpreterCustomizationList{} },
-			Validate:       resource.Validator(configvalidation.ValidateResourceInterpreterCustomization),
-			ValidateUpdate: resource.UpdateValidator(configvalidation.ValidateResourceInterpreterCustomizationUpdate),
+			New:     func() runtime.Object { return &configv1alpha1.ResourceInterpreterCustomization{} },
+			NewList: func() runtime.Object { return &configv1alpha1.ResourceInterpreterCustomizationList{} },
+			Validate: resource.Validator(func(ric *configv1alpha1.ResourceInterpreterCustomization) field.ErrorList {
+				return rics.validateAgainstOthers(ric, configvalidation.ValidateResourceInterpreterCustomization(ric))
+			}),
+			ValidateUpdate: resource.UpdateValidator(func(ric, old *configv1alpha1.ResourceInterpreterCustomization) field.ErrorList {
+				return rics.validateAgainstOthers(ric, configvalidation.ValidateResourceInterpreterCustomizationUpdate(ric, old))
+			}),
 			Columns: []metav1.TableColumnDefinition{
 				{Name: "Target-API-Version", Type: "string", Description: "API version of the target kind."},
 				{Name: "Target-Kind", Type: "string", Description: "The target kind."},

@@ -142,7 +142,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		add(clusterregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts, getSecret, hostProxy...)),
 		add(policyregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
 		add(workregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
-		add(c.simpleGroup("config.karmada.io", configDefinitions())),
+		add(c.configGroup()),
 		add(c.simpleGroup("autoscaling.karmada.io", autoscalingDefinitions())),
 		add(c.simpleGroup("search.karmada.io", searchDefinitions())),
 		add(c.simpleGroup("networking.karmada.io", networkingDefinitions())),
@@ -172,6 +172,18 @@ func (c CompletedConfig) simpleGroup(group string, defs []*resource.Definition) 
 	}
 	info.VersionedResourcesStorageMap["v1alpha1"] = storage
 	return &info, nil
+}
+
+// configGroup is config.karmada.io, whose customizations are validated
+// against each other.
+func (c CompletedConfig) configGroup() (*genericapiserver.APIGroupInfo, error) {
+	rics := &customizationsLister{}
+	info, err := c.simpleGroup("config.karmada.io", configDefinitions(rics))
+	if err != nil {
+		return nil, err
+	}
+	rics.store = info.VersionedResourcesStorageMap["v1alpha1"]["resourceinterpretercustomizations"].(*resource.REST)
+	return info, nil
 }
 
 // NewCodecs returns the codecs of scheme.

@@ -8,11 +8,13 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 	"github.com/flotilla-io/flotilla/controllers/interpreter/lua"
+	"github.com/flotilla-io/flotilla/controllers/interpreter/webhook"
 )
 
 // newInterpreter returns the interpreter every controller uses: the
-// ResourceInterpreterCustomizations, then the native built-ins (API-SPEC
-// §5.2), and the informer syncs to wait for before interpreting anything.
+// ResourceInterpreterCustomizations, then the interpreter webhooks, then
+// the native built-ins (API-SPEC §5.2), and the informer syncs to wait for
+// before interpreting anything.
 // The customizations follow their informer: each generation is compiled
 // once, when it arrives.
 func newInterpreter(factory externalversions.SharedInformerFactory) (*lua.Customizations, interpreter.Interpreter, []cache.InformerSynced, error) {
@@ -40,6 +42,8 @@ func newInterpreter(factory externalversions.SharedInformerFactory) (*lua.Custom
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	chain := interpreter.Chain{customizations, interpreter.NewNative()}
-	return customizations, chain, []cache.InformerSynced{ric.HasSynced}, nil
+	hooks := factory.Config().V1alpha1().ResourceInterpreterWebhookConfigurations()
+	webhooks := webhook.New(hooks.Lister(), webhook.Options{})
+	chain := interpreter.Chain{customizations, webhooks, interpreter.NewNative()}
+	return customizations, chain, []cache.InformerSynced{ric.HasSynced, hooks.Informer().HasSynced}, nil
 }

@@ -355,3 +355,28 @@ func validateAPIVersion(v string, p *field.Path) field.ErrorList {
 	}
 	return nil
 }
+
+// ValidateNoDuplicateOperations rejects a ResourceInterpreterCustomization
+// defining an operation that another customization (others, the stored
+// ones; ric itself is skipped by name) already defines for the same target,
+// as Karmada's admission webhook does: which script would run would
+// otherwise depend on names.
+func ValidateNoDuplicateOperations(ric *configv1alpha1.ResourceInterpreterCustomization, others []*configv1alpha1.ResourceInterpreterCustomization) field.ErrorList {
+	var errs field.ErrorList
+	p := field.NewPath("spec", "customizations")
+	mine := ric.Spec.Customizations.Scripts()
+	for _, o := range others {
+		if o.Name == ric.Name || o.Spec.Target != ric.Spec.Target {
+			continue
+		}
+		theirs := o.Spec.Customizations.Scripts()
+		for i, rule := range mine {
+			if rule.Set && theirs[i].Set {
+				errs = append(errs, field.Invalid(p.Child(rule.Field), field.OmitValueType{},
+					fmt.Sprintf("%s of %s %s is already defined by ResourceInterpreterCustomization %s", rule.Operation,
+						ric.Spec.Target.APIVersion, ric.Spec.Target.Kind, o.Name)))
+			}
+		}
+	}
+	return errs
+}

@@ -271,3 +271,30 @@ func TestValidateResourceInterpreterWebhookConfigurationUpdate(t *testing.T) {
 	c.Name = "renamed"
 	expect(t, ValidateResourceInterpreterWebhookConfigurationUpdate(c, old).ToAggregate(), "metadata.name")
 }
+
+func TestValidateNoDuplicateOperations(t *testing.T) {
+	t.Parallel()
+	mine := validRIC(t)
+	other := validRIC(t)
+	other.Name = "other"
+	// Same target, overlapping operations: one error per shared operation,
+	// naming the other customization.
+	errs := ValidateNoDuplicateOperations(mine, []*configv1alpha1.ResourceInterpreterCustomization{mine, other})
+	expect(t, errs.ToAggregate(), "is already defined by ResourceInterpreterCustomization other")
+	expect(t, errs.ToAggregate(), "spec.customizations.retention")
+
+	// Disjoint operations are fine.
+	disjoint := &configv1alpha1.ResourceInterpreterCustomization{}
+	disjoint.Name = "disjoint"
+	disjoint.Spec.Target = mine.Spec.Target
+	disjoint.Spec.Customizations.ComponentResource = &configv1alpha1.ComponentResourceRequirement{LuaScript: "function GetComponents(o) return {} end"}
+	if errs := ValidateNoDuplicateOperations(disjoint, []*configv1alpha1.ResourceInterpreterCustomization{mine}); len(errs) != 0 {
+		t.Errorf("disjoint operations rejected: %v", errs)
+	}
+	// Another target is fine; so is the customization itself (an update).
+	elsewhere := other.DeepCopy()
+	elsewhere.Spec.Target.Kind = "Other"
+	if errs := ValidateNoDuplicateOperations(mine, []*configv1alpha1.ResourceInterpreterCustomization{mine, elsewhere}); len(errs) != 0 {
+		t.Errorf("another target or itself rejected: %v", errs)
+	}
+}

@@ -149,9 +149,9 @@ func BenchmarkOperations(b *testing.B) {
 	obj := object(b, deploymentSized)
 	for _, op := range benchOps() {
 		var src, fn string
-		for _, o := range Operations {
-			if o.Operation == op.op {
-				src, fn = o.Script(&r.Spec.Customizations), o.Function
+		for _, rule := range r.Spec.Customizations.Scripts() {
+			if interpreter.Operation(rule.Operation) == op.op {
+				src, fn = rule.Script, rule.Function
 			}
 		}
 		b.Run(string(op.op)+"/reused", func(b *testing.B) {

@@ -72,19 +72,16 @@ func (c *Customizations) changed(gvks ...schema.GroupVersionKind) {
 // them; an error here names the field of the first that fails.
 func CompileCustomization(ric *configv1alpha1.ResourceInterpreterCustomization) (map[interpreter.Operation]*Script, error) {
 	scripts := map[interpreter.Operation]*Script{}
-	for _, op := range Operations {
-		src := op.Script(&ric.Spec.Customizations)
-		if src == "" {
+	for _, rule := range ric.Spec.Customizations.Scripts() {
+		if !rule.Set {
 			continue
 		}
-		s, err := Compile(src, op.Function, 0)
+		s, err := Compile(rule.Script, rule.Function, 0)
 		if err != nil {
-			for _, s := range scripts {
-				s.Close()
-			}
-			return nil, fmt.Errorf("spec.customizations.%s.luaScript: %w", op.Field, err)
+			closeAll(scripts)
+			return nil, fmt.Errorf("spec.customizations.%s.luaScript: %w", rule.Field, err)
 		}
-		scripts[op.Operation] = s
+		scripts[interpreter.Operation(rule.Operation)] = s
 	}
 	return scripts, nil
 }

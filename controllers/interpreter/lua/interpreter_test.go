@@ -51,15 +51,16 @@ func TestWorkloadOperations(t *testing.T) {
 	c := workloadCustomizations(t)
 	obj := object(t, workload)
 	gvk := obj.GroupVersionKind()
-	for _, op := range Operations {
-		if op.Operation == interpreter.InterpretComponent {
-			if c.HookEnabled(gvk, op.Operation) {
-				t.Errorf("%s enabled without a script", op.Operation)
+	for _, rule := range (&configv1alpha1.CustomizationRules{}).Scripts() {
+		op := interpreter.Operation(rule.Operation)
+		if op == interpreter.InterpretComponent {
+			if c.HookEnabled(gvk, op) {
+				t.Errorf("%s enabled without a script", op)
 			}
 			continue
 		}
-		if !c.HookEnabled(gvk, op.Operation) {
-			t.Errorf("%s not enabled", op.Operation)
+		if !c.HookEnabled(gvk, op) {
+			t.Errorf("%s not enabled", op)
 		}
 	}
 
