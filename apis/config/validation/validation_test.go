@@ -288,7 +288,9 @@ func TestValidateNoDuplicateOperations(t *testing.T) {
 	disjoint.Name = "disjoint"
 	disjoint.Spec.Target = mine.Spec.Target
 	disjoint.Spec.Customizations.ComponentResource = &configv1alpha1.ComponentResourceRequirement{LuaScript: "function GetComponents(o) return {} end"}
-	if errs := ValidateNoDuplicateOperations(disjoint, []*configv1alpha1.ResourceInterpreterCustomization{mine}); len(errs) != 0 {
+	withoutComponents := mine.DeepCopy()
+	withoutComponents.Spec.Customizations.ComponentResource = nil
+	if errs := ValidateNoDuplicateOperations(disjoint, []*configv1alpha1.ResourceInterpreterCustomization{withoutComponents}); len(errs) != 0 {
 		t.Errorf("disjoint operations rejected: %v", errs)
 	}
 	// Another target is fine; so is the customization itself (an update).

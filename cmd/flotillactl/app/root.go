@@ -57,6 +57,7 @@ the usual kubectl flags (--kubeconfig, --context, ...).`,
 		newTaintCommand(cp, display),
 		newCordonCommand(cp, display, true),
 		newCordonCommand(cp, display, false),
+		newInterpretCommand(display),
 	)
 	return cmd
 }
