@@ -1,5 +1,5 @@
 // Command flotillactl registers member clusters with a Flotilla control plane
-// and manages them (join, unjoin, taint, cordon). Installed as
+// and manages them (join, unjoin, taint, cordon), and runs interpreter customizations locally (interpret). Installed as
 // kubectl-flotilla it is also the kubectl plugin "kubectl flotilla".
 package main
 

@@ -3,7 +3,9 @@
 //
 // It owns what karmadactl join/unjoin/taint/cordon do to a member cluster and
 // to the control plane: the names, labels and fields of the objects it
-// creates, updates and deletes. It does not own those APIs (apis/), nor the
+// creates, updates and deletes; and interpret, which runs a
+// ResourceInterpreterCustomization locally with the controllers' own Lua
+// interpreter (controllers/interpreter/lua), without a control plane. It does not own those APIs (apis/), nor the
 // controllers that later act on the Cluster objects it writes.
 //
 // Every command talks to the control plane through the client-go

@@ -1,0 +1,215 @@
+package propagation
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
+)
+
+var workloads = schema.GroupVersionResource{Group: "workload.example.io", Version: "v1alpha1", Resource: "workloads"}
+
+// workloadCRD is the Workload kind of S9, propagated to member1 and member2.
+const workloadCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: workloads.workload.example.io}
+spec:
+  group: workload.example.io
+  names: {kind: Workload, listKind: WorkloadList, plural: workloads, singular: workload}
+  scope: Namespaced
+  versions:
+    - name: v1alpha1
+      served: true
+      storage: true
+      subresources: {status: {}}
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
+            status: {type: object, x-kubernetes-preserve-unknown-fields: true}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata: {name: workload-crd}
+spec:
+  resourceSelectors:
+    - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: workloads.workload.example.io}
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+`
+
+func workloadManifest(ns, image string) string {
+	return fmt.Sprintf(`apiVersion: workload.example.io/v1alpha1
+kind: Workload
+metadata: {name: nginx, namespace: %s, labels: {app: nginx}}
+spec:
+  replicas: 3
+  paused: false
+  template:
+    metadata:
+      labels: {app: nginx}
+    spec:
+      containers:
+        - name: nginx
+          image: %s
+          resources:
+            requests: {cpu: 100m, memory: 64Mi}
+`, ns, image)
+}
+
+// S9: a ResourceInterpreterCustomization teaches Flotilla the Workload
+// kind: its replicas are divided 2:1 (GetReplicas, ReviseReplica), a
+// member's own spec.paused survives the next sync (Retain), the members'
+// status is reflected and aggregated onto the control-plane Workload
+// (ReflectStatus, AggregateStatus), and health is interpreted.
+func TestS9CustomInterpreter(t *testing.T) {
+	root, err := env.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, workloadCRD)
+	if out, err := kubectl(t, "wait", "--for=condition=Established", "crd/workloads.workload.example.io", "--timeout=30s"); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	if out, err := kubectl(t, "apply", "-f", filepath.Join(root, "samples", "s9-workload-interpreter.yaml")); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	ns := namespace(t, "s9-interpreter")
+	apply(t, fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: %s}
+spec:
+  resourceSelectors:
+    - {apiVersion: workload.example.io/v1alpha1, kind: Workload, name: nginx}
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference:
+        staticWeightList:
+          - {targetCluster: {clusterNames: [member1]}, weight: 2}
+          - {targetCluster: {clusterNames: [member2]}, weight: 1}
+`, ns))
+	// The members serve the kind once the CRD has reached them.
+	memberWorkloads := map[string]dynamic.ResourceInterface{}
+	for _, m := range []string{"member1", "member2"} {
+		cfg, err := framework.Env.Member(m).RESTConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		memberWorkloads[m] = dynamic.NewForConfigOrDie(cfg).Resource(workloads).Namespace(ns)
+		eventually(t, 60*time.Second, func(ctx context.Context) string {
+			if _, err := memberWorkloads[m].List(ctx, metav1.ListOptions{}); err != nil {
+				return fmt.Sprintf("%s does not serve workloads yet: %v", m, err)
+			}
+			return ""
+		})
+	}
+	apply(t, workloadManifest(ns, "nginx:1.27"))
+
+	// GetReplicas + ReviseReplica: 3 replicas divided 2:1.
+	replicasIn := func(ctx context.Context) map[string]int64 {
+		got := map[string]int64{}
+		for m, c := range memberWorkloads {
+			if w, err := c.Get(ctx, "nginx", metav1.GetOptions{}); err == nil {
+				got[m], _, _ = unstructured.NestedInt64(w.Object, "spec", "replicas")
+			}
+		}
+		return got
+	}
+	eventually(t, 90*time.Second, func(ctx context.Context) string {
+		if got := replicasIn(ctx); got["member1"] != 2 || got["member2"] != 1 {
+			return fmt.Sprintf("replicas per member %v, want member1 2 and member2 1; %s", got, workloadBinding(ctx, t, ns))
+		}
+		return ""
+	})
+
+	// Retain: member1's own spec.paused survives the next sync.
+	if _, err := memberWorkloads["member1"].Patch(t.Context(), "nginx", types.MergePatchType, []byte(`{"spec":{"paused":true}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	apply(t, workloadManifest(ns, "nginx:1.28"))
+	eventually(t, 60*time.Second, func(ctx context.Context) string {
+		w, err := memberWorkloads["member1"].Get(ctx, "nginx", metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		containers, _, _ := unstructured.NestedSlice(w.Object, "spec", "template", "spec", "containers")
+		image := ""
+		if len(containers) > 0 {
+			image, _, _ = unstructured.NestedString(containers[0].(map[string]any), "image")
+		}
+		paused, _, _ := unstructured.NestedBool(w.Object, "spec", "paused")
+		if image != "nginx:1.28" || !paused {
+			return fmt.Sprintf("member1 workload image %q paused %v, want the new image and paused kept", image, paused)
+		}
+		return ""
+	})
+
+	// ReflectStatus + AggregateStatus + InterpretHealth: the members report
+	// ready replicas (no controller runs Workloads there, so the test writes
+	// their status as one would).
+	for m, ready := range map[string]int64{"member1": 2, "member2": 1} {
+		patch := fmt.Sprintf(`{"status":{"readyReplicas":%d}}`, ready)
+		if _, err := memberWorkloads[m].Patch(t.Context(), "nginx", types.MergePatchType, []byte(patch), metav1.PatchOptions{}, "status"); err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+	}
+	hc, err := framework.Env.Host.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	templates := dynamic.NewForConfigOrDie(hc).Resource(workloads).Namespace(ns)
+	eventually(t, 60*time.Second, func(ctx context.Context) string {
+		w, err := templates.Get(ctx, "nginx", metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		if ready, _, _ := unstructured.NestedInt64(w.Object, "status", "readyReplicas"); ready != 3 {
+			return fmt.Sprintf("control-plane Workload status %v, want readyReplicas 3; %s", w.Object["status"], workloadBinding(ctx, t, ns))
+		}
+		return ""
+	})
+	eventually(t, 30*time.Second, func(ctx context.Context) string {
+		rb, err := karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, "nginx-workload", metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		if len(rb.Status.AggregatedStatus) != 2 {
+			return fmt.Sprintf("aggregated status %+v", rb.Status.AggregatedStatus)
+		}
+		for _, it := range rb.Status.AggregatedStatus {
+			if it.Health != workv1alpha2.ResourceHealthy {
+				return fmt.Sprintf("cluster %s health %q, want Healthy", it.ClusterName, it.Health)
+			}
+		}
+		if !meta.IsStatusConditionTrue(rb.Status.Conditions, workv1alpha2.FullyApplied) {
+			return fmt.Sprintf("binding not FullyApplied: %+v", rb.Status.Conditions)
+		}
+		return ""
+	})
+}
+
+// workloadBinding describes the binding of the S9 Workload for failure messages.
+func workloadBinding(ctx context.Context, t *testing.T, ns string) string {
+	rb, err := karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, "nginx-workload", metav1.GetOptions{})
+	if err != nil {
+		return "binding: " + err.Error()
+	}
+	return fmt.Sprintf("binding replicas %d requirements %+v clusters %+v conditions %+v aggregated %+v",
+		rb.Spec.Replicas, rb.Spec.ReplicaRequirements, rb.Spec.Clusters, rb.Status.Conditions, rb.Status.AggregatedStatus)
+}
