@@ -1,6 +1,7 @@
 // Command flotillactl registers member clusters with a Flotilla control plane
-// and manages them (join, unjoin, taint, cordon), and runs interpreter customizations locally (interpret). Installed as
-// kubectl-flotilla it is also the kubectl plugin "kubectl flotilla".
+// and manages them (join, unjoin, taint, cordon), and runs interpreter
+// customizations locally (interpret). Installed as kubectl-flotilla it is
+// also the kubectl plugin "kubectl flotilla".
 package main
 
 import (
