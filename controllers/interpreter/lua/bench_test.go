@@ -138,11 +138,20 @@ func benchOps() []benchOp {
 }
 
 // BenchmarkOperations measures each operation of the S9 customization on
-// a Deployment-sized object: "reused" is this package's path (compiled
-// once, pooled states); "compile-per-call" parses, compiles and runs the
-// script in a pooled state before every call, as Karmada does; "convert"
-// is only the conversion of the arguments to Lua and of a result of the
-// same size back, the part of "reused" that is not the script.
+// a Deployment-sized object, five ways:
+//
+//   - reused: what the controllers pay, through Customizations (script
+//     compiled once, pooled states, arguments converted to Lua and the
+//     result back);
+//   - compile-per-call: the same, but the script is parsed, compiled and
+//     run in a pooled state before every call, as Karmada does;
+//   - convert: only the conversions of reused (arguments to Lua, and the
+//     returned object back for the operations returning one);
+//   - script: only the call of the script's function, with its arguments
+//     already in Lua (the script's own cost, helpers such as
+//     kube.accuratePodRequirements included);
+//   - script-compile-per-call: the same with the parse, compile and run of
+//     the script before each call.
 func BenchmarkOperations(b *testing.B) {
 	c := workloadCustomizations(b)
 	r := ric(b, workloadRIC)
@@ -154,6 +163,7 @@ func BenchmarkOperations(b *testing.B) {
 				src, fn = rule.Script, rule.Function
 			}
 		}
+		returnsObject := op.op == interpreter.ReviseReplica || op.op == interpreter.Retain || op.op == interpreter.AggregateStatus
 		b.Run(string(op.op)+"/reused", func(b *testing.B) {
 			for b.Loop() {
 				if err := op.call(c, obj); err != nil {
@@ -161,29 +171,34 @@ func BenchmarkOperations(b *testing.B) {
 				}
 			}
 		})
+		compileAndCall := func(b *testing.B, L *lua.LState, args []lua.LValue) {
+			chunk, err := parse.Parse(strings.NewReader(src), "luaScript")
+			if err != nil {
+				b.Fatal(err)
+			}
+			proto, err := lua.Compile(chunk, "luaScript")
+			if err != nil {
+				b.Fatal(err)
+			}
+			L.Push(L.NewFunctionFromProto(proto))
+			if err := L.PCall(0, 0, nil); err != nil {
+				b.Fatal(err)
+			}
+			if err := L.CallByParam(lua.P{Fn: L.GetGlobal(fn), NRet: 1, Protect: true}, args...); err != nil {
+				b.Fatal(err)
+			}
+		}
 		b.Run(string(op.op)+"/compile-per-call", func(b *testing.B) {
 			L := newState()
 			defer L.Close()
 			for b.Loop() {
-				chunk, err := parse.Parse(strings.NewReader(src), "luaScript")
-				if err != nil {
-					b.Fatal(err)
-				}
-				proto, err := lua.Compile(chunk, "luaScript")
-				if err != nil {
-					b.Fatal(err)
-				}
 				ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
 				L.SetContext(ctx)
-				L.Push(L.NewFunctionFromProto(proto))
-				if err := L.PCall(0, 0, nil); err != nil {
-					b.Fatal(err)
-				}
-				if err := L.CallByParam(lua.P{Fn: L.GetGlobal(fn), NRet: 1, Protect: true}, op.args(L, obj)...); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := fromLua(L.Get(-1), obj.Object); err != nil {
-					b.Fatal(err)
+				compileAndCall(b, L, op.args(L, obj))
+				if returnsObject {
+					if _, err := fromLua(L.Get(-1), obj.Object); err != nil {
+						b.Fatal(err)
+					}
 				}
 				L.SetTop(0)
 				L.RemoveContext()
@@ -195,9 +210,36 @@ func BenchmarkOperations(b *testing.B) {
 			defer L.Close()
 			for b.Loop() {
 				args := op.args(L, obj)
-				if _, err := fromLua(args[0], obj.Object); err != nil {
+				if returnsObject {
+					if _, err := fromLua(args[0], obj.Object); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+		b.Run(string(op.op)+"/script", func(b *testing.B) {
+			s := c.script(obj.GroupVersionKind(), op.op)
+			L, err := s.get()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.put(L)
+			args := op.args(L, obj) // the scripts' changes are the same each time
+			fnv := L.GetGlobal(fn)
+			for b.Loop() {
+				if err := L.CallByParam(lua.P{Fn: fnv, NRet: 1, Protect: true}, args...); err != nil {
 					b.Fatal(err)
 				}
+				L.SetTop(0)
+			}
+		})
+		b.Run(string(op.op)+"/script-compile-per-call", func(b *testing.B) {
+			L := newState()
+			defer L.Close()
+			args := op.args(L, obj)
+			for b.Loop() {
+				compileAndCall(b, L, args)
+				L.SetTop(0)
 			}
 		})
 	}

@@ -71,6 +71,10 @@ func fromLua(v lua.LValue, ref any) (any, error) {
 	return fromLuaDepth(v, ref, 0)
 }
 
+// dropEmpty, given as ref, makes empty tables nil all the way down: for
+// values decoded into Go types, where {} and [] both mean "nothing".
+var dropEmpty any = &struct{ dropEmpty bool }{}
+
 // maxDepth bounds the nesting of converted tables (and catches cycles).
 const maxDepth = 100
 
@@ -109,6 +113,9 @@ func tableFromLua(t *lua.LTable, ref any, depth int) (any, error) {
 		}
 	})
 	if count == 0 {
+		if ref == dropEmpty {
+			return nil, nil
+		}
 		if _, isMap := ref.(map[string]any); isMap {
 			return map[string]any{}, nil
 		}
@@ -119,7 +126,9 @@ func tableFromLua(t *lua.LTable, ref any, depth int) (any, error) {
 		out := make([]any, n)
 		for i := 1; i <= n; i++ {
 			var r any
-			if i-1 < len(refs) {
+			if ref == dropEmpty {
+				r = dropEmpty
+			} else if i-1 < len(refs) {
 				r = refs[i-1]
 			}
 			e, err := fromLuaDepth(t.RawGetInt(i), r, depth+1)
@@ -138,8 +147,12 @@ func tableFromLua(t *lua.LTable, ref any, depth int) (any, error) {
 			return
 		}
 		key := keyString(k)
+		r := refs[key]
+		if ref == dropEmpty {
+			r = dropEmpty
+		}
 		var converted any
-		converted, err = fromLuaDepth(e, refs[key], depth+1)
+		converted, err = fromLuaDepth(e, r, depth+1)
 		out[key] = converted
 	})
 	return out, err

@@ -7,7 +7,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
@@ -69,22 +68,82 @@ func kubeGetResourceQuantity(L *lua.LState) int {
 	return 1
 }
 
-// checkPodTemplate reads argument n, a pod template table, as a
-// PodTemplateSpec.
-func checkPodTemplate(L *lua.LState, n int) *corev1.PodTemplateSpec {
-	v, err := fromLua(L.CheckTable(n), nil)
+// podFields are the parts of a pod template a helper reads: the pod spec
+// fields, and of each container the container fields. Converting only
+// those from Lua keeps a helper call cheap whatever else the template
+// holds.
+type podFields struct {
+	spec, container map[string]bool
+}
+
+var (
+	requirementFields = podFields{
+		spec:      set("containers", "initContainers", "overhead", "nodeSelector", "tolerations", "affinity", "priorityClassName"),
+		container: set("name", "resources", "restartPolicy"),
+	}
+	dependencyFields = podFields{
+		spec:      set("containers", "initContainers", "ephemeralContainers", "volumes", "imagePullSecrets", "serviceAccountName"),
+		container: set("name", "env", "envFrom"),
+	}
+)
+
+func set(keys ...string) map[string]bool {
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[k] = true
+	}
+	return m
+}
+
+// checkPodSpec reads the spec of argument n, a pod template table, as a
+// PodSpec holding only the fields f names.
+func checkPodSpec(L *lua.LState, n int, f podFields) *corev1.PodSpec {
+	tmpl := L.CheckTable(n)
+	spec, ok := tmpl.RawGetString("spec").(*lua.LTable)
+	if !ok {
+		return &corev1.PodSpec{}
+	}
+	m := map[string]any{}
+	var err error
+	spec.ForEach(func(k, v lua.LValue) {
+		key := keyString(k)
+		if err != nil || !f.spec[key] {
+			return
+		}
+		if list, ok := v.(*lua.LTable); ok && (key == "containers" || key == "initContainers" || key == "ephemeralContainers") {
+			var containers []any
+			list.ForEach(func(_, c lua.LValue) {
+				ct, ok := c.(*lua.LTable)
+				if !ok || err != nil {
+					return
+				}
+				cm := map[string]any{}
+				ct.ForEach(func(ck, cv lua.LValue) {
+					if name := keyString(ck); f.container[name] && err == nil {
+						cm[name], err = fromLua(cv, dropEmpty)
+					}
+				})
+				containers = append(containers, cm)
+			})
+			m[key] = containers
+			return
+		}
+		m[key], err = fromLua(v, dropEmpty)
+	})
 	if err != nil {
 		L.ArgError(n, err.Error())
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		m = map[string]any{} // an empty table
+	// Through JSON: its cost follows the few fields kept, where the
+	// unstructured converter walks every field of PodSpec and Container.
+	raw, err := json.Marshal(m)
+	if err != nil {
+		L.ArgError(n, err.Error())
 	}
-	var pt corev1.PodTemplateSpec
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &pt); err != nil {
+	var ps corev1.PodSpec
+	if err := json.Unmarshal(raw, &ps); err != nil {
 		L.ArgError(n, "not a pod template: "+err.Error())
 	}
-	return &pt
+	return &ps
 }
 
 // pushJSON pushes v as a Lua value through its JSON form.
@@ -105,8 +164,7 @@ func pushJSON(L *lua.LState, v any) {
 // the kube-scheduler does (max of init containers, sum of containers,
 // overhead); nil when there are none.
 func kubeAccuratePodRequirements(L *lua.LState) int {
-	pt := checkPodTemplate(L, 1)
-	req := interpreter.PodRequirements(&pt.Spec)
+	req := interpreter.PodRequirements(checkPodSpec(L, 1, requirementFields))
 	if req == nil {
 		L.Push(lua.LNil)
 		return 1
@@ -119,9 +177,8 @@ func kubeAccuratePodRequirements(L *lua.LState) int {
 // refers to: ConfigMaps, Secrets, the ServiceAccount and
 // PersistentVolumeClaims.
 func kubeGetPodDependencies(L *lua.LState) int {
-	pt := checkPodTemplate(L, 1)
 	ns := L.OptString(2, "")
-	deps := interpreter.PodDependencies(&pt.Spec, ns)
+	deps := interpreter.PodDependencies(checkPodSpec(L, 1, dependencyFields), ns)
 	if deps == nil {
 		deps = []interpreter.DependentObjectReference{}
 	}
