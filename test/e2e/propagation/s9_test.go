@@ -3,7 +3,9 @@ package propagation
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -212,4 +214,63 @@ func workloadBinding(ctx context.Context, t *testing.T, ns string) string {
 	}
 	return fmt.Sprintf("binding replicas %d requirements %+v clusters %+v conditions %+v aggregated %+v",
 		rb.Spec.Replicas, rb.Spec.ReplicaRequirements, rb.Spec.Clusters, rb.Status.Conditions, rb.Status.AggregatedStatus)
+}
+
+// A customization whose script does not compile, lacks its function or
+// repeats another customization's operation is refused with a field error
+// kubectl shows, and nothing is stored.
+func TestCustomizationAdmission(t *testing.T) {
+	ric := func(name, field, script string) string {
+		return fmt.Sprintf(`apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata: {name: %s}
+spec:
+  target: {apiVersion: admission.example.io/v1, kind: Thing}
+  customizations:
+    %s:
+      luaScript: |
+%s`, name, field, indent(script, "        "))
+	}
+	apply(t, ric("thing-health", "healthInterpretation", "function InterpretHealth(obj)\n  return true\nend\n"))
+	for _, tc := range []struct {
+		name, manifest string
+		want           []string
+	}{
+		{"syntax error", ric("thing-bad-syntax", "retention", "function Retain(desired, observed)\n  local x = = 1\n  return desired\nend\n"),
+			[]string{"spec.customizations.retention.luaScript", "line:2"}},
+		{"missing function", ric("thing-no-function", "retention", "function Keep(desired, observed)\n  return desired\nend\n"),
+			[]string{"spec.customizations.retention.luaScript", "must define the global function Retain"}},
+		{"duplicate operation", ric("thing-health-again", "healthInterpretation", "function InterpretHealth(obj)\n  return false\nend\n"),
+			[]string{"spec.customizations.healthInterpretation", "already defined by ResourceInterpreterCustomization thing-health"}},
+	} {
+		f := filepath.Join(t.TempDir(), "ric.yaml")
+		if err := os.WriteFile(f, []byte(tc.manifest), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := kubectl(t, "apply", "-f", f)
+		if err == nil {
+			t.Errorf("%s: accepted:\n%s", tc.name, out)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: kubectl said %q, want it to mention %q", tc.name, out, w)
+			}
+		}
+	}
+	out, err := kubectl(t, "get", "ric", "-o", "name")
+	if err != nil {
+		t.Fatal(err, out)
+	}
+	if strings.Contains(out, "thing-bad-syntax") || strings.Contains(out, "thing-no-function") || strings.Contains(out, "thing-health-again") {
+		t.Errorf("a refused customization was stored: %s", out)
+	}
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i := range lines {
+		lines[i] = prefix + lines[i]
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
