@@ -92,8 +92,8 @@ status:
 type benchOp struct {
 	op   interpreter.Operation
 	call func(c *Customizations, obj *unstructured.Unstructured) error
-	// args builds the arguments for the compile-per-call baseline.
-	args func(L *lua.LState, obj *unstructured.Unstructured) []lua.LValue
+	// values are the Go values of the function's arguments.
+	values func(obj *unstructured.Unstructured) []any
 }
 
 func benchOps() []benchOp {
@@ -102,39 +102,28 @@ func benchOps() []benchOp {
 		{ClusterName: "member2", Applied: true, Status: &runtime.RawExtension{Raw: []byte(`{"readyReplicas":1}`)}},
 	}
 	itemsValue, _ := itemsValue(items)
-	one := func(L *lua.LState, obj *unstructured.Unstructured) []lua.LValue {
-		return []lua.LValue{toLua(L, obj.Object)}
-	}
+	one := func(o *unstructured.Unstructured) []any { return []any{o.Object} }
 	return []benchOp{
 		{interpreter.InterpretReplica, func(c *Customizations, o *unstructured.Unstructured) error { _, _, err := c.GetReplicas(o); return err }, one},
-		{interpreter.ReviseReplica, func(c *Customizations, o *unstructured.Unstructured) error {
-			_, err := c.ReviseReplica(o, 2)
-			return err
-		},
-			func(L *lua.LState, o *unstructured.Unstructured) []lua.LValue {
-				return []lua.LValue{toLua(L, o.Object), lua.LNumber(2)}
-			}},
+		{interpreter.ReviseReplica, func(c *Customizations, o *unstructured.Unstructured) error { _, err := c.ReviseReplica(o, 2); return err },
+			func(o *unstructured.Unstructured) []any { return []any{o.Object, int64(2)} }},
 		{interpreter.Retain, func(c *Customizations, o *unstructured.Unstructured) error { _, err := c.Retain(o, o); return err },
-			func(L *lua.LState, o *unstructured.Unstructured) []lua.LValue {
-				return []lua.LValue{toLua(L, o.Object), toLua(L, o.Object)}
-			}},
-		{interpreter.AggregateStatus, func(c *Customizations, o *unstructured.Unstructured) error {
-			_, err := c.AggregateStatus(o, items)
-			return err
-		},
-			func(L *lua.LState, o *unstructured.Unstructured) []lua.LValue {
-				return []lua.LValue{toLua(L, o.Object), toLua(L, itemsValue)}
-			}},
+			func(o *unstructured.Unstructured) []any { return []any{o.Object, o.Object} }},
+		{interpreter.AggregateStatus, func(c *Customizations, o *unstructured.Unstructured) error { _, err := c.AggregateStatus(o, items); return err },
+			func(o *unstructured.Unstructured) []any { return []any{o.Object, itemsValue} }},
 		{interpreter.InterpretStatus, func(c *Customizations, o *unstructured.Unstructured) error { _, err := c.ReflectStatus(o); return err }, one},
-		{interpreter.InterpretHealth, func(c *Customizations, o *unstructured.Unstructured) error {
-			_, err := c.InterpretHealth(o)
-			return err
-		}, one},
-		{interpreter.InterpretDependency, func(c *Customizations, o *unstructured.Unstructured) error {
-			_, err := c.GetDependencies(o)
-			return err
-		}, one},
+		{interpreter.InterpretHealth, func(c *Customizations, o *unstructured.Unstructured) error { _, err := c.InterpretHealth(o); return err }, one},
+		{interpreter.InterpretDependency, func(c *Customizations, o *unstructured.Unstructured) error { _, err := c.GetDependencies(o); return err }, one},
 	}
+}
+
+// wholeArgs converts every argument whole, as Karmada does.
+func wholeArgs(L *lua.LState, values []any) []lua.LValue {
+	out := make([]lua.LValue, len(values))
+	for i, v := range values {
+		out[i] = toLua(L, v)
+	}
+	return out
 }
 
 // BenchmarkOperations measures each operation of the S9 customization on
@@ -143,10 +132,12 @@ func benchOps() []benchOp {
 //   - reused: what the controllers pay, through Customizations (script
 //     compiled once, pooled states, arguments converted to Lua and the
 //     result back);
-//   - compile-per-call: the same, but the script is parsed, compiled and
-//     run in a pooled state before every call, as Karmada does;
-//   - convert: only the conversions of reused (arguments to Lua, and the
-//     returned object back for the operations returning one);
+//   - compile-per-call: as Karmada does it: the script parsed, compiled and
+//     run in a pooled state before every call, the arguments converted
+//     whole and the result back;
+//   - convert: only the conversions of reused (the parts of the arguments
+//     the script can reach to Lua, and the returned object back, merged into
+//     a copy of the original, for the operations returning one);
 //   - script: only the call of the script's function, with its arguments
 //     already in Lua (the script's own cost, helpers such as
 //     kube.accuratePodRequirements included);
@@ -194,7 +185,7 @@ func BenchmarkOperations(b *testing.B) {
 			for b.Loop() {
 				ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
 				L.SetContext(ctx)
-				compileAndCall(b, L, op.args(L, obj))
+				compileAndCall(b, L, wholeArgs(L, op.values(obj)))
 				if returnsObject {
 					if _, err := fromLua(L.Get(-1), obj.Object); err != nil {
 						b.Fatal(err)
@@ -205,26 +196,34 @@ func BenchmarkOperations(b *testing.B) {
 				cancel()
 			}
 		})
+		script := c.script(obj.GroupVersionKind(), op.op)
 		b.Run(string(op.op)+"/convert", func(b *testing.B) {
 			L := newState()
 			defer L.Close()
+			values := op.values(obj)
 			for b.Loop() {
-				args := op.args(L, obj)
+				args := make([]lua.LValue, len(values))
+				for i, v := range values {
+					args[i] = script.Arg(L, i, v)
+				}
 				if returnsObject {
-					if _, err := fromLua(args[0], obj.Object); err != nil {
+					if _, err := script.ObjectResult(args[0], args[0], obj.Object); err != nil {
 						b.Fatal(err)
 					}
 				}
 			}
 		})
 		b.Run(string(op.op)+"/script", func(b *testing.B) {
-			s := c.script(obj.GroupVersionKind(), op.op)
-			L, err := s.get()
+			L, err := script.get()
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer s.put(L)
-			args := op.args(L, obj) // the scripts' changes are the same each time
+			defer script.put(L)
+			values := op.values(obj)
+			args := make([]lua.LValue, len(values)) // the scripts' changes are the same each time
+			for i, v := range values {
+				args[i] = script.Arg(L, i, v)
+			}
 			fnv := L.GetGlobal(fn)
 			for b.Loop() {
 				if err := L.CallByParam(lua.P{Fn: fnv, NRet: 1, Protect: true}, args...); err != nil {
@@ -236,7 +235,7 @@ func BenchmarkOperations(b *testing.B) {
 		b.Run(string(op.op)+"/script-compile-per-call", func(b *testing.B) {
 			L := newState()
 			defer L.Close()
-			args := op.args(L, obj)
+			args := wholeArgs(L, op.values(obj))
 			for b.Loop() {
 				compileAndCall(b, L, args)
 				L.SetTop(0)

@@ -193,7 +193,7 @@ func (c *Customizations) GetReplicas(obj *unstructured.Unstructured) (int32, *wo
 	var replicas int32
 	var req *workv1alpha2.ReplicaRequirements
 	err = s.Call(context.Background(), 2, func(L *lua.LState) []lua.LValue {
-		return []lua.LValue{toLua(L, obj.Object)}
+		return []lua.LValue{s.Arg(L, 0, obj.Object)}
 	}, func(_ *lua.LState, ret []lua.LValue) error {
 		n, ok := ret[0].(lua.LNumber)
 		if !ok {
@@ -220,7 +220,7 @@ func (c *Customizations) GetComponents(obj *unstructured.Unstructured) ([]workv1
 	}
 	var out []workv1alpha2.Component
 	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
-		return []lua.LValue{toLua(L, obj.Object)}
+		return []lua.LValue{s.Arg(L, 0, obj.Object)}
 	}, func(_ *lua.LState, ret []lua.LValue) error {
 		if ret[0] == lua.LNil {
 			return nil
@@ -238,10 +238,12 @@ func (c *Customizations) ReviseReplica(obj *unstructured.Unstructured, replicas 
 		return nil, err
 	}
 	var out *unstructured.Unstructured
+	var arg0 lua.LValue
 	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
-		return []lua.LValue{toLua(L, obj.Object), lua.LNumber(replicas)}
+		arg0 = s.Arg(L, 0, obj.Object)
+		return []lua.LValue{arg0, s.Arg(L, 1, replicas)}
 	}, func(_ *lua.LState, ret []lua.LValue) error {
-		out, err = objectResult(ret[0], obj.Object)
+		out, err = objectResult(s, ret[0], arg0, obj.Object)
 		return err
 	})
 	return out, err
@@ -255,10 +257,12 @@ func (c *Customizations) Retain(desired, observed *unstructured.Unstructured) (*
 		return nil, err
 	}
 	var out *unstructured.Unstructured
+	var arg0 lua.LValue
 	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
-		return []lua.LValue{toLua(L, desired.Object), toLua(L, observed.Object)}
+		arg0 = s.Arg(L, 0, desired.Object)
+		return []lua.LValue{arg0, s.Arg(L, 1, observed.Object)}
 	}, func(_ *lua.LState, ret []lua.LValue) error {
-		out, err = objectResult(ret[0], desired.Object)
+		out, err = objectResult(s, ret[0], arg0, desired.Object)
 		return err
 	})
 	return out, err
@@ -278,10 +282,12 @@ func (c *Customizations) AggregateStatus(obj *unstructured.Unstructured, items [
 		return nil, err
 	}
 	var out *unstructured.Unstructured
+	var arg0 lua.LValue
 	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
-		return []lua.LValue{toLua(L, obj.Object), toLua(L, luaItems)}
+		arg0 = s.Arg(L, 0, obj.Object)
+		return []lua.LValue{arg0, s.Arg(L, 1, luaItems)}
 	}, func(_ *lua.LState, ret []lua.LValue) error {
-		out, err = objectResult(ret[0], obj.Object)
+		out, err = objectResult(s, ret[0], arg0, obj.Object)
 		return err
 	})
 	return out, err
@@ -319,7 +325,7 @@ func (c *Customizations) ReflectStatus(obj *unstructured.Unstructured) (*runtime
 	}
 	var out *runtime.RawExtension
 	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
-		return []lua.LValue{toLua(L, obj.Object)}
+		return []lua.LValue{s.Arg(L, 0, obj.Object)}
 	}, func(_ *lua.LState, ret []lua.LValue) error {
 		if ret[0] == lua.LNil {
 			return nil
@@ -347,7 +353,7 @@ func (c *Customizations) InterpretHealth(obj *unstructured.Unstructured) (workv1
 	}
 	health := workv1alpha2.ResourceUnknown
 	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
-		return []lua.LValue{toLua(L, obj.Object)}
+		return []lua.LValue{s.Arg(L, 0, obj.Object)}
 	}, func(_ *lua.LState, ret []lua.LValue) error {
 		b, ok := ret[0].(lua.LBool)
 		if !ok {
@@ -371,7 +377,7 @@ func (c *Customizations) GetDependencies(obj *unstructured.Unstructured) ([]inte
 	}
 	var out []interpreter.DependentObjectReference
 	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
-		return []lua.LValue{toLua(L, obj.Object)}
+		return []lua.LValue{s.Arg(L, 0, obj.Object)}
 	}, func(_ *lua.LState, ret []lua.LValue) error {
 		if ret[0] == lua.LNil {
 			return nil
@@ -381,16 +387,12 @@ func (c *Customizations) GetDependencies(obj *unstructured.Unstructured) ([]inte
 	return out, err
 }
 
-// objectResult converts a returned object; ref is the object given to the
-// script, for empty tables.
-func objectResult(v lua.LValue, ref map[string]any) (*unstructured.Unstructured, error) {
-	conv, err := fromLua(v, ref)
+// objectResult converts the object a script returned; original is the
+// object given to it as arg0.
+func objectResult(s *Script, ret, arg0 lua.LValue, original map[string]any) (*unstructured.Unstructured, error) {
+	m, err := s.ObjectResult(ret, arg0, original)
 	if err != nil {
 		return nil, err
-	}
-	m, ok := conv.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("returned %s, want an object", v.Type())
 	}
 	return &unstructured.Unstructured{Object: m}, nil
 }

@@ -23,7 +23,13 @@ type Script struct {
 	proto    *lua.FunctionProto
 	states   chan *lua.LState
 	timeout  time.Duration
+	// args says how much of each argument the function can reach.
+	args analysis
 }
+
+// returnsObject are the functions whose result is the object to use,
+// merged into the original when they return their first argument.
+var returnsObject = map[string]bool{"Retain": true, "ReviseReplica": true, "AggregateStatus": true}
 
 // Compile parses and compiles source, which must define the global
 // function fn; poolSize bounds the idle states kept (0: 8).
@@ -39,7 +45,8 @@ func Compile(source, fn string, poolSize int) (*Script, error) {
 	if poolSize <= 0 {
 		poolSize = 8
 	}
-	s := &Script{Function: fn, proto: proto, states: make(chan *lua.LState, poolSize), timeout: DefaultTimeout}
+	s := &Script{Function: fn, proto: proto, states: make(chan *lua.LState, poolSize), timeout: DefaultTimeout,
+		args: analyze(chunk, fn, returnsObject[fn])}
 	// Load one state now: a script that fails when run, or that does not
 	// define the function, is reported here rather than on the first call.
 	L, err := s.newState()
@@ -120,6 +127,43 @@ func (s *Script) Call(ctx context.Context, nret int, args func(L *lua.LState) []
 		return fmt.Errorf("%s: %w", s.Function, err)
 	}
 	return nil
+}
+
+// Arg converts v, the i-th argument of the function, to Lua as far as
+// the function can reach it (all of it when the analysis could not tell).
+func (s *Script) Arg(L *lua.LState, i int, v any) lua.LValue {
+	if s.args.whole || i >= len(s.args.params) {
+		return toLua(L, v)
+	}
+	p := s.args.params[i]
+	if p == nil && i == 0 {
+		p = &projection{} // used only by "return obj"
+	}
+	return projectToLua(L, v, p)
+}
+
+// ObjectResult converts the object the function returned. When it is the
+// first argument as passed (arg0), the parts the function could reach are
+// merged into a copy of original, the object arg0 was made from.
+func (s *Script) ObjectResult(ret, arg0 lua.LValue, original map[string]any) (map[string]any, error) {
+	if t, ok := ret.(*lua.LTable); ok && ret == arg0 && !s.args.whole && len(s.args.params) > 0 {
+		p := s.args.params[0]
+		if p == nil {
+			p = &projection{}
+		}
+		if !p.full {
+			return mergeResult(original, t, p)
+		}
+	}
+	conv, err := fromLua(ret, original)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := conv.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("returned %s, want an object", ret.Type())
+	}
+	return m, nil
 }
 
 // Close drops the pooled states.

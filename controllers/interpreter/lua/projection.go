@@ -1,0 +1,364 @@
+package lua
+
+import (
+	"fmt"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/ast"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// A projection says which parts of an argument a script can observe: the
+// whole value (full), or only some keys of an object, each with its own
+// projection. Converting an object to Lua costs about 0.2 µs per field in
+// gopher-lua, most of a call on a Deployment-sized object, while scripts
+// typically read a few fields (obj.spec.replicas): arguments are converted
+// only as far as the script's code can reach.
+type projection struct {
+	full     bool
+	children map[string]*projection
+}
+
+// leaf marks path (below p) as observed whole.
+func (p *projection) leaf(path []string) {
+	for _, k := range path {
+		if p.full {
+			return
+		}
+		if p.children == nil {
+			p.children = map[string]*projection{}
+		}
+		c, ok := p.children[k]
+		if !ok {
+			c = &projection{}
+			p.children[k] = c
+		}
+		p = c
+	}
+	p.full, p.children = true, nil
+}
+
+// analysis is what the static analysis of a script's function found: a
+// projection per parameter (nil when the parameter is never used), or
+// nothing usable (whole), when the code uses an argument in a way the
+// analysis does not follow.
+type analysis struct {
+	params []*projection
+	whole  bool
+}
+
+// analyze finds the global function fn in the chunk and works out which
+// parts of each parameter its body can reach. The rules are conservative:
+// a parameter reached only through chains of constant field names
+// (obj.spec.replicas, obj["spec"]) needs only those fields, each whole
+// where the chain ends; any other use of the parameter itself (passed to a
+// function, assigned, iterated, compared, indexed by a variable, shadowed,
+// used with a method) needs it whole. "return obj" of the first parameter
+// is allowed: the result is then merged into the original object.
+func analyze(chunk []ast.Stmt, fn string, allowIdentity bool) analysis {
+	f := findFunction(chunk, fn)
+	if f == nil || f.ParList == nil || f.ParList.HasVargs {
+		return analysis{whole: true}
+	}
+	a := &analyzer{params: map[string]int{}, proj: make([]*projection, len(f.ParList.Names)), allowIdentity: allowIdentity}
+	for i, n := range f.ParList.Names {
+		if _, dup := a.params[n]; dup {
+			return analysis{whole: true}
+		}
+		a.params[n] = i
+	}
+	a.stmts(f.Stmts, true)
+	if a.whole {
+		return analysis{whole: true}
+	}
+	return analysis{params: a.proj}
+}
+
+// findFunction returns the function the main chunk defines as the global
+// fn, in blocks of the chunk but not inside other functions; nil when there
+// is not exactly one such definition.
+func findFunction(stmts []ast.Stmt, fn string) *ast.FunctionExpr {
+	var found []*ast.FunctionExpr
+	var walk func([]ast.Stmt)
+	walk = func(stmts []ast.Stmt) {
+		for _, s := range stmts {
+			switch s := s.(type) {
+			case *ast.FuncDefStmt:
+				if id, ok := s.Name.Func.(*ast.IdentExpr); ok && id.Value == fn && s.Name.Receiver == nil {
+					found = append(found, s.Func)
+				}
+			case *ast.AssignStmt:
+				for i, l := range s.Lhs {
+					if id, ok := l.(*ast.IdentExpr); ok && id.Value == fn && i < len(s.Rhs) {
+						if f, ok := s.Rhs[i].(*ast.FunctionExpr); ok {
+							found = append(found, f)
+						} else {
+							found = append(found, nil)
+						}
+					}
+				}
+			case *ast.DoBlockStmt:
+				walk(s.Stmts)
+			case *ast.IfStmt:
+				walk(s.Then)
+				walk(s.Else)
+			case *ast.WhileStmt:
+				walk(s.Stmts)
+			case *ast.RepeatStmt:
+				walk(s.Stmts)
+			case *ast.NumberForStmt:
+				walk(s.Stmts)
+			case *ast.GenericForStmt:
+				walk(s.Stmts)
+			}
+		}
+	}
+	walk(stmts)
+	if len(found) != 1 {
+		return nil
+	}
+	return found[0]
+}
+
+type analyzer struct {
+	params map[string]int
+	proj   []*projection
+	whole  bool
+	// allowIdentity lets "return <first parameter>" through: the function
+	// returns an object, merged into the original.
+	allowIdentity bool
+}
+
+func (a *analyzer) mark(param int, path []string) {
+	if a.proj[param] == nil {
+		a.proj[param] = &projection{}
+	}
+	a.proj[param].leaf(path)
+}
+
+// chain reports whether e is a parameter or a chain of constant field
+// names on one, and which.
+func (a *analyzer) chain(e ast.Expr) (int, []string, bool) {
+	switch e := e.(type) {
+	case *ast.IdentExpr:
+		i, ok := a.params[e.Value]
+		return i, nil, ok
+	case *ast.AttrGetExpr:
+		key, ok := e.Key.(*ast.StringExpr)
+		if !ok {
+			return 0, nil, false
+		}
+		i, path, ok := a.chain(e.Object)
+		if !ok {
+			return 0, nil, false
+		}
+		return i, append(path, key.Value), true
+	}
+	return 0, nil, false
+}
+
+// shadows gives up when names rebind a parameter.
+func (a *analyzer) shadows(names []string) {
+	for _, n := range names {
+		if _, ok := a.params[n]; ok {
+			a.whole = true
+		}
+	}
+}
+
+// value handles e used as a value.
+func (a *analyzer) value(e ast.Expr) {
+	if e == nil || a.whole {
+		return
+	}
+	if i, path, ok := a.chain(e); ok {
+		a.mark(i, path)
+		return
+	}
+	switch e := e.(type) {
+	case *ast.AttrGetExpr:
+		// A variable key: the object it indexes is needed whole.
+		a.value(e.Object)
+		a.value(e.Key)
+	case *ast.FuncCallExpr:
+		a.value(e.Receiver)
+		a.value(e.Func)
+		for _, arg := range e.Args {
+			a.value(arg)
+		}
+	case *ast.TableExpr:
+		for _, f := range e.Fields {
+			a.value(f.Key)
+			a.value(f.Value)
+		}
+	case *ast.LogicalOpExpr:
+		a.value(e.Lhs)
+		a.value(e.Rhs)
+	case *ast.RelationalOpExpr:
+		a.value(e.Lhs)
+		a.value(e.Rhs)
+	case *ast.StringConcatOpExpr:
+		a.value(e.Lhs)
+		a.value(e.Rhs)
+	case *ast.ArithmeticOpExpr:
+		a.value(e.Lhs)
+		a.value(e.Rhs)
+	case *ast.UnaryMinusOpExpr:
+		a.value(e.Expr)
+	case *ast.UnaryNotOpExpr:
+		a.value(e.Expr)
+	case *ast.UnaryLenOpExpr:
+		a.value(e.Expr)
+	case *ast.FunctionExpr:
+		if e.ParList != nil {
+			a.shadows(e.ParList.Names)
+		}
+		a.stmts(e.Stmts, false)
+	case *ast.IdentExpr, *ast.NilExpr, *ast.TrueExpr, *ast.FalseExpr, *ast.NumberExpr, *ast.StringExpr, *ast.Comma3Expr:
+	default:
+		a.whole = true
+	}
+}
+
+// stmts walks statements; top is true in the analyzed function's own body
+// (not in functions defined inside it).
+func (a *analyzer) stmts(stmts []ast.Stmt, top bool) {
+	for _, s := range stmts {
+		if a.whole {
+			return
+		}
+		switch s := s.(type) {
+		case *ast.AssignStmt:
+			for _, l := range s.Lhs {
+				if i, path, ok := a.chain(l); ok {
+					if len(path) == 0 {
+						a.whole = true // the parameter itself is rebound
+						return
+					}
+					a.mark(i, path)
+					continue
+				}
+				a.value(l)
+			}
+			for _, r := range s.Rhs {
+				a.value(r)
+			}
+		case *ast.LocalAssignStmt:
+			for _, e := range s.Exprs {
+				a.value(e)
+			}
+			a.shadows(s.Names)
+		case *ast.FuncCallStmt:
+			a.value(s.Expr)
+		case *ast.DoBlockStmt:
+			a.stmts(s.Stmts, top)
+		case *ast.WhileStmt:
+			a.value(s.Condition)
+			a.stmts(s.Stmts, top)
+		case *ast.RepeatStmt:
+			a.stmts(s.Stmts, top)
+			a.value(s.Condition)
+		case *ast.IfStmt:
+			a.value(s.Condition)
+			a.stmts(s.Then, top)
+			a.stmts(s.Else, top)
+		case *ast.NumberForStmt:
+			a.value(s.Init)
+			a.value(s.Limit)
+			a.value(s.Step)
+			a.shadows([]string{s.Name})
+			a.stmts(s.Stmts, top)
+		case *ast.GenericForStmt:
+			for _, e := range s.Exprs {
+				a.value(e)
+			}
+			a.shadows(s.Names)
+			a.stmts(s.Stmts, top)
+		case *ast.FuncDefStmt:
+			if _, _, ok := a.chain(s.Name.Func); ok {
+				a.whole = true
+				return
+			}
+			if s.Name.Receiver != nil {
+				if _, _, ok := a.chain(s.Name.Receiver); ok {
+					a.whole = true
+					return
+				}
+			}
+			a.value(s.Func)
+		case *ast.ReturnStmt:
+			for i, e := range s.Exprs {
+				if id, ok := e.(*ast.IdentExpr); ok && top && i == 0 && a.allowIdentity {
+					if p, isParam := a.params[id.Value]; isParam && p == 0 {
+						continue // merged into the original object
+					}
+				}
+				a.value(e)
+			}
+		case *ast.BreakStmt, *ast.LabelStmt, *ast.GotoStmt:
+		default:
+			a.whole = true
+		}
+	}
+}
+
+// projectToLua converts v as far as p says; a nil projection (the
+// parameter is never used) gives an empty table.
+func projectToLua(L *lua.LState, v any, p *projection) lua.LValue {
+	if p == nil {
+		return L.NewTable()
+	}
+	m, ok := v.(map[string]any)
+	if p.full || !ok {
+		return toLua(L, v)
+	}
+	t := L.CreateTable(0, len(p.children))
+	for k, c := range p.children {
+		if cv, ok := m[k]; ok {
+			t.RawSetString(k, projectToLua(L, cv, c))
+		}
+	}
+	return t
+}
+
+// mergeResult builds the object a script returned when it returned its
+// (projected) first argument: a copy of the original object with every
+// projected part replaced by what the script left there.
+func mergeResult(original map[string]any, t *lua.LTable, p *projection) (map[string]any, error) {
+	out := runtime.DeepCopyJSON(original)
+	if err := mergeInto(out, t, p, 0); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func mergeInto(dst map[string]any, t *lua.LTable, p *projection, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("result nested deeper than %d levels", maxDepth)
+	}
+	var err error
+	t.ForEach(func(k, lv lua.LValue) {
+		if err != nil {
+			return
+		}
+		key := keyString(k)
+		c := p.children[key]
+		sub, isTable := lv.(*lua.LTable)
+		dm, isMap := dst[key].(map[string]any)
+		if c != nil && !c.full && isTable && isMap {
+			err = mergeInto(dm, sub, c, depth+1)
+			return
+		}
+		dst[key], err = fromLuaDepth(lv, dst[key], depth+1)
+	})
+	if err != nil {
+		return err
+	}
+	// Projected keys the script removed (set to nil).
+	for key := range p.children {
+		if t.RawGetString(key) == lua.LNil {
+			delete(dst, key)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,184 @@
+package lua
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/yuin/gopher-lua/parse"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+)
+
+func analyzeSource(t *testing.T, src, fn string, identity bool) analysis {
+	t.Helper()
+	chunk, err := parse.Parse(strings.NewReader(src), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return analyze(chunk, fn, identity)
+}
+
+// describe renders a projection as sorted paths, "*" for whole.
+func describe(p *projection) string {
+	if p == nil {
+		return "-"
+	}
+	if p.full {
+		return "*"
+	}
+	var parts []string
+	for _, k := range sortedKeys(p.children) {
+		parts = append(parts, k+":"+describe(p.children[k]))
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+func sortedKeys(m map[string]*projection) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := range keys {
+		for j := i + 1; j < len(keys); j++ {
+			if keys[j] < keys[i] {
+				keys[i], keys[j] = keys[j], keys[i]
+			}
+		}
+	}
+	return keys
+}
+
+func TestAnalyze(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, src string
+		identity  bool
+		want      string // per parameter, or "whole"
+	}{
+		{"field chains", `function F(obj) return obj.spec.replicas, obj["status"] end`, false, "{spec:{replicas:*},status:*}"},
+		{"assignment and identity return", `function F(obj, n) obj.spec.replicas = n return obj end`, true, "{spec:{replicas:*}} *"},
+		{"identity return not allowed", `function F(obj) return obj end`, false, "*"},
+		{"variable key", `function F(obj, k) return obj.spec[k] end`, false, "{spec:*} *"},
+		{"number key", `function F(obj) return obj.spec.containers[1].image end`, false, "{spec:{containers:*}}"},
+		{"passed to a function", `function F(obj) return helper(obj.spec.template) end`, false, "{spec:{template:*}}"},
+		{"unused parameter", `function F(obj, unused) return obj.kind end`, false, "{kind:*} -"},
+		{"closure", `function F(obj) local g = function() return obj.metadata.name end return g() end`, false, "{metadata:{name:*}}"},
+		{"blocks", "function F(obj)\nif obj.a then for i = 1, #obj.b do local x = obj.c.d end end\nwhile obj.e do end\nreturn obj.f\nend", false, "{a:*,b:*,c:{d:*},e:*,f:*}"},
+		{"defined in a block", "if true then\nfunction F(obj) return obj.x end\nend", false, "{x:*}"},
+		{"assigned function", "F = function(obj) return obj.status end", false, "{status:*}"},
+		{"whole object passed", `function F(obj) return helper(obj) end`, false, "*"},
+		{"iterated", `function F(obj) for k, v in pairs(obj) do end end`, false, "*"},
+		{"aliased", `function F(obj) local o = obj o.x = 1 return o end`, true, "*"},
+		{"method call", `function F(obj) return obj.spec:get() end`, false, "{spec:*}"},
+		{"shadowed by a local", `function F(obj) local obj = {} return obj.x end`, false, "whole"},
+		{"shadowed by a loop", `function F(obj) for obj = 1, 2 do end end`, false, "whole"},
+		{"rebound", `function F(obj) obj = {} return obj end`, true, "whole"},
+		{"varargs", `function F(...) return 1 end`, false, "whole"},
+		{"defined twice", "function F(obj) return obj.a end\nfunction F(obj) return obj.b end", false, "whole"},
+		{"not defined", "function G(obj) return obj.a end", false, "whole"},
+		{"identity inside a closure", `function F(obj) local g = function() return obj end return g() end`, true, "*"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := analyzeSource(t, tc.src, "F", tc.identity)
+			got := "whole"
+			if !a.whole {
+				var parts []string
+				for _, p := range a.params {
+					parts = append(parts, describe(p))
+				}
+				got = strings.Join(parts, " ")
+			}
+			if got != tc.want {
+				t.Errorf("analysis %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// Every operation gives the same result with arguments projected and with
+// them converted whole, for the customizations of the tests and of the
+// samples, on a Deployment-sized object.
+func TestProjectionMatchesWholeConversion(t *testing.T) {
+	t.Parallel()
+	sample, err := os.ReadFile(filepath.Join("..", "..", "..", "samples", "s9-workload-interpreter.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, manifest := range map[string]string{"tests": workloadRIC, "sample": string(sample)} {
+		projected, whole := NewCustomizations(), NewCustomizations()
+		if err := projected.Set(ric(t, manifest)); err != nil {
+			t.Fatal(err)
+		}
+		if err := whole.Set(ric(t, manifest)); err != nil {
+			t.Fatal(err)
+		}
+		projectedOps := 0
+		for _, byOp := range projected.byTarget {
+			for _, s := range byOp {
+				if !s.args.whole {
+					projectedOps++
+				}
+			}
+		}
+		if projectedOps < 5 {
+			t.Errorf("%s: only %d operations have projected arguments", name, projectedOps)
+		}
+		for _, byOp := range whole.byTarget {
+			for _, s := range byOp {
+				s.args = analysis{whole: true}
+			}
+		}
+		obj := object(t, deploymentSized)
+		observed := obj.DeepCopy()
+		_ = unstructured.SetNestedField(observed.Object, true, "spec", "paused")
+		items := []workv1alpha2.AggregatedStatusItem{{ClusterName: "m1", Applied: true, Status: &runtime.RawExtension{Raw: []byte(`{"readyReplicas":2}`)}}}
+		run := func(c *Customizations) map[string]string {
+			out := map[string]string{}
+			record := func(op string, v any, err error) {
+				raw, _ := json.Marshal(v)
+				out[op] = string(raw) + " " + errString(err)
+			}
+			r, req, err := c.GetReplicas(obj)
+			record("replicas", []any{r, req}, err)
+			v1, err := c.ReviseReplica(obj, 2)
+			record("revise", v1, err)
+			v2, err := c.Retain(obj, observed)
+			record("retain", v2, err)
+			v3, err := c.AggregateStatus(obj, items)
+			record("aggregate", v3, err)
+			v4, err := c.ReflectStatus(obj)
+			record("reflect", v4, err)
+			v5, err := c.InterpretHealth(obj)
+			record("health", v5, err)
+			v6, err := c.GetDependencies(obj)
+			record("dependencies", v6, err)
+			return out
+		}
+		before := obj.DeepCopy()
+		got, want := run(projected), run(whole)
+		if !reflect.DeepEqual(got, want) {
+			for op := range want {
+				if got[op] != want[op] {
+					t.Errorf("%s %s:\nprojected %s\nwhole     %s", name, op, got[op], want[op])
+				}
+			}
+		}
+		if !reflect.DeepEqual(before.Object, obj.Object) {
+			t.Errorf("%s: an operation modified its argument", name)
+		}
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
