@@ -19,6 +19,25 @@ type projection struct {
 	children map[string]*projection
 }
 
+// present marks path (below p) as observed only for whether it is there
+// (nil or not, false or not): an object there is passed as an empty table.
+func (p *projection) present(path []string) {
+	for _, k := range path {
+		if p.full {
+			return
+		}
+		if p.children == nil {
+			p.children = map[string]*projection{}
+		}
+		c, ok := p.children[k]
+		if !ok {
+			c = &projection{}
+			p.children[k] = c
+		}
+		p = c
+	}
+}
+
 // leaf marks path (below p) as observed whole.
 func (p *projection) leaf(path []string) {
 	for _, k := range path {
@@ -136,6 +155,47 @@ func (a *analyzer) mark(param int, path []string) {
 	a.proj[param].leaf(path)
 }
 
+// test handles e used only for its truth (if, while and repeat
+// conditions, operands of not, and and or there) or compared with nil:
+// a chain there needs only to say whether something is there.
+func (a *analyzer) test(e ast.Expr) {
+	if e == nil || a.whole {
+		return
+	}
+	if i, path, ok := a.chain(e); ok {
+		if len(path) == 0 {
+			a.mark(i, nil)
+			return
+		}
+		if a.proj[i] == nil {
+			a.proj[i] = &projection{}
+		}
+		a.proj[i].present(path)
+		return
+	}
+	switch e := e.(type) {
+	case *ast.UnaryNotOpExpr:
+		a.test(e.Expr)
+	case *ast.LogicalOpExpr:
+		a.test(e.Lhs)
+		a.test(e.Rhs)
+	case *ast.RelationalOpExpr:
+		if e.Operator == "==" || e.Operator == "~=" {
+			if _, isNil := e.Rhs.(*ast.NilExpr); isNil {
+				a.test(e.Lhs)
+				return
+			}
+			if _, isNil := e.Lhs.(*ast.NilExpr); isNil {
+				a.test(e.Rhs)
+				return
+			}
+		}
+		a.value(e)
+	default:
+		a.value(e)
+	}
+}
+
 // chain reports whether e is a parameter or a chain of constant field
 // names on one, and which.
 func (a *analyzer) chain(e ast.Expr) (int, []string, bool) {
@@ -195,8 +255,18 @@ func (a *analyzer) value(e ast.Expr) {
 		a.value(e.Lhs)
 		a.value(e.Rhs)
 	case *ast.RelationalOpExpr:
+		if e.Operator == "==" || e.Operator == "~=" {
+			_, lnil := e.Lhs.(*ast.NilExpr)
+			_, rnil := e.Rhs.(*ast.NilExpr)
+			if lnil || rnil {
+				a.test(e) // the result is a boolean either way
+				return
+			}
+		}
 		a.value(e.Lhs)
 		a.value(e.Rhs)
+	case *ast.UnaryNotOpExpr:
+		a.test(e.Expr) // not gives a boolean
 	case *ast.StringConcatOpExpr:
 		a.value(e.Lhs)
 		a.value(e.Rhs)
@@ -204,8 +274,6 @@ func (a *analyzer) value(e ast.Expr) {
 		a.value(e.Lhs)
 		a.value(e.Rhs)
 	case *ast.UnaryMinusOpExpr:
-		a.value(e.Expr)
-	case *ast.UnaryNotOpExpr:
 		a.value(e.Expr)
 	case *ast.UnaryLenOpExpr:
 		a.value(e.Expr)
@@ -253,13 +321,13 @@ func (a *analyzer) stmts(stmts []ast.Stmt, top bool) {
 		case *ast.DoBlockStmt:
 			a.stmts(s.Stmts, top)
 		case *ast.WhileStmt:
-			a.value(s.Condition)
+			a.test(s.Condition)
 			a.stmts(s.Stmts, top)
 		case *ast.RepeatStmt:
 			a.stmts(s.Stmts, top)
-			a.value(s.Condition)
+			a.test(s.Condition)
 		case *ast.IfStmt:
-			a.value(s.Condition)
+			a.test(s.Condition)
 			a.stmts(s.Then, top)
 			a.stmts(s.Else, top)
 		case *ast.NumberForStmt:

@@ -69,7 +69,7 @@ func TestAnalyze(t *testing.T) {
 		{"passed to a function", `function F(obj) return helper(obj.spec.template) end`, false, "{spec:{template:*}}"},
 		{"unused parameter", `function F(obj, unused) return obj.kind end`, false, "{kind:*} -"},
 		{"closure", `function F(obj) local g = function() return obj.metadata.name end return g() end`, false, "{metadata:{name:*}}"},
-		{"blocks", "function F(obj)\nif obj.a then for i = 1, #obj.b do local x = obj.c.d end end\nwhile obj.e do end\nreturn obj.f\nend", false, "{a:*,b:*,c:{d:*},e:*,f:*}"},
+		{"blocks", "function F(obj)\nif obj.a then for i = 1, #obj.b do local x = obj.c.d end end\nwhile obj.e do end\nreturn obj.f\nend", false, "{a:{},b:*,c:{d:*},e:{},f:*}"},
 		{"defined in a block", "if true then\nfunction F(obj) return obj.x end\nend", false, "{x:*}"},
 		{"assigned function", "F = function(obj) return obj.status end", false, "{status:*}"},
 		{"whole object passed", `function F(obj) return helper(obj) end`, false, "*"},
@@ -82,6 +82,9 @@ func TestAnalyze(t *testing.T) {
 		{"varargs", `function F(...) return 1 end`, false, "whole"},
 		{"defined twice", "function F(obj) return obj.a end\nfunction F(obj) return obj.b end", false, "whole"},
 		{"not defined", "function G(obj) return obj.a end", false, "whole"},
+		{"tests need presence only", "function F(obj)\nif obj.status ~= nil and not obj.spec.paused then return 1 end\nwhile obj.a do end\nreturn obj.b == nil\nend", false, "{a:{},b:{},spec:{paused:{}},status:{}}"},
+		{"a value of and/or is whole", `function F(obj) return obj.status and obj.status.x end`, false, "{status:*}"},
+		{"compared with a value", `function F(obj) return obj.spec.replicas == obj.status.readyReplicas end`, false, "{spec:{replicas:*},status:{readyReplicas:*}}"},
 		{"identity inside a closure", `function F(obj) local g = function() return obj end return g() end`, true, "*"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
