@@ -105,15 +105,27 @@ func benchOps() []benchOp {
 	one := func(o *unstructured.Unstructured) []any { return []any{o.Object} }
 	return []benchOp{
 		{interpreter.InterpretReplica, func(c *Customizations, o *unstructured.Unstructured) error { _, _, err := c.GetReplicas(o); return err }, one},
-		{interpreter.ReviseReplica, func(c *Customizations, o *unstructured.Unstructured) error { _, err := c.ReviseReplica(o, 2); return err },
+		{interpreter.ReviseReplica, func(c *Customizations, o *unstructured.Unstructured) error {
+			_, err := c.ReviseReplica(o, 2)
+			return err
+		},
 			func(o *unstructured.Unstructured) []any { return []any{o.Object, int64(2)} }},
 		{interpreter.Retain, func(c *Customizations, o *unstructured.Unstructured) error { _, err := c.Retain(o, o); return err },
 			func(o *unstructured.Unstructured) []any { return []any{o.Object, o.Object} }},
-		{interpreter.AggregateStatus, func(c *Customizations, o *unstructured.Unstructured) error { _, err := c.AggregateStatus(o, items); return err },
+		{interpreter.AggregateStatus, func(c *Customizations, o *unstructured.Unstructured) error {
+			_, err := c.AggregateStatus(o, items)
+			return err
+		},
 			func(o *unstructured.Unstructured) []any { return []any{o.Object, itemsValue} }},
 		{interpreter.InterpretStatus, func(c *Customizations, o *unstructured.Unstructured) error { _, err := c.ReflectStatus(o); return err }, one},
-		{interpreter.InterpretHealth, func(c *Customizations, o *unstructured.Unstructured) error { _, err := c.InterpretHealth(o); return err }, one},
-		{interpreter.InterpretDependency, func(c *Customizations, o *unstructured.Unstructured) error { _, err := c.GetDependencies(o); return err }, one},
+		{interpreter.InterpretHealth, func(c *Customizations, o *unstructured.Unstructured) error {
+			_, err := c.InterpretHealth(o)
+			return err
+		}, one},
+		{interpreter.InterpretDependency, func(c *Customizations, o *unstructured.Unstructured) error {
+			_, err := c.GetDependencies(o)
+			return err
+		}, one},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // toLua converts a JSON-like Go value (what unstructured objects hold:
@@ -97,6 +98,11 @@ func fromLuaDepth(v lua.LValue, ref any, depth int) (any, error) {
 		return f, nil
 	case *lua.LTable:
 		return tableFromLua(v, ref, depth)
+	case *lua.LUserData:
+		if g, ok := v.Value.(goValue); ok {
+			return runtime.DeepCopyJSONValue(g.v), nil
+		}
+		return nil, fmt.Errorf("a %s cannot be converted to JSON", v.Type())
 	default:
 		return nil, fmt.Errorf("a %s cannot be converted to JSON", v.Type())
 	}

@@ -98,13 +98,44 @@ func set(keys ...string) map[string]bool {
 // checkPodSpec reads the spec of argument n, a pod template table, as a
 // PodSpec holding only the fields f names.
 func checkPodSpec(L *lua.LState, n int, f podFields) *corev1.PodSpec {
+	m := map[string]any{}
+	var err error
+	if ud, ok := L.Get(n).(*lua.LUserData); ok {
+		// The template as the object holds it, never seen by the script.
+		g, ok := ud.Value.(goValue)
+		if !ok {
+			L.ArgError(n, "not a pod template")
+		}
+		tmpl, _ := g.v.(map[string]any)
+		spec, _ := tmpl["spec"].(map[string]any)
+		for key, v := range spec {
+			if !f.spec[key] {
+				continue
+			}
+			if list, ok := v.([]any); ok && (key == "containers" || key == "initContainers" || key == "ephemeralContainers") {
+				containers := make([]any, 0, len(list))
+				for _, c := range list {
+					cm, _ := c.(map[string]any)
+					kept := map[string]any{}
+					for ck, cv := range cm {
+						if f.container[ck] {
+							kept[ck] = cv
+						}
+					}
+					containers = append(containers, kept)
+				}
+				m[key] = containers
+				continue
+			}
+			m[key] = v
+		}
+		return podSpecFrom(L, n, m)
+	}
 	tmpl := L.CheckTable(n)
 	spec, ok := tmpl.RawGetString("spec").(*lua.LTable)
 	if !ok {
 		return &corev1.PodSpec{}
 	}
-	m := map[string]any{}
-	var err error
 	spec.ForEach(func(k, v lua.LValue) {
 		key := keyString(k)
 		if err != nil || !f.spec[key] {
@@ -133,8 +164,13 @@ func checkPodSpec(L *lua.LState, n int, f podFields) *corev1.PodSpec {
 	if err != nil {
 		L.ArgError(n, err.Error())
 	}
-	// Through JSON: its cost follows the few fields kept, where the
-	// unstructured converter walks every field of PodSpec and Container.
+	return podSpecFrom(L, n, m)
+}
+
+// podSpecFrom decodes the kept fields of a pod spec, through JSON: its cost
+// follows the few fields kept, where the unstructured converter walks every
+// field of PodSpec and Container.
+func podSpecFrom(L *lua.LState, n int, m map[string]any) *corev1.PodSpec {
 	raw, err := json.Marshal(m)
 	if err != nil {
 		L.ArgError(n, err.Error())

@@ -17,7 +17,17 @@ import (
 type projection struct {
 	full     bool
 	children map[string]*projection
+	// opaque says the value is only handed to kube helpers: it is passed
+	// as a userdata holding the Go value, which the helpers read directly.
+	opaque bool
 }
+
+// goValue is a Go value handed to the kube helpers without conversion.
+type goValue struct{ v any }
+
+// kubeHelpers are the helpers that accept a goValue for their first
+// argument, a pod template.
+var kubeHelpers = map[string]bool{"accuratePodRequirements": true, "getPodDependencies": true}
 
 // present marks path (below p) as observed only for whether it is there
 // (nil or not, false or not): an object there is passed as an empty table.
@@ -79,7 +89,8 @@ func analyze(chunk []ast.Stmt, fn string, allowIdentity bool) analysis {
 	if f == nil || f.ParList == nil || f.ParList.HasVargs {
 		return analysis{whole: true}
 	}
-	a := &analyzer{params: map[string]int{}, proj: make([]*projection, len(f.ParList.Names)), allowIdentity: allowIdentity}
+	a := &analyzer{params: map[string]int{}, proj: make([]*projection, len(f.ParList.Names)), allowIdentity: allowIdentity,
+		kube: kubeAliases(chunk)}
 	for i, n := range f.ParList.Names {
 		if _, dup := a.params[n]; dup {
 			return analysis{whole: true}
@@ -146,6 +157,155 @@ type analyzer struct {
 	// allowIdentity lets "return <first parameter>" through: the function
 	// returns an object, merged into the original.
 	allowIdentity bool
+	// kube are the names bound to the kube module for the whole chunk.
+	kube map[string]bool
+}
+
+// kubeAliases returns the names that certainly hold the kube module: bound
+// once by a main-chunk "local NAME = require("kube")" and never bound or
+// assigned anywhere else, with require itself never assigned.
+func kubeAliases(chunk []ast.Stmt) map[string]bool {
+	aliases := map[string]bool{}
+	for _, s := range chunk {
+		l, ok := s.(*ast.LocalAssignStmt)
+		if !ok || len(l.Names) != 1 || len(l.Exprs) != 1 {
+			continue
+		}
+		call, ok := l.Exprs[0].(*ast.FuncCallExpr)
+		if !ok || call.Receiver != nil || len(call.Args) != 1 {
+			continue
+		}
+		fn, ok1 := call.Func.(*ast.IdentExpr)
+		arg, ok2 := call.Args[0].(*ast.StringExpr)
+		if ok1 && ok2 && fn.Value == "require" && arg.Value == "kube" {
+			if _, dup := aliases[l.Names[0]]; dup {
+				aliases[l.Names[0]] = false
+			} else {
+				aliases[l.Names[0]] = true
+			}
+		}
+	}
+	bound := map[string]int{}
+	var bind func(names ...string)
+	bind = func(names ...string) {
+		for _, n := range names {
+			bound[n]++
+		}
+	}
+	var stmts func([]ast.Stmt)
+	var exprs func(...ast.Expr)
+	exprs = func(es ...ast.Expr) {
+		for _, e := range es {
+			switch e := e.(type) {
+			case *ast.FunctionExpr:
+				if e.ParList != nil {
+					bind(e.ParList.Names...)
+				}
+				stmts(e.Stmts)
+			case *ast.AttrGetExpr:
+				exprs(e.Object, e.Key)
+			case *ast.FuncCallExpr:
+				exprs(e.Func, e.Receiver)
+				exprs(e.Args...)
+			case *ast.TableExpr:
+				for _, f := range e.Fields {
+					exprs(f.Key, f.Value)
+				}
+			case *ast.LogicalOpExpr:
+				exprs(e.Lhs, e.Rhs)
+			case *ast.RelationalOpExpr:
+				exprs(e.Lhs, e.Rhs)
+			case *ast.StringConcatOpExpr:
+				exprs(e.Lhs, e.Rhs)
+			case *ast.ArithmeticOpExpr:
+				exprs(e.Lhs, e.Rhs)
+			case *ast.UnaryMinusOpExpr:
+				exprs(e.Expr)
+			case *ast.UnaryNotOpExpr:
+				exprs(e.Expr)
+			case *ast.UnaryLenOpExpr:
+				exprs(e.Expr)
+			}
+		}
+	}
+	stmts = func(ss []ast.Stmt) {
+		for _, s := range ss {
+			switch s := s.(type) {
+			case *ast.AssignStmt:
+				for _, l := range s.Lhs {
+					if id, ok := l.(*ast.IdentExpr); ok {
+						bind(id.Value)
+					}
+				}
+				exprs(s.Lhs...)
+				exprs(s.Rhs...)
+			case *ast.LocalAssignStmt:
+				bind(s.Names...)
+				exprs(s.Exprs...)
+			case *ast.FuncCallStmt:
+				exprs(s.Expr)
+			case *ast.DoBlockStmt:
+				stmts(s.Stmts)
+			case *ast.WhileStmt:
+				exprs(s.Condition)
+				stmts(s.Stmts)
+			case *ast.RepeatStmt:
+				stmts(s.Stmts)
+				exprs(s.Condition)
+			case *ast.IfStmt:
+				exprs(s.Condition)
+				stmts(s.Then)
+				stmts(s.Else)
+			case *ast.NumberForStmt:
+				bind(s.Name)
+				exprs(s.Init, s.Limit, s.Step)
+				stmts(s.Stmts)
+			case *ast.GenericForStmt:
+				bind(s.Names...)
+				exprs(s.Exprs...)
+				stmts(s.Stmts)
+			case *ast.FuncDefStmt:
+				if id, ok := s.Name.Func.(*ast.IdentExpr); ok && s.Name.Receiver == nil {
+					bind(id.Value)
+				}
+				exprs(s.Name.Func, s.Name.Receiver, s.Func)
+			case *ast.ReturnStmt:
+				exprs(s.Exprs...)
+			}
+		}
+	}
+	stmts(chunk)
+	out := map[string]bool{}
+	if bound["require"] > 0 {
+		return out
+	}
+	for n, ok := range aliases {
+		if ok && bound[n] == 1 {
+			out[n] = true
+		}
+	}
+	return out
+}
+
+// helperArgument handles the first argument of a kube helper call: a chain
+// there is handed over as it is.
+func (a *analyzer) helperArgument(e ast.Expr) {
+	if i, path, ok := a.chain(e); ok && len(path) > 0 {
+		if a.proj[i] == nil {
+			a.proj[i] = &projection{}
+		}
+		a.proj[i].present(path)
+		node := a.proj[i]
+		for _, k := range path {
+			if node.full {
+				return
+			}
+			node = node.children[k]
+		}
+		node.opaque = true
+		return
+	}
+	a.value(e)
 }
 
 func (a *analyzer) mark(param int, path []string) {
@@ -217,6 +377,17 @@ func (a *analyzer) chain(e ast.Expr) (int, []string, bool) {
 	return 0, nil, false
 }
 
+// isKubeHelper tells whether f is kube.<helper taking a pod template>.
+func (a *analyzer) isKubeHelper(f ast.Expr) bool {
+	get, ok := f.(*ast.AttrGetExpr)
+	if !ok {
+		return false
+	}
+	mod, ok1 := get.Object.(*ast.IdentExpr)
+	key, ok2 := get.Key.(*ast.StringExpr)
+	return ok1 && ok2 && a.kube[mod.Value] && kubeHelpers[key.Value]
+}
+
 // shadows gives up when names rebind a parameter.
 func (a *analyzer) shadows(names []string) {
 	for _, n := range names {
@@ -243,7 +414,11 @@ func (a *analyzer) value(e ast.Expr) {
 	case *ast.FuncCallExpr:
 		a.value(e.Receiver)
 		a.value(e.Func)
-		for _, arg := range e.Args {
+		for i, arg := range e.Args {
+			if i == 0 && e.Receiver == nil && a.isKubeHelper(e.Func) {
+				a.helperArgument(arg)
+				continue
+			}
 			a.value(arg)
 		}
 	case *ast.TableExpr:
@@ -379,6 +554,14 @@ func projectToLua(L *lua.LState, v any, p *projection) lua.LValue {
 	m, ok := v.(map[string]any)
 	if p.full || !ok {
 		return toLua(L, v)
+	}
+	if p.opaque {
+		if len(p.children) > 0 {
+			return toLua(L, v) // also read as a table
+		}
+		ud := L.NewUserData()
+		ud.Value = goValue{v}
+		return ud
 	}
 	t := L.CreateTable(0, len(p.children))
 	for k, c := range p.children {

@@ -32,6 +32,9 @@ func describe(p *projection) string {
 	if p.full {
 		return "*"
 	}
+	if p.opaque && len(p.children) == 0 {
+		return "~"
+	}
 	var parts []string
 	for _, k := range sortedKeys(p.children) {
 		parts = append(parts, k+":"+describe(p.children[k]))
@@ -85,6 +88,11 @@ func TestAnalyze(t *testing.T) {
 		{"tests need presence only", "function F(obj)\nif obj.status ~= nil and not obj.spec.paused then return 1 end\nwhile obj.a do end\nreturn obj.b == nil\nend", false, "{a:{},b:{},spec:{paused:{}},status:{}}"},
 		{"a value of and/or is whole", `function F(obj) return obj.status and obj.status.x end`, false, "{status:*}"},
 		{"compared with a value", `function F(obj) return obj.spec.replicas == obj.status.readyReplicas end`, false, "{spec:{replicas:*},status:{readyReplicas:*}}"},
+		{"handed to a kube helper", "local kube = require(\"kube\")\nfunction F(obj) return kube.accuratePodRequirements(obj.spec.template), obj.spec.replicas end", false, "{spec:{replicas:*,template:~}}"},
+		{"kube rebound", "local kube = require(\"kube\")\nkube = {accuratePodRequirements = function(t) return t end}\nfunction F(obj) return kube.accuratePodRequirements(obj.spec.template) end", false, "{spec:{template:*}}"},
+		{"require rebound", "require = function() return {} end\nlocal kube = require(\"kube\")\nfunction F(obj) return kube.getPodDependencies(obj.spec.template) end", false, "{spec:{template:*}}"},
+		{"other module", "local k = require(\"other\")\nfunction F(obj) return k.accuratePodRequirements(obj.spec.template) end", false, "{spec:{template:*}}"},
+		{"handed over and read", "local kube = require(\"kube\")\nfunction F(obj) return kube.accuratePodRequirements(obj.spec.template), obj.spec.template.metadata end", false, "{spec:{template:{metadata:*}}}"},
 		{"identity inside a closure", `function F(obj) local g = function() return obj end return g() end`, true, "*"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
