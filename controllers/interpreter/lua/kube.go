@@ -3,6 +3,7 @@ package lua
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
 	corev1 "k8s.io/api/core/v1"
@@ -171,15 +172,119 @@ func checkPodSpec(L *lua.LState, n int, f podFields) *corev1.PodSpec {
 // follows the few fields kept, where the unstructured converter walks every
 // field of PodSpec and Container.
 func podSpecFrom(L *lua.LState, n int, m map[string]any) *corev1.PodSpec {
-	raw, err := json.Marshal(m)
+	// Containers that carry only names, restart policies and resources,
+	// and the overhead, are read directly (most templates, for requests);
+	// everything else goes through JSON.
+	var ps corev1.PodSpec
+	rest := map[string]any{}
+	for key, v := range m {
+		var ok bool
+		switch key {
+		case "containers":
+			ps.Containers, ok = resourceContainers(v)
+		case "initContainers":
+			ps.InitContainers, ok = resourceContainers(v)
+		case "overhead":
+			ps.Overhead, ok = resourceList(v)
+		}
+		if !ok {
+			rest[key] = v
+		}
+	}
+	if len(rest) == 0 {
+		return &ps
+	}
+	raw, err := json.Marshal(rest)
 	if err != nil {
 		L.ArgError(n, err.Error())
 	}
-	var ps corev1.PodSpec
 	if err := json.Unmarshal(raw, &ps); err != nil {
 		L.ArgError(n, "not a pod template: "+err.Error())
 	}
 	return &ps
+}
+
+// resourceContainers reads containers made only of name, restartPolicy
+// and resources; ok is false for anything else.
+func resourceContainers(v any) ([]corev1.Container, bool) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]corev1.Container, 0, len(list))
+	for _, c := range list {
+		cm, ok := c.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		var ct corev1.Container
+		for k, v := range cm {
+			switch k {
+			case "name":
+				if ct.Name, ok = v.(string); !ok {
+					return nil, false
+				}
+			case "restartPolicy":
+				p, ok := v.(string)
+				if !ok {
+					return nil, false
+				}
+				policy := corev1.ContainerRestartPolicy(p)
+				ct.RestartPolicy = &policy
+			case "resources":
+				res, ok := v.(map[string]any)
+				if !ok {
+					return nil, false
+				}
+				for rk, rv := range res {
+					var list corev1.ResourceList
+					if list, ok = resourceList(rv); !ok {
+						return nil, false
+					}
+					switch rk {
+					case "requests":
+						ct.Resources.Requests = list
+					case "limits":
+						ct.Resources.Limits = list
+					default:
+						return nil, false
+					}
+				}
+			default:
+				return nil, false
+			}
+		}
+		out = append(out, ct)
+	}
+	return out, true
+}
+
+// resourceList reads a map of quantities (strings or numbers).
+func resourceList(v any) (corev1.ResourceList, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	out := make(corev1.ResourceList, len(m))
+	for name, q := range m {
+		var text string
+		switch q := q.(type) {
+		case string:
+			text = q
+		case int64:
+			text = strconv.FormatInt(q, 10)
+		case float64:
+			text = strconv.FormatFloat(q, 'f', -1, 64)
+		default:
+			return nil, false
+		}
+		parsed, err := resource.ParseQuantity(text)
+		if err != nil {
+			return nil, false
+		}
+		out[corev1.ResourceName(name)] = parsed
+	}
+	return out, true
 }
 
 // pushJSON pushes v as a Lua value through its JSON form.
@@ -201,11 +306,21 @@ func pushJSON(L *lua.LState, v any) {
 // overhead); nil when there are none.
 func kubeAccuratePodRequirements(L *lua.LState) int {
 	req := interpreter.PodRequirements(checkPodSpec(L, 1, requirementFields))
-	if req == nil {
+	switch {
+	case req == nil:
 		L.Push(lua.LNil)
-		return 1
+	case req.NodeClaim == nil && req.Namespace == "" && req.PriorityClassName == "":
+		// The usual result, built directly: {resourceRequest = {cpu = "150m", ...}}.
+		requests := L.CreateTable(0, len(req.ResourceRequest))
+		for name, q := range req.ResourceRequest {
+			requests.RawSetString(string(name), lua.LString(q.String()))
+		}
+		out := L.CreateTable(0, 1)
+		out.RawSetString("resourceRequest", requests)
+		L.Push(out)
+	default:
+		pushJSON(L, req)
 	}
-	pushJSON(L, req)
 	return 1
 }
 
