@@ -206,6 +206,10 @@ func (c *Customizations) GetReplicas(obj *unstructured.Unstructured) (int32, *wo
 		if ret[1] == lua.LNil {
 			return nil
 		}
+		if r, ok := requestsOnly(ret[1]); ok {
+			req = r
+			return nil
+		}
 		return decodeResult(ret[1], nil, &req)
 	})
 	return replicas, req, err
@@ -395,6 +399,38 @@ func objectResult(s *Script, ret, arg0 lua.LValue, original map[string]any) (*un
 		return nil, err
 	}
 	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// requestsOnly reads the usual requirement table, {resourceRequest = {cpu
+// = "100m", ...}}, without going through JSON; ok is false for any other
+// shape.
+func requestsOnly(v lua.LValue) (*workv1alpha2.ReplicaRequirements, bool) {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return nil, false
+	}
+	var requests *lua.LTable
+	shape := true
+	t.ForEach(func(k, e lua.LValue) {
+		r, isTable := e.(*lua.LTable)
+		if k.String() != "resourceRequest" || !isTable {
+			shape = false
+			return
+		}
+		requests = r
+	})
+	if !shape || requests == nil {
+		return nil, false
+	}
+	conv, err := fromLua(requests, dropEmpty)
+	if err != nil {
+		return nil, false
+	}
+	list, ok := resourceList(conv)
+	if !ok {
+		return nil, false
+	}
+	return &workv1alpha2.ReplicaRequirements{ResourceRequest: list}, true
 }
 
 // decodeResult converts a returned table into out through JSON.
