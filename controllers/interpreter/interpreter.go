@@ -55,7 +55,10 @@ type DependentObjectReference struct {
 // a kind without a hook returns an error (or, for InterpretStatus and
 // InterpretHealth, the "nothing to say" value).
 //
-// Implementations never modify their arguments; they return new objects.
+// Implementations never modify their arguments. A returned object may share
+// the parts the operation did not change with its argument: callers treat
+// results as read-only, or copy them (as the binding and execution
+// controllers do before revising and retaining).
 type Interpreter interface {
 	// HookEnabled tells whether the interpreter implements operation for gvk.
 	HookEnabled(gvk schema.GroupVersionKind, operation Operation) bool

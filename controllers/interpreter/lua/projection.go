@@ -5,7 +5,6 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
-	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // A projection says which parts of an argument a script can observe: the
@@ -573,19 +572,21 @@ func projectToLua(L *lua.LState, v any, p *projection) lua.LValue {
 }
 
 // mergeResult builds the object a script returned when it returned its
-// (projected) first argument: a copy of the original object with every
-// projected part replaced by what the script left there.
+// (projected) first argument: the original object with every projected
+// part replaced by what the script left there. The maps on the way to
+// those parts are new; everything the script could not reach is shared
+// with original (see interpreter.Interpreter: results are read-only).
 func mergeResult(original map[string]any, t *lua.LTable, p *projection) (map[string]any, error) {
-	out := runtime.DeepCopyJSON(original)
-	if err := mergeInto(out, t, p, 0); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return mergeInto(original, t, p, 0)
 }
 
-func mergeInto(dst map[string]any, t *lua.LTable, p *projection, depth int) error {
+func mergeInto(original map[string]any, t *lua.LTable, p *projection, depth int) (map[string]any, error) {
 	if depth > maxDepth {
-		return fmt.Errorf("result nested deeper than %d levels", maxDepth)
+		return nil, fmt.Errorf("result nested deeper than %d levels", maxDepth)
+	}
+	dst := make(map[string]any, len(original)+1)
+	for k, v := range original {
+		dst[k] = v
 	}
 	var err error
 	t.ForEach(func(k, lv lua.LValue) {
@@ -595,15 +596,15 @@ func mergeInto(dst map[string]any, t *lua.LTable, p *projection, depth int) erro
 		key := keyString(k)
 		c := p.children[key]
 		sub, isTable := lv.(*lua.LTable)
-		dm, isMap := dst[key].(map[string]any)
+		om, isMap := original[key].(map[string]any)
 		if c != nil && !c.full && isTable && isMap {
-			err = mergeInto(dm, sub, c, depth+1)
+			dst[key], err = mergeInto(om, sub, c, depth+1)
 			return
 		}
-		dst[key], err = fromLuaDepth(lv, dst[key], depth+1)
+		dst[key], err = fromLuaDepth(lv, original[key], depth+1)
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Projected keys the script removed (set to nil).
 	for key := range p.children {
@@ -611,5 +612,5 @@ func mergeInto(dst map[string]any, t *lua.LTable, p *projection, depth int) erro
 			delete(dst, key)
 		}
 	}
-	return nil
+	return dst, nil
 }
