@@ -386,6 +386,10 @@ func (c *Customizations) GetDependencies(obj *unstructured.Unstructured) ([]inte
 		if ret[0] == lua.LNil {
 			return nil
 		}
+		if deps, ok := namedDependencies(ret[0]); ok {
+			out = deps
+			return nil
+		}
 		return decodeResult(ret[0], []any{}, &out)
 	})
 	return out, err
@@ -431,6 +435,53 @@ func requestsOnly(v lua.LValue) (*workv1alpha2.ReplicaRequirements, bool) {
 		return nil, false
 	}
 	return &workv1alpha2.ReplicaRequirements{ResourceRequest: list}, true
+}
+
+// namedDependencies reads a list of dependencies named by apiVersion,
+// kind, namespace and name (what kube.getPodDependencies returns) without
+// going through JSON; ok is false for any other shape (a label selector).
+func namedDependencies(v lua.LValue) ([]interpreter.DependentObjectReference, bool) {
+	list, ok := v.(*lua.LTable)
+	if !ok {
+		return nil, false
+	}
+	n := list.Len()
+	out := make([]interpreter.DependentObjectReference, 0, n)
+	shape := true
+	count := 0
+	list.ForEach(func(_, e lua.LValue) {
+		count++
+		t, ok := e.(*lua.LTable)
+		if !ok {
+			shape = false
+			return
+		}
+		var d interpreter.DependentObjectReference
+		t.ForEach(func(k, fv lua.LValue) {
+			str, ok := fv.(lua.LString)
+			if !ok {
+				shape = false
+				return
+			}
+			switch k.String() {
+			case "apiVersion":
+				d.APIVersion = string(str)
+			case "kind":
+				d.Kind = string(str)
+			case "namespace":
+				d.Namespace = string(str)
+			case "name":
+				d.Name = string(str)
+			default:
+				shape = false
+			}
+		})
+		out = append(out, d)
+	})
+	if !shape || count != n {
+		return nil, false
+	}
+	return out, true
 }
 
 // decodeResult converts a returned table into out through JSON.

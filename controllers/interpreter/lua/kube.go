@@ -330,9 +330,23 @@ func kubeAccuratePodRequirements(L *lua.LState) int {
 func kubeGetPodDependencies(L *lua.LState) int {
 	ns := L.OptString(2, "")
 	deps := interpreter.PodDependencies(checkPodSpec(L, 1, dependencyFields), ns)
-	if deps == nil {
-		deps = []interpreter.DependentObjectReference{}
+	out := L.CreateTable(len(deps), 0)
+	for i, d := range deps {
+		if d.LabelSelector != nil {
+			pushJSON(L, deps)
+			return 1
+		}
+		t := L.CreateTable(0, 4)
+		t.RawSetString("apiVersion", lua.LString(d.APIVersion))
+		t.RawSetString("kind", lua.LString(d.Kind))
+		if d.Namespace != "" {
+			t.RawSetString("namespace", lua.LString(d.Namespace))
+		}
+		if d.Name != "" {
+			t.RawSetString("name", lua.LString(d.Name))
+		}
+		out.RawSetInt(i+1, t)
 	}
-	pushJSON(L, deps)
+	L.Push(out)
 	return 1
 }
