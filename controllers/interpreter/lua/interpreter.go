@@ -334,11 +334,7 @@ func (c *Customizations) ReflectStatus(obj *unstructured.Unstructured) (*runtime
 		if ret[0] == lua.LNil {
 			return nil
 		}
-		v, err := fromLua(ret[0], obj.Object["status"])
-		if err != nil {
-			return err
-		}
-		raw, err := json.Marshal(v)
+		raw, err := encodeJSON(nil, ret[0], obj.Object["status"], 0)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,138 @@
+package lua
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// encodeJSON appends v as JSON, as fromLua followed by json.Marshal would
+// (same shapes, the empty-table rule with ref, keys sorted), without
+// building the Go value in between: a reflected status goes straight into
+// a RawExtension.
+func encodeJSON(buf []byte, v lua.LValue, ref any, depth int) ([]byte, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("result nested deeper than %d levels (a table that contains itself?)", maxDepth)
+	}
+	switch v := v.(type) {
+	case *lua.LNilType:
+		return append(buf, "null"...), nil
+	case lua.LBool:
+		return strconv.AppendBool(buf, bool(v)), nil
+	case lua.LString:
+		return appendJSONString(buf, string(v)), nil
+	case lua.LNumber:
+		f := float64(v)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("%v cannot be encoded as JSON", f)
+		}
+		if f == math.Trunc(f) && f >= math.MinInt64 && f <= math.MaxInt64 {
+			return strconv.AppendInt(buf, int64(f), 10), nil
+		}
+		return strconv.AppendFloat(buf, f, 'g', -1, 64), nil
+	case *lua.LTable:
+		return encodeTable(buf, v, ref, depth)
+	default:
+		return nil, fmt.Errorf("a %s cannot be converted to JSON", v.Type())
+	}
+}
+
+func encodeTable(buf []byte, t *lua.LTable, ref any, depth int) ([]byte, error) {
+	n := t.Len()
+	count, sequence := 0, true
+	t.ForEach(func(k, _ lua.LValue) {
+		count++
+		if num, ok := k.(lua.LNumber); !ok || float64(num) != math.Trunc(float64(num)) || num < 1 || int(num) > n {
+			sequence = false
+		}
+	})
+	var err error
+	switch {
+	case count == 0:
+		if _, isMap := ref.(map[string]any); isMap {
+			return append(buf, "{}"...), nil
+		}
+		return append(buf, "[]"...), nil
+	case sequence && count == n:
+		refs, _ := ref.([]any)
+		buf = append(buf, '[')
+		for i := 1; i <= n; i++ {
+			if i > 1 {
+				buf = append(buf, ',')
+			}
+			var r any
+			if i-1 < len(refs) {
+				r = refs[i-1]
+			}
+			if buf, err = encodeJSON(buf, t.RawGetInt(i), r, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return append(buf, ']'), nil
+	}
+	refs, _ := ref.(map[string]any)
+	keys := make([]string, 0, count)
+	values := make(map[string]lua.LValue, count)
+	t.ForEach(func(k, e lua.LValue) {
+		key := keyString(k)
+		keys = append(keys, key)
+		values[key] = e
+	})
+	slices.Sort(keys)
+	buf = append(buf, '{')
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendJSONString(buf, k)
+		buf = append(buf, ':')
+		if buf, err = encodeJSON(buf, values[k], refs[k], depth+1); err != nil {
+			return nil, err
+		}
+	}
+	return append(buf, '}'), nil
+}
+
+// appendJSONString appends s as a JSON string, escaping as encoding/json
+// does (quotes, backslashes, control characters, <, >, & and the line
+// separators; invalid UTF-8 becomes U+FFFD).
+func appendJSONString(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				buf = append(buf, '\\', c)
+			case c == '\n':
+				buf = append(buf, '\\', 'n')
+			case c == '\r':
+				buf = append(buf, '\\', 'r')
+			case c == '\t':
+				buf = append(buf, '\\', 't')
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				buf = append(buf, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			buf = append(buf, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			buf = append(buf, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			buf = append(buf, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(buf, '"')
+}
