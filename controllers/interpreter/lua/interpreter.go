@@ -241,16 +241,7 @@ func (c *Customizations) ReviseReplica(obj *unstructured.Unstructured, replicas 
 	if err != nil {
 		return nil, err
 	}
-	var out *unstructured.Unstructured
-	var arg0 lua.LValue
-	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
-		arg0 = s.Arg(L, 0, obj.Object)
-		return []lua.LValue{arg0, s.Arg(L, 1, replicas)}
-	}, func(_ *lua.LState, ret []lua.LValue) error {
-		out, err = objectResult(s, ret[0], arg0, obj.Object)
-		return err
-	})
-	return out, err
+	return callForObject(s, obj.Object, replicas)
 }
 
 // Retain implements interpreter.Interpreter: Retain(desiredObj,
@@ -260,16 +251,7 @@ func (c *Customizations) Retain(desired, observed *unstructured.Unstructured) (*
 	if err != nil {
 		return nil, err
 	}
-	var out *unstructured.Unstructured
-	var arg0 lua.LValue
-	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
-		arg0 = s.Arg(L, 0, desired.Object)
-		return []lua.LValue{arg0, s.Arg(L, 1, observed.Object)}
-	}, func(_ *lua.LState, ret []lua.LValue) error {
-		out, err = objectResult(s, ret[0], arg0, desired.Object)
-		return err
-	})
-	return out, err
+	return callForObject(s, desired.Object, observed.Object)
 }
 
 // AggregateStatus implements interpreter.Interpreter:
@@ -285,16 +267,7 @@ func (c *Customizations) AggregateStatus(obj *unstructured.Unstructured, items [
 	if err != nil {
 		return nil, err
 	}
-	var out *unstructured.Unstructured
-	var arg0 lua.LValue
-	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
-		arg0 = s.Arg(L, 0, obj.Object)
-		return []lua.LValue{arg0, s.Arg(L, 1, luaItems)}
-	}, func(_ *lua.LState, ret []lua.LValue) error {
-		out, err = objectResult(s, ret[0], arg0, obj.Object)
-		return err
-	})
-	return out, err
+	return callForObject(s, obj.Object, luaItems)
 }
 
 // itemsValue is items as JSON-like values.
@@ -391,14 +364,23 @@ func (c *Customizations) GetDependencies(obj *unstructured.Unstructured) ([]inte
 	return out, err
 }
 
-// objectResult converts the object a script returned; original is the
-// object given to it as arg0.
-func objectResult(s *Script, ret, arg0 lua.LValue, original map[string]any) (*unstructured.Unstructured, error) {
-	m, err := s.ObjectResult(ret, arg0, original)
-	if err != nil {
-		return nil, err
-	}
-	return &unstructured.Unstructured{Object: m}, nil
+// callForObject calls a function taking the object and a second argument
+// and returning the object to use (ReviseReplica, Retain, AggregateStatus).
+func callForObject(s *Script, obj map[string]any, second any) (*unstructured.Unstructured, error) {
+	var out *unstructured.Unstructured
+	var arg0 lua.LValue
+	err := s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
+		arg0 = s.Arg(L, 0, obj)
+		return []lua.LValue{arg0, s.Arg(L, 1, second)}
+	}, func(_ *lua.LState, ret []lua.LValue) error {
+		m, err := s.ObjectResult(ret[0], arg0, obj)
+		if err != nil {
+			return err
+		}
+		out = &unstructured.Unstructured{Object: m}
+		return nil
+	})
+	return out, err
 }
 
 // requestsOnly reads the usual requirement table, {resourceRequest = {cpu

@@ -28,12 +28,12 @@ type goValue struct{ v any }
 // argument, a pod template.
 var kubeHelpers = map[string]bool{"accuratePodRequirements": true, "getPodDependencies": true}
 
-// present marks path (below p) as observed only for whether it is there
-// (nil or not, false or not): an object there is passed as an empty table.
-func (p *projection) present(path []string) {
+// node returns the node of path below p, creating the nodes on the way;
+// nil when an ancestor is already whole.
+func (p *projection) node(path []string) *projection {
 	for _, k := range path {
 		if p.full {
-			return
+			return nil
 		}
 		if p.children == nil {
 			p.children = map[string]*projection{}
@@ -45,25 +45,21 @@ func (p *projection) present(path []string) {
 		}
 		p = c
 	}
+	if p.full {
+		return nil
+	}
+	return p
 }
+
+// present marks path (below p) as observed only for whether it is there
+// (nil or not, false or not): an object there is passed as an empty table.
+func (p *projection) present(path []string) { p.node(path) }
 
 // leaf marks path (below p) as observed whole.
 func (p *projection) leaf(path []string) {
-	for _, k := range path {
-		if p.full {
-			return
-		}
-		if p.children == nil {
-			p.children = map[string]*projection{}
-		}
-		c, ok := p.children[k]
-		if !ok {
-			c = &projection{}
-			p.children[k] = c
-		}
-		p = c
+	if n := p.node(path); n != nil {
+		n.full, n.children = true, nil
 	}
-	p.full, p.children = true, nil
 }
 
 // analysis is what the static analysis of a script's function found: a
@@ -293,15 +289,9 @@ func (a *analyzer) helperArgument(e ast.Expr) {
 		if a.proj[i] == nil {
 			a.proj[i] = &projection{}
 		}
-		a.proj[i].present(path)
-		node := a.proj[i]
-		for _, k := range path {
-			if node.full {
-				return
-			}
-			node = node.children[k]
+		if n := a.proj[i].node(path); n != nil {
+			n.opaque = true
 		}
-		node.opaque = true
 		return
 	}
 	a.value(e)

@@ -90,37 +90,9 @@ func TestS9CustomInterpreter(t *testing.T) {
 		t.Fatalf("%v %s", err, out)
 	}
 	ns := namespace(t, "s9-interpreter")
-	apply(t, fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: nginx, namespace: %s}
-spec:
-  resourceSelectors:
-    - {apiVersion: workload.example.io/v1alpha1, kind: Workload, name: nginx}
-  placement:
-    clusterAffinity: {clusterNames: [member1, member2]}
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-      weightPreference:
-        staticWeightList:
-          - {targetCluster: {clusterNames: [member1]}, weight: 2}
-          - {targetCluster: {clusterNames: [member2]}, weight: 1}
-`, ns))
+	apply(t, weighted21Policy("nginx", ns, "workload.example.io/v1alpha1", "Workload"))
 	// The members serve the kind once the CRD has reached them.
-	memberWorkloads := map[string]dynamic.ResourceInterface{}
-	for _, m := range []string{"member1", "member2"} {
-		cfg, err := framework.Env.Member(m).RESTConfig()
-		if err != nil {
-			t.Fatal(err)
-		}
-		memberWorkloads[m] = dynamic.NewForConfigOrDie(cfg).Resource(workloads).Namespace(ns)
-		eventually(t, 60*time.Second, func(ctx context.Context) string {
-			if _, err := memberWorkloads[m].List(ctx, metav1.ListOptions{}); err != nil {
-				return fmt.Sprintf("%s does not serve workloads yet: %v", m, err)
-			}
-			return ""
-		})
-	}
+	memberWorkloads := servedIn(t, workloads, ns, "member1", "member2")
 	apply(t, workloadManifest(ns, "nginx:1.27"))
 
 	// GetReplicas + ReviseReplica: 3 replicas divided 2:1.
@@ -273,4 +245,47 @@ func indent(s, prefix string) string {
 		lines[i] = prefix + lines[i]
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// weighted21Policy divides the kind's object called name 2:1 between
+// member1 and member2 by static weights.
+func weighted21Policy(name, ns, apiVersion, kind string) string {
+	return fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: %[1]s, namespace: %[2]s}
+spec:
+  resourceSelectors:
+    - {apiVersion: %[3]s, kind: %[4]s, name: %[1]s}
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference:
+        staticWeightList:
+          - {targetCluster: {clusterNames: [member1]}, weight: 2}
+          - {targetCluster: {clusterNames: [member2]}, weight: 1}
+`, name, ns, apiVersion, kind)
+}
+
+// servedIn returns clients of gvr in ns in each member, once the member
+// serves it (a CRD propagated a moment ago has arrived).
+func servedIn(t *testing.T, gvr schema.GroupVersionResource, ns string, members ...string) map[string]dynamic.ResourceInterface {
+	t.Helper()
+	out := map[string]dynamic.ResourceInterface{}
+	for _, m := range members {
+		cfg, err := framework.Env.Member(m).RESTConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := dynamic.NewForConfigOrDie(cfg).Resource(gvr).Namespace(ns)
+		eventually(t, 60*time.Second, func(ctx context.Context) string {
+			if _, err := c.List(ctx, metav1.ListOptions{}); err != nil {
+				return fmt.Sprintf("%s does not serve %s yet: %v", m, gvr.Resource, err)
+			}
+			return ""
+		})
+		out[m] = c
+	}
+	return out
 }

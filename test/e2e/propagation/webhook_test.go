@@ -15,11 +15,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
 	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
 var gadgets = schema.GroupVersionResource{Group: "gadgets.example.io", Version: "v1", Resource: "gadgets"}
@@ -138,36 +136,8 @@ func TestInterpreterWebhook(t *testing.T) {
 	})
 
 	ns := namespace(t, "webhook-interpreter")
-	apply(t, fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: gadget, namespace: %s}
-spec:
-  resourceSelectors:
-    - {apiVersion: gadgets.example.io/v1, kind: Gadget, name: gadget}
-  placement:
-    clusterAffinity: {clusterNames: [member1, member2]}
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-      weightPreference:
-        staticWeightList:
-          - {targetCluster: {clusterNames: [member1]}, weight: 2}
-          - {targetCluster: {clusterNames: [member2]}, weight: 1}
-`, ns))
-	members := map[string]dynamic.ResourceInterface{}
-	for _, m := range []string{"member1", "member2"} {
-		mc, err := framework.Env.Member(m).RESTConfig()
-		if err != nil {
-			t.Fatal(err)
-		}
-		members[m] = dynamic.NewForConfigOrDie(mc).Resource(gadgets).Namespace(ns)
-		eventually(t, 60*time.Second, func(ctx context.Context) string {
-			if _, err := members[m].List(ctx, metav1.ListOptions{}); err != nil {
-				return fmt.Sprintf("%s does not serve gadgets yet: %v", m, err)
-			}
-			return ""
-		})
-	}
+	apply(t, weighted21Policy("gadget", ns, "gadgets.example.io/v1", "Gadget"))
+	members := servedIn(t, gadgets, ns, "member1", "member2")
 	gadget := func(size int) string {
 		return fmt.Sprintf("apiVersion: gadgets.example.io/v1\nkind: Gadget\nmetadata: {name: gadget, namespace: %s}\nspec: {size: %d}\n", ns, size)
 	}
