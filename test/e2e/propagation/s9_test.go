@@ -23,16 +23,20 @@ import (
 
 var workloads = schema.GroupVersionResource{Group: "workload.example.io", Version: "v1alpha1", Resource: "workloads"}
 
-// workloadCRD is the Workload kind of S9, propagated to member1 and member2.
-const workloadCRD = `apiVersion: apiextensions.k8s.io/v1
+// openCRD is a namespaced CRD of gvr (any spec and status, a status
+// subresource) with a ClusterPropagationPolicy taking it to member1 and
+// member2; kind is its kind.
+func openCRD(gvr schema.GroupVersionResource, kind string) string {
+	name := gvr.Resource + "." + gvr.Group
+	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
-metadata: {name: workloads.workload.example.io}
+metadata: {name: %[1]s}
 spec:
-  group: workload.example.io
-  names: {kind: Workload, listKind: WorkloadList, plural: workloads, singular: workload}
+  group: %[2]s
+  names: {kind: %[3]s, listKind: %[3]sList, plural: %[4]s, singular: %[5]s}
   scope: Namespaced
   versions:
-    - name: v1alpha1
+    - name: %[6]s
       served: true
       storage: true
       subresources: {status: {}}
@@ -45,13 +49,14 @@ spec:
 ---
 apiVersion: policy.karmada.io/v1alpha1
 kind: ClusterPropagationPolicy
-metadata: {name: workload-crd}
+metadata: {name: %[5]s-crd}
 spec:
   resourceSelectors:
-    - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: workloads.workload.example.io}
+    - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: %[1]s}
   placement:
     clusterAffinity: {clusterNames: [member1, member2]}
-`
+`, name, gvr.Group, kind, gvr.Resource, strings.ToLower(kind), gvr.Version)
+}
 
 func workloadManifest(ns, image string) string {
 	return fmt.Sprintf(`apiVersion: workload.example.io/v1alpha1
@@ -82,7 +87,7 @@ func TestS9CustomInterpreter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apply(t, workloadCRD)
+	apply(t, openCRD(workloads, "Workload"))
 	if out, err := kubectl(t, "wait", "--for=condition=Established", "crd/workloads.workload.example.io", "--timeout=30s"); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}

@@ -22,35 +22,6 @@ import (
 
 var gadgets = schema.GroupVersionResource{Group: "gadgets.example.io", Version: "v1", Resource: "gadgets"}
 
-const gadgetCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: gadgets.gadgets.example.io}
-spec:
-  group: gadgets.example.io
-  names: {kind: Gadget, listKind: GadgetList, plural: gadgets, singular: gadget}
-  scope: Namespaced
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      subresources: {status: {}}
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
-            status: {type: object, x-kubernetes-preserve-unknown-fields: true}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: ClusterPropagationPolicy
-metadata: {name: gadget-crd}
-spec:
-  resourceSelectors:
-    - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: gadgets.gadgets.example.io}
-  placement:
-    clusterAffinity: {clusterNames: [member1, member2]}
-`
-
 // gadgetWebhook interprets Gadgets: spec.size is the replica count. While
 // failRevise is set it answers ReviseReplica unsuccessfully.
 type gadgetWebhook struct {
@@ -108,7 +79,7 @@ func TestInterpreterWebhook(t *testing.T) {
 	t.Cleanup(srv.Close)
 	caBundle := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 
-	apply(t, gadgetCRD)
+	apply(t, openCRD(gadgets, "Gadget"))
 	if out, err := kubectl(t, "wait", "--for=condition=Established", "crd/gadgets.gadgets.example.io", "--timeout=30s"); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
