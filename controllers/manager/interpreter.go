@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -17,7 +18,7 @@ import (
 // before interpreting anything.
 // The customizations follow their informer: each generation is compiled
 // once, when it arrives.
-func newInterpreter(factory externalversions.SharedInformerFactory) (*lua.Customizations, interpreter.Interpreter, []cache.InformerSynced, error) {
+func newInterpreter(factory externalversions.SharedInformerFactory, host informers.SharedInformerFactory) (*lua.Customizations, interpreter.Interpreter, []cache.InformerSynced, error) {
 	customizations := lua.NewCustomizations()
 	ric := factory.Config().V1alpha1().ResourceInterpreterCustomizations().Informer()
 	set := func(obj any) {
@@ -43,7 +44,11 @@ func newInterpreter(factory externalversions.SharedInformerFactory) (*lua.Custom
 		return nil, nil, nil, err
 	}
 	hooks := factory.Config().V1alpha1().ResourceInterpreterWebhookConfigurations()
-	webhooks := webhook.New(hooks.Lister(), webhook.Options{})
+	// Service webhooks are looked up on the host, so an ExternalName
+	// Service reaches a webhook outside the host cluster.
+	webhooks := webhook.New(hooks.Lister(), webhook.Options{
+		ServiceResolver: webhook.NewServiceLookupResolver(host.Core().V1().Services().Lister()),
+	})
 	chain := interpreter.Chain{customizations, webhooks, interpreter.NewNative()}
 	return customizations, chain, []cache.InformerSynced{ric.HasSynced, hooks.Informer().HasSynced}, nil
 }

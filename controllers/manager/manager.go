@@ -179,11 +179,11 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 	}
 	broadcaster := record.NewBroadcaster()
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: events.CoreV1().Events("")})
-	hostInformers := informers.NewSharedInformerFactory(hc, 0)
-	secrets := hostInformers.Core().V1().Secrets().Lister()
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
 	karmadaInformers := externalversions.NewSharedInformerFactory(kc, 0)
-	customizations, interp, interpSynced, err := newInterpreter(karmadaInformers)
+	hostInformers := informers.NewSharedInformerFactory(hc, 0)
+	secrets := hostInformers.Core().V1().Secrets().Lister()
+	customizations, interp, interpSynced, err := newInterpreter(karmadaInformers, hostInformers)
 	if err != nil {
 		return nil, err
 	}
