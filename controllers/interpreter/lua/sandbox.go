@@ -58,6 +58,14 @@ func newState() *lua.LState {
 		for _, name := range drop {
 			str.RawSetString(name, lua.LNil)
 		}
+		// Arguments are bounded: no string over maxStringResult goes in,
+		// and format widths and precisions stay small, so no call can
+		// build a huge string.
+		for name := range safeString {
+			if f, ok := str.RawGetString(name).(*lua.LFunction); ok {
+				str.RawSetString(name, bounded(L, "string."+name, f))
+			}
+		}
 		str.RawSetString("rep", L.NewFunction(boundedRep))
 	}
 
@@ -90,6 +98,65 @@ func forbidden(L *lua.LState, name string) *lua.LFunction {
 		L.RaiseError("%s is not allowed in resource interpreter scripts", name)
 		return 0
 	})
+}
+
+// maxFormatWidth bounds the width and precision in string.format verbs.
+const maxFormatWidth = 1000
+
+// bounded wraps a string function: string arguments longer than
+// maxStringResult and, for string.format, widths or precisions over
+// maxFormatWidth raise an error instead of running f.
+func bounded(L *lua.LState, name string, f *lua.LFunction) *lua.LFunction {
+	return L.NewFunction(func(L *lua.LState) int {
+		for i := 1; i <= L.GetTop(); i++ {
+			if s, ok := L.Get(i).(lua.LString); ok && len(s) > maxStringResult {
+				L.RaiseError("%s: argument %d longer than %d bytes", name, i, maxStringResult)
+				return 0
+			}
+		}
+		if name == "string.format" {
+			if s, ok := L.Get(1).(lua.LString); ok && !formatWidthsBounded(string(s)) {
+				L.RaiseError("%s: width or precision over %d", name, maxFormatWidth)
+				return 0
+			}
+		}
+		top := L.GetTop()
+		L.Push(f)
+		for i := 1; i <= top; i++ {
+			L.Push(L.Get(i))
+		}
+		L.Call(top, lua.MultRet)
+		return L.GetTop() - top
+	})
+}
+
+// formatWidthsBounded tells whether every number in the verbs of a format
+// string (flags, width, precision) is at most maxFormatWidth.
+func formatWidthsBounded(format string) bool {
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		n := 0
+		for i++; i < len(format); i++ {
+			c := format[i]
+			switch {
+			case c >= '0' && c <= '9':
+				n = n*10 + int(c-'0')
+				if n > maxFormatWidth {
+					return false
+				}
+			case c == '.' || c == '-' || c == '+' || c == ' ' || c == '#':
+				n = 0
+			default:
+				n = -1
+			}
+			if n < 0 {
+				break
+			}
+		}
+	}
+	return true
 }
 
 // boundedRep is string.rep refusing results over maxStringResult bytes.
