@@ -215,11 +215,16 @@ func BenchmarkOperations(b *testing.B) {
 			values := op.values(obj)
 			for b.Loop() {
 				args := make([]lua.LValue, len(values))
+				var own map[*lua.LTable]bool
 				for i, v := range values {
+					if i == 0 && returnsObject {
+						args[0], own = script.ObjectArg(L, v)
+						continue
+					}
 					args[i] = script.Arg(L, i, v)
 				}
 				if returnsObject {
-					if _, err := script.ObjectResult(args[0], args[0], obj.Object); err != nil {
+					if _, err := script.ObjectResult(args[0], args[0], own, obj.Object); err != nil {
 						b.Fatal(err)
 					}
 				}

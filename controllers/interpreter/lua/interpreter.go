@@ -369,11 +369,12 @@ func (c *Customizations) GetDependencies(obj *unstructured.Unstructured) ([]inte
 func callForObject(s *Script, obj map[string]any, second any) (*unstructured.Unstructured, error) {
 	var out *unstructured.Unstructured
 	var arg0 lua.LValue
+	var own map[*lua.LTable]bool
 	err := s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
-		arg0 = s.Arg(L, 0, obj)
+		arg0, own = s.ObjectArg(L, obj)
 		return []lua.LValue{arg0, s.Arg(L, 1, second)}
 	}, func(_ *lua.LState, ret []lua.LValue) error {
-		m, err := s.ObjectResult(ret[0], arg0, obj)
+		m, err := s.ObjectResult(ret[0], arg0, own, obj)
 		if err != nil {
 			return err
 		}

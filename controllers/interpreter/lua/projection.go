@@ -467,7 +467,12 @@ func (a *analyzer) stmts(stmts []ast.Stmt, top bool) {
 						a.whole = true // the parameter itself is rebound
 						return
 					}
-					a.mark(i, path)
+					// A write needs the place, not what was there: the
+					// merge tells a table changed in place from a new one.
+					if a.proj[i] == nil {
+						a.proj[i] = &projection{}
+					}
+					a.proj[i].present(path)
 					continue
 				}
 				a.value(l)
@@ -536,9 +541,13 @@ func (a *analyzer) stmts(stmts []ast.Stmt, top bool) {
 
 // projectToLua converts v as far as p says; a nil projection (the
 // parameter is never used) gives an empty table.
-func projectToLua(L *lua.LState, v any, p *projection) lua.LValue {
+func projectToLua(L *lua.LState, v any, p *projection, own map[*lua.LTable]bool) lua.LValue {
 	if p == nil {
-		return L.NewTable()
+		t := L.NewTable()
+		if own != nil {
+			own[t] = true
+		}
+		return t
 	}
 	m, ok := v.(map[string]any)
 	if p.full || !ok {
@@ -555,8 +564,11 @@ func projectToLua(L *lua.LState, v any, p *projection) lua.LValue {
 	t := L.CreateTable(0, len(p.children))
 	for k, c := range p.children {
 		if cv, ok := m[k]; ok {
-			t.RawSetString(k, projectToLua(L, cv, c))
+			t.RawSetString(k, projectToLua(L, cv, c, own))
 		}
+	}
+	if own != nil {
+		own[t] = true
 	}
 	return t
 }
@@ -566,11 +578,15 @@ func projectToLua(L *lua.LState, v any, p *projection) lua.LValue {
 // part replaced by what the script left there. The maps on the way to
 // those parts are new; everything the script could not reach is shared
 // with original (see interpreter.Interpreter: results are read-only).
-func mergeResult(original map[string]any, t *lua.LTable, p *projection) (map[string]any, error) {
-	return mergeInto(original, t, p, 0)
+//
+// own are the tables the projection made: one of them found at its own
+// place was changed in place, so what the script could not see of it is
+// kept; any other table there replaced the original part whole.
+func mergeResult(original map[string]any, t *lua.LTable, p *projection, own map[*lua.LTable]bool) (map[string]any, error) {
+	return mergeInto(original, t, p, own, 0)
 }
 
-func mergeInto(original map[string]any, t *lua.LTable, p *projection, depth int) (map[string]any, error) {
+func mergeInto(original map[string]any, t *lua.LTable, p *projection, own map[*lua.LTable]bool, depth int) (map[string]any, error) {
 	if depth > maxDepth {
 		return nil, fmt.Errorf("result nested deeper than %d levels", maxDepth)
 	}
@@ -587,8 +603,8 @@ func mergeInto(original map[string]any, t *lua.LTable, p *projection, depth int)
 		c := p.children[key]
 		sub, isTable := lv.(*lua.LTable)
 		om, isMap := original[key].(map[string]any)
-		if c != nil && !c.full && isTable && isMap {
-			dst[key], err = mergeInto(om, sub, c, depth+1)
+		if c != nil && !c.full && isTable && isMap && own[sub] {
+			dst[key], err = mergeInto(om, sub, c, own, depth+1)
 			return
 		}
 		dst[key], err = fromLuaDepth(lv, original[key], depth+1)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
 
 func analyzeSource(t *testing.T, src, fn string, identity bool) analysis {
@@ -65,7 +66,7 @@ func TestAnalyze(t *testing.T) {
 		want      string // per parameter, or "whole"
 	}{
 		{"field chains", `function F(obj) return obj.spec.replicas, obj["status"] end`, false, "{spec:{replicas:*},status:*}"},
-		{"assignment and identity return", `function F(obj, n) obj.spec.replicas = n return obj end`, true, "{spec:{replicas:*}} *"},
+		{"assignment and identity return", `function F(obj, n) obj.spec.replicas = n return obj end`, true, "{spec:{replicas:{}}} *"},
 		{"identity return not allowed", `function F(obj) return obj end`, false, "*"},
 		{"variable key", `function F(obj, k) return obj.spec[k] end`, false, "{spec:*} *"},
 		{"number key", `function F(obj) return obj.spec.containers[1].image end`, false, "{spec:{containers:*}}"},
@@ -192,4 +193,51 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// Writes merge into the original when the script changed a table in place
+// and replace it when the script put a new one there, exactly as with the
+// whole object converted.
+func TestWritesMergeOrReplace(t *testing.T) {
+	t.Parallel()
+	for _, src := range []string{
+		`function ReviseReplica(obj, n) if obj.status == nil then obj.status = {} end obj.status.readyReplicas = n return obj end`,
+		`function ReviseReplica(obj, n) obj.status = {readyReplicas = n} return obj end`,
+		`function ReviseReplica(obj, n) if n > 5 then obj.metadata.labels = {x = "1"} end obj.metadata.labels.y = "2" return obj end`,
+		`function ReviseReplica(obj, n) if n > 5 then obj.spec = nil end return obj end`,
+		`function ReviseReplica(obj, n) obj.spec.template.spec.containers[1].image = "v" .. n return obj end`,
+		`function ReviseReplica(obj, n) local t = obj.metadata t.name = "x" .. n return obj end`,
+	} {
+		projected, err := Compile(src, "ReviseReplica", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := Compile(src, "ReviseReplica", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole.args = analysis{whole: true}
+		c := func(s *Script) *Customizations {
+			cs := NewCustomizations()
+			cs.byTarget[object(t, deploymentSized).GroupVersionKind()] = map[interpreter.Operation]*Script{interpreter.ReviseReplica: s}
+			return cs
+		}
+		for _, n := range []int64{2, 9} {
+			obj := object(t, deploymentSized)
+			before := obj.DeepCopy()
+			got, err1 := c(projected).ReviseReplica(obj, n)
+			want, err2 := c(whole).ReviseReplica(obj, n)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s: %v %v", src, err1, err2)
+			}
+			if !reflect.DeepEqual(got.Object, want.Object) {
+				g, _ := json.Marshal(got.Object)
+				w, _ := json.Marshal(want.Object)
+				t.Errorf("%s, n=%d:\nprojected %s\nwhole     %s", src, n, g, w)
+			}
+			if !reflect.DeepEqual(before.Object, obj.Object) {
+				t.Errorf("%s modified its argument", src)
+			}
+		}
+	}
 }

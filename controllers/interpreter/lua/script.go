@@ -131,7 +131,17 @@ func (s *Script) Call(ctx context.Context, nret int, args func(L *lua.LState) []
 
 // Arg converts v, the i-th argument of the function, to Lua as far as
 // the function can reach it (all of it when the analysis could not tell).
-func (s *Script) Arg(L *lua.LState, i int, v any) lua.LValue {
+func (s *Script) Arg(L *lua.LState, i int, v any) lua.LValue { return s.arg(L, i, v, nil) }
+
+// ObjectArg converts the first argument of a function returning the object,
+// and says which of the tables it made are the projection's own, for
+// ObjectResult.
+func (s *Script) ObjectArg(L *lua.LState, v any) (lua.LValue, map[*lua.LTable]bool) {
+	own := map[*lua.LTable]bool{}
+	return s.arg(L, 0, v, own), own
+}
+
+func (s *Script) arg(L *lua.LState, i int, v any, own map[*lua.LTable]bool) lua.LValue {
 	if s.args.whole || i >= len(s.args.params) {
 		return toLua(L, v)
 	}
@@ -139,20 +149,21 @@ func (s *Script) Arg(L *lua.LState, i int, v any) lua.LValue {
 	if p == nil && i == 0 {
 		p = &projection{} // used only by "return obj"
 	}
-	return projectToLua(L, v, p)
+	return projectToLua(L, v, p, own)
 }
 
 // ObjectResult converts the object the function returned. When it is the
-// first argument as passed (arg0), the parts the function could reach are
-// merged into a copy of original, the object arg0 was made from.
-func (s *Script) ObjectResult(ret, arg0 lua.LValue, original map[string]any) (map[string]any, error) {
-	if t, ok := ret.(*lua.LTable); ok && ret == arg0 && !s.args.whole && len(s.args.params) > 0 {
+// first argument as passed (arg0, made by ObjectArg with own), the parts the
+// function could reach are merged into original, the object arg0 was made
+// from.
+func (s *Script) ObjectResult(ret, arg0 lua.LValue, own map[*lua.LTable]bool, original map[string]any) (map[string]any, error) {
+	if t, ok := ret.(*lua.LTable); ok && ret == arg0 && own[t] && !s.args.whole && len(s.args.params) > 0 {
 		p := s.args.params[0]
 		if p == nil {
 			p = &projection{}
 		}
 		if !p.full {
-			return mergeResult(original, t, p)
+			return mergeResult(original, t, p, own)
 		}
 	}
 	conv, err := fromLua(ret, original)
