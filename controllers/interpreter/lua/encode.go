@@ -1,6 +1,7 @@
 package lua
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -36,6 +37,15 @@ func encodeJSON(buf []byte, v lua.LValue, ref any, depth int) ([]byte, error) {
 		return strconv.AppendFloat(buf, f, 'g', -1, 64), nil
 	case *lua.LTable:
 		return encodeTable(buf, v, ref, depth)
+	case *lua.LUserData:
+		if g, ok := v.Value.(goValue); ok {
+			raw, err := json.Marshal(g.v)
+			if err != nil {
+				return nil, err
+			}
+			return append(buf, raw...), nil
+		}
+		return nil, fmt.Errorf("a %s cannot be converted to JSON", v.Type())
 	default:
 		return nil, fmt.Errorf("a %s cannot be converted to JSON", v.Type())
 	}

@@ -366,6 +366,30 @@ func (a *analyzer) chain(e ast.Expr) (int, []string, bool) {
 	return 0, nil, false
 }
 
+// returned handles e returned by the analyzed function: a part of an
+// argument returned as it is (directly or as a field of a returned table)
+// is only carried back, never looked into, so it is passed as the Go value
+// and converted back as such.
+func (a *analyzer) returned(e ast.Expr) {
+	if i, path, ok := a.chain(e); ok && len(path) > 0 {
+		if a.proj[i] == nil {
+			a.proj[i] = &projection{}
+		}
+		if n := a.proj[i].node(path); n != nil {
+			n.opaque = true
+		}
+		return
+	}
+	if t, ok := e.(*ast.TableExpr); ok {
+		for _, f := range t.Fields {
+			a.value(f.Key)
+			a.returned(f.Value)
+		}
+		return
+	}
+	a.value(e)
+}
+
 // isKubeHelper tells whether f is kube.<helper taking a pod template>.
 func (a *analyzer) isKubeHelper(f ast.Expr) bool {
 	get, ok := f.(*ast.AttrGetExpr)
@@ -530,6 +554,10 @@ func (a *analyzer) stmts(stmts []ast.Stmt, top bool) {
 						continue // merged into the original object
 					}
 				}
+				if top {
+					a.returned(e)
+					continue
+				}
 				a.value(e)
 			}
 		case *ast.BreakStmt, *ast.LabelStmt, *ast.GotoStmt:
@@ -549,17 +577,17 @@ func projectToLua(L *lua.LState, v any, p *projection, own map[*lua.LTable]bool)
 		}
 		return t
 	}
-	m, ok := v.(map[string]any)
-	if p.full || !ok {
-		return toLua(L, v)
-	}
-	if p.opaque {
-		if len(p.children) > 0 {
-			return toLua(L, v) // also read as a table
+	if p.opaque && !p.full && len(p.children) == 0 {
+		switch v.(type) {
+		case map[string]any, []any:
+			ud := L.NewUserData()
+			ud.Value = goValue{v}
+			return ud
 		}
-		ud := L.NewUserData()
-		ud.Value = goValue{v}
-		return ud
+	}
+	m, ok := v.(map[string]any)
+	if p.full || p.opaque || !ok {
+		return toLua(L, v) // opaque here: also read as a table
 	}
 	t := L.CreateTable(0, len(p.children))
 	for k, c := range p.children {

@@ -65,17 +65,17 @@ func TestAnalyze(t *testing.T) {
 		identity  bool
 		want      string // per parameter, or "whole"
 	}{
-		{"field chains", `function F(obj) return obj.spec.replicas, obj["status"] end`, false, "{spec:{replicas:*},status:*}"},
+		{"field chains", `function F(obj) return obj.spec.replicas, obj["status"] end`, false, "{spec:{replicas:~},status:~}"},
 		{"assignment and identity return", `function F(obj, n) obj.spec.replicas = n return obj end`, true, "{spec:{replicas:{}}} *"},
 		{"identity return not allowed", `function F(obj) return obj end`, false, "*"},
 		{"variable key", `function F(obj, k) return obj.spec[k] end`, false, "{spec:*} *"},
 		{"number key", `function F(obj) return obj.spec.containers[1].image end`, false, "{spec:{containers:*}}"},
 		{"passed to a function", `function F(obj) return helper(obj.spec.template) end`, false, "{spec:{template:*}}"},
-		{"unused parameter", `function F(obj, unused) return obj.kind end`, false, "{kind:*} -"},
+		{"unused parameter", `function F(obj, unused) return obj.kind end`, false, "{kind:~} -"},
 		{"closure", `function F(obj) local g = function() return obj.metadata.name end return g() end`, false, "{metadata:{name:*}}"},
-		{"blocks", "function F(obj)\nif obj.a then for i = 1, #obj.b do local x = obj.c.d end end\nwhile obj.e do end\nreturn obj.f\nend", false, "{a:{},b:*,c:{d:*},e:{},f:*}"},
-		{"defined in a block", "if true then\nfunction F(obj) return obj.x end\nend", false, "{x:*}"},
-		{"assigned function", "F = function(obj) return obj.status end", false, "{status:*}"},
+		{"blocks", "function F(obj)\nif obj.a then for i = 1, #obj.b do local x = obj.c.d end end\nwhile obj.e do end\nreturn obj.f\nend", false, "{a:{},b:*,c:{d:*},e:{},f:~}"},
+		{"defined in a block", "if true then\nfunction F(obj) return obj.x end\nend", false, "{x:~}"},
+		{"assigned function", "F = function(obj) return obj.status end", false, "{status:~}"},
 		{"whole object passed", `function F(obj) return helper(obj) end`, false, "*"},
 		{"iterated", `function F(obj) for k, v in pairs(obj) do end end`, false, "*"},
 		{"aliased", `function F(obj) local o = obj o.x = 1 return o end`, true, "*"},
@@ -89,11 +89,13 @@ func TestAnalyze(t *testing.T) {
 		{"tests need presence only", "function F(obj)\nif obj.status ~= nil and not obj.spec.paused then return 1 end\nwhile obj.a do end\nreturn obj.b == nil\nend", false, "{a:{},b:{},spec:{paused:{}},status:{}}"},
 		{"a value of and/or is whole", `function F(obj) return obj.status and obj.status.x end`, false, "{status:*}"},
 		{"compared with a value", `function F(obj) return obj.spec.replicas == obj.status.readyReplicas end`, false, "{spec:{replicas:*},status:{readyReplicas:*}}"},
-		{"handed to a kube helper", "local kube = require(\"kube\")\nfunction F(obj) return kube.accuratePodRequirements(obj.spec.template), obj.spec.replicas end", false, "{spec:{replicas:*,template:~}}"},
+		{"handed to a kube helper", "local kube = require(\"kube\")\nfunction F(obj) return kube.accuratePodRequirements(obj.spec.template), obj.spec.replicas end", false, "{spec:{replicas:~,template:~}}"},
 		{"kube rebound", "local kube = require(\"kube\")\nkube = {accuratePodRequirements = function(t) return t end}\nfunction F(obj) return kube.accuratePodRequirements(obj.spec.template) end", false, "{spec:{template:*}}"},
 		{"require rebound", "require = function() return {} end\nlocal kube = require(\"kube\")\nfunction F(obj) return kube.getPodDependencies(obj.spec.template) end", false, "{spec:{template:*}}"},
 		{"other module", "local k = require(\"other\")\nfunction F(obj) return k.accuratePodRequirements(obj.spec.template) end", false, "{spec:{template:*}}"},
-		{"handed over and read", "local kube = require(\"kube\")\nfunction F(obj) return kube.accuratePodRequirements(obj.spec.template), obj.spec.template.metadata end", false, "{spec:{template:{metadata:*}}}"},
+		{"handed over and read", "local kube = require(\"kube\")\nfunction F(obj) return kube.accuratePodRequirements(obj.spec.template), obj.spec.template.metadata end", false, "{spec:{template:{metadata:~}}}"},
+		{"returned inside a table", `function F(obj) return {ready = obj.status.ready, conditions = obj.status.conditions, n = obj.spec.replicas + 1} end`, false, "{spec:{replicas:*},status:{conditions:~,ready:~}}"},
+		{"returned by a closure", `function F(obj) local g = function() return obj.status end return g() end`, false, "{status:*}"},
 		{"identity inside a closure", `function F(obj) local g = function() return obj end return g() end`, true, "*"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
