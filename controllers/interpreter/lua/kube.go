@@ -113,6 +113,13 @@ func checkPodSpec(L *lua.LState, n int, f podFields) *corev1.PodSpec {
 			if !f.spec[key] {
 				continue
 			}
+			if key == "containers" || key == "initContainers" {
+				// Resource-only reads need no copy of the containers.
+				if cs, ok := resourceContainers(v, f.container); ok {
+					m[key] = cs
+					continue
+				}
+			}
 			if list, ok := v.([]any); ok && (key == "containers" || key == "initContainers" || key == "ephemeralContainers") {
 				containers := make([]any, 0, len(list))
 				for _, c := range list {
@@ -181,9 +188,13 @@ func podSpecFrom(L *lua.LState, n int, m map[string]any) *corev1.PodSpec {
 		var ok bool
 		switch key {
 		case "containers":
-			ps.Containers, ok = resourceContainers(v)
+			if ps.Containers, ok = v.([]corev1.Container); !ok {
+				ps.Containers, ok = resourceContainers(v, nil)
+			}
 		case "initContainers":
-			ps.InitContainers, ok = resourceContainers(v)
+			if ps.InitContainers, ok = v.([]corev1.Container); !ok {
+				ps.InitContainers, ok = resourceContainers(v, nil)
+			}
 		case "overhead":
 			ps.Overhead, ok = resourceList(v)
 		}
@@ -205,8 +216,9 @@ func podSpecFrom(L *lua.LState, n int, m map[string]any) *corev1.PodSpec {
 }
 
 // resourceContainers reads containers made only of name, restartPolicy
-// and resources; ok is false for anything else.
-func resourceContainers(v any) ([]corev1.Container, bool) {
+// and resources, ignoring the fields keep (when not nil) leaves out; ok is
+// false for anything else.
+func resourceContainers(v any, keep map[string]bool) ([]corev1.Container, bool) {
 	list, ok := v.([]any)
 	if !ok {
 		return nil, false
@@ -219,6 +231,9 @@ func resourceContainers(v any) ([]corev1.Container, bool) {
 		}
 		var ct corev1.Container
 		for k, v := range cm {
+			if keep != nil && !keep[k] {
+				continue
+			}
 			switch k {
 			case "name":
 				if ct.Name, ok = v.(string); !ok {
