@@ -65,7 +65,8 @@ func startClusterStatus(ctx context.Context, c *Context) error {
 
 func startUnifiedAuth(ctx context.Context, c *Context) error {
 	rbac := c.HostInformers.Rbac().V1()
-	ctrl, err := unifiedauth.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), rbac.ClusterRoles(), rbac.ClusterRoleBindings(), c.Members)
+	ctrl, err := unifiedauth.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), rbac.ClusterRoles(), rbac.ClusterRoleBindings(),
+		c.KarmadaInformers.Work().V1alpha1().Works(), c.Karmada)
 	if err != nil {
 		return err
 	}

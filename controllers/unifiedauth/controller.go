@@ -6,27 +6,36 @@ package unifiedauth
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"slices"
 	"sort"
-	"sync"
+	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	rbacapply "k8s.io/client-go/applyconfigurations/rbac/v1"
 	rbacinformers "k8s.io/client-go/informers/rbac/v1"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
+	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha1"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha1"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 )
 
@@ -38,24 +47,28 @@ const ControllerName = "unified-auth"
 const ImpersonatorName = "karmada-impersonator"
 
 // Controller keeps the member impersonation RBAC in step with host RBAC.
+// The ClusterRole and ClusterRoleBinding are shipped as Works into the
+// cluster's execution namespace, owned by the Cluster, as Karmada does
+// (API-SPEC §2.2): the execution controller applies them to push members,
+// flotilla-agent to pull members.
 type Controller struct {
-	clusters    clusterlisters.ClusterLister
-	roles       rbaclisters.ClusterRoleLister
-	bindings    rbaclisters.ClusterRoleBindingLister
-	synced      []cache.InformerSynced
-	members     *memberclient.Cache
-	queue       workqueue.TypedRateLimitingInterface[string]
-	mu          sync.Mutex
-	lastApplied map[string]string // cluster -> fingerprint of the rules applied, to skip no-op writes
+	clusters clusterlisters.ClusterLister
+	roles    rbaclisters.ClusterRoleLister
+	bindings rbaclisters.ClusterRoleBindingLister
+	works    worklisters.WorkLister
+	client   versioned.Interface
+	synced   []cache.InformerSynced
+	queue    workqueue.TypedRateLimitingInterface[string]
 }
 
 // New returns the controller.
-func New(clusters clusterinformers.ClusterInformer, roles rbacinformers.ClusterRoleInformer, bindings rbacinformers.ClusterRoleBindingInformer, members *memberclient.Cache) (*Controller, error) {
+func New(clusters clusterinformers.ClusterInformer, roles rbacinformers.ClusterRoleInformer, bindings rbacinformers.ClusterRoleBindingInformer,
+	works workinformers.WorkInformer, client versioned.Interface) (*Controller, error) {
 	c := &Controller{
-		clusters: clusters.Lister(), roles: roles.Lister(), bindings: bindings.Lister(), members: members,
-		synced:      []cache.InformerSynced{clusters.Informer().HasSynced, roles.Informer().HasSynced, bindings.Informer().HasSynced},
-		queue:       worker.NewQueue(ControllerName),
-		lastApplied: map[string]string{},
+		clusters: clusters.Lister(), roles: roles.Lister(), bindings: bindings.Lister(), works: works.Lister(), client: client,
+		synced: []cache.InformerSynced{clusters.Informer().HasSynced, roles.Informer().HasSynced, bindings.Informer().HasSynced,
+			works.Informer().HasSynced},
+		queue: worker.NewQueue(ControllerName),
 	}
 	onCluster := worker.EnqueueKey(c.queue)
 	// Any RBAC change may change who may proxy to any cluster.
@@ -68,11 +81,25 @@ func New(clusters clusterinformers.ClusterInformer, roles rbacinformers.ClusterR
 			return nil, err
 		}
 	}
+	// A Work changed or removed by someone else is put back.
+	onWork := func(obj any) {
+		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = t.Obj
+		}
+		if w, ok := obj.(*workv1alpha1.Work); ok && w.Annotations[fingerprintAnnotation] != "" {
+			if cluster, ok := strings.CutPrefix(w.Namespace, workv1alpha1.ExecutionSpacePrefix); ok {
+				c.queue.Add(cluster)
+			}
+		}
+	}
+	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: func(_, o any) { onWork(o) }, DeleteFunc: onWork}); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
-// fingerprintAnnotation on the member ClusterRoleBinding holds a hash of
-// the rules and subject last applied.
+// fingerprintAnnotation on each Work holds a hash of the rules and subject
+// it carries, so an unchanged Work costs no write.
 const fingerprintAnnotation = "unifiedauth.flotilla.io/applied"
 
 func fnv64(s string) uint64 {
@@ -99,61 +126,95 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 func (c *Controller) reconcile(ctx context.Context, name string) error {
 	cluster, err := c.clusters.Get(name)
 	if apierrors.IsNotFound(err) {
-		c.mu.Lock()
-		delete(c.lastApplied, name)
-		c.mu.Unlock()
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if cluster.DeletionTimestamp != nil || cluster.Spec.ImpersonatorSecretRef == nil || cluster.Spec.SyncMode != clusterv1alpha1.Push {
+	if cluster.DeletionTimestamp != nil || cluster.Spec.ImpersonatorSecretRef == nil {
 		return nil
 	}
 	rules, err := c.impersonationRules(name)
 	if err != nil {
 		return err
 	}
-	fingerprint := fmt.Sprint(rules, cluster.Spec.ImpersonatorSecretRef.Namespace)
-	c.mu.Lock()
-	same := c.lastApplied[name] == fingerprint
-	c.mu.Unlock()
-	if same {
-		return nil
+	managed := map[string]string{"karmada.io/managed": "true"}
+	role := &rbacv1.ClusterRole{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
+		ObjectMeta: metav1.ObjectMeta{Name: ImpersonatorName, Labels: managed},
+		Rules:      rules,
 	}
-	client, err := c.members.Get(cluster)
+	binding := &rbacv1.ClusterRoleBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRoleBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: ImpersonatorName, Labels: managed},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ImpersonatorName},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: ImpersonatorName,
+			Namespace: cluster.Spec.ImpersonatorSecretRef.Namespace}},
+	}
+	for _, obj := range []runtime.Object{role, binding} {
+		if err := c.ensureWork(ctx, cluster, obj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ensureWork creates or updates the Work carrying obj to the cluster; a Work
+// whose fingerprint matches is left alone.
+func (c *Controller) ensureWork(ctx context.Context, cluster *clusterv1alpha1.Cluster, obj runtime.Object) error {
+	raw, err := json.Marshal(obj)
 	if err != nil {
 		return err
 	}
-	// The binding, applied last, records what was applied: after a restart
-	// one read replaces two writes per member.
-	hash := fmt.Sprintf("%x", fnv64(fingerprint))
-	if b, err := client.Clientset.RbacV1().ClusterRoleBindings().Get(ctx, ImpersonatorName, metav1.GetOptions{}); err == nil &&
-		b.Annotations[fingerprintAnnotation] == hash {
-		c.mu.Lock()
-		c.lastApplied[name] = fingerprint
-		c.mu.Unlock()
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(raw); err != nil {
+		return err
+	}
+	hash := fmt.Sprintf("%x", fnv64(string(raw)))
+	ns := names.ExecutionNamespace(cluster.Name)
+	name := names.WorkName(u.GetKind(), u.GetName(), "")
+	annotations := map[string]string{
+		fingerprintAnnotation: hash,
+		// These objects are the control plane's own: they replace whatever
+		// an older Flotilla applied under the same name.
+		workv1alpha2.ResourceConflictResolutionAnnotation: workv1alpha2.ResourceConflictResolutionOverwrite,
+	}
+	manifests := []workv1alpha1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}
+	cur, err := c.works.Works(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		work := &workv1alpha1.Work{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: name, Namespace: ns, Annotations: annotations,
+				Finalizers:      []string{workv1alpha1.ExecutionControllerFinalizer},
+				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(cluster, clusterv1alpha1.SchemeGroupVersion.WithKind("Cluster"))},
+			},
+			Spec: workv1alpha1.WorkSpec{Workload: workv1alpha1.WorkloadTemplate{Manifests: manifests}},
+		}
+		_, err = c.client.WorkV1alpha1().Works(ns).Create(ctx, work, metav1.CreateOptions{FieldManager: ControllerName})
+		if apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("work %s/%s exists but is not in the cache yet", ns, name)
+		}
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	if cur.Annotations[fingerprintAnnotation] == hash && cur.DeletionTimestamp == nil {
 		return nil
 	}
-	opts := metav1.ApplyOptions{FieldManager: ControllerName, Force: true}
-	role := rbacapply.ClusterRole(ImpersonatorName).WithLabels(map[string]string{"karmada.io/managed": "true"})
-	for _, r := range rules {
-		role.WithRules(rbacapply.PolicyRule().WithAPIGroups(r.APIGroups...).WithResources(r.Resources...).WithResourceNames(r.ResourceNames...).WithVerbs(r.Verbs...))
+	if cur.DeletionTimestamp != nil {
+		// Re-created once the old one is gone (its deletion re-queues us).
+		return nil
 	}
-	if _, err := client.Clientset.RbacV1().ClusterRoles().Apply(ctx, role, opts); err != nil {
-		return fmt.Errorf("applying ClusterRole %s in %s: %w", ImpersonatorName, name, err)
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"annotations": annotations},
+		"spec":     map[string]any{"workload": map[string]any{"manifests": manifests}},
+	})
+	if err != nil {
+		return err
 	}
-	binding := rbacapply.ClusterRoleBinding(ImpersonatorName).WithLabels(map[string]string{"karmada.io/managed": "true"}).
-		WithAnnotations(map[string]string{fingerprintAnnotation: hash}).
-		WithRoleRef(rbacapply.RoleRef().WithAPIGroup(rbacv1.GroupName).WithKind("ClusterRole").WithName(ImpersonatorName)).
-		WithSubjects(rbacapply.Subject().WithKind(rbacv1.ServiceAccountKind).WithName(ImpersonatorName).WithNamespace(cluster.Spec.ImpersonatorSecretRef.Namespace))
-	if _, err := client.Clientset.RbacV1().ClusterRoleBindings().Apply(ctx, binding, opts); err != nil {
-		return fmt.Errorf("applying ClusterRoleBinding %s in %s: %w", ImpersonatorName, name, err)
-	}
-	c.mu.Lock()
-	c.lastApplied[name] = fingerprint
-	c.mu.Unlock()
-	return nil
+	_, err = c.client.WorkV1alpha1().Works(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: ControllerName})
+	return err
 }
 
 // impersonationRules computes the member rules: impersonate exactly the

@@ -5,6 +5,7 @@ package clusters
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,6 +117,31 @@ func TestJoinedClusterStatus(t *testing.T) {
 	}
 	if _, err := cs.CoreV1().Namespaces().Get(t.Context(), "karmada-es-member1", metav1.GetOptions{}); err != nil {
 		t.Errorf("execution namespace: %v", err)
+	}
+	// The impersonation RBAC reaches the member as Works owned by the
+	// Cluster, as in Karmada, and is applied there.
+	err = wait.PollUntilContextTimeout(t.Context(), 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		works, err := karmada(t).WorkV1alpha1().Works("karmada-es-member1").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		kinds := map[string]bool{}
+		for _, w := range works.Items {
+			if len(w.OwnerReferences) == 1 && w.OwnerReferences[0].Kind == "Cluster" && w.OwnerReferences[0].Name == "member1" &&
+				meta.IsStatusConditionTrue(w.Status.Conditions, "Applied") {
+				for _, m := range w.Spec.Workload.Manifests {
+					if strings.Contains(string(m.Raw), `"name":"karmada-impersonator"`) {
+						var tm metav1.TypeMeta
+						_ = json.Unmarshal(m.Raw, &tm)
+						kinds[tm.Kind] = true
+					}
+				}
+			}
+		}
+		return kinds["ClusterRole"] && kinds["ClusterRoleBinding"], nil
+	})
+	if err != nil {
+		t.Errorf("no applied Works carrying the karmada-impersonator ClusterRole and ClusterRoleBinding to member1")
 	}
 }
 
