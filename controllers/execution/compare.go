@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/internal/ownwrites"
 )
 
 // serverOwnedMetadata are the metadata fields a member's API server sets;
@@ -180,25 +181,17 @@ type records struct {
 	mu sync.Mutex
 	m  map[types.UID]map[int]appliedRecord
 	// statuses are the controller's last status write of each Work.
-	statuses map[types.UID]statusRecord
-}
-
-// statusRecord is a status write of a Work: the resourceVersion it
-// replaced, the one it produced, and the status stored.
-type statusRecord struct {
-	replaced, rv string
-	status       *workv1alpha1.WorkStatus
+	statuses ownwrites.Writes[types.UID, *workv1alpha1.WorkStatus]
 }
 
 func newRecords() *records {
-	return &records{m: map[types.UID]map[int]appliedRecord{}, statuses: map[types.UID]statusRecord{}}
+	return &records{m: map[types.UID]map[int]appliedRecord{}}
 }
 
-// wroteStatus records a status write of a Work.
-func (r *records) wroteStatus(work types.UID, replaced, rv string, status *workv1alpha1.WorkStatus) {
-	r.mu.Lock()
-	r.statuses[work] = statusRecord{replaced: replaced, rv: rv, status: status}
-	r.mu.Unlock()
+// wroteStatus records a status write of a Work that replaced the cached
+// resourceVersion replaced.
+func (r *records) wroteStatus(work types.UID, replaced string, status *workv1alpha1.WorkStatus) {
+	r.statuses.Record(work, replaced, status)
 }
 
 // freshStatus returns the status the controller last wrote for work when
@@ -207,14 +200,8 @@ func (r *records) wroteStatus(work types.UID, replaced, rv string, status *workv
 // Deciding on the stale copy would write the same status again, with new
 // transition times.
 func (r *records) freshStatus(work *workv1alpha1.Work) *workv1alpha1.WorkStatus {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	rec, ok := r.statuses[work.UID]
-	if ok && rec.replaced == work.ResourceVersion {
-		return rec.status
-	}
-	if ok {
-		delete(r.statuses, work.UID)
+	if status, ok := r.statuses.Pending(work.UID, work.ResourceVersion); ok {
+		return status
 	}
 	return &work.Status
 }
@@ -257,6 +244,6 @@ func (r *records) trim(work types.UID, n int) {
 func (r *records) forgetWork(work types.UID) {
 	r.mu.Lock()
 	delete(r.m, work)
-	delete(r.statuses, work)
+	r.statuses.Forget(work)
 	r.mu.Unlock()
 }

@@ -112,7 +112,7 @@ func (c *Controller) writeStatus(ctx context.Context, m *member, work *workv1alp
 	if err != nil {
 		return fmt.Errorf("writing status: %w", err)
 	}
-	m.records.wroteStatus(work.UID, work.ResourceVersion, out.ResourceVersion, &out.Status)
+	m.records.wroteStatus(work.UID, work.ResourceVersion, &out.Status)
 	if dispatching {
 		if cond := meta.FindStatusCondition(status.Conditions, workv1alpha1.WorkDispatching); cond != nil {
 			c.recorder.Event(work, corev1.EventTypeNormal, eventReasonWorkDispatching, cond.Message)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"reflect"
 	"strings"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -20,6 +19,7 @@ import (
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/ownwrites"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 )
 
@@ -50,9 +50,9 @@ type Controller struct {
 	recorder record.EventRecorder
 	queue    workqueue.TypedRateLimitingInterface[string]
 	now      func() time.Time
-	// written maps a key to the resourceVersion its last write replaced:
-	// until the lister moves past it, the cached binding is stale.
-	written sync.Map
+	// written remembers the last write of each key: until the lister moves
+	// past the version it replaced, the cached binding is stale.
+	written ownwrites.Writes[string, struct{}]
 }
 
 // New returns the scheduler. The informers are of flotilla-apiserver's

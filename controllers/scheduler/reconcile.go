@@ -80,13 +80,10 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	} else if err != nil {
 		return err
 	}
-	if rv, ok := c.written.Load(key); ok {
-		if rv == t.meta.ResourceVersion {
-			// Our last write has not reached the cache; its update event
-			// queues the binding again. Deciding now would conflict.
-			return nil
-		}
-		c.written.Delete(key)
+	if _, ok := c.written.Pending(key, t.meta.ResourceVersion); ok {
+		// Our last write has not reached the cache; its update event
+		// queues the binding again. Deciding now would conflict.
+		return nil
 	}
 	if !c.responsible(t) {
 		return nil
@@ -169,7 +166,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		}
 		return fmt.Errorf("writing the scheduling result: %w", err)
 	}
-	c.written.Store(key, t.meta.ResourceVersion)
+	c.written.Record(key, t.meta.ResourceVersion, struct{}{})
 	c.record(t, dec, schedErr)
 	return c.retryLater(key, schedErr)
 }

@@ -41,24 +41,18 @@ type binding struct {
 	patchStatus func(ctx context.Context, patch []byte) (string, *workv1alpha2.ResourceBindingStatus, error)
 }
 
-// written is what the controller's last status write of a binding stored,
-// and the resourceVersion that write replaced.
+// written is what the controller's last status write of a binding stored.
 type written struct {
-	replaced, rv string
-	status       *workv1alpha2.ResourceBindingStatus
+	rv     string
+	status *workv1alpha2.ResourceBindingStatus
 }
 
 // fresher returns b as this controller last wrote it when the cache still
 // holds the version that write replaced: deciding on the cached copy would
 // only send a write that conflicts. The lister's object is not modified.
 func (c *Controller) fresher(b *binding) *binding {
-	v, ok := c.written.Load(b.key)
+	w, ok := c.written.Pending(b.key, b.meta.ResourceVersion)
 	if !ok {
-		return b
-	}
-	w := v.(written)
-	if w.replaced != b.meta.ResourceVersion {
-		c.written.Delete(b.key)
 		return b
 	}
 	out := *b

@@ -3,7 +3,6 @@ package status
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -20,6 +19,7 @@ import (
 	bindinginformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	bindinglisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/ownwrites"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
@@ -54,7 +54,7 @@ type Controller struct {
 	now      func() time.Time
 	// written holds, per binding key, the controller's last status write
 	// until the cache catches up with it.
-	written sync.Map
+	written ownwrites.Writes[string, written]
 }
 
 // New returns the controller. works, clusters, rbs and crbs are informers of the

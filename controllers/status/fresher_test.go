@@ -16,7 +16,7 @@ func TestFresherUsesOwnWrite(t *testing.T) {
 	c := &Controller{}
 	stored := &workv1alpha2.ResourceBindingStatus{AggregatedStatus: []workv1alpha2.AggregatedStatusItem{{ClusterName: "member1", Applied: true}}}
 	stale := &binding{key: "rb/default/nginx-deployment", meta: &metav1.ObjectMeta{ResourceVersion: "5"}, status: &workv1alpha2.ResourceBindingStatus{}}
-	c.written.Store(stale.key, written{replaced: "5", rv: "6", status: stored})
+	c.written.Record(stale.key, "5", written{rv: "6", status: stored})
 
 	got := c.fresher(stale)
 	if got.meta.ResourceVersion != "6" || got.status != stored {
@@ -30,7 +30,7 @@ func TestFresherUsesOwnWrite(t *testing.T) {
 	if got := c.fresher(caughtUp); got != caughtUp {
 		t.Error("a cache that caught up was not used")
 	}
-	if _, ok := c.written.Load(stale.key); ok {
+	if _, ok := c.written.Pending(stale.key, "5"); ok {
 		t.Error("the written entry outlived the cache catching up")
 	}
 }

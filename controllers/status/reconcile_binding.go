@@ -54,7 +54,7 @@ func (c *Controller) syncBindingStatus(ctx context.Context, b *binding, tmpl run
 		}
 		return fmt.Errorf("patching status of %s: %w", b.describe, err)
 	}
-	c.written.Store(b.key, written{replaced: b.meta.ResourceVersion, rv: rv, status: stored})
+	c.written.Record(b.key, b.meta.ResourceVersion, written{rv: rv, status: stored})
 	klog.FromContext(ctx).V(2).Info("Updated aggregated status", "clusters", len(items), "fullyApplied", cond.Status)
 	msg := fmt.Sprintf("Update %s with AggregatedStatus successfully.", b.describe)
 	c.event(b.obj, tmpl, corev1.EventTypeNormal, EventReasonAggregateStatusSucceed, msg)
