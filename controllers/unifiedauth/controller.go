@@ -16,7 +16,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -151,28 +150,23 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: ImpersonatorName,
 			Namespace: cluster.Spec.ImpersonatorSecretRef.Namespace}},
 	}
-	for _, obj := range []runtime.Object{role, binding} {
-		if err := c.ensureWork(ctx, cluster, obj); err != nil {
-			return err
-		}
+	if err := c.ensureWork(ctx, cluster, "ClusterRole", role); err != nil {
+		return err
 	}
-	return nil
+	return c.ensureWork(ctx, cluster, "ClusterRoleBinding", binding)
 }
 
-// ensureWork creates or updates the Work carrying obj to the cluster; a Work
-// whose fingerprint matches is left alone.
-func (c *Controller) ensureWork(ctx context.Context, cluster *clusterv1alpha1.Cluster, obj runtime.Object) error {
+// ensureWork creates or updates the Work carrying obj, the cluster-scoped
+// kind called ImpersonatorName, to the cluster; a Work whose fingerprint
+// matches is left alone.
+func (c *Controller) ensureWork(ctx context.Context, cluster *clusterv1alpha1.Cluster, kind string, obj any) error {
 	raw, err := json.Marshal(obj)
 	if err != nil {
 		return err
 	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(raw); err != nil {
-		return err
-	}
 	hash := fmt.Sprintf("%x", fnv64(string(raw)))
 	ns := names.ExecutionNamespace(cluster.Name)
-	name := names.WorkName(u.GetKind(), u.GetName(), "")
+	name := names.WorkName(kind, ImpersonatorName, "")
 	annotations := map[string]string{
 		fingerprintAnnotation: hash,
 		// These objects are the control plane's own: they replace whatever
@@ -199,11 +193,9 @@ func (c *Controller) ensureWork(ctx context.Context, cluster *clusterv1alpha1.Cl
 	if err != nil {
 		return err
 	}
-	if cur.Annotations[fingerprintAnnotation] == hash && cur.DeletionTimestamp == nil {
-		return nil
-	}
-	if cur.DeletionTimestamp != nil {
-		// Re-created once the old one is gone (its deletion re-queues us).
+	if cur.DeletionTimestamp != nil || cur.Annotations[fingerprintAnnotation] == hash {
+		// Unchanged, or re-created once the old one is gone (its deletion
+		// re-queues us).
 		return nil
 	}
 	patch, err := json.Marshal(map[string]any{

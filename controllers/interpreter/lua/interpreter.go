@@ -183,18 +183,25 @@ func (c *Customizations) mustScript(obj *unstructured.Unstructured, op interpret
 	return s, nil
 }
 
+// callOnObject calls op's function with obj alone and hands its nret
+// results to results (GetReplicas, GetComponents, ReflectStatus,
+// InterpretHealth, GetDependencies).
+func (c *Customizations) callOnObject(obj *unstructured.Unstructured, op interpreter.Operation, nret int, results func(ret []lua.LValue) error) error {
+	s, err := c.mustScript(obj, op)
+	if err != nil {
+		return err
+	}
+	return s.Call(context.Background(), nret, func(L *lua.LState) []lua.LValue {
+		return []lua.LValue{s.Arg(L, 0, obj.Object)}
+	}, func(_ *lua.LState, ret []lua.LValue) error { return results(ret) })
+}
+
 // GetReplicas implements interpreter.Interpreter: GetReplicas(desiredObj)
 // returns the replicas and, optionally, a ReplicaRequirements table.
 func (c *Customizations) GetReplicas(obj *unstructured.Unstructured) (int32, *workv1alpha2.ReplicaRequirements, error) {
-	s, err := c.mustScript(obj, interpreter.InterpretReplica)
-	if err != nil {
-		return 0, nil, err
-	}
 	var replicas int32
 	var req *workv1alpha2.ReplicaRequirements
-	err = s.Call(context.Background(), 2, func(L *lua.LState) []lua.LValue {
-		return []lua.LValue{s.Arg(L, 0, obj.Object)}
-	}, func(_ *lua.LState, ret []lua.LValue) error {
+	err := c.callOnObject(obj, interpreter.InterpretReplica, 2, func(ret []lua.LValue) error {
 		n, ok := ret[0].(lua.LNumber)
 		if !ok {
 			return fmt.Errorf("returned %s as the replicas, want a number", ret[0].Type())
@@ -218,14 +225,8 @@ func (c *Customizations) GetReplicas(obj *unstructured.Unstructured) (int32, *wo
 // GetComponents runs GetComponents(desiredObj), which returns the list of
 // the workload's components ({name, replicas, replicaRequirements}).
 func (c *Customizations) GetComponents(obj *unstructured.Unstructured) ([]workv1alpha2.Component, error) {
-	s, err := c.mustScript(obj, interpreter.InterpretComponent)
-	if err != nil {
-		return nil, err
-	}
 	var out []workv1alpha2.Component
-	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
-		return []lua.LValue{s.Arg(L, 0, obj.Object)}
-	}, func(_ *lua.LState, ret []lua.LValue) error {
+	err := c.callOnObject(obj, interpreter.InterpretComponent, 1, func(ret []lua.LValue) error {
 		if ret[0] == lua.LNil {
 			return nil
 		}
@@ -296,14 +297,8 @@ func itemsValue(items []workv1alpha2.AggregatedStatusItem) ([]any, error) {
 // ReflectStatus implements interpreter.Interpreter: ReflectStatus(observedObj)
 // returns the status to report, or nil.
 func (c *Customizations) ReflectStatus(obj *unstructured.Unstructured) (*runtime.RawExtension, error) {
-	s, err := c.mustScript(obj, interpreter.InterpretStatus)
-	if err != nil {
-		return nil, err
-	}
 	var out *runtime.RawExtension
-	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
-		return []lua.LValue{s.Arg(L, 0, obj.Object)}
-	}, func(_ *lua.LState, ret []lua.LValue) error {
+	err := c.callOnObject(obj, interpreter.InterpretStatus, 1, func(ret []lua.LValue) error {
 		if ret[0] == lua.LNil {
 			return nil
 		}
@@ -320,14 +315,8 @@ func (c *Customizations) ReflectStatus(obj *unstructured.Unstructured) (*runtime
 // InterpretHealth implements interpreter.Interpreter: InterpretHealth(observedObj)
 // returns true when healthy.
 func (c *Customizations) InterpretHealth(obj *unstructured.Unstructured) (workv1alpha2.ResourceHealth, error) {
-	s, err := c.mustScript(obj, interpreter.InterpretHealth)
-	if err != nil {
-		return workv1alpha2.ResourceUnknown, err
-	}
 	health := workv1alpha2.ResourceUnknown
-	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
-		return []lua.LValue{s.Arg(L, 0, obj.Object)}
-	}, func(_ *lua.LState, ret []lua.LValue) error {
+	err := c.callOnObject(obj, interpreter.InterpretHealth, 1, func(ret []lua.LValue) error {
 		b, ok := ret[0].(lua.LBool)
 		if !ok {
 			return fmt.Errorf("returned %s, want a boolean", ret[0].Type())
@@ -344,14 +333,8 @@ func (c *Customizations) InterpretHealth(obj *unstructured.Unstructured) (workv1
 // GetDependencies implements interpreter.Interpreter: GetDependencies(desiredObj)
 // returns a list of {apiVersion, kind, namespace, name, labelSelector}.
 func (c *Customizations) GetDependencies(obj *unstructured.Unstructured) ([]interpreter.DependentObjectReference, error) {
-	s, err := c.mustScript(obj, interpreter.InterpretDependency)
-	if err != nil {
-		return nil, err
-	}
 	var out []interpreter.DependentObjectReference
-	err = s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
-		return []lua.LValue{s.Arg(L, 0, obj.Object)}
-	}, func(_ *lua.LState, ret []lua.LValue) error {
+	err := c.callOnObject(obj, interpreter.InterpretDependency, 1, func(ret []lua.LValue) error {
 		if ret[0] == lua.LNil {
 			return nil
 		}

@@ -96,123 +96,91 @@ func set(keys ...string) map[string]bool {
 	return m
 }
 
-// checkPodSpec reads the spec of argument n, a pod template table, as a
-// PodSpec holding only the fields f names.
+// checkPodSpec reads the spec of argument n, a pod template (a table, or
+// the template as the object holds it when the script hands it over
+// untouched), as a PodSpec holding only the fields f names.
 func checkPodSpec(L *lua.LState, n int, f podFields) *corev1.PodSpec {
-	m := map[string]any{}
-	var err error
+	var spec map[string]any
 	if ud, ok := L.Get(n).(*lua.LUserData); ok {
-		// The template as the object holds it, never seen by the script.
 		g, ok := ud.Value.(goValue)
 		if !ok {
 			L.ArgError(n, "not a pod template")
 		}
 		tmpl, _ := g.v.(map[string]any)
-		spec, _ := tmpl["spec"].(map[string]any)
-		for key, v := range spec {
-			if !f.spec[key] {
-				continue
-			}
-			if key == "containers" || key == "initContainers" {
-				// Resource-only reads need no copy of the containers.
-				if cs, ok := resourceContainers(v, f.container); ok {
-					m[key] = cs
-					continue
+		spec, _ = tmpl["spec"].(map[string]any)
+	} else {
+		t, _ := L.CheckTable(n).RawGetString("spec").(*lua.LTable)
+		spec = map[string]any{}
+		var err error
+		if t != nil {
+			t.ForEach(func(k, v lua.LValue) {
+				if key := keyString(k); err == nil && f.spec[key] {
+					spec[key], err = fromLua(v, dropEmpty)
 				}
-			}
-			if list, ok := v.([]any); ok && (key == "containers" || key == "initContainers" || key == "ephemeralContainers") {
-				containers := make([]any, 0, len(list))
-				for _, c := range list {
-					cm, _ := c.(map[string]any)
-					kept := map[string]any{}
-					for ck, cv := range cm {
-						if f.container[ck] {
-							kept[ck] = cv
-						}
-					}
-					containers = append(containers, kept)
-				}
-				m[key] = containers
-				continue
-			}
-			m[key] = v
-		}
-		return podSpecFrom(L, n, m)
-	}
-	tmpl := L.CheckTable(n)
-	spec, ok := tmpl.RawGetString("spec").(*lua.LTable)
-	if !ok {
-		return &corev1.PodSpec{}
-	}
-	spec.ForEach(func(k, v lua.LValue) {
-		key := keyString(k)
-		if err != nil || !f.spec[key] {
-			return
-		}
-		if list, ok := v.(*lua.LTable); ok && (key == "containers" || key == "initContainers" || key == "ephemeralContainers") {
-			var containers []any
-			list.ForEach(func(_, c lua.LValue) {
-				ct, ok := c.(*lua.LTable)
-				if !ok || err != nil {
-					return
-				}
-				cm := map[string]any{}
-				ct.ForEach(func(ck, cv lua.LValue) {
-					if name := keyString(ck); f.container[name] && err == nil {
-						cm[name], err = fromLua(cv, dropEmpty)
-					}
-				})
-				containers = append(containers, cm)
 			})
-			m[key] = containers
-			return
 		}
-		m[key], err = fromLua(v, dropEmpty)
-	})
-	if err != nil {
-		L.ArgError(n, err.Error())
+		if err != nil {
+			L.ArgError(n, err.Error())
+		}
 	}
-	return podSpecFrom(L, n, m)
+	ps, err := podSpecFrom(spec, f)
+	if err != nil {
+		L.ArgError(n, "not a pod template: "+err.Error())
+	}
+	return ps
 }
 
-// podSpecFrom decodes the kept fields of a pod spec, through JSON: its cost
-// follows the few fields kept, where the unstructured converter walks every
-// field of PodSpec and Container.
-func podSpecFrom(L *lua.LState, n int, m map[string]any) *corev1.PodSpec {
-	// Containers that carry only names, restart policies and resources,
-	// and the overhead, are read directly (most templates, for requests);
-	// everything else goes through JSON.
+// podSpecFrom decodes the fields f names of a pod spec. Containers that
+// carry nothing f needs beyond names, restart policies and resources, and
+// the overhead, are read directly (most templates, for requests); the rest
+// goes through JSON, trimmed to the fields f names, so its cost follows
+// them rather than every field of PodSpec and Container.
+func podSpecFrom(spec map[string]any, f podFields) (*corev1.PodSpec, error) {
 	var ps corev1.PodSpec
 	rest := map[string]any{}
-	for key, v := range m {
+	for key, v := range spec {
+		if !f.spec[key] {
+			continue
+		}
 		var ok bool
 		switch key {
 		case "containers":
-			if ps.Containers, ok = v.([]corev1.Container); !ok {
-				ps.Containers, ok = resourceContainers(v, nil)
-			}
+			ps.Containers, ok = resourceContainers(v, f.container)
 		case "initContainers":
-			if ps.InitContainers, ok = v.([]corev1.Container); !ok {
-				ps.InitContainers, ok = resourceContainers(v, nil)
-			}
+			ps.InitContainers, ok = resourceContainers(v, f.container)
 		case "overhead":
 			ps.Overhead, ok = resourceList(v)
 		}
-		if !ok {
-			rest[key] = v
+		if ok {
+			continue
 		}
+		if list, isList := v.([]any); isList && (key == "containers" || key == "initContainers" || key == "ephemeralContainers") {
+			containers := make([]any, 0, len(list))
+			for _, c := range list {
+				cm, _ := c.(map[string]any)
+				kept := map[string]any{}
+				for ck, cv := range cm {
+					if f.container[ck] {
+						kept[ck] = cv
+					}
+				}
+				containers = append(containers, kept)
+			}
+			v = containers
+		}
+		rest[key] = v
 	}
 	if len(rest) == 0 {
-		return &ps
+		return &ps, nil
 	}
 	raw, err := json.Marshal(rest)
 	if err != nil {
-		L.ArgError(n, err.Error())
+		return nil, err
 	}
 	if err := json.Unmarshal(raw, &ps); err != nil {
-		L.ArgError(n, "not a pod template: "+err.Error())
+		return nil, err
 	}
-	return &ps
+	return &ps, nil
 }
 
 // resourceContainers reads containers made only of name, restartPolicy

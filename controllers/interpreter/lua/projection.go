@@ -285,24 +285,33 @@ func kubeAliases(chunk []ast.Stmt) map[string]bool {
 // helperArgument handles the first argument of a kube helper call: a chain
 // there is handed over as it is.
 func (a *analyzer) helperArgument(e ast.Expr) {
-	if i, path, ok := a.chain(e); ok && len(path) > 0 {
-		if a.proj[i] == nil {
-			a.proj[i] = &projection{}
-		}
-		if n := a.proj[i].node(path); n != nil {
-			n.opaque = true
-		}
-		return
+	if !a.opaque(e) {
+		a.value(e)
 	}
-	a.value(e)
 }
 
-func (a *analyzer) mark(param int, path []string) {
-	if a.proj[param] == nil {
-		a.proj[param] = &projection{}
+// opaque marks e, when it is a chain below a parameter, as carried
+// without being looked into; it reports whether it was such a chain.
+func (a *analyzer) opaque(e ast.Expr) bool {
+	i, path, ok := a.chain(e)
+	if !ok || len(path) == 0 {
+		return false
 	}
-	a.proj[param].leaf(path)
+	if n := a.param(i).node(path); n != nil {
+		n.opaque = true
+	}
+	return true
 }
+
+// param returns the projection of parameter i, creating it.
+func (a *analyzer) param(i int) *projection {
+	if a.proj[i] == nil {
+		a.proj[i] = &projection{}
+	}
+	return a.proj[i]
+}
+
+func (a *analyzer) mark(param int, path []string) { a.param(param).leaf(path) }
 
 // test handles e used only for its truth (if, while and repeat
 // conditions, operands of not, and and or there) or compared with nil:
@@ -316,10 +325,7 @@ func (a *analyzer) test(e ast.Expr) {
 			a.mark(i, nil)
 			return
 		}
-		if a.proj[i] == nil {
-			a.proj[i] = &projection{}
-		}
-		a.proj[i].present(path)
+		a.param(i).present(path)
 		return
 	}
 	switch e := e.(type) {
@@ -371,13 +377,7 @@ func (a *analyzer) chain(e ast.Expr) (int, []string, bool) {
 // is only carried back, never looked into, so it is passed as the Go value
 // and converted back as such.
 func (a *analyzer) returned(e ast.Expr) {
-	if i, path, ok := a.chain(e); ok && len(path) > 0 {
-		if a.proj[i] == nil {
-			a.proj[i] = &projection{}
-		}
-		if n := a.proj[i].node(path); n != nil {
-			n.opaque = true
-		}
+	if a.opaque(e) {
 		return
 	}
 	if t, ok := e.(*ast.TableExpr); ok {
@@ -493,10 +493,7 @@ func (a *analyzer) stmts(stmts []ast.Stmt, top bool) {
 					}
 					// A write needs the place, not what was there: the
 					// merge tells a table changed in place from a new one.
-					if a.proj[i] == nil {
-						a.proj[i] = &projection{}
-					}
-					a.proj[i].present(path)
+					a.param(i).present(path)
 					continue
 				}
 				a.value(l)

@@ -2,9 +2,11 @@ package lua
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,25 +39,10 @@ func describe(p *projection) string {
 		return "~"
 	}
 	var parts []string
-	for _, k := range sortedKeys(p.children) {
+	for _, k := range slices.Sorted(maps.Keys(p.children)) {
 		parts = append(parts, k+":"+describe(p.children[k]))
 	}
 	return "{" + strings.Join(parts, ",") + "}"
-}
-
-func sortedKeys(m map[string]*projection) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := range keys {
-		for j := i + 1; j < len(keys); j++ {
-			if keys[j] < keys[i] {
-				keys[i], keys[j] = keys[j], keys[i]
-			}
-		}
-	}
-	return keys
 }
 
 func TestAnalyze(t *testing.T) {
