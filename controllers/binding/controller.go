@@ -83,17 +83,14 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 		client: client, interp: interp, overrides: overrides, completions: completions, recorder: recorder,
 		queue: worker.NewQueue(ControllerName),
 	}
-	for _, h := range []struct {
-		inf    cache.SharedIndexInformer
-		prefix string
-	}{{rbs.Informer(), "rb/"}, {crbs.Informer(), "crb/"}} {
-		prefix := h.prefix
+	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()} {
 		enqueue := func(obj any) {
 			if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-				c.queue.Add(prefix + key)
+				ns, name, _ := cache.SplitMetaNamespaceKey(key)
+				c.queue.Add(names.BindingKey(ns, name))
 			}
 		}
-		if _, err := h.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc: enqueue,
 			UpdateFunc: func(old, obj any) {
 				if bindingChanged(old, obj) {
@@ -201,20 +198,20 @@ func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructu
 	}
 	name := names.BindingName(gvk.Kind, obj.GetName())
 	if ns := obj.GetNamespace(); ns != "" {
-		c.queue.Add("rb/" + ns + "/" + name)
+		c.queue.Add(names.BindingKey(ns, name))
 		return
 	}
-	c.queue.Add("crb/" + name)
+	c.queue.Add(names.BindingKey("", name))
 }
 
 func (c *Controller) enqueueWorkOwner(w *workv1alpha1.Work) {
 	if name := w.Annotations[workv1alpha2.ClusterResourceBindingAnnotationKey]; name != "" {
-		c.queue.Add("crb/" + name)
+		c.queue.Add(names.BindingKey("", name))
 		return
 	}
 	ns, name := w.Annotations[workv1alpha2.ResourceBindingNamespaceAnnotationKey], w.Annotations[workv1alpha2.ResourceBindingNameAnnotationKey]
 	if ns != "" && name != "" {
-		c.queue.Add("rb/" + ns + "/" + name)
+		c.queue.Add(names.BindingKey(ns, name))
 	}
 }
 
@@ -225,14 +222,14 @@ func (c *Controller) InterpreterChanged(gvk schema.GroupVersionKind) {
 	if rbs, err := c.rbs.List(labels.Everything()); err == nil {
 		for _, b := range rbs {
 			if b.Spec.Resource.APIVersion == apiVersion && b.Spec.Resource.Kind == kind {
-				c.queue.Add("rb/" + b.Namespace + "/" + b.Name)
+				c.queue.Add(names.BindingKey(b.Namespace, b.Name))
 			}
 		}
 	}
 	if crbs, err := c.crbs.List(labels.Everything()); err == nil {
 		for _, b := range crbs {
 			if b.Spec.Resource.APIVersion == apiVersion && b.Spec.Resource.Kind == kind {
-				c.queue.Add("crb/" + b.Name)
+				c.queue.Add(names.BindingKey("", b.Name))
 			}
 		}
 	}
@@ -241,12 +238,12 @@ func (c *Controller) InterpreterChanged(gvk schema.GroupVersionKind) {
 func (c *Controller) enqueueAll() {
 	if rbs, err := c.rbs.List(labels.Everything()); err == nil {
 		for _, b := range rbs {
-			c.queue.Add("rb/" + b.Namespace + "/" + b.Name)
+			c.queue.Add(names.BindingKey(b.Namespace, b.Name))
 		}
 	}
 	if crbs, err := c.crbs.List(labels.Everything()); err == nil {
 		for _, b := range crbs {
-			c.queue.Add("crb/" + b.Name)
+			c.queue.Add(names.BindingKey("", b.Name))
 		}
 	}
 }

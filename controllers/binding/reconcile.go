@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -42,7 +41,11 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		deleting bool
 		fin      []string
 	)
-	if name, ok := strings.CutPrefix(key, "crb/"); ok {
+	ns, name, cluster, ok := names.ParseBindingKey(key)
+	if !ok {
+		return nil
+	}
+	if cluster {
 		crb, err := c.crbs.Get(name)
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -51,8 +54,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		}
 		b = &bindingView{cluster: true, name: crb.Name, id: crb.Labels[workv1alpha2.ClusterResourceBindingPermanentIDLabel], spec: &crb.Spec}
 		obj, deleting, fin = crb, crb.DeletionTimestamp != nil, crb.Finalizers
-	} else if rest, ok := strings.CutPrefix(key, "rb/"); ok {
-		ns, name, _ := strings.Cut(rest, "/")
+	} else {
 		rb, err := c.rbs.ResourceBindings(ns).Get(name)
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -61,8 +63,6 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		}
 		b = &bindingView{namespace: rb.Namespace, name: rb.Name, id: rb.Labels[workv1alpha2.ResourceBindingPermanentIDLabel], spec: &rb.Spec}
 		obj, deleting, fin = rb, rb.DeletionTimestamp != nil, rb.Finalizers
-	} else {
-		return nil
 	}
 	if b.id == "" {
 		return nil

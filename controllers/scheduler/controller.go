@@ -3,7 +3,6 @@ package scheduler
 import (
 	"context"
 	"reflect"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -19,6 +18,7 @@ import (
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/ownwrites"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 )
@@ -29,12 +29,6 @@ const ControllerName = "scheduler"
 
 // DefaultSchedulerName is the schedulerName this scheduler serves.
 const DefaultSchedulerName = "default-scheduler"
-
-// Queue keys: "rb/<namespace>/<name>" and "crb/<name>".
-const (
-	rbPrefix  = "rb/"
-	crbPrefix = "crb/"
-)
 
 // retryUnschedulable is how long a binding that could not be scheduled
 // waits before it is tried again; cluster changes try it at once.
@@ -135,9 +129,9 @@ func clusterChanged(old, cur *clusterv1alpha1.Cluster) bool {
 func (c *Controller) enqueueBinding(obj any) {
 	switch b := obj.(type) {
 	case *workv1alpha2.ResourceBinding:
-		c.queue.Add(rbPrefix + b.Namespace + "/" + b.Name)
+		c.queue.Add(names.BindingKey(b.Namespace, b.Name))
 	case *workv1alpha2.ClusterResourceBinding:
-		c.queue.Add(crbPrefix + b.Name)
+		c.queue.Add(names.BindingKey("", b.Name))
 	}
 }
 
@@ -154,24 +148,13 @@ func (c *Controller) enqueueAll(unscheduledOnly bool) {
 	rbs, _ := c.rbs.List(labels.Everything())
 	for _, b := range rbs {
 		if keep(&b.Status) {
-			c.queue.Add(rbPrefix + b.Namespace + "/" + b.Name)
+			c.queue.Add(names.BindingKey(b.Namespace, b.Name))
 		}
 	}
 	crbs, _ := c.crbs.List(labels.Everything())
 	for _, b := range crbs {
 		if keep(&b.Status) {
-			c.queue.Add(crbPrefix + b.Name)
+			c.queue.Add(names.BindingKey("", b.Name))
 		}
 	}
-}
-
-func splitKey(key string) (cluster bool, namespace, name string, ok bool) {
-	switch {
-	case strings.HasPrefix(key, rbPrefix):
-		namespace, name, ok = strings.Cut(strings.TrimPrefix(key, rbPrefix), "/")
-		return false, namespace, name, ok
-	case strings.HasPrefix(key, crbPrefix):
-		return true, "", strings.TrimPrefix(key, crbPrefix), true
-	}
-	return false, "", "", false
 }

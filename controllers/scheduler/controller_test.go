@@ -11,6 +11,7 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
 )
 
 func TestBindingChanged(t *testing.T) {
@@ -160,9 +161,9 @@ func TestSplitKey(t *testing.T) {
 		t.Run(tc.key, func(t *testing.T) {
 			t.Parallel()
 			var got split
-			got.Cluster, got.Namespace, got.Name, got.OK = splitKey(tc.key)
+			got.Namespace, got.Name, got.Cluster, got.OK = names.ParseBindingKey(tc.key)
 			if got.OK != tc.want.OK || (got.OK && got != tc.want) {
-				t.Errorf("splitKey(%q) = %+v, want %+v", tc.key, got, tc.want)
+				t.Errorf("ParseBindingKey(%q) = %+v, want %+v", tc.key, got, tc.want)
 			}
 		})
 	}

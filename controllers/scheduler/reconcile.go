@@ -20,6 +20,7 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
 )
 
 // Event reasons, as Karmada records them on the binding and the template.
@@ -40,7 +41,7 @@ type target struct {
 }
 
 func (c *Controller) get(key string) (*target, error) {
-	isCluster, ns, name, ok := splitKey(key)
+	ns, name, isCluster, ok := names.ParseBindingKey(key)
 	if !ok {
 		return nil, fmt.Errorf("malformed key %q", key)
 	}

@@ -3,24 +3,19 @@ package status
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
 )
 
-// Queue keys name a binding: "rb/<namespace>/<name>" or "crb/<name>".
-const (
-	rbKeyPrefix  = "rb/"
-	crbKeyPrefix = "crb/"
-)
+// Queue keys name a binding (names.BindingKey).
+func rbKey(namespace, name string) string { return names.BindingKey(namespace, name) }
 
-func rbKey(namespace, name string) string { return rbKeyPrefix + namespace + "/" + name }
-
-func crbKey(name string) string { return crbKeyPrefix + name }
+func crbKey(name string) string { return names.BindingKey("", name) }
 
 // binding is the part of a ResourceBinding or ClusterResourceBinding this
 // controller reads and writes; both kinds share spec and status types.
@@ -66,12 +61,11 @@ func (c *Controller) fresher(b *binding) *binding {
 // the lister's NotFound error.
 func (c *Controller) getBinding(key string) (*binding, error) {
 	opts := metav1.PatchOptions{FieldManager: ControllerName}
+	namespace, name, cluster, ok := names.ParseBindingKey(key)
 	switch {
-	case strings.HasPrefix(key, rbKeyPrefix):
-		namespace, name, ok := strings.Cut(strings.TrimPrefix(key, rbKeyPrefix), "/")
-		if !ok {
-			return nil, fmt.Errorf("malformed key %q", key)
-		}
+	case !ok:
+		return nil, fmt.Errorf("malformed key %q", key)
+	case !cluster:
 		rb, err := c.rbs.ResourceBindings(namespace).Get(name)
 		if err != nil {
 			return nil, err
@@ -88,8 +82,7 @@ func (c *Controller) getBinding(key string) (*binding, error) {
 				return out.ResourceVersion, &out.Status, nil
 			},
 		}, nil
-	case strings.HasPrefix(key, crbKeyPrefix):
-		name := strings.TrimPrefix(key, crbKeyPrefix)
+	default:
 		crb, err := c.crbs.Get(name)
 		if err != nil {
 			return nil, err
@@ -107,5 +100,4 @@ func (c *Controller) getBinding(key string) (*binding, error) {
 			},
 		}, nil
 	}
-	return nil, fmt.Errorf("malformed key %q", key)
 }

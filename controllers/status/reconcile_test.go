@@ -20,6 +20,7 @@ import (
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
@@ -29,16 +30,16 @@ func (f *fixture) refresh(t *testing.T, key string) {
 	t.Helper()
 	ctx := context.Background()
 	var err error
+	ns, name, cluster, _ := names.ParseBindingKey(key)
 	switch {
-	case strings.HasPrefix(key, rbKeyPrefix):
-		ns, name, _ := strings.Cut(strings.TrimPrefix(key, rbKeyPrefix), "/")
+	case !cluster:
 		var b *workv1alpha2.ResourceBinding
 		if b, err = f.karmada.WorkV1alpha2().ResourceBindings(ns).Get(ctx, name, metav1.GetOptions{}); err == nil {
 			err = f.factory.Work().V1alpha2().ResourceBindings().Informer().GetIndexer().Update(b)
 		}
 	default:
 		var b *workv1alpha2.ClusterResourceBinding
-		if b, err = f.karmada.WorkV1alpha2().ClusterResourceBindings().Get(ctx, strings.TrimPrefix(key, crbKeyPrefix), metav1.GetOptions{}); err == nil {
+		if b, err = f.karmada.WorkV1alpha2().ClusterResourceBindings().Get(ctx, name, metav1.GetOptions{}); err == nil {
 			err = f.factory.Work().V1alpha2().ClusterResourceBindings().Informer().GetIndexer().Update(b)
 		}
 	}
@@ -193,7 +194,7 @@ func TestReconcile(t *testing.T) {
 				if len(st.AggregatedStatus) != tc.items {
 					t.Errorf("%d items, want %d", len(st.AggregatedStatus), tc.items)
 				}
-				if strings.HasPrefix(tc.key, rbKeyPrefix) && meta.FindStatusCondition(st.Conditions, workv1alpha2.Scheduled) == nil {
+				if _, _, cluster, _ := names.ParseBindingKey(tc.key); !cluster && meta.FindStatusCondition(st.Conditions, workv1alpha2.Scheduled) == nil {
 					t.Errorf("Scheduled condition lost: %+v", st.Conditions)
 				}
 			}

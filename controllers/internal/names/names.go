@@ -42,3 +42,27 @@ func WorkName(kind, name, namespace string) string {
 	}
 	return n + "-" + string(encoded)
 }
+
+// BindingKey is the work-queue key of a binding: "rb/<namespace>/<name>"
+// for a ResourceBinding, "crb/<name>" for a ClusterResourceBinding (empty
+// namespace). The binding, binding-status and scheduler controllers share
+// it.
+func BindingKey(namespace, name string) string {
+	if namespace == "" {
+		return "crb/" + name
+	}
+	return "rb/" + namespace + "/" + name
+}
+
+// ParseBindingKey splits a BindingKey; cluster is true for a
+// ClusterResourceBinding, ok false for a malformed key.
+func ParseBindingKey(key string) (namespace, name string, cluster, ok bool) {
+	if name, found := strings.CutPrefix(key, "crb/"); found && name != "" {
+		return "", name, true, true
+	}
+	if rest, found := strings.CutPrefix(key, "rb/"); found {
+		namespace, name, ok = strings.Cut(rest, "/")
+		return namespace, name, false, ok && namespace != "" && name != ""
+	}
+	return "", "", false, false
+}

@@ -28,3 +28,24 @@ func TestNames(t *testing.T) {
 		t.Error("namespace is not part of the hash")
 	}
 }
+
+func TestBindingKey(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		namespace, name, key string
+		cluster              bool
+	}{{"default", "nginx-deployment", "rb/default/nginx-deployment", false}, {"", "ns-namespace", "crb/ns-namespace", true}} {
+		if got := BindingKey(tc.namespace, tc.name); got != tc.key {
+			t.Errorf("BindingKey(%q, %q) = %q, want %q", tc.namespace, tc.name, got, tc.key)
+		}
+		ns, name, cluster, ok := ParseBindingKey(tc.key)
+		if !ok || ns != tc.namespace || name != tc.name || cluster != tc.cluster {
+			t.Errorf("ParseBindingKey(%q) = %q %q %v %v", tc.key, ns, name, cluster, ok)
+		}
+	}
+	for _, bad := range []string{"", "rb/", "rb/ns", "crb/", "pp/x"} {
+		if _, _, _, ok := ParseBindingKey(bad); ok {
+			t.Errorf("ParseBindingKey(%q) accepted", bad)
+		}
+	}
+}
