@@ -2,160 +2,215 @@ package interpreter
 
 import (
 	"fmt"
-	"sort"
+	"iter"
+	"slices"
+	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// PodDependencies lists what a pod spec in namespace refers to, in the order
-// ConfigMaps, Secrets, ServiceAccount (unless empty or "default"),
-// PersistentVolumeClaims, each sorted by name and de-duplicated.
-func PodDependencies(spec *corev1.PodSpec, namespace string) []DependentObjectReference {
-	configMaps, secrets, pvcs := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	addLocalRef := func(r *corev1.LocalObjectReference) {
-		if r != nil && r.Name != "" {
-			secrets[r.Name] = true
-		}
+// volumeSecretRefs are the volume sources naming a Secret in a reference
+// field ({name: ...}): source -> field.
+var volumeSecretRefs = [...]struct{ source, ref string }{
+	{"csi", "nodePublishSecretRef"},
+	{"cephfs", "secretRef"},
+	{"cinder", "secretRef"},
+	{"flexVolume", "secretRef"},
+	{"rbd", "secretRef"},
+	{"scaleIO", "secretRef"},
+	{"iscsi", "secretRef"},
+	{"storageos", "secretRef"},
+}
+
+// podRefs collects the names a pod spec refers to while reading it as
+// unstructured data; the first field of the wrong type is kept as err.
+type podRefs struct {
+	configMaps, secrets, pvcs []string
+	err                       error
+}
+
+// field reads m[key] as T; absent or null is the zero value. A value of
+// another type records an error naming the field; at is the path of m,
+// joined only then.
+func field[T any](r *podRefs, m map[string]any, key string, at ...string) T {
+	var zero T
+	v, ok := m[key]
+	if !ok || v == nil {
+		return zero
 	}
-	for _, s := range spec.ImagePullSecrets {
-		if s.Name != "" {
-			secrets[s.Name] = true
-		}
+	t, ok := v.(T)
+	if !ok && r.err == nil {
+		r.err = fmt.Errorf("%s.%s: %T is not a %T", strings.Join(at, "."), key, v, zero)
 	}
-	for _, v := range spec.Volumes {
-		switch {
-		case v.ConfigMap != nil:
-			configMaps[v.ConfigMap.Name] = true
-		case v.Secret != nil:
-			secrets[v.Secret.SecretName] = true
-		case v.PersistentVolumeClaim != nil:
-			pvcs[v.PersistentVolumeClaim.ClaimName] = true
-		case v.Projected != nil:
-			for _, src := range v.Projected.Sources {
-				if src.ConfigMap != nil {
-					configMaps[src.ConfigMap.Name] = true
+	return t
+}
+
+// objects yields the objects of the list m[key].
+func (r *podRefs) objects(m map[string]any, key string, at ...string) iter.Seq[map[string]any] {
+	return func(yield func(map[string]any) bool) {
+		for i, e := range field[[]any](r, m, key, at...) {
+			em, ok := e.(map[string]any)
+			if !ok {
+				if e != nil && r.err == nil {
+					r.err = fmt.Errorf("%s.%s[%d]: %T is not an object", strings.Join(at, "."), key, i, e)
 				}
-				if src.Secret != nil {
-					secrets[src.Secret.Name] = true
-				}
-			}
-		case v.CSI != nil:
-			addLocalRef(v.CSI.NodePublishSecretRef)
-		case v.AzureFile != nil:
-			secrets[v.AzureFile.SecretName] = true
-		case v.CephFS != nil:
-			addLocalRef(v.CephFS.SecretRef)
-		case v.Cinder != nil:
-			addLocalRef(v.Cinder.SecretRef)
-		case v.FlexVolume != nil:
-			addLocalRef(v.FlexVolume.SecretRef)
-		case v.RBD != nil:
-			addLocalRef(v.RBD.SecretRef)
-		case v.ScaleIO != nil:
-			addLocalRef(v.ScaleIO.SecretRef)
-		case v.ISCSI != nil:
-			addLocalRef(v.ISCSI.SecretRef)
-		case v.StorageOS != nil:
-			addLocalRef(v.StorageOS.SecretRef)
-		}
-	}
-	visit := func(env []corev1.EnvVar, envFrom []corev1.EnvFromSource) {
-		for _, e := range envFrom {
-			if e.ConfigMapRef != nil {
-				configMaps[e.ConfigMapRef.Name] = true
-			}
-			if e.SecretRef != nil {
-				secrets[e.SecretRef.Name] = true
-			}
-		}
-		for _, e := range env {
-			if e.ValueFrom == nil {
 				continue
 			}
-			if r := e.ValueFrom.ConfigMapKeyRef; r != nil {
-				configMaps[r.Name] = true
-			}
-			if r := e.ValueFrom.SecretKeyRef; r != nil {
-				secrets[r.Name] = true
+			if !yield(em) {
+				return
 			}
 		}
 	}
-	for _, c := range spec.InitContainers {
-		visit(c.Env, c.EnvFrom)
+}
+
+// name appends to list the field nameField of the object m[key].
+func (r *podRefs) name(list *[]string, m map[string]any, key, nameField string, at ...string) {
+	ref := field[map[string]any](r, m, key, at...)
+	if ref == nil {
+		return
 	}
-	for _, c := range spec.Containers {
-		visit(c.Env, c.EnvFrom)
+	switch n := ref[nameField].(type) {
+	case string:
+		*list = append(*list, n)
+	case nil:
+	default:
+		if r.err == nil {
+			r.err = fmt.Errorf("%s.%s.%s: %T is not a string", strings.Join(at, "."), key, nameField, n)
+		}
 	}
-	for _, c := range spec.EphemeralContainers {
-		visit(c.Env, c.EnvFrom)
+}
+
+// PodDependencies lists what a pod spec (as unstructured data) in namespace
+// refers to, in the order ConfigMaps, Secrets, ServiceAccount (unless empty
+// or "default"), PersistentVolumeClaims, each sorted by name and
+// de-duplicated. It reads only the fields naming other objects, so its cost
+// follows them rather than the size of the spec; a field of the wrong type
+// is an error.
+func PodDependencies(spec map[string]any, namespace string) ([]DependentObjectReference, error) {
+	var r podRefs
+	for s := range r.objects(spec, "imagePullSecrets", "spec") {
+		r.secrets = append(r.secrets, field[string](&r, s, "name", "spec", "imagePullSecrets"))
+	}
+	for v := range r.objects(spec, "volumes", "spec") {
+		r.name(&r.configMaps, v, "configMap", "name", "spec", "volumes")
+		r.name(&r.secrets, v, "secret", "secretName", "spec", "volumes")
+		r.name(&r.pvcs, v, "persistentVolumeClaim", "claimName", "spec", "volumes")
+		if az := field[map[string]any](&r, v, "azureFile", "spec", "volumes"); az != nil {
+			r.secrets = append(r.secrets, field[string](&r, az, "secretName", "spec", "volumes", "azureFile"))
+		}
+		if p := field[map[string]any](&r, v, "projected", "spec", "volumes"); p != nil {
+			for src := range r.objects(p, "sources", "spec", "volumes", "projected") {
+				r.name(&r.configMaps, src, "configMap", "name", "spec", "volumes", "projected", "sources")
+				r.name(&r.secrets, src, "secret", "name", "spec", "volumes", "projected", "sources")
+			}
+		}
+		for _, vs := range volumeSecretRefs {
+			if s := field[map[string]any](&r, v, vs.source, "spec", "volumes"); s != nil {
+				r.name(&r.secrets, s, vs.ref, "name", "spec", "volumes", vs.source)
+			}
+		}
+	}
+	for _, list := range [...]string{"initContainers", "containers", "ephemeralContainers"} {
+		for c := range r.objects(spec, list, "spec") {
+			for e := range r.objects(c, "envFrom", "spec", list) {
+				r.name(&r.configMaps, e, "configMapRef", "name", "spec", list, "envFrom")
+				r.name(&r.secrets, e, "secretRef", "name", "spec", list, "envFrom")
+			}
+			for e := range r.objects(c, "env", "spec", list) {
+				if from := field[map[string]any](&r, e, "valueFrom", "spec", list, "env"); from != nil {
+					r.name(&r.configMaps, from, "configMapKeyRef", "name", "spec", list, "env", "valueFrom")
+					r.name(&r.secrets, from, "secretKeyRef", "name", "spec", list, "env", "valueFrom")
+				}
+			}
+		}
+	}
+	sa := field[string](&r, spec, "serviceAccountName", "spec")
+	if r.err != nil {
+		return nil, r.err
 	}
 
-	var deps []DependentObjectReference
-	add := func(kind string, names map[string]bool) {
-		for _, name := range sortedKeys(names) {
+	deps := make([]DependentObjectReference, 0, len(r.configMaps)+len(r.secrets)+len(r.pvcs)+1)
+	add := func(kind string, names []string) {
+		slices.Sort(names)
+		for _, name := range slices.Compact(names) {
 			if name != "" {
 				deps = append(deps, DependentObjectReference{APIVersion: "v1", Kind: kind, Namespace: namespace, Name: name})
 			}
 		}
 	}
-	add("ConfigMap", configMaps)
-	add("Secret", secrets)
-	if sa := spec.ServiceAccountName; sa != "" && sa != "default" {
+	add("ConfigMap", r.configMaps)
+	add("Secret", r.secrets)
+	if sa != "" && sa != "default" {
 		deps = append(deps, DependentObjectReference{APIVersion: "v1", Kind: "ServiceAccount", Namespace: namespace, Name: sa})
 	}
-	add("PersistentVolumeClaim", pvcs)
-	return deps
+	add("PersistentVolumeClaim", r.pvcs)
+	if len(deps) == 0 {
+		return nil, nil
+	}
+	return deps, nil
 }
 
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// podSpecAt reads, without copying, the pod spec at path of obj; absent
+// is an empty spec.
+func podSpecAt(obj *unstructured.Unstructured, path ...string) (map[string]any, error) {
+	v, _, err := unstructured.NestedFieldNoCopy(obj.Object, path...)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", strings.Join(path, "."), err)
 	}
-	sort.Strings(keys)
-	return keys
+	spec, ok := v.(map[string]any)
+	if !ok && v != nil {
+		return nil, fmt.Errorf("reading %s: %T is not an object", strings.Join(path, "."), v)
+	}
+	return spec, nil
 }
 
 // podTemplateDependencies returns a dependency hook for the pod template at path.
 func podTemplateDependencies(path ...string) dependencyFunc {
+	specPath := append(slices.Clip(path), "spec")
 	return func(obj *unstructured.Unstructured) ([]DependentObjectReference, error) {
-		tmpl, _, err := unstructured.NestedMap(obj.Object, path...)
+		spec, err := podSpecAt(obj, specPath...)
 		if err != nil {
-			return nil, fmt.Errorf("reading pod template: %w", err)
-		}
-		var pt corev1.PodTemplateSpec
-		if err := fromUnstructured(tmpl, &pt); err != nil {
 			return nil, err
 		}
-		return PodDependencies(&pt.Spec, obj.GetNamespace()), nil
+		return PodDependencies(spec, obj.GetNamespace())
 	}
 }
 
 func podDependencies(obj *unstructured.Unstructured) ([]DependentObjectReference, error) {
-	var pod corev1.Pod
-	if err := fromUnstructured(obj.Object, &pod); err != nil {
+	spec, err := podSpecAt(obj, "spec")
+	if err != nil {
 		return nil, err
 	}
-	return PodDependencies(&pod.Spec, obj.GetNamespace()), nil
+	return PodDependencies(spec, obj.GetNamespace())
 }
 
 // statefulSetDependencies drops the claims that volumeClaimTemplates create:
 // the StatefulSet controller makes them in each member.
 func statefulSetDependencies(obj *unstructured.Unstructured) ([]DependentObjectReference, error) {
-	var sts appsv1.StatefulSet
-	if err := fromUnstructured(obj.Object, &sts); err != nil {
+	spec, err := podSpecAt(obj, "spec", "template", "spec")
+	if err != nil {
 		return nil, err
 	}
+	all, err := PodDependencies(spec, obj.GetNamespace())
+	if err != nil {
+		return nil, err
+	}
+	claimTemplates, _, err := unstructured.NestedFieldNoCopy(obj.Object, "spec", "volumeClaimTemplates")
+	if err != nil {
+		return nil, fmt.Errorf("reading spec.volumeClaimTemplates: %w", err)
+	}
+	list, _ := claimTemplates.([]any)
 	templates := map[string]bool{}
-	for _, t := range sts.Spec.VolumeClaimTemplates {
-		templates[t.Name] = true
+	for _, t := range list {
+		if tm, ok := t.(map[string]any); ok {
+			name, _, _ := unstructured.NestedString(tm, "metadata", "name")
+			templates[name] = true
+		}
 	}
 	var deps []DependentObjectReference
-	for _, d := range PodDependencies(&sts.Spec.Template.Spec, obj.GetNamespace()) {
+	for _, d := range all {
 		if d.Kind == "PersistentVolumeClaim" && templates[d.Name] {
 			continue
 		}
@@ -170,14 +225,15 @@ func ingressDependencies(obj *unstructured.Unstructured) ([]DependentObjectRefer
 	if err := fromUnstructured(obj.Object, &ing); err != nil {
 		return nil, err
 	}
-	names := map[string]bool{}
+	var names []string
 	for _, t := range ing.Spec.TLS {
 		if t.SecretName != "" {
-			names[t.SecretName] = true
+			names = append(names, t.SecretName)
 		}
 	}
+	slices.Sort(names)
 	var deps []DependentObjectReference
-	for _, n := range sortedKeys(names) {
+	for _, n := range slices.Compact(names) {
 		deps = append(deps, DependentObjectReference{APIVersion: "v1", Kind: "Secret", Namespace: obj.GetNamespace(), Name: n})
 	}
 	return deps, nil

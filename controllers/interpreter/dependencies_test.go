@@ -67,6 +67,40 @@ func TestGetDependencies(t *testing.T) {
 			obj:  "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec: {serviceAccountName: default, containers: [{name: c, image: i}]}",
 		},
 		{
+			name: "every volume source naming a secret, and ephemeral containers",
+			obj: `apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ns}
+spec:
+  volumes:
+  - {name: a, azureFile: {secretName: s-azure, shareName: x}}
+  - {name: b, cephfs: {monitors: [m], secretRef: {name: s-ceph}}}
+  - {name: c, cinder: {volumeID: v, secretRef: {name: s-cinder}}}
+  - {name: d, flexVolume: {driver: x, secretRef: {name: s-flex}}}
+  - {name: e, rbd: {monitors: [m], image: i, secretRef: {name: s-rbd}}}
+  - {name: f, scaleIO: {gateway: g, system: s, secretRef: {name: s-scaleio}}}
+  - {name: g, iscsi: {targetPortal: t, iqn: q, lun: 0, secretRef: {name: s-iscsi}}}
+  - {name: h, storageos: {volumeName: v, secretRef: {name: s-storageos}}}
+  - {name: i, emptyDir: {}}
+  containers: [{name: c, image: i}]
+  ephemeralContainers:
+  - {name: debug, image: i, env: [{name: X, valueFrom: {secretKeyRef: {name: s-debug, key: k}}}, {name: Y, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]}`,
+			want: []DependentObjectReference{
+				v1("Secret", "s-azure"), v1("Secret", "s-ceph"), v1("Secret", "s-cinder"), v1("Secret", "s-debug"), v1("Secret", "s-flex"),
+				v1("Secret", "s-iscsi"), v1("Secret", "s-rbd"), v1("Secret", "s-scaleio"), v1("Secret", "s-storageos"),
+			},
+		},
+		{
+			name:    "a field of the wrong type is an error",
+			obj:     "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec: {template: {spec: {volumes: [{name: v, secret: {secretName: 7}}]}}}",
+			wantErr: true,
+		},
+		{
+			name:    "volumes not a list is an error",
+			obj:     "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec: {template: {spec: {volumes: {a: b}}}}",
+			wantErr: true,
+		},
+		{
 			name: "statefulset drops claims of volumeClaimTemplates",
 			obj: `apiVersion: apps/v1
 kind: StatefulSet

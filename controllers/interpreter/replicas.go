@@ -17,7 +17,7 @@ func (n *Native) workloadReplicas(obj *unstructured.Unstructured) (int32, *workv
 	if err != nil {
 		return 0, nil, fmt.Errorf("reading spec.replicas: %w", err)
 	}
-	req, err := n.templateRequirements(obj, "spec", "template")
+	req, err := n.templateRequirements(obj, "spec", "template", "spec")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -37,7 +37,7 @@ func (n *Native) jobReplicas(obj *unstructured.Unstructured) (int32, *workv1alph
 	if found && completions < parallelism {
 		parallelism = completions
 	}
-	req, err := n.templateRequirements(obj, "spec", "template")
+	req, err := n.templateRequirements(obj, "spec", "template", "spec")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -46,51 +46,37 @@ func (n *Native) jobReplicas(obj *unstructured.Unstructured) (int32, *workv1alph
 
 // podReplicas: a Pod is one replica of itself.
 func (n *Native) podReplicas(obj *unstructured.Unstructured) (int32, *workv1alpha2.ReplicaRequirements, error) {
-	spec, _, err := unstructured.NestedMap(obj.Object, "spec")
+	req, err := n.templateRequirements(obj, "spec")
 	if err != nil {
-		return 0, nil, fmt.Errorf("reading spec: %w", err)
-	}
-	var ps corev1.PodSpec
-	if err := fromUnstructured(spec, &ps); err != nil {
 		return 0, nil, err
 	}
-	return 1, n.requirements(&ps, obj.GetNamespace()), nil
+	return 1, req, nil
 }
 
+// templateRequirements reads the requirements of the pod spec at path.
 func (n *Native) templateRequirements(obj *unstructured.Unstructured, path ...string) (*workv1alpha2.ReplicaRequirements, error) {
-	tmpl, _, err := unstructured.NestedMap(obj.Object, path...)
+	spec, err := podSpecAt(obj, path...)
 	if err != nil {
-		return nil, fmt.Errorf("reading pod template: %w", err)
-	}
-	var pt corev1.PodTemplateSpec
-	if err := fromUnstructured(tmpl, &pt); err != nil {
 		return nil, err
 	}
-	return n.requirements(&pt.Spec, obj.GetNamespace()), nil
+	pod, err := RequirementsPod(spec)
+	if err != nil {
+		return nil, err
+	}
+	req := PodRequirements(pod)
+	if req != nil && n.quotaEstimate {
+		req.Namespace = obj.GetNamespace()
+		req.PriorityClassName = pod.Spec.PriorityClassName
+	}
+	return req, nil
 }
 
-// requirements builds the replica requirements of a pod spec; nil when
-// there is neither a node claim nor a resource request.
-func (n *Native) requirements(spec *corev1.PodSpec, namespace string) *workv1alpha2.ReplicaRequirements {
-	claim := nodeClaim(spec)
-	request := PodRequests(spec)
-	if claim == nil && request == nil {
-		return nil
-	}
-	req := &workv1alpha2.ReplicaRequirements{NodeClaim: claim, ResourceRequest: request}
-	if n.quotaEstimate {
-		req.Namespace = namespace
-		req.PriorityClassName = spec.PriorityClassName
-	}
-	return req
-}
-
-// PodRequirements are the requirements of one replica of a pod spec: its
-// node claim and effective resource requests; nil when it has neither.
-// The Lua helper kube.accuratePodRequirements returns them.
-func PodRequirements(spec *corev1.PodSpec) *workv1alpha2.ReplicaRequirements {
-	claim := nodeClaim(spec)
-	request := PodRequests(spec)
+// PodRequirements are the requirements of one replica of a pod: its node
+// claim and effective resource requests; nil when it has neither. The Lua
+// helper kube.accuratePodRequirements returns them.
+func PodRequirements(pod *corev1.Pod) *workv1alpha2.ReplicaRequirements {
+	claim := nodeClaim(&pod.Spec)
+	request := PodRequests(pod)
 	if claim == nil && request == nil {
 		return nil
 	}
@@ -117,8 +103,8 @@ func nodeClaim(spec *corev1.PodSpec) *workv1alpha2.NodeClaim {
 // kube-scheduler does: the sum of the containers (plus restartable init
 // containers), the max with each init container, plus the pod overhead.
 // It returns nil when nothing is requested.
-func PodRequests(spec *corev1.PodSpec) corev1.ResourceList {
-	reqs := resourcehelper.PodRequests(&corev1.Pod{Spec: *spec}, resourcehelper.PodResourcesOptions{})
+func PodRequests(pod *corev1.Pod) corev1.ResourceList {
+	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
 	for name, q := range reqs {
 		if q.IsZero() {
 			delete(reqs, name)

@@ -79,6 +79,36 @@ spec:
 			}},
 		},
 		{
+			name: "pod-level requests, limits ignored, resource claims read through the typed path",
+			obj: `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: ns}
+spec:
+  replicas: 2
+  template:
+    spec:
+      resources: {requests: {cpu: "3"}}
+      containers:
+      - {name: a, image: i, resources: {requests: {cpu: 500m, memory: 64Mi}, limits: {cpu: "4", memory: 1Gi}}}
+      - {name: b, image: i, resources: {limits: {memory: 2Gi}, claims: [{name: gpu}]}}`,
+			want: 2,
+			wantReq: &workv1alpha2.ReplicaRequirements{ResourceRequest: corev1.ResourceList{
+				corev1.ResourceCPU:    resource.MustParse("3"),
+				corev1.ResourceMemory: resource.MustParse("64Mi"),
+			}},
+		},
+		{
+			name: "a malformed request is an error",
+			obj: `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: ns}
+spec:
+  template:
+    spec:
+      containers: [{name: a, image: i, resources: {requests: {cpu: lots}}}]`,
+			wantsErr: true,
+		},
+		{
 			name: "preferred affinity alone gives no claim",
 			obj: `apiVersion: apps/v1
 kind: ReplicaSet
@@ -191,7 +221,7 @@ func TestPodRequestsSidecar(t *testing.T) {
 			{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("300m")}}},
 		},
 	}
-	got := PodRequests(spec)
+	got := PodRequests(&corev1.Pod{Spec: *spec})
 	if q := got[corev1.ResourceCPU]; q.MilliValue() != 500 {
 		t.Errorf("cpu = %s, want 500m", q.String())
 	}

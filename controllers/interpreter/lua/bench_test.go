@@ -231,11 +231,12 @@ func BenchmarkOperations(b *testing.B) {
 			}
 		})
 		b.Run(string(op.op)+"/script", func(b *testing.B) {
-			L, err := script.get()
+			st, err := script.get()
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer script.put(L)
+			defer script.put(st)
+			L := st.L
 			values := op.values(obj)
 			args := make([]lua.LValue, len(values)) // the scripts' changes are the same each time
 			for i, v := range values {

@@ -1,7 +1,6 @@
 package lua
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -191,7 +190,7 @@ func (c *Customizations) callOnObject(obj *unstructured.Unstructured, op interpr
 	if err != nil {
 		return err
 	}
-	return s.Call(context.Background(), nret, func(L *lua.LState) []lua.LValue {
+	return s.Call(nret, func(L *lua.LState) []lua.LValue {
 		return []lua.LValue{s.Arg(L, 0, obj.Object)}
 	}, func(_ *lua.LState, ret []lua.LValue) error { return results(ret) })
 }
@@ -353,7 +352,7 @@ func callForObject(s *Script, obj map[string]any, second any) (*unstructured.Uns
 	var out *unstructured.Unstructured
 	var arg0 lua.LValue
 	var own map[*lua.LTable]bool
-	err := s.Call(context.Background(), 1, func(L *lua.LState) []lua.LValue {
+	err := s.Call(1, func(L *lua.LState) []lua.LValue {
 		arg0, own = s.ObjectArg(L, obj)
 		return []lua.LValue{arg0, s.Arg(L, 1, second)}
 	}, func(_ *lua.LState, ret []lua.LValue) error {
@@ -392,7 +391,7 @@ func requestsOnly(v lua.LValue) (*workv1alpha2.ReplicaRequirements, bool) {
 	if err != nil {
 		return nil, false
 	}
-	list, ok := resourceList(conv)
+	list, ok := interpreter.ResourceListFrom(conv)
 	if !ok {
 		return nil, false
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -149,7 +150,7 @@ function InterpretHealth(obj) return runs end`, "InterpretHealth", 1)
 		t.Fatal(err)
 	}
 	for range 5 {
-		err := s.Call(t.Context(), 1, func(L *lua.LState) []lua.LValue { return []lua.LValue{lua.LNil} },
+		err := s.Call(1, func(L *lua.LState) []lua.LValue { return []lua.LValue{lua.LNil} },
 			func(_ *lua.LState, ret []lua.LValue) error {
 				if ret[0] != lua.LNumber(1) {
 					t.Errorf("the chunk ran %v times in this state", ret[0])
@@ -190,7 +191,7 @@ func TestSandbox(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.timeout = 200 * 1e6 // 200 ms
-			err = s.Call(t.Context(), 1, func(*lua.LState) []lua.LValue { return []lua.LValue{lua.LNil} },
+			err = s.Call(1, func(*lua.LState) []lua.LValue { return []lua.LValue{lua.LNil} },
 				func(*lua.LState, []lua.LValue) error { return nil })
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("error %v, want one containing %q", err, tc.wantErr)
@@ -206,7 +207,7 @@ end`, "InterpretHealth", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Call(t.Context(), 1, func(*lua.LState) []lua.LValue { return nil }, func(_ *lua.LState, ret []lua.LValue) error {
+	err = s.Call(1, func(*lua.LState) []lua.LValue { return nil }, func(_ *lua.LState, ret []lua.LValue) error {
 		if ret[0] != lua.LTrue {
 			t.Errorf("allowed functions returned %v", ret[0])
 		}
@@ -267,5 +268,47 @@ func TestBrokenCustomizationIsDropped(t *testing.T) {
 	c.Delete("workload")
 	if len(c.byTarget) != 0 {
 		t.Errorf("byTarget after delete: %v", c.byTarget)
+	}
+}
+
+// A call that runs out of time fails with a timeout and its state is
+// dropped; the next call gets a fresh state and its own full deadline.
+func TestDeadlinePerCall(t *testing.T) {
+	t.Parallel()
+	s, err := Compile(`function InterpretHealth(spin)
+  while spin do end
+  return true
+end`, "InterpretHealth", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.timeout = 100 * time.Millisecond
+	call := func(spin bool) error {
+		return s.Call(1, func(*lua.LState) []lua.LValue { return []lua.LValue{lua.LBool(spin)} },
+			func(_ *lua.LState, ret []lua.LValue) error {
+				if ret[0] != lua.LTrue {
+					t.Errorf("returned %v", ret[0])
+				}
+				return nil
+			})
+	}
+	for i := range 3 {
+		start := time.Now()
+		if err := call(true); err == nil || !strings.Contains(err.Error(), "did not finish within 100ms") {
+			t.Fatalf("spin %d: error %v, want a timeout", i, err)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("spin %d took %v", i, took)
+		}
+		// Calls after the timeout run on a state whose deadline is not spent.
+		for range 3 {
+			if err := call(false); err != nil {
+				t.Fatalf("after spin %d: %v", i, err)
+			}
+		}
+		time.Sleep(150 * time.Millisecond) // longer than the deadline: a pooled state's stopped timer must not fire
+		if err := call(false); err != nil {
+			t.Fatalf("after idling: %v", err)
+		}
 	}
 }

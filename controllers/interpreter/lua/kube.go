@@ -3,10 +3,8 @@ package lua
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
@@ -69,205 +67,41 @@ func kubeGetResourceQuantity(L *lua.LState) int {
 	return 1
 }
 
-// podFields are the parts of a pod template a helper reads: the pod spec
-// fields, and of each container the container fields. Converting only
-// those from Lua keeps a helper call cheap whatever else the template
-// holds.
-type podFields struct {
-	spec, container map[string]bool
-}
-
-var (
-	requirementFields = podFields{
-		spec:      set("containers", "initContainers", "overhead", "nodeSelector", "tolerations", "affinity", "priorityClassName"),
-		container: set("name", "resources", "restartPolicy"),
-	}
-	dependencyFields = podFields{
-		spec:      set("containers", "initContainers", "ephemeralContainers", "volumes", "imagePullSecrets", "serviceAccountName"),
-		container: set("name", "env", "envFrom"),
-	}
-)
-
-func set(keys ...string) map[string]bool {
-	m := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		m[k] = true
-	}
-	return m
+// dependencyFields are the pod spec fields interpreter.PodDependencies
+// reads.
+var dependencyFields = map[string]bool{
+	"containers": true, "initContainers": true, "ephemeralContainers": true,
+	"volumes": true, "imagePullSecrets": true, "serviceAccountName": true,
 }
 
 // checkPodSpec reads the spec of argument n, a pod template (a table, or
 // the template as the object holds it when the script hands it over
-// untouched), as a PodSpec holding only the fields f names.
-func checkPodSpec(L *lua.LState, n int, f podFields) *corev1.PodSpec {
-	var spec map[string]any
+// untouched), as unstructured data; of a table only the fields f names are
+// converted.
+func checkPodSpec(L *lua.LState, n int, fields map[string]bool) map[string]any {
 	if ud, ok := L.Get(n).(*lua.LUserData); ok {
 		g, ok := ud.Value.(goValue)
 		if !ok {
 			L.ArgError(n, "not a pod template")
 		}
 		tmpl, _ := g.v.(map[string]any)
-		spec, _ = tmpl["spec"].(map[string]any)
-	} else {
-		t, _ := L.CheckTable(n).RawGetString("spec").(*lua.LTable)
-		spec = map[string]any{}
-		var err error
-		if t != nil {
-			t.ForEach(func(k, v lua.LValue) {
-				if key := keyString(k); err == nil && f.spec[key] {
-					spec[key], err = fromLua(v, dropEmpty)
-				}
-			})
-		}
-		if err != nil {
-			L.ArgError(n, err.Error())
-		}
+		spec, _ := tmpl["spec"].(map[string]any)
+		return spec
 	}
-	ps, err := podSpecFrom(spec, f)
+	t, _ := L.CheckTable(n).RawGetString("spec").(*lua.LTable)
+	spec := map[string]any{}
+	var err error
+	if t != nil {
+		t.ForEach(func(k, v lua.LValue) {
+			if key := keyString(k); err == nil && fields[key] {
+				spec[key], err = fromLua(v, dropEmpty)
+			}
+		})
+	}
 	if err != nil {
-		L.ArgError(n, "not a pod template: "+err.Error())
+		L.ArgError(n, err.Error())
 	}
-	return ps
-}
-
-// podSpecFrom decodes the fields f names of a pod spec. Containers that
-// carry nothing f needs beyond names, restart policies and resources, and
-// the overhead, are read directly (most templates, for requests); the rest
-// goes through JSON, trimmed to the fields f names, so its cost follows
-// them rather than every field of PodSpec and Container.
-func podSpecFrom(spec map[string]any, f podFields) (*corev1.PodSpec, error) {
-	var ps corev1.PodSpec
-	rest := map[string]any{}
-	for key, v := range spec {
-		if !f.spec[key] {
-			continue
-		}
-		var ok bool
-		switch key {
-		case "containers":
-			ps.Containers, ok = resourceContainers(v, f.container)
-		case "initContainers":
-			ps.InitContainers, ok = resourceContainers(v, f.container)
-		case "overhead":
-			ps.Overhead, ok = resourceList(v)
-		}
-		if ok {
-			continue
-		}
-		if list, isList := v.([]any); isList && (key == "containers" || key == "initContainers" || key == "ephemeralContainers") {
-			containers := make([]any, 0, len(list))
-			for _, c := range list {
-				cm, _ := c.(map[string]any)
-				kept := map[string]any{}
-				for ck, cv := range cm {
-					if f.container[ck] {
-						kept[ck] = cv
-					}
-				}
-				containers = append(containers, kept)
-			}
-			v = containers
-		}
-		rest[key] = v
-	}
-	if len(rest) == 0 {
-		return &ps, nil
-	}
-	raw, err := json.Marshal(rest)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(raw, &ps); err != nil {
-		return nil, err
-	}
-	return &ps, nil
-}
-
-// resourceContainers reads containers made only of name, restartPolicy
-// and resources, ignoring the fields keep (when not nil) leaves out; ok is
-// false for anything else.
-func resourceContainers(v any, keep map[string]bool) ([]corev1.Container, bool) {
-	list, ok := v.([]any)
-	if !ok {
-		return nil, false
-	}
-	out := make([]corev1.Container, 0, len(list))
-	for _, c := range list {
-		cm, ok := c.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		var ct corev1.Container
-		for k, v := range cm {
-			if keep != nil && !keep[k] {
-				continue
-			}
-			switch k {
-			case "name":
-				if ct.Name, ok = v.(string); !ok {
-					return nil, false
-				}
-			case "restartPolicy":
-				p, ok := v.(string)
-				if !ok {
-					return nil, false
-				}
-				policy := corev1.ContainerRestartPolicy(p)
-				ct.RestartPolicy = &policy
-			case "resources":
-				res, ok := v.(map[string]any)
-				if !ok {
-					return nil, false
-				}
-				for rk, rv := range res {
-					var list corev1.ResourceList
-					if list, ok = resourceList(rv); !ok {
-						return nil, false
-					}
-					switch rk {
-					case "requests":
-						ct.Resources.Requests = list
-					case "limits":
-						ct.Resources.Limits = list
-					default:
-						return nil, false
-					}
-				}
-			default:
-				return nil, false
-			}
-		}
-		out = append(out, ct)
-	}
-	return out, true
-}
-
-// resourceList reads a map of quantities (strings or numbers).
-func resourceList(v any) (corev1.ResourceList, bool) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, false
-	}
-	out := make(corev1.ResourceList, len(m))
-	for name, q := range m {
-		var text string
-		switch q := q.(type) {
-		case string:
-			text = q
-		case int64:
-			text = strconv.FormatInt(q, 10)
-		case float64:
-			text = strconv.FormatFloat(q, 'f', -1, 64)
-		default:
-			return nil, false
-		}
-		parsed, err := resource.ParseQuantity(text)
-		if err != nil {
-			return nil, false
-		}
-		out[corev1.ResourceName(name)] = parsed
-	}
-	return out, true
+	return spec
 }
 
 // pushJSON pushes v as a Lua value through its JSON form.
@@ -288,7 +122,11 @@ func pushJSON(L *lua.LState, v any) {
 // the kube-scheduler does (max of init containers, sum of containers,
 // overhead); nil when there are none.
 func kubeAccuratePodRequirements(L *lua.LState) int {
-	req := interpreter.PodRequirements(checkPodSpec(L, 1, requirementFields))
+	pod, err := interpreter.RequirementsPod(checkPodSpec(L, 1, interpreter.RequirementFields))
+	if err != nil {
+		L.ArgError(1, "not a pod template: "+err.Error())
+	}
+	req := interpreter.PodRequirements(pod)
 	switch {
 	case req == nil:
 		L.Push(lua.LNil)
@@ -312,18 +150,22 @@ func kubeAccuratePodRequirements(L *lua.LState) int {
 // PersistentVolumeClaims.
 func kubeGetPodDependencies(L *lua.LState) int {
 	ns := L.OptString(2, "")
-	deps := interpreter.PodDependencies(checkPodSpec(L, 1, dependencyFields), ns)
+	deps, err := interpreter.PodDependencies(checkPodSpec(L, 1, dependencyFields), ns)
+	if err != nil {
+		L.ArgError(1, "not a pod template: "+err.Error())
+	}
 	out := L.CreateTable(len(deps), 0)
+	var namespace lua.LValue = lua.LString(ns)
 	for i, d := range deps {
-		if d.LabelSelector != nil {
+		if d.LabelSelector != nil || d.APIVersion != "v1" || d.Namespace != ns {
 			pushJSON(L, deps)
 			return 1
 		}
 		t := L.CreateTable(0, 4)
-		t.RawSetString("apiVersion", lua.LString(d.APIVersion))
-		t.RawSetString("kind", lua.LString(d.Kind))
-		if d.Namespace != "" {
-			t.RawSetString("namespace", lua.LString(d.Namespace))
+		t.RawSetString("apiVersion", luaV1)
+		t.RawSetString("kind", coreKind(d.Kind))
+		if ns != "" {
+			t.RawSetString("namespace", namespace)
 		}
 		if d.Name != "" {
 			t.RawSetString("name", lua.LString(d.Name))
@@ -332,4 +174,23 @@ func kubeGetPodDependencies(L *lua.LState) int {
 	}
 	L.Push(out)
 	return 1
+}
+
+// The Lua strings of the core kinds a pod depends on, made once.
+var (
+	luaV1     lua.LValue = lua.LString("v1")
+	coreKinds            = map[string]lua.LValue{}
+)
+
+func init() {
+	for _, k := range []string{"ConfigMap", "Secret", "ServiceAccount", "PersistentVolumeClaim"} {
+		coreKinds[k] = lua.LString(k)
+	}
+}
+
+func coreKind(kind string) lua.LValue {
+	if v, ok := coreKinds[kind]; ok {
+		return v
+	}
+	return lua.LString(kind)
 }

@@ -51,8 +51,12 @@ func TestKubeHelpersMatchNative(t *testing.T) {
 		if err := json.Unmarshal(raw, &typed); err != nil {
 			t.Fatal(err)
 		}
-		wantReq, _ := json.Marshal(interpreter.PodRequirements(&typed.Spec))
-		wantDeps, _ := json.Marshal(interpreter.PodDependencies(&typed.Spec, "ns"))
+		wantReq, _ := json.Marshal(interpreter.PodRequirements(&corev1.Pod{Spec: typed.Spec}))
+		deps, err := interpreter.PodDependencies(tmpl["spec"].(map[string]any), "ns")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantDeps, _ := json.Marshal(deps)
 		if string(wantDeps) == "null" {
 			wantDeps = []byte("[]")
 		}

@@ -21,7 +21,7 @@ type Script struct {
 	// Function is the global function calls invoke.
 	Function string
 	proto    *lua.FunctionProto
-	states   chan *lua.LState
+	states   chan *state
 	timeout  time.Duration
 	// args says how much of each argument the function can reach.
 	args analysis
@@ -45,7 +45,7 @@ func Compile(source, fn string, poolSize int) (*Script, error) {
 	if poolSize <= 0 {
 		poolSize = 8
 	}
-	s := &Script{Function: fn, proto: proto, states: make(chan *lua.LState, poolSize), timeout: DefaultTimeout,
+	s := &Script{Function: fn, proto: proto, states: make(chan *state, poolSize), timeout: DefaultTimeout,
 		args: analyze(chunk, fn, returnsObject[fn])}
 	// Load one state now: a script that fails when run, or that does not
 	// define the function, is reported here rather than on the first call.
@@ -57,72 +57,94 @@ func Compile(source, fn string, poolSize int) (*Script, error) {
 	return s, nil
 }
 
-// newState returns a sandboxed state in which the script has run.
-func (s *Script) newState() (*lua.LState, error) {
+// state is a sandboxed state where the script has run, with its deadline:
+// the state keeps one cancellable context for its life, and a timer armed
+// for each call cancels it. A state whose timer fired is never reused, so a
+// call costs no new context or timer.
+type state struct {
+	L     *lua.LState
+	timer *time.Timer
+}
+
+// newState returns a state in which the script has run.
+func (s *Script) newState() (*state, error) {
 	L := newState()
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
-	defer cancel()
+	ctx, cancel := context.WithCancel(context.Background())
+	st := &state{L: L, timer: time.AfterFunc(s.timeout, cancel)}
 	L.SetContext(ctx)
-	defer L.RemoveContext()
 	L.Push(L.NewFunctionFromProto(s.proto))
-	if err := L.PCall(0, lua.MultRet, nil); err != nil {
-		L.Close()
+	err := L.PCall(0, lua.MultRet, nil)
+	if !st.timer.Stop() || err != nil {
+		st.close()
+		if err == nil {
+			return nil, fmt.Errorf("running the script: did not finish within %v", s.timeout)
+		}
 		return nil, fmt.Errorf("running the script: %s", errorString(err))
 	}
 	L.SetTop(0)
 	if _, ok := L.GetGlobal(s.Function).(*lua.LFunction); !ok {
-		L.Close()
+		st.close()
 		return nil, fmt.Errorf("the script does not define the global function %s", s.Function)
 	}
-	return L, nil
+	return st, nil
 }
 
-func (s *Script) get() (*lua.LState, error) {
+func (st *state) close() {
+	st.timer.Stop()
+	st.L.Close()
+}
+
+func (s *Script) get() (*state, error) {
 	select {
-	case L := <-s.states:
-		return L, nil
+	case st := <-s.states:
+		return st, nil
 	default:
 		return s.newState()
 	}
 }
 
-func (s *Script) put(L *lua.LState) {
-	L.SetTop(0)
+func (s *Script) put(st *state) {
+	st.L.SetTop(0)
 	select {
-	case s.states <- L:
+	case s.states <- st:
 	default:
-		L.Close()
+		st.close()
 	}
 }
 
 // Call invokes the function with args built by the caller in the borrowed
 // state (args receives the state) and hands its nret results to results,
-// still inside the state. Both run under the call's deadline. A state
-// whose call failed is discarded rather than pooled.
-func (s *Script) Call(ctx context.Context, nret int, args func(L *lua.LState) []lua.LValue, results func(L *lua.LState, ret []lua.LValue) error) error {
-	L, err := s.get()
+// still inside the state. The function runs under the script's deadline.
+// A state whose call failed or ran out of time is discarded rather than
+// pooled.
+func (s *Script) Call(nret int, args func(L *lua.LState) []lua.LValue, results func(L *lua.LState, ret []lua.LValue) error) error {
+	st, err := s.get()
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	L.SetContext(ctx)
-	err = L.CallByParam(lua.P{Fn: L.GetGlobal(s.Function), NRet: nret, Protect: true}, args(L)...)
+	L := st.L
+	in := args(L)
+	st.timer.Reset(s.timeout)
+	err = L.CallByParam(lua.P{Fn: L.GetGlobal(s.Function), NRet: nret, Protect: true}, in...)
+	inTime := st.timer.Stop()
 	if err != nil {
-		L.RemoveContext()
-		L.Close()
-		if ctx.Err() != nil {
+		st.close()
+		if !inTime {
 			return fmt.Errorf("%s: did not finish within %v", s.Function, s.timeout)
 		}
 		return fmt.Errorf("%s: %s", s.Function, errorString(err))
 	}
-	ret := make([]lua.LValue, nret)
+	var buf [2]lua.LValue
+	ret := buf[:0]
 	for i := range nret {
-		ret[i] = L.Get(i - nret)
+		ret = append(ret, L.Get(i-nret))
 	}
 	err = results(L, ret)
-	L.RemoveContext()
-	s.put(L)
+	if inTime {
+		s.put(st)
+	} else {
+		st.close()
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.Function, err)
 	}
@@ -181,8 +203,8 @@ func (s *Script) ObjectResult(ret, arg0 lua.LValue, own map[*lua.LTable]bool, or
 func (s *Script) Close() {
 	for {
 		select {
-		case L := <-s.states:
-			L.Close()
+		case st := <-s.states:
+			st.close()
 		default:
 			return
 		}
