@@ -29,7 +29,7 @@ var requirementContainerFields = map[string]bool{"name": true, "resources": true
 func RequirementsPod(spec map[string]any) (*corev1.Pod, error) {
 	pod := &corev1.Pod{}
 	ps := &pod.Spec
-	rest := map[string]any{}
+	var rest map[string]any
 	for key, v := range spec {
 		if !RequirementFields[key] {
 			continue
@@ -61,6 +61,9 @@ func RequirementsPod(spec map[string]any) (*corev1.Pod, error) {
 				containers = append(containers, kept)
 			}
 			v = containers
+		}
+		if rest == nil {
+			rest = map[string]any{}
 		}
 		rest[key] = v
 	}

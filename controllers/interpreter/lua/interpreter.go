@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	lua "github.com/yuin/gopher-lua"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -387,13 +389,35 @@ func requestsOnly(v lua.LValue) (*workv1alpha2.ReplicaRequirements, bool) {
 	if !shape || requests == nil {
 		return nil, false
 	}
-	conv, err := fromLua(requests, dropEmpty)
-	if err != nil {
+	list := make(corev1.ResourceList, 4)
+	requests.ForEach(func(k, e lua.LValue) {
+		name, isName := k.(lua.LString)
+		if !shape || !isName {
+			shape = false
+			return
+		}
+		var q resource.Quantity
+		var err error
+		switch e := e.(type) {
+		case lua.LString:
+			q, err = resource.ParseQuantity(string(e))
+		case lua.LNumber:
+			q, err = resource.ParseQuantity(e.String())
+		default:
+			shape = false
+			return
+		}
+		if err != nil {
+			shape = false
+			return
+		}
+		list[corev1.ResourceName(name)] = q
+	})
+	if !shape {
 		return nil, false
 	}
-	list, ok := interpreter.ResourceListFrom(conv)
-	if !ok {
-		return nil, false
+	if len(list) == 0 {
+		list = nil
 	}
 	return &workv1alpha2.ReplicaRequirements{ResourceRequest: list}, true
 }
