@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
 
 // RequirementFields are the pod spec fields replica requirements are
@@ -20,15 +23,36 @@ var RequirementFields = map[string]bool{
 // requirementContainerFields are the container fields requirements read.
 var requirementContainerFields = map[string]bool{"name": true, "resources": true, "restartPolicy": true}
 
-// RequirementsPod reads, from a pod spec as unstructured data, a Pod
-// holding only what requirements are computed from. Containers are read
-// directly when they hold nothing else that matters (names, restart
-// policies, requests; limits are skipped, the requests do not depend on
-// them), as is the overhead; anything else goes through JSON, trimmed to
-// those fields, so the cost follows them rather than the template's size.
-func RequirementsPod(spec map[string]any) (*corev1.Pod, error) {
-	pod := &corev1.Pod{}
-	ps := &pod.Spec
+// pods are Pods SpecRequirements reads specs into, kept with their
+// containers and request maps for the next call.
+var pods = sync.Pool{New: func() any { return new(corev1.Pod) }}
+
+// SpecRequirements returns the requirements of one replica of a pod spec
+// given as unstructured data (PodRequirements), and its priority class.
+// Only what requirements are computed from is read: containers holding
+// nothing else that matters (names, restart policies, requests; limits are
+// skipped, the requests do not depend on them) and the overhead directly,
+// into a pooled Pod; anything else through JSON, trimmed to those fields,
+// so the cost follows them rather than the template's size.
+func SpecRequirements(spec map[string]any) (*workv1alpha2.ReplicaRequirements, string, error) {
+	pod := pods.Get().(*corev1.Pod)
+	defer func() {
+		// The result shares nothing with what is kept: requests are
+		// copied into it, and the node claim's fields are dropped here.
+		containers, initContainers := pod.Spec.Containers[:0], pod.Spec.InitContainers[:0]
+		*pod = corev1.Pod{}
+		pod.Spec.Containers, pod.Spec.InitContainers = containers, initContainers
+		pods.Put(pod)
+	}()
+	if err := readRequirementsSpec(spec, &pod.Spec); err != nil {
+		return nil, "", err
+	}
+	return PodRequirements(pod), pod.Spec.PriorityClassName, nil
+}
+
+// readRequirementsSpec fills ps, zero but for the capacity of its
+// container lists, from spec.
+func readRequirementsSpec(spec map[string]any, ps *corev1.PodSpec) error {
 	var rest map[string]any
 	for key, v := range spec {
 		if !RequirementFields[key] {
@@ -37,9 +61,9 @@ func RequirementsPod(spec map[string]any) (*corev1.Pod, error) {
 		var ok bool
 		switch key {
 		case "containers":
-			ps.Containers, ok = requestContainers(v)
+			ps.Containers, ok = requestContainers(v, ps.Containers)
 		case "initContainers":
-			ps.InitContainers, ok = requestContainers(v)
+			ps.InitContainers, ok = requestContainers(v, ps.InitContainers)
 		case "overhead":
 			ps.Overhead, ok = ResourceListFrom(v)
 		case "priorityClassName":
@@ -48,6 +72,7 @@ func RequirementsPod(spec map[string]any) (*corev1.Pod, error) {
 		if ok {
 			continue
 		}
+		// The field is nil here: JSON decodes into fresh values.
 		if list, isList := v.([]any); isList && (key == "containers" || key == "initContainers") {
 			containers := make([]any, 0, len(list))
 			for _, c := range list {
@@ -68,33 +93,40 @@ func RequirementsPod(spec map[string]any) (*corev1.Pod, error) {
 		rest[key] = v
 	}
 	if len(rest) == 0 {
-		return pod, nil
+		return nil
 	}
 	raw, err := json.Marshal(rest)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := json.Unmarshal(raw, ps); err != nil {
-		return nil, fmt.Errorf("reading the pod spec: %w", err)
+		return fmt.Errorf("reading the pod spec: %w", err)
 	}
-	return pod, nil
+	return nil
 }
 
 // requestContainers reads containers made of names, restart policies,
-// requests and limits (skipped) and nothing else requirements read; ok is
-// false for anything else.
-func requestContainers(v any) ([]corev1.Container, bool) {
+// requests and limits (skipped) and nothing else requirements read, into
+// the capacity of reuse, whose request maps it clears and fills again; ok
+// is false (and the list nil) for anything else.
+func requestContainers(v any, reuse []corev1.Container) ([]corev1.Container, bool) {
 	list, ok := v.([]any)
 	if !ok {
 		return nil, false
 	}
-	out := make([]corev1.Container, len(list))
-	for i, c := range list {
+	out := reuse[:0]
+	for _, c := range list {
 		cm, ok := c.(map[string]any)
 		if !ok {
 			return nil, false
 		}
-		ct := &out[i]
+		var requests corev1.ResourceList
+		if len(out) < cap(out) {
+			requests = out[:len(out)+1][len(out)].Resources.Requests
+			clear(requests)
+		}
+		out = append(out, corev1.Container{})
+		ct := &out[len(out)-1]
 		for k, v := range cm {
 			switch k {
 			case "name":
@@ -116,17 +148,13 @@ func requestContainers(v any) ([]corev1.Container, bool) {
 				for rk, rv := range res {
 					switch rk {
 					case "requests":
-						if ct.Resources.Requests, ok = ResourceListFrom(rv); !ok {
+						if ct.Resources.Requests, ok = resourceListInto(rv, requests); !ok {
 							return nil, false
 						}
 					case "limits":
 					default:
 						return nil, false
 					}
-				}
-			default:
-				if requirementContainerFields[k] {
-					return nil, false
 				}
 			}
 		}
@@ -136,12 +164,18 @@ func requestContainers(v any) ([]corev1.Container, bool) {
 
 // ResourceListFrom reads a map of quantities (strings or numbers); ok is
 // false for anything else.
-func ResourceListFrom(v any) (corev1.ResourceList, bool) {
+func ResourceListFrom(v any) (corev1.ResourceList, bool) { return resourceListInto(v, nil) }
+
+// resourceListInto is ResourceListFrom filling out, an empty map, when it
+// is not nil.
+func resourceListInto(v any, out corev1.ResourceList) (corev1.ResourceList, bool) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, false
 	}
-	out := make(corev1.ResourceList, len(m))
+	if out == nil {
+		out = make(corev1.ResourceList, len(m))
+	}
 	for name, q := range m {
 		var text string
 		switch q := q.(type) {

@@ -59,14 +59,13 @@ func (n *Native) templateRequirements(obj *unstructured.Unstructured, path ...st
 	if err != nil {
 		return nil, err
 	}
-	pod, err := RequirementsPod(spec)
+	req, priorityClass, err := SpecRequirements(spec)
 	if err != nil {
 		return nil, err
 	}
-	req := PodRequirements(pod)
 	if req != nil && n.quotaEstimate {
 		req.Namespace = obj.GetNamespace()
-		req.PriorityClassName = pod.Spec.PriorityClassName
+		req.PriorityClassName = priorityClass
 	}
 	return req, nil
 }

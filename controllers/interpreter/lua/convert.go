@@ -1,6 +1,7 @@
 package lua
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -99,8 +100,11 @@ func fromLuaDepth(v lua.LValue, ref any, depth int) (any, error) {
 	case *lua.LTable:
 		return tableFromLua(v, ref, depth)
 	case *lua.LUserData:
-		if g, ok := v.Value.(goValue); ok {
+		switch g := v.Value.(type) {
+		case goValue:
 			return runtime.DeepCopyJSONValue(g.v), nil
+		case helperResult:
+			return helperJSON(g)
 		}
 		return nil, fmt.Errorf("a %s cannot be converted to JSON", v.Type())
 	default:
@@ -170,4 +174,17 @@ func keyString(k lua.LValue) string {
 		return strconv.FormatInt(int64(num), 10)
 	}
 	return k.String()
+}
+
+// helperJSON is a helper's Go result as JSON-like values.
+func helperJSON(h helperResult) (any, error) {
+	raw, err := json.Marshal(h.v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -38,14 +38,20 @@ func encodeJSON(buf []byte, v lua.LValue, ref any, depth int) ([]byte, error) {
 	case *lua.LTable:
 		return encodeTable(buf, v, ref, depth)
 	case *lua.LUserData:
-		if g, ok := v.Value.(goValue); ok {
-			raw, err := json.Marshal(g.v)
-			if err != nil {
-				return nil, err
-			}
-			return append(buf, raw...), nil
+		var gv any
+		switch g := v.Value.(type) {
+		case goValue:
+			gv = g.v
+		case helperResult:
+			gv = g.v
+		default:
+			return nil, fmt.Errorf("a %s cannot be converted to JSON", v.Type())
 		}
-		return nil, fmt.Errorf("a %s cannot be converted to JSON", v.Type())
+		raw, err := json.Marshal(gv)
+		if err != nil {
+			return nil, err
+		}
+		return append(buf, raw...), nil
 	default:
 		return nil, fmt.Errorf("a %s cannot be converted to JSON", v.Type())
 	}

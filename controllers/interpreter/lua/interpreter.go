@@ -214,6 +214,12 @@ func (c *Customizations) GetReplicas(obj *unstructured.Unstructured) (int32, *wo
 		if ret[1] == lua.LNil {
 			return nil
 		}
+		if h, ok := helperValue(ret[1]); ok {
+			if r, ok := h.(*workv1alpha2.ReplicaRequirements); ok {
+				req = r
+				return nil
+			}
+		}
 		if r, ok := requestsOnly(ret[1]); ok {
 			req = r
 			return nil
@@ -339,6 +345,12 @@ func (c *Customizations) GetDependencies(obj *unstructured.Unstructured) ([]inte
 		if ret[0] == lua.LNil {
 			return nil
 		}
+		if h, ok := helperValue(ret[0]); ok {
+			if deps, ok := h.([]interpreter.DependentObjectReference); ok {
+				out = deps
+				return nil
+			}
+		}
 		if deps, ok := namedDependencies(ret[0]); ok {
 			out = deps
 			return nil
@@ -366,6 +378,16 @@ func callForObject(s *Script, obj map[string]any, second any) (*unstructured.Uns
 		return nil
 	})
 	return out, err
+}
+
+// helperValue is the Go value of a helper's result handed back as it is.
+func helperValue(v lua.LValue) (any, bool) {
+	ud, ok := v.(*lua.LUserData)
+	if !ok {
+		return nil, false
+	}
+	h, ok := ud.Value.(helperResult)
+	return h.v, ok
 }
 
 // requestsOnly reads the usual requirement table, {resourceRequest = {cpu

@@ -10,17 +10,32 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
 
-// openKube loads the "kube" helper module scripts get with
-// require("kube").
-func openKube(L *lua.LState) int {
-	mod := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
-		"resourceAdd":             kubeResourceAdd,
-		"getResourceQuantity":     kubeGetResourceQuantity,
-		"accuratePodRequirements": kubeAccuratePodRequirements,
-		"getPodDependencies":      kubeGetPodDependencies,
-	})
-	L.Push(mod)
-	return 1
+// kubeModule returns the loader of the "kube" helper module scripts get
+// with require("kube"). With opaque, the helpers taking a pod template
+// return their result as a helperResult holding the Go value, for scripts
+// that only hand it back (opaqueHelperResults).
+func kubeModule(opaque bool) lua.LGFunction {
+	return func(L *lua.LState) int {
+		mod := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
+			"resourceAdd":         kubeResourceAdd,
+			"getResourceQuantity": kubeGetResourceQuantity,
+			"accuratePodRequirements": func(L *lua.LState) int {
+				return kubeAccuratePodRequirements(L, opaque)
+			},
+			"getPodDependencies": func(L *lua.LState) int {
+				return kubeGetPodDependencies(L, opaque)
+			},
+		})
+		L.Push(mod)
+		return 1
+	}
+}
+
+// pushOpaque pushes v as a helperResult.
+func pushOpaque(L *lua.LState, v any) {
+	ud := L.NewUserData()
+	ud.Value = helperResult{v}
+	L.Push(ud)
 }
 
 // checkQuantity reads argument n as a quantity: a string ("100m", "1Gi")
@@ -121,13 +136,14 @@ func pushJSON(L *lua.LState, v any) {
 // replica of a pod template: node claim and resource requests computed as
 // the kube-scheduler does (max of init containers, sum of containers,
 // overhead); nil when there are none.
-func kubeAccuratePodRequirements(L *lua.LState) int {
-	pod, err := interpreter.RequirementsPod(checkPodSpec(L, 1, interpreter.RequirementFields))
+func kubeAccuratePodRequirements(L *lua.LState, opaque bool) int {
+	req, _, err := interpreter.SpecRequirements(checkPodSpec(L, 1, interpreter.RequirementFields))
 	if err != nil {
 		L.ArgError(1, "not a pod template: "+err.Error())
 	}
-	req := interpreter.PodRequirements(pod)
 	switch {
+	case req != nil && opaque:
+		pushOpaque(L, req)
 	case req == nil:
 		L.Push(lua.LNil)
 	case req.NodeClaim == nil && req.Namespace == "" && req.PriorityClassName == "":
@@ -148,11 +164,15 @@ func kubeAccuratePodRequirements(L *lua.LState) int {
 // kubeGetPodDependencies returns the objects a pod template in namespace
 // refers to: ConfigMaps, Secrets, the ServiceAccount and
 // PersistentVolumeClaims.
-func kubeGetPodDependencies(L *lua.LState) int {
+func kubeGetPodDependencies(L *lua.LState, opaque bool) int {
 	ns := L.OptString(2, "")
 	deps, err := interpreter.PodDependencies(checkPodSpec(L, 1, dependencyFields), ns)
 	if err != nil {
 		L.ArgError(1, "not a pod template: "+err.Error())
+	}
+	if opaque {
+		pushOpaque(L, deps)
+		return 1
 	}
 	out := L.CreateTable(len(deps), 0)
 	var namespace lua.LValue = lua.LString(ns)

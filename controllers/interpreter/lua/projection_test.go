@@ -134,6 +134,8 @@ func TestProjectionMatchesWholeConversion(t *testing.T) {
 		for _, byOp := range whole.byTarget {
 			for _, s := range byOp {
 				s.args = analysis{whole: true}
+				s.opaqueHelpers = false
+				s.Close() // states are made again, with the helpers returning tables
 			}
 		}
 		obj := object(t, deploymentSized)

@@ -88,7 +88,7 @@ func newState() *lua.LState {
 			}
 		}
 	}
-	L.PreloadModule("kube", openKube)
+	L.PreloadModule("kube", kubeModule(false))
 	return L
 }
 

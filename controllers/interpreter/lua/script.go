@@ -25,6 +25,9 @@ type Script struct {
 	timeout  time.Duration
 	// args says how much of each argument the function can reach.
 	args analysis
+	// opaqueHelpers says the script only hands back what the kube helpers
+	// taking a pod template return: they return it as the Go value.
+	opaqueHelpers bool
 }
 
 // returnsObject are the functions whose result is the object to use,
@@ -46,7 +49,7 @@ func Compile(source, fn string, poolSize int) (*Script, error) {
 		poolSize = 8
 	}
 	s := &Script{Function: fn, proto: proto, states: make(chan *state, poolSize), timeout: DefaultTimeout,
-		args: analyze(chunk, fn, returnsObject[fn])}
+		args: analyze(chunk, fn, returnsObject[fn]), opaqueHelpers: opaqueHelperResults(chunk, fn)}
 	// Load one state now: a script that fails when run, or that does not
 	// define the function, is reported here rather than on the first call.
 	L, err := s.newState()
@@ -69,6 +72,9 @@ type state struct {
 // newState returns a state in which the script has run.
 func (s *Script) newState() (*state, error) {
 	L := newState()
+	if s.opaqueHelpers {
+		L.PreloadModule("kube", kubeModule(true))
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	st := &state{L: L, timer: time.AfterFunc(s.timeout, cancel)}
 	L.SetContext(ctx)
