@@ -153,6 +153,9 @@ func wholeArgs(L *lua.LState, values []any) []lua.LValue {
 //   - script: only the call of the script's function, with its arguments
 //     already in Lua (the script's own cost, helpers such as
 //     kube.accuratePodRequirements included);
+//   - helper: for the operations whose script calls a kube helper taking
+//     the pod template, the Go computation of that helper alone (the
+//     native interpreter's own code), part of script;
 //   - script-compile-per-call: the same with the parse, compile and run of
 //     the script before each call.
 func BenchmarkOperations(b *testing.B) {
@@ -250,6 +253,15 @@ func BenchmarkOperations(b *testing.B) {
 				L.SetTop(0)
 			}
 		})
+		if helper := helperWork(op.op, obj); helper != nil {
+			b.Run(string(op.op)+"/helper", func(b *testing.B) {
+				for b.Loop() {
+					if err := helper(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 		b.Run(string(op.op)+"/script-compile-per-call", func(b *testing.B) {
 			L := newState()
 			defer L.Close()
@@ -260,4 +272,18 @@ func BenchmarkOperations(b *testing.B) {
 			}
 		})
 	}
+}
+
+// helperWork is the Go computation of the kube helper the operation's
+// script calls on the template of obj, nil when it calls none.
+func helperWork(op interpreter.Operation, obj *unstructured.Unstructured) func() error {
+	spec, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "template", "spec")
+	m, _ := spec.(map[string]any)
+	switch op {
+	case interpreter.InterpretReplica:
+		return func() error { _, _, err := interpreter.SpecRequirements(m); return err }
+	case interpreter.InterpretDependency:
+		return func() error { _, err := interpreter.PodDependencies(m, obj.GetNamespace()); return err }
+	}
+	return nil
 }
