@@ -104,7 +104,7 @@ func fromLuaDepth(v lua.LValue, ref any, depth int) (any, error) {
 		case goValue:
 			return runtime.DeepCopyJSONValue(g.v), nil
 		case helperResult:
-			return helperJSON(g)
+			return jsonValue(g.v)
 		}
 		return nil, fmt.Errorf("a %s cannot be converted to JSON", v.Type())
 	default:
@@ -176,9 +176,9 @@ func keyString(k lua.LValue) string {
 	return k.String()
 }
 
-// helperJSON is a helper's Go result as JSON-like values.
-func helperJSON(h helperResult) (any, error) {
-	raw, err := json.Marshal(h.v)
+// jsonValue is a Go value (a helper's typed result) as JSON-like values.
+func jsonValue(v any) (any, error) {
+	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}

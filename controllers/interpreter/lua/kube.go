@@ -1,7 +1,6 @@
 package lua
 
 import (
-	"encoding/json"
 	"fmt"
 
 	lua "github.com/yuin/gopher-lua"
@@ -121,12 +120,8 @@ func checkPodSpec(L *lua.LState, n int, fields map[string]bool) map[string]any {
 
 // pushJSON pushes v as a Lua value through its JSON form.
 func pushJSON(L *lua.LState, v any) {
-	raw, err := json.Marshal(v)
+	out, err := jsonValue(v)
 	if err != nil {
-		L.RaiseError("encoding the result: %v", err)
-	}
-	var out any
-	if err := json.Unmarshal(raw, &out); err != nil {
 		L.RaiseError("encoding the result: %v", err)
 	}
 	L.Push(toLua(L, out))

@@ -76,12 +76,7 @@ func TestInterpreterWebhookService(t *testing.T) {
 		Namespace: hookNS, Name: svcName, Port: ptrTo(int32(port)), Path: ptrTo("/interpret"),
 	}
 	cfg.Webhooks[0].ClientConfig.CABundle = certPEM
-	if _, err := karmada(t).ConfigV1alpha1().ResourceInterpreterWebhookConfigurations().Create(t.Context(), cfg, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = karmada(t).ConfigV1alpha1().ResourceInterpreterWebhookConfigurations().Delete(context.Background(), "gizmos", metav1.DeleteOptions{})
-	})
+	createWebhookConfiguration(t, cfg)
 
 	ns := namespace(t, "webhook-service")
 	apply(t, weighted21Policy("gizmo", ns, "gizmos.example.io/v1", "Gizmo"))

@@ -99,12 +99,7 @@ func TestInterpreterWebhook(t *testing.T) {
 	}
 	cfg.Webhooks[0].ClientConfig.URL = ptrTo(srv.URL + "/interpret")
 	cfg.Webhooks[0].ClientConfig.CABundle = caBundle
-	if _, err := karmada(t).ConfigV1alpha1().ResourceInterpreterWebhookConfigurations().Create(t.Context(), cfg, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = karmada(t).ConfigV1alpha1().ResourceInterpreterWebhookConfigurations().Delete(context.Background(), "gadgets", metav1.DeleteOptions{})
-	})
+	createWebhookConfiguration(t, cfg)
 
 	ns := namespace(t, "webhook-interpreter")
 	apply(t, weighted21Policy("gadget", ns, "gadgets.example.io/v1", "Gadget"))
@@ -174,6 +169,17 @@ func TestInterpreterWebhook(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// createWebhookConfiguration creates cfg, deleted when the test ends.
+func createWebhookConfiguration(t *testing.T, cfg *configv1alpha1.ResourceInterpreterWebhookConfiguration) {
+	t.Helper()
+	if _, err := karmada(t).ConfigV1alpha1().ResourceInterpreterWebhookConfigurations().Create(t.Context(), cfg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = karmada(t).ConfigV1alpha1().ResourceInterpreterWebhookConfigurations().Delete(context.Background(), cfg.Name, metav1.DeleteOptions{})
+	})
+}
 
 func gadgetBinding(ctx context.Context, t *testing.T, ns string) string {
 	rb, err := karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, "gadget-gadget", metav1.GetOptions{})
