@@ -90,7 +90,7 @@ var dependencyFields = map[string]bool{
 
 // checkPodSpec reads the spec of argument n, a pod template (a table, or
 // the template as the object holds it when the script hands it over
-// untouched), as unstructured data; of a table only the fields f names are
+// untouched), as unstructured data; of a table only the named fields are
 // converted.
 func checkPodSpec(L *lua.LState, n int, fields map[string]bool) map[string]any {
 	if ud, ok := L.Get(n).(*lua.LUserData); ok {
