@@ -16,6 +16,10 @@ import (
 type projection struct {
 	full     bool
 	children map[string]*projection
+	// elem is what is reached of any element through a computed key
+	// (items[i].status): a list's elements are each converted as elem says,
+	// an object with such a key is converted whole.
+	elem *projection
 	// opaque says the value is only handed to kube helpers: it is passed
 	// as a userdata holding the Go value, which the helpers read directly.
 	opaque bool
@@ -28,12 +32,23 @@ type goValue struct{ v any }
 // argument, a pod template.
 var kubeHelpers = map[string]bool{"accuratePodRequirements": true, "getPodDependencies": true}
 
+// elemKey stands in a path for a computed key (see projection.elem). A
+// constant key spelled the same is treated as a computed one.
+const elemKey = "\x00[elem]"
+
 // node returns the node of path below p, creating the nodes on the way;
 // nil when an ancestor is already whole.
 func (p *projection) node(path []string) *projection {
 	for _, k := range path {
 		if p.full {
 			return nil
+		}
+		if k == elemKey {
+			if p.elem == nil {
+				p.elem = &projection{}
+			}
+			p = p.elem
+			continue
 		}
 		if p.children == nil {
 			p.children = map[string]*projection{}
@@ -58,7 +73,22 @@ func (p *projection) present(path []string) { p.node(path) }
 // leaf marks path (below p) as observed whole.
 func (p *projection) leaf(path []string) {
 	if n := p.node(path); n != nil {
-		n.full, n.children = true, nil
+		n.full, n.children, n.elem = true, nil, nil
+	}
+}
+
+// noElems makes every node with an element projection whole: the merge of
+// a returned object follows objects only.
+func (p *projection) noElems() {
+	if p == nil {
+		return
+	}
+	if p.elem != nil {
+		p.full, p.children, p.elem = true, nil, nil
+		return
+	}
+	for _, c := range p.children {
+		c.noElems()
 	}
 }
 
@@ -95,6 +125,9 @@ func analyze(chunk []ast.Stmt, fn string, allowIdentity bool) analysis {
 	a.stmts(f.Stmts, true)
 	if a.whole {
 		return analysis{whole: true}
+	}
+	if allowIdentity && len(a.proj) > 0 {
+		a.proj[0].noElems()
 	}
 	return analysis{params: a.proj}
 }
@@ -321,10 +354,9 @@ func (a *analyzer) test(e ast.Expr) {
 		return
 	}
 	if i, path, ok := a.chain(e); ok {
-		if len(path) == 0 {
-			a.mark(i, nil)
-			return
-		}
+		// A parameter tested itself needs a projection (an unused one
+		// is passed as an empty table whatever its value), not its
+		// contents: nil stays nil, anything else is passed non-nil.
 		a.param(i).present(path)
 		return
 	}
@@ -359,15 +391,16 @@ func (a *analyzer) chain(e ast.Expr) (int, []string, bool) {
 		i, ok := a.params[e.Value]
 		return i, nil, ok
 	case *ast.AttrGetExpr:
-		key, ok := e.Key.(*ast.StringExpr)
-		if !ok {
-			return 0, nil, false
-		}
 		i, path, ok := a.chain(e.Object)
 		if !ok {
 			return 0, nil, false
 		}
-		return i, append(path, key.Value), true
+		if key, isConst := e.Key.(*ast.StringExpr); isConst && key.Value != elemKey {
+			return i, append(path, key.Value), true
+		}
+		// A computed key reaches any element; the key is a value itself.
+		a.value(e.Key)
+		return i, append(path, elemKey), true
 	}
 	return 0, nil, false
 }
@@ -421,7 +454,7 @@ func (a *analyzer) value(e ast.Expr) {
 	}
 	switch e := e.(type) {
 	case *ast.AttrGetExpr:
-		// A variable key: the object it indexes is needed whole.
+		// Indexing something that is not a chain on a parameter.
 		a.value(e.Object)
 		a.value(e.Key)
 	case *ast.FuncCallExpr:
@@ -464,6 +497,12 @@ func (a *analyzer) value(e ast.Expr) {
 	case *ast.UnaryMinusOpExpr:
 		a.value(e.Expr)
 	case *ast.UnaryLenOpExpr:
+		// The length of a list needs its elements there, not what they
+		// hold: at least empty tables (scalars are converted anyway).
+		if i, path, ok := a.chain(e.Expr); ok {
+			a.param(i).present(append(path, elemKey))
+			return
+		}
 		a.value(e.Expr)
 	case *ast.FunctionExpr:
 		if e.ParList != nil {
@@ -581,6 +620,17 @@ func projectToLua(L *lua.LState, v any, p *projection, own map[*lua.LTable]bool)
 			ud.Value = goValue{v}
 			return ud
 		}
+	}
+	if p.elem != nil && !p.full && !p.opaque {
+		list, ok := v.([]any)
+		if !ok {
+			return toLua(L, v) // an object indexed by any key, or a scalar
+		}
+		t := L.CreateTable(len(list), 0)
+		for i, e := range list {
+			t.RawSetInt(i+1, projectToLua(L, e, p.elem, own)) // as toLua does
+		}
+		return t
 	}
 	m, ok := v.(map[string]any)
 	if p.full || p.opaque || !ok {

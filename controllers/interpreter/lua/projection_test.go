@@ -42,6 +42,9 @@ func describe(p *projection) string {
 	for _, k := range slices.Sorted(maps.Keys(p.children)) {
 		parts = append(parts, k+":"+describe(p.children[k]))
 	}
+	if p.elem != nil {
+		parts = append(parts, "[]:"+describe(p.elem))
+	}
 	return "{" + strings.Join(parts, ",") + "}"
 }
 
@@ -55,12 +58,17 @@ func TestAnalyze(t *testing.T) {
 		{"field chains", `function F(obj) return obj.spec.replicas, obj["status"] end`, false, "{spec:{replicas:~},status:~}"},
 		{"assignment and identity return", `function F(obj, n) obj.spec.replicas = n return obj end`, true, "{spec:{replicas:{}}} *"},
 		{"identity return not allowed", `function F(obj) return obj end`, false, "*"},
-		{"variable key", `function F(obj, k) return obj.spec[k] end`, false, "{spec:*} *"},
-		{"number key", `function F(obj) return obj.spec.containers[1].image end`, false, "{spec:{containers:*}}"},
+		{"variable key", `function F(obj, k) return obj.spec[k] end`, false, "{spec:{[]:~}} *"},
+		{"number key", `function F(obj) return obj.spec.containers[1].image end`, false, "{spec:{containers:{[]:{image:~}}}}"},
+		{"loop over a list", "function F(obj, items)\nlocal n = 0\nfor i = 1, #items do\nif items[i].status ~= nil then n = n + items[i].status.ready end\nend\nreturn n\nend", false, "- {[]:{status:{ready:*}}}"},
+		{"length only", `function F(obj) return #obj.spec.containers end`, false, "{spec:{containers:{[]:{}}}}"},
+		{"key from a chain", `function F(obj) return obj.data[obj.spec.key] end`, false, "{data:{[]:~},spec:{key:*}}"},
+		{"constant key spelled as the element marker", "function F(obj) return obj.spec[\"\\0[elem]\"] end", false, "{spec:{[]:~}}"},
+		{"elements of the returned object are whole", `function F(obj, n) obj.spec.containers[1].image = "x" return obj end`, true, "{spec:{containers:*}} -"},
 		{"passed to a function", `function F(obj) return helper(obj.spec.template) end`, false, "{spec:{template:*}}"},
 		{"unused parameter", `function F(obj, unused) return obj.kind end`, false, "{kind:~} -"},
 		{"closure", `function F(obj) local g = function() return obj.metadata.name end return g() end`, false, "{metadata:{name:*}}"},
-		{"blocks", "function F(obj)\nif obj.a then for i = 1, #obj.b do local x = obj.c.d end end\nwhile obj.e do end\nreturn obj.f\nend", false, "{a:{},b:*,c:{d:*},e:{},f:~}"},
+		{"blocks", "function F(obj)\nif obj.a then for i = 1, #obj.b do local x = obj.c.d end end\nwhile obj.e do end\nreturn obj.f\nend", false, "{a:{},b:{[]:{}},c:{d:*},e:{},f:~}"},
 		{"defined in a block", "if true then\nfunction F(obj) return obj.x end\nend", false, "{x:~}"},
 		{"assigned function", "F = function(obj) return obj.status end", false, "{status:~}"},
 		{"whole object passed", `function F(obj) return helper(obj) end`, false, "*"},
@@ -112,7 +120,7 @@ func TestProjectionMatchesWholeConversion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, manifest := range map[string]string{"tests": workloadRIC, "sample": string(sample)} {
+	for name, manifest := range map[string]string{"tests": workloadRIC, "sample": string(sample), "lists": listsRIC} {
 		projected, whole := NewCustomizations(), NewCustomizations()
 		if err := projected.Set(ric(t, manifest)); err != nil {
 			t.Fatal(err)
