@@ -15,9 +15,18 @@ import (
 // RequirementFields are the pod spec fields replica requirements are
 // computed from (PodRequirements); the Lua helper converts only these of a
 // template given as a table.
-var RequirementFields = map[string]bool{
-	"containers": true, "initContainers": true, "overhead": true, "resources": true,
-	"nodeSelector": true, "tolerations": true, "affinity": true, "priorityClassName": true,
+var RequirementFields = map[string]bool{}
+
+// requirementFieldList lists RequirementFields, for reading them by lookup.
+var requirementFieldList = []string{
+	"containers", "initContainers", "overhead", "resources",
+	"nodeSelector", "tolerations", "affinity", "priorityClassName",
+}
+
+func init() {
+	for _, f := range requirementFieldList {
+		RequirementFields[f] = true
+	}
 }
 
 // requirementContainerFields are the container fields requirements read.
@@ -54,8 +63,9 @@ func SpecRequirements(spec map[string]any) (*workv1alpha2.ReplicaRequirements, s
 // container lists, from spec.
 func readRequirementsSpec(spec map[string]any, ps *corev1.PodSpec) error {
 	var rest map[string]any
-	for key, v := range spec {
-		if !RequirementFields[key] {
+	for _, key := range requirementFieldList {
+		v, present := spec[key]
+		if !present {
 			continue
 		}
 		var ok bool
@@ -127,34 +137,35 @@ func requestContainers(v any, reuse []corev1.Container) ([]corev1.Container, boo
 		}
 		out = append(out, corev1.Container{})
 		ct := &out[len(out)-1]
-		for k, v := range cm {
-			switch k {
-			case "name":
-				if ct.Name, ok = v.(string); !ok {
-					return nil, false
-				}
-			case "restartPolicy":
-				p, ok := v.(string)
-				if !ok {
-					return nil, false
-				}
-				policy := corev1.ContainerRestartPolicy(p)
-				ct.RestartPolicy = &policy
-			case "resources":
-				res, ok := v.(map[string]any)
-				if !ok {
-					return nil, false
-				}
-				for rk, rv := range res {
-					switch rk {
-					case "requests":
-						if ct.Resources.Requests, ok = resourceListInto(rv, requests); !ok {
-							return nil, false
-						}
-					case "limits":
-					default:
+		// The fields requirementContainerFields names, looked up rather
+		// than found among all the container's fields.
+		if v, present := cm["name"]; present {
+			if ct.Name, ok = v.(string); !ok {
+				return nil, false
+			}
+		}
+		if v, present := cm["restartPolicy"]; present {
+			p, ok := v.(string)
+			if !ok {
+				return nil, false
+			}
+			policy := corev1.ContainerRestartPolicy(p)
+			ct.RestartPolicy = &policy
+		}
+		if v, present := cm["resources"]; present {
+			res, ok := v.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			for rk, rv := range res {
+				switch rk {
+				case "requests":
+					if ct.Resources.Requests, ok = resourceListInto(rv, requests); !ok {
 						return nil, false
 					}
+				case "limits":
+				default:
+					return nil, false
 				}
 			}
 		}
