@@ -10,7 +10,8 @@ import (
 
 // Chain asks its interpreters in order, per operation and kind: the first
 // with a hook for them answers (API-SPEC §5.2: customizations, then
-// webhooks, then the native built-ins). When none has a hook, the last
+// webhooks, then the customizations shipped for third-party kinds, then
+// the native built-ins). When none has a hook, the last
 // one answers, with its "nothing to say" value or its error.
 type Chain []Interpreter
 

@@ -1,6 +1,8 @@
 package manager
 
 import (
+	"fmt"
+
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -9,12 +11,14 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 	"github.com/flotilla-io/flotilla/controllers/interpreter/lua"
+	"github.com/flotilla-io/flotilla/controllers/interpreter/thirdparty"
 	"github.com/flotilla-io/flotilla/controllers/interpreter/webhook"
 )
 
 // newInterpreter returns the interpreter every controller uses: the
 // ResourceInterpreterCustomizations, then the interpreter webhooks, then
-// the native built-ins (API-SPEC §5.2), and the informer syncs to wait for
+// the customizations shipped for third-party kinds, then the native
+// built-ins (API-SPEC §5.2), and the informer syncs to wait for
 // before interpreting anything.
 // The customizations follow their informer: each generation is compiled
 // once, when it arrives.
@@ -49,6 +53,10 @@ func newInterpreter(factory externalversions.SharedInformerFactory, host informe
 	webhooks := webhook.New(hooks.Lister(), webhook.Options{
 		ServiceResolver: webhook.NewServiceLookupResolver(host.Core().V1().Services().Lister()),
 	})
-	chain := interpreter.Chain{customizations, webhooks, interpreter.NewNative()}
+	shipped, err := thirdparty.New()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("the shipped third-party customizations: %w", err)
+	}
+	chain := interpreter.Chain{customizations, webhooks, shipped, interpreter.NewNative()}
 	return customizations, chain, []cache.InformerSynced{ric.HasSynced, hooks.Informer().HasSynced}, nil
 }

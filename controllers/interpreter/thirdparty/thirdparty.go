@@ -1,0 +1,86 @@
+// Package thirdparty holds the interpretation Flotilla ships for popular
+// third-party kinds (OpenKruise, Argo Workflows, Flux), as Karmada ships
+// its thirdparty customizations: Lua scripts in the form of a
+// ResourceInterpreterCustomization, asked after the users' customizations
+// and webhooks and before the native built-ins (API-SPEC §5.2).
+//
+// Each file under customizations/ gives the customizations of one kind for
+// every listed group/version:
+//
+//	targets: [apps.kruise.io/v1alpha1]
+//	kind: CloneSet
+//	customizations: {...}   # as in a ResourceInterpreterCustomization
+package thirdparty
+
+import (
+	"embed"
+	"fmt"
+	"path"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/interpreter/lua"
+)
+
+//go:embed customizations/*.yaml
+var files embed.FS
+
+// file is the form of a file under customizations/.
+type file struct {
+	Targets        []string                          `json:"targets"`
+	Kind           string                            `json:"kind"`
+	Customizations configv1alpha1.CustomizationRules `json:"customizations"`
+}
+
+// Customizations returns the shipped customizations as
+// ResourceInterpreterCustomizations, one per kind and version, named
+// thirdparty-<file>-<version>.
+func Customizations() ([]*configv1alpha1.ResourceInterpreterCustomization, error) {
+	entries, err := files.ReadDir("customizations")
+	if err != nil {
+		return nil, err
+	}
+	var out []*configv1alpha1.ResourceInterpreterCustomization
+	for _, e := range entries {
+		raw, err := files.ReadFile(path.Join("customizations", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		var f file
+		if err := yaml.UnmarshalStrict(raw, &f); err != nil {
+			return nil, fmt.Errorf("%s: %w", e.Name(), err)
+		}
+		if len(f.Targets) == 0 || f.Kind == "" {
+			return nil, fmt.Errorf("%s: targets and kind are required", e.Name())
+		}
+		for _, apiVersion := range f.Targets {
+			name := "thirdparty-" + strings.TrimSuffix(e.Name(), ".yaml") + "-" + apiVersion[strings.LastIndex(apiVersion, "/")+1:]
+			out = append(out, &configv1alpha1.ResourceInterpreterCustomization{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 1},
+				Spec: configv1alpha1.ResourceInterpreterCustomizationSpec{
+					Target:         configv1alpha1.CustomizationTarget{APIVersion: apiVersion, Kind: f.Kind},
+					Customizations: *f.Customizations.DeepCopy(),
+				},
+			})
+		}
+	}
+	return out, nil
+}
+
+// New compiles the shipped customizations into an interpreter.
+func New() (*lua.Customizations, error) {
+	rics, err := Customizations()
+	if err != nil {
+		return nil, err
+	}
+	c := lua.NewCustomizations()
+	for _, ric := range rics {
+		if err := c.Set(ric); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
