@@ -12,10 +12,13 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
@@ -285,4 +288,33 @@ func flotillactl(t *testing.T, args ...string) (string, error) {
 	out, err := exec.CommandContext(ctx, filepath.Join(e.Options.BinDir, "flotillactl"),
 		append(args, "--kubeconfig="+e.Host.Kubeconfig)...).CombinedOutput()
 	return string(out), err
+}
+
+// bothHealthy says what is missing until the binding ns/name reports both
+// member clusters Healthy ("" once it does).
+func bothHealthy(ctx context.Context, t *testing.T, ns, name string) string {
+	rb, err := karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err.Error()
+	}
+	healthy := 0
+	for _, it := range rb.Status.AggregatedStatus {
+		if it.Health == workv1alpha2.ResourceHealthy {
+			healthy++
+		}
+	}
+	if healthy != 2 {
+		return fmt.Sprintf("aggregated status %+v, want both clusters Healthy", rb.Status.AggregatedStatus)
+	}
+	return ""
+}
+
+// templates is a client of gvr's resource templates in ns, through the host.
+func templates(t *testing.T, gvr schema.GroupVersionResource, ns string) dynamic.ResourceInterface {
+	t.Helper()
+	hc, err := framework.Env.Host.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dynamic.NewForConfigOrDie(hc).Resource(gvr).Namespace(ns)
 }

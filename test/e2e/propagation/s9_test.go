@@ -148,13 +148,8 @@ func TestS9CustomInterpreter(t *testing.T) {
 			t.Fatalf("%s: %v", m, err)
 		}
 	}
-	hc, err := framework.Env.Host.RESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	templates := dynamic.NewForConfigOrDie(hc).Resource(workloads).Namespace(ns)
 	eventually(t, 60*time.Second, func(ctx context.Context) string {
-		w, err := templates.Get(ctx, "nginx", metav1.GetOptions{})
+		w, err := templates(t, workloads, ns).Get(ctx, "nginx", metav1.GetOptions{})
 		if err != nil {
 			return err.Error()
 		}

@@ -10,10 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
 var cloneSets = schema.GroupVersionResource{Group: "apps.kruise.io", Version: "v1alpha1", Resource: "clonesets"}
@@ -77,13 +75,8 @@ spec:
 			t.Fatalf("%s: %v", m, err)
 		}
 	}
-	hc, err := framework.Env.Host.RESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	templates := dynamic.NewForConfigOrDie(hc).Resource(cloneSets).Namespace(ns)
 	eventually(t, 60*time.Second, func(ctx context.Context) string {
-		o, err := templates.Get(ctx, "web", metav1.GetOptions{})
+		o, err := templates(t, cloneSets, ns).Get(ctx, "web", metav1.GetOptions{})
 		if err != nil {
 			return err.Error()
 		}
@@ -94,20 +87,5 @@ spec:
 		}
 		return ""
 	})
-	eventually(t, 30*time.Second, func(ctx context.Context) string {
-		rb, err := binding(ctx)
-		if err != nil {
-			return err.Error()
-		}
-		healthy := 0
-		for _, it := range rb.Status.AggregatedStatus {
-			if it.Health == workv1alpha2.ResourceHealthy {
-				healthy++
-			}
-		}
-		if healthy != 2 {
-			return fmt.Sprintf("aggregated status %+v, want both clusters Healthy", rb.Status.AggregatedStatus)
-		}
-		return ""
-	})
+	eventually(t, 30*time.Second, func(ctx context.Context) string { return bothHealthy(ctx, t, ns, "web-cloneset") })
 }

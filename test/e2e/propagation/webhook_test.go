@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
-	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
 
 var gadgets = schema.GroupVersionResource{Group: "gadgets.example.io", Version: "v1", Resource: "gadgets"}
@@ -123,22 +122,7 @@ func TestInterpreterWebhook(t *testing.T) {
 		}
 		return ""
 	})
-	eventually(t, 60*time.Second, func(ctx context.Context) string {
-		rb, err := karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, "gadget-gadget", metav1.GetOptions{})
-		if err != nil {
-			return err.Error()
-		}
-		healthy := 0
-		for _, it := range rb.Status.AggregatedStatus {
-			if it.Health == workv1alpha2.ResourceHealthy {
-				healthy++
-			}
-		}
-		if healthy != 2 {
-			return fmt.Sprintf("aggregated status %+v, want both clusters Healthy", rb.Status.AggregatedStatus)
-		}
-		return ""
-	})
+	eventually(t, 60*time.Second, func(ctx context.Context) string { return bothHealthy(ctx, t, ns, "gadget-gadget") })
 
 	// The webhook fails: the binding says so; the members keep what they had.
 	hook.failRevise.Store(true)
