@@ -4,8 +4,8 @@
 // ResourceInterpreterCustomization, asked after the users' customizations
 // and webhooks and before the native built-ins (API-SPEC §5.2).
 //
-// Each file under customizations/ gives the customizations of one kind for
-// every listed group/version:
+// Each file under customizations/ gives the customizations of a kind (or of
+// several kinds, kinds:) for every listed group/version:
 //
 //	targets: [apps.kruise.io/v1alpha1]
 //	kind: CloneSet
@@ -31,13 +31,14 @@ var files embed.FS
 // file is the form of a file under customizations/.
 type file struct {
 	Targets        []string                          `json:"targets"`
-	Kind           string                            `json:"kind"`
+	Kind           string                            `json:"kind,omitempty"`
+	Kinds          []string                          `json:"kinds,omitempty"`
 	Customizations configv1alpha1.CustomizationRules `json:"customizations"`
 }
 
 // Customizations returns the shipped customizations as
 // ResourceInterpreterCustomizations, one per kind and version, named
-// thirdparty-<file>-<version>.
+// thirdparty-<kind>-<group>-<version>.
 func Customizations() ([]*configv1alpha1.ResourceInterpreterCustomization, error) {
 	entries, err := files.ReadDir("customizations")
 	if err != nil {
@@ -53,18 +54,24 @@ func Customizations() ([]*configv1alpha1.ResourceInterpreterCustomization, error
 		if err := yaml.UnmarshalStrict(raw, &f); err != nil {
 			return nil, fmt.Errorf("%s: %w", e.Name(), err)
 		}
-		if len(f.Targets) == 0 || f.Kind == "" {
-			return nil, fmt.Errorf("%s: targets and kind are required", e.Name())
+		kinds := f.Kinds
+		if f.Kind != "" {
+			kinds = append(kinds, f.Kind)
 		}
-		for _, apiVersion := range f.Targets {
-			name := "thirdparty-" + strings.TrimSuffix(e.Name(), ".yaml") + "-" + apiVersion[strings.LastIndex(apiVersion, "/")+1:]
-			out = append(out, &configv1alpha1.ResourceInterpreterCustomization{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 1},
-				Spec: configv1alpha1.ResourceInterpreterCustomizationSpec{
-					Target:         configv1alpha1.CustomizationTarget{APIVersion: apiVersion, Kind: f.Kind},
-					Customizations: *f.Customizations.DeepCopy(),
-				},
-			})
+		if len(f.Targets) == 0 || len(kinds) == 0 {
+			return nil, fmt.Errorf("%s: targets and a kind are required", e.Name())
+		}
+		for _, kind := range kinds {
+			for _, apiVersion := range f.Targets {
+				name := strings.ToLower("thirdparty-" + kind + "-" + apiVersion[:strings.Index(apiVersion+"/", "/")] + "-" + apiVersion[strings.LastIndex(apiVersion, "/")+1:])
+				out = append(out, &configv1alpha1.ResourceInterpreterCustomization{
+					ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 1},
+					Spec: configv1alpha1.ResourceInterpreterCustomizationSpec{
+						Target:         configv1alpha1.CustomizationTarget{APIVersion: apiVersion, Kind: kind},
+						Customizations: *f.Customizations.DeepCopy(),
+					},
+				})
+			}
 		}
 	}
 	return out, nil

@@ -24,7 +24,7 @@ func TestShippedCustomizationsAreValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rics) < 9 { // the files list 9 kind versions
+	if len(rics) < 12 { // the files list 12 kind versions
 		t.Fatalf("only %d customizations shipped", len(rics))
 	}
 	for i, ric := range rics {
@@ -313,5 +313,73 @@ status:
 	}
 	if got := string(st.Raw); got != `{"conditions":[{"message":"ok","reason":"InstallSucceeded","status":"True","type":"Ready"}]}` {
 		t.Errorf("reflected %s", got)
+	}
+}
+
+func TestKruiseDaemonSet(t *testing.T) {
+	c := shipped(t)
+	obj := object(t, `
+apiVersion: apps.kruise.io/v1alpha1
+kind: DaemonSet
+metadata: {name: agent, namespace: ns, generation: 2}
+spec:
+  template:
+    spec:
+      containers: [{name: c, image: agent, env: [{name: K, valueFrom: {secretKeyRef: {name: agent-key, key: k}}}]}]
+status: {observedGeneration: 2, desiredNumberScheduled: 3, updatedNumberScheduled: 3, numberAvailable: 3, numberReady: 3}
+`)
+	if c.HookEnabled(obj.GroupVersionKind(), interpreter.InterpretReplica) {
+		t.Error("a DaemonSet has no replicas to interpret")
+	}
+	if h, err := c.InterpretHealth(obj); h != workv1alpha2.ResourceHealthy || err != nil {
+		t.Errorf("health %s %v", h, err)
+	}
+	rolling := obj.DeepCopy()
+	_ = unstructured.SetNestedField(rolling.Object, int64(1), "status", "updatedNumberScheduled")
+	if h, _ := c.InterpretHealth(rolling); h != workv1alpha2.ResourceUnhealthy {
+		t.Errorf("health while updating: %s", h)
+	}
+	agg, err := c.AggregateStatus(obj, items(`{"desiredNumberScheduled":3,"numberReady":2,"daemonSetHash":"h1"}`, `{"desiredNumberScheduled":2,"numberReady":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, _, _ := unstructured.NestedMap(agg.Object, "status")
+	if status["desiredNumberScheduled"] != int64(5) || status["numberReady"] != int64(4) || status["daemonSetHash"] != "h1" || status["observedGeneration"] != int64(2) {
+		t.Errorf("aggregated status %v", status)
+	}
+	deps, err := c.GetDependencies(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]interpreter.DependentObjectReference{{APIVersion: "v1", Kind: "Secret", Namespace: "ns", Name: "agent-key"}}, deps); diff != "" {
+		t.Errorf("dependencies (-want +got):\n%s", diff)
+	}
+}
+
+func TestKyvernoPolicies(t *testing.T) {
+	c := shipped(t)
+	for _, kind := range []string{"ClusterPolicy", "Policy"} {
+		obj := object(t, "apiVersion: kyverno.io/v1\nkind: "+kind+"\nmetadata: {name: p}\nspec: {rules: []}\nstatus: {ready: true, conditions: [{type: Ready, status: \"True\", reason: Succeeded, message: ready}]}\n")
+		if h, err := c.InterpretHealth(obj); h != workv1alpha2.ResourceHealthy || err != nil {
+			t.Errorf("%s health %s %v", kind, h, err)
+		}
+		notReady := obj.DeepCopy()
+		_ = unstructured.SetNestedField(notReady.Object, false, "status", "ready")
+		if h, _ := c.InterpretHealth(notReady); h != workv1alpha2.ResourceUnhealthy {
+			t.Errorf("%s health when not ready: %s", kind, h)
+		}
+		agg, err := c.AggregateStatus(obj, items(`{"ready":true,"conditions":[{"type":"Ready","status":"True","message":"ok"}]}`, `{"ready":false}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, _, _ := unstructured.NestedMap(agg.Object, "status")
+		conditions, _ := status["conditions"].([]any)
+		if status["ready"] != false || len(conditions) != 1 || conditions[0].(map[string]any)["message"] != "member1=ok" {
+			t.Errorf("%s aggregated status %v", kind, status)
+		}
+		agg, _ = c.AggregateStatus(obj, items(`{"ready":true}`, `{"ready":true}`))
+		if ready, _, _ := unstructured.NestedBool(agg.Object, "status", "ready"); !ready {
+			t.Errorf("%s not ready where every member is: %v", kind, agg.Object["status"])
+		}
 	}
 }
