@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 )
@@ -62,22 +63,11 @@ func trimPod(obj any) (any, error) {
 	return t, nil
 }
 
-// podRequests is what a pod asks for as the scheduler counts it: the sum of
-// its containers, at least the largest init container, plus overhead.
+// podRequests is what a pod asks for as the kube-scheduler counts it (sum
+// of containers and sidecars, at least each init container, pod-level
+// requests, plus overhead).
 func podRequests(p *corev1.Pod) corev1.ResourceList {
-	total := corev1.ResourceList{}
-	for _, c := range p.Spec.Containers {
-		addTo(total, c.Resources.Requests)
-	}
-	for _, c := range p.Spec.InitContainers {
-		for name, q := range c.Resources.Requests {
-			if cur, ok := total[name]; !ok || q.Cmp(cur) > 0 {
-				total[name] = q.DeepCopy()
-			}
-		}
-	}
-	addTo(total, p.Spec.Overhead)
-	return total
+	return resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
 }
 
 func addTo(total, add corev1.ResourceList) {

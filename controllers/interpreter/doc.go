@@ -4,8 +4,8 @@
 //
 // It owns how replicas, replica requirements, retention, status reflection,
 // status aggregation, health and dependencies are read from or written to
-// resource templates and member objects. It does not own the Lua
-// (ResourceInterpreterCustomization) or webhook interpreters, nor the order in
-// which interpreters are consulted; those live elsewhere and implement the
-// same Interpreter interface.
+// resource templates and member objects, and the order in which
+// interpreters are consulted (Chain). The Lua (ResourceInterpreterCustomization),
+// webhook and shipped third-party interpreters live in the sub-packages
+// and implement the same Interpreter interface.
 package interpreter

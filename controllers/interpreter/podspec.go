@@ -75,7 +75,7 @@ func readRequirementsSpec(spec map[string]any, ps *corev1.PodSpec) error {
 		case "initContainers":
 			ps.InitContainers, ok = requestContainers(v, ps.InitContainers)
 		case "overhead":
-			ps.Overhead, ok = ResourceListFrom(v)
+			ps.Overhead, ok = resourceListInto(v, nil)
 		case "priorityClassName":
 			ps.PriorityClassName, ok = v.(string)
 		}
@@ -173,12 +173,9 @@ func requestContainers(v any, reuse []corev1.Container) ([]corev1.Container, boo
 	return out, true
 }
 
-// ResourceListFrom reads a map of quantities (strings or numbers); ok is
-// false for anything else.
-func ResourceListFrom(v any) (corev1.ResourceList, bool) { return resourceListInto(v, nil) }
-
-// resourceListInto is ResourceListFrom filling out, an empty map, when it
-// is not nil.
+// resourceListInto reads a map of quantities (strings or numbers) into out,
+// an empty map, or a new one when out is nil; ok is false for anything
+// else.
 func resourceListInto(v any, out corev1.ResourceList) (corev1.ResourceList, bool) {
 	m, ok := v.(map[string]any)
 	if !ok {

@@ -32,7 +32,9 @@ func newInterpreter(factory externalversions.SharedInformerFactory, host informe
 			}
 		}
 	}
-	_, err := ric.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	// The handler's own sync, not the informer's: controllers start once
+	// every customization listed has been compiled.
+	loaded, err := ric.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    set,
 		UpdateFunc: func(_, obj any) { set(obj) },
 		DeleteFunc: func(obj any) {
@@ -58,5 +60,5 @@ func newInterpreter(factory externalversions.SharedInformerFactory, host informe
 		return nil, nil, nil, fmt.Errorf("the shipped third-party customizations: %w", err)
 	}
 	chain := interpreter.Chain{customizations, webhooks, shipped, interpreter.NewNative()}
-	return customizations, chain, []cache.InformerSynced{ric.HasSynced, hooks.Informer().HasSynced}, nil
+	return customizations, chain, []cache.InformerSynced{loaded.HasSynced, hooks.Informer().HasSynced}, nil
 }

@@ -1,6 +1,8 @@
 package validation
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,77 +13,15 @@ import (
 	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
 )
 
-// workloadRIC is the customization of scenario S9's Workload kind.
-const workloadRIC = `
-apiVersion: config.karmada.io/v1alpha1
-kind: ResourceInterpreterCustomization
-metadata: {name: declarative-configuration-example}
-spec:
-  target: {apiVersion: workload.example.io/v1alpha1, kind: Workload}
-  customizations:
-    replicaResource:
-      luaScript: |
-        local kube = require("kube")
-        function GetReplicas(obj)
-          local replica = obj.spec.replicas
-          local requirement = kube.accuratePodRequirements(obj.spec.template)
-          return replica, requirement
-        end
-    replicaRevision:
-      luaScript: |
-        function ReviseReplica(obj, desiredReplica)
-          obj.spec.replicas = desiredReplica
-          return obj
-        end
-    retention:
-      luaScript: |
-        function Retain(desiredObj, observedObj)
-          desiredObj.spec.paused = observedObj.spec.paused
-          return desiredObj
-        end
-    statusAggregation:
-      luaScript: |
-        function AggregateStatus(desiredObj, statusItems)
-          if statusItems == nil then
-            return desiredObj
-          end
-          desiredObj.status = {readyReplicas = 0}
-          for i = 1, #statusItems do
-            if statusItems[i].status ~= nil and statusItems[i].status.readyReplicas ~= nil then
-              desiredObj.status.readyReplicas = desiredObj.status.readyReplicas + statusItems[i].status.readyReplicas
-            end
-          end
-          return desiredObj
-        end
-    statusReflection:
-      luaScript: |
-        ReflectStatus = function(observedObj)
-          return observedObj.status
-        end
-    healthInterpretation:
-      luaScript: |
-        function InterpretHealth(observedObj)
-          return observedObj.status.readyReplicas == observedObj.spec.replicas
-        end
-    dependencyInterpretation:
-      luaScript: |
-        local kube = require("kube")
-        if true then
-          function GetDependencies(desiredObj)
-            return kube.getPodDependencies(desiredObj.spec.template, desiredObj.metadata.namespace)
-          end
-        end
-    componentResource:
-      luaScript: |
-        function GetComponents(desiredObj)
-          return {}
-        end
-`
-
 func validRIC(t *testing.T) *configv1alpha1.ResourceInterpreterCustomization {
 	t.Helper()
+	// The customization of scenario S9, as the sample ships it.
+	manifest, err := os.ReadFile(filepath.Join("..", "..", "..", "samples", "s9-workload-interpreter.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ric := &configv1alpha1.ResourceInterpreterCustomization{}
-	if err := yaml.UnmarshalStrict([]byte(workloadRIC), ric); err != nil {
+	if err := yaml.UnmarshalStrict(manifest, ric); err != nil {
 		t.Fatalf("decoding manifest: %v", err)
 	}
 	return ric

@@ -141,7 +141,7 @@ func kubeAccuratePodRequirements(L *lua.LState, opaque bool) int {
 		pushOpaque(L, req)
 	case req == nil:
 		L.Push(lua.LNil)
-	case req.NodeClaim == nil && req.Namespace == "" && req.PriorityClassName == "":
+	case req.NodeClaim == nil:
 		// The usual result, built directly: {resourceRequest = {cpu = "150m", ...}}.
 		requests := L.CreateTable(0, len(req.ResourceRequest))
 		for name, q := range req.ResourceRequest {
@@ -171,20 +171,16 @@ func kubeGetPodDependencies(L *lua.LState, opaque bool) int {
 	}
 	out := L.CreateTable(len(deps), 0)
 	var namespace lua.LValue = lua.LString(ns)
+	// PodDependencies names core objects in ns only: {apiVersion = "v1",
+	// kind, namespace, name}.
 	for i, d := range deps {
-		if d.LabelSelector != nil || d.APIVersion != "v1" || d.Namespace != ns {
-			pushJSON(L, deps)
-			return 1
-		}
 		t := L.CreateTable(0, 4)
 		t.RawSetString("apiVersion", luaV1)
 		t.RawSetString("kind", coreKind(d.Kind))
 		if ns != "" {
 			t.RawSetString("namespace", namespace)
 		}
-		if d.Name != "" {
-			t.RawSetString("name", lua.LString(d.Name))
-		}
+		t.RawSetString("name", lua.LString(d.Name))
 		out.RawSetInt(i+1, t)
 	}
 	L.Push(out)

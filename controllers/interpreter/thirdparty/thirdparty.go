@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
@@ -63,7 +64,11 @@ func Customizations() ([]*configv1alpha1.ResourceInterpreterCustomization, error
 		}
 		for _, kind := range kinds {
 			for _, apiVersion := range f.Targets {
-				name := strings.ToLower("thirdparty-" + kind + "-" + apiVersion[:strings.Index(apiVersion+"/", "/")] + "-" + apiVersion[strings.LastIndex(apiVersion, "/")+1:])
+				gv, err := schema.ParseGroupVersion(apiVersion)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", e.Name(), err)
+				}
+				name := strings.ToLower("thirdparty-" + kind + "-" + gv.Group + "-" + gv.Version)
 				out = append(out, &configv1alpha1.ResourceInterpreterCustomization{
 					ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 1},
 					Spec: configv1alpha1.ResourceInterpreterCustomizationSpec{

@@ -158,18 +158,11 @@ func TestS9CustomInterpreter(t *testing.T) {
 		}
 		return ""
 	})
+	eventually(t, 30*time.Second, func(ctx context.Context) string { return bothHealthy(ctx, t, ns, "nginx-workload") })
 	eventually(t, 30*time.Second, func(ctx context.Context) string {
 		rb, err := karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, "nginx-workload", metav1.GetOptions{})
 		if err != nil {
 			return err.Error()
-		}
-		if len(rb.Status.AggregatedStatus) != 2 {
-			return fmt.Sprintf("aggregated status %+v", rb.Status.AggregatedStatus)
-		}
-		for _, it := range rb.Status.AggregatedStatus {
-			if it.Health != workv1alpha2.ResourceHealthy {
-				return fmt.Sprintf("cluster %s health %q, want Healthy", it.ClusterName, it.Health)
-			}
 		}
 		if !meta.IsStatusConditionTrue(rb.Status.Conditions, workv1alpha2.FullyApplied) {
 			return fmt.Sprintf("binding not FullyApplied: %+v", rb.Status.Conditions)
