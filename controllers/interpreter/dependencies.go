@@ -82,6 +82,13 @@ func (r *podRefs) name(list *[]string, m map[string]any, key, nameField string, 
 	}
 }
 
+// DependencyFields are the pod spec fields PodDependencies reads; the Lua
+// helper converts only these of a template given as a table.
+var DependencyFields = map[string]bool{
+	"containers": true, "initContainers": true, "ephemeralContainers": true,
+	"volumes": true, "imagePullSecrets": true, "serviceAccountName": true,
+}
+
 // PodDependencies lists what a pod spec (as unstructured data) in namespace
 // refers to, in the order ConfigMaps, Secrets, ServiceAccount (unless empty
 // or "default"), PersistentVolumeClaims, each sorted by name and

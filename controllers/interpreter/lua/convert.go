@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
-	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // toLua converts a JSON-like Go value (what unstructured objects hold:
@@ -102,7 +101,7 @@ func fromLuaDepth(v lua.LValue, ref any, depth int) (any, error) {
 	case *lua.LUserData:
 		switch g := v.Value.(type) {
 		case goValue:
-			return runtime.DeepCopyJSONValue(g.v), nil
+			return g.v, nil // shared: results are read-only (interpreter.Interpreter)
 		case helperResult:
 			return jsonValue(g.v)
 		}
@@ -178,13 +177,16 @@ func keyString(k lua.LValue) string {
 
 // jsonValue is a Go value (a helper's typed result) as JSON-like values.
 func jsonValue(v any) (any, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
 	var out any
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, err
+	err := viaJSON(v, &out)
+	return out, err
+}
+
+// viaJSON decodes into out the JSON encoding of in.
+func viaJSON(in, out any) error {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return err
 	}
-	return out, nil
+	return json.Unmarshal(raw, out)
 }

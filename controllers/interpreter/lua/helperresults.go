@@ -24,15 +24,11 @@ var opaqueResultFunctions = map[string]bool{"GetReplicas": true, "GetDependencie
 // in the chunk and used only as an expression of fn's return statements.
 // The kube module, require, package and _G must not be used in any other
 // way, and fn must not be referred to (so nothing else sees its results).
-func opaqueHelperResults(chunk []ast.Stmt, fn string) bool {
-	if !opaqueResultFunctions[fn] {
+func opaqueHelperResults(chunk []ast.Stmt, fn string, f *ast.FunctionExpr, kube map[string]bool) bool {
+	if !opaqueResultFunctions[fn] || f == nil {
 		return false
 	}
-	f := findFunction(chunk, fn)
-	if f == nil {
-		return false
-	}
-	s := &helperScan{fn: f, kube: kubeAliases(chunk), ok: true,
+	s := &helperScan{fn: f, kube: kube, ok: true,
 		bound: map[string]int{}, used: map[string]int{}, locals: map[string]bool{}}
 	if len(s.kube) == 0 {
 		return false
@@ -66,28 +62,7 @@ func (s *helperScan) isHelperCall(e ast.Expr) (*ast.FuncCallExpr, bool) {
 	if !ok || call.Receiver != nil {
 		return nil, false
 	}
-	get, ok := call.Func.(*ast.AttrGetExpr)
-	if !ok {
-		return nil, false
-	}
-	mod, ok1 := get.Object.(*ast.IdentExpr)
-	key, ok2 := get.Key.(*ast.StringExpr)
-	return call, ok1 && ok2 && s.kube[mod.Value] && kubeHelpers[key.Value]
-}
-
-// isKubeRequire tells whether s is one of the main-chunk bindings
-// kubeAliases accepted: local NAME = require("kube").
-func (s *helperScan) isKubeRequire(st *ast.LocalAssignStmt) bool {
-	if len(st.Names) != 1 || len(st.Exprs) != 1 || !s.kube[st.Names[0]] {
-		return false
-	}
-	call, ok := st.Exprs[0].(*ast.FuncCallExpr)
-	if !ok || call.Receiver != nil || len(call.Args) != 1 {
-		return false
-	}
-	fn, ok1 := call.Func.(*ast.IdentExpr)
-	arg, ok2 := call.Args[0].(*ast.StringExpr)
-	return ok1 && ok2 && fn.Value == "require" && arg.Value == "kube"
+	return call, isKubeHelper(s.kube, call.Func)
 }
 
 func (s *helperScan) bind(names ...string) {
@@ -102,7 +77,8 @@ func (s *helperScan) stmts(stmts []ast.Stmt, inFn, main bool) {
 	for _, st := range stmts {
 		switch st := st.(type) {
 		case *ast.LocalAssignStmt:
-			if main && s.isKubeRequire(st) {
+			// One of the main-chunk bindings kubeAliases accepted.
+			if main && isKubeRequire(st) && s.kube[st.Names[0]] {
 				s.bind(st.Names...)
 				continue
 			}

@@ -77,7 +77,7 @@ function Other(obj) return GetDependencies(obj)[1] end`, false},
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := opaqueHelperResults(chunk, tc.fn); got != tc.want {
+			if got := opaqueHelperResults(chunk, tc.fn, findFunction(chunk, tc.fn), kubeAliases(chunk)); got != tc.want {
 				t.Errorf("opaqueHelperResults = %v, want %v", got, tc.want)
 			}
 		})

@@ -10,7 +10,6 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -194,7 +193,7 @@ func (c *Customizations) callOnObject(obj *unstructured.Unstructured, op interpr
 	}
 	return s.Call(nret, func(L *lua.LState) []lua.LValue {
 		return []lua.LValue{s.Arg(L, 0, obj.Object)}
-	}, func(_ *lua.LState, ret []lua.LValue) error { return results(ret) })
+	}, results)
 }
 
 // GetReplicas implements interpreter.Interpreter: GetReplicas(desiredObj)
@@ -369,7 +368,7 @@ func callForObject(s *Script, obj map[string]any, second any) (*unstructured.Uns
 	err := s.Call(1, func(L *lua.LState) []lua.LValue {
 		arg0, own = s.ObjectArg(L, obj)
 		return []lua.LValue{arg0, s.Arg(L, 1, second)}
-	}, func(_ *lua.LState, ret []lua.LValue) error {
+	}, func(ret []lua.LValue) error {
 		m, err := s.ObjectResult(ret[0], arg0, own, obj)
 		if err != nil {
 			return err
@@ -418,17 +417,7 @@ func requestsOnly(v lua.LValue) (*workv1alpha2.ReplicaRequirements, bool) {
 			shape = false
 			return
 		}
-		var q resource.Quantity
-		var err error
-		switch e := e.(type) {
-		case lua.LString:
-			q, err = resource.ParseQuantity(string(e))
-		case lua.LNumber:
-			q, err = resource.ParseQuantity(e.String())
-		default:
-			shape = false
-			return
-		}
+		q, err := luaQuantity(e)
 		if err != nil {
 			shape = false
 			return
@@ -497,11 +486,7 @@ func decodeResult(v lua.LValue, ref any, out any) error {
 	if err != nil {
 		return err
 	}
-	raw, err := json.Marshal(conv)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
+	if err := viaJSON(conv, out); err != nil {
 		return fmt.Errorf("unexpected result: %w", err)
 	}
 	return nil

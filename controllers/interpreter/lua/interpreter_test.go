@@ -151,7 +151,7 @@ function InterpretHealth(obj) return runs end`, "InterpretHealth", 1)
 	}
 	for range 5 {
 		err := s.Call(1, func(L *lua.LState) []lua.LValue { return []lua.LValue{lua.LNil} },
-			func(_ *lua.LState, ret []lua.LValue) error {
+			func(ret []lua.LValue) error {
 				if ret[0] != lua.LNumber(1) {
 					t.Errorf("the chunk ran %v times in this state", ret[0])
 				}
@@ -192,7 +192,7 @@ func TestSandbox(t *testing.T) {
 			}
 			s.timeout = 200 * 1e6 // 200 ms
 			err = s.Call(1, func(*lua.LState) []lua.LValue { return []lua.LValue{lua.LNil} },
-				func(*lua.LState, []lua.LValue) error { return nil })
+				func([]lua.LValue) error { return nil })
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("error %v, want one containing %q", err, tc.wantErr)
 			}
@@ -207,7 +207,7 @@ end`, "InterpretHealth", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Call(1, func(*lua.LState) []lua.LValue { return nil }, func(_ *lua.LState, ret []lua.LValue) error {
+	err = s.Call(1, func(*lua.LState) []lua.LValue { return nil }, func(ret []lua.LValue) error {
 		if ret[0] != lua.LTrue {
 			t.Errorf("allowed functions returned %v", ret[0])
 		}
@@ -285,7 +285,7 @@ end`, "InterpretHealth", 1)
 	s.timeout = 100 * time.Millisecond
 	call := func(spin bool) error {
 		return s.Call(1, func(*lua.LState) []lua.LValue { return []lua.LValue{lua.LBool(spin)} },
-			func(_ *lua.LState, ret []lua.LValue) error {
+			func(ret []lua.LValue) error {
 				if ret[0] != lua.LTrue {
 					t.Errorf("returned %v", ret[0])
 				}

@@ -37,28 +37,38 @@ func pushOpaque(L *lua.LState, v any) {
 	L.Push(ud)
 }
 
-// checkQuantity reads argument n as a quantity: a string ("100m", "1Gi")
-// or a number.
-func checkQuantity(L *lua.LState, n int) resource.Quantity {
-	switch v := L.Get(n).(type) {
+// luaQuantity reads a quantity given as a string ("100m", "1Gi") or a
+// number.
+func luaQuantity(v lua.LValue) (resource.Quantity, error) {
+	switch v := v.(type) {
 	case lua.LString:
 		q, err := resource.ParseQuantity(string(v))
 		if err != nil {
-			L.ArgError(n, fmt.Sprintf("not a quantity: %q", string(v)))
+			return q, fmt.Errorf("not a quantity: %q", string(v))
 		}
-		return q
+		return q, nil
 	case lua.LNumber:
 		q, err := resource.ParseQuantity(v.String())
 		if err != nil {
-			L.ArgError(n, fmt.Sprintf("not a quantity: %v", v))
+			return q, fmt.Errorf("not a quantity: %v", v)
 		}
-		return q
-	case *lua.LNilType:
-		return resource.Quantity{}
+		return q, nil
 	default:
-		L.ArgError(n, "a quantity must be a string or a number, not a "+v.Type().String())
+		return resource.Quantity{}, fmt.Errorf("a quantity must be a string or a number, not a %s", v.Type())
+	}
+}
+
+// checkQuantity reads argument n as a quantity; nil is zero.
+func checkQuantity(L *lua.LState, n int) resource.Quantity {
+	v := L.Get(n)
+	if v == lua.LNil {
 		return resource.Quantity{}
 	}
+	q, err := luaQuantity(v)
+	if err != nil {
+		L.ArgError(n, err.Error())
+	}
+	return q
 }
 
 func quantityNumber(q resource.Quantity) lua.LNumber {
@@ -79,13 +89,6 @@ func kubeResourceAdd(L *lua.LState) int {
 func kubeGetResourceQuantity(L *lua.LState) int {
 	L.Push(quantityNumber(checkQuantity(L, 1)))
 	return 1
-}
-
-// dependencyFields are the pod spec fields interpreter.PodDependencies
-// reads.
-var dependencyFields = map[string]bool{
-	"containers": true, "initContainers": true, "ephemeralContainers": true,
-	"volumes": true, "imagePullSecrets": true, "serviceAccountName": true,
 }
 
 // checkPodSpec reads the spec of argument n, a pod template (a table, or
@@ -161,7 +164,7 @@ func kubeAccuratePodRequirements(L *lua.LState, opaque bool) int {
 // PersistentVolumeClaims.
 func kubeGetPodDependencies(L *lua.LState, opaque bool) int {
 	ns := L.OptString(2, "")
-	deps, err := interpreter.PodDependencies(checkPodSpec(L, 1, dependencyFields), ns)
+	deps, err := interpreter.PodDependencies(checkPodSpec(L, 1, interpreter.DependencyFields), ns)
 	if err != nil {
 		L.ArgError(1, "not a pod template: "+err.Error())
 	}

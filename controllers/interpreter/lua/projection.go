@@ -109,13 +109,12 @@ type analysis struct {
 // function, assigned, iterated, compared, indexed by a variable, shadowed,
 // used with a method) needs it whole. "return obj" of the first parameter
 // is allowed: the result is then merged into the original object.
-func analyze(chunk []ast.Stmt, fn string, allowIdentity bool) analysis {
-	f := findFunction(chunk, fn)
+func analyze(f *ast.FunctionExpr, kube map[string]bool, allowIdentity bool) analysis {
 	if f == nil || f.ParList == nil || f.ParList.HasVargs {
 		return analysis{whole: true}
 	}
 	a := &analyzer{params: map[string]int{}, proj: make([]*projection, len(f.ParList.Names)), allowIdentity: allowIdentity,
-		kube: kubeAliases(chunk)}
+		kube: kube}
 	for i, n := range f.ParList.Names {
 		if _, dup := a.params[n]; dup {
 			return analysis{whole: true}
@@ -127,7 +126,8 @@ func analyze(chunk []ast.Stmt, fn string, allowIdentity bool) analysis {
 		return analysis{whole: true}
 	}
 	if allowIdentity && len(a.proj) > 0 {
-		a.proj[0].noElems()
+		// The object is passed even when only returned, and merged back.
+		a.param(0).noElems()
 	}
 	return analysis{params: a.proj}
 }
@@ -195,22 +195,9 @@ type analyzer struct {
 func kubeAliases(chunk []ast.Stmt) map[string]bool {
 	aliases := map[string]bool{}
 	for _, s := range chunk {
-		l, ok := s.(*ast.LocalAssignStmt)
-		if !ok || len(l.Names) != 1 || len(l.Exprs) != 1 {
-			continue
-		}
-		call, ok := l.Exprs[0].(*ast.FuncCallExpr)
-		if !ok || call.Receiver != nil || len(call.Args) != 1 {
-			continue
-		}
-		fn, ok1 := call.Func.(*ast.IdentExpr)
-		arg, ok2 := call.Args[0].(*ast.StringExpr)
-		if ok1 && ok2 && fn.Value == "require" && arg.Value == "kube" {
-			if _, dup := aliases[l.Names[0]]; dup {
-				aliases[l.Names[0]] = false
-			} else {
-				aliases[l.Names[0]] = true
-			}
+		if l, ok := s.(*ast.LocalAssignStmt); ok && isKubeRequire(l) {
+			_, dup := aliases[l.Names[0]]
+			aliases[l.Names[0]] = !dup
 		}
 	}
 	bound := map[string]int{}
@@ -423,15 +410,30 @@ func (a *analyzer) returned(e ast.Expr) {
 	a.value(e)
 }
 
-// isKubeHelper tells whether f is kube.<helper taking a pod template>.
-func (a *analyzer) isKubeHelper(f ast.Expr) bool {
+// isKubeRequire tells whether l is "local NAME = require("kube")".
+func isKubeRequire(l *ast.LocalAssignStmt) bool {
+	if len(l.Names) != 1 || len(l.Exprs) != 1 {
+		return false
+	}
+	call, ok := l.Exprs[0].(*ast.FuncCallExpr)
+	if !ok || call.Receiver != nil || len(call.Args) != 1 {
+		return false
+	}
+	fn, ok1 := call.Func.(*ast.IdentExpr)
+	arg, ok2 := call.Args[0].(*ast.StringExpr)
+	return ok1 && ok2 && fn.Value == "require" && arg.Value == "kube"
+}
+
+// isKubeHelper tells whether f is kube.<helper taking a pod template>,
+// kube being one of the aliases kubeAliases found.
+func isKubeHelper(kube map[string]bool, f ast.Expr) bool {
 	get, ok := f.(*ast.AttrGetExpr)
 	if !ok {
 		return false
 	}
 	mod, ok1 := get.Object.(*ast.IdentExpr)
 	key, ok2 := get.Key.(*ast.StringExpr)
-	return ok1 && ok2 && a.kube[mod.Value] && kubeHelpers[key.Value]
+	return ok1 && ok2 && kube[mod.Value] && kubeHelpers[key.Value]
 }
 
 // shadows gives up when names rebind a parameter.
@@ -461,7 +463,7 @@ func (a *analyzer) value(e ast.Expr) {
 		a.value(e.Receiver)
 		a.value(e.Func)
 		for i, arg := range e.Args {
-			if i == 0 && e.Receiver == nil && a.isKubeHelper(e.Func) {
+			if i == 0 && e.Receiver == nil && isKubeHelper(a.kube, e.Func) {
 				a.helperArgument(arg)
 				continue
 			}

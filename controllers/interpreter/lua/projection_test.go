@@ -24,7 +24,7 @@ func analyzeSource(t *testing.T, src, fn string, identity bool) analysis {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return analyze(chunk, fn, identity)
+	return analyze(findFunction(chunk, fn), kubeAliases(chunk), identity)
 }
 
 // describe renders a projection as sorted paths, "*" for whole.

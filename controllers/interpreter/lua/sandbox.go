@@ -25,7 +25,11 @@ var safeString = map[string]bool{
 }
 
 // newState returns a sandboxed state with the kube module preloaded.
-func newState() *lua.LState {
+func newState() *lua.LState { return newSandbox(false) }
+
+// newSandbox returns a sandboxed state with the kube module preloaded, its
+// pod-template helpers returning Go values when opaque (kubeModule).
+func newSandbox(opaque bool) *lua.LState {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true, IncludeGoStackTrace: false})
 	for _, lib := range []struct {
 		name string
@@ -62,6 +66,9 @@ func newState() *lua.LState {
 		// and format widths and precisions stay small, so no call can
 		// build a huge string.
 		for name := range safeString {
+			if name == "rep" {
+				continue // replaced below
+			}
 			if f, ok := str.RawGetString(name).(*lua.LFunction); ok {
 				str.RawSetString(name, bounded(L, "string."+name, f))
 			}
@@ -88,7 +95,7 @@ func newState() *lua.LState {
 			}
 		}
 	}
-	L.PreloadModule("kube", kubeModule(false))
+	L.PreloadModule("kube", kubeModule(opaque))
 	return L
 }
 

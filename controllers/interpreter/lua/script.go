@@ -48,8 +48,9 @@ func Compile(source, fn string, poolSize int) (*Script, error) {
 	if poolSize <= 0 {
 		poolSize = 8
 	}
+	f, kube := findFunction(chunk, fn), kubeAliases(chunk)
 	s := &Script{Function: fn, proto: proto, states: make(chan *state, poolSize), timeout: DefaultTimeout,
-		args: analyze(chunk, fn, returnsObject[fn]), opaqueHelpers: opaqueHelperResults(chunk, fn)}
+		args: analyze(f, kube, returnsObject[fn]), opaqueHelpers: opaqueHelperResults(chunk, fn, f, kube)}
 	// Load one state now: a script that fails when run, or that does not
 	// define the function, is reported here rather than on the first call.
 	L, err := s.newState()
@@ -71,10 +72,7 @@ type state struct {
 
 // newState returns a state in which the script has run.
 func (s *Script) newState() (*state, error) {
-	L := newState()
-	if s.opaqueHelpers {
-		L.PreloadModule("kube", kubeModule(true))
-	}
+	L := newSandbox(s.opaqueHelpers)
 	ctx, cancel := context.WithCancel(context.Background())
 	st := &state{L: L, timer: time.AfterFunc(s.timeout, cancel)}
 	L.SetContext(ctx)
@@ -119,11 +117,11 @@ func (s *Script) put(st *state) {
 }
 
 // Call invokes the function with args built by the caller in the borrowed
-// state (args receives the state) and hands its nret results to results,
-// still inside the state. The function runs under the script's deadline.
+// state (args receives the state) and hands its nret results to results
+// while the state is still borrowed. The function runs under the script's deadline.
 // A state whose call failed or ran out of time is discarded rather than
 // pooled.
-func (s *Script) Call(nret int, args func(L *lua.LState) []lua.LValue, results func(L *lua.LState, ret []lua.LValue) error) error {
+func (s *Script) Call(nret int, args func(L *lua.LState) []lua.LValue, results func(ret []lua.LValue) error) error {
 	st, err := s.get()
 	if err != nil {
 		return err
@@ -145,7 +143,7 @@ func (s *Script) Call(nret int, args func(L *lua.LState) []lua.LValue, results f
 	for i := range nret {
 		ret = append(ret, L.Get(i-nret))
 	}
-	err = results(L, ret)
+	err = results(ret)
 	if inTime {
 		s.put(st)
 	} else {
@@ -173,11 +171,7 @@ func (s *Script) arg(L *lua.LState, i int, v any, own map[*lua.LTable]bool) lua.
 	if s.args.whole || i >= len(s.args.params) {
 		return toLua(L, v)
 	}
-	p := s.args.params[i]
-	if p == nil && i == 0 {
-		p = &projection{} // used only by "return obj"
-	}
-	return projectToLua(L, v, p, own)
+	return projectToLua(L, v, s.args.params[i], own)
 }
 
 // ObjectResult converts the object the function returned. When it is the
@@ -186,11 +180,7 @@ func (s *Script) arg(L *lua.LState, i int, v any, own map[*lua.LTable]bool) lua.
 // from.
 func (s *Script) ObjectResult(ret, arg0 lua.LValue, own map[*lua.LTable]bool, original map[string]any) (map[string]any, error) {
 	if t, ok := ret.(*lua.LTable); ok && ret == arg0 && own[t] && !s.args.whole && len(s.args.params) > 0 {
-		p := s.args.params[0]
-		if p == nil {
-			p = &projection{}
-		}
-		if !p.full {
+		if p := s.args.params[0]; !p.full {
 			return mergeResult(original, t, p, own)
 		}
 	}
