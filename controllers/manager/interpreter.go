@@ -59,6 +59,15 @@ func newInterpreter(factory externalversions.SharedInformerFactory, host informe
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("the shipped third-party customizations: %w", err)
 	}
+	invalidate := func(any) { webhooks.Invalidate() }
+	hooksLoaded, err := hooks.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    invalidate,
+		UpdateFunc: func(_, obj any) { webhooks.Invalidate() },
+		DeleteFunc: invalidate,
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	chain := interpreter.Chain{customizations, webhooks, shipped, interpreter.NewNative()}
-	return customizations, chain, []cache.InformerSynced{loaded.HasSynced, hooks.Informer().HasSynced}, nil
+	return customizations, chain, []cache.InformerSynced{loaded.HasSynced, hooksLoaded.HasSynced}, nil
 }

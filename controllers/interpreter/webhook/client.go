@@ -156,7 +156,9 @@ func newHTTPClient(caBundle []byte, serverName string) (*http.Client, error) {
 		TLSHandshakeTimeout: 10 * time.Second,
 		MaxIdleConnsPerHost: 25,
 		IdleConnTimeout:     90 * time.Second,
-		ForceAttemptHTTP2:   true,
+		// HTTP/1.1, as the API server calls its webhooks: one HTTP/2
+		// connection would send every call to the same backend of a
+		// Service (https://issue.k8s.io/75791).
 	}
 	return &http.Client{
 		Transport: transport,

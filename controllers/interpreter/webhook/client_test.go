@@ -150,6 +150,7 @@ func TestClientCache(t *testing.T) {
 	if err := idx.Update(webhookConfig("config", hook)); err != nil {
 		t.Fatal(err)
 	}
+	i.Invalidate() // as the informer's handlers do
 	call()
 	if client() == first {
 		t.Error("client not rebuilt after the caBundle changed")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -21,13 +22,46 @@ type Options struct {
 }
 
 // Interpreter is the resource interpreter backed by interpreter webhooks. It
-// reads the ResourceInterpreterWebhookConfigurations from a lister on every
-// call, so configuration changes apply at once; the HTTP clients it builds are
-// cached. It is safe for concurrent use.
+// reads the ResourceInterpreterWebhookConfigurations from a lister, sorted
+// once until Invalidate says they changed (the informer's handlers call it);
+// the HTTP clients it builds are cached. It is safe for concurrent use.
 type Interpreter struct {
 	lister   configlisters.ResourceInterpreterWebhookConfigurationLister
 	resolver ServiceResolver
 	clients  *clientCache
+	// generation counts Invalidate calls; sorted holds the configurations
+	// as listed at a generation.
+	generation atomic.Uint64
+	sorted     atomic.Pointer[sortedConfigs]
+}
+
+type sortedConfigs struct {
+	generation uint64
+	configs    []*configv1alpha1.ResourceInterpreterWebhookConfiguration
+}
+
+// Invalidate tells the interpreter the configurations changed: the next
+// call lists them again.
+func (i *Interpreter) Invalidate() { i.generation.Add(1) }
+
+// configs returns the configurations in name order, listing and sorting
+// them only when they changed since the last time.
+func (i *Interpreter) configs() ([]*configv1alpha1.ResourceInterpreterWebhookConfiguration, error) {
+	gen := i.generation.Load()
+	if c := i.sorted.Load(); c != nil && c.generation == gen {
+		return c.configs, nil
+	}
+	configs, err := i.lister.List(labels.Everything())
+	if err != nil {
+		return nil, fmt.Errorf("listing resource interpreter webhook configurations: %w", err)
+	}
+	slices.SortFunc(configs, func(a, b *configv1alpha1.ResourceInterpreterWebhookConfiguration) int {
+		return strings.Compare(a.Name, b.Name)
+	})
+	// A change after gen was read leaves this entry stale: the next call
+	// lists again.
+	i.sorted.Store(&sortedConfigs{generation: gen, configs: configs})
+	return configs, nil
 }
 
 // Interpreter implements interpreter.Interpreter.
@@ -67,13 +101,10 @@ func (i *Interpreter) find(gvk schema.GroupVersionKind, operation interpreter.Op
 	if operation == interpreter.Prune {
 		return nil, nil
 	}
-	configs, err := i.lister.List(labels.Everything())
+	configs, err := i.configs()
 	if err != nil {
-		return nil, fmt.Errorf("listing resource interpreter webhook configurations: %w", err)
+		return nil, err
 	}
-	slices.SortFunc(configs, func(a, b *configv1alpha1.ResourceInterpreterWebhookConfiguration) int {
-		return strings.Compare(a.Name, b.Name)
-	})
 	op := configv1alpha1.InterpreterOperation(operation)
 	for _, c := range configs {
 		for j := range c.Webhooks {
