@@ -7,38 +7,24 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"sync"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	webhookutil "k8s.io/apiserver/pkg/util/webhook"
 )
 
 // ServiceResolver turns the Service reference of a webhook's clientConfig
-// into the URL to call (scheme, host and port; the path is added after).
-type ServiceResolver interface {
-	ResolveEndpoint(namespace, name string, port int32) (*url.URL, error)
-}
+// into the URL to call (scheme, host and port; the path is added after),
+// as for the API server's own webhooks.
+type ServiceResolver = webhookutil.ServiceResolver
 
 // NewDefaultServiceResolver returns the resolver used when Options has none:
 // it resolves to https://<name>.<namespace>.svc:<port>, which only works where
 // cluster DNS resolves service names.
-func NewDefaultServiceResolver() ServiceResolver {
-	return defaultServiceResolver{}
-}
-
-type defaultServiceResolver struct{}
-
-// ResolveEndpoint implements ServiceResolver.
-func (defaultServiceResolver) ResolveEndpoint(namespace, name string, port int32) (*url.URL, error) {
-	if namespace == "" || name == "" {
-		return nil, errors.New("service namespace and name are required")
-	}
-	return &url.URL{Scheme: "https", Host: net.JoinHostPort(serviceHost(namespace, name), strconv.Itoa(int(port)))}, nil
-}
+func NewDefaultServiceResolver() ServiceResolver { return webhookutil.NewDefaultServiceResolver() }
 
 // serviceHost is the DNS name a service's serving certificate is issued for.
 func serviceHost(namespace, name string) string {

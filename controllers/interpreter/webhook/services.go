@@ -28,7 +28,7 @@ type serviceLookupResolver struct {
 func (r serviceLookupResolver) ResolveEndpoint(namespace, name string, port int32) (*url.URL, error) {
 	svc, err := r.services.Services(namespace).Get(name)
 	if err != nil {
-		return defaultServiceResolver{}.ResolveEndpoint(namespace, name, port)
+		return NewDefaultServiceResolver().ResolveEndpoint(namespace, name, port)
 	}
 	host := ""
 	switch {
@@ -37,7 +37,7 @@ func (r serviceLookupResolver) ResolveEndpoint(namespace, name string, port int3
 	case svc.Spec.ClusterIP != "" && svc.Spec.ClusterIP != corev1.ClusterIPNone:
 		host = svc.Spec.ClusterIP
 	default:
-		return defaultServiceResolver{}.ResolveEndpoint(namespace, name, port)
+		return NewDefaultServiceResolver().ResolveEndpoint(namespace, name, port)
 	}
 	return &url.URL{Scheme: "https", Host: net.JoinHostPort(host, strconv.Itoa(int(port)))}, nil
 }
