@@ -219,31 +219,26 @@ func (c *Controller) enqueueWorkOwner(w *workv1alpha1.Work) {
 // is interpreted (revised, retained) has changed.
 func (c *Controller) InterpreterChanged(gvk schema.GroupVersionKind) {
 	apiVersion, kind := gvk.ToAPIVersionAndKind()
+	c.enqueueBindings(func(r workv1alpha2.ObjectReference) bool { return r.APIVersion == apiVersion && r.Kind == kind })
+}
+
+func (c *Controller) enqueueAll() { c.enqueueBindings(nil) }
+
+// enqueueBindings queues the bindings whose resource match accepts (all
+// when match is nil).
+func (c *Controller) enqueueBindings(match func(workv1alpha2.ObjectReference) bool) {
 	if rbs, err := c.rbs.List(labels.Everything()); err == nil {
 		for _, b := range rbs {
-			if b.Spec.Resource.APIVersion == apiVersion && b.Spec.Resource.Kind == kind {
+			if match == nil || match(b.Spec.Resource) {
 				c.queue.Add(names.BindingKey(b.Namespace, b.Name))
 			}
 		}
 	}
 	if crbs, err := c.crbs.List(labels.Everything()); err == nil {
 		for _, b := range crbs {
-			if b.Spec.Resource.APIVersion == apiVersion && b.Spec.Resource.Kind == kind {
+			if match == nil || match(b.Spec.Resource) {
 				c.queue.Add(names.BindingKey("", b.Name))
 			}
-		}
-	}
-}
-
-func (c *Controller) enqueueAll() {
-	if rbs, err := c.rbs.List(labels.Everything()); err == nil {
-		for _, b := range rbs {
-			c.queue.Add(names.BindingKey(b.Namespace, b.Name))
-		}
-	}
-	if crbs, err := c.crbs.List(labels.Everything()); err == nil {
-		for _, b := range crbs {
-			c.queue.Add(names.BindingKey("", b.Name))
 		}
 	}
 }

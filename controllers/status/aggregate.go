@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"sort"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +15,7 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
 )
 
 // Messages of the FullyApplied condition; Karmada's wording.
@@ -40,7 +40,7 @@ func aggregateItems(works []*workv1alpha1.Work, resource workv1alpha2.ObjectRefe
 		if w.DeletionTimestamp != nil {
 			continue
 		}
-		cluster, ok := strings.CutPrefix(w.Namespace, workv1alpha1.ExecutionSpacePrefix)
+		cluster, ok := names.ClusterOf(w.Namespace)
 		if !ok || cluster == "" {
 			continue
 		}

@@ -3,7 +3,6 @@ package status
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,6 +13,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
 )
 
 // reconcile aggregates the status of one binding: first the binding's
@@ -39,18 +39,6 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	logger := klog.FromContext(ctx).WithValues("binding", key)
 	ctx = klog.NewContext(ctx, logger)
 
-	// As in Karmada, a binding whose template is gone (or was replaced by a
-	// new object of the same name) is left alone: the garbage collector is
-	// about to remove it.
-	tmpl, err := c.getTemplate(ctx, b.spec.Resource)
-	if err != nil {
-		return err
-	}
-	if tmpl == nil {
-		logger.V(4).Info("Template not found; not aggregating", "resource", b.spec.Resource)
-		return nil
-	}
-
 	objs, err := c.workIdx.ByIndex(workBindingIndex, worksIndexValue(b))
 	if err != nil {
 		return fmt.Errorf("listing works of %s: %w", b.describe, err)
@@ -61,9 +49,22 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 			works = append(works, w)
 		}
 	}
+	// Waiting needs only the caches; the template may cost a GET.
 	if wait := c.unreported(b, works); wait > 0 {
 		logger.V(4).Info("Waiting for the Works to report", "after", wait)
 		c.queue.AddAfter(key, wait)
+		return nil
+	}
+
+	// As in Karmada, a binding whose template is gone (or was replaced by a
+	// new object of the same name) is left alone: the garbage collector is
+	// about to remove it.
+	tmpl, err := c.getTemplate(ctx, b.spec.Resource)
+	if err != nil {
+		return err
+	}
+	if tmpl == nil {
+		logger.V(4).Info("Template not found; not aggregating", "resource", b.spec.Resource)
 		return nil
 	}
 	items := aggregateItems(works, b.spec.Resource)
@@ -98,7 +99,7 @@ func (c *Controller) unreported(b *binding, works []*workv1alpha1.Work) time.Dur
 	}
 	present := map[string]bool{}
 	for _, w := range works {
-		cluster := strings.TrimPrefix(w.Namespace, workv1alpha1.ExecutionSpacePrefix)
+		cluster, _ := names.ClusterOf(w.Namespace)
 		present[cluster] = true
 		if w.DeletionTimestamp != nil || ptr.Deref(w.Spec.SuspendDispatching, false) ||
 			meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkApplied) != nil {

@@ -11,7 +11,6 @@ import (
 	"hash/fnv"
 	"slices"
 	"sort"
-	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -86,7 +85,7 @@ func New(clusters clusterinformers.ClusterInformer, roles rbacinformers.ClusterR
 			obj = t.Obj
 		}
 		if w, ok := obj.(*workv1alpha1.Work); ok && w.Annotations[fingerprintAnnotation] != "" {
-			if cluster, ok := strings.CutPrefix(w.Namespace, workv1alpha1.ExecutionSpacePrefix); ok {
+			if cluster, ok := names.ClusterOf(w.Namespace); ok {
 				c.queue.Add(cluster)
 			}
 		}
