@@ -23,6 +23,7 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
+	"github.com/flotilla-io/flotilla/controllers/internal/works"
 )
 
 // maxConcurrentWorkWrites bounds the Work writes one binding has in flight.
@@ -147,15 +148,19 @@ func (c *Controller) syncWorks(ctx context.Context, b *bindingView, template *un
 		errs = append(errs, err)
 		mu.Unlock()
 	}
-	write := func(op func() error) {
+	// write runs op, which says whether it wrote.
+	write := func(op func() (bool, error)) {
 		writes.Go(func() error {
-			if err := op(); err != nil {
+			did, err := op()
+			if err != nil {
 				fail(err)
 				return nil
 			}
-			mu.Lock()
-			wrote = true
-			mu.Unlock()
+			if did {
+				mu.Lock()
+				wrote = true
+				mu.Unlock()
+			}
 			return nil
 		})
 	}
@@ -180,43 +185,21 @@ func (c *Controller) syncWorks(ctx context.Context, b *bindingView, template *un
 			fail(err)
 			continue
 		}
-		if cur == nil {
-			write(func() error {
-				_, err := c.client.WorkV1alpha1().Works(ns).Create(ctx, desired, metav1.CreateOptions{})
-				if apierrors.IsAlreadyExists(err) {
-					err = fmt.Errorf("work %s/%s exists but is not in the cache yet", ns, desired.Name)
-				}
-				return err
-			})
+		if works.Needless(cur, desired) {
 			continue
 		}
-		if cur.DeletionTimestamp != nil {
-			// Re-created once the old one is gone (its deletion re-queues us).
-			continue
-		}
-		if !workDiffers(cur, desired) {
-			continue
-		}
-		patch, err := workPatch(cur, desired)
-		if err != nil {
-			fail(err)
-			continue
-		}
-		write(func() error {
-			_, err := c.client.WorkV1alpha1().Works(ns).Patch(ctx, cur.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-			return err
-		})
+		write(func() (bool, error) { return true, works.Write(ctx, c.client, cur, desired, "") })
 	}
 	for ns, w := range stored {
 		if keep[ns] || w.DeletionTimestamp != nil {
 			continue
 		}
-		write(func() error {
+		write(func() (bool, error) {
 			if err := c.client.WorkV1alpha1().Works(ns).Delete(ctx, w.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				return err
+				return false, err
 			}
 			klog.FromContext(ctx).V(2).Info("Deleted Work of a cluster no longer targeted", "work", klog.KObj(w), "binding", b.describe())
-			return nil
+			return true, nil
 		})
 	}
 	_ = writes.Wait()

@@ -1,7 +1,6 @@
 package binding
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -26,7 +25,7 @@ const (
 	ManagedLabelValue = "true"
 	// ExecutionControllerFinalizer is set on Works so their member objects
 	// are cleaned up before they go.
-	ExecutionControllerFinalizer = "karmada.io/execution-controller"
+	ExecutionControllerFinalizer = workv1alpha1.ExecutionControllerFinalizer
 )
 
 // bindingView is what building Works needs of a ResourceBinding or a
@@ -161,61 +160,6 @@ func suspended(s *workv1alpha2.Suspension, cluster string) *bool {
 		}
 	}
 	return nil
-}
-
-// workDiffers tells whether the stored Work must be patched to desired.
-func workDiffers(stored, desired *workv1alpha1.Work) bool {
-	for k, v := range desired.Labels {
-		if stored.Labels[k] != v {
-			return true
-		}
-	}
-	for k, v := range desired.Annotations {
-		if stored.Annotations[k] != v {
-			return true
-		}
-	}
-	for _, k := range []string{policyv1alpha1.AppliedOverridesAnnotation, policyv1alpha1.AppliedClusterOverridesAnnotation} {
-		if _, ok := desired.Annotations[k]; !ok {
-			if _, had := stored.Annotations[k]; had {
-				return true
-			}
-		}
-	}
-	if !hasString(stored.Finalizers, ExecutionControllerFinalizer) && stored.DeletionTimestamp == nil {
-		return true
-	}
-	a, _ := json.Marshal(stored.Spec)
-	b, _ := json.Marshal(desired.Spec)
-	return string(a) != string(b)
-}
-
-// workPatch is the merge patch turning stored into desired: labels and
-// annotations are merged (stale applied-override annotations removed), the
-// spec replaced.
-func workPatch(stored, desired *workv1alpha1.Work) ([]byte, error) {
-	annos := map[string]any{}
-	for k, v := range desired.Annotations {
-		annos[k] = v
-	}
-	for _, k := range []string{policyv1alpha1.AppliedOverridesAnnotation, policyv1alpha1.AppliedClusterOverridesAnnotation} {
-		if _, ok := desired.Annotations[k]; !ok {
-			if _, had := stored.Annotations[k]; had {
-				annos[k] = nil
-			}
-		}
-	}
-	spec := map[string]any{
-		"workload":                    desired.Spec.Workload,
-		"suspendDispatching":          desired.Spec.SuspendDispatching,
-		"preserveResourcesOnDeletion": desired.Spec.PreserveResourcesOnDeletion,
-	}
-	meta := map[string]any{"labels": desired.Labels, "annotations": annos}
-	if !hasString(stored.Finalizers, ExecutionControllerFinalizer) {
-		meta["finalizers"] = append(append([]string(nil), stored.Finalizers...), ExecutionControllerFinalizer)
-		meta["resourceVersion"] = stored.ResourceVersion
-	}
-	return json.Marshal(map[string]any{"metadata": meta, "spec": spec})
 }
 
 func hasString(list []string, s string) bool {

@@ -1,6 +1,7 @@
 package binding
 
 import (
+	"github.com/flotilla-io/flotilla/controllers/internal/works"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,13 +73,13 @@ func TestBuildWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if workDiffers(w, again) {
+	if works.Differs(w, again) {
 		t.Error("rebuilt Work differs")
 	}
 	// Duplicated: replicas untouched.
 	b.spec.Placement = nil
 	dup, _ := c.buildWork(b, nginx(), workv1alpha2.TargetCluster{Name: "member1", Replicas: 2}, cluster, nil, "w1")
-	if !workDiffers(w, dup) {
+	if !works.Differs(w, dup) {
 		t.Error("Duplicated Work equals the divided one")
 	}
 }

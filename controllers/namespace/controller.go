@@ -7,7 +7,6 @@ package namespace
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -19,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -38,6 +36,7 @@ import (
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/controllers/internal/works"
 )
 
 // ControllerName is the name of the controller in --controllers.
@@ -46,7 +45,7 @@ const ControllerName = "namespace"
 // Keys Karmada uses on propagated namespaces.
 const (
 	managedLabel          = "karmada.io/managed"
-	executionFinalizer    = "karmada.io/execution-controller"
+	executionFinalizer    = workv1alpha1.ExecutionControllerFinalizer
 	DefaultSkippedPattern = "kube-.*"
 )
 
@@ -216,19 +215,15 @@ func (c *Controller) syncWork(ctx context.Context, ns *corev1.Namespace, cluster
 	}
 	cur, err := c.works.Works(workNS).Get(workName)
 	if apierrors.IsNotFound(err) {
-		_, err = c.client.WorkV1alpha1().Works(workNS).Create(ctx, w, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) || apierrors.IsNotFound(err) {
-			// Cache behind, or the execution namespace not made yet: retry.
-			return err
-		}
-		return err
+		// An error here (cache behind, execution namespace not made yet)
+		// is retried.
+		return works.Write(ctx, c.client, nil, w, "")
 	}
 	if err != nil {
 		return err
 	}
-	if cur.DeletionTimestamp != nil {
-		return nil
-	}
+	// The stored labels (the permanent id) stay; the spec is compared as
+	// the server defaults it.
 	w.Labels = map[string]string{}
 	for k, v := range cur.Labels {
 		w.Labels[k] = v
@@ -236,20 +231,7 @@ func (c *Controller) syncWork(ctx context.Context, ns *corev1.Namespace, cluster
 	if err := mutation.MutateWork(w, false); err != nil {
 		return err
 	}
-	a, _ := json.Marshal(cur.Spec)
-	b, _ := json.Marshal(w.Spec)
-	same := string(a) == string(b)
-	for k, v := range annos {
-		if cur.Annotations[k] != v {
-			same = false
-		}
-	}
-	if same {
-		return nil
-	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annos}, "spec": map[string]any{"workload": w.Spec.Workload}})
-	_, err = c.client.WorkV1alpha1().Works(workNS).Patch(ctx, workName, types.MergePatchType, patch, metav1.PatchOptions{})
-	return err
+	return works.Ensure(ctx, c.client, cur, w, "")
 }
 
 // removeWorks deletes the namespace's Works in every cluster.

@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	rbacinformers "k8s.io/client-go/informers/rbac/v1"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
@@ -35,6 +34,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/controllers/internal/works"
 )
 
 // ControllerName is the name of this controller in --controllers.
@@ -90,14 +90,23 @@ func New(clusters clusterinformers.ClusterInformer, roles rbacinformers.ClusterR
 			}
 		}
 	}
-	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: func(_, o any) { onWork(o) }, DeleteFunc: onWork}); err != nil {
+	// Status writes of the execution controller change neither.
+	changed := func(old, cur any) {
+		o, ok1 := old.(*workv1alpha1.Work)
+		n, ok2 := cur.(*workv1alpha1.Work)
+		if ok1 && ok2 && (o.Generation != n.Generation || o.Annotations[fingerprintAnnotation] != n.Annotations[fingerprintAnnotation]) {
+			onWork(cur)
+		}
+	}
+	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: changed, DeleteFunc: onWork}); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
 // fingerprintAnnotation on each Work holds a hash of the rules and subject
-// it carries, so an unchanged Work costs no write.
+// it carries: it marks the Works this controller writes, and changes with
+// what they carry.
 const fingerprintAnnotation = "unifiedauth.flotilla.io/applied"
 
 func fnv64(s string) uint64 {
@@ -172,40 +181,22 @@ func (c *Controller) ensureWork(ctx context.Context, cluster *clusterv1alpha1.Cl
 		// an older Flotilla applied under the same name.
 		workv1alpha2.ResourceConflictResolutionAnnotation: workv1alpha2.ResourceConflictResolutionOverwrite,
 	}
-	manifests := []workv1alpha1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}
+	work := &workv1alpha1.Work{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: ns, Annotations: annotations,
+			Finalizers:      []string{workv1alpha1.ExecutionControllerFinalizer},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(cluster, clusterv1alpha1.SchemeGroupVersion.WithKind("Cluster"))},
+		},
+		Spec: workv1alpha1.WorkSpec{Workload: workv1alpha1.WorkloadTemplate{Manifests: []workv1alpha1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}}},
+	}
 	cur, err := c.works.Works(ns).Get(name)
 	if apierrors.IsNotFound(err) {
-		work := &workv1alpha1.Work{
-			ObjectMeta: metav1.ObjectMeta{
-				Name: name, Namespace: ns, Annotations: annotations,
-				Finalizers:      []string{workv1alpha1.ExecutionControllerFinalizer},
-				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(cluster, clusterv1alpha1.SchemeGroupVersion.WithKind("Cluster"))},
-			},
-			Spec: workv1alpha1.WorkSpec{Workload: workv1alpha1.WorkloadTemplate{Manifests: manifests}},
-		}
-		_, err = c.client.WorkV1alpha1().Works(ns).Create(ctx, work, metav1.CreateOptions{FieldManager: ControllerName})
-		if apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("work %s/%s exists but is not in the cache yet", ns, name)
-		}
-		return err
+		return works.Write(ctx, c.client, nil, work, ControllerName)
 	}
 	if err != nil {
 		return err
 	}
-	if cur.DeletionTimestamp != nil || cur.Annotations[fingerprintAnnotation] == hash {
-		// Unchanged, or re-created once the old one is gone (its deletion
-		// re-queues us).
-		return nil
-	}
-	patch, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{"annotations": annotations},
-		"spec":     map[string]any{"workload": map[string]any{"manifests": manifests}},
-	})
-	if err != nil {
-		return err
-	}
-	_, err = c.client.WorkV1alpha1().Works(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: ControllerName})
-	return err
+	return works.Ensure(ctx, c.client, cur, work, ControllerName)
 }
 
 // impersonationRules computes the member rules: impersonate exactly the
