@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"sort"
 
@@ -29,6 +30,7 @@ import (
 	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha1"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/work/mutation"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
@@ -194,6 +196,12 @@ func (c *Controller) ensureWork(ctx context.Context, cluster *clusterv1alpha1.Cl
 		return works.Write(ctx, c.client, nil, work, ControllerName)
 	}
 	if err != nil {
+		return err
+	}
+	// Compared as the server stores it: the stored labels (the permanent
+	// id) kept, the manifests mutated.
+	work.Labels = maps.Clone(cur.Labels)
+	if err := mutation.MutateWork(work, false); err != nil {
 		return err
 	}
 	return works.Ensure(ctx, c.client, cur, work, ControllerName)

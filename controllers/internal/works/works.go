@@ -72,7 +72,10 @@ func Patch(stored, desired *workv1alpha1.Work) ([]byte, error) {
 		"suspendDispatching":          desired.Spec.SuspendDispatching,
 		"preserveResourcesOnDeletion": desired.Spec.PreserveResourcesOnDeletion,
 	}
-	meta := map[string]any{"labels": desired.Labels, "annotations": annos}
+	meta := map[string]any{"annotations": annos}
+	if len(desired.Labels) > 0 {
+		meta["labels"] = desired.Labels // merged: the stored permanent id stays
+	}
 	if !slices.Contains(stored.Finalizers, workv1alpha1.ExecutionControllerFinalizer) {
 		meta["finalizers"] = append(append([]string(nil), stored.Finalizers...), workv1alpha1.ExecutionControllerFinalizer)
 		meta["resourceVersion"] = stored.ResourceVersion
