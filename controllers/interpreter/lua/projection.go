@@ -354,20 +354,29 @@ func (a *analyzer) test(e ast.Expr) {
 		a.test(e.Lhs)
 		a.test(e.Rhs)
 	case *ast.RelationalOpExpr:
-		if e.Operator == "==" || e.Operator == "~=" {
-			if _, isNil := e.Rhs.(*ast.NilExpr); isNil {
-				a.test(e.Lhs)
-				return
-			}
-			if _, isNil := e.Lhs.(*ast.NilExpr); isNil {
-				a.test(e.Rhs)
-				return
-			}
+		if other, ok := nilCompared(e); ok {
+			a.test(other)
+			return
 		}
 		a.value(e)
 	default:
 		a.value(e)
 	}
+}
+
+// nilCompared returns the operand compared with nil by == or ~=; ok is
+// false for any other comparison.
+func nilCompared(e *ast.RelationalOpExpr) (ast.Expr, bool) {
+	if e.Operator != "==" && e.Operator != "~=" {
+		return nil, false
+	}
+	if _, isNil := e.Rhs.(*ast.NilExpr); isNil {
+		return e.Lhs, true
+	}
+	if _, isNil := e.Lhs.(*ast.NilExpr); isNil {
+		return e.Rhs, true
+	}
+	return nil, false
 }
 
 // chain reports whether e is a parameter or a chain of constant field
@@ -478,13 +487,9 @@ func (a *analyzer) value(e ast.Expr) {
 		a.value(e.Lhs)
 		a.value(e.Rhs)
 	case *ast.RelationalOpExpr:
-		if e.Operator == "==" || e.Operator == "~=" {
-			_, lnil := e.Lhs.(*ast.NilExpr)
-			_, rnil := e.Rhs.(*ast.NilExpr)
-			if lnil || rnil {
-				a.test(e) // the result is a boolean either way
-				return
-			}
+		if other, ok := nilCompared(e); ok {
+			a.test(other) // the result is a boolean either way
+			return
 		}
 		a.value(e.Lhs)
 		a.value(e.Rhs)
