@@ -100,10 +100,14 @@ func (c *Controller) syncTemplateStatus(ctx context.Context, b *binding, t *temp
 		c.event(nil, t.obj, corev1.EventTypeWarning, EventReasonAggregateStatusFailed, err.Error())
 		return err
 	}
-	if sameStatus(t.obj, next) {
-		return nil
+	patch, err := statusPatch(t.obj, next)
+	if err != nil {
+		return err
 	}
-	if err := writeStatus(ctx, t.client, t.obj, next); err != nil {
+	if string(patch) == "{}" {
+		return nil // the same status
+	}
+	if err := writeStatus(ctx, t.client, next, patch); err != nil {
 		if !apierrors.IsConflict(err) {
 			c.event(nil, t.obj, corev1.EventTypeWarning, EventReasonAggregateStatusFailed, err.Error())
 		}
@@ -113,28 +117,33 @@ func (c *Controller) syncTemplateStatus(ctx context.Context, b *binding, t *temp
 	return nil
 }
 
-// writeStatus sends a JSON merge patch taking the template's status from
-// what old holds to what obj holds, through the status subresource, or
-// through the main resource when the kind has none (a CRD without the
+// statusPatch is the JSON merge patch taking the template's status from
+// what old holds to what obj holds; "{}" when they are the same.
+func statusPatch(old, obj *unstructured.Unstructured) ([]byte, error) {
+	from, err := json.Marshal(map[string]any{"status": old.Object["status"]})
+	if err != nil {
+		return nil, err
+	}
+	to, err := json.Marshal(map[string]any{"status": obj.Object["status"]})
+	if err != nil {
+		return nil, err
+	}
+	patch, err := jsonpatch.CreateMergePatch(from, to)
+	if err != nil {
+		return nil, fmt.Errorf("computing the status patch of %s %s: %w", obj.GetKind(), klog.KObj(obj), err)
+	}
+	return patch, nil
+}
+
+// writeStatus sends the status patch of obj through the status subresource,
+// or through the main resource when the kind has none (a CRD without the
 // subresource answers 404 on /status). The controller is the only writer
 // of a template's status, so the patch carries no resourceVersion: a
 // template changed meanwhile (labels, spec) takes it without a conflict.
 // A template gone meanwhile is not an error.
-func writeStatus(ctx context.Context, client dynamic.ResourceInterface, old, obj *unstructured.Unstructured) error {
-	from, err := json.Marshal(map[string]any{"status": old.Object["status"]})
-	if err != nil {
-		return err
-	}
-	to, err := json.Marshal(map[string]any{"status": obj.Object["status"]})
-	if err != nil {
-		return err
-	}
-	patch, err := jsonpatch.CreateMergePatch(from, to)
-	if err != nil {
-		return fmt.Errorf("computing the status patch of %s %s: %w", obj.GetKind(), klog.KObj(obj), err)
-	}
+func writeStatus(ctx context.Context, client dynamic.ResourceInterface, obj *unstructured.Unstructured, patch []byte) error {
 	opts := metav1.PatchOptions{FieldManager: ControllerName}
-	_, err = client.Patch(ctx, obj.GetName(), types.MergePatchType, patch, opts, "status")
+	_, err := client.Patch(ctx, obj.GetName(), types.MergePatchType, patch, opts, "status")
 	if apierrors.IsNotFound(err) {
 		_, err = client.Patch(ctx, obj.GetName(), types.MergePatchType, patch, opts)
 	}
@@ -147,10 +156,3 @@ func writeStatus(ctx context.Context, client dynamic.ResourceInterface, old, obj
 	return nil
 }
 
-// sameStatus compares the statuses of two objects as JSON, so that numbers
-// decoded as int64 and float64 compare equal.
-func sameStatus(a, b *unstructured.Unstructured) bool {
-	ja, errA := json.Marshal(a.Object["status"])
-	jb, errB := json.Marshal(b.Object["status"])
-	return errA == nil && errB == nil && string(ja) == string(jb)
-}
