@@ -155,4 +155,3 @@ func writeStatus(ctx context.Context, client dynamic.ResourceInterface, obj *uns
 	}
 	return nil
 }
-
