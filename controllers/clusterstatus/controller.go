@@ -24,8 +24,8 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/memberclient"
 )
 
 // ControllerName is the name of this controller in --controllers.

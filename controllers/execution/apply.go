@@ -14,8 +14,8 @@ import (
 	"k8s.io/klog/v2"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/memberclient"
 )
 
 // outcome is what applying one manifest came to.

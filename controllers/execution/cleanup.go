@@ -17,7 +17,7 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
+	"github.com/flotilla-io/flotilla/memberclient"
 )
 
 // karmadaLabels and karmadaAnnotations are the metadata Flotilla puts on

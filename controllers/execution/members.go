@@ -14,9 +14,9 @@ import (
 	"k8s.io/klog/v2"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/memberclient"
 )
 
 // member is what the controller keeps for one member cluster: a queue of

@@ -27,8 +27,8 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/memberclient"
 )
 
 const (

@@ -38,10 +38,10 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	karmadascheme "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/scheme"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
-	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 	"github.com/flotilla-io/flotilla/controllers/interpreter/lua"
+	"github.com/flotilla-io/flotilla/memberclient"
 )
 
 // Options configure the controllers.

@@ -33,10 +33,10 @@ import (
 	"github.com/flotilla-io/flotilla/apis/work/mutation"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/internal/memberclient"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/internal/works"
+	"github.com/flotilla-io/flotilla/memberclient"
 )
 
 // ControllerName is the name of this controller in --controllers.
