@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/internal/selectors"
+	"github.com/flotilla-io/flotilla/selectors"
 )
 
 // Well-known template keys the detector reads (API-SPEC §9).

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/internal/selectors"
+	"github.com/flotilla-io/flotilla/selectors"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )

@@ -12,7 +12,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/internal/selectors"
+	"github.com/flotilla-io/flotilla/selectors"
 )
 
 // filter returns the clusters a binding may be placed on under affinity,

@@ -8,7 +8,7 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/internal/selectors"
+	"github.com/flotilla-io/flotilla/selectors"
 )
 
 // candidate is a ClusterOverridePolicy or an OverridePolicy that selects the
