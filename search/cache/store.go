@@ -1,0 +1,388 @@
+package cache
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// ringSize is how many recent changes a store keeps for watches resuming
+// from a resourceVersion; older ones answer 410 Gone, and the client lists
+// again, as with the API server's watch cache.
+const ringSize = 4096
+
+// watcherBuffer is how many changes a slow watch may lag behind before the
+// store closes it (the client watches again from its last resourceVersion).
+const watcherBuffer = 1024
+
+// ErrTooOld is returned when a watch asks for changes older than the store
+// keeps.
+var ErrTooOld = errors.New("too old resource version")
+
+// entry is one cached object.
+type entry struct {
+	rv   uint64
+	data []byte // compressed JSON, see codec.go
+}
+
+// Event is one change of a cached object, as a watch delivers it.
+type Event struct {
+	Type watch.EventType
+	// Key is "namespace/name", or "name" for cluster-scoped objects.
+	Key string
+	RV  uint64
+	// data is the compressed object after the change (before it, for deletions).
+	data []byte
+}
+
+// Store is the cache of one resource in one member cluster. Reads are
+// served from memory; the member is never asked on behalf of a reader.
+type Store struct {
+	Cluster    string
+	Resource   schema.GroupVersionResource
+	Kind       string
+	Namespaced bool
+
+	mu     sync.RWMutex
+	codec  *codec
+	items  map[string]*entry
+	sorted []string // keys in order; nil when stale
+	rv     uint64   // the member's resourceVersion the store is at
+	synced bool
+
+	ring      []Event // the last changes, oldest first once full
+	ringNext  int
+	ringFull  bool
+	ringSince uint64 // changes after this RV are all in the ring
+
+	watchers map[*Watcher]struct{}
+	stopped  bool
+}
+
+func newStore(cluster string, gvr schema.GroupVersionResource, kind string, namespaced bool) *Store {
+	return &Store{
+		Cluster: cluster, Resource: gvr, Kind: kind, Namespaced: namespaced,
+		items: map[string]*entry{}, ring: make([]Event, ringSize), watchers: map[*Watcher]struct{}{},
+	}
+}
+
+// Key returns the store key of an object.
+func Key(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+// Synced says whether the store has listed the member once.
+func (s *Store) Synced() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.synced
+}
+
+// Len is the number of cached objects.
+func (s *Store) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.items)
+}
+
+// RV is the member resourceVersion the store is at.
+func (s *Store) RV() uint64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.rv
+}
+
+// Decode appends the JSON of a cached object or event to dst.
+func (s *Store) Decode(dst, data []byte) ([]byte, error) {
+	s.mu.RLock()
+	c := s.codec
+	s.mu.RUnlock()
+	return c.decompress(dst, data)
+}
+
+// Item is a cached object as a read returns it.
+type Item struct {
+	Key  string
+	RV   uint64
+	Data []byte // compressed; Store.Decode returns its JSON
+}
+
+// Get returns the object with the given key.
+func (s *Store) Get(key string) (Item, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e, ok := s.items[key]
+	if !ok {
+		return Item{}, false
+	}
+	return Item{Key: key, RV: e.rv, Data: e.data}, true
+}
+
+// List returns, in key order, up to limit objects (0: all) of namespace
+// ("" for all namespaces) whose key is after the key "after", for which
+// keep (if set) is true, with the RV the store was at and whether more
+// objects follow.
+func (s *Store) List(namespace, after string, limit int, keep func(key string) bool) (items []Item, rv uint64, more bool) {
+	s.mu.Lock()
+	if s.sorted == nil {
+		s.sorted = make([]string, 0, len(s.items))
+		for k := range s.items {
+			s.sorted = append(s.sorted, k)
+		}
+		slices.Sort(s.sorted)
+	}
+	keys, rv := s.sorted, s.rv
+	prefix := ""
+	if namespace != "" && s.Namespaced {
+		prefix = namespace + "/"
+	}
+	start := 0
+	if prefix != "" {
+		start, _ = slices.BinarySearch(keys, prefix)
+	}
+	if after != "" {
+		i, found := slices.BinarySearch(keys, after)
+		if found {
+			i++
+		}
+		start = max(start, i)
+	}
+	for _, k := range keys[start:] {
+		if prefix != "" && !strings.HasPrefix(k, prefix) {
+			break
+		}
+		if keep != nil && !keep(k) {
+			continue
+		}
+		if limit > 0 && len(items) == limit {
+			more = true
+			break
+		}
+		e := s.items[k]
+		items = append(items, Item{Key: k, RV: e.rv, Data: e.data})
+	}
+	s.mu.Unlock()
+	return items, rv, more
+}
+
+// Namespaces returns the namespaces holding cached objects.
+func (s *Store) Namespaces() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	seen := map[string]struct{}{}
+	for k := range s.items {
+		if i := strings.IndexByte(k, '/'); i > 0 {
+			seen[k[:i]] = struct{}{}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for ns := range seen {
+		out = append(out, ns)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// apply records one change seen on the member.
+func (s *Store) apply(typ watch.EventType, key string, rv uint64, data []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	old, had := s.items[key]
+	switch typ {
+	case watch.Deleted:
+		if !had {
+			s.setRV(rv)
+			return
+		}
+		delete(s.items, key)
+		s.sorted = nil
+		if data == nil {
+			data = old.data
+		}
+	default:
+		if had {
+			typ = watch.Modified
+		} else {
+			typ = watch.Added
+			s.sorted = nil
+		}
+		s.items[key] = &entry{rv: rv, data: data}
+	}
+	s.setRV(rv)
+	s.record(Event{Type: typ, Key: key, RV: rv, data: data})
+}
+
+// bookmark moves the store's resourceVersion without a change.
+func (s *Store) bookmark(rv uint64) {
+	s.mu.Lock()
+	s.setRV(rv)
+	s.mu.Unlock()
+}
+
+func (s *Store) setRV(rv uint64) {
+	if rv > s.rv {
+		s.rv = rv
+	}
+}
+
+// replace swaps in the result of a full list at rv, recording the
+// differences as changes so that watches stay consistent.
+func (s *Store) replace(items map[string]*entry, rv uint64, c *codec) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	if s.codec == nil {
+		s.codec = c
+	}
+	first := !s.synced
+	for k, old := range s.items {
+		if _, ok := items[k]; !ok {
+			s.record(Event{Type: watch.Deleted, Key: k, RV: rv, data: old.data})
+		}
+	}
+	for k, e := range items {
+		old, ok := s.items[k]
+		switch {
+		case !ok:
+			s.record(Event{Type: watch.Added, Key: k, RV: e.rv, data: e.data})
+		case old.rv != e.rv:
+			s.record(Event{Type: watch.Modified, Key: k, RV: e.rv, data: e.data})
+		}
+	}
+	s.items, s.sorted, s.synced = items, nil, true
+	s.setRV(rv)
+	if first {
+		// Watches start from the first list; nothing before it is known.
+		s.ringNext, s.ringFull, s.ringSince = 0, false, rv
+	}
+}
+
+// record appends a change to the ring and hands it to the watches.
+func (s *Store) record(ev Event) {
+	if s.ringFull {
+		s.ringSince = s.ring[s.ringNext].RV
+	}
+	s.ring[s.ringNext] = ev
+	s.ringNext = (s.ringNext + 1) % len(s.ring)
+	if s.ringNext == 0 {
+		s.ringFull = true
+	}
+	for w := range s.watchers {
+		select {
+		case w.ch <- ev:
+		default:
+			// Too slow: close it rather than block the member's watch.
+			delete(s.watchers, w)
+			w.stop()
+		}
+	}
+}
+
+// Watcher receives the changes of one store.
+type Watcher struct {
+	// Initial are the changes to deliver before those on C.
+	Initial []Event
+	ch      chan Event
+	done    chan struct{}
+	once    sync.Once
+	store   *Store
+}
+
+// C delivers changes after Initial; it is never closed, Done is.
+func (w *Watcher) C() <-chan Event { return w.ch }
+
+// Done is closed when the watch ends (store stopped or watcher too slow).
+func (w *Watcher) Done() <-chan struct{} { return w.done }
+
+func (w *Watcher) stop() { w.once.Do(func() { close(w.done) }) }
+
+// Stop ends the watch.
+func (w *Watcher) Stop() {
+	s := w.store
+	s.mu.Lock()
+	delete(s.watchers, w)
+	s.mu.Unlock()
+	w.stop()
+}
+
+// Watch returns the changes after rv. With all set (a watch from
+// resourceVersion "" or "0"), the current objects come first as additions.
+// It returns ErrTooOld when the changes after rv are no longer kept.
+func (s *Store) Watch(rv uint64, all bool) (*Watcher, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := &Watcher{ch: make(chan Event, watcherBuffer), done: make(chan struct{}), store: s}
+	if s.stopped {
+		w.stop()
+		return w, nil
+	}
+	switch {
+	case all:
+		w.Initial = make([]Event, 0, len(s.items))
+		for k, e := range s.items {
+			w.Initial = append(w.Initial, Event{Type: watch.Added, Key: k, RV: e.rv, data: e.data})
+		}
+		slices.SortFunc(w.Initial, func(a, b Event) int { return int64Cmp(a.RV, b.RV) })
+	case rv < s.ringSince:
+		return nil, ErrTooOld
+	default:
+		w.Initial = s.since(rv)
+	}
+	s.watchers[w] = struct{}{}
+	return w, nil
+}
+
+// since returns the kept changes after rv, oldest first.
+func (s *Store) since(rv uint64) []Event {
+	var out []Event
+	n := s.ringNext
+	if s.ringFull {
+		n = len(s.ring)
+	}
+	for i := 0; i < n; i++ {
+		idx := i
+		if s.ringFull {
+			idx = (s.ringNext + i) % len(s.ring)
+		}
+		if ev := s.ring[idx]; ev.RV > rv {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// Data returns the compressed object of an event.
+func (e Event) Data() []byte { return e.data }
+
+// stop ends every watch and drops the objects.
+func (s *Store) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
+	for w := range s.watchers {
+		w.stop()
+	}
+	s.watchers, s.items, s.sorted, s.ring = nil, nil, nil, nil
+}
+
+func int64Cmp(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
