@@ -31,6 +31,7 @@ import (
 	clusterregistry "github.com/flotilla-io/flotilla/registry/cluster"
 	"github.com/flotilla-io/flotilla/registry/internal/resource"
 	policyregistry "github.com/flotilla-io/flotilla/registry/policy"
+	"github.com/flotilla-io/flotilla/search"
 	workregistry "github.com/flotilla-io/flotilla/registry/work"
 )
 
@@ -74,6 +75,8 @@ type Config struct {
 	// paths there with the server's own credentials).
 	Host       kubernetes.Interface
 	HostConfig *rest.Config
+	// Search configures search/ and proxying/proxy of search.karmada.io.
+	Search search.Options
 }
 
 // SecretNamespace is where join puts the clusters' credential Secrets; the
@@ -87,6 +90,7 @@ type CompletedConfig struct {
 	generic genericapiserver.CompletedConfig
 	scheme  *runtime.Scheme
 	codecs  serializer.CodecFactory
+	search  search.Options
 }
 
 // Server is the running API surface of flotilla-apiserver.
@@ -98,7 +102,7 @@ type Server struct {
 
 // Complete fills in defaults. It does no I/O.
 func (c *Config) Complete() CompletedConfig {
-	return CompletedConfig{host: c.Host, hostCfg: c.HostConfig, generic: c.GenericConfig.Complete(), scheme: c.Scheme, codecs: c.Codecs}
+	return CompletedConfig{host: c.Host, hostCfg: c.HostConfig, generic: c.GenericConfig.Complete(), scheme: c.Scheme, codecs: c.Codecs, search: c.Search}
 }
 
 // New builds the server and installs every API group.
@@ -144,7 +148,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		add(workregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
 		add(c.configGroup()),
 		add(c.simpleGroup("autoscaling.karmada.io", autoscalingDefinitions())),
-		add(c.simpleGroup("search.karmada.io", searchDefinitions())),
+		add(c.searchGroup(s, getSecret)),
 		add(c.simpleGroup("networking.karmada.io", networkingDefinitions())),
 		add(c.simpleGroup("apps.karmada.io", appsDefinitions())),
 		add(c.simpleGroup("remedy.karmada.io", remedyDefinitions())),
@@ -172,6 +176,30 @@ func (c CompletedConfig) simpleGroup(group string, defs []*resource.Definition) 
 	}
 	info.VersionedResourcesStorageMap["v1alpha1"] = storage
 	return &info, nil
+}
+
+// searchGroup is search.karmada.io: resourceregistries, and the search
+// and proxying endpoints over the member caches they drive.
+func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, getSecret func(namespace, name string) (*corev1.Secret, error)) (*genericapiserver.APIGroupInfo, error) {
+	info, err := c.simpleGroup("search.karmada.io", searchDefinitions())
+	if err != nil {
+		return nil, err
+	}
+	if c.hostCfg == nil {
+		return info, nil
+	}
+	cfg := &search.Config{Options: c.search, Authorizer: c.generic.Authorization.Authorizer, GetSecret: getSecret, HostConfig: c.hostCfg}
+	srv, err := cfg.Complete().New()
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	for name, st := range srv.Storage {
+		info.VersionedResourcesStorageMap["v1alpha1"][name] = st
+	}
+	if err := s.AddPostStartHook("start-search-cache", srv.PostStartHook); err != nil {
+		return nil, err
+	}
+	return info, nil
 }
 
 // configGroup is config.karmada.io, whose customizations are validated

@@ -24,6 +24,7 @@ import (
 	generatedopenapi "github.com/flotilla-io/flotilla/apis/generated/openapi"
 	"github.com/flotilla-io/flotilla/controllers/manager"
 	"github.com/flotilla-io/flotilla/registry"
+	"github.com/flotilla-io/flotilla/search"
 )
 
 // etcdPathPrefix is where flotilla-apiserver keeps its objects in etcd.
@@ -51,6 +52,11 @@ type Options struct {
 	APIService APIServiceOptions
 	// Controllers configure the embedded controllers.
 	Controllers manager.Options
+	// Search configures the search cache, its index and its access checks.
+	Search search.Options
+
+	// searchIndexInMemory keeps the index in memory even with a data directory.
+	searchIndexInMemory bool
 
 	scheme *runtime.Scheme
 	codecs serializer.CodecFactory
@@ -83,6 +89,7 @@ func NewOptions() *Options {
 			Register: true, ServiceName: "flotilla-apiserver", ServiceNamespace: "karmada-system",
 		},
 		Controllers: manager.NewOptions(),
+		Search:      search.NewOptions(),
 		GCPercent:   200,
 	}
 	o.Server.Etcd.StorageConfig.EncodeVersioner = storageVersions
@@ -102,6 +109,8 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.StringVar(&o.APIService.ServiceName, "service-name", o.APIService.ServiceName, "name of the Service the APIServices point at")
 	fs.StringVar(&o.APIService.ServiceNamespace, "service-namespace", o.APIService.ServiceNamespace, "namespace of that Service")
 	fs.StringVar(&o.APIService.ExternalName, "service-external-name", o.APIService.ExternalName, "make that Service an ExternalName Service for this host (for a server running outside the host cluster, e.g. localhost)")
+	o.Search.AddFlags(fss.FlagSet("search"))
+	fss.FlagSet("search").BoolVar(&o.searchIndexInMemory, "search-index-in-memory", o.searchIndexInMemory, "keep the full-text index in memory instead of under the data directory (beside --embedded-etcd-dir)")
 	cs := fss.FlagSet("controllers")
 	cs.StringSliceVar(&o.Controllers.Controllers, "controllers", o.Controllers.Controllers, "controllers to run: '*' for all, 'name' to enable one, '-name' to disable one; known: "+strings.Join(manager.Names(), ", "))
 	cs.BoolVar(&o.Controllers.LeaderElect, "leader-elect", o.Controllers.LeaderElect, "run the controllers only in the replica holding the lease "+o.Controllers.LeaseNamespace+"/"+o.Controllers.LeaseName+" on the host")
@@ -129,6 +138,9 @@ func (o *Options) Complete() error {
 		o.Server.SecureServing.ServerCert.CertDirectory = filepath.Join(filepath.Dir(filepath.Clean(o.EmbeddedEtcdDir)), "certs")
 	}
 	// The aggregator verifies <service>.<namespace>.svc.
+	if o.Search.Index && o.Search.IndexDir == "" && o.EmbeddedEtcdDir != "" && !o.searchIndexInMemory {
+		o.Search.IndexDir = search.DefaultIndexDir(filepath.Dir(filepath.Clean(o.EmbeddedEtcdDir)))
+	}
 	svcDNS := o.APIService.ServiceName + "." + o.APIService.ServiceNamespace + ".svc"
 	return o.Server.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", []string{svcDNS, "localhost"}, []net.IP{net.ParseIP("127.0.0.1")})
 }
@@ -183,7 +195,7 @@ func (o *Options) Config(etcdServers []string, host *rest.Config) (*registry.Con
 	if err != nil {
 		return nil, err
 	}
-	return &registry.Config{GenericConfig: cfg, Scheme: o.scheme, Codecs: o.codecs, Host: hostClient, HostConfig: host}, nil
+	return &registry.Config{GenericConfig: cfg, Scheme: o.scheme, Codecs: o.codecs, Host: hostClient, HostConfig: host, Search: o.Search}, nil
 }
 
 // NewCommand returns the flotilla-apiserver command.

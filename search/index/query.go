@@ -1,0 +1,191 @@
+package index
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// fieldAliases maps lower-cased field names of queries to index fields.
+var fieldAliases = map[string]string{
+	"cluster":     fieldCluster,
+	"group":       fieldGroup,
+	"version":     fieldVersion,
+	"resource":    fieldResource,
+	"kind":        fieldKind,
+	"namespace":   fieldNamespace,
+	"name":        fieldName,
+	"apiversion":  fieldAPIVersion,
+	"label":       fieldLabel,
+	"labels":      fieldLabel,
+	"annotation":  fieldAnnotation,
+	"annotations": fieldAnnotation,
+	"image":       fieldImage,
+	"images":      fieldImage,
+	"node":        fieldNode,
+	"phase":       fieldPhase,
+	"condition":   fieldCondition,
+	"conditions":  fieldCondition,
+	"text":        fieldText,
+}
+
+// canonicalField returns the index field a query's field name means, or ""
+// if there is none. The per-key fields keep the case of the key.
+func canonicalField(name string) string {
+	if f, ok := fieldAliases[strings.ToLower(name)]; ok {
+		return f
+	}
+	dot := strings.IndexByte(name, '.')
+	if dot <= 0 || dot == len(name)-1 {
+		return ""
+	}
+	switch strings.ToLower(name[:dot]) {
+	case "label", "labels":
+		return labelsPrefix + name[dot+1:]
+	case "annotation", "annotations":
+		return annotationsPrefix + name[dot+1:]
+	}
+	return ""
+}
+
+// matchAll tells whether q asks for every document.
+func matchAll(q string) bool {
+	q = strings.TrimSpace(q)
+	return q == "" || q == "*"
+}
+
+// parseQuery parses q with bleve's query-string parser and rewrites the
+// result for this index: unprefixed clauses become required, field names
+// become index fields, wildcard and regular-expression terms are
+// lower-cased, match queries require all their terms, and a quoted keyword
+// value becomes a plain term match.
+func parseQuery(q string) (query.Query, error) {
+	if matchAll(q) {
+		return query.NewMatchAllQuery(), nil
+	}
+	parsed, err := query.NewQueryStringQuery(q).Parse()
+	if err != nil {
+		qe := &QueryError{Query: q, Pos: 0, Msg: strings.TrimPrefix(err.Error(), "parse error: ")}
+		if se := checkSyntax(q); se != nil {
+			qe.Pos, qe.Msg = se.pos, se.msg
+		}
+		return nil, qe
+	}
+	// bleve accepted q; reject what it accepts but this index cannot
+	// answer. A grammar error here would be a disagreement with bleve's
+	// parser, which stays the authority.
+	if se := checkSyntax(q); se != nil && !se.grammar {
+		return nil, &QueryError{Query: q, Pos: se.pos, Msg: se.msg}
+	}
+	bq, ok := parsed.(*query.BooleanQuery)
+	if !ok {
+		return rewrite(parsed), nil
+	}
+	if bq.Must != nil {
+		bq.Must = rewrite(bq.Must)
+	}
+	if bq.MustNot != nil {
+		bq.MustNot = rewrite(bq.MustNot)
+	}
+	if should, ok := bq.Should.(*query.DisjunctionQuery); ok {
+		// AddMust keeps the query-string mode of bq, in which a clause
+		// that analyzes to nothing (a stop word) is skipped rather than
+		// matching nothing.
+		bq.Should = nil
+		for _, c := range should.Disjuncts {
+			bq.AddMust(rewrite(c))
+		}
+	} else if bq.Should != nil {
+		bq.Should = rewrite(bq.Should)
+	}
+	return bq, nil
+}
+
+// rewrite adapts one parsed query, recursively.
+func rewrite(q query.Query) query.Query {
+	switch t := q.(type) {
+	case *query.ConjunctionQuery:
+		for i, c := range t.Conjuncts {
+			t.Conjuncts[i] = rewrite(c)
+		}
+	case *query.DisjunctionQuery:
+		// A bare number parses as "match it or equal it as a number";
+		// the index has no numeric fields.
+		kept := t.Disjuncts[:0]
+		for _, c := range t.Disjuncts {
+			if _, ok := c.(*query.NumericRangeQuery); !ok {
+				kept = append(kept, rewrite(c))
+			}
+		}
+		t.Disjuncts = kept
+		if len(kept) == 1 {
+			return kept[0]
+		}
+	case *query.MatchQuery:
+		t.FieldVal = fieldOrText(t.FieldVal)
+		t.Operator = query.MatchQueryOperatorAnd
+	case *query.MatchPhraseQuery:
+		t.FieldVal = fieldOrText(t.FieldVal)
+		if t.FieldVal != fieldText {
+			// One keyword token: a term match, which needs no term
+			// vectors.
+			m := query.NewMatchQuery(t.MatchPhrase)
+			m.FieldVal = t.FieldVal
+			m.BoostVal = t.BoostVal
+			return m
+		}
+	case *query.WildcardQuery:
+		if t.FieldVal == "" && t.Wildcard == "*" {
+			return query.NewMatchAllQuery()
+		}
+		t.FieldVal = fieldOrText(t.FieldVal)
+		t.Wildcard = strings.ToLower(t.Wildcard)
+	case *query.RegexpQuery:
+		t.FieldVal = fieldOrText(t.FieldVal)
+		t.Regexp = lowerRegexp(t.Regexp)
+	}
+	return q
+}
+
+// fieldOrText maps a query field name to its index field, "" to the text
+// field. Unknown names were rejected by checkSyntax.
+func fieldOrText(name string) string {
+	if name == "" {
+		return fieldText
+	}
+	if f := canonicalField(name); f != "" {
+		return f
+	}
+	return name
+}
+
+// lowerRegexp lower-cases the literal characters of a regular expression,
+// leaving escape sequences such as \S or \p{Lu} as they are.
+func lowerRegexp(re string) string {
+	var b strings.Builder
+	b.Grow(len(re))
+	for i := 0; i < len(re); {
+		r, n := utf8.DecodeRuneInString(re[i:])
+		if r != '\\' {
+			b.WriteRune(unicode.ToLower(r))
+			i += n
+			continue
+		}
+		end := i + n
+		if end < len(re) {
+			_, m := utf8.DecodeRuneInString(re[end:])
+			c := re[end]
+			end += m
+			if (c == 'p' || c == 'P') && end < len(re) && re[end] == '{' {
+				if j := strings.IndexByte(re[end:], '}'); j >= 0 {
+					end += j + 1
+				}
+			}
+		}
+		b.WriteString(re[i:end])
+		i = end
+	}
+	return b.String()
+}

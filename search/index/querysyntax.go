@@ -1,0 +1,354 @@
+package index
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file checks a query string against the grammar of bleve's
+// query-string parser (search/query/query_string.y and its lexer), keeping
+// the byte offset of every token, because bleve's parser reports errors
+// without a position. bleve's parser stays the authority on what parses:
+// checkSyntax only runs to place an error bleve reported, and to reject what
+// bleve accepts but this index cannot answer (unknown fields, ranges).
+
+// QueryError is a syntax error in Request.Query, or a field or construct the
+// index does not support.
+type QueryError struct {
+	// Query is the query string.
+	Query string
+	// Pos is the byte offset in Query of the offending token; len(Query)
+	// for an unexpected end.
+	Pos int
+	// Msg says what is wrong.
+	Msg string
+}
+
+// Error names the position and the problem.
+func (e *QueryError) Error() string {
+	return fmt.Sprintf("invalid query at position %d: %s", e.Pos, e.Msg)
+}
+
+// tokType is a token of bleve's query-string lexer.
+type tokType uint8
+
+const (
+	tEOF tokType = iota
+	tString
+	tPhrase
+	tNumber
+	tPlus
+	tMinus
+	tColon
+	tGreater
+	tLess
+	tEqual
+	tBoost
+	tTilde
+)
+
+// token is one lexed token and its byte offset.
+type token struct {
+	typ  tokType
+	text string
+	pos  int
+}
+
+func (t token) describe() string {
+	switch t.typ {
+	case tEOF:
+		return "end of query"
+	case tPhrase:
+		return fmt.Sprintf("%q", t.text)
+	case tBoost:
+		return "'^'"
+	case tTilde:
+		return "'~'"
+	default:
+		return "'" + t.text + "'"
+	}
+}
+
+// syntaxError is a problem found by checkSyntax; grammar tells whether bleve's
+// parser rejects it too.
+type syntaxError struct {
+	pos     int
+	msg     string
+	grammar bool
+}
+
+// lexQuery splits q into tokens the way bleve's queryStringLex does.
+func lexQuery(q string) ([]token, *syntaxError) {
+	var toks []token
+	i := 0
+	next := func() (rune, int) {
+		if i >= len(q) {
+			return 0, 0
+		}
+		r, n := utf8.DecodeRuneInString(q[i:])
+		return r, n
+	}
+	for i < len(q) {
+		r, n := next()
+		start := i
+		switch {
+		case r == '"':
+			i += n
+			var b strings.Builder
+			esc, closed := false, false
+			for i < len(q) {
+				r, n := next()
+				i += n
+				switch {
+				case esc:
+					esc = false
+					b.WriteString(unescapeRune(r))
+				case r == '\\':
+					esc = true
+				case r == '"':
+					closed = true
+				default:
+					b.WriteRune(r)
+				}
+				if closed {
+					break
+				}
+			}
+			if !closed {
+				return nil, &syntaxError{pos: start, msg: "unterminated quote", grammar: true}
+			}
+			toks = append(toks, token{tPhrase, b.String(), start})
+		case strings.ContainsRune("+-:><=", r):
+			i += n
+			typ := map[rune]tokType{'+': tPlus, '-': tMinus, ':': tColon, '>': tGreater, '<': tLess, '=': tEqual}[r]
+			toks = append(toks, token{typ, string(r), start})
+		case r == '^' || r == '~':
+			i += n
+			text := lexUntilSpace(q, &i)
+			if text == "" {
+				text = "1"
+			}
+			typ := tBoost
+			if r == '~' {
+				typ = tTilde
+			}
+			toks = append(toks, token{typ, text, start})
+		case r == '\\' || !unicode.IsSpace(r):
+			typ, text, ok := lexWord(q, &i)
+			if ok {
+				toks = append(toks, token{typ, text, start})
+			}
+		default:
+			i += n
+		}
+	}
+	return toks, nil
+}
+
+// lexUntilSpace reads a boost or fuzziness value: everything up to an
+// unescaped space.
+func lexUntilSpace(q string, i *int) string {
+	var b strings.Builder
+	esc := false
+	for *i < len(q) {
+		r, n := utf8.DecodeRuneInString(q[*i:])
+		if !esc && r == ' ' {
+			*i += n
+			break
+		}
+		*i += n
+		switch {
+		case esc:
+			esc = false
+			b.WriteString(unescapeRune(r))
+		case r == '\\':
+			esc = true
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// lexWord reads a string or number token starting at *i, which ends at an
+// unescaped space (consumed) or before an unescaped ':', '^' or '~'.
+// A lone trailing backslash yields no token, as in bleve.
+func lexWord(q string, i *int) (tokType, string, bool) {
+	var b strings.Builder
+	esc := false
+	number := true
+	seenDot := false
+	first := true
+	for *i < len(q) {
+		r, n := utf8.DecodeRuneInString(q[*i:])
+		if !esc && (r == ' ' || r == ':' || r == '^' || r == '~') && !first {
+			if r == ' ' {
+				*i += n
+			}
+			break
+		}
+		*i += n
+		switch {
+		case esc:
+			esc = false
+			number = false
+			b.WriteString(unescapeRune(r))
+		case r == '\\':
+			esc = true
+			if first {
+				number = false
+			}
+		default:
+			if first {
+				number = unicode.IsDigit(r)
+			} else if number {
+				if r == '.' && !seenDot {
+					seenDot = true
+				} else if !unicode.IsDigit(r) {
+					number = false
+				}
+			}
+			b.WriteRune(r)
+		}
+		first = false
+	}
+	if b.Len() == 0 && !number {
+		return 0, "", false
+	}
+	if number {
+		return tNumber, b.String(), true
+	}
+	return tString, b.String(), true
+}
+
+// unescapeRune is bleve's unescape: a reserved character loses its
+// backslash, any other keeps it.
+func unescapeRune(r rune) string {
+	if strings.ContainsRune(`+-=&|><!(){}[]^"~*?:\/ `, r) {
+		return string(r)
+	}
+	return `\` + string(r)
+}
+
+// syntaxChecker walks the tokens with bleve's grammar.
+type syntaxChecker struct {
+	toks []token
+	i    int
+	end  int
+}
+
+func (c *syntaxChecker) peek() token {
+	if c.i < len(c.toks) {
+		return c.toks[c.i]
+	}
+	return token{typ: tEOF, pos: c.end}
+}
+
+func (c *syntaxChecker) next() token {
+	t := c.peek()
+	if c.i < len(c.toks) {
+		c.i++
+	}
+	return t
+}
+
+// checkSyntax returns the first error in q, or nil.
+func checkSyntax(q string) *syntaxError {
+	toks, err := lexQuery(q)
+	if err != nil {
+		return err
+	}
+	c := &syntaxChecker{toks: toks, end: len(q)}
+	if len(toks) == 0 {
+		return &syntaxError{pos: len(q), msg: "empty query", grammar: true}
+	}
+	for c.peek().typ != tEOF {
+		if err := c.part(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func unexpected(t token, want string) *syntaxError {
+	return &syntaxError{pos: t.pos, msg: fmt.Sprintf("unexpected %s, expected %s", t.describe(), want), grammar: true}
+}
+
+// part checks searchPart: an optional + or -, a term, an optional boost.
+func (c *syntaxChecker) part() *syntaxError {
+	if t := c.peek(); t.typ == tPlus || t.typ == tMinus {
+		c.next()
+	}
+	t := c.next()
+	switch t.typ {
+	case tString, tPhrase:
+		if c.peek().typ == tColon {
+			if canonicalField(t.text) == "" {
+				return &syntaxError{pos: t.pos, msg: fmt.Sprintf("unknown field %q", t.text)}
+			}
+			c.next()
+			if err := c.value(); err != nil {
+				return err
+			}
+		} else if t.typ == tString && c.peek().typ == tTilde {
+			if err := c.fuzziness(); err != nil {
+				return err
+			}
+		}
+	case tNumber:
+	default:
+		return unexpected(t, "a term")
+	}
+	if b := c.peek(); b.typ == tBoost {
+		c.next()
+		if _, err := strconv.ParseFloat(b.text, 64); err != nil {
+			return &syntaxError{pos: b.pos, msg: fmt.Sprintf("invalid boost %q", b.text), grammar: true}
+		}
+	}
+	return nil
+}
+
+// value checks what follows "field:".
+func (c *syntaxChecker) value() *syntaxError {
+	t := c.next()
+	switch t.typ {
+	case tString:
+		if c.peek().typ == tTilde {
+			return c.fuzziness()
+		}
+	case tNumber, tPhrase:
+	case tMinus:
+		if n := c.next(); n.typ != tNumber {
+			return unexpected(n, "a number")
+		}
+	case tGreater, tLess:
+		if c.peek().typ == tEqual {
+			c.next()
+		}
+		switch n := c.next(); n.typ {
+		case tPhrase, tNumber:
+		case tMinus:
+			if m := c.next(); m.typ != tNumber {
+				return unexpected(m, "a number")
+			}
+		default:
+			return unexpected(n, "a number or a quoted date")
+		}
+		return &syntaxError{pos: t.pos, msg: "range queries are not supported: the index has no numeric or date fields"}
+	default:
+		return unexpected(t, "a value after ':'")
+	}
+	return nil
+}
+
+// fuzziness checks a "~N" suffix.
+func (c *syntaxChecker) fuzziness() *syntaxError {
+	t := c.next()
+	if _, err := strconv.ParseFloat(t.text, 64); err != nil {
+		return &syntaxError{pos: t.pos, msg: fmt.Sprintf("invalid fuzziness %q", t.text), grammar: true}
+	}
+	return nil
+}

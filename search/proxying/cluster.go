@@ -1,0 +1,122 @@
+package proxying
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
+	searchcache "github.com/flotilla-io/flotilla/search/cache"
+	"github.com/flotilla-io/flotilla/search/storage"
+)
+
+// maxBody bounds an update body the cluster plugin rewrites.
+const maxBody = 16 << 20
+
+// serveCluster sends a request on a cached object to the one member
+// holding it, as the caller.
+func (c *Connecter) serveCluster(w http.ResponseWriter, req *http.Request, u user.Info, info *request.RequestInfo, gvr schema.GroupVersionResource, path string, r rest.Responder) {
+	if info.Name == "" {
+		r.Error(apierrors.NewMethodNotSupported(gvr.GroupResource(), info.Verb))
+		return
+	}
+	cluster, err := c.locate(req, u, info, gvr)
+	if err != nil {
+		r.Error(err)
+		return
+	}
+	out := req.Clone(req.Context())
+	if info.Verb == "update" && info.Subresource == "" {
+		body, err := io.ReadAll(io.LimitReader(req.Body, maxBody))
+		if err != nil {
+			r.Error(apierrors.NewBadRequest(fmt.Sprintf("reading the body: %v", err)))
+			return
+		}
+		body, err = forCluster(body, cluster)
+		if err != nil {
+			r.Error(err)
+			return
+		}
+		out.Body = io.NopCloser(bytes.NewReader(body))
+		out.ContentLength = int64(len(body))
+		out.Header.Set("Content-Length", fmt.Sprint(len(body)))
+	}
+	h, err := c.Cluster(req.Context(), cluster, path, r)
+	if err != nil {
+		r.Error(err)
+		return
+	}
+	h.ServeHTTP(w, out)
+}
+
+// locate finds the one cluster, among those the caller may reach, whose
+// cache holds the object.
+func (c *Connecter) locate(req *http.Request, u user.Info, info *request.RequestInfo, gvr schema.GroupVersionResource) (string, error) {
+	stores, _ := c.Stores(gvr)
+	var found []string
+	for _, s := range stores {
+		if !c.Access.ClusterAllowed(req.Context(), u, s.Cluster) {
+			continue
+		}
+		key := info.Name
+		if s.Namespaced {
+			key = searchcache.Key(info.Namespace, info.Name)
+		}
+		if _, ok := s.Get(key); ok {
+			found = append(found, s.Cluster)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", apierrors.NewNotFound(gvr.GroupResource(), info.Name)
+	case 1:
+		return found[0], nil
+	}
+	return "", apierrors.NewConflict(gvr.GroupResource(), info.Name, fmt.Errorf("ambiguous objects in clusters [%s]", strings.Join(found, ", ")))
+}
+
+// forCluster rewrites an update's body for the member: the cache's
+// annotation removed and a multi-cluster resourceVersion translated back
+// to the member's.
+func forCluster(body []byte, cluster string) ([]byte, error) {
+	var obj map[string]any
+	if err := json.Unmarshal(body, &obj); err != nil {
+		// Not JSON (YAML, protobuf): sent as is.
+		return body, nil
+	}
+	md, _ := obj["metadata"].(map[string]any)
+	if md == nil {
+		return body, nil
+	}
+	if ann, ok := md["annotations"].(map[string]any); ok {
+		delete(ann, searchv1alpha1.CachedFromClusterAnnotation)
+		if len(ann) == 0 {
+			delete(md, "annotations")
+		}
+	}
+	if rv, ok := md["resourceVersion"].(string); ok && rv != "" {
+		m, err := storage.ParseMultiRV(rv)
+		switch {
+		case err != nil:
+			// A member's own resourceVersion is kept.
+		case m == nil:
+			delete(md, "resourceVersion")
+		default:
+			if v := m.Get(cluster); v != "" {
+				md["resourceVersion"] = v
+			} else {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("resourceVersion %q names no resourceVersion of cluster %s", rv, cluster))
+			}
+		}
+	}
+	return json.Marshal(obj)
+}

@@ -1,0 +1,248 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	clientrest "k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
+	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
+	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/proxy"
+	searchcache "github.com/flotilla-io/flotilla/search/cache"
+	"github.com/flotilla-io/flotilla/search/index"
+	"github.com/flotilla-io/flotilla/search/proxying"
+	"github.com/flotilla-io/flotilla/search/storage"
+	"github.com/flotilla-io/flotilla/search/table"
+)
+
+// Options are the flags of the search surface.
+type Options struct {
+	// MemberAuthorization checks each cache read against the member's own
+	// RBAC (a SubjectAccessReview there); off only for trusted setups.
+	MemberAuthorization bool
+	// Index switches the full-text index on.
+	Index bool
+	// IndexDir is where the index lives on disk; "" keeps it in memory.
+	IndexDir string
+}
+
+// NewOptions returns the defaults: member checks and the index on, the
+// index in memory until a data directory is known.
+func NewOptions() Options {
+	return Options{MemberAuthorization: true, Index: true}
+}
+
+// AddFlags adds the flags of the search surface.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.MemberAuthorization, "search-member-authorization", o.MemberAuthorization,
+		"check every search/cache and proxying read against the member's own RBAC (SubjectAccessReview in the member, remembered 10s); switch off only when every caller allowed proxying/proxy may read everything cached")
+	fs.BoolVar(&o.Index, "search-index", o.Index, "keep a full-text (bleve) index of every cached object, served at search/fulltext")
+	fs.StringVar(&o.IndexDir, "search-index-dir", o.IndexDir, "directory of the full-text index (rebuilt at every start); empty keeps it in memory")
+}
+
+// DefaultIndexDir is the index directory beside a data directory.
+func DefaultIndexDir(dataDir string) string { return filepath.Join(dataDir, "search-index") }
+
+// Config is what the search surface needs from the server.
+type Config struct {
+	Options
+	// Authorizer is the server's (delegating) authorizer.
+	Authorizer authorizer.Authorizer
+	// GetSecret reads the clusters' credential Secrets on the host.
+	GetSecret func(namespace, name string) (*corev1.Secret, error)
+	// HostConfig reaches the host API server with the server's credentials.
+	HostConfig *clientrest.Config
+}
+
+// CompletedConfig is a Config with defaults filled in.
+type CompletedConfig struct{ *Config }
+
+// Complete fills in defaults; it does no I/O.
+func (c *Config) Complete() CompletedConfig { return CompletedConfig{c} }
+
+// Server is the search surface: the storage of search and proxying/proxy,
+// and the cache behind them, started by a post-start hook.
+type Server struct {
+	// Storage is what the search.karmada.io group serves besides
+	// resourceregistries.
+	Storage map[string]rest.Storage
+
+	cfg      CompletedConfig
+	members  *memberclient.Cache
+	manager  *searchcache.Manager
+	index    *index.Index
+	clusters clusterlisters.ClusterLister
+	// registriesFn lists the registries once the informers exist.
+	registriesFn func() ([]*searchv1alpha1.ResourceRegistry, error)
+	setup        func(clusters clusterlisters.ClusterLister, regs func() ([]*searchv1alpha1.ResourceRegistry, error), client versioned.Interface)
+}
+
+// New builds the search surface.
+func (c CompletedConfig) New() (*Server, error) {
+	s := &Server{cfg: c, members: memberclient.NewCache(c.GetSecret)}
+	if c.Index {
+		ix, err := index.Open(index.Options{Dir: c.IndexDir})
+		if err != nil {
+			return nil, fmt.Errorf("opening the search index: %w", err)
+		}
+		s.index = ix
+	}
+	access := &storage.Access{Host: c.Authorizer}
+	if c.MemberAuthorization {
+		access.MemberReview = s.memberReview
+	}
+	tables, err := table.New()
+	if err != nil {
+		return nil, err
+	}
+	var indexr searchcache.Indexer
+	if s.index != nil {
+		indexr = indexer{s.index}
+	}
+	var client versioned.Interface
+	s.manager = searchcache.NewManager(searchcache.Config{
+		Clusters: func() ([]*clusterv1alpha1.Cluster, error) {
+			if s.clusters == nil {
+				return nil, nil
+			}
+			return s.clusters.List(labels.Everything())
+		},
+		Registries: func() ([]*searchv1alpha1.ResourceRegistry, error) { return s.registries() },
+		Client:     s.members.Get,
+		WriteStatus: func(ctx context.Context, r *searchv1alpha1.ResourceRegistry, conds []metav1.Condition) error {
+			if client == nil {
+				return nil
+			}
+			next := r.DeepCopy()
+			next.Status.Conditions = conds
+			_, err := client.SearchV1alpha1().ResourceRegistries().UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: "flotilla-search"})
+			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+				return nil // the next sync sees the newer object
+			}
+			return err
+		},
+		Index: indexr,
+	})
+	reader := &storage.Reader{Stores: s.manager.Stores, Access: access, Table: tables}
+	host, err := proxying.NewHostHandler(c.HostConfig)
+	if err != nil {
+		return nil, err
+	}
+	clusterProxy := proxy.NewConnecter(s.getCluster, c.GetSecret, nil)
+	s.Storage = map[string]rest.Storage{
+		"search": &searchREST{reader: reader, access: access, manager: s.manager, index: s.index,
+			infos: &request.RequestInfoFactory{APIPrefixes: sets.NewString("api", "apis"), GrouplessAPIPrefixes: sets.NewString("api")}},
+		"proxying/proxy": &proxying.Connecter{
+			Reader: reader, Stores: s.manager.Stores, Access: access, Host: host,
+			Cluster: func(ctx context.Context, cluster, path string, r rest.Responder) (http.Handler, error) {
+				return clusterProxy.Connect(ctx, cluster, &clusterv1alpha1.ClusterProxyOptions{Path: path}, r)
+			},
+		},
+	}
+	s.setup = func(cl clusterlisters.ClusterLister, regs func() ([]*searchv1alpha1.ResourceRegistry, error), cs versioned.Interface) {
+		s.clusters, client = cl, cs
+		s.registriesFn = regs
+	}
+	return s, nil
+}
+
+// PostStartHook starts the informers and the cache; the server registers
+// it as "start-search-cache".
+func (s *Server) PostStartHook(hctx genericapiserver.PostStartHookContext) error {
+	cfg := clientrest.CopyConfig(hctx.LoopbackClientConfig)
+	cfg.QPS, cfg.Burst = 50, 100
+	cs, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	factory := externalversions.NewSharedInformerFactory(cs, 0)
+	clusters := factory.Cluster().V1alpha1().Clusters()
+	registries := factory.Search().V1alpha1().ResourceRegistries()
+	handler := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { s.manager.Trigger() },
+		UpdateFunc: func(old, cur any) { s.manager.Trigger() },
+		DeleteFunc: func(any) { s.manager.Trigger() },
+	}
+	if _, err := clusters.Informer().AddEventHandler(handler); err != nil {
+		return err
+	}
+	if _, err := registries.Informer().AddEventHandler(handler); err != nil {
+		return err
+	}
+	s.setup(clusters.Lister(), func() ([]*searchv1alpha1.ResourceRegistry, error) {
+		return registries.Lister().List(labels.Everything())
+	}, cs)
+	factory.Start(hctx.Done())
+	go func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			<-hctx.Done()
+			cancel()
+		}()
+		ctx = klog.NewContext(ctx, klog.Background().WithName("search"))
+		if !cache.WaitForCacheSync(hctx.Done(), clusters.Informer().HasSynced, registries.Informer().HasSynced) {
+			return
+		}
+		s.manager.Run(ctx)
+		if s.index != nil {
+			_ = s.index.Close()
+		}
+	}()
+	return nil
+}
+
+func (s *Server) registries() ([]*searchv1alpha1.ResourceRegistry, error) {
+	if s.registriesFn == nil {
+		return nil, nil
+	}
+	return s.registriesFn()
+}
+
+func (s *Server) getCluster(name string) (*clusterv1alpha1.Cluster, error) {
+	if s.clusters == nil {
+		return nil, apierrors.NewServiceUnavailable("the search cache is starting")
+	}
+	return s.clusters.Get(name)
+}
+
+// memberReview asks a member, with the control plane's credentials there,
+// whether a user may do something.
+func (s *Server) memberReview(ctx context.Context, cluster string, sar *authorizationv1.SubjectAccessReview) (bool, error) {
+	c, err := s.getCluster(cluster)
+	if err != nil {
+		return false, err
+	}
+	client, err := s.members.Get(c)
+	if err != nil {
+		return false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	out, err := client.Clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+	if err != nil {
+		return false, err
+	}
+	return out.Status.Allowed, nil
+}
