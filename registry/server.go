@@ -31,8 +31,8 @@ import (
 	clusterregistry "github.com/flotilla-io/flotilla/registry/cluster"
 	"github.com/flotilla-io/flotilla/registry/internal/resource"
 	policyregistry "github.com/flotilla-io/flotilla/registry/policy"
-	"github.com/flotilla-io/flotilla/search"
 	workregistry "github.com/flotilla-io/flotilla/registry/work"
+	"github.com/flotilla-io/flotilla/search"
 )
 
 // StorageVersions are the versions objects are stored in, one per group.

@@ -204,8 +204,10 @@ func indexKey(s *searchcache.Store, key string) index.Key {
 	return k
 }
 
-func (x indexer) Put(s *searchcache.Store, key string, obj map[string]any) { x.ix.Put(indexKey(s, key), obj) }
-func (x indexer) Delete(s *searchcache.Store, key string)                  { x.ix.Delete(indexKey(s, key)) }
+func (x indexer) Put(s *searchcache.Store, key string, obj map[string]any) {
+	x.ix.Put(indexKey(s, key), obj)
+}
+func (x indexer) Delete(s *searchcache.Store, key string) { x.ix.Delete(indexKey(s, key)) }
 func (x indexer) DeleteStore(s *searchcache.Store) {
 	x.ix.DeleteResource(s.Cluster, s.Resource.Group, s.Resource.Resource)
 }

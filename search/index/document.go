@@ -28,9 +28,11 @@ const (
 	labelsPrefix      = "labels."
 	annotationsPrefix = "annotations."
 
-	// fieldKindFacet holds the kind in its original spelling, with doc
-	// values, for the kind facet.
-	fieldKindFacet = "_kind"
+	// fieldFacet holds the facet values, exact and with doc values:
+	// facetPrefixCluster+cluster, facetPrefixKind+kind and
+	// facetPrefixNamespace+namespace. One field means one doc-value visit
+	// per hit for all facets.
+	fieldFacet = "_facet"
 	// fieldScopeResource holds scopeResourceTerm(cluster, group, resource),
 	// exact, for Scopes and DeleteResource.
 	fieldScopeResource = "_rk"

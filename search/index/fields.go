@@ -13,8 +13,9 @@ const (
 	// vectors, doc values or term frequencies: keyword terms match or not,
 	// they do not add to the score.
 	keywordOptions = bindex.IndexField | bindex.SkipFreqNorm
-	// facetOptions add doc values, which facets read.
-	facetOptions = keywordOptions | bindex.DocValues
+	// facetOptions add doc values, which facets read, uncompressed: they
+	// are a few short terms per document and are read for every hit.
+	facetOptions = keywordOptions | bindex.DocValues | bindex.SkipDVCompression
 	// textOptions index the text field with frequencies for scoring and
 	// term vectors for phrase queries.
 	textOptions = bindex.IndexField | bindex.IncludeTermVectors
@@ -42,17 +43,18 @@ func (ix *Index) buildDocument(id string, f *docFields) *document.Document {
 			d.AddField(&termsField{name: name, terms: terms[:n], options: opts, exact: exact})
 		}
 	}
-	kw(fieldCluster, facetOptions, false, k.Cluster)
+	kw(fieldCluster, keywordOptions, false, k.Cluster)
 	kw(fieldGroup, keywordOptions, false, group)
 	kw(fieldVersion, keywordOptions, false, k.Version)
 	kw(fieldResource, keywordOptions, false, k.Resource)
 	kw(fieldKind, keywordOptions, false, k.Kind)
-	kw(fieldKindFacet, facetOptions, true, k.Kind)
-	kw(fieldNamespace, facetOptions, false, k.Namespace)
+	kw(fieldNamespace, keywordOptions, false, k.Namespace)
 	kw(fieldName, keywordOptions, false, k.Name)
 	kw(fieldAPIVersion, keywordOptions, false, apiVersion(k.Group, k.Version))
 	kw(fieldScopeResource, keywordOptions, true, scopeResourceTerm(k.Cluster, k.Group, k.Resource))
 	kw(fieldScopeNamespace, keywordOptions, true, scopeNamespaceTerm(k.Cluster, k.Group, k.Resource, k.Namespace))
+	kw(fieldFacet, facetOptions, true, facetTerm(facetPrefixCluster, k.Cluster), facetTerm(facetPrefixKind, k.Kind),
+		facetTerm(facetPrefixNamespace, k.Namespace))
 
 	kvFields(d, fieldLabel, labelsPrefix, f.labels)
 	kvFields(d, fieldAnnotation, annotationsPrefix, f.annotations)
