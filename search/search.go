@@ -52,6 +52,12 @@ var (
 func (s *searchREST) New() runtime.Object { return &searchv1alpha1.Search{} }
 func (s *searchREST) Destroy()            {}
 
+// GetSingularName implements rest.SingularNameProvider.
+func (s *searchREST) GetSingularName() string { return "search" }
+
+// NamespaceScoped implements rest.Scoper: search is cluster-scoped.
+func (s *searchREST) NamespaceScoped() bool { return false }
+
 // NewConnectOptions implements rest.Connecter; the path is read from the URL.
 func (s *searchREST) NewConnectOptions() (runtime.Object, bool, string) { return nil, true, "" }
 

@@ -153,6 +153,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	s.Storage = map[string]rest.Storage{
 		"search": &searchREST{reader: reader, access: access, manager: s.manager, index: s.index,
 			infos: &request.RequestInfoFactory{APIPrefixes: sets.NewString("api", "apis"), GrouplessAPIPrefixes: sets.NewString("api")}},
+		"proxying": proxying.Parent{},
 		"proxying/proxy": &proxying.Connecter{
 			Reader: reader, Stores: s.manager.Stores, Access: access, Host: host,
 			Cluster: func(ctx context.Context, cluster, path string, r rest.Responder) (http.Handler, error) {

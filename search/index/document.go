@@ -28,11 +28,9 @@ const (
 	labelsPrefix      = "labels."
 	annotationsPrefix = "annotations."
 
-	// fieldFacet holds the facet values, exact and with doc values:
-	// facetPrefixCluster+cluster, facetPrefixKind+kind and
-	// facetPrefixNamespace+namespace. One field means one doc-value visit
-	// per hit for all facets.
-	fieldFacet = "_facet"
+	// fieldKey holds the document id, with doc values, which the collector
+	// reads for every hit to rank it and count its facets (see collect.go).
+	fieldKey = "_key"
 	// fieldScopeResource holds scopeResourceTerm(cluster, group, resource),
 	// exact, for Scopes and DeleteResource.
 	fieldScopeResource = "_rk"

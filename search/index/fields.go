@@ -13,9 +13,8 @@ const (
 	// vectors, doc values or term frequencies: keyword terms match or not,
 	// they do not add to the score.
 	keywordOptions = bindex.IndexField | bindex.SkipFreqNorm
-	// facetOptions add doc values, which facets read, uncompressed: they
-	// are a few short terms per document and are read for every hit.
-	facetOptions = keywordOptions | bindex.DocValues | bindex.SkipDVCompression
+	// keyOptions add doc values to a keyword field.
+	keyOptions = keywordOptions | bindex.DocValues
 	// textOptions index the text field with frequencies for scoring and
 	// term vectors for phrase queries.
 	textOptions = bindex.IndexField | bindex.IncludeTermVectors
@@ -53,8 +52,7 @@ func (ix *Index) buildDocument(id string, f *docFields) *document.Document {
 	kw(fieldAPIVersion, keywordOptions, false, apiVersion(k.Group, k.Version))
 	kw(fieldScopeResource, keywordOptions, true, scopeResourceTerm(k.Cluster, k.Group, k.Resource))
 	kw(fieldScopeNamespace, keywordOptions, true, scopeNamespaceTerm(k.Cluster, k.Group, k.Resource, k.Namespace))
-	kw(fieldFacet, facetOptions, true, facetTerm(facetPrefixCluster, k.Cluster), facetTerm(facetPrefixKind, k.Kind),
-		facetTerm(facetPrefixNamespace, k.Namespace))
+	kw(fieldKey, keyOptions, true, id)
 
 	kvFields(d, fieldLabel, labelsPrefix, f.labels)
 	kvFields(d, fieldAnnotation, annotationsPrefix, f.annotations)

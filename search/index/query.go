@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -188,4 +189,20 @@ func lowerRegexp(re string) string {
 		i = end
 	}
 	return b.String()
+}
+
+// scoresText tells whether q has a clause on the text field, the only field
+// that scores; without one, every hit scores the same.
+func scoresText(q query.Query) bool {
+	switch t := q.(type) {
+	case *query.BooleanQuery:
+		return t.Must != nil && scoresText(t.Must) || t.Should != nil && scoresText(t.Should)
+	case *query.ConjunctionQuery:
+		return slices.ContainsFunc(t.Conjuncts, scoresText)
+	case *query.DisjunctionQuery:
+		return slices.ContainsFunc(t.Disjuncts, scoresText)
+	case query.FieldableQuery:
+		return t.Field() == fieldText || t.Field() == ""
+	}
+	return false
 }

@@ -1,10 +1,8 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -15,9 +13,6 @@ const (
 	maxSize     = 1000
 	// defaultFacetSize is the number of terms of each facet by default.
 	defaultFacetSize = 100
-	// facetTermsLimit is what bleve is asked for: every term, so that the
-	// cut to FacetSize is made here, with a deterministic order.
-	facetTermsLimit = 1 << 20
 )
 
 // Facet names of Result.Facets.
@@ -26,13 +21,6 @@ const (
 	FacetKind      = "kind"
 	FacetNamespace = "namespace"
 )
-
-// facetFields maps facet names to the fields with doc values they count.
-var facetFields = map[string]string{
-	FacetCluster:   fieldCluster,
-	FacetKind:      fieldKindFacet,
-	FacetNamespace: fieldNamespace,
-}
 
 // Scope is a part of the index a search may see: one resource of one
 // cluster, in some or all namespaces.
@@ -104,53 +92,33 @@ func (ix *Index) Search(ctx context.Context, req Request) (*Result, error) {
 		facetSize = defaultFacetSize
 	}
 
-	sr := bleve.NewSearchRequestOptions(q, size, from, false)
-	sr.SortBy([]string{"-_score", "_id"})
-	for name, field := range facetFields {
-		sr.AddFacet(name, bleve.NewFacetRequest(field, facetTermsLimit))
+	sr := bleve.NewSearchRequest(q)
+	sr.Size = 0
+	if !scoresText(q) {
+		// Keyword terms score zero: skip scoring.
+		sr.Score = bleve.ScoreNone
 	}
-	res, err := ix.bleve.SearchInContext(ctx, sr)
-	if err != nil {
+	c := newHitCollector(from + size)
+	if err := ix.collect(ctx, sr, c); err != nil {
 		if errIndexClosed(err) {
 			return nil, ErrClosed
 		}
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 
-	out := &Result{Total: res.Total, Hits: make([]Key, 0, len(res.Hits)), Facets: make(map[string][]FacetCount, len(facetFields))}
-	for _, h := range res.Hits {
-		if k, ok := ix.keyForID(h.ID); ok {
+	ranked := c.ranked(from)
+	out := &Result{Total: c.total, Hits: make([]Key, 0, len(ranked)), Facets: ix.facets(c.counts, facetSize)}
+	for _, h := range ranked {
+		if k, ok := ix.keyForID(h.id); ok {
 			out.Hits = append(out.Hits, k)
 		}
-	}
-	for name := range facetFields {
-		counts := []FacetCount{}
-		if fr := res.Facets[name]; fr != nil && fr.Terms != nil {
-			for _, t := range fr.Terms.Terms() {
-				counts = append(counts, FacetCount{Term: t.Term, Count: t.Count})
-			}
-		}
-		slices.SortFunc(counts, func(a, b FacetCount) int {
-			if c := cmp.Compare(b.Count, a.Count); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.Term, b.Term)
-		})
-		if len(counts) > facetSize {
-			counts = counts[:facetSize]
-		}
-		out.Facets[name] = counts
 	}
 	return out, nil
 }
 
 // emptyResult is the result of a search that can match nothing.
 func emptyResult() *Result {
-	r := &Result{Hits: []Key{}, Facets: make(map[string][]FacetCount, len(facetFields))}
-	for name := range facetFields {
-		r.Facets[name] = []FacetCount{}
-	}
-	return r
+	return &Result{Hits: []Key{}, Facets: map[string][]FacetCount{FacetCluster: {}, FacetKind: {}, FacetNamespace: {}}}
 }
 
 // scoped restricts q to the scopes. Keyword terms score zero (their fields

@@ -5,14 +5,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	kubeprotobuf "k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
 	searchcache "github.com/flotilla-io/flotilla/search/cache"
@@ -41,7 +48,7 @@ func (c *Connecter) serveCluster(w http.ResponseWriter, req *http.Request, u use
 			r.Error(apierrors.NewBadRequest(fmt.Sprintf("reading the body: %v", err)))
 			return
 		}
-		body, err = forCluster(body, cluster)
+		body, err = forCluster(body, req.Header.Get("Content-Type"), cluster)
 		if err != nil {
 			r.Error(err)
 			return
@@ -86,37 +93,75 @@ func (c *Connecter) locate(req *http.Request, u user.Info, info *request.Request
 
 // forCluster rewrites an update's body for the member: the cache's
 // annotation removed and a multi-cluster resourceVersion translated back
-// to the member's.
-func forCluster(body []byte, cluster string) ([]byte, error) {
+// to the member's. JSON bodies of any kind and protobuf bodies of built-in
+// kinds (client-go's typed clients send those) are rewritten; others are
+// sent as they are.
+func forCluster(body []byte, contentType, cluster string) ([]byte, error) {
+	if mediaType, _, _ := mime.ParseMediaType(contentType); mediaType == runtime.ContentTypeProtobuf {
+		return forClusterProtobuf(body, cluster)
+	}
 	var obj map[string]any
 	if err := json.Unmarshal(body, &obj); err != nil {
-		// Not JSON (YAML, protobuf): sent as is.
 		return body, nil
 	}
-	md, _ := obj["metadata"].(map[string]any)
-	if md == nil {
-		return body, nil
-	}
-	if ann, ok := md["annotations"].(map[string]any); ok {
-		delete(ann, searchv1alpha1.CachedFromClusterAnnotation)
-		if len(ann) == 0 {
-			delete(md, "annotations")
-		}
-	}
-	if rv, ok := md["resourceVersion"].(string); ok && rv != "" {
-		m, err := storage.ParseMultiRV(rv)
-		switch {
-		case err != nil:
-			// A member's own resourceVersion is kept.
-		case m == nil:
-			delete(md, "resourceVersion")
-		default:
-			if v := m.Get(cluster); v != "" {
-				md["resourceVersion"] = v
-			} else {
-				return nil, apierrors.NewBadRequest(fmt.Sprintf("resourceVersion %q names no resourceVersion of cluster %s", rv, cluster))
-			}
-		}
+	u := &unstructured.Unstructured{Object: obj}
+	if err := rewriteMeta(u, cluster); err != nil {
+		return nil, err
 	}
 	return json.Marshal(obj)
+}
+
+// protobuf decodes and encodes the built-in kinds.
+var protobuf = kubeprotobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
+
+func forClusterProtobuf(body []byte, cluster string) ([]byte, error) {
+	obj, gvk, err := protobuf.Decode(body, nil, nil)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("decoding the protobuf body: %v", err))
+	}
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return body, nil
+	}
+	if err := rewriteMeta(acc, cluster); err != nil {
+		return nil, err
+	}
+	obj.GetObjectKind().SetGroupVersionKind(*gvk)
+	var buf bytes.Buffer
+	if err := protobuf.Encode(obj, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// rewriteMeta removes the cache's annotation and translates a
+// multi-cluster resourceVersion to the cluster's.
+func rewriteMeta(obj metav1.Object, cluster string) error {
+	if ann := obj.GetAnnotations(); ann != nil {
+		if _, ok := ann[searchv1alpha1.CachedFromClusterAnnotation]; ok {
+			delete(ann, searchv1alpha1.CachedFromClusterAnnotation)
+			if len(ann) == 0 {
+				ann = nil
+			}
+			obj.SetAnnotations(ann)
+		}
+	}
+	rv := obj.GetResourceVersion()
+	if rv == "" {
+		return nil
+	}
+	m, err := storage.ParseMultiRV(rv)
+	switch {
+	case err != nil:
+		// A member's own resourceVersion is kept.
+	case m == nil:
+		obj.SetResourceVersion("")
+	default:
+		v := m.Get(cluster)
+		if v == "" {
+			return apierrors.NewBadRequest(fmt.Sprintf("resourceVersion %q names no resourceVersion of cluster %s", rv, cluster))
+		}
+		obj.SetResourceVersion(v)
+	}
+	return nil
 }

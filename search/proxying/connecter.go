@@ -137,3 +137,22 @@ func (c *Connecter) requestInfo(req *http.Request, path string) (*request.Reques
 	out.URL.Path, out.URL.RawPath = path, ""
 	return c.infos.NewRequestInfo(out)
 }
+
+// NamespaceScoped implements rest.Scoper: proxying is cluster-scoped.
+func (c *Connecter) NamespaceScoped() bool { return false }
+
+// Parent is the storage of the proxying resource itself, which serves no
+// verb: only its proxy subresource does.
+type Parent struct{}
+
+// New implements rest.Storage.
+func (Parent) New() runtime.Object { return &searchv1alpha1.Proxying{} }
+
+// Destroy implements rest.Storage.
+func (Parent) Destroy() {}
+
+// NamespaceScoped implements rest.Scoper.
+func (Parent) NamespaceScoped() bool { return false }
+
+// GetSingularName implements rest.SingularNameProvider.
+func (Parent) GetSingularName() string { return "proxying" }
