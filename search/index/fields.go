@@ -106,9 +106,12 @@ type termsField struct {
 
 var _ document.Field = (*termsField)(nil)
 
-// Analyze builds the token frequencies. Scorch calls it on its analysis
-// workers, in parallel with other documents.
+// Analyze builds the token frequencies, once: the writer analyzes documents
+// before bleve asks again.
 func (f *termsField) Analyze() {
+	if f.freqs != nil {
+		return
+	}
 	f.freqs = make(bindex.TokenFrequencies, len(f.terms))
 	for _, t := range f.terms {
 		t = truncate(t, maxKeywordBytes)
@@ -150,9 +153,9 @@ func (f *termsField) Size() int {
 	return n
 }
 
-// textField is the free-text field: its values are analyzed one by one, with
-// a position gap between values so that a phrase does not match across two
-// values.
+// textField is the free-text field. Its values are analyzed as one text,
+// with a position gap between values so that a phrase does not match across
+// two values.
 type textField struct {
 	name     string
 	values   []string
@@ -168,22 +171,34 @@ var _ document.Field = (*textField)(nil)
 // positionGap separates the positions of two values of the text field.
 const positionGap = 100
 
-// Analyze runs the analyzer over every value.
+// Analyze runs the analyzer once over the values joined by newlines, which
+// end every word, then spreads the positions of each value apart. It does the
+// work once: the writer analyzes documents before bleve asks again.
 func (f *textField) Analyze() {
-	var all analysis.TokenStream
-	pos := 0
-	for _, v := range f.values {
-		tokens := f.analyzer.Analyze([]byte(v))
-		last := 0
-		for _, t := range tokens {
-			last = t.Position
-			t.Position += pos
-		}
-		pos += last + positionGap
-		all = append(all, tokens...)
+	if f.freqs != nil {
+		return
 	}
-	f.length = len(all)
-	f.freqs = analysis.TokenFrequency(all, nil, f.options)
+	n := len(f.values)
+	for _, v := range f.values {
+		n += len(v)
+	}
+	buf := make([]byte, 0, n)
+	ends := make([]int, 0, len(f.values))
+	for _, v := range f.values {
+		buf = append(buf, v...)
+		ends = append(ends, len(buf))
+		buf = append(buf, '\n')
+	}
+	tokens := f.analyzer.Analyze(buf)
+	value := 0
+	for _, t := range tokens {
+		for value < len(ends)-1 && t.Start >= ends[value] {
+			value++
+		}
+		t.Position += value * positionGap
+	}
+	f.length = len(tokens)
+	f.freqs = analysis.TokenFrequency(tokens, nil, f.options)
 }
 
 func (f *textField) Name() string                                      { return f.name }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/document"
 )
 
 // opKind is the kind of a queued operation.
@@ -44,30 +47,50 @@ func (ix *Index) enqueue(o op) bool {
 	}
 }
 
-// writer is the state of the goroutine that applies queued operations.
-type writer struct {
+// The writer is two goroutines. The gatherer (run) takes operations from
+// the queue, coalesces writes of the same id, and turns each batch into
+// analyzed bleve documents; the applier (apply) hands batches to bleve one at
+// a time, in order. bleve builds a segment on one core, so analyzing the
+// next batch while it does keeps both cores busy during a bulk load.
+
+// step is one unit of work for the applier.
+type step struct {
+	batch    []*document.Document // documents to index
+	deletes  []string             // ids to delete
+	resource string               // a fieldScopeResource term to delete
+	done     chan error           // a Flush waiting for the applier
+}
+
+// gatherer is the state of run.
+type gatherer struct {
 	ix *Index
 	// pending maps document ids to their fields, or to nil for a delete.
 	pending map[string]*docFields
-	// err is the first error since the last Flush.
-	err error
+	steps   chan<- step
 }
 
-// run is the writer goroutine: it gathers operations into pending, at most
-// BatchSize documents, and applies them when the batch is full, when the
-// oldest has waited FlushInterval, before a DeleteResource, on Flush and on
+// run is the gatherer: it collects operations into pending, at most
+// BatchSize documents, and passes them on when the batch is full, when the
+// oldest has waited FlushInterval, and before a DeleteResource, a Flush or
 // Close.
 func (ix *Index) run() {
-	defer close(ix.stopped)
-	w := &writer{ix: ix, pending: make(map[string]*docFields)}
+	steps := make(chan step, 1)
+	applied := make(chan struct{})
+	go ix.apply(steps, applied)
+	defer func() {
+		close(steps)
+		<-applied
+		close(ix.stopped)
+	}()
+	g := &gatherer{ix: ix, pending: make(map[string]*docFields), steps: steps}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	armed := false
 	for {
 		select {
 		case o := <-ix.ops:
-			w.handle(o)
-			if len(w.pending) == 0 {
+			g.handle(o)
+			if len(g.pending) == 0 {
 				if armed {
 					timer.Stop()
 					armed = false
@@ -78,101 +101,151 @@ func (ix *Index) run() {
 			}
 		case <-timer.C:
 			armed = false
-			w.apply()
+			g.send()
 		case <-ix.closing:
 			for {
 				select {
 				case o := <-ix.ops:
-					w.handle(o)
+					g.handle(o)
 					continue
 				default:
 				}
 				break
 			}
-			w.apply()
+			g.send()
 			return
 		}
 	}
 }
 
-// handle applies or gathers one operation.
-func (w *writer) handle(o op) {
+// handle gathers one operation.
+func (g *gatherer) handle(o op) {
 	switch o.kind {
 	case opPut, opDelete:
-		if _, ok := w.pending[o.id]; ok {
-			w.ix.stats.coalesced.Add(1)
+		if _, ok := g.pending[o.id]; ok {
+			g.ix.stats.coalesced.Add(1)
 		}
-		w.pending[o.id] = o.fields
-		if len(w.pending) >= w.ix.opts.BatchSize {
-			w.apply()
+		g.pending[o.id] = o.fields
+		if len(g.pending) >= g.ix.opts.BatchSize {
+			g.send()
 		}
 	case opDeleteResource:
-		w.apply()
-		w.deleteResource(o.id)
+		g.send()
+		g.steps <- step{resource: o.id}
 	case opFlush:
-		w.apply()
-		o.done <- w.err
-		w.err = nil
+		g.send()
+		g.steps <- step{done: o.done}
 	}
 }
 
-// apply writes the pending operations as one bleve batch.
-func (w *writer) apply() {
-	if len(w.pending) == 0 {
+// send analyzes the pending documents and passes them to the applier.
+func (g *gatherer) send() {
+	if len(g.pending) == 0 {
 		return
 	}
-	start := time.Now()
-	b := w.ix.bleve.NewBatch()
-	var puts, dels uint64
-	for id, f := range w.pending {
+	var st step
+	for id, f := range g.pending {
 		if f == nil {
-			b.Delete(id)
-			dels++
-			continue
+			st.deletes = append(st.deletes, id)
+		} else {
+			st.batch = append(st.batch, g.ix.buildDocument(id, f))
 		}
-		if err := b.IndexAdvanced(w.ix.buildDocument(id, f)); err != nil {
-			w.fail(fmt.Errorf("index %s: %w", id, err))
+	}
+	clear(g.pending)
+	analyze(st.batch)
+	g.steps <- st
+}
+
+// analyze analyzes the fields of docs on every core.
+func analyze(docs []*document.Document) {
+	workers := min(runtime.GOMAXPROCS(0), len(docs))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(docs); i += workers {
+				for _, f := range docs[i].Fields {
+					f.Analyze()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// applier is the state of apply.
+type applier struct {
+	ix *Index
+	// err is the first error since the last Flush.
+	err error
+}
+
+// apply is the applier: it applies steps in order until steps is closed.
+func (ix *Index) apply(steps <-chan step, done chan<- struct{}) {
+	defer close(done)
+	a := &applier{ix: ix}
+	for st := range steps {
+		switch {
+		case st.done != nil:
+			st.done <- a.err
+			a.err = nil
+		case st.resource != "":
+			a.deleteResource(st.resource)
+		default:
+			a.write(st.batch, st.deletes)
+		}
+	}
+}
+
+// write applies one bleve batch.
+func (a *applier) write(docs []*document.Document, deletes []string) {
+	start := time.Now()
+	b := a.ix.bleve.NewBatch()
+	var puts uint64
+	for _, d := range docs {
+		if err := b.IndexAdvanced(d); err != nil {
+			a.fail(fmt.Errorf("index %s: %w", d.ID(), err))
 			continue
 		}
 		puts++
 	}
-	clear(w.pending)
-	if err := w.ix.bleve.Batch(b); err != nil {
-		w.fail(fmt.Errorf("apply search index batch: %w", err))
+	for _, id := range deletes {
+		b.Delete(id)
+	}
+	if err := a.ix.bleve.Batch(b); err != nil {
+		a.fail(fmt.Errorf("apply search index batch: %w", err))
 		return
 	}
-	w.ix.stats.applied.Add(puts)
-	w.ix.stats.deleted.Add(dels)
-	w.ix.stats.batches.Add(1)
-	w.ix.stats.lastBatch.Store(int64(time.Since(start)))
+	a.ix.stats.applied.Add(puts)
+	a.ix.stats.deleted.Add(uint64(len(deletes)))
+	a.ix.stats.batches.Add(1)
+	a.ix.stats.lastBatch.Store(int64(time.Since(start)))
 }
 
 // deleteResource deletes every document whose fieldScopeResource term is
 // term, in batches of BatchSize.
-func (w *writer) deleteResource(term string) {
-	ids, err := w.ix.idsWithTerm(fieldScopeResource, term)
+func (a *applier) deleteResource(term string) {
+	ids, err := a.ix.idsWithTerm(fieldScopeResource, term)
 	if err != nil {
-		w.fail(fmt.Errorf("list documents of %s: %w", term, err))
+		a.fail(fmt.Errorf("list documents of %s: %w", term, err))
 		return
 	}
 	for len(ids) > 0 {
-		n := min(len(ids), w.ix.opts.BatchSize)
-		for _, id := range ids[:n] {
-			w.pending[id] = nil
-		}
+		n := min(len(ids), a.ix.opts.BatchSize)
+		a.write(nil, ids[:n])
 		ids = ids[n:]
-		w.apply()
 	}
 }
 
 // fail records a write error.
-func (w *writer) fail(err error) {
-	if w.err == nil {
-		w.err = err
+func (a *applier) fail(err error) {
+	if a.err == nil {
+		a.err = err
 	}
-	w.ix.stats.errors.Add(1)
+	a.ix.stats.errors.Add(1)
 	msg := err.Error()
-	w.ix.stats.lastError.Store(&msg)
+	a.ix.stats.lastError.Store(&msg)
 }
 
 // idsWithTerm returns the ids of the documents that have term in field.

@@ -70,9 +70,12 @@ func (r *Reader) watch(w http.ResponseWriter, req *http.Request, q query, change
 	}
 	ctx := req.Context()
 	done := make(chan struct{})
-	defer close(done)
-	events := make(chan clusterEvent, 256)
 	var wg sync.WaitGroup
+	defer func() {
+		close(done) // first: the forwarding goroutines may be blocked sending
+		wg.Wait()
+	}()
+	events := make(chan clusterEvent, 256)
 	ended := make(chan struct{}, len(watchers))
 	for i, wt := range watchers {
 		s := q.stores[i]
@@ -108,7 +111,6 @@ func (r *Reader) watch(w http.ResponseWriter, req *http.Request, q query, change
 			}
 		})
 	}
-	defer wg.Wait()
 
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "application/json")
@@ -132,22 +134,7 @@ func (r *Reader) watch(w http.ResponseWriter, req *http.Request, q query, change
 		case <-ended:
 			return nil
 		case ce := <-events:
-			if ce.initialEnd {
-				pendingInitial--
-				if pendingInitial == 0 && initial && q.opts.AllowWatchBookmarks {
-					if err := enc.bookmark(cumulative.String()); err != nil {
-						return nil
-					}
-				}
-				continue
-			}
-			if n, _ := strconv.ParseUint(cumulative[ce.store.Cluster], 10, 64); ce.ev.RV > n {
-				cumulative[ce.store.Cluster] = strconv.FormatUint(ce.ev.RV, 10)
-			}
-			if !q.keyFilter(ce.store)(ce.ev.Key) {
-				continue
-			}
-			if err := enc.event(ce, cumulative.String()); err != nil {
+			if err := r.deliver(enc, ce, q, cumulative, &pendingInitial, initial); err != nil {
 				return nil // the client went away
 			}
 		}
@@ -155,6 +142,25 @@ func (r *Reader) watch(w http.ResponseWriter, req *http.Request, q query, change
 			flusher.Flush()
 		}
 	}
+}
+
+// deliver writes one change (or, at the end of the stores' initial
+// events, the bookmark a client asking for them waits for).
+func (r *Reader) deliver(enc *eventEncoder, ce clusterEvent, q query, cumulative MultiRV, pendingInitial *int, initial bool) error {
+	if ce.initialEnd {
+		*pendingInitial--
+		if *pendingInitial == 0 && initial && q.opts.AllowWatchBookmarks {
+			return enc.bookmark(cumulative.String())
+		}
+		return nil
+	}
+	if n, _ := strconv.ParseUint(cumulative[ce.store.Cluster], 10, 64); ce.ev.RV > n {
+		cumulative[ce.store.Cluster] = strconv.FormatUint(ce.ev.RV, 10)
+	}
+	if !q.keyFilter(ce.store)(ce.ev.Key) {
+		return nil
+	}
+	return enc.event(ce, cumulative.String())
 }
 
 // eventEncoder writes watch events.

@@ -23,9 +23,6 @@ const (
 	cancelCheckEvery = 64
 )
 
-// noHeaders asks a table convertor for rows only: Convert adds the columns.
-var noHeaders = &metav1.TableOptions{NoHeaders: true}
-
 // printTyped decodes objs into gvk's versioned type, converts them to the
 // internal version and prints them with kube-apiserver's printer, in chunks
 // spread over the available processors.
@@ -42,7 +39,10 @@ func (c *Convertor) printTyped(ctx context.Context, gvk schema.GroupVersionKind,
 					return err
 				}
 			}
-			versioned := reflect.New(kind.versioned).Interface().(kruntime.Object)
+			versioned, ok := reflect.New(kind.versioned).Interface().(kruntime.Object)
+			if !ok {
+				return fmt.Errorf("%s is not an API object", kind.versioned)
+			}
 			if err := unmarshal(objs[i], versioned); err != nil {
 				return objectError(gvk, objs[i], i, "decoding", err)
 			}
@@ -52,9 +52,14 @@ func (c *Convertor) printTyped(ctx context.Context, gvk schema.GroupVersionKind,
 				return objectError(gvk, objs[i], i, "converting", err)
 			}
 		}
-		table, err := c.printer.ConvertToTable(ctx, list.Interface().(kruntime.Object), noHeaders)
+		listObj, ok := list.Interface().(kruntime.Object)
+		if !ok {
+			return fmt.Errorf("%s is not an API object", kind.list)
+		}
+		// Convert adds the columns: the convertor prints the rows only.
+		table, err := c.printer.ConvertToTable(ctx, listObj, &metav1.TableOptions{NoHeaders: true})
 		if err != nil {
-			return c.findPrintError(gvk, kind, objs, lo, items, err)
+			return c.findPrintError(gvk, objs, lo, items, err)
 		}
 		if len(table.Rows) != hi-lo {
 			return fmt.Errorf("printing %s: %d rows for %d objects", gvk.Kind, len(table.Rows), hi-lo)
@@ -76,7 +81,7 @@ func (c *Convertor) printTyped(ctx context.Context, gvk schema.GroupVersionKind,
 
 // findPrintError prints the objects of a chunk whose list failed to print one
 // by one, to name the object that failed; listErr is the list's error.
-func (c *Convertor) findPrintError(gvk schema.GroupVersionKind, kind *typedKind, objs [][]byte, lo int, items reflect.Value, listErr error) error {
+func (c *Convertor) findPrintError(gvk schema.GroupVersionKind, objs [][]byte, lo int, items reflect.Value, listErr error) error {
 	for i := 0; i < items.Len(); i++ {
 		item, ok := items.Index(i).Addr().Interface().(kruntime.Object)
 		if !ok {
@@ -105,7 +110,7 @@ func (c *Convertor) printDefault(ctx context.Context, gvk schema.GroupVersionKin
 				return objectError(gvk, objs[i], i, "decoding", err)
 			}
 		}
-		table, err := c.fallback.ConvertToTable(ctx, list, noHeaders)
+		table, err := c.fallback.ConvertToTable(ctx, list, &metav1.TableOptions{NoHeaders: true})
 		if err != nil {
 			return fmt.Errorf("printing %s: %w", gvk.Kind, err)
 		}

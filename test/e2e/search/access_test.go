@@ -211,7 +211,7 @@ func TestS7FullText(t *testing.T) {
 	if counts["member1"] != 1 || counts["member2"] != 1 {
 		t.Errorf("cluster facets %v, want member1: 1, member2: 1", res.Facets["cluster"])
 	}
-	body, err := kubernetes.NewForConfigOrDie(admin).CoreV1().RESTClient().Get().AbsPath(searchPrefix+"fulltext").Param("q", "kind:(Pod").DoRaw(t.Context())
+	body, err := kubernetes.NewForConfigOrDie(admin).CoreV1().RESTClient().Get().AbsPath(searchPrefix+"fulltext").Param("q", "kind:Pod AND (").DoRaw(t.Context())
 	if !apierrors.IsBadRequest(err) || !strings.Contains(string(body), "position") {
 		t.Errorf("a malformed query: %v %s, want 400 naming the position", err, body)
 	}

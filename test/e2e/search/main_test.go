@@ -15,6 +15,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -126,4 +127,11 @@ func waitRegistryReady(t *testing.T, name string) metav1.Condition {
 	return *cond
 }
 
-var _ = searchv1alpha1.CachedFromClusterAnnotation
+// metaOf is "cluster/name" of a watched object.
+func metaOf(obj runtime.Object) (string, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return "", err
+	}
+	return m.GetAnnotations()[searchv1alpha1.CachedFromClusterAnnotation] + "/" + m.GetName(), nil
+}
