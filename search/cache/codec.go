@@ -20,6 +20,9 @@ import (
 const (
 	minDictSamples = 16
 	maxDictSize    = 16 << 10
+	windowSize     = 128 << 10
+	// maxWindow bounds what a decoder accepts: only our own frames are read.
+	maxWindow = 1 << 20
 )
 
 // codec compresses and decompresses the objects of one store.
@@ -31,8 +34,10 @@ type codec struct {
 // newCodec returns a codec using the dictionary trained on samples, or none
 // when there are too few samples to train one.
 func newCodec(samples [][]byte) (*codec, error) {
-	encOpts := []zstd.EOption{zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(2), zstd.WithLowerEncoderMem(true)}
-	decOpts := []zstd.DOption{zstd.WithDecoderConcurrency(2), zstd.WithDecoderLowmem(true)}
+	// Objects are small: a small window keeps each encoder's and decoder's
+	// buffers small (the defaults reserve megabytes per store).
+	encOpts := []zstd.EOption{zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(2), zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(windowSize)}
+	decOpts := []zstd.DOption{zstd.WithDecoderConcurrency(2), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(maxWindow)}
 	if len(samples) >= minDictSamples {
 		d, err := dict.BuildZstdDict(samples, dict.Options{MaxDictSize: maxDictSize, HashBytes: 6})
 		if err == nil {

@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
@@ -62,7 +63,7 @@ func matchAll(q string) bool {
 // become index fields, wildcard and regular-expression terms are
 // lower-cased, match queries require all their terms, and a quoted keyword
 // value becomes a plain term match.
-func parseQuery(q string) (query.Query, error) {
+func parseQuery(q string, text analysis.Analyzer) (query.Query, error) {
 	if matchAll(q) {
 		return query.NewMatchAllQuery(), nil
 	}
@@ -82,13 +83,13 @@ func parseQuery(q string) (query.Query, error) {
 	}
 	bq, ok := parsed.(*query.BooleanQuery)
 	if !ok {
-		return rewrite(parsed), nil
+		return rewrite(parsed, text), nil
 	}
 	if bq.Must != nil {
-		bq.Must = rewrite(bq.Must)
+		bq.Must = rewrite(bq.Must, text)
 	}
 	if bq.MustNot != nil {
-		bq.MustNot = rewrite(bq.MustNot)
+		bq.MustNot = rewrite(bq.MustNot, text)
 	}
 	if should, ok := bq.Should.(*query.DisjunctionQuery); ok {
 		// AddMust keeps the query-string mode of bq, in which a clause
@@ -96,20 +97,21 @@ func parseQuery(q string) (query.Query, error) {
 		// matching nothing.
 		bq.Should = nil
 		for _, c := range should.Disjuncts {
-			bq.AddMust(rewrite(c))
+			bq.AddMust(rewrite(c, text))
 		}
 	} else if bq.Should != nil {
-		bq.Should = rewrite(bq.Should)
+		bq.Should = rewrite(bq.Should, text)
 	}
 	return bq, nil
 }
 
-// rewrite adapts one parsed query, recursively.
-func rewrite(q query.Query) query.Query {
+// rewrite adapts one parsed query, recursively; text is the analyzer of the
+// text field.
+func rewrite(q query.Query, text analysis.Analyzer) query.Query {
 	switch t := q.(type) {
 	case *query.ConjunctionQuery:
 		for i, c := range t.Conjuncts {
-			t.Conjuncts[i] = rewrite(c)
+			t.Conjuncts[i] = rewrite(c, text)
 		}
 	case *query.DisjunctionQuery:
 		// A bare number parses as "match it or equal it as a number";
@@ -117,7 +119,7 @@ func rewrite(q query.Query) query.Query {
 		kept := t.Disjuncts[:0]
 		for _, c := range t.Disjuncts {
 			if _, ok := c.(*query.NumericRangeQuery); !ok {
-				kept = append(kept, rewrite(c))
+				kept = append(kept, rewrite(c, text))
 			}
 		}
 		t.Disjuncts = kept
@@ -127,6 +129,14 @@ func rewrite(q query.Query) query.Query {
 	case *query.MatchQuery:
 		t.FieldVal = fieldOrText(t.FieldVal)
 		t.Operator = query.MatchQueryOperatorAnd
+		if t.FieldVal == fieldText && t.Fuzziness == 0 && len(text.Analyze([]byte(t.Match))) > 1 {
+			// A word the analyzer splits, such as kube-system or
+			// ns-3, means its parts in a row.
+			p := query.NewMatchPhraseQuery(t.Match)
+			p.FieldVal = fieldText
+			p.BoostVal = t.BoostVal
+			return p
+		}
 	case *query.MatchPhraseQuery:
 		t.FieldVal = fieldOrText(t.FieldVal)
 		if t.FieldVal != fieldText {

@@ -71,7 +71,7 @@ type Result struct {
 
 // Search runs req. A malformed query is a *QueryError.
 func (ix *Index) Search(ctx context.Context, req Request) (*Result, error) {
-	q, err := parseQuery(req.Query)
+	q, err := parseQuery(req.Query, ix.textAnalyzer)
 	if err != nil {
 		return nil, err
 	}

@@ -185,7 +185,8 @@ func (c *Convertor) Convert(ctx context.Context, gvk schema.GroupVersionKind, ob
 // gvk gets the default columns.
 func (c *Convertor) typedKindFor(gvk schema.GroupVersionKind) *typedKind {
 	if cached, ok := c.kinds.Load(gvk); ok {
-		return cached.(*typedKind)
+		kind, _ := cached.(*typedKind)
+		return kind
 	}
 	kind := c.resolveTypedKind(gvk)
 	c.kinds.Store(gvk, kind)

@@ -1,0 +1,217 @@
+package cache
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+var podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+
+// testPod is a pod as a member serves it, with managedFields.
+func testPod(ns, name string, rv int) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{
+			"name": name, "namespace": ns, "resourceVersion": fmt.Sprint(rv), "uid": fmt.Sprintf("0b6c1f3e-%04d-4a1e-9c7d-%012d", rv%10000, rv),
+			"labels":        map[string]any{"app": "web-" + fmt.Sprint(rv%7), "pod-template-hash": fmt.Sprintf("%x", rv*2654435761%(1<<32))},
+			"managedFields": []any{map[string]any{"manager": "kube-controller-manager", "operation": "Update", "fieldsV1": map[string]any{"f:metadata": map[string]any{"f:labels": map[string]any{}}}}},
+		},
+		"spec": map[string]any{
+			"nodeName": fmt.Sprintf("node-%d", rv%20), "restartPolicy": "Always", "dnsPolicy": "ClusterFirst", "schedulerName": "default-scheduler",
+			"containers": []any{map[string]any{"name": "main", "image": "nginx:1.19", "imagePullPolicy": "IfNotPresent",
+				"resources": map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}}, "terminationMessagePath": "/dev/termination-log"}},
+			"tolerations": []any{map[string]any{"effect": "NoExecute", "key": "node.kubernetes.io/not-ready", "operator": "Exists", "tolerationSeconds": int64(300)}},
+		},
+		"status": map[string]any{"phase": "Running", "podIP": fmt.Sprintf("10.244.%d.%d", rv/250%250, rv%250), "qosClass": "Burstable",
+			"conditions": []any{map[string]any{"type": "Ready", "status": "True"}, map[string]any{"type": "PodScheduled", "status": "True"}}},
+	}}
+}
+
+// fill lists pods into a new store as the reflector would.
+func fill(t testing.TB, n int) *Store {
+	t.Helper()
+	s := newStore("member1", podsGVR, "Pod", true)
+	var raws [][]byte
+	for i := range n {
+		raw, err := compactJSON(testPod(fmt.Sprintf("ns-%d", i%3), fmt.Sprintf("pod-%05d", i), i+1), "resource.karmada.io/cached-from-cluster", "member1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		raws = append(raws, raw)
+	}
+	c, err := newCodec(raws[:min(len(raws), 500)])
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := map[string]*entry{}
+	for i, raw := range raws {
+		items[Key(fmt.Sprintf("ns-%d", i%3), fmt.Sprintf("pod-%05d", i))] = &entry{rv: uint64(i + 1), data: c.compress(raw)}
+	}
+	s.replace(items, uint64(n), c)
+	return s
+}
+
+func TestCompactJSONDropsManagedFieldsAndAnnotates(t *testing.T) {
+	t.Parallel()
+	raw, err := compactJSON(testPod("ns", "p", 1), "resource.karmada.io/cached-from-cluster", "member2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		t.Fatal(err)
+	}
+	md := obj["metadata"].(map[string]any)
+	if _, ok := md["managedFields"]; ok {
+		t.Error("managedFields kept")
+	}
+	if got := md["annotations"].(map[string]any)["resource.karmada.io/cached-from-cluster"]; got != "member2" {
+		t.Errorf("annotation %v", got)
+	}
+}
+
+func TestCodecRoundTripAndRatio(t *testing.T) {
+	t.Parallel()
+	s := fill(t, 600)
+	it, ok := s.Get("ns-1/pod-00001")
+	if !ok {
+		t.Fatal("pod-00001 not cached")
+	}
+	raw, err := s.Decode(nil, it.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := compactJSON(testPod("ns-1", "pod-00001", 2), "resource.karmada.io/cached-from-cluster", "member1")
+	if diff := cmp.Diff(string(want), string(raw)); diff != "" {
+		t.Errorf("decoded object differs (-want +got):\n%s", diff)
+	}
+	if len(it.Data)*4 > len(raw) {
+		t.Errorf("compressed %d bytes of %d: the dictionary should make it at least 4 times smaller", len(it.Data), len(raw))
+	}
+}
+
+func TestListOrderNamespaceAndContinue(t *testing.T) {
+	t.Parallel()
+	s := fill(t, 30)
+	keys := func(items []Item) []string {
+		var out []string
+		for _, it := range items {
+			out = append(out, it.Key)
+		}
+		return out
+	}
+	all, _, _ := s.List("", "", 0, nil)
+	if len(all) != 30 || !slices.IsSorted(keys(all)) {
+		t.Fatalf("list of all: %d items, sorted %v", len(all), slices.IsSorted(keys(all)))
+	}
+	ns1, _, _ := s.List("ns-1", "", 0, nil)
+	if len(ns1) != 10 || ns1[0].Key != "ns-1/pod-00001" {
+		t.Errorf("ns-1: %v", keys(ns1))
+	}
+	page, _, more := s.List("ns-1", "ns-1/pod-00004", 2, nil)
+	if diff := cmp.Diff([]string{"ns-1/pod-00007", "ns-1/pod-00010"}, keys(page)); diff != "" || !more {
+		t.Errorf("page after pod-00004 (more %v): %s", more, diff)
+	}
+	odd, _, _ := s.List("", "", 0, func(k string) bool { return k[len(k)-1]%2 == 1 })
+	if len(odd) != 15 {
+		t.Errorf("filtered list: %d items, want 15", len(odd))
+	}
+}
+
+func TestWatchResumeReplaceAndTooOld(t *testing.T) {
+	t.Parallel()
+	s := fill(t, 3)
+	w, err := s.Watch(3, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.apply(watch.Added, "ns-0/new", 4, []byte("x"))
+	s.apply(watch.Modified, "ns-0/new", 5, []byte("y"))
+	s.apply(watch.Deleted, "ns-1/pod-00001", 6, nil)
+	var got []string
+	for range 3 {
+		ev := <-w.C()
+		got = append(got, fmt.Sprintf("%s %s %d", ev.Type, ev.Key, ev.RV))
+	}
+	want := []string{"ADDED ns-0/new 4", "MODIFIED ns-0/new 5", "DELETED ns-1/pod-00001 6"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("live events (-want +got):\n%s", diff)
+	}
+	// Resuming from 4 replays what followed.
+	w2, err := s.Watch(4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w2.Initial) != 2 || w2.Initial[0].RV != 5 || w2.Initial[1].Type != watch.Deleted {
+		t.Errorf("resumed from 4: %+v", w2.Initial)
+	}
+	// From the start: every object as an addition.
+	w3, _ := s.Watch(0, true)
+	if len(w3.Initial) != 3 {
+		t.Errorf("from the start: %d initial events, want 3", len(w3.Initial))
+	}
+	// A relist records its differences.
+	items := map[string]*entry{"ns-0/new": {rv: 5, data: []byte("y")}, "ns-2/late": {rv: 9, data: []byte("z")}}
+	s.replace(items, 9, nil)
+	got = got[:0]
+	for range 3 {
+		ev := <-w.C()
+		got = append(got, fmt.Sprintf("%s %s", ev.Type, ev.Key))
+	}
+	slices.Sort(got)
+	if diff := cmp.Diff([]string{"ADDED ns-2/late", "DELETED ns-0/pod-00000", "DELETED ns-2/pod-00002"}, got); diff != "" {
+		t.Errorf("relist events (-want +got):\n%s", diff)
+	}
+	// Once the ring wrapped, an old resourceVersion is too old.
+	for i := range ringSize {
+		s.apply(watch.Modified, "ns-0/new", uint64(10+i), []byte("y"))
+	}
+	if _, err := s.Watch(4, false); !errors.Is(err, ErrTooOld) {
+		t.Errorf("watch from 4 after %d changes: %v, want ErrTooOld", ringSize, err)
+	}
+	// A stopped store ends its watches.
+	s.stop()
+	select {
+	case <-w3.Done():
+	default:
+		t.Error("a watch of a stopped store is not done")
+	}
+}
+
+func TestSlowWatcherIsClosed(t *testing.T) {
+	t.Parallel()
+	s := fill(t, 1)
+	w, _ := s.Watch(1, false)
+	for i := range watcherBuffer + 1 {
+		s.apply(watch.Modified, "ns-0/pod-00000", uint64(2+i), []byte("x"))
+	}
+	select {
+	case <-w.Done():
+	default:
+		t.Error("a watcher that fell behind was not closed")
+	}
+}
+
+// BenchmarkMemoryPerPod reports the heap one cached pod costs.
+func BenchmarkMemoryPerPod(b *testing.B) {
+	const n = 20000
+	for range b.N {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s := fill(b, n)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "heap-bytes/pod")
+		runtime.KeepAlive(s)
+	}
+}
