@@ -72,11 +72,6 @@ func (c *codec) decompress(dst, data []byte) ([]byte, error) {
 	return out, nil
 }
 
-func (c *codec) close() {
-	c.enc.Close()
-	c.dec.Close()
-}
-
 // compactJSON returns the JSON the cache keeps of obj: managedFields
 // dropped and the cached-from-cluster annotation set. It changes obj.
 func compactJSON(obj *unstructured.Unstructured, annotationKey, cluster string) ([]byte, error) {

@@ -6,8 +6,11 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+
+	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
 )
 
 // ringSize is how many recent changes a store keeps for watches resuming
@@ -385,4 +388,28 @@ func int64Cmp(a, b uint64) int {
 		return 1
 	}
 	return 0
+}
+
+// NewStaticStore returns a synced store holding objs, as if listed from
+// the member at rv; it is what readers are tested against.
+func NewStaticStore(cluster string, gvr schema.GroupVersionResource, kind string, namespaced bool, rv uint64, objs []*unstructured.Unstructured) (*Store, error) {
+	s := newStore(cluster, gvr, kind, namespaced)
+	raws := make([][]byte, len(objs))
+	for i, o := range objs {
+		raw, err := compactJSON(o.DeepCopy(), searchv1alpha1.CachedFromClusterAnnotation, cluster)
+		if err != nil {
+			return nil, err
+		}
+		raws[i] = raw
+	}
+	c, err := newCodec(raws)
+	if err != nil {
+		return nil, err
+	}
+	items := make(map[string]*entry, len(objs))
+	for i, o := range objs {
+		items[Key(o.GetNamespace(), o.GetName())] = &entry{rv: parseRV(o.GetResourceVersion()), data: c.compress(raws[i])}
+	}
+	s.replace(items, rv, c)
+	return s, nil
 }

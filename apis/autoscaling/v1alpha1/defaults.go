@@ -8,7 +8,7 @@ import (
 
 // Scaling defaults of a Kubernetes HorizontalPodAutoscaler, which a
 // FederatedHPA shares. They are written out here rather than imported so
-// that Flotilla does not depend on k8s.io/kubernetes.
+// that the API types do not depend on k8s.io/kubernetes's controllers.
 const (
 	// defaultScaleUpPodsValue is how many pods a scale-up may add per period.
 	defaultScaleUpPodsValue int32 = 4

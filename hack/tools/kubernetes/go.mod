@@ -1,7 +1,10 @@
 // Module that builds the real Kubernetes components Flotilla's test bed runs:
 // kube-apiserver, kube-controller-manager, kube-scheduler and kubectl.
 // It is separate from the product module so that github.com/flotilla-io/flotilla
-// never depends on k8s.io/kubernetes. The version is pinned in ../versions.env;
+// depends only on the few k8s.io/kubernetes packages it imports (the printers
+// of search/table), not on the commands' whole graph. The version is pinned in
+// ../versions.env, and the product's go.mod pins the same k8s.io/kubernetes
+// version with the same staging replaces;
 // hack/tools/build.sh checks that this file agrees with it.
 module github.com/flotilla-io/flotilla/hack/tools/kubernetes
 

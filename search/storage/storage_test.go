@@ -1,0 +1,221 @@
+package storage
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+
+	searchcache "github.com/flotilla-io/flotilla/search/cache"
+)
+
+func TestMultiRVEncodingIsKarmadas(t *testing.T) {
+	t.Parallel()
+	m := MultiRV{"member2": "20", "member1": "10"}
+	want := base64.RawURLEncoding.EncodeToString([]byte(`{"member1":"10","member2":"20"}`))
+	if got := m.String(); got != want {
+		t.Errorf("encoded %q, want %q", got, want)
+	}
+	back, err := ParseMultiRV(want)
+	if err != nil || !cmp.Equal(back, m) {
+		t.Errorf("decoded %v %v", back, err)
+	}
+	if got := (MultiRV{}).String(); got != "" {
+		t.Errorf("empty map encodes to %q", got)
+	}
+	if any, err := ParseMultiRV("0"); err != nil || any.Get("member9") != "0" {
+		t.Errorf(`"0" means any in every cluster: %v %v`, any, err)
+	}
+	for _, bad := range []string{"!!", base64.RawURLEncoding.EncodeToString([]byte(`[1]`)), base64.RawURLEncoding.EncodeToString([]byte(`{"m":"x"}`))} {
+		if _, err := ParseMultiRV(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+func pod(ns, name, rv string, labels map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"namespace": ns, "name": name, "resourceVersion": rv, "labels": labels}}}
+}
+
+var podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+
+// allow is an authorizer allowing the clusters named.
+type allow []string
+
+func (a allow) Authorize(_ context.Context, attr authorizer.Attributes) (authorizer.Decision, string, error) {
+	if slices.Contains(a, attr.GetName()) {
+		return authorizer.DecisionAllow, "", nil
+	}
+	return authorizer.DecisionDeny, "", nil
+}
+
+func newReader(t *testing.T, clusters allow, member func(cluster string, ra *authorizationv1.ResourceAttributes) bool) *Reader {
+	t.Helper()
+	s1, err := searchcache.NewStaticStore("member1", podsGVR, "Pod", true, 100, []*unstructured.Unstructured{
+		pod("a", "p1", "11", map[string]any{"app": "web"}), pod("a", "p2", "12", nil), pod("b", "p3", "13", map[string]any{"app": "web"}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := searchcache.NewStaticStore("member2", podsGVR, "Pod", true, 200, []*unstructured.Unstructured{
+		pod("a", "p1", "21", nil), pod("b", "q1", "22", map[string]any{"app": "web"}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	access := &Access{Host: clusters}
+	if member != nil {
+		access.MemberReview = func(_ context.Context, cluster string, sar *authorizationv1.SubjectAccessReview) (bool, error) {
+			return member(cluster, sar.Spec.ResourceAttributes), nil
+		}
+	}
+	return &Reader{Access: access, Stores: func(gvr schema.GroupVersionResource) ([]*searchcache.Store, <-chan struct{}) {
+		if gvr != podsGVR {
+			return nil, nil
+		}
+		return []*searchcache.Store{s1, s2}, make(chan struct{})
+	}}
+}
+
+type listed struct {
+	Kind     string
+	Metadata struct{ ResourceVersion, Continue string }
+	Items    []struct {
+		Metadata struct {
+			Namespace, Name, ResourceVersion string
+			Annotations                      map[string]string
+		}
+	}
+	Code    int
+	Message string
+}
+
+func (l listed) names() []string {
+	var out []string
+	for _, it := range l.Items {
+		out = append(out, it.Metadata.Annotations["resource.karmada.io/cached-from-cluster"]+"/"+it.Metadata.Namespace+"/"+it.Metadata.Name)
+	}
+	return out
+}
+
+func serve(t *testing.T, r *Reader, verb, ns, name string, q url.Values) (int, listed) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/x?"+q.Encode(), nil)
+	req.Header.Set("Accept", "application/json")
+	r.Serve(rec, req, Request{User: &user.DefaultInfo{Name: "tom"}, Resource: podsGVR, Namespace: ns, Name: name, Verb: verb, Query: q})
+	var l listed
+	if err := json.Unmarshal(rec.Body.Bytes(), &l); err != nil {
+		t.Fatalf("%s: %v", rec.Body.String(), err)
+	}
+	return rec.Code, l
+}
+
+func TestList(t *testing.T) {
+	t.Parallel()
+	all := allow{"member1", "member2"}
+	for _, tc := range []struct {
+		name     string
+		clusters allow
+		member   func(string, *authorizationv1.ResourceAttributes) bool
+		ns       string
+		query    url.Values
+		want     []string
+		code     int
+	}{
+		{name: "everything, clusters then keys in order", clusters: all, want: []string{"member1/a/p1", "member1/a/p2", "member1/b/p3", "member2/a/p1", "member2/b/q1"}},
+		{name: "one namespace", clusters: all, ns: "b", want: []string{"member1/b/p3", "member2/b/q1"}},
+		{name: "label selector", clusters: all, query: url.Values{"labelSelector": {"app=web"}}, want: []string{"member1/a/p1", "member1/b/p3", "member2/b/q1"}},
+		{name: "field selector", clusters: all, query: url.Values{"fieldSelector": {"metadata.name=p1"}}, want: []string{"member1/a/p1", "member2/a/p1"}},
+		{name: "only the clusters the control plane allows", clusters: allow{"member2"}, want: []string{"member2/a/p1", "member2/b/q1"}},
+		{name: "only the namespaces the member allows", clusters: all,
+			member: func(c string, ra *authorizationv1.ResourceAttributes) bool { return c == "member1" && ra.Namespace == "b" },
+			want:   []string{"member1/b/p3"}},
+		{name: "no right anywhere", clusters: allow{}, code: http.StatusForbidden},
+		{name: "member refuses everywhere", clusters: all, member: func(string, *authorizationv1.ResourceAttributes) bool { return false }, code: http.StatusForbidden},
+		{name: "unsupported field selector", clusters: all, query: url.Values{"fieldSelector": {"spec.nodeName=n"}}, code: http.StatusBadRequest},
+		{name: "malformed resourceVersion", clusters: all, query: url.Values{"resourceVersion": {"zzz"}}, code: http.StatusBadRequest},
+		{name: "malformed continue", clusters: all, query: url.Values{"continue": {"zzz"}, "limit": {"1"}}, code: http.StatusBadRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, l := serve(t, newReader(t, tc.clusters, tc.member), "list", tc.ns, "", tc.query)
+			if tc.code != 0 {
+				if code != tc.code {
+					t.Errorf("code %d (%s), want %d", code, l.Message, tc.code)
+				}
+				return
+			}
+			if code != http.StatusOK {
+				t.Fatalf("code %d: %s", code, l.Message)
+			}
+			if diff := cmp.Diff(tc.want, l.names()); diff != "" {
+				t.Errorf("items (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPaginationSpansClusters(t *testing.T) {
+	t.Parallel()
+	r := newReader(t, allow{"member1", "member2"}, nil)
+	var got []string
+	cont := ""
+	for range 10 {
+		code, l := serve(t, r, "list", "", "", url.Values{"limit": {"2"}, "continue": {cont}})
+		if code != http.StatusOK || len(l.Items) > 2 {
+			t.Fatalf("code %d, %d items: %s", code, len(l.Items), l.Message)
+		}
+		got = append(got, l.names()...)
+		if rv, _ := ParseMultiRV(l.Metadata.ResourceVersion); rv["member1"] != "100" || rv["member2"] != "200" {
+			t.Errorf("page resourceVersion %v, want both stores'", rv)
+		}
+		if cont = l.Metadata.Continue; cont == "" {
+			break
+		}
+	}
+	want := []string{"member1/a/p1", "member1/a/p2", "member1/b/p3", "member2/a/p1", "member2/b/q1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pages (-want +got):\n%s", diff)
+	}
+}
+
+func TestGet(t *testing.T) {
+	t.Parallel()
+	r := newReader(t, allow{"member1", "member2"}, nil)
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/x", nil)
+	r.Serve(rec, req, Request{User: &user.DefaultInfo{Name: "tom"}, Resource: podsGVR, Namespace: "b", Name: "q1", Verb: "get"})
+	var obj struct {
+		Metadata struct {
+			ResourceVersion string
+			Annotations     map[string]string
+		}
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &obj); err != nil || rec.Code != http.StatusOK {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	if rv, _ := ParseMultiRV(obj.Metadata.ResourceVersion); !cmp.Equal(rv, MultiRV{"member2": "22"}) || obj.Metadata.Annotations["resource.karmada.io/cached-from-cluster"] != "member2" {
+		t.Errorf("got rv %v annotations %v", rv, obj.Metadata.Annotations)
+	}
+	for name, code := range map[string]int{"p1": http.StatusConflict, "nope": http.StatusNotFound} {
+		code2, l := serve(t, r, "get", "a", name, nil)
+		if code2 != code {
+			t.Errorf("get a/%s: %d %s, want %d", name, code2, l.Message, code)
+		}
+	}
+	_ = fmt.Sprint
+}
