@@ -142,8 +142,10 @@ func TestList(t *testing.T) {
 		{name: "field selector", clusters: all, query: url.Values{"fieldSelector": {"metadata.name=p1"}}, want: []string{"member1/a/p1", "member2/a/p1"}},
 		{name: "only the clusters the control plane allows", clusters: allow{"member2"}, want: []string{"member2/a/p1", "member2/b/q1"}},
 		{name: "only the namespaces the member allows", clusters: all,
-			member: func(c string, ra *authorizationv1.ResourceAttributes) bool { return c == "member1" && ra.Namespace == "b" },
-			want:   []string{"member1/b/p3"}},
+			member: func(c string, ra *authorizationv1.ResourceAttributes) bool {
+				return c == "member1" && ra.Namespace == "b"
+			},
+			want: []string{"member1/b/p3"}},
 		{name: "no right anywhere", clusters: allow{}, code: http.StatusForbidden},
 		{name: "member refuses everywhere", clusters: all, member: func(string, *authorizationv1.ResourceAttributes) bool { return false }, code: http.StatusForbidden},
 		{name: "unsupported field selector", clusters: all, query: url.Values{"fieldSelector": {"spec.nodeName=n"}}, code: http.StatusBadRequest},
