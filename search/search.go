@@ -115,7 +115,13 @@ type FullTextResult struct {
 	// Items are the matching objects, each annotated with its cluster.
 	Items []json.RawMessage `json:"items"`
 	// Facets count the matches by "cluster", "kind" and "namespace".
-	Facets map[string][]index.FacetCount `json:"facets"`
+	Facets map[string][]Facet `json:"facets"`
+}
+
+// Facet is how many matches have one value of a field.
+type Facet struct {
+	Term  string `json:"term"`
+	Count int    `json:"count"`
 }
 
 // FullTextResultKind is the kind of FullTextResult.
@@ -158,7 +164,13 @@ func (s *searchREST) serveFullText(w http.ResponseWriter, req *http.Request, u u
 		return
 	}
 	out := FullTextResult{APIVersion: searchv1alpha1.SchemeGroupVersion.String(), Kind: FullTextResultKind,
-		Total: res.Total, From: from, Items: []json.RawMessage{}, Facets: res.Facets}
+		Total: res.Total, From: from, Items: []json.RawMessage{}, Facets: map[string][]Facet{}}
+	for field, counts := range res.Facets {
+		out.Facets[field] = make([]Facet, len(counts))
+		for i, c := range counts {
+			out.Facets[field][i] = Facet{Term: c.Term, Count: c.Count}
+		}
+	}
 	for _, k := range res.Hits {
 		st := byStore[index.Key{Cluster: k.Cluster, Group: k.Group, Resource: k.Resource}]
 		if st == nil {

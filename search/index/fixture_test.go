@@ -74,7 +74,7 @@ func fixture() []fixtureObject {
 		obj: map[string]interface{}{
 			"apiVersion": "v1", "kind": "ConfigMap",
 			"metadata": map[string]interface{}{"name": "settings", "namespace": "prod", "annotations": map[string]interface{}{
-				"team":       "Payments",
+				"team":      "Payments",
 				lastApplied: `{"data":{"mode":"lastappliedonly"}}`,
 			}},
 			"data":       map[string]interface{}{"mode": "active-active", "region": "eu-west"},

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestSearchFields(t *testing.T) {
@@ -102,7 +103,7 @@ func TestSearchFields(t *testing.T) {
 			slices.Sort(got)
 			want := slices.Clone(tc.want)
 			slices.Sort(want)
-			if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b []string) bool { return slices.Equal(a, b) })); diff != "" {
+			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("Search(%q) hits (-want +got):\n%s", tc.query, diff)
 			}
 			if r.Total != uint64(len(tc.want)) {
@@ -315,7 +316,7 @@ func TestSearchScopes(t *testing.T) {
 			want := sortedIDs(objs, tc.match)
 			got := ids(r.Hits)
 			slices.Sort(got)
-			if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b []string) bool { return slices.Equal(a, b) })); diff != "" {
+			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("hits (-want +got):\n%s", diff)
 			}
 			if r.Total != uint64(len(want)) {

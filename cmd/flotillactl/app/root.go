@@ -58,6 +58,7 @@ the usual kubectl flags (--kubeconfig, --context, ...).`,
 		newCordonCommand(cp, display, true),
 		newCordonCommand(cp, display, false),
 		newInterpretCommand(display),
+		newSearchCommand(cp, display),
 	)
 	return cmd
 }
