@@ -21,6 +21,12 @@ import (
 	"syscall"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
@@ -99,6 +105,10 @@ func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int) err
 		}
 	}
 	if err := e.WaitClustersReady(ctx, pushMembers, 2*time.Minute); err != nil {
+		e.Stop(10 * time.Second)
+		return err
+	}
+	if err := applySearchSample(ctx, e); err != nil {
 		e.Stop(10 * time.Second)
 		return err
 	}
@@ -192,9 +202,47 @@ Control plane and members are up. Use them with kubectl:
   kubectl get --raw /apis/cluster.karmada.io/v1alpha1/clusters/member1/proxy/api/v1/nodes
   kubectl --context member1 get nodes         # a member: member1, member2, member3
 
+Search across members (the ResourceRegistry of samples/s7-search.yaml caches
+Deployments, Pods and Nodes of every member):
+
+  kubectl get --raw /apis/search.karmada.io/v1alpha1/search/cache/api/v1/nodes
+  kubectl --server "$(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}')/apis/search.karmada.io/v1alpha1/proxying/karmada/proxy" get pods -A
+  flotillactl search 'kind:Node cluster:member1'
+
 Logs:  %s/<cluster>/<component>.log
 Stop:  make down
 `, kubeconfig, strings.Join(pushMembers, " and "), e.Options.LogDir)
+}
+
+// searchSample is the ResourceRegistry `up` applies.
+const searchSample = "samples/s7-search.yaml"
+
+// applySearchSample creates the sample ResourceRegistry (kept if it exists).
+func applySearchSample(ctx context.Context, e *env.Environment) error {
+	root, err := env.RepoRoot()
+	if err != nil {
+		return err
+	}
+	raw, err := os.ReadFile(filepath.Join(root, searchSample))
+	if err != nil {
+		return err
+	}
+	var reg searchv1alpha1.ResourceRegistry
+	if err := yaml.UnmarshalStrict(raw, &reg); err != nil {
+		return fmt.Errorf("%s: %w", searchSample, err)
+	}
+	cfg, err := e.Host.RESTConfig()
+	if err != nil {
+		return err
+	}
+	k, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	if _, err := k.SearchV1alpha1().ResourceRegistries().Create(ctx, &reg, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("applying %s: %w", searchSample, err)
+	}
+	return nil
 }
 
 func fail(err error) {
