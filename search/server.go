@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -88,14 +89,20 @@ type Server struct {
 	// resourceregistries.
 	Storage map[string]rest.Storage
 
-	cfg      CompletedConfig
-	members  *memberclient.Cache
-	manager  *searchcache.Manager
-	index    *index.Index
-	clusters clusterlisters.ClusterLister
-	// registriesFn lists the registries once the informers exist.
-	registriesFn func() ([]*searchv1alpha1.ResourceRegistry, error)
-	setup        func(clusters clusterlisters.ClusterLister, regs func() ([]*searchv1alpha1.ResourceRegistry, error), client versioned.Interface)
+	cfg     CompletedConfig
+	members *memberclient.Cache
+	manager *searchcache.Manager
+	index   *index.Index
+	// informed is set once the post-start hook made the informers.
+	informed atomic.Pointer[informed]
+}
+
+// informed is what the cache reads once the server serves: the listers of
+// clusters and registries and a client of the server itself.
+type informed struct {
+	clusters   clusterlisters.ClusterLister
+	registries func() ([]*searchv1alpha1.ResourceRegistry, error)
+	client     versioned.Interface
 }
 
 // New builds the search surface.
@@ -120,23 +127,28 @@ func (c CompletedConfig) New() (*Server, error) {
 	if s.index != nil {
 		indexr = indexer{s.index}
 	}
-	var client versioned.Interface
 	s.manager = searchcache.NewManager(searchcache.Config{
 		Clusters: func() ([]*clusterv1alpha1.Cluster, error) {
-			if s.clusters == nil {
-				return nil, nil
+			if in := s.informed.Load(); in != nil {
+				return in.clusters.List(labels.Everything())
 			}
-			return s.clusters.List(labels.Everything())
+			return nil, nil
 		},
-		Registries: func() ([]*searchv1alpha1.ResourceRegistry, error) { return s.registries() },
-		Client:     s.members.Get,
+		Registries: func() ([]*searchv1alpha1.ResourceRegistry, error) {
+			if in := s.informed.Load(); in != nil {
+				return in.registries()
+			}
+			return nil, nil
+		},
+		Client: s.members.Get,
 		WriteStatus: func(ctx context.Context, r *searchv1alpha1.ResourceRegistry, conds []metav1.Condition) error {
-			if client == nil {
+			in := s.informed.Load()
+			if in == nil {
 				return nil
 			}
 			next := r.DeepCopy()
 			next.Status.Conditions = conds
-			_, err := client.SearchV1alpha1().ResourceRegistries().UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: "flotilla-search"})
+			_, err := in.client.SearchV1alpha1().ResourceRegistries().UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: "flotilla-search"})
 			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 				return nil // the next sync sees the newer object
 			}
@@ -160,10 +172,6 @@ func (c CompletedConfig) New() (*Server, error) {
 				return clusterProxy.Connect(ctx, cluster, &clusterv1alpha1.ClusterProxyOptions{Path: path}, r)
 			},
 		},
-	}
-	s.setup = func(cl clusterlisters.ClusterLister, regs func() ([]*searchv1alpha1.ResourceRegistry, error), cs versioned.Interface) {
-		s.clusters, client = cl, cs
-		s.registriesFn = regs
 	}
 	return s, nil
 }
@@ -191,9 +199,9 @@ func (s *Server) PostStartHook(hctx genericapiserver.PostStartHookContext) error
 	if _, err := registries.Informer().AddEventHandler(handler); err != nil {
 		return err
 	}
-	s.setup(clusters.Lister(), func() ([]*searchv1alpha1.ResourceRegistry, error) {
+	s.informed.Store(&informed{clusters: clusters.Lister(), client: cs, registries: func() ([]*searchv1alpha1.ResourceRegistry, error) {
 		return registries.Lister().List(labels.Everything())
-	}, cs)
+	}})
 	factory.Start(hctx.Done())
 	go func() {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -214,18 +222,12 @@ func (s *Server) PostStartHook(hctx genericapiserver.PostStartHookContext) error
 	return nil
 }
 
-func (s *Server) registries() ([]*searchv1alpha1.ResourceRegistry, error) {
-	if s.registriesFn == nil {
-		return nil, nil
-	}
-	return s.registriesFn()
-}
-
 func (s *Server) getCluster(name string) (*clusterv1alpha1.Cluster, error) {
-	if s.clusters == nil {
+	in := s.informed.Load()
+	if in == nil {
 		return nil, apierrors.NewServiceUnavailable("the search cache is starting")
 	}
-	return s.clusters.Get(name)
+	return in.clusters.Get(name)
 }
 
 // memberReview asks a member, with the control plane's credentials there,

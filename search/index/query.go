@@ -189,8 +189,12 @@ func lowerRegexp(re string) string {
 			_, m := utf8.DecodeRuneInString(re[end:])
 			c := re[end]
 			end += m
-			if (c == 'p' || c == 'P') && end < len(re) && re[end] == '{' {
-				if j := strings.IndexByte(re[end:], '}'); j >= 0 {
+			if (c == 'p' || c == 'P') && end < len(re) {
+				// A class name: \pL or \p{Greek}.
+				if re[end] != '{' {
+					_, m := utf8.DecodeRuneInString(re[end:])
+					end += m
+				} else if j := strings.IndexByte(re[end:], '}'); j >= 0 {
 					end += j + 1
 				}
 			}

@@ -4,8 +4,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/registry"
+	"github.com/blevesearch/bleve/v2/search/query"
 )
 
 // This file checks a query string against the grammar of bleve's
@@ -238,6 +243,16 @@ type syntaxChecker struct {
 	toks []token
 	i    int
 	end  int
+	// unsupported is the first construct bleve accepts and this index
+	// does not; it is reported only if the grammar holds.
+	unsupported *syntaxError
+}
+
+// unsupportedAt records an unsupported construct.
+func (c *syntaxChecker) unsupportedAt(pos int, msg string) {
+	if c.unsupported == nil {
+		c.unsupported = &syntaxError{pos: pos, msg: msg}
+	}
 }
 
 func (c *syntaxChecker) peek() token {
@@ -270,7 +285,7 @@ func checkSyntax(q string) *syntaxError {
 			return err
 		}
 	}
-	return nil
+	return c.unsupported
 }
 
 func unexpected(t token, want string) *syntaxError {
@@ -287,7 +302,7 @@ func (c *syntaxChecker) part() *syntaxError {
 	case tString, tPhrase:
 		if c.peek().typ == tColon {
 			if canonicalField(t.text) == "" {
-				return &syntaxError{pos: t.pos, msg: fmt.Sprintf("unknown field %q", t.text)}
+				c.unsupportedAt(t.pos, fmt.Sprintf("unknown field %q", t.text))
 			}
 			c.next()
 			if err := c.value(); err != nil {
@@ -297,6 +312,8 @@ func (c *syntaxChecker) part() *syntaxError {
 			if err := c.fuzziness(); err != nil {
 				return err
 			}
+		} else if err := checkRegexp(t); err != nil {
+			return err
 		}
 	case tNumber:
 	default:
@@ -319,6 +336,7 @@ func (c *syntaxChecker) value() *syntaxError {
 		if c.peek().typ == tTilde {
 			return c.fuzziness()
 		}
+		return checkRegexp(t)
 	case tNumber, tPhrase:
 	case tMinus:
 		if n := c.next(); n.typ != tNumber {
@@ -329,7 +347,11 @@ func (c *syntaxChecker) value() *syntaxError {
 			c.next()
 		}
 		switch n := c.next(); n.typ {
-		case tPhrase, tNumber:
+		case tPhrase:
+			if err := checkTime(n); err != nil {
+				return err
+			}
+		case tNumber:
 		case tMinus:
 			if m := c.next(); m.typ != tNumber {
 				return unexpected(m, "a number")
@@ -337,7 +359,7 @@ func (c *syntaxChecker) value() *syntaxError {
 		default:
 			return unexpected(n, "a number or a quoted date")
 		}
-		return &syntaxError{pos: t.pos, msg: "range queries are not supported: the index has no numeric or date fields"}
+		c.unsupportedAt(t.pos, "range queries are not supported: the index has no numeric or date fields")
 	default:
 		return unexpected(t, "a value after ':'")
 	}
@@ -349,6 +371,33 @@ func (c *syntaxChecker) fuzziness() *syntaxError {
 	t := c.next()
 	if _, err := strconv.ParseFloat(t.text, 64); err != nil {
 		return &syntaxError{pos: t.pos, msg: fmt.Sprintf("invalid fuzziness %q", t.text), grammar: true}
+	}
+	return nil
+}
+
+// checkRegexp rejects a lone "/", which bleve's parser takes for an empty
+// regular expression and fails on.
+func checkRegexp(t token) *syntaxError {
+	if t.typ == tString && t.text == "/" {
+		return &syntaxError{pos: t.pos, msg: `invalid regular expression "/"`, grammar: true}
+	}
+	return nil
+}
+
+// queryTimeParser is the date parser bleve's query-string parser uses for
+// date ranges.
+var queryTimeParser = sync.OnceValues(func() (analysis.DateTimeParser, error) {
+	return registry.NewCache().DateTimeParserNamed(query.QueryDateTimeParser)
+})
+
+// checkTime rejects a date bleve's parser cannot read.
+func checkTime(t token) *syntaxError {
+	p, err := queryTimeParser()
+	if err == nil {
+		_, _, err = p.ParseDateTime(t.text)
+	}
+	if err != nil {
+		return &syntaxError{pos: t.pos, msg: fmt.Sprintf("invalid time %q", t.text), grammar: true}
 	}
 	return nil
 }
