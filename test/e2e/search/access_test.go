@@ -256,3 +256,33 @@ func TestS7BadInput(t *testing.T) {
 		t.Errorf("GET %s: %v, want 404", path, err)
 	}
 }
+
+// S7: a registry's Ready condition names what could not be cached.
+func TestS7RegistryStatusNamesFailures(t *testing.T) {
+	setup(t)
+	reg := &searchv1alpha1.ResourceRegistry{ObjectMeta: metav1.ObjectMeta{Name: "unknown-kind"}, Spec: searchv1alpha1.ResourceRegistrySpec{
+		TargetCluster:     policyv1alpha1.ClusterAffinity{ClusterNames: []string{"member1"}},
+		ResourceSelectors: []searchv1alpha1.ResourceSelector{{APIVersion: "example.com/v1", Kind: "Gizmo"}},
+	}}
+	k := karmada(t)
+	if _, err := k.SearchV1alpha1().ResourceRegistries().Create(t.Context(), reg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = k.SearchV1alpha1().ResourceRegistries().Delete(context.Background(), reg.Name, metav1.DeleteOptions{}) }()
+	var cond *metav1.Condition
+	err := wait.PollUntilContextTimeout(t.Context(), 300*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		r, err := k.SearchV1alpha1().ResourceRegistries().Get(ctx, reg.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for i := range r.Status.Conditions {
+			if r.Status.Conditions[i].Type == "Ready" {
+				cond = &r.Status.Conditions[i]
+			}
+		}
+		return cond != nil && cond.Reason == "CacheFailed", nil
+	})
+	if err != nil || cond.Status != metav1.ConditionFalse || !strings.Contains(cond.Message, "example.com/v1 Gizmo in member1: the cluster does not serve this kind") {
+		t.Errorf("Ready condition %+v, want False/CacheFailed naming Gizmo in member1", cond)
+	}
+}
