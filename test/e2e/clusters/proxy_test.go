@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,9 +31,6 @@ func tomConfig(t *testing.T) *rest.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := host.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "tom"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy-member1"}, Rules: []rbacv1.PolicyRule{{
 		APIGroups: []string{"cluster.karmada.io"}, Resources: []string{"clusters/proxy"}, ResourceNames: []string{"member1"}, Verbs: []string{"*"},
 	}}}
@@ -47,15 +43,7 @@ func tomConfig(t *testing.T) *rest.Config {
 	if _, err := host.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	tok, err := host.CoreV1().ServiceAccounts("default").CreateToken(ctx, "tom", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := framework.Env.Host.CACert()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &rest.Config{Host: framework.Env.Host.Server, BearerToken: tok.Status.Token, TLSClientConfig: rest.TLSClientConfig{CAData: ca}}
+	return framework.ServiceAccountConfig(t, "tom")
 }
 
 func raw(ctx context.Context, cfg *rest.Config, path string) ([]byte, error) {

@@ -13,6 +13,12 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
@@ -93,4 +99,28 @@ func Member(t *testing.T, name string) *env.Cluster {
 		t.Fatalf("the environment has no member %q", name)
 	}
 	return c
+}
+
+// ServiceAccountConfig creates the service account default/<name> on the
+// control plane (kept if it exists) and returns a client configuration
+// that authenticates as it with a fresh token.
+func ServiceAccountConfig(t *testing.T, name string) *rest.Config {
+	t.Helper()
+	host, err := Env.Host.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if _, err := host.CoreV1().ServiceAccounts("default").Create(t.Context(), sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	tok, err := host.CoreV1().ServiceAccounts("default").CreateToken(t.Context(), name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := Env.Host.CACert()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rest.Config{Host: Env.Host.Server, BearerToken: tok.Status.Token, TLSClientConfig: rest.TLSClientConfig{CAData: ca}}
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -39,23 +38,10 @@ func grant(t *testing.T, cs kubernetes.Interface, name, sa string, rules ...rbac
 	}
 }
 
-// userConfig creates the service account default/<name> on the host and
-// returns a client configuration with its token.
+// userConfig is the service account default/<name> on the control plane.
 func userConfig(t *testing.T, name string) *rest.Config {
 	t.Helper()
-	host := kubernetes.NewForConfigOrDie(adminConfig(t))
-	if _, err := host.CoreV1().ServiceAccounts("default").Create(t.Context(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	tok, err := host.CoreV1().ServiceAccounts("default").CreateToken(t.Context(), name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := framework.Env.Host.CACert()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &rest.Config{Host: framework.Env.Host.Server, BearerToken: tok.Status.Token, TLSClientConfig: rest.TLSClientConfig{CAData: ca}}
+	return framework.ServiceAccountConfig(t, name)
 }
 
 var (
@@ -268,7 +254,9 @@ func TestS7RegistryStatusNamesFailures(t *testing.T) {
 	if _, err := k.SearchV1alpha1().ResourceRegistries().Create(t.Context(), reg, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = k.SearchV1alpha1().ResourceRegistries().Delete(context.Background(), reg.Name, metav1.DeleteOptions{}) }()
+	defer func() {
+		_ = k.SearchV1alpha1().ResourceRegistries().Delete(context.Background(), reg.Name, metav1.DeleteOptions{})
+	}()
 	var cond *metav1.Condition
 	err := wait.PollUntilContextTimeout(t.Context(), 300*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		r, err := k.SearchV1alpha1().ResourceRegistries().Get(ctx, reg.Name, metav1.GetOptions{})
