@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/blevesearch/bleve/v2"
@@ -68,6 +69,10 @@ func (ix *Index) collect(ctx context.Context, sr *bleve.SearchRequest, c *hitCol
 			sctx.DocumentMatchPool.Put(d)
 			if err != nil {
 				return fmt.Errorf("read document id: %w", err)
+			}
+			if math.IsNaN(score) {
+				// bleve's scorer divides by zero on boosts of zero.
+				score = 0
 			}
 			if len(c.id) > 0 {
 				c.add(score, c.id)

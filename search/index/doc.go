@@ -7,66 +7,90 @@
 // The package owns the bleve index, its mapping, the extraction of index
 // fields from an unstructured object, the asynchronous batched writer that
 // applies Put, Delete and DeleteResource in order, and the translation of a
-// query string plus search scopes into a bleve search with paging and facets.
+// query string plus search scopes into a bleve search with ranking, paging
+// and facets.
 //
 // # What it does not own
 //
-// It stores no object content: every field is indexed but not stored, and a
-// search returns only Keys, which the caller resolves against its own object
-// cache. It knows nothing about client-go, informers, ResourceRegistries or
+// It stores no object content: fields are indexed, not stored, and a search
+// returns only Keys, which the caller resolves against its own object cache.
+// It knows nothing about client-go, informers, ResourceRegistries or
 // authorization: the caller turns those into Put and Delete calls and into
-// Request.Scopes. It persists nothing across restarts: an on-disk index is
-// deleted and rebuilt by Open, because the cache refills from the members on
-// every start.
+// Request.Scopes. It keeps nothing across restarts: Open deletes an index
+// left in Options.Dir, because the cache refills from the members on every
+// start.
 //
 // # Document fields
 //
-// Each object is one document with the id Key.ID. Its fields are:
+// Each object is one document, with the id Key.ID. Its fields are:
 //
 //   - cluster, group, version, resource, kind, namespace, name, apiVersion:
-//     keyword fields from the Key (group is "core" for the core API group,
+//     keyword fields from the Key (group is "core" for the core API group;
 //     namespace is absent for cluster-scoped objects).
-//   - label and annotation: one "key=value" term per label or annotation;
-//     labels.KEY and annotations.KEY: one field per key holding its value, so
-//     that labels.app:web works. The kubectl last-applied-configuration
-//     annotation is skipped, and keyword values are cut to 256 bytes.
-//   - image: every container image of the pod spec, of spec.template.spec and
-//     of spec.jobTemplate.spec.template.spec (containers, initContainers and
-//     ephemeralContainers). An image reference is indexed as itself and as
-//     each of its path suffixes, each with and without its tag or digest:
+//   - label and annotation: one "key=value" term per label or annotation.
+//     labels.KEY and annotations.KEY: one field per key holding its value,
+//     so labels.app:web and labels.app.kubernetes.io/name:web work. The
+//     kubectl last-applied-configuration annotation is left out.
+//   - image: every container image of spec, spec.template.spec and
+//     spec.jobTemplate.spec.template.spec (containers, initContainers and
+//     ephemeralContainers). A reference is indexed as each of its path
+//     suffixes, each with and without its tag or digest:
 //     docker.io/library/nginx:1.19 gives docker.io/library/nginx:1.19,
-//     docker.io/library/nginx, library/nginx:1.19, library/nginx, nginx:1.19
-//     and nginx, so image:nginx, image:nginx* and image:"nginx:1.19" all
+//     docker.io/library/nginx, library/nginx:1.19, library/nginx,
+//     nginx:1.19 and nginx. So image:nginx (any tag), image:nginx*,
+//     image:library/nginx*, image:docker.io/* and image:"nginx:1.19" all
 //     match it.
-//   - node: spec.nodeName, and the name of a Node object.
+//   - node: spec.nodeName, and the name of a Node.
 //   - phase: status.phase.
-//   - condition: "Type=Status" for each entry of status.conditions.
-//   - text: the default field, every string value of the object (not the
-//     keys) plus the Key's name, namespace and kind, analyzed by bleve's
-//     standard analyzer (Unicode words, lower-cased, English stop words
-//     removed). metadata.managedFields, the last-applied annotation, the
-//     data and stringData of Secrets and the binaryData of ConfigMaps are
-//     left out; a value is cut to 4 KiB and an object's text to 64 KiB.
+//   - condition: "Type=Status" per entry of status.conditions.
+//   - text, the default field: every string value of the object (values, not
+//     keys) plus the Key's name, namespace and kind, through bleve's standard
+//     analyzer (Unicode words, lower-cased, English stop words dropped),
+//     without positions, which would triple the index. Left out: metadata.managedFields, the
+//     last-applied annotation, data and stringData of core Secrets and
+//     binaryData of ConfigMaps. A value is cut to 4 KiB, an object's text to
+//     64 KiB.
 //
-// All keyword fields are lower-cased both when indexed and when queried, so
-// kind:pod and kind:Pod are the same query. Facet values come from the
-// original spelling for kind and from the (lower-case by Kubernetes rules)
-// cluster and namespace names.
+// Keyword terms are cut to 256 bytes and lower-cased, both when indexed and
+// when queried, so kind:pod and kind:Pod are the same query.
 //
 // # Query language
 //
-// Request.Query uses bleve's query-string syntax with these differences:
-// clauses without a prefix are ANDed (bleve ORs them); "" and "*" match
-// everything; field names are case-insensitive and must be one of the fields
-// above (labels.KEY and annotations.KEY for any KEY, label.KEY and
-// annotation.KEY are accepted as aliases; label, labels, annotation,
-// annotations and images, conditions are aliases for the multi-valued
-// fields); wildcard (*, ?) and regular-expression (/re/) terms are
-// lower-cased, and a regular expression must match a whole term; a quoted
-// value of a keyword field is one exact term, so image:"nginx:1.19" is how to
-// write a value containing a colon (or escape it: image:nginx\:1.19); a
-// word of the text field matches all of its words (kube-system matches
-// objects with both "kube" and "system"); numeric and date ranges are
-// rejected, as the index has no numeric or date fields. A syntax error is a
-// *QueryError with the byte offset of the offending token.
+// Request.Query is bleve's query-string syntax, with these rules:
+//
+//   - "" and "*" match everything.
+//   - Clauses are ANDed: a clause without + or - is required (bleve would
+//     make it optional); -clause excludes. There is no OR and no grouping:
+//     the terms AND, OR, NOT, && and || and unescaped parentheses outside a
+//     regular expression are errors, not words to search for (bleve would
+//     quietly search for them). A regular expression expresses alternatives
+//     within a field: kind:/(pod|node)/.
+//   - Field names are case-insensitive and must be one of the fields above;
+//     labels, annotations, images and conditions are accepted for label,
+//     annotation, image and condition, and label.KEY and annotation.KEY for
+//     labels.KEY and annotations.KEY (the KEY part keeps its case). An
+//     unknown field is an error rather than a silent empty result.
+//   - A keyword value matches a whole term: name:web matches web, not web-1.
+//     Wildcards (* and ?) and regular expressions (/re/, matching a whole
+//     term) are lower-cased; label:app=* asks for any value of label app.
+//   - A value with a colon is quoted or escaped: image:"nginx:1.19" or
+//     image:nginx\:1.19. A quoted keyword value is one exact term.
+//   - Text matches words, not phrases: a word the analyzer splits, such as
+//     kube-system, and "quoted words" match objects that have all those
+//     words, in any order. For an exact value use its keyword field
+//     (namespace:kube-system). word~1 is a fuzzy match.
+//   - Numeric and date ranges (field:>5) are errors: the index has none of
+//     those fields.
+//
+// A malformed query is a *QueryError with the byte offset of the offending
+// token. bleve's parser decides what parses; this package re-reads the query
+// with the same grammar only to place the error.
+//
+// # Ranking, paging and facets
+//
+// Only text clauses score; keyword clauses and scopes select without
+// changing the order. Hits are ranked by score, ties by document id, which
+// orders a keyword-only query by cluster, group, resource, namespace and
+// name, and keeps pages stable. Facets count every match (after scopes) by
+// cluster, kind and namespace.
 package index

@@ -84,7 +84,7 @@ func fixture() []fixtureObject {
 	return []fixtureObject{
 		pod("member1", "default", "web-1", map[string]string{"app": "web"}, "nginx:1.19", "node-a", "Running", "True"),
 		pod("member1", "default", "web-2", map[string]string{"app": "web"}, "docker.io/library/nginx:1.21", "node-b", "Running", "False"),
-		pod("member1", "data", "db-1", map[string]string{"app": "db", "tier": "backend"}, "postgres:15", "node-b", "Pending", "False"),
+		pod("member1", "data", "db-1", map[string]string{"app": "db", "tier": "backend", "empty": ""}, "postgres:15", "node-b", "Pending", "False"),
 		pod("member2", "default", "web-1", map[string]string{"app": "web"}, "nginx:1.19", "node-x", "Running", "True"),
 		pod("member2", "prod", "api-1", map[string]string{"app": "api", "tier": "backend"}, "ghcr.io/acme/api@sha256:abcdef", "node-x", "Succeeded", "True"),
 		deploy, cron, node, secret, cm,

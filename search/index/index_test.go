@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"testing"
@@ -48,6 +49,8 @@ func TestSearchFields(t *testing.T) {
 		{"label key exists", "label:tier=*", []string{db1, api1}},
 		{"per-key label", "labels.app:web", []string{web1, web2, m2web1, deploy}},
 		{"per-key label alias", "label.app:db", []string{db1}},
+		{"label with empty value", "label:empty=", []string{db1}},
+		{"per-key label with empty value", "labels.empty:*", nil},
 		{"per-key label with slash", "labels.kubernetes.io/hostname:node-a", []string{node}},
 		{"annotation", "annotation:team=payments", []string{cm}},
 		{"per-key annotation", "annotations.team:Payments", []string{cm}},
@@ -74,9 +77,10 @@ func TestSearchFields(t *testing.T) {
 		{"kind regexp", "kind:/(node|cronjob)/", []string{cron, node}},
 		{"text word", "pg_dump", []string{cron}},
 		{"text field", "text:eu", []string{cm}},
-		{"text split word is a phrase", "active-active", []string{cm}},
-		{"text phrase", `"successfully progressed"`, []string{deploy}},
-		{"text phrase out of order", `"progressed successfully"`, nil},
+		{"text split word", "eu-west", []string{cm}},
+		{"text split word needs all its words", "eu-east", nil},
+		{"text quoted words", `"successfully progressed"`, []string{deploy}},
+		{"text quoted words in any order", `"progressed successfully"`, []string{deploy}},
 		{"text has the kind", "cronjob", []string{cron}},
 		{"text has the namespace", "text:prod", []string{api1, cm}},
 		{"secret data not indexed", "hunter2", nil},
@@ -224,7 +228,7 @@ func TestSearchPaging(t *testing.T) {
 		ix.Put(k, o)
 	}
 	mustFlush(t, ix)
-	for _, q := range []string{"kind:Pod", "nginx", "redis OR pause", "phase:running"} {
+	for _, q := range []string{"kind:Pod", "nginx", "redis pause", "phase:running"} {
 		t.Run(q, func(t *testing.T) {
 			full := doSearch(t, ix, Request{Query: q, Size: 1000})
 			if len(full.Hits) != int(full.Total) {
@@ -259,6 +263,9 @@ func TestSearchPaging(t *testing.T) {
 		}
 		if r := doSearch(t, ix, Request{From: n + 5}); len(r.Hits) != 0 || r.Total != n {
 			t.Errorf("past the end: %d hits, total %d; want 0, %d", len(r.Hits), r.Total, n)
+		}
+		if r := doSearch(t, ix, Request{From: math.MaxInt, Size: maxSize}); len(r.Hits) != 0 || r.Total != n {
+			t.Errorf("From MaxInt: %d hits, total %d; want 0, %d", len(r.Hits), r.Total, n)
 		}
 		if r := doSearch(t, ix, Request{From: -4, Size: 2}); len(r.Hits) != 2 {
 			t.Errorf("negative From: %d hits, want 2", len(r.Hits))
@@ -370,5 +377,40 @@ func TestKeyID(t *testing.T) {
 	b.Version = "v1beta1"
 	if a.ID() != b.ID() {
 		t.Errorf("ids differ by version: %q, %q", a.ID(), b.ID())
+	}
+}
+
+// TestKeywordsKeepTextOrder checks that keyword clauses and scopes restrict a
+// text query without reordering its hits: keyword terms score zero.
+func TestKeywordsKeepTextOrder(t *testing.T) {
+	ix := openTest(t, Options{})
+	for i := range 40 {
+		k, o := kwokPod("member"+strconv.Itoa(i%2+1), i)
+		if i%4 == 0 {
+			// Some pods mention redis more often, to spread the scores.
+			o["spec"].(map[string]interface{})["hostname"] = "redis redis redis"
+		}
+		ix.Put(k, o)
+	}
+	mustFlush(t, ix)
+	base := doSearch(t, ix, Request{Query: "redis", Size: 100})
+	if base.Total == 0 {
+		t.Fatal("no hits")
+	}
+	scopes := []Scope{{Cluster: "member1", Resource: "pods"}, {Cluster: "member2", Resource: "pods"}}
+	for _, req := range []Request{
+		{Query: "redis kind:Pod", Size: 100},
+		{Query: "redis -kind:Node cluster:member*", Size: 100},
+		{Query: "redis", Scopes: scopes, Size: 100},
+		{Query: "+redis +image:pause", Scopes: scopes, Size: 100},
+	} {
+		r := doSearch(t, ix, req)
+		if diff := cmp.Diff(ids(base.Hits), ids(r.Hits)); diff != "" {
+			t.Errorf("Search(%q, scopes %v) order differs from %q (-want +got):\n%s", req.Query, req.Scopes != nil, "redis", diff)
+		}
+	}
+	// The hits are not simply in id order, or the test would prove nothing.
+	if slices.IsSorted(ids(base.Hits)) {
+		t.Errorf("hits of %q are in id order: scores do not differ", "redis")
 	}
 }

@@ -1,12 +1,13 @@
 package index
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
@@ -61,9 +62,8 @@ func matchAll(q string) bool {
 // parseQuery parses q with bleve's query-string parser and rewrites the
 // result for this index: unprefixed clauses become required, field names
 // become index fields, wildcard and regular-expression terms are
-// lower-cased, match queries require all their terms, and a quoted keyword
-// value becomes a plain term match.
-func parseQuery(q string, text analysis.Analyzer) (query.Query, error) {
+// lower-cased, and match and phrase queries require all their terms.
+func parseQuery(q string) (query.Query, error) {
 	if matchAll(q) {
 		return query.NewMatchAllQuery(), nil
 	}
@@ -83,13 +83,13 @@ func parseQuery(q string, text analysis.Analyzer) (query.Query, error) {
 	}
 	bq, ok := parsed.(*query.BooleanQuery)
 	if !ok {
-		return rewrite(parsed, text), nil
+		return rewrite(parsed), nil
 	}
 	if bq.Must != nil {
-		bq.Must = rewrite(bq.Must, text)
+		bq.Must = rewrite(bq.Must)
 	}
 	if bq.MustNot != nil {
-		bq.MustNot = rewrite(bq.MustNot, text)
+		bq.MustNot = rewrite(bq.MustNot)
 	}
 	if should, ok := bq.Should.(*query.DisjunctionQuery); ok {
 		// AddMust keeps the query-string mode of bq, in which a clause
@@ -97,21 +97,20 @@ func parseQuery(q string, text analysis.Analyzer) (query.Query, error) {
 		// matching nothing.
 		bq.Should = nil
 		for _, c := range should.Disjuncts {
-			bq.AddMust(rewrite(c, text))
+			bq.AddMust(rewrite(c))
 		}
 	} else if bq.Should != nil {
-		bq.Should = rewrite(bq.Should, text)
+		bq.Should = rewrite(bq.Should)
 	}
 	return bq, nil
 }
 
-// rewrite adapts one parsed query, recursively; text is the analyzer of the
-// text field.
-func rewrite(q query.Query, text analysis.Analyzer) query.Query {
+// rewrite adapts one parsed query, recursively.
+func rewrite(q query.Query) query.Query {
 	switch t := q.(type) {
 	case *query.ConjunctionQuery:
 		for i, c := range t.Conjuncts {
-			t.Conjuncts[i] = rewrite(c, text)
+			t.Conjuncts[i] = rewrite(c)
 		}
 	case *query.DisjunctionQuery:
 		// A bare number parses as "match it or equal it as a number";
@@ -119,7 +118,7 @@ func rewrite(q query.Query, text analysis.Analyzer) query.Query {
 		kept := t.Disjuncts[:0]
 		for _, c := range t.Disjuncts {
 			if _, ok := c.(*query.NumericRangeQuery); !ok {
-				kept = append(kept, rewrite(c, text))
+				kept = append(kept, rewrite(c))
 			}
 		}
 		t.Disjuncts = kept
@@ -129,24 +128,14 @@ func rewrite(q query.Query, text analysis.Analyzer) query.Query {
 	case *query.MatchQuery:
 		t.FieldVal = fieldOrText(t.FieldVal)
 		t.Operator = query.MatchQueryOperatorAnd
-		if t.FieldVal == fieldText && t.Fuzziness == 0 && len(text.Analyze([]byte(t.Match))) > 1 {
-			// A word the analyzer splits, such as kube-system or
-			// ns-3, means its parts in a row.
-			p := query.NewMatchPhraseQuery(t.Match)
-			p.FieldVal = fieldText
-			p.BoostVal = t.BoostVal
-			return p
-		}
 	case *query.MatchPhraseQuery:
-		t.FieldVal = fieldOrText(t.FieldVal)
-		if t.FieldVal != fieldText {
-			// One keyword token: a term match, which needs no term
-			// vectors.
-			m := query.NewMatchQuery(t.MatchPhrase)
-			m.FieldVal = t.FieldVal
-			m.BoostVal = t.BoostVal
-			return m
-		}
+		// A quoted keyword value is one term; quoted text is all its
+		// words, in any order, since the text field has no positions.
+		m := query.NewMatchQuery(t.MatchPhrase)
+		m.FieldVal = fieldOrText(t.FieldVal)
+		m.BoostVal = t.BoostVal
+		m.Operator = query.MatchQueryOperatorAnd
+		return m
 	case *query.WildcardQuery:
 		if t.FieldVal == "" && t.Wildcard == "*" {
 			return query.NewMatchAllQuery()
@@ -205,8 +194,8 @@ func lowerRegexp(re string) string {
 	return b.String()
 }
 
-// scoresText tells whether q has a clause on the text field, the only field
-// that scores; without one, every hit scores the same.
+// scoresText tells whether q has a required clause on the text field, the
+// only field that scores; without one, every hit scores the same.
 func scoresText(q query.Query) bool {
 	switch t := q.(type) {
 	case *query.BooleanQuery:
@@ -220,3 +209,35 @@ func scoresText(q query.Query) bool {
 	}
 	return false
 }
+
+// zeroKeywordScores makes every keyword clause of q score zero, so that
+// keyword clauses select hits without reordering them: only text ranks.
+// (Keyword fields are indexed without frequencies and norms, on which
+// bleve's scorer returns NaN.)
+func zeroKeywordScores(q query.Query) query.Query {
+	switch t := q.(type) {
+	case *query.BooleanQuery:
+		if t.Must != nil {
+			t.Must = zeroKeywordScores(t.Must)
+		}
+		if t.Should != nil {
+			t.Should = zeroKeywordScores(t.Should)
+		}
+	case *query.ConjunctionQuery:
+		for i, c := range t.Conjuncts {
+			t.Conjuncts[i] = zeroKeywordScores(c)
+		}
+	case *query.DisjunctionQuery:
+		for i, c := range t.Disjuncts {
+			t.Disjuncts[i] = zeroKeywordScores(c)
+		}
+	case query.FieldableQuery:
+		if t.Field() != fieldText && t.Field() != "" {
+			return query.NewCustomScoreQueryWithScorer(t, zeroScore, nil, nil)
+		}
+	}
+	return q
+}
+
+// zeroScore is the score of a keyword clause.
+func zeroScore(context.Context, *search.DocumentMatch) (float64, error) { return 0, nil }

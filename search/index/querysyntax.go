@@ -60,6 +60,9 @@ type token struct {
 	typ  tokType
 	text string
 	pos  int
+	// paren is 1 + the byte offset of the first unescaped parenthesis of a
+	// string, 0 if it has none.
+	paren int
 }
 
 func (t token) describe() string {
@@ -125,11 +128,11 @@ func lexQuery(q string) ([]token, *syntaxError) {
 			if !closed {
 				return nil, &syntaxError{pos: start, msg: "unterminated quote", grammar: true}
 			}
-			toks = append(toks, token{tPhrase, b.String(), start})
+			toks = append(toks, token{tPhrase, b.String(), start, 0})
 		case strings.ContainsRune("+-:><=", r):
 			i += n
 			typ := map[rune]tokType{'+': tPlus, '-': tMinus, ':': tColon, '>': tGreater, '<': tLess, '=': tEqual}[r]
-			toks = append(toks, token{typ, string(r), start})
+			toks = append(toks, token{typ, string(r), start, 0})
 		case r == '^' || r == '~':
 			i += n
 			text := lexUntilSpace(q, &i)
@@ -140,11 +143,11 @@ func lexQuery(q string) ([]token, *syntaxError) {
 			if r == '~' {
 				typ = tTilde
 			}
-			toks = append(toks, token{typ, text, start})
+			toks = append(toks, token{typ, text, start, 0})
 		case r == '\\' || !unicode.IsSpace(r):
-			typ, text, ok := lexWord(q, &i)
+			typ, text, paren, ok := lexWord(q, &i)
 			if ok {
-				toks = append(toks, token{typ, text, start})
+				toks = append(toks, token{typ, text, start, paren})
 			}
 		default:
 			i += n
@@ -179,9 +182,10 @@ func lexUntilSpace(q string, i *int) string {
 }
 
 // lexWord reads a string or number token starting at *i, which ends at an
-// unescaped space (consumed) or before an unescaped ':', '^' or '~'.
-// A lone trailing backslash yields no token, as in bleve.
-func lexWord(q string, i *int) (tokType, string, bool) {
+// unescaped space (consumed) or before an unescaped ':', '^' or '~', and
+// notes its first unescaped parenthesis (see token.paren). A lone trailing
+// backslash yields no token, as in bleve.
+func lexWord(q string, i *int) (typ tokType, text string, paren int, ok bool) {
 	var b strings.Builder
 	esc := false
 	number := true
@@ -207,6 +211,9 @@ func lexWord(q string, i *int) (tokType, string, bool) {
 				number = false
 			}
 		default:
+			if (r == '(' || r == ')') && paren == 0 {
+				paren = *i - n + 1
+			}
 			if first {
 				number = unicode.IsDigit(r)
 			} else if number {
@@ -221,12 +228,12 @@ func lexWord(q string, i *int) (tokType, string, bool) {
 		first = false
 	}
 	if b.Len() == 0 && !number {
-		return 0, "", false
+		return 0, "", 0, false
 	}
 	if number {
-		return tNumber, b.String(), true
+		return tNumber, b.String(), paren, true
 	}
-	return tString, b.String(), true
+	return tString, b.String(), paren, true
 }
 
 // unescapeRune is bleve's unescape: a reserved character loses its
@@ -301,6 +308,9 @@ func (c *syntaxChecker) part() *syntaxError {
 	switch t.typ {
 	case tString, tPhrase:
 		if c.peek().typ == tColon {
+			if t.typ == tString {
+				c.checkWord(t, false)
+			}
 			if canonicalField(t.text) == "" {
 				c.unsupportedAt(t.pos, fmt.Sprintf("unknown field %q", t.text))
 			}
@@ -308,12 +318,15 @@ func (c *syntaxChecker) part() *syntaxError {
 			if err := c.value(); err != nil {
 				return err
 			}
-		} else if t.typ == tString && c.peek().typ == tTilde {
-			if err := c.fuzziness(); err != nil {
+		} else if t.typ == tString {
+			c.checkWord(t, true)
+			if c.peek().typ == tTilde {
+				if err := c.fuzziness(); err != nil {
+					return err
+				}
+			} else if err := checkRegexp(t); err != nil {
 				return err
 			}
-		} else if err := checkRegexp(t); err != nil {
-			return err
 		}
 	case tNumber:
 	default:
@@ -333,6 +346,7 @@ func (c *syntaxChecker) value() *syntaxError {
 	t := c.next()
 	switch t.typ {
 	case tString:
+		c.checkWord(t, false)
 		if c.peek().typ == tTilde {
 			return c.fuzziness()
 		}
@@ -400,4 +414,21 @@ func checkTime(t token) *syntaxError {
 		return &syntaxError{pos: t.pos, msg: fmt.Sprintf("invalid time %q", t.text), grammar: true}
 	}
 	return nil
+}
+
+// booleanOperators are Lucene's, which bleve's syntax takes for words.
+var booleanOperators = map[string]bool{"AND": true, "OR": true, "NOT": true, "&&": true, "||": true}
+
+// checkWord records a string that looks like Lucene syntax bleve does not
+// have: a boolean operator standing as a term, or an unescaped parenthesis
+// outside a regular expression. bleve would search for them as words and
+// quietly answer another question.
+func (c *syntaxChecker) checkWord(t token, term bool) {
+	if term && booleanOperators[t.text] {
+		c.unsupportedAt(t.pos, fmt.Sprintf("%s is not an operator: terms are all required; prefix - to exclude one", t.text))
+	}
+	regexp := len(t.text) > 1 && strings.HasPrefix(t.text, "/") && strings.HasSuffix(t.text, "/")
+	if t.paren > 0 && !regexp {
+		c.unsupportedAt(t.paren-1, `parentheses do not group: terms are all required; escape \( or quote to search for one`)
+	}
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -71,31 +72,35 @@ type Result struct {
 
 // Search runs req. A malformed query is a *QueryError.
 func (ix *Index) Search(ctx context.Context, req Request) (*Result, error) {
-	q, err := parseQuery(req.Query, ix.textAnalyzer)
+	q, err := parseQuery(req.Query)
 	if err != nil {
 		return nil, err
 	}
 	if req.Scopes != nil && len(req.Scopes) == 0 {
 		return emptyResult(), nil
 	}
-	if req.Scopes != nil {
-		q = scoped(q, req.Scopes)
-	}
 	size := req.Size
 	if size <= 0 {
 		size = defaultSize
 	}
 	size = min(size, maxSize)
-	from := max(req.From, 0)
+	from := min(max(req.From, 0), math.MaxInt32)
 	facetSize := req.FacetSize
 	if facetSize <= 0 {
 		facetSize = defaultFacetSize
 	}
 
+	text := scoresText(q)
+	if text {
+		q = zeroKeywordScores(q)
+	}
+	if req.Scopes != nil {
+		q = scoped(q, req.Scopes)
+	}
 	sr := bleve.NewSearchRequest(q)
 	sr.Size = 0
-	if !scoresText(q) {
-		// Keyword terms score zero: skip scoring.
+	if !text {
+		// Only text scores: every hit ties, ranked by id.
 		sr.Score = bleve.ScoreNone
 	}
 	c := newHitCollector(from + size)
@@ -121,11 +126,10 @@ func emptyResult() *Result {
 	return &Result{Hits: []Key{}, Facets: map[string][]FacetCount{FacetCluster: {}, FacetKind: {}, FacetNamespace: {}}}
 }
 
-// scoped restricts q to the scopes. Keyword terms score zero (their fields
-// skip frequencies), so the restriction leaves the order of hits as it is. It
-// is a conjunction rather than a bleve boolean filter because a boolean query
-// turns a clause that matches nothing (a query of stop words) into "no
-// clause", which a filter would then widen to every document in scope.
+// scoped restricts q to the scopes, with a bleve boolean filter, which
+// scores nothing. q goes in a conjunction of its own first: a boolean query
+// drops a clause that matches nothing (a query of stop words), and the
+// filter alone would then match every document in scope.
 func scoped(q query.Query, scopes []Scope) query.Query {
 	var terms []query.Query
 	for _, s := range scopes {
@@ -146,7 +150,9 @@ func scoped(q query.Query, scopes []Scope) query.Query {
 	default:
 		filter = query.NewDisjunctionQuery(terms)
 	}
-	return query.NewConjunctionQuery([]query.Query{q, filter})
+	bq := query.NewBooleanQuery([]query.Query{query.NewConjunctionQuery([]query.Query{q})}, nil, nil)
+	bq.AddFilter(filter)
+	return bq
 }
 
 // termQuery is an exact term query on field.

@@ -255,6 +255,11 @@ func (r *Reader) list(w http.ResponseWriter, req *http.Request, q query) error {
 	}
 	limit := int(q.opts.Limit)
 	out := &listWriter{}
+	if q.format == formatJSON {
+		// JSON streams: each object goes out as it is decompressed, and the
+		// list's metadata (known at the end) follows the items.
+		out.stream = newStreamWriter(w, apiVersion(q.Resource.GroupVersion()), listKind(q.stores[0].Kind))
+	}
 	next := continueToken{}
 	var buf []byte
 	for i := start; i < len(q.stores) && next.Cluster == ""; i++ {
@@ -272,7 +277,9 @@ func (r *Reader) list(w http.ResponseWriter, req *http.Request, q query) error {
 			} else if !ok {
 				continue
 			}
-			out.add(buf)
+			if err := out.add(buf); err != nil {
+				return nil // the client went away; nothing more can be said
+			}
 			if limit > 0 && out.n == limit {
 				switch {
 				case j < len(items)-1:
@@ -289,39 +296,85 @@ func (r *Reader) list(w http.ResponseWriter, req *http.Request, q query) error {
 		next.RV = meta.ResourceVersion
 		meta.Continue = next.String()
 	}
-	if q.format == formatTable {
+	switch {
+	case out.stream != nil:
+		return out.stream.finish(meta)
+	case q.format == formatTable:
 		return r.writeTable(w, req, q, out.items, meta)
 	}
 	return out.write(w, q.format, apiVersion(q.Resource.GroupVersion()), listKind(q.stores[0].Kind), meta)
 }
 
-// listWriter collects the JSON of a list's items.
+// listWriter streams a list's items (JSON) or collects them (YAML, Table).
 type listWriter struct {
-	items [][]byte
-	n     int
+	stream *streamWriter
+	items  [][]byte
+	n      int
 }
 
-func (l *listWriter) add(raw []byte) {
-	l.items = append(l.items, slices.Clone(raw))
+func (l *listWriter) add(raw []byte) error {
 	l.n++
+	if l.stream != nil {
+		return l.stream.item(raw)
+	}
+	l.items = append(l.items, slices.Clone(raw))
+	return nil
 }
 
+// streamWriter writes a JSON list as its items come: the status line and
+// the start of the list are sent with the first write.
+type streamWriter struct {
+	w      http.ResponseWriter
+	bw     *bufio.Writer
+	prefix string
+	n      int
+}
+
+func newStreamWriter(w http.ResponseWriter, apiVersion, kind string) *streamWriter {
+	return &streamWriter{w: w, prefix: `{"kind":"` + kind + `","apiVersion":"` + apiVersion + `","items":[`}
+}
+
+func (s *streamWriter) start() {
+	if s.bw == nil {
+		s.w.Header().Set("Content-Type", "application/json")
+		s.w.WriteHeader(http.StatusOK)
+		s.bw = bufio.NewWriterSize(s.w, 64<<10)
+		_, _ = s.bw.WriteString(s.prefix)
+	}
+}
+
+func (s *streamWriter) item(raw []byte) error {
+	s.start()
+	if s.n > 0 {
+		_ = s.bw.WriteByte(',')
+	}
+	s.n++
+	_, err := s.bw.Write(raw)
+	return err
+}
+
+func (s *streamWriter) finish(meta metav1.ListMeta) error {
+	s.start()
+	md, err := json.Marshal(meta)
+	if err != nil {
+		return err
+	}
+	_, _ = s.bw.WriteString(`],"metadata":`)
+	_, _ = s.bw.Write(md)
+	_, _ = s.bw.WriteString("}")
+	return s.bw.Flush()
+}
+
+// write answers the collected items in YAML.
 func (l *listWriter) write(w http.ResponseWriter, f format, apiVersion, kind string, meta metav1.ListMeta) error {
 	md, err := json.Marshal(meta)
 	if err != nil {
 		return err
 	}
-	if f == formatYAML {
-		var b strings.Builder
-		l.encode(&b, apiVersion, kind, md)
-		writeObject(w, f, []byte(b.String()))
-		return nil
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	bw := bufio.NewWriterSize(w, 64<<10)
-	l.encode(bw, apiVersion, kind, md)
-	return bw.Flush()
+	var b strings.Builder
+	l.encode(&b, apiVersion, kind, md)
+	writeObject(w, f, []byte(b.String()))
+	return nil
 }
 
 func (l *listWriter) encode(w interface {
