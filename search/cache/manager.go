@@ -36,6 +36,7 @@ type Manager struct {
 	minBackoff  time.Duration
 
 	trigger chan struct{}
+	release releaser
 
 	mu      sync.RWMutex
 	running map[storeID]*running
@@ -291,7 +292,14 @@ func (m *Manager) apply(ctx context.Context, wants map[storeID]*want) {
 		rctx, cancel := context.WithCancel(ctx)
 		r := &running{store: store, cancel: cancel, key: w.key(), trigger: m.Trigger}
 		ref := &reflector{store: store, index: m.index, setErr: r.setErr, minBackoff: m.minBackoff,
-			onListed: func() { r.listed.Do(m.Trigger) }}
+			onListed: func() {
+				r.listed.Do(func() {
+					m.Trigger()
+					if store.Len() >= bulkList {
+						m.release.request()
+					}
+				})
+			}}
 		if w.namespaced {
 			ref.client = w.client.Dynamic.Resource(id.gvr).Namespace(metav1.NamespaceAll)
 		} else {

@@ -295,6 +295,7 @@ func checkSyntax(q string) *syntaxError {
 	return c.unsupported
 }
 
+// unexpected is the grammar error of a token that cannot come where it is.
 func unexpected(t token, want string) *syntaxError {
 	return &syntaxError{pos: t.pos, msg: fmt.Sprintf("unexpected %s, expected %s", t.describe(), want), grammar: true}
 }
