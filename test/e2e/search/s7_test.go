@@ -365,6 +365,10 @@ func testKubectl(t *testing.T) {
 	if err != nil || !strings.Contains(out, "kwok pod log") {
 		t.Errorf("kubectl logs through proxying: %v: %s", err, out)
 	}
+	out, err = kubectlAs(t, kc, "-n", ns, "exec", "logger", "--", "echo", "hello-through-proxying")
+	if err != nil || !strings.Contains(out, "hello-through-proxying") {
+		t.Errorf("kubectl exec through proxying: %v: %s", err, out)
+	}
 	out, err = kubectlAs(t, kc, "-n", ns, "get", "deployment", "web", "-o", "jsonpath={.metadata.annotations}")
 	if err != nil || !strings.Contains(out, fmt.Sprintf("%q:%q", searchv1alpha1.CachedFromClusterAnnotation, "member1")) {
 		t.Errorf("kubectl get deployment web -o jsonpath: %v: %s", err, out)
