@@ -77,7 +77,7 @@ func (r *reflector) run(ctx context.Context) {
 
 // list reads every object page by page and swaps them into the store.
 func (r *reflector) list(ctx context.Context) (string, error) {
-	items := map[string]*entry{}
+	items := map[string]entry{}
 	var c *codec
 	opts := metav1.ListOptions{Limit: listPageSize}
 	var listRV string
@@ -86,7 +86,7 @@ func (r *reflector) list(ctx context.Context) (string, error) {
 		if err != nil {
 			if apierrors.IsResourceExpired(err) && opts.Continue != "" {
 				// The snapshot expired mid-list: start again.
-				items, c, opts, listRV = map[string]*entry{}, nil, metav1.ListOptions{Limit: listPageSize}, ""
+				items, c, opts, listRV = map[string]entry{}, nil, metav1.ListOptions{Limit: listPageSize}, ""
 				continue
 			}
 			return "", err
@@ -119,7 +119,7 @@ func (r *reflector) list(ctx context.Context) (string, error) {
 		}
 		for i, raw := range raws {
 			key, rvs, _ := cutLast(keys[i])
-			items[key] = &entry{rv: parseRV(rvs), data: c.compress(raw)}
+			items[key] = entry{rv: parseRV(rvs), data: c.compress(raw)}
 		}
 		if opts.Continue = page.GetContinue(); opts.Continue == "" {
 			break
@@ -221,7 +221,7 @@ func (r *reflector) consume(ctx context.Context, w watch.Interface) (string, err
 }
 
 // keysNotIn returns the keys of the store that items lacks.
-func (s *Store) keysNotIn(items map[string]*entry) map[string]struct{} {
+func (s *Store) keysNotIn(items map[string]entry) map[string]struct{} {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := map[string]struct{}{}

@@ -52,7 +52,7 @@ type Store struct {
 
 	mu     sync.RWMutex
 	codec  *codec
-	items  map[string]*entry
+	items  map[string]entry
 	sorted []string // keys in order; nil when stale
 	rv     uint64   // the member's resourceVersion the store is at
 	synced bool
@@ -69,7 +69,7 @@ type Store struct {
 func newStore(cluster string, gvr schema.GroupVersionResource, kind string, namespaced bool) *Store {
 	return &Store{
 		Cluster: cluster, Resource: gvr, Kind: kind, Namespaced: namespaced,
-		items: map[string]*entry{}, ring: make([]Event, ringSize), watchers: map[*Watcher]struct{}{},
+		items: map[string]entry{}, ring: make([]Event, ringSize), watchers: map[*Watcher]struct{}{},
 	}
 }
 
@@ -219,7 +219,7 @@ func (s *Store) apply(typ watch.EventType, key string, rv uint64, data []byte) {
 			typ = watch.Added
 			s.sorted = nil
 		}
-		s.items[key] = &entry{rv: rv, data: data}
+		s.items[key] = entry{rv: rv, data: data}
 	}
 	s.setRV(rv)
 	s.record(Event{Type: typ, Key: key, RV: rv, data: data})
@@ -240,7 +240,7 @@ func (s *Store) setRV(rv uint64) {
 
 // replace swaps in the result of a full list at rv, recording the
 // differences as changes so that watches stay consistent.
-func (s *Store) replace(items map[string]*entry, rv uint64, c *codec) {
+func (s *Store) replace(items map[string]entry, rv uint64, c *codec) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
@@ -406,9 +406,9 @@ func NewStaticStore(cluster string, gvr schema.GroupVersionResource, kind string
 	if err != nil {
 		return nil, err
 	}
-	items := make(map[string]*entry, len(objs))
+	items := make(map[string]entry, len(objs))
 	for i, o := range objs {
-		items[Key(o.GetNamespace(), o.GetName())] = &entry{rv: parseRV(o.GetResourceVersion()), data: c.compress(raws[i])}
+		items[Key(o.GetNamespace(), o.GetName())] = entry{rv: parseRV(o.GetResourceVersion()), data: c.compress(raws[i])}
 	}
 	s.replace(items, rv, c)
 	return s, nil
