@@ -276,6 +276,10 @@ func (m *Manager) apply(ctx context.Context, wants map[storeID]*want) {
 			continue
 		}
 		r.cancel()
+		if r.store.Len() >= bulkList {
+			// Its objects are garbage now: hand them back to the system.
+			m.release.request()
+		}
 		r.store.stop()
 		if m.index != nil {
 			m.index.DeleteStore(r.store)

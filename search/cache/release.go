@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// bulkList is how many objects make a store's first list a bulk load,
-// after which the memory its pages took is handed back to the system.
+// bulkList is how many objects make a store big: after its first list,
+// or once it is stopped, the memory freed is handed back to the system.
 const bulkList = 5000
 
 // releaseDelay gathers the first lists of stores that finish together
@@ -15,7 +15,7 @@ const bulkList = 5000
 const releaseDelay = 5 * time.Second
 
 // releaser returns freed memory to the operating system once after bulk
-// loads. A first list decodes every object of a member page by page; the
+// loads and after big stores stop (a registry deleted, a cluster gone). A first list decodes every object of a member page by page; the
 // garbage is collected, but the runtime keeps the pages it used for
 // minutes before the background scavenger returns them, so the resident
 // size would stay at the peak of the load long after it.
