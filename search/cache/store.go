@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"cmp"
 	"errors"
 	"slices"
 	"strings"
@@ -337,7 +338,7 @@ func (s *Store) Watch(rv uint64, all bool) (*Watcher, error) {
 		for k, e := range s.items {
 			w.Initial = append(w.Initial, Event{Type: watch.Added, Key: k, RV: e.rv, data: e.data})
 		}
-		slices.SortFunc(w.Initial, func(a, b Event) int { return int64Cmp(a.RV, b.RV) })
+		slices.SortFunc(w.Initial, func(a, b Event) int { return cmp.Compare(a.RV, b.RV) })
 	case rv < s.ringSince:
 		return nil, ErrTooOld
 	default:
@@ -378,16 +379,6 @@ func (s *Store) stop() {
 		w.stop()
 	}
 	s.watchers, s.items, s.sorted, s.ring = nil, nil, nil, nil
-}
-
-func int64Cmp(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // NewStaticStore returns a synced store holding objs, as if listed from
