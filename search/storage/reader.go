@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -415,6 +414,3 @@ func (r *Reader) writeTable(w http.ResponseWriter, req *http.Request, q query, o
 	writeObject(w, formatJSON, raw)
 	return nil
 }
-
-// errStopped ends a watch whose stores changed.
-var errStopped = errors.New("the cached clusters changed")
