@@ -41,7 +41,6 @@ type searchREST struct {
 	access  *storage.Access
 	manager *searchcache.Manager
 	index   *index.Index // nil: full-text search is off
-	infos   *request.RequestInfoFactory
 }
 
 var (
@@ -91,9 +90,7 @@ func (s *searchREST) Connect(ctx context.Context, name string, _ runtime.Object,
 // serveCache answers search/cache/{resource path} from the cache.
 func (s *searchREST) serveCache(w http.ResponseWriter, req *http.Request, u user.Info, r rest.Responder) {
 	path := proxying.KubernetesPath(req.URL.Path, "/search/"+EndpointCache)
-	out := req.Clone(req.Context())
-	out.URL.Path, out.URL.RawPath = path, ""
-	info, err := s.infos.NewRequestInfo(out)
+	info, err := proxying.RequestInfo(req, path)
 	if err != nil || !info.IsResourceRequest || info.Subresource != "" || (info.Verb != "get" && info.Verb != "list") {
 		r.Error(apierrors.NewNotFound(schema.GroupResource{Group: searchv1alpha1.GroupName, Resource: "search"}, "cache"+path))
 		return

@@ -14,9 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
-	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	clientrest "k8s.io/client-go/rest"
@@ -163,8 +161,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	clusterProxy := proxy.NewConnecter(s.getCluster, c.GetSecret, nil)
 	s.Storage = map[string]rest.Storage{
-		"search": &searchREST{reader: reader, access: access, manager: s.manager, index: s.index,
-			infos: &request.RequestInfoFactory{APIPrefixes: sets.NewString("api", "apis"), GrouplessAPIPrefixes: sets.NewString("api")}},
+		"search": &searchREST{reader: reader, access: access, manager: s.manager, index: s.index},
 		"proxying": proxying.Parent{},
 		"proxying/proxy": &proxying.Connecter{
 			Reader: reader, Stores: s.manager.Stores, Access: access, Host: host,

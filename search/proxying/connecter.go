@@ -49,8 +49,6 @@ type Connecter struct {
 	Cluster func(ctx context.Context, cluster, path string, r rest.Responder) (http.Handler, error)
 	// Host proxies a request to the host API server as the caller.
 	Host http.Handler
-
-	infos *request.RequestInfoFactory
 }
 
 var (
@@ -103,7 +101,7 @@ func KubernetesPath(urlPath, marker string) string {
 var readVerbs = sets.New("get", "list", "watch")
 
 func (c *Connecter) serve(w http.ResponseWriter, req *http.Request, u user.Info, path string, r rest.Responder) {
-	info, err := c.requestInfo(req, path)
+	info, err := RequestInfo(req, path)
 	if err != nil {
 		r.Error(apierrors.NewBadRequest(err.Error()))
 		return
@@ -128,14 +126,15 @@ func (c *Connecter) serve(w http.ResponseWriter, req *http.Request, u user.Info,
 	}
 }
 
-// requestInfo parses the Kubernetes path the way the API server would.
-func (c *Connecter) requestInfo(req *http.Request, path string) (*request.RequestInfo, error) {
-	if c.infos == nil {
-		c.infos = &request.RequestInfoFactory{APIPrefixes: sets.NewString("api", "apis"), GrouplessAPIPrefixes: sets.NewString("api")}
-	}
+// requestInfos parses Kubernetes paths as kube-apiserver does; it is only read.
+var requestInfos = &request.RequestInfoFactory{APIPrefixes: sets.NewString("api", "apis"), GrouplessAPIPrefixes: sets.NewString("api")}
+
+// RequestInfo parses a Kubernetes path (with req's method and query) the
+// way the API server would.
+func RequestInfo(req *http.Request, path string) (*request.RequestInfo, error) {
 	out := req.Clone(req.Context())
 	out.URL.Path, out.URL.RawPath = path, ""
-	return c.infos.NewRequestInfo(out)
+	return requestInfos.NewRequestInfo(out)
 }
 
 // NamespaceScoped implements rest.Scoper: proxying is cluster-scoped.
