@@ -161,7 +161,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	clusterProxy := proxy.NewConnecter(s.getCluster, c.GetSecret, nil)
 	s.Storage = map[string]rest.Storage{
-		"search": &searchREST{reader: reader, access: access, manager: s.manager, index: s.index},
+		"search":   &searchREST{reader: reader, access: access, manager: s.manager, index: s.index},
 		"proxying": proxying.Parent{},
 		"proxying/proxy": &proxying.Connecter{
 			Reader: reader, Stores: s.manager.Stores, Access: access, Host: host,
