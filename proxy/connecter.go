@@ -142,7 +142,7 @@ func (c *Connecter) Connect(ctx context.Context, name string, options runtime.Ob
 // behalf of u. Upgrade requests (exec, attach, port-forward) are spliced;
 // other requests, including watches and logs -f, are streamed with flushing.
 func (t *target) handler(u user.Info, proxyPath string, r rest.Responder) http.Handler {
-	imp := impersonationFor(u)
+	imp := ImpersonationFor(u)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		location := *t.location
 		location.Path = joinPath(t.location.Path, proxyPath)
@@ -151,7 +151,7 @@ func (t *target) handler(u user.Info, proxyPath string, r rest.Responder) http.H
 		location.RawQuery = req.URL.RawQuery
 
 		out := req.WithContext(req.Context())
-		out.Header = sanitizeHeader(req.Header)
+		out.Header = SanitizeHeader(req.Header)
 
 		h := utilproxy.NewUpgradeAwareHandler(&location, t.roundTripper(imp), true, false, utilproxy.NewErrorResponder(r))
 		h.UpgradeTransport = t.upgradeRoundTripper(imp)
@@ -162,13 +162,13 @@ func (t *target) handler(u user.Info, proxyPath string, r rest.Responder) http.H
 	})
 }
 
-// impersonationFor returns who the member should see: the user's name, UID,
+// ImpersonationFor returns who a member (or the host) should see: the user's name, UID,
 // groups (without the groups every authenticated or anonymous request gets,
 // which cannot be impersonated) and extras. Unlike Karmada, the UID and the
 // extras are impersonated too, so that member policies keyed on them (bound
 // service-account tokens, node or pod claims) see the real caller; the
 // impersonator needs "impersonate" on uids and userextras for that.
-func impersonationFor(u user.Info) clienttransport.ImpersonationConfig {
+func ImpersonationFor(u user.Info) clienttransport.ImpersonationConfig {
 	groups := make([]string, 0, len(u.GetGroups()))
 	for _, g := range u.GetGroups() {
 		if g == user.AllAuthenticated || g == user.AllUnauthenticated {
@@ -184,10 +184,10 @@ func impersonationFor(u user.Info) clienttransport.ImpersonationConfig {
 	}
 }
 
-// sanitizeHeader returns a copy of the client's headers without credentials
+// SanitizeHeader returns a copy of the client's headers without credentials
 // or identity claims: the member must only see the impersonator's token and
 // the impersonation headers the proxy sets.
-func sanitizeHeader(in http.Header) http.Header {
+func SanitizeHeader(in http.Header) http.Header {
 	out := utilnet.CloneHeader(in)
 	for k := range out {
 		if strippedHeader(k) {

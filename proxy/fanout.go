@@ -79,7 +79,7 @@ func (c *Connecter) serveHost(w http.ResponseWriter, req *http.Request, p string
 	out := req.Clone(req.Context())
 	out.URL.Path, out.URL.RawPath = p, ""
 	out.RequestURI = out.URL.RequestURI()
-	out.Header = sanitizeHeader(req.Header)
+	out.Header = SanitizeHeader(req.Header)
 	c.hostHandler.ServeHTTP(w, out)
 }
 
@@ -227,7 +227,7 @@ func (c *Connecter) serveList(w http.ResponseWriter, req *http.Request, u user.I
 // and a round tripper impersonating u, and waits for all of them.
 func (c *Connecter) forEach(ctx context.Context, u user.Info, targets []*target,
 	fn func(ctx context.Context, i int, t *target, rt http.RoundTripper)) {
-	imp := impersonationFor(u)
+	imp := ImpersonationFor(u)
 	var wg sync.WaitGroup
 	for i, t := range targets {
 		wg.Go(func() {
