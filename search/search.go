@@ -207,16 +207,8 @@ func intParam(v string, def int) (int, error) {
 type indexer struct{ ix *index.Index }
 
 func indexKey(s *searchcache.Store, key string) index.Key {
-	k := index.Key{Cluster: s.Cluster, Group: s.Resource.Group, Version: s.Resource.Version, Resource: s.Resource.Resource, Kind: s.Kind, Name: key}
-	if s.Namespaced {
-		for i := 0; i < len(key); i++ {
-			if key[i] == '/' {
-				k.Namespace, k.Name = key[:i], key[i+1:]
-				break
-			}
-		}
-	}
-	return k
+	ns, name := searchcache.SplitKey(key)
+	return index.Key{Cluster: s.Cluster, Group: s.Resource.Group, Version: s.Resource.Version, Resource: s.Resource.Resource, Kind: s.Kind, Namespace: ns, Name: name}
 }
 
 func (x indexer) Put(s *searchcache.Store, key string, obj map[string]any) {

@@ -82,6 +82,14 @@ func Key(namespace, name string) string {
 	return namespace + "/" + name
 }
 
+// SplitKey returns the namespace and name of a store key.
+func SplitKey(key string) (namespace, name string) {
+	if ns, n, ok := strings.Cut(key, "/"); ok {
+		return ns, n
+	}
+	return "", key
+}
+
 // Synced says whether the store has listed the member once.
 func (s *Store) Synced() bool {
 	s.mu.RLock()
@@ -182,8 +190,8 @@ func (s *Store) Namespaces() []string {
 	defer s.mu.RUnlock()
 	seen := map[string]struct{}{}
 	for k := range s.items {
-		if i := strings.IndexByte(k, '/'); i > 0 {
-			seen[k[:i]] = struct{}{}
+		if ns, _ := SplitKey(k); ns != "" {
+			seen[ns] = struct{}{}
 		}
 	}
 	out := make([]string, 0, len(seen))

@@ -7,7 +7,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -74,11 +73,7 @@ func (c *Connecter) locate(req *http.Request, u user.Info, info *request.Request
 		if !c.Access.ClusterAllowed(req.Context(), u, s.Cluster) {
 			continue
 		}
-		key := info.Name
-		if s.Namespaced {
-			key = searchcache.Key(info.Namespace, info.Name)
-		}
-		if _, ok := s.Get(key); ok {
+		if _, ok := s.Get(searchcache.Key(info.Namespace, info.Name)); ok {
 			found = append(found, s.Cluster)
 		}
 	}
@@ -88,7 +83,7 @@ func (c *Connecter) locate(req *http.Request, u user.Info, info *request.Request
 	case 1:
 		return found[0], nil
 	}
-	return "", apierrors.NewConflict(gvr.GroupResource(), info.Name, fmt.Errorf("ambiguous objects in clusters [%s]", strings.Join(found, ", ")))
+	return "", storage.Ambiguous(gvr.GroupResource(), info.Name, found)
 }
 
 // forCluster rewrites an update's body for the member: the cache's

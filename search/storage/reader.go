@@ -135,10 +135,7 @@ func (q *query) keyFilter(s *searchcache.Store) func(key string) bool {
 		fs = nil
 	}
 	return func(key string) bool {
-		ns, name, ok := strings.Cut(key, "/")
-		if !ok {
-			ns, name = "", key
-		}
+		ns, name := searchcache.SplitKey(key)
 		if s.Namespaced && !scope.allows(ns) {
 			return false
 		}
@@ -170,14 +167,10 @@ func (r *Reader) get(w http.ResponseWriter, req *http.Request, q query) error {
 	var found []*searchcache.Store
 	var item searchcache.Item
 	for _, s := range q.stores {
-		key := searchcache.Key(q.Namespace, q.Name)
-		if !s.Namespaced {
-			key = q.Name
-		}
 		if !q.scopes[s].allows(q.Namespace) && s.Namespaced {
 			continue
 		}
-		if it, ok := s.Get(key); ok {
+		if it, ok := s.Get(searchcache.Key(q.Namespace, q.Name)); ok {
 			found = append(found, s)
 			item = it
 		}
@@ -187,7 +180,11 @@ func (r *Reader) get(w http.ResponseWriter, req *http.Request, q query) error {
 		return apierrors.NewNotFound(q.Resource.GroupResource(), q.Name)
 	case 1:
 	default:
-		return ambiguous(q.Resource.GroupResource(), q.Name, found)
+		clusters := make([]string, len(found))
+		for i, s := range found {
+			clusters[i] = s.Cluster
+		}
+		return Ambiguous(q.Resource.GroupResource(), q.Name, clusters)
 	}
 	s := found[0]
 	raw, err := s.Decode(nil, item.Data)
@@ -205,12 +202,8 @@ func (r *Reader) get(w http.ResponseWriter, req *http.Request, q query) error {
 	return nil
 }
 
-// ambiguous is the 409 of a name found in several clusters.
-func ambiguous(gr schema.GroupResource, name string, in []*searchcache.Store) error {
-	clusters := make([]string, len(in))
-	for i, s := range in {
-		clusters[i] = s.Cluster
-	}
+// Ambiguous is the 409 of a name found in several clusters, in Karmada's words.
+func Ambiguous(gr schema.GroupResource, name string, clusters []string) error {
 	return apierrors.NewConflict(gr, name, fmt.Errorf("ambiguous objects in clusters [%s]", strings.Join(clusters, ", ")))
 }
 
