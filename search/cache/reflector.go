@@ -94,8 +94,12 @@ func (r *reflector) list(ctx context.Context) (string, error) {
 		if listRV == "" {
 			listRV = page.GetResourceVersion()
 		}
+		type compacted struct {
+			key string
+			rv  uint64
+		}
 		raws := make([][]byte, 0, len(page.Items))
-		keys := make([]string, 0, len(page.Items))
+		objs := make([]compacted, 0, len(page.Items))
 		for i := range page.Items {
 			obj := &page.Items[i]
 			if r.keepNS != nil && !r.keepNS(obj.GetNamespace()) {
@@ -110,7 +114,7 @@ func (r *reflector) list(ctx context.Context) (string, error) {
 				r.index.Put(r.store, key, obj.Object)
 			}
 			raws = append(raws, raw)
-			keys = append(keys, key+"\x00"+obj.GetResourceVersion())
+			objs = append(objs, compacted{key: key, rv: parseRV(obj.GetResourceVersion())})
 		}
 		if c == nil {
 			if c, err = r.codecFor(raws); err != nil {
@@ -118,19 +122,18 @@ func (r *reflector) list(ctx context.Context) (string, error) {
 			}
 		}
 		for i, raw := range raws {
-			key, rvs, _ := cutLast(keys[i])
-			items[key] = entry{rv: parseRV(rvs), data: c.compress(raw)}
+			items[objs[i].key] = entry{rv: objs[i].rv, data: c.compress(raw)}
 		}
 		if opts.Continue = page.GetContinue(); opts.Continue == "" {
 			break
 		}
 	}
+	gone := r.store.replace(items, parseRV(listRV), c)
 	if r.index != nil {
-		for k := range r.store.keysNotIn(items) {
+		for _, k := range gone {
 			r.index.Delete(r.store, k)
 		}
 	}
-	r.store.replace(items, parseRV(listRV), c)
 	return listRV, nil
 }
 
@@ -220,33 +223,11 @@ func (r *reflector) consume(ctx context.Context, w watch.Interface) (string, err
 	}
 }
 
-// keysNotIn returns the keys of the store that items lacks.
-func (s *Store) keysNotIn(items map[string]entry) map[string]struct{} {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := map[string]struct{}{}
-	for k := range s.items {
-		if _, ok := items[k]; !ok {
-			out[k] = struct{}{}
-		}
-	}
-	return out
-}
-
 // parseRV reads a member resourceVersion. Kubernetes API servers backed by
 // etcd use the store revision, a decimal integer; anything else counts as 0.
 func parseRV(rv string) uint64 {
 	n, _ := strconv.ParseUint(rv, 10, 64)
 	return n
-}
-
-func cutLast(s string) (string, string, bool) {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == 0 {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
 }
 
 func ptr[T any](v T) *T { return &v }

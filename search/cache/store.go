@@ -248,12 +248,13 @@ func (s *Store) setRV(rv uint64) {
 }
 
 // replace swaps in the result of a full list at rv, recording the
-// differences as changes so that watches stay consistent.
-func (s *Store) replace(items map[string]entry, rv uint64, c *codec) {
+// differences as changes so that watches stay consistent; it returns the
+// keys no longer there.
+func (s *Store) replace(items map[string]entry, rv uint64, c *codec) (gone []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
-		return
+		return nil
 	}
 	if s.codec == nil {
 		s.codec = c
@@ -262,6 +263,7 @@ func (s *Store) replace(items map[string]entry, rv uint64, c *codec) {
 	for k, old := range s.items {
 		if _, ok := items[k]; !ok {
 			s.record(Event{Type: watch.Deleted, Key: k, RV: rv, data: old.data})
+			gone = append(gone, k)
 		}
 	}
 	for k, e := range items {
@@ -279,6 +281,7 @@ func (s *Store) replace(items map[string]entry, rv uint64, c *codec) {
 		// Watches start from the first list; nothing before it is known.
 		s.ringNext, s.ringFull, s.ringSince = 0, false, rv
 	}
+	return gone
 }
 
 // record appends a change to the ring and hands it to the watches.
