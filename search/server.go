@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -144,11 +146,16 @@ func (c CompletedConfig) New() (*Server, error) {
 			if in == nil {
 				return nil
 			}
-			next := r.DeepCopy()
-			next.Status.Conditions = conds
-			_, err := in.client.SearchV1alpha1().ResourceRegistries().UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: "flotilla-search"})
-			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-				return nil // the next sync sees the newer object
+			// A merge patch of the conditions alone: one write, no conflict
+			// with other writers of the object.
+			patch, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
+			if err != nil {
+				return err
+			}
+			_, err = in.client.SearchV1alpha1().ResourceRegistries().Patch(ctx, r.Name, types.MergePatchType, patch,
+				metav1.PatchOptions{FieldManager: "flotilla-search"}, "status")
+			if apierrors.IsNotFound(err) {
+				return nil // deleted since it was listed
 			}
 			return err
 		},
