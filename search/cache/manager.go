@@ -180,18 +180,6 @@ func (m *Manager) AllStores() []*Store {
 	return out
 }
 
-// ResourceFor returns the cached resource of a kind, if some store caches it.
-func (m *Manager) ResourceFor(gvk schema.GroupVersionKind) (schema.GroupVersionResource, bool) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	for id, r := range m.running {
-		if id.gvr.GroupVersion() == gvk.GroupVersion() && r.store.Kind == gvk.Kind {
-			return id.gvr, true
-		}
-	}
-	return schema.GroupVersionResource{}, false
-}
-
 // sync starts and stops stores to match the registries and clusters, and
 // writes the registries' status.
 func (m *Manager) sync(ctx context.Context) error {

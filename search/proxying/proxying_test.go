@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -152,14 +154,8 @@ func TestRouting(t *testing.T) {
 }
 
 func errCode(err error) string {
-	type status interface{ Status() metav1.Status }
-	if s, ok := err.(status); ok {
-		return json.Number(itoa(int(s.Status().Code))).String()
+	if s, ok := err.(apierrors.APIStatus); ok {
+		return fmt.Sprint(s.Status().Code)
 	}
 	return err.Error()
-}
-
-func itoa(i int) string {
-	b, _ := json.Marshal(i)
-	return string(b)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -169,7 +168,8 @@ type eventEncoder struct {
 	req *http.Request
 	q   query
 	w   http.ResponseWriter
-	buf []byte
+	buf []byte // a decompressed object
+	out []byte // an encoded event
 }
 
 func (e *eventEncoder) event(ce clusterEvent, rv string) error {
@@ -216,13 +216,8 @@ func (e *eventEncoder) bookmark(rv string) error {
 }
 
 func (e *eventEncoder) write(typ watch.EventType, obj []byte) error {
-	var b strings.Builder
-	b.Grow(len(obj) + 32)
-	b.WriteString(`{"type":"`)
-	b.WriteString(string(typ))
-	b.WriteString(`","object":`)
-	b.Write(obj)
-	b.WriteString("}\n")
-	_, err := e.w.Write([]byte(b.String()))
+	e.out = append(append(append(append(e.out[:0], `{"type":"`...), typ...), `","object":`...), obj...)
+	e.out = append(e.out, "}\n"...)
+	_, err := e.w.Write(e.out)
 	return err
 }
