@@ -17,7 +17,7 @@ help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 .PHONY: tools
-tools: ## build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok (cached by version)
+tools: ## build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok and metrics-server (cached by version)
 	@hack/tools/build.sh
 
 .PHONY: build

@@ -62,6 +62,7 @@ build() {
 pinned kubernetes k8s.io/kubernetes "$K8S_VERSION"
 pinned etcd go.etcd.io/etcd/server/v3 "$ETCD_VERSION"
 pinned kwok sigs.k8s.io/kwok "$KWOK_VERSION"
+pinned metrics-server sigs.k8s.io/metrics-server "$METRICS_SERVER_VERSION"
 
 # The version strings hack/lib/version.sh would stamp; without them /version
 # reports v0.0.0-master.
@@ -85,6 +86,22 @@ if [ ! -s "$stages" ]; then
 	mv "$stages.tmp" "$stages"
 fi
 ln -sfn "$stages" "$out/kwok-stages.yaml"
+# ... and the resource-usage emulation metrics-server scrapes: the Metric that
+# serves /metrics/nodes/{nodeName}/metrics/resource and the usage of each pod
+# taken from its kwok.x-k8s.io/usage-cpu and usage-memory annotations.
+metrics=$cache/kwok-$KWOK_VERSION/kwok-metrics.yaml
+if [ ! -s "$metrics" ]; then
+	kwokdir=$(cd "$here/kwok" && go mod download sigs.k8s.io/kwok && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+	for f in resource/metrics-resource.yaml usage/usage-from-annotation.yaml; do
+		echo "---"; cat "$kwokdir/kustomize/metrics/$f"
+	done >"$metrics.tmp"
+	mv "$metrics.tmp" "$metrics"
+fi
+ln -sfn "$metrics" "$out/kwok-metrics.yaml"
+# metrics-server's Makefile stamps its version into client-go's version package.
+build "metrics-server-$METRICS_SERVER_VERSION" metrics-server \
+	"-s -w -X k8s.io/client-go/pkg/version.gitVersion=$METRICS_SERVER_VERSION -X k8s.io/client-go/pkg/version.buildDate=1970-01-01T00:00:00Z" \
+	sigs.k8s.io/metrics-server/cmd/metrics-server:metrics-server
 
 build "k8s-$K8S_VERSION" kubernetes "$k8s_ldflags" \
 	k8s.io/kubernetes/cmd/kube-apiserver:kube-apiserver \
