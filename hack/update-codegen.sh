@@ -25,6 +25,9 @@ kube::codegen::gen_openapi \
 	--output-pkg "$module/apis/generated/openapi" \
 	--extra-pkgs k8s.io/api/core/v1 \
 	--extra-pkgs k8s.io/api/autoscaling/v2 \
+	--extra-pkgs k8s.io/metrics/pkg/apis/metrics/v1beta1 \
+	--extra-pkgs k8s.io/metrics/pkg/apis/custom_metrics/v1beta1 \
+	--extra-pkgs k8s.io/metrics/pkg/apis/custom_metrics/v1beta2 \
 	--extra-pkgs k8s.io/api/networking/v1 \
 	--extra-pkgs k8s.io/api/admissionregistration/v1 \
 	--extra-pkgs k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1 \

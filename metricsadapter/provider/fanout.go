@@ -1,0 +1,70 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/apiserver/pkg/warning"
+)
+
+// answer is one member's part of a fan-out.
+type answer[T any] struct {
+	cluster string
+	value   T
+	err     error
+}
+
+// gather calls ask for every cluster concurrently, each under its own
+// deadline of timeout, and returns the answers in cluster order. A member
+// whose call has not returned by then counts as failed with a timeout even
+// if ask ignores its context: the caller never waits longer than timeout.
+func gather[T any](ctx context.Context, clusters []string, timeout time.Duration, ask func(ctx context.Context, cluster string) (T, error)) []answer[T] {
+	out := make([]answer[T], len(clusters))
+	if len(clusters) == 0 {
+		return out
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	type indexed struct {
+		i int
+		answer[T]
+	}
+	ch := make(chan indexed, len(clusters)) // buffered: late answers never block
+	for i, c := range clusters {
+		out[i] = answer[T]{cluster: c, err: fmt.Errorf("no answer within %s", timeout)}
+		go func() {
+			v, err := ask(ctx, c)
+			ch <- indexed{i, answer[T]{cluster: c, value: v, err: err}}
+		}()
+	}
+	for range clusters {
+		select {
+		case a := <-ch:
+			out[a.i] = a.answer
+		case <-ctx.Done():
+			return out
+		}
+	}
+	return out
+}
+
+// warnMissing adds one warning to the response naming the members whose
+// answer is missing and why.
+func warnMissing(ctx context.Context, failed map[string]error) {
+	if len(failed) == 0 {
+		return
+	}
+	names := make([]string, 0, len(failed))
+	for c := range failed {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, c := range names {
+		parts[i] = fmt.Sprintf("%s (%v)", c, failed[c])
+	}
+	warning.AddWarning(ctx, "", "metrics of these clusters are missing: "+strings.Join(parts, "; "))
+}
