@@ -191,6 +191,9 @@ func keepRules(due []execution, want map[string]bool) []execution {
 			out = append(out, x)
 		}
 	}
+	if len(out) == 0 {
+		return nil
+	}
 	return out
 }
 
