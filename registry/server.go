@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	metricsinstall "k8s.io/metrics/pkg/apis/metrics/install"
 
 	appsinstall "github.com/flotilla-io/flotilla/apis/apps/install"
 	autoscalinginstall "github.com/flotilla-io/flotilla/apis/autoscaling/install"
@@ -27,6 +28,7 @@ import (
 	remedyinstall "github.com/flotilla-io/flotilla/apis/remedy/install"
 	searchinstall "github.com/flotilla-io/flotilla/apis/search/install"
 	workinstall "github.com/flotilla-io/flotilla/apis/work/install"
+	"github.com/flotilla-io/flotilla/metricsadapter"
 	"github.com/flotilla-io/flotilla/proxy"
 	clusterregistry "github.com/flotilla-io/flotilla/registry/cluster"
 	"github.com/flotilla-io/flotilla/registry/internal/resource"
@@ -55,6 +57,7 @@ func NewScheme() *runtime.Scheme {
 	for _, install := range []func(*runtime.Scheme){
 		clusterinstall.Install, policyinstall.Install, workinstall.Install, configinstall.Install,
 		autoscalinginstall.Install, searchinstall.Install, networkinginstall.Install, appsinstall.Install, remedyinstall.Install,
+		metricsinstall.Install,
 	} {
 		install(scheme)
 	}
@@ -77,6 +80,8 @@ type Config struct {
 	HostConfig *rest.Config
 	// Search configures search/ and proxying/proxy of search.karmada.io.
 	Search search.Options
+	// Metrics configures metrics.k8s.io and custom.metrics.k8s.io.
+	Metrics metricsadapter.Options
 }
 
 // SecretNamespace is where join puts the clusters' credential Secrets; the
@@ -91,6 +96,7 @@ type CompletedConfig struct {
 	scheme  *runtime.Scheme
 	codecs  serializer.CodecFactory
 	search  search.Options
+	metrics metricsadapter.Options
 }
 
 // Server is the running API surface of flotilla-apiserver.
@@ -98,11 +104,14 @@ type Server struct {
 	GenericAPIServer *genericapiserver.GenericAPIServer
 	// GroupVersions are the API group versions the server serves.
 	GroupVersions []schema.GroupVersion
+	// Metrics is the metrics APIs' server, whose member informers the
+	// controllers of the same process share; nil without a host.
+	Metrics *metricsadapter.Server
 }
 
 // Complete fills in defaults. It does no I/O.
 func (c *Config) Complete() CompletedConfig {
-	return CompletedConfig{host: c.Host, hostCfg: c.HostConfig, generic: c.GenericConfig.Complete(), scheme: c.Scheme, codecs: c.Codecs, search: c.Search}
+	return CompletedConfig{host: c.Host, hostCfg: c.HostConfig, generic: c.GenericConfig.Complete(), scheme: c.Scheme, codecs: c.Codecs, search: c.Search, metrics: c.Metrics}
 }
 
 // New builds the server and installs every API group.
@@ -164,6 +173,12 @@ func (c CompletedConfig) New() (*Server, error) {
 		}
 		server.GroupVersions = append(server.GroupVersions, g.PrioritizedVersions...)
 	}
+	if c.hostCfg != nil {
+		if server.Metrics, err = c.installMetrics(s, getSecret); err != nil {
+			return nil, err
+		}
+		server.GroupVersions = append(server.GroupVersions, metricsadapter.GroupVersions...)
+	}
 	return server, nil
 }
 
@@ -200,6 +215,23 @@ func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, getSe
 		return nil, err
 	}
 	return info, nil
+}
+
+// installMetrics serves metrics.k8s.io and custom.metrics.k8s.io from the
+// members' metrics.
+func (c CompletedConfig) installMetrics(s *genericapiserver.GenericAPIServer, getSecret func(namespace, name string) (*corev1.Secret, error)) (*metricsadapter.Server, error) {
+	cfg := &metricsadapter.Config{Options: c.metrics, Scheme: c.scheme, Codecs: c.codecs, GetSecret: getSecret, HostConfig: c.hostCfg}
+	m, err := cfg.Complete().New()
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	if err := m.Install(s); err != nil {
+		return nil, err
+	}
+	if err := s.AddPostStartHook("start-metrics-members", m.PostStartHook); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // configGroup is config.karmada.io, whose customizations are validated

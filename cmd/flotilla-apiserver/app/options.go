@@ -23,6 +23,7 @@ import (
 
 	generatedopenapi "github.com/flotilla-io/flotilla/apis/generated/openapi"
 	"github.com/flotilla-io/flotilla/controllers/manager"
+	"github.com/flotilla-io/flotilla/metricsadapter"
 	"github.com/flotilla-io/flotilla/registry"
 	"github.com/flotilla-io/flotilla/search"
 )
@@ -54,6 +55,8 @@ type Options struct {
 	Controllers manager.Options
 	// Search configures the search cache, its index and its access checks.
 	Search search.Options
+	// Metrics configures the metrics APIs served from the members.
+	Metrics metricsadapter.Options
 
 	// searchIndexInMemory keeps the index in memory even with a data directory.
 	searchIndexInMemory bool
@@ -90,6 +93,7 @@ func NewOptions() *Options {
 		},
 		Controllers: manager.NewOptions(),
 		Search:      search.NewOptions(),
+		Metrics:     metricsadapter.NewOptions(),
 		GCPercent:   200,
 	}
 	o.Server.Etcd.StorageConfig.EncodeVersioner = storageVersions
@@ -110,6 +114,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.StringVar(&o.APIService.ServiceNamespace, "service-namespace", o.APIService.ServiceNamespace, "namespace of that Service")
 	fs.StringVar(&o.APIService.ExternalName, "service-external-name", o.APIService.ExternalName, "make that Service an ExternalName Service for this host (for a server running outside the host cluster, e.g. localhost)")
 	o.Search.AddFlags(fss.FlagSet("search"))
+	o.Metrics.AddFlags(fss.FlagSet("metrics"))
 	fss.FlagSet("search").BoolVar(&o.searchIndexInMemory, "search-index-in-memory", o.searchIndexInMemory, "keep the full-text index in memory instead of under the data directory (beside --embedded-etcd-dir)")
 	cs := fss.FlagSet("controllers")
 	cs.StringSliceVar(&o.Controllers.Controllers, "controllers", o.Controllers.Controllers, "controllers to run: '*' for all, 'name' to enable one, '-name' to disable one; known: "+strings.Join(manager.Names(), ", "))
@@ -195,7 +200,7 @@ func (o *Options) Config(etcdServers []string, host *rest.Config) (*registry.Con
 	if err != nil {
 		return nil, err
 	}
-	return &registry.Config{GenericConfig: cfg, Scheme: o.scheme, Codecs: o.codecs, Host: hostClient, HostConfig: host, Search: o.Search}, nil
+	return &registry.Config{GenericConfig: cfg, Scheme: o.scheme, Codecs: o.codecs, Host: hostClient, HostConfig: host, Search: o.Search, Metrics: o.Metrics}, nil
 }
 
 // NewCommand returns the flotilla-apiserver command.

@@ -3,7 +3,6 @@ package propagation
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -52,60 +50,31 @@ func member(t *testing.T, name string) kubernetes.Interface {
 	return cs
 }
 
-// kubectl runs kubectl against the host (or, with --context-like kubeconfig
-// arguments, elsewhere) and returns its combined output.
+// kubectl runs kubectl against the host.
 func kubectl(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	return kubectlAt(t, framework.Env.Host.Kubeconfig, args...)
+	return framework.Kubectl(t, args...)
 }
 
 func kubectlAt(t *testing.T, kubeconfig string, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := commandContext(t)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(framework.Env.Options.BinDir, "kubectl"),
-		append([]string{"--kubeconfig=" + kubeconfig, "--cache-dir=" + t.TempDir()}, args...)...)
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return framework.KubectlAt(t, kubeconfig, args...)
 }
 
-// commandContext bounds a command of the test. It outlives t.Context(),
-// which ends before cleanups run, so cleanups can run commands too.
 func commandContext(t *testing.T) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(t.Context()), 2*time.Minute)
+	return framework.CommandContext(t)
 }
 
 // apply applies a manifest given as text to the host.
 func apply(t *testing.T, manifest string) {
 	t.Helper()
-	f := filepath.Join(t.TempDir(), "m.yaml")
-	if err := os.WriteFile(f, []byte(manifest), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := kubectl(t, "apply", "-f", f); err != nil {
-		t.Fatalf("kubectl apply: %v\n%s\n%s", err, out, manifest)
-	}
+	framework.Apply(t, manifest)
 }
 
-// eventually polls cond every 250ms until it returns "" or timeout passes,
-// then fails with cond's last complaint.
+// eventually is framework.Eventually.
 func eventually(t *testing.T, timeout time.Duration, cond func(ctx context.Context) string) {
 	t.Helper()
-	var last string
-	err := wait.PollUntilContextTimeout(t.Context(), 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		last = cond(ctx)
-		return last == "", nil
-	})
-	if err != nil {
-		// The last try may have been cut by the deadline: ask once more
-		// with time to answer, so the message says what is wrong.
-		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-		defer cancel()
-		if last = cond(ctx); last == "" {
-			return
-		}
-		t.Fatalf("after %s: %s", timeout, last)
-	}
+	framework.Eventually(t, timeout, cond)
 }
 
 // bindingState describes the ResourceBinding of a Deployment: where the
@@ -195,19 +164,10 @@ func containsAll(have []string, want ...string) string {
 	return ""
 }
 
-// namespace creates a namespace on the control plane for one test and
-// deletes it afterwards; auto-propagation brings it to the members.
+// namespace creates a namespace for one test (framework.Namespace).
 func namespace(t *testing.T, name string) string {
 	t.Helper()
-	if out, err := kubectl(t, "create", "namespace", name); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = host(t).CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
-	})
-	return name
+	return framework.Namespace(t, name)
 }
 
 // deployment is a Deployment manifest; cpu is the request of its one

@@ -1,0 +1,224 @@
+package metricsadapter
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	genericapi "k8s.io/apiserver/pkg/endpoints"
+	"k8s.io/apiserver/pkg/endpoints/discovery"
+	"k8s.io/apiserver/pkg/registry/rest"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/kubernetes"
+	clientrest "k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	"k8s.io/metrics/pkg/apis/custom_metrics"
+	"k8s.io/metrics/pkg/apis/metrics"
+	cmapiserver "sigs.k8s.io/custom-metrics-apiserver/pkg/apiserver"
+	cminstaller "sigs.k8s.io/custom-metrics-apiserver/pkg/apiserver/installer"
+	cmprovider "sigs.k8s.io/custom-metrics-apiserver/pkg/provider"
+	cmstorage "sigs.k8s.io/custom-metrics-apiserver/pkg/registry/custom_metrics"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
+	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/memberinformers"
+	"github.com/flotilla-io/flotilla/metricsadapter/provider"
+)
+
+// Options are the flags of the metrics APIs.
+type Options struct {
+	// MemberTimeout bounds each member's answer to one request.
+	MemberTimeout time.Duration
+}
+
+// NewOptions returns the defaults.
+func NewOptions() Options { return Options{MemberTimeout: 3 * time.Second} }
+
+// AddFlags adds the flags of the metrics APIs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.DurationVar(&o.MemberTimeout, "metrics-member-timeout", o.MemberTimeout,
+		"longest wait for one member's answer to a metrics.k8s.io or custom.metrics.k8s.io request; a member slower than this is left out of the answer with a warning")
+}
+
+// Config is what the metrics APIs need from the server.
+type Config struct {
+	Options
+	// Scheme and Codecs are the server's; metrics.k8s.io is installed in
+	// the scheme (InstallScheme).
+	Scheme *runtime.Scheme
+	Codecs serializer.CodecFactory
+	// GetSecret reads the clusters' credential Secrets on the host.
+	GetSecret func(namespace, name string) (*corev1.Secret, error)
+	// HostConfig reaches the host API server, whose discovery maps the
+	// resources of custom metrics requests to kinds.
+	HostConfig *clientrest.Config
+}
+
+// CompletedConfig is a Config with defaults filled in.
+type CompletedConfig struct{ *Config }
+
+// Complete fills in defaults; it does no I/O.
+func (c *Config) Complete() CompletedConfig {
+	if c.MemberTimeout <= 0 {
+		c.MemberTimeout = NewOptions().MemberTimeout
+	}
+	return CompletedConfig{c}
+}
+
+// Server is the metrics APIs and the member informers behind them.
+type Server struct {
+	// Members are the member pod and node informers; the FederatedHPA
+	// controller of the same process reads pods from them.
+	Members *memberinformers.Set
+
+	cfg      CompletedConfig
+	resource map[string]rest.Storage
+	custom   *provider.Custom
+	clusters atomic.Pointer[clusterlisters.ClusterLister]
+}
+
+// GroupVersions are the group versions the server serves, for its
+// APIServices.
+var GroupVersions = []schema.GroupVersion{
+	{Group: metrics.GroupName, Version: "v1beta1"},
+	{Group: custom_metrics.GroupName, Version: "v1beta2"},
+	{Group: custom_metrics.GroupName, Version: "v1beta1"},
+}
+
+// New builds the metrics APIs.
+func (c CompletedConfig) New() (*Server, error) {
+	s := &Server{cfg: c}
+	memberClients := memberclient.NewCache(c.GetSecret)
+	s.Members = memberinformers.New(func() ([]*clusterv1alpha1.Cluster, error) {
+		if l := s.clusters.Load(); l != nil {
+			return (*l).List(labels.Everything())
+		}
+		return nil, nil
+	}, memberClients.Get)
+	members := newMembers(s.Members, c.MemberTimeout)
+	s.resource = map[string]rest.Storage{
+		"pods":  &provider.PodMetrics{Members: members, Timeout: c.MemberTimeout},
+		"nodes": &provider.NodeMetrics{Members: members, Timeout: c.MemberTimeout},
+	}
+	mapper, err := hostMapper(c.HostConfig)
+	if err != nil {
+		return nil, err
+	}
+	s.custom = &provider.Custom{Members: members, Timeout: c.MemberTimeout, Mapper: mapper, ListInterval: time.Minute}
+	return s, nil
+}
+
+func hostMapper(cfg *clientrest.Config) (meta.RESTMapper, error) {
+	if cfg == nil {
+		return meta.NewDefaultRESTMapper(nil), nil
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cs.Discovery())), nil
+}
+
+// Install serves metrics.k8s.io/v1beta1 and custom.metrics.k8s.io (v1beta2,
+// v1beta1) from g.
+func (s *Server) Install(g *genericapiserver.GenericAPIServer) error {
+	info := genericapiserver.NewDefaultAPIGroupInfo(metrics.GroupName, s.cfg.Scheme, runtime.NewParameterCodec(s.cfg.Scheme), s.cfg.Codecs)
+	info.PrioritizedVersions = []schema.GroupVersion{{Group: metrics.GroupName, Version: "v1beta1"}}
+	info.VersionedResourcesStorageMap["v1beta1"] = s.resource
+	if err := g.InstallAPIGroup(&info); err != nil {
+		return fmt.Errorf("installing %s: %w", metrics.GroupName, err)
+	}
+	return installCustomMetrics(g, s.custom)
+}
+
+// installCustomMetrics serves a custom metrics provider with the
+// custom-metrics-apiserver installer, into our server rather than the one
+// that library would build.
+func installCustomMetrics(g *genericapiserver.GenericAPIServer, p cmprovider.CustomMetricsProvider) error {
+	scheme, codecs := cmapiserver.Scheme, cmapiserver.Codecs
+	info := genericapiserver.NewDefaultAPIGroupInfo(custom_metrics.GroupName, scheme, runtime.NewParameterCodec(scheme), codecs)
+	container := g.Handler.GoRestfulContainer
+	for i, gv := range info.PrioritizedVersions {
+		api := &cminstaller.MetricsAPIGroupVersion{
+			DynamicStorage: cmstorage.NewREST(p),
+			APIGroupVersion: &genericapi.APIGroupVersion{
+				Root:             genericapiserver.APIGroupPrefix,
+				GroupVersion:     gv,
+				MetaGroupVersion: info.MetaGroupVersion,
+				ParameterCodec:   info.ParameterCodec,
+				Serializer:       info.NegotiatedSerializer,
+				Creater:          scheme,
+				Convertor:        scheme,
+				UnsafeConvertor:  runtime.UnsafeObjectConvertor(scheme),
+				Typer:            scheme,
+				Namer:            runtime.Namer(meta.NewAccessor()),
+			},
+			ResourceLister: cmprovider.NewCustomMetricResourceLister(p),
+			Handlers:       &cminstaller.CMHandlers{},
+		}
+		if err := api.InstallREST(container); err != nil {
+			return fmt.Errorf("installing %s: %w", gv, err)
+		}
+		if i == 0 {
+			versions := make([]metav1.GroupVersionForDiscovery, len(info.PrioritizedVersions))
+			for j, v := range info.PrioritizedVersions {
+				versions[j] = metav1.GroupVersionForDiscovery{GroupVersion: v.String(), Version: v.Version}
+			}
+			group := metav1.APIGroup{Name: gv.Group, Versions: versions, PreferredVersion: versions[0]}
+			g.DiscoveryGroupManager.AddGroup(group)
+			container.Add(discovery.NewAPIGroupHandler(g.Serializer, group).WebService())
+		}
+	}
+	return nil
+}
+
+// PostStartHook starts the cluster informer and the member informers; the
+// server registers it as "start-metrics-members".
+func (s *Server) PostStartHook(hctx genericapiserver.PostStartHookContext) error {
+	cfg := clientrest.CopyConfig(hctx.LoopbackClientConfig)
+	cfg.QPS, cfg.Burst = 20, 40
+	cs, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	factory := externalversions.NewSharedInformerFactory(cs, 0)
+	clusters := factory.Cluster().V1alpha1().Clusters()
+	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { s.Members.Trigger() },
+		UpdateFunc: func(old, cur any) { s.Members.Trigger() },
+		DeleteFunc: func(any) { s.Members.Trigger() },
+	}); err != nil {
+		return err
+	}
+	lister := clusters.Lister()
+	s.clusters.Store(&lister)
+	factory.Start(hctx.Done())
+	go func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			<-hctx.Done()
+			cancel()
+		}()
+		if !cache.WaitForCacheSync(hctx.Done(), clusters.Informer().HasSynced) {
+			return
+		}
+		s.Members.Run(klog.NewContext(ctx, klog.Background().WithName("metrics")))
+	}()
+	return nil
+}

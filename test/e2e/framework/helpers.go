@@ -1,0 +1,88 @@
+package framework
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// Kubectl runs kubectl against the control plane and returns its combined
+// output.
+func Kubectl(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	return KubectlAt(t, Env.Host.Kubeconfig, args...)
+}
+
+// KubectlAt runs kubectl with a kubeconfig.
+func KubectlAt(t *testing.T, kubeconfig string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := CommandContext(t)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(Env.Options.BinDir, "kubectl"),
+		append([]string{"--kubeconfig=" + kubeconfig, "--cache-dir=" + t.TempDir()}, args...)...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// CommandContext bounds a command of the test. It outlives t.Context(),
+// which ends before cleanups run, so cleanups can run commands too.
+func CommandContext(t *testing.T) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(t.Context()), 2*time.Minute)
+}
+
+// Apply applies a manifest given as text to the control plane.
+func Apply(t *testing.T, manifest string) {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "m.yaml")
+	if err := os.WriteFile(f, []byte(manifest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := Kubectl(t, "apply", "-f", f); err != nil {
+		t.Fatalf("kubectl apply: %v\n%s\n%s", err, out, manifest)
+	}
+}
+
+// Eventually polls cond every 250ms until it returns "" or timeout passes,
+// then fails with cond's last complaint.
+func Eventually(t *testing.T, timeout time.Duration, cond func(ctx context.Context) string) {
+	t.Helper()
+	var last string
+	err := wait.PollUntilContextTimeout(t.Context(), 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		last = cond(ctx)
+		return last == "", nil
+	})
+	if err != nil {
+		// The last try may have been cut by the deadline: ask once more
+		// with time to answer, so the message says what is wrong.
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		if last = cond(ctx); last == "" {
+			return
+		}
+		t.Fatalf("after %s: %s", timeout, last)
+	}
+}
+
+// Namespace creates a namespace on the control plane for one test and
+// deletes it afterwards; auto-propagation brings it to the members.
+func Namespace(t *testing.T, name string) string {
+	t.Helper()
+	if out, err := Kubectl(t, "create", "namespace", name); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		host, err := Env.Host.Client()
+		if err == nil {
+			_ = host.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
+		}
+	})
+	return name
+}
