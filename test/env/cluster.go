@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -25,7 +26,7 @@ const (
 	// cluster without nodes needs.
 	RoleHost Role = "host"
 	// RoleMember is a member cluster: kube-apiserver, kube-controller-manager,
-	// kube-scheduler and kwok with fake nodes.
+	// kube-scheduler, kwok with fake nodes, and metrics-server.
 	RoleMember Role = "member"
 )
 
@@ -70,6 +71,9 @@ type Ports struct {
 	// PortForwardTarget is where kwok sends `kubectl port-forward` to any
 	// pod of a member: a test may listen there (members only).
 	PortForwardTarget int `json:"portForwardTarget,omitempty"`
+	// MetricsServer is metrics-server's port (members only); see
+	// Cluster.MetricsServerConfig.
+	MetricsServer int `json:"metricsServer,omitempty"`
 }
 
 // CRILogLine formats a log line as the container runtime writes it, the
@@ -132,11 +136,12 @@ func (c *Cluster) writePKI() error {
 		return err
 	}
 	loopback := []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.96.0.1")}
-	certs := []struct {
+	type cert struct {
 		ca   *CA
 		file string
 		req  CertRequest
-	}{
+	}
+	certs := []cert{
 		{ca, "apiserver", CertRequest{CommonName: "kube-apiserver", IPs: loopback, DNSNames: []string{
 			"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"}}},
 		{ca, "admin", CertRequest{CommonName: "admin", Organizations: []string{"system:masters"}}},
@@ -145,6 +150,11 @@ func (c *Cluster) writePKI() error {
 		{ca, "apiserver-kubelet-client", CertRequest{CommonName: "kube-apiserver-kubelet-client", Organizations: []string{"system:masters"}}},
 		{ca, "serving", CertRequest{CommonName: "localhost", DNSNames: []string{"localhost"}, IPs: loopback[:1]}},
 		{fp, "front-proxy-client", CertRequest{CommonName: "front-proxy-client"}},
+	}
+	if c.Role == RoleMember {
+		// The aggregator verifies the name of the Service, not the host it dials.
+		certs = append(certs, cert{ca, "metrics-server", CertRequest{CommonName: metricsService,
+			DNSNames: []string{metricsService + "." + metav1.NamespaceSystem + ".svc", "localhost"}, IPs: loopback[:1]}})
 	}
 	for _, s := range certs {
 		kp, err := s.ca.Issue(s.req)
@@ -273,12 +283,14 @@ spec:
 	return path, os.WriteFile(path, []byte(cfg), 0o644)
 }
 
-func (c *Cluster) kwokArgs(stages, streams string) []string {
+// kwokArgs are kwok's flags. Its configurations are the stages, the
+// resource-usage metrics metrics-server scrapes, and the streaming rules.
+func (c *Cluster) kwokArgs(stages, metrics, streams string) []string {
 	p := c.PKIDir()
 	port := strconv.Itoa(c.Ports.Kwok)
 	return []string{
 		"--kubeconfig=" + c.Kubeconfig,
-		"--config=" + stages, "--config=" + streams,
+		"--config=" + stages, "--config=" + metrics, "--config=" + streams,
 		"--manage-all-nodes=true",
 		"--node-ip=127.0.0.1", "--node-port=" + port, "--server-address=127.0.0.1:" + port,
 		"--tls-cert-file=" + filepath.Join(p, "serving.crt"), "--tls-private-key-file=" + filepath.Join(p, "serving.key"),

@@ -7,8 +7,11 @@
 // request-header configuration, and a kube-controller-manager running only
 // the namespace, garbage-collector, service-account and cluster-role
 // aggregation controllers), and member clusters (kube-apiserver,
-// kube-controller-manager, kube-scheduler and kwok with fake nodes on which
-// Pods become Running and Ready). Certificates are generated in Go.
+// kube-controller-manager, kube-scheduler, kwok with fake nodes on which
+// Pods become Running and Ready, and metrics-server serving metrics.k8s.io
+// from kwok's emulated resource usage: a pod uses what its annotations
+// kwok.x-k8s.io/usage-cpu and kwok.x-k8s.io/usage-memory say). Certificates
+// are generated in Go.
 //
 // The e2e suites start one environment per test binary from TestMain; `make
 // up` starts one that outlives it (Options.Detach) and records it in a state

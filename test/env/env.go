@@ -49,6 +49,13 @@ type Options struct {
 	// Timeout bounds each readiness wait. Default two minutes: generous,
 	// because a build may be running beside the tests on two cores.
 	Timeout time.Duration `json:"timeout"`
+	// MetricsResolution is how often each member's metrics-server scrapes
+	// kwok's emulated usage. Default DefaultMetricsResolution (15s); at
+	// least MinMetricsResolution (10s), metrics-server's minimum. A new
+	// pod's metrics appear after its third scrape: kwok's first reading of
+	// a CPU counter is 0, which metrics-server discards, and a rate needs
+	// two readings after it.
+	MetricsResolution time.Duration `json:"metricsResolution"`
 }
 
 // MemberOptions describe one member cluster.
@@ -104,6 +111,12 @@ func (o *Options) complete() error {
 	if o.Timeout == 0 {
 		o.Timeout = defaultTimeout
 	}
+	if o.MetricsResolution == 0 {
+		o.MetricsResolution = DefaultMetricsResolution
+	}
+	if o.MetricsResolution < MinMetricsResolution {
+		return fmt.Errorf("options: MetricsResolution %s is less than metrics-server's minimum %s", o.MetricsResolution, MinMetricsResolution)
+	}
 	seen := map[string]bool{o.HostName: true}
 	for i := range o.Members {
 		m := &o.Members[i]
@@ -116,7 +129,7 @@ func (o *Options) complete() error {
 			m.Nodes.Count = 2
 		}
 	}
-	required := []string{binEtcd, binAPIServer, binKCM, binScheduler, binKwok, fileKwokStages}
+	required := []string{binEtcd, binAPIServer, binKCM, binScheduler, binKwok, fileKwokStages, fileKwokMetrics, binMetricsServer}
 	if o.Flotilla != nil && o.Flotilla.Binary == "" {
 		required = append(required, FlotillaComponent)
 	}
@@ -255,6 +268,10 @@ func (e *Environment) Check(ctx context.Context) error {
 				return fmt.Errorf("%s/%s (pid %d) is not running; log %s", p.Cluster, p.Component, p.PID, p.LogFile)
 			}
 		}
+		// An environment started before members ran metrics-server.
+		if c.Role == RoleMember && c.Process(MetricsServerComponent) == nil {
+			return fmt.Errorf("%s runs no %s", c.Name, MetricsServerComponent)
+		}
 		ready, err := c.apiserverReady()
 		if err != nil {
 			return err
@@ -306,8 +323,9 @@ func (e *Environment) startEtcd(ctx context.Context) error {
 }
 
 // startCluster writes the cluster's certificates and starts its components
-// in order, each ready before the next starts.
-func (e *Environment) startCluster(ctx context.Context, c *Cluster) error {
+// in order, each ready before the next starts; a member's metrics-server
+// starts beside them once the kube-apiserver is ready.
+func (e *Environment) startCluster(ctx context.Context, c *Cluster) (err error) {
 	if err := c.writePKI(); err != nil {
 		return fmt.Errorf("%s: certificates: %w", c.Name, err)
 	}
@@ -336,6 +354,10 @@ func (e *Environment) startCluster(ctx context.Context, c *Cluster) error {
 		return err
 	}
 	c.Processes = append(c.Processes, p)
+	if c.Role == RoleMember {
+		metricsServerStarted := e.startMetricsServer(ctx, c)
+		defer func() { err = errors.Join(err, metricsServerStarted()) }()
+	}
 
 	type component struct {
 		name, bin string
@@ -345,14 +367,14 @@ func (e *Environment) startCluster(ctx context.Context, c *Cluster) error {
 	}
 	comps := []component{{binKCM, binKCM, &c.Ports.KCM, c.kcmArgs, func() string { return fmt.Sprintf("https://127.0.0.1:%d/healthz", c.Ports.KCM) }}}
 	if c.Role == RoleMember {
-		stages := e.bin(fileKwokStages)
+		stages, metrics := e.bin(fileKwokStages), e.bin(fileKwokMetrics)
 		streams, err := c.writeKwokStreams()
 		if err != nil {
 			return err
 		}
 		comps = append(comps,
 			component{binScheduler, binScheduler, &c.Ports.Scheduler, c.schedulerArgs, func() string { return fmt.Sprintf("https://127.0.0.1:%d/healthz", c.Ports.Scheduler) }},
-			component{binKwok, binKwok, &c.Ports.Kwok, func() []string { return c.kwokArgs(stages, streams) }, func() string { return fmt.Sprintf("http://127.0.0.1:%d/healthz", c.Ports.Kwok) }},
+			component{binKwok, binKwok, &c.Ports.Kwok, func() []string { return c.kwokArgs(stages, metrics, streams) }, func() string { return fmt.Sprintf("http://127.0.0.1:%d/healthz", c.Ports.Kwok) }},
 		)
 	}
 	for _, comp := range comps {

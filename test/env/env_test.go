@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -12,7 +13,7 @@ import (
 func TestOptionsComplete(t *testing.T) {
 	t.Parallel()
 	bin := t.TempDir()
-	for _, b := range []string{binEtcd, binAPIServer, binKCM, binScheduler, binKwok, fileKwokStages} {
+	for _, b := range []string{binEtcd, binAPIServer, binKCM, binScheduler, binKwok, fileKwokStages, fileKwokMetrics, binMetricsServer} {
 		if err := os.WriteFile(filepath.Join(bin, b), nil, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -27,6 +28,7 @@ func TestOptionsComplete(t *testing.T) {
 		{"duplicate member", Options{BinDir: bin, StateDir: "s", Members: []MemberOptions{{Name: "m1"}, {Name: "m1"}}}, `name "m1"`},
 		{"member named like the host", Options{BinDir: bin, StateDir: "s", Members: []MemberOptions{{Name: "host"}}}, `name "host"`},
 		{"missing binaries", Options{BinDir: t.TempDir(), StateDir: "s"}, "make tools"},
+		{"metrics resolution below metrics-server's minimum", Options{BinDir: bin, StateDir: "s", MetricsResolution: 5 * time.Second}, "MetricsResolution"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -37,7 +39,7 @@ func TestOptionsComplete(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if o.LogDir != filepath.Join("s", "logs") || o.HostName != "host" || o.Timeout != defaultTimeout {
+				if o.LogDir != filepath.Join("s", "logs") || o.HostName != "host" || o.Timeout != defaultTimeout || o.MetricsResolution != DefaultMetricsResolution {
 					t.Errorf("defaults not applied: %+v", o)
 				}
 				if n := o.Members[0].Nodes; n.Count != 2 || n.CPU != "32" || n.Memory != "256Gi" || n.Pods != "110" {
@@ -134,4 +136,24 @@ func TestSaveLoad(t *testing.T) {
 		t.Error("a pid that does not exist is reported running")
 	}
 	got.Stop(0)
+}
+
+// metrics-server refuses to start unless 90% of the resolution covers the
+// scrape timeout; every resolution the options accept must satisfy it.
+func TestMetricsServerArgs(t *testing.T) {
+	t.Parallel()
+	c := &Cluster{Name: "m1", Role: RoleMember, Dir: "d", Kubeconfig: "d/admin.kubeconfig", Ports: Ports{MetricsServer: 4443}}
+	if MinMetricsResolution*9/10 < metricsScrapeTimeout {
+		t.Errorf("MinMetricsResolution %s: metrics-server wants 90%% of it to be at least the scrape timeout %s", MinMetricsResolution, metricsScrapeTimeout)
+	}
+	args := strings.Join(c.metricsServerArgs(MinMetricsResolution), " ")
+	for _, want := range []string{"--secure-port=4443", "--metric-resolution=10s", "--kubelet-request-timeout=5s", "--kubelet-use-node-status-port"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("metrics-server args %q lack %s", args, want)
+		}
+	}
+	cfg, err := (&Cluster{Name: "host"}).MetricsServerConfig()
+	if err == nil {
+		t.Errorf("a cluster without metrics-server returned a config for %s", cfg.Host)
+	}
 }
