@@ -1,6 +1,6 @@
-// Package testbed checks the test bed itself: members run workloads, the
-// host's controllers finalize namespaces, and the host aggregates extension
-// API servers with the caller's identity.
+// Package testbed checks the test bed itself: members run workloads and
+// serve resource metrics, the host's controllers finalize namespaces, and
+// the host aggregates extension API servers with the caller's identity.
 package testbed
 
 import (
@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 	framework.Main(m, "testbed", env.Options{Members: []env.MemberOptions{
 		{Name: "member1", Nodes: env.NodeOptions{Count: 2}},
 		{Name: "member2", Nodes: env.NodeOptions{Count: 1, CPU: "8", Memory: "16Gi", Labels: map[string]string{"topology.kubernetes.io/zone": "zone-b"}}},
-	}})
+	}, MetricsResolution: env.MinMetricsResolution})
 }
 
 // A Deployment in a member becomes fully Ready: scheduler, controller manager
