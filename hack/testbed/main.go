@@ -46,6 +46,7 @@ func main() {
 	logDir := fs.String("log-dir", filepath.Join(out, "logs"), "where components write <cluster>/<component>.log")
 	kubeconfig := fs.String("kubeconfig", filepath.Join(out, "kubeconfig"), "the kubeconfig to write")
 	nodes := fs.Int("nodes", 2, "fake nodes per member")
+	resolution := fs.Duration("metrics-resolution", env.DefaultMetricsResolution, "how often each member's metrics-server scrapes (at least 10s)")
 	if len(os.Args) < 2 {
 		fail(errors.New("usage: testbed up|down|ps [flags]"))
 	}
@@ -55,7 +56,7 @@ func main() {
 	defer cancel()
 	switch os.Args[1] {
 	case "up":
-		err = up(ctx, *stateDir, *logDir, *kubeconfig, *nodes)
+		err = up(ctx, *stateDir, *logDir, *kubeconfig, *nodes, *resolution)
 	case "down":
 		err = down(*stateDir, *kubeconfig)
 	case "ps":
@@ -68,7 +69,7 @@ func main() {
 	}
 }
 
-func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int) error {
+func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int, resolution time.Duration) error {
 	if e, err := env.Load(stateDir); err == nil {
 		if err := e.Check(ctx); err == nil {
 			fmt.Println("The environment is already up.")
@@ -84,7 +85,7 @@ func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int) err
 	if err := os.RemoveAll(stateDir); err != nil {
 		return err
 	}
-	opts := env.Options{StateDir: stateDir, LogDir: logDir, Detach: true, Flotilla: &env.FlotillaOptions{}}
+	opts := env.Options{StateDir: stateDir, LogDir: logDir, Detach: true, Flotilla: &env.FlotillaOptions{}, MetricsResolution: resolution}
 	for _, m := range members {
 		opts.Members = append(opts.Members, env.MemberOptions{Name: m, Nodes: env.NodeOptions{Count: nodes}})
 	}
@@ -201,6 +202,8 @@ Control plane and members are up. Use them with kubectl:
   kubectl get clusters                        # the control plane (context "flotilla"): %s joined
   kubectl get --raw /apis/cluster.karmada.io/v1alpha1/clusters/member1/proxy/api/v1/nodes
   kubectl --context member1 get nodes         # a member: member1, member2, member3
+  kubectl --context member1 top pods -A       # metrics-server; pods use what their
+                                              # kwok.x-k8s.io/usage-cpu|memory annotations say
 
 Search across members (the ResourceRegistry of samples/s7-search.yaml caches
 Deployments, Pods and Nodes of every member):
