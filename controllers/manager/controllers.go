@@ -7,9 +7,12 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/binding"
 	"github.com/flotilla-io/flotilla/controllers/cluster"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
+	"github.com/flotilla-io/flotilla/controllers/cronfederatedhpa"
 	"github.com/flotilla-io/flotilla/controllers/dependencies"
+	"github.com/flotilla-io/flotilla/controllers/deploymentreplicassyncer"
 	"github.com/flotilla-io/flotilla/controllers/detector"
 	"github.com/flotilla-io/flotilla/controllers/execution"
+	"github.com/flotilla-io/flotilla/controllers/hpascaletargetmarker"
 	"github.com/flotilla-io/flotilla/controllers/internal/overrides"
 	"github.com/flotilla-io/flotilla/controllers/namespace"
 	"github.com/flotilla-io/flotilla/controllers/scheduler"
@@ -37,6 +40,10 @@ func Controllers() map[string]InitFunc {
 		dependencies.ControllerName:  startDependencies,
 		clusterstatus.ControllerName: startClusterStatus,
 		unifiedauth.ControllerName:   startUnifiedAuth,
+
+		cronfederatedhpa.ControllerName:         startCronFederatedHPA,
+		hpascaletargetmarker.ControllerName:     startHPAScaleTargetMarker,
+		deploymentreplicassyncer.ControllerName: startDeploymentReplicasSyncer,
 	}
 }
 
@@ -149,5 +156,37 @@ func startStatus(ctx context.Context, c *Context) error {
 	}
 	ctrl.SetTemplateCache(c.Templates)
 	go ctrl.Run(ctx, writeWorkers/2)
+	return nil
+}
+
+func startCronFederatedHPA(ctx context.Context, c *Context) error {
+	ctrl, err := cronfederatedhpa.New(c.KarmadaInformers.Autoscaling().V1alpha1().CronFederatedHPAs(), c.Karmada,
+		c.HostScales, c.HostMapper, c.Recorder, time.Now)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 4)
+	return nil
+}
+
+// startHPAScaleTargetMarker marks the templates member HPAs scale, so
+// members keep the replicas their HPAs set.
+func startHPAScaleTargetMarker(ctx context.Context, c *Context) error {
+	ctrl, err := hpascaletargetmarker.New(c.HostInformers.Autoscaling().V2().HorizontalPodAutoscalers(), c.HostDynamic, c.HostMapper)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 1)
+	return nil
+}
+
+// startDeploymentReplicasSyncer writes the members' summed replicas back
+// into marked Deployment templates.
+func startDeploymentReplicasSyncer(ctx context.Context, c *Context) error {
+	ctrl, err := deploymentreplicassyncer.New(c.Host, c.KarmadaInformers.Work().V1alpha2().ResourceBindings())
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 1)
 	return nil
 }

@@ -25,6 +25,7 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/scale"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
@@ -87,6 +88,11 @@ type Context struct {
 	// HostDynamic and HostMapper reach resource templates of any kind.
 	HostDynamic dynamic.Interface
 	HostMapper  meta.ResettableRESTMapper
+	// HostScales reaches the scale subresource of templates of any kind.
+	HostScales scale.ScalesGetter
+	// HostConfig is the host's client configuration (metrics clients of
+	// the control plane are built from it).
+	HostConfig *rest.Config
 	// Templates watches the host's resource templates of the kinds policies select.
 	Templates *templates.Informers
 	// Members builds member clients from Clusters and their secrets.
@@ -195,6 +201,8 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 		HostInformers:     hostInformers,
 		HostDynamic:       dc,
 		HostMapper:        mapper,
+		HostScales:        scale.New(hc.CoreV1().RESTClient(), mapper, dynamic.LegacyAPIPathResolverFunc, scale.NewDiscoveryScaleKindResolver(disco)),
+		HostConfig:        host,
 		Templates:         templates.New(dc, mapper),
 		Interpreter:       interp,
 		Customizations:    customizations,
