@@ -189,7 +189,7 @@ func (m Member) HasNodes(selector labels.Selector) bool {
 }
 
 // Trim keeps of pods and nodes what the metrics adapter and the HPA
-// arithmetic read: identity, labels, containers' requests, node name,
+// arithmetic read: identity, labels, containers' (and sidecars') requests, node name,
 // phase, conditions and start time. Everything else (managed fields,
 // annotations, volumes, images, container statuses, node images) is
 // dropped before it reaches the cache.
@@ -200,10 +200,18 @@ func Trim(obj any) (any, error) {
 		for i, c := range o.Spec.Containers {
 			containers[i] = corev1.Container{Name: c.Name, Resources: corev1.ResourceRequirements{Requests: c.Resources.Requests}}
 		}
+		// Restartable init containers (sidecars) count towards requests.
+		var sidecars []corev1.Container
+		for _, c := range o.Spec.InitContainers {
+			if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+				sidecars = append(sidecars, corev1.Container{Name: c.Name, RestartPolicy: c.RestartPolicy,
+					Resources: corev1.ResourceRequirements{Requests: c.Resources.Requests}})
+			}
+		}
 		p := &corev1.Pod{
 			TypeMeta:   o.TypeMeta,
 			ObjectMeta: trimMeta(o.ObjectMeta),
-			Spec:       corev1.PodSpec{Containers: containers, NodeName: o.Spec.NodeName, Resources: o.Spec.Resources},
+			Spec:       corev1.PodSpec{Containers: containers, InitContainers: sidecars, NodeName: o.Spec.NodeName, Resources: o.Spec.Resources},
 			Status:     corev1.PodStatus{Phase: o.Status.Phase, Conditions: o.Status.Conditions, StartTime: o.Status.StartTime},
 		}
 		return p, nil

@@ -4,6 +4,10 @@ import (
 	"context"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/binding"
 	"github.com/flotilla-io/flotilla/controllers/cluster"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
@@ -12,12 +16,14 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/deploymentreplicassyncer"
 	"github.com/flotilla-io/flotilla/controllers/detector"
 	"github.com/flotilla-io/flotilla/controllers/execution"
+	"github.com/flotilla-io/flotilla/controllers/federatedhpa"
 	"github.com/flotilla-io/flotilla/controllers/hpascaletargetmarker"
 	"github.com/flotilla-io/flotilla/controllers/internal/overrides"
 	"github.com/flotilla-io/flotilla/controllers/namespace"
 	"github.com/flotilla-io/flotilla/controllers/scheduler"
 	"github.com/flotilla-io/flotilla/controllers/status"
 	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
+	"github.com/flotilla-io/flotilla/memberinformers"
 )
 
 // writeWorkers is the number of workers of the controllers on the write
@@ -41,6 +47,7 @@ func Controllers() map[string]InitFunc {
 		clusterstatus.ControllerName: startClusterStatus,
 		unifiedauth.ControllerName:   startUnifiedAuth,
 
+		federatedhpa.ControllerName:             startFederatedHPA,
 		cronfederatedhpa.ControllerName:         startCronFederatedHPA,
 		hpascaletargetmarker.ControllerName:     startHPAScaleTargetMarker,
 		deploymentreplicassyncer.ControllerName: startDeploymentReplicasSyncer,
@@ -156,6 +163,35 @@ func startStatus(ctx context.Context, c *Context) error {
 	}
 	ctrl.SetTemplateCache(c.Templates)
 	go ctrl.Run(ctx, writeWorkers/2)
+	return nil
+}
+
+// startFederatedHPA reads member pods from the metrics adapter's informers
+// when the adapter runs in this process, from its own otherwise.
+func startFederatedHPA(ctx context.Context, c *Context) error {
+	members := c.MemberInformers
+	if members == nil {
+		clusters := c.KarmadaInformers.Cluster().V1alpha1().Clusters()
+		members = memberinformers.New(func() ([]*clusterv1alpha1.Cluster, error) {
+			return clusters.Lister().List(labels.Everything())
+		}, c.Members.Get)
+		trigger := func(any) { members.Trigger() }
+		if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: trigger, UpdateFunc: func(_, cur any) { trigger(cur) }, DeleteFunc: trigger}); err != nil {
+			return err
+		}
+		go members.Run(ctx)
+	}
+	source, err := federatedhpa.NewMetricsSource(c.HostConfig, c.HostMapper)
+	if err != nil {
+		return err
+	}
+	ctrl, err := federatedhpa.New(c.Options.HPA, c.KarmadaInformers.Autoscaling().V1alpha1().FederatedHPAs(),
+		c.KarmadaInformers.Work().V1alpha2().ResourceBindings(), c.Karmada, c.HostScales, c.HostMapper, members, source, c.Recorder)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 4)
 	return nil
 }
 

@@ -39,10 +39,13 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	karmadascheme "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/scheme"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
+	"github.com/flotilla-io/flotilla/controllers/federatedhpa"
+	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 	"github.com/flotilla-io/flotilla/controllers/interpreter/lua"
 	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/memberinformers"
 )
 
 // Options configure the controllers.
@@ -64,6 +67,9 @@ type Options struct {
 	// SkippedPropagatingNamespaces are regular expressions of namespaces
 	// not propagated automatically.
 	SkippedPropagatingNamespaces []string
+	// HPA tunes the FederatedHPA controller (Karmada's and
+	// kube-controller-manager's --horizontal-pod-autoscaler-* flags).
+	HPA federatedhpa.Options
 }
 
 // NewOptions returns the defaults.
@@ -73,6 +79,7 @@ func NewOptions() Options {
 		LeaseNamespace: "karmada-system", LeaseName: "flotilla-controllers",
 		ClusterStatusUpdateFrequency: 10 * time.Second, ClusterFailureThreshold: 30 * time.Second,
 		ClusterMonitorGracePeriod: 40 * time.Second, SkippedPropagatingNamespaces: []string{"kube-.*"},
+		HPA: federatedhpa.Options{SyncPeriod: 15 * time.Second, Algorithm: calculator.DefaultConfig()},
 	}
 }
 
@@ -105,6 +112,10 @@ type Context struct {
 	Customizations *lua.Customizations
 	// interpreterSynced are the informers the interpreter reads.
 	interpreterSynced []cache.InformerSynced
+	// MemberInformers are the member pod and node informers of the metrics
+	// adapter of the same process; nil when the controllers run apart
+	// from it (the FederatedHPA controller then runs its own).
+	MemberInformers *memberinformers.Set
 	// Recorder records events on templates and Karmada objects, in the host.
 	Recorder record.EventRecorder
 }

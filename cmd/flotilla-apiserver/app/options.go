@@ -122,6 +122,11 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	cs.DurationVar(&o.Controllers.ClusterStatusUpdateFrequency, "cluster-status-update-frequency", o.Controllers.ClusterStatusUpdateFrequency, "how often the status of each push cluster is probed")
 	cs.DurationVar(&o.Controllers.ClusterMonitorGracePeriod, "cluster-monitor-grace-period", o.Controllers.ClusterMonitorGracePeriod, "how long a cluster's heartbeat Lease may go unrenewed before its Ready condition becomes Unknown and it is tainted unreachable")
 	cs.StringSliceVar(&o.Controllers.SkippedPropagatingNamespaces, "skipped-propagating-namespaces", o.Controllers.SkippedPropagatingNamespaces, "regular expressions of namespaces never propagated to members automatically")
+	cs.DurationVar(&o.Controllers.HPA.SyncPeriod, "horizontal-pod-autoscaler-sync-period", o.Controllers.HPA.SyncPeriod, "how often each FederatedHPA is computed")
+	cs.Float64Var(&o.Controllers.HPA.Algorithm.Tolerance, "horizontal-pod-autoscaler-tolerance", o.Controllers.HPA.Algorithm.Tolerance, "minimum relative change of the metric-to-target ratio that rescales")
+	cs.DurationVar(&o.Controllers.HPA.Algorithm.DownscaleStabilizationWindow, "horizontal-pod-autoscaler-downscale-stabilization", o.Controllers.HPA.Algorithm.DownscaleStabilizationWindow, "scale-down stabilization window of FederatedHPAs without a behavior")
+	cs.DurationVar(&o.Controllers.HPA.Algorithm.CPUInitializationPeriod, "horizontal-pod-autoscaler-cpu-initialization-period", o.Controllers.HPA.Algorithm.CPUInitializationPeriod, "period after pod start when CPU samples may be skipped")
+	cs.DurationVar(&o.Controllers.HPA.Algorithm.DelayOfInitialReadinessStatus, "horizontal-pod-autoscaler-initial-readiness-delay", o.Controllers.HPA.Algorithm.DelayOfInitialReadinessStatus, "period after pod start during which readiness changes count as the initial readiness")
 	cs.DurationVar(&o.Controllers.ClusterFailureThreshold, "cluster-failure-threshold", o.Controllers.ClusterFailureThreshold, "how long a cluster must fail its health probe before it is reported not ready")
 	fs.StringVar(&o.APIService.CABundleFile, "apiservice-ca-file", o.APIService.CABundleFile, "CA the aggregator verifies this server with (default: the last certificate of the serving certificate file)")
 }

@@ -60,6 +60,9 @@ func Run(ctx context.Context, o *Options) error {
 		if err != nil {
 			return err
 		}
+		if server.Metrics != nil {
+			c.MemberInformers = server.Metrics.Members
+		}
 		go func() {
 			if err := manager.Run(hctx, c); err != nil {
 				klog.FromContext(ctx).Error(err, "Controllers stopped")
