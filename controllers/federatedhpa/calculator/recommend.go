@@ -174,6 +174,7 @@ func (s *recommender) scaleOnMetrics(minReplicas int32) {
 	s.rec.Err = err
 	if proposal == nil {
 		s.rec.Events = append(s.rec.Events, warning(ReasonFailedComputeMetricsReplicas, err.Error()))
+		s.rec.DesiredReplicas = current
 		s.setStatus(current, s.in.Status.DesiredReplicas, statuses)
 		return
 	}
