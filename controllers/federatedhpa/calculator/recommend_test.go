@@ -536,3 +536,129 @@ func TestRecommend(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryAcrossSyncs runs successive syncs of one FederatedHPA sharing
+// a History: the scale-up policy counts earlier scale-ups, and the
+// scale-down window holds earlier recommendations.
+func TestHistoryAcrossSyncs(t *testing.T) {
+	t.Parallel()
+	// An Object metric with an AverageValue target of 1 proposes exactly
+	// its value (in units) as replicas.
+	spec := autoscalingv1alpha1.FederatedHPASpec{
+		MinReplicas: ptr.To[int32](1), MaxReplicas: 100,
+		Metrics: []autoscalingv2.MetricSpec{{Type: autoscalingv2.ObjectMetricSourceType, Object: &autoscalingv2.ObjectMetricSource{
+			DescribedObject: autoscalingv2.CrossVersionObjectReference{Kind: "Queue", Name: "jobs"},
+			Metric:          autoscalingv2.MetricIdentifier{Name: "depth"},
+			Target:          autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: ptr.To(resource.MustParse("1"))}}}},
+		// +4 pods per minute up; scale-down: the config's 5-minute window,
+		// -100% per 15s.
+		Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: rules(4, 60, 0, 0, 0)},
+	}
+	h := &History{}
+	current := int32(3)
+	status := autoscalingv2.HorizontalPodAutoscalerStatus{}
+	steps := []struct {
+		at          time.Duration
+		proposal    int64
+		want        int32
+		wantLimited string
+		wantAble    string
+	}{
+		// The initial recommendation (3) does not hold a scale-up.
+		{at: 0, proposal: 5, want: 5, wantLimited: ReasonDesiredWithinRange, wantAble: ReasonReadyForNewScale},
+		// 3 replicas a minute ago, +4: 7.
+		{at: 30 * time.Second, proposal: 20, want: 7, wantLimited: ReasonScaleUpLimit, wantAble: ReasonReadyForNewScale},
+		// Still 3 a minute ago: no room left.
+		{at: 45 * time.Second, proposal: 20, want: 7, wantLimited: ReasonScaleUpLimit, wantAble: ReasonReadyForNewScale},
+		// The first scale-up is over a minute old: 5 + 4.
+		{at: 61 * time.Second, proposal: 20, want: 9, wantLimited: ReasonScaleUpLimit, wantAble: ReasonReadyForNewScale},
+		// Recommendations of 20 within the last 5 minutes hold the count.
+		{at: 2 * time.Minute, proposal: 2, want: 9, wantLimited: ReasonDesiredWithinRange, wantAble: ReasonScaleDownStabilized},
+		// Only the 2 of the previous step is left in the window.
+		{at: 7*time.Minute + time.Second, proposal: 2, want: 2, wantLimited: ReasonDesiredWithinRange, wantAble: ReasonReadyForNewScale},
+	}
+	for i, step := range steps {
+		now := testNow.Add(step.at)
+		in := Input{
+			Namespace: "ns", Spec: spec, Status: status, CurrentReplicas: current, StatusReplicas: current,
+			Selector: "app=worker", Pods: podSet{n: int(current)}.build(),
+			Metrics: []MetricData{{Value: step.proposal * 1000, Timestamp: now}},
+		}
+		rec := testingConfig().Recommend(in, h, now)
+		if rec.DesiredReplicas != step.want {
+			t.Fatalf("step %d: desired %d, want %d", i, rec.DesiredReplicas, step.want)
+		}
+		able := rec.Status.Conditions[conditionIndex(rec.Status.Conditions, autoscalingv2.AbleToScale)].Reason
+		limited := rec.Status.Conditions[conditionIndex(rec.Status.Conditions, autoscalingv2.ScalingLimited)].Reason
+		if able != step.wantAble || limited != step.wantLimited {
+			t.Errorf("step %d: AbleToScale %s, ScalingLimited %s; want %s, %s", i, able, limited, step.wantAble, step.wantLimited)
+		}
+		if rec.Rescale {
+			rec.Rescaled(h, now)
+			current = rec.DesiredReplicas
+		}
+		status = rec.Status
+	}
+}
+
+func TestRecommendEdgeCases(t *testing.T) {
+	t.Parallel()
+	base := func() Input {
+		pods, samples := cpuPods([]int64{300, 500, 700}, []int64{1000, 1000, 1000})
+		return Input{
+			Namespace:       "ns",
+			Spec:            autoscalingv1alpha1.FederatedHPASpec{MaxReplicas: 10, Metrics: []autoscalingv2.MetricSpec{cpuUtilization(30)}},
+			CurrentReplicas: 3, StatusReplicas: 3, Selector: "app=web", Pods: pods,
+			Metrics: []MetricData{{PodMetrics: samples}},
+		}
+	}
+
+	t.Run("minReplicas defaults to 1", func(t *testing.T) {
+		t.Parallel()
+		in := base()
+		in.Spec.Metrics = []autoscalingv2.MetricSpec{cpuUtilization(100)}
+		pods, samples := cpuPods([]int64{10, 10, 10}, []int64{1000, 1000, 1000})
+		in.Pods, in.Metrics = pods, []MetricData{{PodMetrics: samples}}
+		rec := testingConfig().Recommend(in, &History{recommendations: []timestampedRecommendation{}}, testNow)
+		if rec.DesiredReplicas != 1 {
+			t.Errorf("desired = %d, want 1", rec.DesiredReplicas)
+		}
+	})
+
+	t.Run("no metrics does not scale", func(t *testing.T) {
+		t.Parallel()
+		in := base()
+		in.Spec.Metrics = nil
+		in.Status.DesiredReplicas = 3
+		rec := testingConfig().Recommend(in, &History{}, testNow)
+		if rec.Rescale || rec.DesiredReplicas != 3 || rec.Err == nil || rec.Err.Error() != "no metrics to compute the replica count from" {
+			t.Errorf("got rescale %v to %d, error %v", rec.Rescale, rec.DesiredReplicas, rec.Err)
+		}
+		checkConditions(t, rec.Status.Conditions, []cond{gotScale})
+	})
+
+	t.Run("a metric without data fails", func(t *testing.T) {
+		t.Parallel()
+		in := base()
+		in.Metrics = nil
+		rec := testingConfig().Recommend(in, &History{}, testNow)
+		want := "invalid metrics (1 invalid out of 1), first error is: failed to get cpu resource metric value: " +
+			"failed to get cpu utilization: unable to get metrics for resource cpu: no data was read for this metric"
+		if rec.Rescale || rec.Err == nil || rec.Err.Error() != want {
+			t.Errorf("got rescale %v, error %v", rec.Rescale, rec.Err)
+		}
+	})
+
+	t.Run("the input is not modified", func(t *testing.T) {
+		t.Parallel()
+		in := base()
+		in.Status.Conditions = []autoscalingv2.HorizontalPodAutoscalerCondition{{Type: autoscalingv2.AbleToScale, Status: F, Reason: ReasonFailedGetScale}}
+		before := *in.Status.DeepCopy()
+		samples := len(in.Metrics[0].PodMetrics)
+		rec := testingConfig().Recommend(in, &History{}, testNow)
+		rec.Rescaled(&History{}, testNow)
+		if diff := cmp.Diff(before, in.Status); diff != "" || len(in.Metrics[0].PodMetrics) != samples {
+			t.Errorf("the input status changed (-before +after):\n%s", diff)
+		}
+	})
+}
