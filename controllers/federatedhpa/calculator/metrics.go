@@ -288,39 +288,54 @@ func computeExternalMetric(src *autoscalingv2.ExternalMetricSource, in metricInp
 		return metricProposal{}, &metricFailure{reason: ReasonFailedGetExternalMetric, cause: cause,
 			err: fmt.Errorf("failed to get %s external metric value: %v", src.Metric.Name, err)}
 	}
-	name := fmt.Sprintf("external metric %s(%+v)", src.Metric.Name, src.Metric.Selector)
-	status := autoscalingv2.MetricStatus{
-		Type:     autoscalingv2.ExternalMetricSourceType,
-		External: &autoscalingv2.ExternalMetricStatus{Metric: identifier(src.Metric)},
-	}
-	var cause error
-	if _, err := metav1.LabelSelectorAsSelector(src.Metric.Selector); err != nil {
-		cause = err
-	} else if in.data.Err != nil {
-		cause = fmt.Errorf("unable to get external metric %s/%s/%+v: %s", in.namespace, src.Metric.Name, src.Metric.Selector, in.data.Err)
-	}
 	target := src.Target
 	switch {
 	case target.AverageValue != nil:
-		if cause != nil {
-			return fail(cause, fmt.Errorf("failed to get %s external metric: %v", src.Metric.Name, cause))
+		if err := externalReadError(src, in); err != nil {
+			return fail(err, fmt.Errorf("failed to get %s external metric: %v", src.Metric.Name, err))
 		}
 		p := in.calc.ExternalAverageValue(in.statusReplicas, target.AverageValue.MilliValue(), in.data.Values, in.data.Timestamp)
-		status.External.Current.AverageValue = resource.NewMilliQuantity(p.Value, resource.DecimalSI)
-		return metricProposal{replicas: p.Replicas, name: name, timestamp: p.Timestamp, status: status}, nil
+		return externalProposal(src, p, autoscalingv2.MetricValueStatus{AverageValue: resource.NewMilliQuantity(p.Value, resource.DecimalSI)}), nil
 	case target.Value != nil:
-		if cause == nil {
-			p, err := in.calc.ExternalValue(in.specReplicas, target.Value.MilliValue(), in.data.Values, in.pods)
-			if err == nil {
-				status.External.Current.Value = resource.NewMilliQuantity(p.Value, resource.DecimalSI)
-				return metricProposal{replicas: p.Replicas, name: name, timestamp: p.Timestamp, status: status}, nil
-			}
-			cause = err
+		p, err := externalValue(src, target.Value.MilliValue(), in)
+		if err != nil {
+			return fail(err, fmt.Errorf("failed to get external metric %s: %v", src.Metric.Name, err))
 		}
-		return fail(cause, fmt.Errorf("failed to get external metric %s: %v", src.Metric.Name, cause))
+		return externalProposal(src, p, autoscalingv2.MetricValueStatus{Value: resource.NewMilliQuantity(p.Value, resource.DecimalSI)}), nil
 	}
 	err := errors.New("invalid external metric source: neither a value target nor an average value target was set")
 	return fail(err, err)
+}
+
+// externalReadError returns why the values of an External metric cannot be
+// used: its selector does not convert, or the read failed.
+func externalReadError(src *autoscalingv2.ExternalMetricSource, in metricInput) error {
+	if _, err := metav1.LabelSelectorAsSelector(src.Metric.Selector); err != nil {
+		return err
+	}
+	if in.data.Err != nil {
+		return fmt.Errorf("unable to get external metric %s/%s/%+v: %s", in.namespace, src.Metric.Name, src.Metric.Selector, in.data.Err)
+	}
+	return nil
+}
+
+func externalValue(src *autoscalingv2.ExternalMetricSource, target int64, in metricInput) (ValueProposal, error) {
+	if err := externalReadError(src, in); err != nil {
+		return ValueProposal{}, err
+	}
+	return in.calc.ExternalValue(in.specReplicas, target, in.data.Values, in.pods)
+}
+
+func externalProposal(src *autoscalingv2.ExternalMetricSource, p ValueProposal, current autoscalingv2.MetricValueStatus) metricProposal {
+	return metricProposal{
+		replicas:  p.Replicas,
+		name:      fmt.Sprintf("external metric %s(%+v)", src.Metric.Name, src.Metric.Selector),
+		timestamp: p.Timestamp,
+		status: autoscalingv2.MetricStatus{
+			Type:     autoscalingv2.ExternalMetricSourceType,
+			External: &autoscalingv2.ExternalMetricStatus{Metric: identifier(src.Metric), Current: current},
+		},
+	}
 }
 
 func identifier(m autoscalingv2.MetricIdentifier) autoscalingv2.MetricIdentifier {

@@ -3,7 +3,6 @@ package calculator
 import (
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -11,8 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-
-	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
 )
 
 var errRead = errors.New("something went wrong")
@@ -359,109 +356,4 @@ func currentQuantity(s autoscalingv2.MetricStatus) *resource.Quantity {
 		return v.Value
 	}
 	return v.AverageValue
-}
-
-// TestRescaleOutcome follows a recommendation through a successful and a
-// failed scale update.
-func TestRescaleOutcome(t *testing.T) {
-	t.Parallel()
-	lastScale := metav1.NewTime(testNow.Add(-time.Hour))
-	earlier := metav1.NewTime(testNow.Add(-time.Hour))
-	newInput := func() Input {
-		pods, samples := cpuPods([]int64{300, 500, 700}, []int64{1000, 1000, 1000})
-		return Input{
-			Namespace: "test-namespace",
-			Spec: autoscalingv1alphaSpec(2, 6, []autoscalingv2.MetricSpec{cpuUtilization(30)},
-				&autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: rules(4, 60, 0, 0, 0)}),
-			Status: autoscalingv2.HorizontalPodAutoscalerStatus{
-				CurrentReplicas: 3, DesiredReplicas: 3, LastScaleTime: &lastScale,
-				Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{
-					{Type: autoscalingv2.AbleToScale, Status: T, Reason: ReasonReadyForNewScale, LastTransitionTime: earlier},
-					{Type: autoscalingv2.ScaledToZero, Status: F, Reason: "NotScaledToZero", LastTransitionTime: earlier},
-					{Type: autoscalingv2.ScalingActive, Status: F, Reason: ReasonInvalidSelector, LastTransitionTime: earlier},
-				},
-			},
-			CurrentReplicas: 3, StatusReplicas: 3, Selector: "app=web",
-			Pods: pods, Metrics: []MetricData{{PodMetrics: samples}},
-		}
-	}
-
-	t.Run("succeeded", func(t *testing.T) {
-		t.Parallel()
-		h := &History{}
-		rec := testingConfig().Recommend(newInput(), h, testNow)
-		if !rec.Rescale || rec.DesiredReplicas != 5 {
-			t.Fatalf("got rescale %v to %d, want a rescale to 5", rec.Rescale, rec.DesiredReplicas)
-		}
-		e := rec.Rescaled(h, testNow)
-		want := Event{Type: corev1.EventTypeNormal, Reason: ReasonSuccessfulRescale,
-			Message: "New size: 5; reason: cpu resource utilization (percentage of request) above target"}
-		if e != want || rec.Events[len(rec.Events)-1] != want {
-			t.Errorf("event = %+v, want %+v", e, want)
-		}
-		if rec.Status.DesiredReplicas != 5 || rec.Status.CurrentReplicas != 3 || !rec.Status.LastScaleTime.Time.Equal(testNow) {
-			t.Errorf("status replicas %d -> %d, last scale %v", rec.Status.CurrentReplicas, rec.Status.DesiredReplicas, rec.Status.LastScaleTime)
-		}
-		// AbleToScale stayed true: its transition time is kept. ScalingActive
-		// turned true now. ScaledToZero is dropped (HPAScaleToZero is off).
-		wantConditions := []autoscalingv2.HorizontalPodAutoscalerCondition{
-			{Type: autoscalingv2.AbleToScale, Status: T, Reason: ReasonSucceededRescale, LastTransitionTime: earlier,
-				Message: "the HPA controller was able to update the target scale to 5"},
-			{Type: autoscalingv2.ScalingActive, Status: T, Reason: ReasonValidMetricFound, LastTransitionTime: metav1.NewTime(testNow),
-				Message: "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)"},
-			{Type: autoscalingv2.ScalingLimited, Status: F, Reason: ReasonDesiredWithinRange, LastTransitionTime: metav1.NewTime(testNow),
-				Message: "the desired count is within the acceptable range"},
-		}
-		if diff := cmp.Diff(wantConditions, rec.Status.Conditions); diff != "" {
-			t.Errorf("conditions (-want +got):\n%s", diff)
-		}
-		if len(h.scaleUpEvents) != 1 || h.scaleUpEvents[0].replicaChange != 2 {
-			t.Errorf("scale-up events = %+v, want one of +2", h.scaleUpEvents)
-		}
-	})
-
-	t.Run("failed", func(t *testing.T) {
-		t.Parallel()
-		h := &History{}
-		rec := testingConfig().Recommend(newInput(), h, testNow)
-		e := rec.RescaleFailed(errors.New("conflict"), testNow)
-		want := Event{Type: corev1.EventTypeWarning, Reason: ReasonFailedRescale,
-			Message: "New size: 5; reason: cpu resource utilization (percentage of request) above target; error: conflict"}
-		if e != want {
-			t.Errorf("event = %+v, want %+v", e, want)
-		}
-		if rec.Status.DesiredReplicas != 3 || !rec.Status.LastScaleTime.Equal(&lastScale) {
-			t.Errorf("status desired %d, last scale %v: want the previous ones", rec.Status.DesiredReplicas, rec.Status.LastScaleTime)
-		}
-		checkConditions(t, rec.Status.Conditions, []cond{
-			{Type: autoscalingv2.AbleToScale, Status: F, Reason: ReasonFailedUpdateScale, Message: "the HPA controller was unable to update the target scale: conflict"},
-			{Type: autoscalingv2.ScaledToZero, Status: F, Reason: "NotScaledToZero"},
-			validMetric, withinRange,
-		})
-		if len(h.scaleUpEvents) != 0 {
-			t.Errorf("a failed rescale was recorded: %+v", h.scaleUpEvents)
-		}
-	})
-}
-
-func autoscalingv1alphaSpec(minReplicas, maxReplicas int32, metrics []autoscalingv2.MetricSpec, behavior *autoscalingv2.HorizontalPodAutoscalerBehavior) autoscalingv1alpha1.FederatedHPASpec {
-	return autoscalingv1alpha1.FederatedHPASpec{MinReplicas: ptr.To(minReplicas), MaxReplicas: maxReplicas, Metrics: metrics, Behavior: behavior}
-}
-
-func TestScaleUnavailable(t *testing.T) {
-	t.Parallel()
-	status := autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: 4, DesiredReplicas: 4}
-	got, e := ScaleUnavailable(status, errors.New("no binding"), testNow)
-	want := autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: 4, DesiredReplicas: 4,
-		Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{{Type: autoscalingv2.AbleToScale, Status: F, Reason: ReasonFailedGetScale,
-			Message: "the HPA controller was unable to get the target's current scale: no binding", LastTransitionTime: metav1.NewTime(testNow)}}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("status (-want +got):\n%s", diff)
-	}
-	if e != (Event{Type: corev1.EventTypeWarning, Reason: ReasonFailedGetScale, Message: "no binding"}) {
-		t.Errorf("event = %+v", e)
-	}
-	if len(status.Conditions) != 0 {
-		t.Errorf("the input status was modified")
-	}
 }

@@ -58,6 +58,11 @@ type Recommendation struct {
 	// Reason explains the rescale, for the event: e.g. "cpu resource
 	// utilization (percentage of request) above target".
 	Reason string
+	// Metric names the metric whose proposal was the highest, and
+	// MetricTimestamp is the time of its value; for logs. Both are empty
+	// when no metric was computed.
+	Metric          string
+	MetricTimestamp time.Time
 	// MetricStatuses are the current values of the metrics, index by index
 	// with Spec.Metrics (a metric that failed has an empty entry).
 	MetricStatuses []autoscalingv2.MetricStatus
@@ -179,6 +184,7 @@ func (s *recommender) scaleOnMetrics(minReplicas int32) {
 		return
 	}
 
+	s.rec.Metric, s.rec.MetricTimestamp = proposal.name, proposal.timestamp
 	var desired int32
 	var reason, metric string
 	if proposal.replicas > desired {
