@@ -88,8 +88,9 @@ func (c Config) TolerancesFor(behavior *autoscalingv2.HorizontalPodAutoscalerBeh
 	return t
 }
 
-// replicaCalculator returns the per-metric calculator for one computation.
-func (c Config) replicaCalculator(tolerances Tolerances, now time.Time) ReplicaCalculator {
+// ReplicaCalculator returns the per-metric calculator with c's settings,
+// for one computation at now.
+func (c Config) ReplicaCalculator(tolerances Tolerances, now time.Time) ReplicaCalculator {
 	return ReplicaCalculator{
 		Tolerances:                    tolerances,
 		CPUInitializationPeriod:       c.CPUInitializationPeriod,

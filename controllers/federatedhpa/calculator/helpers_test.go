@@ -38,7 +38,7 @@ func testingCalculator(tol *Tolerances) ReplicaCalculator {
 	if tol != nil {
 		t = *tol
 	}
-	return testingConfig().replicaCalculator(t, testNow)
+	return testingConfig().ReplicaCalculator(t, testNow)
 }
 
 const testCluster = "member1"

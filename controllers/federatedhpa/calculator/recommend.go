@@ -20,8 +20,9 @@ type Input struct {
 	Namespace string
 	// Spec of the FederatedHPA. ScaleTargetRef is not used.
 	Spec autoscalingv1alpha1.FederatedHPASpec
-	// Status is the FederatedHPA's current status, whose conditions and
-	// lastScaleTime carry over.
+	// Status is the FederatedHPA's current status: its conditions (and
+	// their transition times), lastScaleTime, desiredReplicas (kept when
+	// nothing is scaled) and observedGeneration carry over.
 	Status autoscalingv2.HorizontalPodAutoscalerStatus
 
 	// CurrentReplicas is the target's scale spec.replicas (summed).
@@ -66,7 +67,8 @@ type Recommendation struct {
 	// MetricStatuses are the current values of the metrics, index by index
 	// with Spec.Metrics (a metric that failed has an empty entry).
 	MetricStatuses []autoscalingv2.MetricStatus
-	// Status is the FederatedHPA status to write.
+	// Status is the FederatedHPA status to write. When Rescale is set, it
+	// is complete only after Rescaled or RescaleFailed.
 	Status autoscalingv2.HorizontalPodAutoscalerStatus
 	// Events are the events to record, in order.
 	Events []Event
@@ -124,9 +126,12 @@ func (r *Recommendation) setCondition(t autoscalingv2.HorizontalPodAutoscalerCon
 //   - a target outside [minReplicas, maxReplicas] is brought back into it
 //     without reading metrics;
 //   - otherwise the highest proposal of the metrics is stabilized and
-//     limited, by the behavior if the spec has one (defaulted with
-//     DefaultBehavior) and, if not, by c.DownscaleStabilizationWindow and
-//     a scale-up limit of max(2*current, 4).
+//     limited: with a behavior, by its windows and policies (unset fields
+//     defaulted with DefaultBehavior, except an unset scale-down window,
+//     which is c.DownscaleStabilizationWindow as upstream); without one,
+//     by a scale-down window of c.DownscaleStabilizationWindow and a
+//     scale-up limit of max(2*current, 4) per sync. Either way the result
+//     stays within [minReplicas, maxReplicas] (minReplicas defaults to 1).
 func (c Config) Recommend(in Input, h *History, now time.Time) Recommendation {
 	s := &recommender{cfg: c, in: &in, history: h, now: now, behavior: c.effectiveBehavior(in.Spec.Behavior)}
 	s.rec = Recommendation{CurrentReplicas: in.CurrentReplicas, behavior: s.behavior}
@@ -218,7 +223,7 @@ func (s *recommender) computeReplicasForMetrics() (*metricProposal, []autoscalin
 	}
 	specs := s.in.Spec.Metrics
 	statuses := make([]autoscalingv2.MetricStatus, len(specs))
-	calc := s.cfg.replicaCalculator(s.cfg.TolerancesFor(s.in.Spec.Behavior), s.now)
+	calc := s.cfg.ReplicaCalculator(s.cfg.TolerancesFor(s.in.Spec.Behavior), s.now)
 	var best *metricProposal
 	var firstFailure *metricFailure
 	failures := 0
