@@ -52,7 +52,7 @@ func (c *Controller) compute(ctx context.Context, fhpa *autoscalingv1alpha1.Fede
 	key := fhpa.Namespace + "/" + fhpa.Name
 	now := c.now()
 	ref := fhpa.Spec.ScaleTargetRef
-	gr, sc, err := c.getScale(ctx, fhpa.Namespace, ref)
+	gvr, sc, err := c.getScale(ctx, fhpa.Namespace, ref)
 	if err != nil {
 		status, e := calculator.ScaleUnavailable(fhpa.Status, err, now)
 		return status, []calculator.Event{e}
@@ -84,7 +84,7 @@ func (c *Controller) compute(ctx context.Context, fhpa *autoscalingv1alpha1.Fede
 	rec := c.opts.Algorithm.Recommend(in, h, now)
 	if rec.Rescale {
 		patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, rec.DesiredReplicas)
-		if _, err := c.scales.Scales(fhpa.Namespace).Patch(ctx, gr.WithVersion(""), ref.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		if _, err := c.scales.Scales(fhpa.Namespace).Patch(ctx, gvr, ref.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 			rec.RescaleFailed(err, now)
 		} else {
 			rec.Rescaled(h, now)
@@ -96,21 +96,21 @@ func (c *Controller) compute(ctx context.Context, fhpa *autoscalingv1alpha1.Fede
 }
 
 // getScale reads the template's scale subresource on the host.
-func (c *Controller) getScale(ctx context.Context, namespace string, ref autoscalingv2.CrossVersionObjectReference) (schema.GroupResource, *autoscalingv1.Scale, error) {
+func (c *Controller) getScale(ctx context.Context, namespace string, ref autoscalingv2.CrossVersionObjectReference) (schema.GroupVersionResource, *autoscalingv1.Scale, error) {
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
 	if err != nil {
-		return schema.GroupResource{}, nil, err
+		return schema.GroupVersionResource{}, nil, err
 	}
 	mapping, err := c.mapper.RESTMapping(gv.WithKind(ref.Kind).GroupKind(), gv.Version)
 	if err != nil {
-		return schema.GroupResource{}, nil, fmt.Errorf("unable to determine resource for scale target reference: %w", err)
+		return schema.GroupVersionResource{}, nil, fmt.Errorf("unable to determine resource for scale target reference: %w", err)
 	}
-	gr := mapping.Resource.GroupResource()
-	sc, err := c.scales.Scales(namespace).Get(ctx, gr, ref.Name, metav1.GetOptions{})
+	gvr := mapping.Resource
+	sc, err := c.scales.Scales(namespace).Get(ctx, gvr.GroupResource(), ref.Name, metav1.GetOptions{})
 	if err != nil {
-		return gr, nil, fmt.Errorf("unable to get scale for target %s %s/%s: %w", ref.Kind, namespace, ref.Name, err)
+		return gvr, nil, fmt.Errorf("unable to get scale for target %s %s/%s: %w", ref.Kind, namespace, ref.Name, err)
 	}
-	return gr, sc, nil
+	return gvr, sc, nil
 }
 
 // targetClusters are the members the template's binding places it on.

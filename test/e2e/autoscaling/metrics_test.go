@@ -41,7 +41,9 @@ func TestS8TopOnControlPlane(t *testing.T) {
 		from := map[string]int{}
 		for _, pm := range list.Items {
 			from[pm.Annotations[autoscalingv1alpha1.QuerySourceAnnotationKey]]++
-			if len(pm.Containers) != 1 || pm.Containers[0].Usage.Cpu().MilliValue() != 20 {
+			// kwok's emulated counter is a rate measured between scrapes:
+			// a few nanocores off.
+			if len(pm.Containers) != 1 || pm.Containers[0].Usage.Cpu().MilliValue() < 19 || pm.Containers[0].Usage.Cpu().MilliValue() > 21 {
 				return fmt.Sprintf("pod %s: containers %+v, want one using 20m CPU", pm.Name, pm.Containers)
 			}
 		}
