@@ -1,0 +1,58 @@
+package autoscaling
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+)
+
+// TestS8MemberStopped runs last (it stops member2 for good): the
+// FederatedHPA keeps computing on member1 and its ScalingActive condition
+// names the missing cluster.
+func TestS8MemberStopped(t *testing.T) {
+	ns := framework.Namespace(t, "s8-stopped")
+	framework.Apply(t, nginx(ns, 2, "1m"))
+	framework.Apply(t, fmt.Sprintf(fhpa, ns))
+	kc := karmada(t)
+	active := func(ctx context.Context) (*autoscalingv2.HorizontalPodAutoscalerCondition, string) {
+		f, err := kc.AutoscalingV1alpha1().FederatedHPAs(ns).Get(ctx, "nginx", metav1.GetOptions{})
+		if err != nil {
+			return nil, err.Error()
+		}
+		for i, c := range f.Status.Conditions {
+			if c.Type == autoscalingv2.ScalingActive {
+				return &f.Status.Conditions[i], ""
+			}
+		}
+		return nil, fmt.Sprintf("conditions %s, want ScalingActive", conditions(f.Status.Conditions))
+	}
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		c, msg := active(ctx)
+		if c == nil {
+			return msg
+		}
+		if c.Status != "True" {
+			return fmt.Sprintf("ScalingActive %s %s %q", c.Status, c.Reason, c.Message)
+		}
+		return ""
+	})
+
+	framework.Member(t, "member2").Process("kube-apiserver").Stop(0)
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		c, msg := active(ctx)
+		if c == nil {
+			return msg
+		}
+		if c.Status != "True" || !strings.Contains(c.Message, "member2") {
+			return fmt.Sprintf("ScalingActive %s %s %q, want True naming member2", c.Status, c.Reason, c.Message)
+		}
+		return ""
+	})
+}
