@@ -1,0 +1,291 @@
+// Package autoscaling benchmarks issue 12: PodMetrics lists through the
+// control plane against one member's metrics-server, and how fast a
+// FederatedHPA reacts to a change of CPU use against its floor (the
+// metrics-server resolution plus the FederatedHPA sync period). It runs
+// with `make bench`, in its own environment.
+package autoscaling
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
+
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
+)
+
+var members = []string{"member1", "member2", "member3"}
+
+const (
+	resolution = env.MinMetricsResolution
+	syncPeriod = 5 * time.Second
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("FLOTILLA_BENCH") == "" {
+		fmt.Println("bench/autoscaling: skipped; set FLOTILLA_BENCH=1 (make bench) to run the benchmarks")
+		os.Exit(0)
+	}
+	nodes := env.NodeOptions{Count: 2, Pods: "500"}
+	framework.Main(m, "bench-autoscaling", env.Options{
+		Members:           []env.MemberOptions{{Name: "member1", Nodes: nodes}, {Name: "member2", Nodes: nodes}, {Name: "member3", Nodes: nodes}},
+		MetricsResolution: resolution,
+		Flotilla:          &env.FlotillaOptions{Args: []string{"--horizontal-pod-autoscaler-sync-period=" + syncPeriod.String()}},
+	}, members...)
+}
+
+func record(t *testing.T, text string) {
+	t.Helper()
+	fmt.Print(text)
+	root, err := env.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "_output", "bench")
+	_ = os.MkdirAll(dir, 0o755)
+	f, err := os.OpenFile(filepath.Join(dir, "autoscaling.txt"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, _ = f.WriteString(text)
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[int(float64(len(s)-1)*p)]
+}
+
+func memberClient(t *testing.T, name string) kubernetes.Interface {
+	t.Helper()
+	cs, err := framework.Member(t, name).Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// TestPodMetricsList: 1,000 pods over three members; the PodMetrics list
+// of their selector through the control plane against the same list from
+// member1's metrics-server directly.
+func TestPodMetricsList(t *testing.T) {
+	const ns, total = "bench-metrics", 1000
+	for i, m := range members {
+		n := total / len(members)
+		if i == 0 {
+			n += total % len(members)
+		}
+		createDeployment(t, memberClient(t, m), ns, "bench", int32(n), "5m")
+	}
+	cfg, err := framework.Env.Host.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 1000, 1000
+	cp := metricsclient.NewForConfigOrDie(cfg)
+	dcfg, err := framework.Member(t, "member1").MetricsServerConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dcfg.QPS, dcfg.Burst = 1000, 1000
+	direct := metricsclient.NewForConfigOrDie(dcfg)
+	opts := metav1.ListOptions{LabelSelector: "app=bench"}
+	framework.Eventually(t, 5*time.Minute, func(ctx context.Context) string {
+		l, err := cp.MetricsV1beta1().PodMetricses(ns).List(ctx, opts)
+		if err != nil {
+			return err.Error()
+		}
+		if len(l.Items) != total {
+			return fmt.Sprintf("%d pod metrics through the control plane, want %d", len(l.Items), total)
+		}
+		return ""
+	})
+	measure := func(list func(ctx context.Context) (int, error)) ([]time.Duration, int) {
+		var d []time.Duration
+		n := 0
+		for range 100 {
+			start := time.Now()
+			got, err := list(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			d = append(d, time.Since(start))
+			n = got
+		}
+		return d, n
+	}
+	// Interleaved rounds, so both see the same machine.
+	var cpD, directD []time.Duration
+	var cpN, directN int
+	for range 2 {
+		d, n := measure(func(ctx context.Context) (int, error) {
+			l, err := cp.MetricsV1beta1().PodMetricses(ns).List(ctx, opts)
+			if err != nil {
+				return 0, err
+			}
+			return len(l.Items), nil
+		})
+		cpD, cpN = append(cpD, d...), n
+		d, n = measure(func(ctx context.Context) (int, error) {
+			l, err := direct.MetricsV1beta1().PodMetricses(ns).List(ctx, opts)
+			if err != nil {
+				return 0, err
+			}
+			return len(l.Items), nil
+		})
+		directD, directN = append(directD, d...), n
+	}
+	p50, p99 := percentile(cpD, 0.5), percentile(cpD, 0.99)
+	b50, b99 := percentile(directD, 0.5), percentile(directD, 0.99)
+	record(t, fmt.Sprintf("PodMetrics list app=bench (%s): control plane %d items P50 %s P99 %s; member1 metrics-server directly %d items P50 %s P99 %s; ratio P50 %.2f P99 %.2f\n",
+		time.Now().UTC().Format(time.RFC3339), cpN, p50.Round(time.Millisecond), p99.Round(time.Millisecond), directN,
+		b50.Round(time.Millisecond), b99.Round(time.Millisecond), float64(p50)/float64(b50), float64(p99)/float64(b99)))
+	if p99 > time.Second {
+		t.Errorf("P99 %s through the control plane, goal at most 1s", p99)
+	}
+}
+
+// TestReactionTime: from a change of the pods' CPU use (their kwok usage
+// annotation) until the template's replicas change.
+func TestReactionTime(t *testing.T) {
+	ns := framework.Namespace(t, "bench-react")
+	framework.Apply(t, fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: %[1]s, labels: {app: web}}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}, annotations: {kwok.x-k8s.io/usage-cpu: 5m}}
+    spec: {containers: [{name: web, image: nginx, resources: {requests: {cpu: 25m}}}]}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2, member3]}
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
+---
+apiVersion: autoscaling.karmada.io/v1alpha1
+kind: FederatedHPA
+metadata: {name: web, namespace: %[1]s}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 3
+  maxReplicas: 12
+  behavior: {scaleDown: {stabilizationWindowSeconds: 0}, scaleUp: {stabilizationWindowSeconds: 0}}
+  metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}}]
+`, ns))
+	host, err := framework.Env.Host.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	replicas := func(ctx context.Context) int32 {
+		d, err := host.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return -1
+		}
+		return *d.Spec.Replicas
+	}
+	// Every pod has CPU samples: the FederatedHPA reports a utilization.
+	framework.Eventually(t, 3*time.Minute, func(ctx context.Context) string {
+		f, err := karmadaFHPA(t, ctx, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if len(f) == 0 {
+			return "no current metrics yet"
+		}
+		return ""
+	})
+	time.Sleep(2 * resolution) // settle: every pod sampled at 5m
+	var times []time.Duration
+	for round := range 3 {
+		before := replicas(t.Context())
+		start := time.Now()
+		annotatePods(t, ns, "web", "25m")
+		framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+			if r := replicas(ctx); r == before {
+				return fmt.Sprintf("round %d: replicas still %d", round, r)
+			}
+			return ""
+		})
+		times = append(times, time.Since(start))
+		// Back to the start: low use, down to the minimum.
+		annotatePods(t, ns, "web", "5m")
+		framework.Eventually(t, 3*time.Minute, func(ctx context.Context) string {
+			if r := replicas(ctx); r != 3 {
+				return fmt.Sprintf("round %d: replicas %d, want 3 again", round, r)
+			}
+			return ""
+		})
+		time.Sleep(2 * resolution)
+	}
+	floor := resolution + syncPeriod
+	med := percentile(times, 0.5)
+	record(t, fmt.Sprintf("FederatedHPA reaction (%s): usage change to template replicas change %v, median %s; floor (metrics resolution %s + sync period %s) %s; median minus floor %s\n",
+		time.Now().UTC().Format(time.RFC3339), roundAll(times), med.Round(100*time.Millisecond), resolution, syncPeriod, floor, (med - floor).Round(100*time.Millisecond)))
+}
+
+func roundAll(d []time.Duration) []time.Duration {
+	out := make([]time.Duration, len(d))
+	for i, v := range d {
+		out[i] = v.Round(100 * time.Millisecond)
+	}
+	return out
+}
+
+// annotatePods sets the emulated CPU use of app's running pods in every
+// member, in place (no rollout).
+func annotatePods(t *testing.T, ns, app, cpu string) {
+	t.Helper()
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{"kwok.x-k8s.io/usage-cpu":%q}}}`, cpu)
+	for _, m := range members {
+		cs := memberClient(t, m)
+		pods, err := cs.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "app=" + app})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pods.Items {
+			if _, err := cs.CoreV1().Pods(ns).Patch(t.Context(), p.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func createDeployment(t *testing.T, cs kubernetes.Interface, ns, name string, replicas int32, cpu string) {
+	t.Helper()
+	if _, err := cs.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !isExists(err) {
+		t.Fatal(err)
+	}
+	labels := map[string]string{"app": name}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: map[string]string{"kwok.x-k8s.io/usage-cpu": cpu}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
+			},
+		},
+	}
+	if _, err := cs.AppsV1().Deployments(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
