@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -177,21 +178,12 @@ func clustersWithoutSamples(pods []calculator.Pod, data []calculator.MetricData,
 	}
 	var out []string
 	for c := range withPods {
-		if !withSamples[c] && !contains(known, c) {
+		if !withSamples[c] && !slices.Contains(known, c) {
 			out = append(out, c)
 		}
 	}
 	sort.Strings(out)
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // noteMissing says in the ScalingActive condition which members' pods or

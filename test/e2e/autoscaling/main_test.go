@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -34,23 +33,9 @@ func TestMain(m *testing.M) {
 
 var members = []string{"member1", "member2"}
 
-func karmada(t *testing.T) versioned.Interface {
-	t.Helper()
-	cfg, err := framework.Env.Host.RESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return versioned.NewForConfigOrDie(cfg)
-}
-
-func host(t *testing.T) kubernetes.Interface {
-	t.Helper()
-	cs, err := framework.Env.Host.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
-}
+func karmada(t *testing.T) versioned.Interface           { return framework.Karmada(t) }
+func host(t *testing.T) kubernetes.Interface             { return framework.HostClient(t) }
+func member(t *testing.T, n string) kubernetes.Interface { return framework.MemberClient(t, n) }
 
 // controlPlaneMetrics is a metrics.k8s.io client of the control plane.
 func controlPlaneMetrics(t *testing.T) metricsclient.Interface {
@@ -60,15 +45,6 @@ func controlPlaneMetrics(t *testing.T) metricsclient.Interface {
 		t.Fatal(err)
 	}
 	return metricsclient.NewForConfigOrDie(cfg)
-}
-
-func member(t *testing.T, name string) kubernetes.Interface {
-	t.Helper()
-	cs, err := framework.Member(t, name).Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
 }
 
 // nginx is S8's workload: a Deployment whose pods request 25m CPU and use
@@ -163,5 +139,3 @@ func containsLine(lines []string, substr ...string) bool {
 	}
 	return false
 }
-
-var _ = time.Second

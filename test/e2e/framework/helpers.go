@@ -10,6 +10,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 )
 
 // Kubectl runs kubectl against the control plane and returns its combined
@@ -85,4 +88,34 @@ func Namespace(t *testing.T, name string) string {
 		}
 	})
 	return name
+}
+
+// Karmada is a client of flotilla-apiserver's APIs through the host.
+func Karmada(t *testing.T) versioned.Interface {
+	t.Helper()
+	cfg, err := Env.Host.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return versioned.NewForConfigOrDie(cfg)
+}
+
+// HostClient is a client of the host API server (the control plane).
+func HostClient(t *testing.T) kubernetes.Interface {
+	t.Helper()
+	cs, err := Env.Host.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// MemberClient is a client of a member cluster.
+func MemberClient(t *testing.T, name string) kubernetes.Interface {
+	t.Helper()
+	cs, err := Member(t, name).Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
 }
