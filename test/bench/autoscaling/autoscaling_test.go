@@ -238,7 +238,7 @@ spec:
 	floor := resolution + syncPeriod
 	med := percentile(times, 0.5)
 	record(t, fmt.Sprintf("FederatedHPA reaction (%s): usage change to template replicas change %v, median %s; floor (metrics resolution %s + sync period %s) %s; median minus floor %s\n",
-		time.Now().UTC().Format(time.RFC3339), roundAll(times), med.Round(100*time.Millisecond), resolution, syncPeriod, floor, (med - floor).Round(100*time.Millisecond)))
+		time.Now().UTC().Format(time.RFC3339), roundAll(times), med.Round(100*time.Millisecond), resolution, syncPeriod, floor, (med-floor).Round(100*time.Millisecond)))
 }
 
 func roundAll(d []time.Duration) []time.Duration {
