@@ -10,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned/typed/metrics/v1beta1"
@@ -149,7 +150,13 @@ func (m *members) clientsOf(cluster string) (*metricsClients, error) {
 	cfg := rest.CopyConfig(mem.Client.Config)
 	// The custom metrics client takes no context: its requests end here.
 	cfg.Timeout = m.timeout
-	resource, err := metricsclient.NewForConfig(cfg)
+	// metrics.k8s.io speaks protobuf (metrics-server serves it, the
+	// member's aggregator passes it through): decoding a member's thousand
+	// PodMetrics costs a fraction of JSON's.
+	pcfg := rest.CopyConfig(cfg)
+	pcfg.ContentType = runtime.ContentTypeProtobuf
+	pcfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	resource, err := metricsclient.NewForConfig(pcfg)
 	if err != nil {
 		return nil, err
 	}
