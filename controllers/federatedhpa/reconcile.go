@@ -68,19 +68,21 @@ func (c *Controller) compute(ctx context.Context, fhpa *autoscalingv1alpha1.Fede
 	}
 	missing = append(missing, clustersWithoutSamples(pods, data, missing)...)
 
+	// The workqueue hands a key to one worker at a time: the history is
+	// this worker's; only the maps are shared.
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	h := c.histories[key]
 	if h == nil {
 		h = &calculator.History{}
 		c.histories[key] = h
 	}
 	c.selectors[key] = sc.Status.Selector
+	selecting := c.autoscalersSelecting(fhpa.Namespace, pods)
+	c.mu.Unlock()
 	in := calculator.Input{
 		Namespace: fhpa.Namespace, Spec: fhpa.Spec, Status: fhpa.Status,
 		CurrentReplicas: sc.Spec.Replicas, StatusReplicas: sc.Status.Replicas, Selector: sc.Status.Selector,
-		AutoscalersSelectingPods: c.autoscalersSelecting(fhpa.Namespace, pods),
-		Pods:                     pods, Metrics: data,
+		AutoscalersSelectingPods: selecting, Pods: pods, Metrics: data,
 	}
 	rec := c.opts.Algorithm.Recommend(in, h, now)
 	if rec.Rescale {
@@ -202,7 +204,7 @@ func noteMissing(status *autoscalingv2.HorizontalPodAutoscalerStatus, missing []
 }
 
 // autoscalersSelecting lists the FederatedHPAs of namespace whose last
-// selector matches one of pods.
+// selector matches one of pods; the caller holds c.mu.
 func (c *Controller) autoscalersSelecting(namespace string, pods []calculator.Pod) []string {
 	var out []string
 	for key, sel := range c.selectors {
