@@ -26,7 +26,8 @@ const (
 	// cluster without nodes needs.
 	RoleHost Role = "host"
 	// RoleMember is a member cluster: kube-apiserver, kube-controller-manager,
-	// kube-scheduler, kwok with fake nodes, and metrics-server.
+	// kube-scheduler, kwok with fake nodes, metrics-server and
+	// custom-metrics-emulator.
 	RoleMember Role = "member"
 )
 
@@ -74,6 +75,9 @@ type Ports struct {
 	// MetricsServer is metrics-server's port (members only); see
 	// Cluster.MetricsServerConfig.
 	MetricsServer int `json:"metricsServer,omitempty"`
+	// CustomMetrics is custom-metrics-emulator's port (members only); see
+	// Cluster.CustomMetricsConfig.
+	CustomMetrics int `json:"customMetrics,omitempty"`
 }
 
 // CRILogLine formats a log line as the container runtime writes it, the
@@ -153,8 +157,10 @@ func (c *Cluster) writePKI() error {
 	}
 	if c.Role == RoleMember {
 		// The aggregator verifies the name of the Service, not the host it dials.
-		certs = append(certs, cert{ca, "metrics-server", CertRequest{CommonName: metricsService,
-			DNSNames: []string{metricsService + "." + metav1.NamespaceSystem + ".svc", "localhost"}, IPs: loopback[:1]}})
+		for _, svc := range []string{metricsService, customMetricsService} {
+			certs = append(certs, cert{ca, svc, CertRequest{CommonName: svc,
+				DNSNames: []string{svc + "." + metav1.NamespaceSystem + ".svc", "localhost"}, IPs: loopback[:1]}})
+		}
 	}
 	for _, s := range certs {
 		kp, err := s.ca.Issue(s.req)

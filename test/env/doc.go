@@ -10,8 +10,9 @@
 // kube-controller-manager, kube-scheduler, kwok with fake nodes on which
 // Pods become Running and Ready, and metrics-server serving metrics.k8s.io
 // from kwok's emulated resource usage: a pod uses what its annotations
-// kwok.x-k8s.io/usage-cpu and kwok.x-k8s.io/usage-memory say). Certificates
-// are generated in Go.
+// kwok.x-k8s.io/usage-cpu and kwok.x-k8s.io/usage-memory say, and
+// custom-metrics-emulator serving custom.metrics.k8s.io from pod annotations
+// custom-metrics.flotilla.io/<metric>). Certificates are generated in Go.
 //
 // The e2e suites start one environment per test binary from TestMain; `make
 // up` starts one that outlives it (Options.Detach) and records it in a state

@@ -30,7 +30,8 @@ const (
 // Options describe an environment. Use them through Start.
 type Options struct {
 	// BinDir holds the component binaries (make tools links them into
-	// _output/bin). Default: $FLOTILLA_BIN, else <repo>/_output/bin.
+	// _output/bin; make build builds custom-metrics-emulator there).
+	// Default: $FLOTILLA_BIN, else <repo>/_output/bin.
 	BinDir string `json:"binDir"`
 	// StateDir receives etcd's data and every cluster's certificates and
 	// kubeconfigs. It must be empty or absent.
@@ -129,7 +130,7 @@ func (o *Options) complete() error {
 			m.Nodes.Count = 2
 		}
 	}
-	required := []string{binEtcd, binAPIServer, binKCM, binScheduler, binKwok, fileKwokStages, fileKwokMetrics, binMetricsServer}
+	required := []string{binEtcd, binAPIServer, binKCM, binScheduler, binKwok, fileKwokStages, fileKwokMetrics, binMetricsServer, binCustomMetrics}
 	if o.Flotilla != nil && o.Flotilla.Binary == "" {
 		required = append(required, FlotillaComponent)
 	}
@@ -268,9 +269,14 @@ func (e *Environment) Check(ctx context.Context) error {
 				return fmt.Errorf("%s/%s (pid %d) is not running; log %s", p.Cluster, p.Component, p.PID, p.LogFile)
 			}
 		}
-		// An environment started before members ran metrics-server.
-		if c.Role == RoleMember && c.Process(MetricsServerComponent) == nil {
-			return fmt.Errorf("%s runs no %s", c.Name, MetricsServerComponent)
+		// An environment started before members ran metrics-server and
+		// custom-metrics-emulator.
+		if c.Role == RoleMember {
+			for _, comp := range []string{MetricsServerComponent, CustomMetricsComponent} {
+				if c.Process(comp) == nil {
+					return fmt.Errorf("%s runs no %s", c.Name, comp)
+				}
+			}
 		}
 		ready, err := c.apiserverReady()
 		if err != nil {
@@ -324,7 +330,8 @@ func (e *Environment) startEtcd(ctx context.Context) error {
 
 // startCluster writes the cluster's certificates and starts its components
 // in order, each ready before the next starts; a member's metrics-server
-// starts beside them once the kube-apiserver is ready.
+// and custom-metrics-emulator start beside them once the kube-apiserver is
+// ready.
 func (e *Environment) startCluster(ctx context.Context, c *Cluster) (err error) {
 	if err := c.writePKI(); err != nil {
 		return fmt.Errorf("%s: certificates: %w", c.Name, err)
@@ -356,7 +363,8 @@ func (e *Environment) startCluster(ctx context.Context, c *Cluster) (err error) 
 	c.Processes = append(c.Processes, p)
 	if c.Role == RoleMember {
 		metricsServerStarted := e.startMetricsServer(ctx, c)
-		defer func() { err = errors.Join(err, metricsServerStarted()) }()
+		customMetricsStarted := e.startCustomMetrics(ctx, c)
+		defer func() { err = errors.Join(err, metricsServerStarted(), customMetricsStarted()) }()
 	}
 
 	type component struct {

@@ -13,7 +13,7 @@ import (
 func TestOptionsComplete(t *testing.T) {
 	t.Parallel()
 	bin := t.TempDir()
-	for _, b := range []string{binEtcd, binAPIServer, binKCM, binScheduler, binKwok, fileKwokStages, fileKwokMetrics, binMetricsServer} {
+	for _, b := range []string{binEtcd, binAPIServer, binKCM, binScheduler, binKwok, fileKwokStages, fileKwokMetrics, binMetricsServer, binCustomMetrics} {
 		if err := os.WriteFile(filepath.Join(bin, b), nil, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -155,5 +155,30 @@ func TestMetricsServerArgs(t *testing.T) {
 	cfg, err := (&Cluster{Name: "host"}).MetricsServerConfig()
 	if err == nil {
 		t.Errorf("a cluster without metrics-server returned a config for %s", cfg.Host)
+	}
+}
+
+// custom-metrics-emulator is AdapterBase's flags: its own port, its serving
+// certificate for the Service the APIServices name, the member's kubeconfig.
+func TestCustomMetricsArgs(t *testing.T) {
+	t.Parallel()
+	c := &Cluster{Name: "m1", Role: RoleMember, Dir: "d", Kubeconfig: "d/admin.kubeconfig", Ports: Ports{CustomMetrics: 4444}}
+	args := strings.Join(c.customMetricsArgs(), " ")
+	for _, want := range []string{"--secure-port=4444", "--bind-address=127.0.0.1", "--lister-kubeconfig=d/admin.kubeconfig",
+		"--authentication-kubeconfig=d/admin.kubeconfig", "--authorization-kubeconfig=d/admin.kubeconfig",
+		"--tls-cert-file=" + filepath.Join("d", "pki", "custom-metrics-emulator.crt")} {
+		if !strings.Contains(args, want) {
+			t.Errorf("custom-metrics-emulator args %q lack %s", args, want)
+		}
+	}
+	if c.CustomMetricsURL() != "https://127.0.0.1:4444" {
+		t.Errorf("URL %s", c.CustomMetricsURL())
+	}
+	if len(customMetricsVersions) != 2 || customMetricsVersions[0].Version != "v1beta2" || customMetricsVersions[1].Version != "v1beta1" {
+		t.Errorf("custom metrics versions %v, want v1beta2 then v1beta1", customMetricsVersions)
+	}
+	cfg, err := (&Cluster{Name: "host"}).CustomMetricsConfig()
+	if err == nil {
+		t.Errorf("a cluster without custom-metrics-emulator returned a config for %s", cfg.Host)
 	}
 }

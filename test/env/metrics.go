@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -40,8 +41,7 @@ const (
 
 	// metricsService is the ExternalName Service in kube-system the
 	// APIService points at; the serving certificate is for its DNS name.
-	metricsService    = "metrics-server"
-	metricsAPIService = "v1beta1.metrics.k8s.io"
+	metricsService = "metrics-server"
 )
 
 // MetricsServerURL is the base URL of the member's metrics-server, which
@@ -95,6 +95,31 @@ func (c *Cluster) metricsServerArgs(resolution time.Duration) []string {
 // when registering failed, so that it is stopped), and returns its error. It
 // must be called from startCluster's goroutine.
 func (e *Environment) startMetricsServer(ctx context.Context, c *Cluster) (wait func() error) {
+	return e.startExtensionServer(ctx, c, extensionServer{
+		component: MetricsServerComponent, bin: binMetricsServer, port: &c.Ports.MetricsServer,
+		args:    func() []string { return c.metricsServerArgs(e.Options.MetricsResolution) },
+		service: metricsService, apis: []schema.GroupVersion{{Group: "metrics.k8s.io", Version: "v1beta1"}},
+	})
+}
+
+// extensionServer is a member process serving API groups through the
+// member's aggregator: kube-system/<service>, an ExternalName Service, leads
+// to its port, and its serving certificate, from the cluster CA, is for
+// <service>.kube-system.svc.
+type extensionServer struct {
+	component, bin string
+	port           *int
+	args           func() []string
+	service        string
+	apis           []schema.GroupVersion
+}
+
+// startExtensionServer starts s on a free port and, once its /healthz
+// answers, registers its APIServices, in the background. The returned
+// function waits for that, records the process in c.Processes (also when
+// registering failed, so that it is stopped), and returns its error. It
+// must be called from startCluster's goroutine.
+func (e *Environment) startExtensionServer(ctx context.Context, c *Cluster, s extensionServer) (wait func() error) {
 	done := make(chan struct{})
 	var (
 		p   *Process
@@ -107,16 +132,15 @@ func (e *Environment) startMetricsServer(ctx context.Context, c *Cluster) (wait 
 			if err != nil {
 				return nil, err
 			}
-			c.Ports.MetricsServer = ports[0]
-			p, err := startProcess(c.Name, MetricsServerComponent, e.bin(binMetricsServer),
-				c.metricsServerArgs(e.Options.MetricsResolution), e.logFile(c.Name, MetricsServerComponent), e.Options.Detach)
+			*s.port = ports[0]
+			p, err := startProcess(c.Name, s.component, e.bin(s.bin), s.args(), e.logFile(c.Name, s.component), e.Options.Detach)
 			if err != nil {
 				return nil, err
 			}
-			return p, p.waitFor(ctx, e.Options.Timeout, "healthy", healthz(c.MetricsServerURL()+"/healthz"))
+			return p, p.waitFor(ctx, e.Options.Timeout, "healthy", healthz("https://127.0.0.1:"+strconv.Itoa(*s.port)+"/healthz"))
 		})
 		if err == nil {
-			err = registerMetricsAPI(ctx, c, e.Options.Timeout)
+			err = registerAPIServices(ctx, c, s.service, *s.port, s.apis, e.Options.Timeout)
 		}
 	}()
 	return func() error {
@@ -125,19 +149,19 @@ func (e *Environment) startMetricsServer(ctx context.Context, c *Cluster) (wait 
 			c.Processes = append(c.Processes, p)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: metrics-server: %w", c.Name, err)
+			return fmt.Errorf("%s: %s: %w", c.Name, s.component, err)
 		}
 		return nil
 	}
 }
 
-// registerMetricsAPI creates (or updates) kube-system/metrics-server, an
+// registerAPIServices creates (or updates) kube-system/<service>, an
 // ExternalName Service for localhost — there is no Pod and no kube-proxy:
-// the aggregator dials https://localhost:<port> — and the APIService
-// v1beta1.metrics.k8s.io pointing at it. TLS is verified: the caBundle is
-// the cluster CA that signed metrics-server's certificate for
-// metrics-server.kube-system.svc, the name the aggregator checks.
-func registerMetricsAPI(ctx context.Context, c *Cluster, timeout time.Duration) error {
+// the aggregator dials https://localhost:<port> — and an APIService per
+// group version pointing at it. TLS is verified: the caBundle is the
+// cluster CA that signed the server's certificate for
+// <service>.kube-system.svc, the name the aggregator checks.
+func registerAPIServices(ctx context.Context, c *Cluster, service string, port int, gvs []schema.GroupVersion, timeout time.Duration) error {
 	cfg, err := c.RESTConfig()
 	if err != nil {
 		return err
@@ -154,36 +178,39 @@ func registerMetricsAPI(ctx context.Context, c *Cluster, timeout time.Duration) 
 	if err != nil {
 		return err
 	}
-	port := int32(c.Ports.MetricsServer)
+	p := int32(port)
 	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: metricsService, Namespace: metav1.NamespaceSystem},
+		ObjectMeta: metav1.ObjectMeta{Name: service, Namespace: metav1.NamespaceSystem},
 		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost",
-			Ports: []corev1.ServicePort{{Name: "https", Port: port, Protocol: corev1.ProtocolTCP}}},
+			Ports: []corev1.ServicePort{{Name: "https", Port: p, Protocol: corev1.ProtocolTCP}}},
 	}
-	api := &apiregv1.APIService{
-		ObjectMeta: metav1.ObjectMeta{Name: metricsAPIService},
-		Spec: apiregv1.APIServiceSpec{
-			Group: "metrics.k8s.io", Version: "v1beta1",
-			Service:              &apiregv1.ServiceReference{Namespace: metav1.NamespaceSystem, Name: metricsService, Port: &port},
-			CABundle:             ca,
-			GroupPriorityMinimum: 100, VersionPriority: 100,
-		},
+	apis := make([]*apiregv1.APIService, len(gvs))
+	for i, gv := range gvs {
+		apis[i] = &apiregv1.APIService{
+			ObjectMeta: metav1.ObjectMeta{Name: gv.Version + "." + gv.Group},
+			Spec: apiregv1.APIServiceSpec{
+				Group: gv.Group, Version: gv.Version,
+				Service:              &apiregv1.ServiceReference{Namespace: metav1.NamespaceSystem, Name: service, Port: &p},
+				CABundle:             ca,
+				GroupPriorityMinimum: 100, VersionPriority: int32(100 - i),
+			},
+		}
 	}
 	// kube-system is created by the kube-apiserver a moment after it is
-	// ready; retry until both objects are there.
+	// ready; retry until every object is there.
 	var last error
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		last = ensureMetricsObjects(ctx, core, agg, svc, api)
+		last = ensureAPIObjects(ctx, core, agg, svc, apis)
 		return last == nil, nil
 	})
 	if err != nil {
-		return fmt.Errorf("registering %s: %w (last error: %v)", metricsAPIService, err, last)
+		return fmt.Errorf("registering %s: %w (last error: %v)", gvs, err, last)
 	}
 	return nil
 }
 
-// ensureMetricsObjects creates svc and api, or updates their specs.
-func ensureMetricsObjects(ctx context.Context, core kubernetes.Interface, agg aggregator.Interface, svc *corev1.Service, api *apiregv1.APIService) error {
+// ensureAPIObjects creates svc and apis, or updates their specs.
+func ensureAPIObjects(ctx context.Context, core kubernetes.Interface, agg aggregator.Interface, svc *corev1.Service, apis []*apiregv1.APIService) error {
 	services := core.CoreV1().Services(svc.Namespace)
 	_, err := services.Create(ctx, svc, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
@@ -196,14 +223,19 @@ func ensureMetricsObjects(ctx context.Context, core kubernetes.Interface, agg ag
 	if err != nil {
 		return err
 	}
-	apis := agg.ApiregistrationV1().APIServices()
-	_, err = apis.Create(ctx, api, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		var got *apiregv1.APIService
-		if got, err = apis.Get(ctx, api.Name, metav1.GetOptions{}); err == nil {
-			got.Spec = api.Spec
-			_, err = apis.Update(ctx, got, metav1.UpdateOptions{})
+	client := agg.ApiregistrationV1().APIServices()
+	for _, api := range apis {
+		_, err = client.Create(ctx, api, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			var got *apiregv1.APIService
+			if got, err = client.Get(ctx, api.Name, metav1.GetOptions{}); err == nil {
+				got.Spec = api.Spec
+				_, err = client.Update(ctx, got, metav1.UpdateOptions{})
+			}
+		}
+		if err != nil {
+			return err
 		}
 	}
-	return err
+	return nil
 }
