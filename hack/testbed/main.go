@@ -204,6 +204,9 @@ Control plane and members are up. Use them with kubectl:
   kubectl --context member1 get nodes         # a member: member1, member2, member3
   kubectl --context member1 top pods -A       # metrics-server; pods use what their
                                               # kwok.x-k8s.io/usage-cpu|memory annotations say
+  kubectl get --raw '/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/requests_per_second'
+                                              # custom metrics of every member: a pod reports what its
+                                              # custom-metrics.flotilla.io/<metric> annotation says
 
 Search across members (the ResourceRegistry of samples/s7-search.yaml caches
 Deployments, Pods and Nodes of every member):
