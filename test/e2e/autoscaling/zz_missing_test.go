@@ -18,8 +18,10 @@ import (
 // names the missing cluster.
 func TestS8MemberStopped(t *testing.T) {
 	ns := framework.Namespace(t, "s8-stopped")
-	framework.Apply(t, nginx(ns, 2, "1m"))
-	framework.Apply(t, fmt.Sprintf(fhpa, ns))
+	// minReplicas 4 keeps pods in both members: a member with no replica
+	// is not a target, and then nothing of it is missing.
+	framework.Apply(t, nginx(ns, 4, "1m"))
+	framework.Apply(t, strings.Replace(fmt.Sprintf(fhpa, ns), "minReplicas: 1", "minReplicas: 4", 1))
 	kc := karmada(t)
 	active := func(ctx context.Context) (*autoscalingv2.HorizontalPodAutoscalerCondition, string) {
 		f, err := kc.AutoscalingV1alpha1().FederatedHPAs(ns).Get(ctx, "nginx", metav1.GetOptions{})
@@ -44,6 +46,16 @@ func TestS8MemberStopped(t *testing.T) {
 		return ""
 	})
 
+	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
+		pods, err := runningPods(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if len(pods["member1"]) != 2 || len(pods["member2"]) != 2 {
+			return fmt.Sprintf("running pods %v, want 2 in each member", pods)
+		}
+		return ""
+	})
 	framework.Member(t, "member2").Process("kube-apiserver").Stop(0)
 	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
 		c, msg := active(ctx)
