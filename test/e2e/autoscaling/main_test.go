@@ -25,6 +25,10 @@ func TestMain(m *testing.M) {
 		MetricsResolution: env.MinMetricsResolution,
 		Flotilla: &env.FlotillaOptions{Args: []string{
 			"--horizontal-pod-autoscaler-sync-period=5s",
+			// A member's metrics that miss the deadline count as missing,
+			// which holds a scale-down (upstream's rule): on a loaded
+			// two-core machine a member can take more than the default 3s.
+			"--metrics-member-timeout=10s",
 			// Short periods so a stopped member is noticed in seconds.
 			"--cluster-status-update-frequency=2s", "--cluster-failure-threshold=6s",
 		}},
