@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apiserver/pkg/warning"
 )
 
@@ -67,4 +70,54 @@ func warnMissing(ctx context.Context, failed map[string]error) {
 		parts[i] = fmt.Sprintf("%s (%v)", c, failed[c])
 	}
 	warning.AddWarning(ctx, "", "metrics of these clusters are missing: "+strings.Join(parts, "; "))
+}
+
+// mergeItems converts the items of every member's answer and marks each
+// with its member. Members that failed are named in a warning; it fails
+// only when every member asked failed.
+func mergeItems[V, I any](ctx context.Context, answers []answer[[]V], convert func(*V, *I, conversion.Scope) error, meta func(*I) *metav1.ObjectMeta) ([]I, error) {
+	var out []I
+	failed := map[string]error{}
+	for _, a := range answers {
+		if a.err != nil {
+			failed[a.cluster] = a.err
+			continue
+		}
+		for i := range a.value {
+			var item I
+			if err := convert(&a.value[i], &item, nil); err != nil {
+				return nil, err
+			}
+			markSource(meta(&item), a.cluster)
+			out = append(out, item)
+		}
+	}
+	if len(failed) == len(answers) && len(answers) > 0 {
+		return nil, unavailable(failed)
+	}
+	warnMissing(ctx, failed)
+	return out, nil
+}
+
+// firstFound converts the answer of the first member (in order) that has
+// the object, marked with that member; nil when none has it. Members that
+// failed otherwise than NotFound are named in a warning.
+func firstFound[V, I any](ctx context.Context, answers []answer[*V], convert func(*V, *I, conversion.Scope) error, meta func(*I) *metav1.ObjectMeta) (*I, error) {
+	failed := map[string]error{}
+	defer warnMissing(ctx, failed)
+	for _, a := range answers {
+		if a.err != nil {
+			if !apierrors.IsNotFound(a.err) {
+				failed[a.cluster] = a.err
+			}
+			continue
+		}
+		item := new(I)
+		if err := convert(a.value, item, nil); err != nil {
+			return nil, err
+		}
+		markSource(meta(item), a.cluster)
+		return item, nil
+	}
+	return nil, nil
 }

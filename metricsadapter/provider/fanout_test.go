@@ -3,12 +3,18 @@ package provider
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/conversion"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/metrics/pkg/apis/custom_metrics"
+
+	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
 )
 
 func TestGatherBoundsEachMember(t *testing.T) {
@@ -65,5 +71,42 @@ func TestAddSumsValues(t *testing.T) {
 				t.Errorf("sum %s at %v window %d, want %s at %v window %d", sum.Value.String(), sum.Timestamp, *sum.WindowSeconds, tc.want, tc.wantTime, tc.wantWindow)
 			}
 		})
+	}
+}
+
+func TestMergeAndFirstFound(t *testing.T) {
+	type item struct{ meta metav1.ObjectMeta }
+	convert := func(in *string, out *item, _ conversion.Scope) error { out.meta.Name = *in; return nil }
+	meta := func(i *item) *metav1.ObjectMeta { return &i.meta }
+	ctx := context.Background()
+
+	items, err := mergeItems(ctx, []answer[[]string]{
+		{cluster: "m1", value: []string{"a", "b"}}, {cluster: "m2", err: errors.New("timeout")}, {cluster: "m3", value: []string{"c"}},
+	}, convert, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, i := range items {
+		got = append(got, i.meta.Name+"@"+i.meta.Annotations[autoscalingv1alpha1.QuerySourceAnnotationKey])
+	}
+	if strings.Join(got, ",") != "a@m1,b@m1,c@m3" {
+		t.Errorf("merged %v", got)
+	}
+	if _, err := mergeItems(ctx, []answer[[]string]{{cluster: "m1", err: errors.New("down")}}, convert, meta); !apierrors.IsServiceUnavailable(err) {
+		t.Errorf("every member failed: err %v, want ServiceUnavailable", err)
+	}
+	if items, err := mergeItems(ctx, nil, convert, meta); err != nil || len(items) != 0 {
+		t.Errorf("no member asked: %v %v, want an empty list", items, err)
+	}
+
+	notFound := apierrors.NewNotFound(schema.GroupResource{Resource: "pods"}, "x")
+	b := "b"
+	found, err := firstFound(ctx, []answer[*string]{{cluster: "m1", err: notFound}, {cluster: "m2", value: &b}}, convert, meta)
+	if err != nil || found == nil || found.meta.Name != "b" || found.meta.Annotations[autoscalingv1alpha1.QuerySourceAnnotationKey] != "m2" {
+		t.Errorf("firstFound = %+v, %v; want b from m2", found, err)
+	}
+	if found, err := firstFound(ctx, []answer[*string]{{cluster: "m1", err: notFound}}, convert, meta); found != nil || err != nil {
+		t.Errorf("nowhere: %+v %v, want nil, nil", found, err)
 	}
 }

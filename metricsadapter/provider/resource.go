@@ -51,41 +51,30 @@ func (m *PodMetrics) List(ctx context.Context, options *metainternalversion.List
 	namespace := genericapirequest.NamespaceValue(ctx)
 	opts, selector := listOptions(options)
 	answers := gather(ctx, m.Members.PodClusters(namespace, selector), m.Timeout,
-		func(ctx context.Context, cluster string) (*metricsv1beta1.PodMetricsList, error) {
+		func(ctx context.Context, cluster string) ([]metricsv1beta1.PodMetrics, error) {
 			c, err := m.Members.ResourceMetrics(cluster)
 			if err != nil {
 				return nil, err
 			}
-			return c.PodMetricses(namespace).List(ctx, opts)
-		})
-	out := &metrics.PodMetricsList{}
-	failed := map[string]error{}
-	for _, a := range answers {
-		if a.err != nil {
-			failed[a.cluster] = a.err
-			continue
-		}
-		for i := range a.value.Items {
-			var pm metrics.PodMetrics
-			if err := metricsv1beta1.Convert_v1beta1_PodMetrics_To_metrics_PodMetrics(&a.value.Items[i], &pm, nil); err != nil {
+			l, err := c.PodMetricses(namespace).List(ctx, opts)
+			if err != nil {
 				return nil, err
 			}
-			markSource(&pm.ObjectMeta, a.cluster)
-			out.Items = append(out.Items, pm)
-		}
+			return l.Items, nil
+		})
+	items, err := mergeItems(ctx, answers, metricsv1beta1.Convert_v1beta1_PodMetrics_To_metrics_PodMetrics,
+		func(pm *metrics.PodMetrics) *metav1.ObjectMeta { return &pm.ObjectMeta })
+	if err != nil {
+		return nil, err
 	}
-	if len(failed) == len(answers) && len(answers) > 0 {
-		return nil, unavailable(failed)
-	}
-	warnMissing(ctx, failed)
-	sort.SliceStable(out.Items, func(i, j int) bool {
-		a, b := out.Items[i], out.Items[j]
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := items[i], items[j]
 		if a.Namespace != b.Namespace {
 			return a.Namespace < b.Namespace
 		}
 		return a.Name < b.Name
 	})
-	return out, nil
+	return &metrics.PodMetricsList{Items: items}, nil
 }
 
 // Get returns the PodMetrics of the first member (by name) that has the pod.
@@ -99,24 +88,15 @@ func (m *PodMetrics) Get(ctx context.Context, name string, _ *metav1.GetOptions)
 			}
 			return c.PodMetricses(namespace).Get(ctx, name, metav1.GetOptions{})
 		})
-	failed := map[string]error{}
-	for _, a := range answers {
-		if a.err != nil {
-			if !apierrors.IsNotFound(a.err) {
-				failed[a.cluster] = a.err
-			}
-			continue
-		}
-		pm := &metrics.PodMetrics{}
-		if err := metricsv1beta1.Convert_v1beta1_PodMetrics_To_metrics_PodMetrics(a.value, pm, nil); err != nil {
-			return nil, err
-		}
-		markSource(&pm.ObjectMeta, a.cluster)
-		warnMissing(ctx, failed)
-		return pm, nil
+	pm, err := firstFound(ctx, answers, metricsv1beta1.Convert_v1beta1_PodMetrics_To_metrics_PodMetrics,
+		func(pm *metrics.PodMetrics) *metav1.ObjectMeta { return &pm.ObjectMeta })
+	if err != nil {
+		return nil, err
 	}
-	warnMissing(ctx, failed)
-	return nil, apierrors.NewNotFound(metrics.Resource("pods"), namespace+"/"+name)
+	if pm == nil {
+		return nil, apierrors.NewNotFound(metrics.Resource("pods"), namespace+"/"+name)
+	}
+	return pm, nil
 }
 
 // ConvertToTable shows each pod's summed usage per resource and the window.
@@ -176,35 +156,24 @@ func (*NodeMetrics) GetSingularName() string { return "nodemetrics" }
 func (m *NodeMetrics) List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error) {
 	opts, selector := listOptions(options)
 	answers := gather(ctx, m.Members.NodeClusters(selector), m.Timeout,
-		func(ctx context.Context, cluster string) (*metricsv1beta1.NodeMetricsList, error) {
+		func(ctx context.Context, cluster string) ([]metricsv1beta1.NodeMetrics, error) {
 			c, err := m.Members.ResourceMetrics(cluster)
 			if err != nil {
 				return nil, err
 			}
-			return c.NodeMetricses().List(ctx, opts)
-		})
-	out := &metrics.NodeMetricsList{}
-	failed := map[string]error{}
-	for _, a := range answers {
-		if a.err != nil {
-			failed[a.cluster] = a.err
-			continue
-		}
-		for i := range a.value.Items {
-			var nm metrics.NodeMetrics
-			if err := metricsv1beta1.Convert_v1beta1_NodeMetrics_To_metrics_NodeMetrics(&a.value.Items[i], &nm, nil); err != nil {
+			l, err := c.NodeMetricses().List(ctx, opts)
+			if err != nil {
 				return nil, err
 			}
-			markSource(&nm.ObjectMeta, a.cluster)
-			out.Items = append(out.Items, nm)
-		}
+			return l.Items, nil
+		})
+	items, err := mergeItems(ctx, answers, metricsv1beta1.Convert_v1beta1_NodeMetrics_To_metrics_NodeMetrics,
+		func(nm *metrics.NodeMetrics) *metav1.ObjectMeta { return &nm.ObjectMeta })
+	if err != nil {
+		return nil, err
 	}
-	if len(failed) == len(answers) && len(answers) > 0 {
-		return nil, unavailable(failed)
-	}
-	warnMissing(ctx, failed)
-	sort.SliceStable(out.Items, func(i, j int) bool { return out.Items[i].Name < out.Items[j].Name })
-	return out, nil
+	sort.SliceStable(items, func(i, j int) bool { return items[i].Name < items[j].Name })
+	return &metrics.NodeMetricsList{Items: items}, nil
 }
 
 // Get returns the NodeMetrics of the first member (by name) with the node.
@@ -217,24 +186,15 @@ func (m *NodeMetrics) Get(ctx context.Context, name string, _ *metav1.GetOptions
 			}
 			return c.NodeMetricses().Get(ctx, name, metav1.GetOptions{})
 		})
-	failed := map[string]error{}
-	for _, a := range answers {
-		if a.err != nil {
-			if !apierrors.IsNotFound(a.err) {
-				failed[a.cluster] = a.err
-			}
-			continue
-		}
-		nm := &metrics.NodeMetrics{}
-		if err := metricsv1beta1.Convert_v1beta1_NodeMetrics_To_metrics_NodeMetrics(a.value, nm, nil); err != nil {
-			return nil, err
-		}
-		markSource(&nm.ObjectMeta, a.cluster)
-		warnMissing(ctx, failed)
-		return nm, nil
+	nm, err := firstFound(ctx, answers, metricsv1beta1.Convert_v1beta1_NodeMetrics_To_metrics_NodeMetrics,
+		func(nm *metrics.NodeMetrics) *metav1.ObjectMeta { return &nm.ObjectMeta })
+	if err != nil {
+		return nil, err
 	}
-	warnMissing(ctx, failed)
-	return nil, apierrors.NewNotFound(metrics.Resource("nodes"), name)
+	if nm == nil {
+		return nil, apierrors.NewNotFound(metrics.Resource("nodes"), name)
+	}
+	return nm, nil
 }
 
 // ConvertToTable shows each node's usage per resource and the window.
