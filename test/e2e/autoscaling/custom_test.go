@@ -21,37 +21,9 @@ import (
 // reports for each pod from its annotation custom-metrics.flotilla.io/<metric>.
 const rpsMetric = "requests_per_second"
 
-// nginxRPS is S8's nginx Deployment, divided 1:1 over both members, whose
-// pods report rps for requests_per_second.
+// nginxRPS is S8's nginx whose pods report rps for requests_per_second.
 func nginxRPS(ns string, replicas int, rps string) string {
-	return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata: {name: nginx, namespace: %[1]s, labels: {app: nginx}}
-spec:
-  replicas: %[2]d
-  selector: {matchLabels: {app: nginx}}
-  template:
-    metadata:
-      labels: {app: nginx}
-      annotations: {%[4]s: %[3]q}
-    spec: {containers: [{name: nginx, image: nginx:1.7.9, resources: {requests: {cpu: 25m}}}]}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: nginx, namespace: %[1]s}
-spec:
-  resourceSelectors:
-    - {apiVersion: apps/v1, kind: Deployment, name: nginx}
-  placement:
-    clusterAffinity: {clusterNames: [member1, member2]}
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-      weightPreference:
-        staticWeightList:
-          - {targetCluster: {clusterNames: [member1]}, weight: 1}
-          - {targetCluster: {clusterNames: [member2]}, weight: 1}
-`, ns, replicas, rps, env.CustomMetricsAnnotationPrefix+rpsMetric)
+	return nginxAnnotated(ns, replicas, env.CustomMetricsAnnotationPrefix+rpsMetric, rps)
 }
 
 // customMetricsRaw reads a custom.metrics.k8s.io/v1beta2 path of the

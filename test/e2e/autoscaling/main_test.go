@@ -55,6 +55,12 @@ func controlPlaneMetrics(t *testing.T) metricsclient.Interface {
 // what cpu says (kwok's usage annotation), a Service, and a policy dividing
 // it 1:1 over both members.
 func nginx(ns string, replicas int, cpu string) string {
+	return nginxAnnotated(ns, replicas, "kwok.x-k8s.io/usage-cpu", cpu)
+}
+
+// nginxAnnotated is nginx whose pod template carries one annotation (an
+// emulated metric).
+func nginxAnnotated(ns string, replicas int, annotation, value string) string {
 	return fmt.Sprintf(`apiVersion: apps/v1
 kind: Deployment
 metadata: {name: nginx, namespace: %[1]s, labels: {app: nginx}}
@@ -64,7 +70,7 @@ spec:
   template:
     metadata:
       labels: {app: nginx}
-      annotations: {kwok.x-k8s.io/usage-cpu: %[3]q}
+      annotations: {%[4]s: %[3]q}
     spec: {containers: [{name: nginx, image: nginx:1.7.9, resources: {requests: {cpu: 25m}}}]}
 ---
 apiVersion: v1
@@ -88,7 +94,7 @@ spec:
         staticWeightList:
           - {targetCluster: {clusterNames: [member1]}, weight: 1}
           - {targetCluster: {clusterNames: [member2]}, weight: 1}
-`, ns, replicas, cpu)
+`, ns, replicas, value, annotation)
 }
 
 // setUsage changes the emulated CPU use of the template's pods (a rollout).
