@@ -1,7 +1,6 @@
 package metricsadapter
 
 import (
-	"context"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -209,16 +208,11 @@ func (s *Server) PostStartHook(hctx genericapiserver.PostStartHookContext) error
 	s.clusters.Store(&lister)
 	factory.Start(hctx.Done())
 	go func() {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go func() {
-			<-hctx.Done()
-			cancel()
-		}()
 		if !cache.WaitForCacheSync(hctx.Done(), clusters.Informer().HasSynced) {
 			return
 		}
-		s.Members.Run(klog.NewContext(ctx, klog.Background().WithName("metrics")))
+		// The hook's context ends when the server stops.
+		s.Members.Run(klog.NewContext(hctx.Context, klog.Background().WithName("metrics")))
 	}()
 	return nil
 }

@@ -208,13 +208,8 @@ func (s *Server) PostStartHook(hctx genericapiserver.PostStartHookContext) error
 	}})
 	factory.Start(hctx.Done())
 	go func() {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go func() {
-			<-hctx.Done()
-			cancel()
-		}()
-		ctx = klog.NewContext(ctx, klog.Background().WithName("search"))
+		// The hook's context ends when the server stops.
+		ctx := klog.NewContext(hctx.Context, klog.Background().WithName("search"))
 		if !cache.WaitForCacheSync(hctx.Done(), clusters.Informer().HasSynced, registries.Informer().HasSynced) {
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/scale"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -63,7 +64,7 @@ type Controller struct {
 	histories map[string]*calculator.History
 	// selectors are the pod selectors each FederatedHPA last computed
 	// with, to find pods two of them select.
-	selectors map[string]string
+	selectors map[string]labels.Selector
 }
 
 // New returns the controller. members are the member pod informers;
@@ -78,7 +79,7 @@ func New(opts Options, fhpas autoscalinginformers.FederatedHPAInformer, bindings
 		synced: []cache.InformerSynced{fhpas.Informer().HasSynced, bindings.Informer().HasSynced},
 		client: client, scales: scales, mapper: mapper, members: members, metrics: metrics, recorder: recorder,
 		now: time.Now, queue: worker.NewQueue(ControllerName),
-		histories: map[string]*calculator.History{}, selectors: map[string]string{}}
+		histories: map[string]*calculator.History{}, selectors: map[string]labels.Selector{}}
 	enqueue := worker.EnqueueKey(c.queue)
 	if _, err := fhpas.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: enqueue,

@@ -10,6 +10,7 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -59,8 +60,15 @@ func (c *Controller) compute(ctx context.Context, fhpa *autoscalingv1alpha1.Fede
 		return status, []calculator.Event{e}
 	}
 	clusters := c.targetClusters(fhpa.Namespace, ref)
-	selector, _ := labels.Parse(sc.Status.Selector)
-	pods, missing := c.pods(fhpa.Namespace, selector, sc.Status.Selector != "", clusters)
+	selector, err := labels.Parse(sc.Status.Selector)
+	if err != nil || sc.Status.Selector == "" {
+		selector = nil // the algorithm reports the invalid selector
+	}
+	memberPods, missing := c.pods(fhpa.Namespace, selector, clusters)
+	pods := make([]calculator.Pod, len(memberPods))
+	for i, p := range memberPods {
+		pods[i] = calculator.NewPod(p.cluster, p.pod)
+	}
 	reader := &metricReader{source: c.metrics, namespace: fhpa.Namespace, selector: selector, pods: pods}
 	data := make([]calculator.MetricData, len(fhpa.Spec.Metrics))
 	for i, m := range fhpa.Spec.Metrics {
@@ -76,8 +84,8 @@ func (c *Controller) compute(ctx context.Context, fhpa *autoscalingv1alpha1.Fede
 		h = &calculator.History{}
 		c.histories[key] = h
 	}
-	c.selectors[key] = sc.Status.Selector
-	selecting := c.autoscalersSelecting(fhpa.Namespace, pods)
+	c.selectors[key] = selector
+	selecting := c.autoscalersSelecting(fhpa.Namespace, memberPods)
 	c.mu.Unlock()
 	in := calculator.Input{
 		Namespace: fhpa.Namespace, Spec: fhpa.Spec, Status: fhpa.Status,
@@ -130,15 +138,21 @@ func (c *Controller) targetClusters(namespace string, ref autoscalingv2.CrossVer
 	return out
 }
 
+// memberPod is a pod of a member cluster.
+type memberPod struct {
+	cluster string
+	pod     *corev1.Pod
+}
+
 // pods returns the pods selector matches in the target clusters, and the
 // clusters whose pods are unknown (not Ready, or their informer not yet
-// synced).
-func (c *Controller) pods(namespace string, selector labels.Selector, valid bool, clusters []string) ([]calculator.Pod, []string) {
-	var out []calculator.Pod
-	var missing []string
-	if !valid || selector == nil {
+// synced). A nil selector matches nothing.
+func (c *Controller) pods(namespace string, selector labels.Selector, clusters []string) ([]memberPod, []string) {
+	if selector == nil {
 		return nil, nil
 	}
+	var out []memberPod
+	var missing []string
 	for _, name := range clusters {
 		m, ok := c.members.Member(name)
 		if !ok || !m.Synced {
@@ -151,7 +165,7 @@ func (c *Controller) pods(namespace string, selector labels.Selector, valid bool
 			continue
 		}
 		for _, p := range pods {
-			out = append(out, calculator.NewPod(name, p))
+			out = append(out, memberPod{cluster: name, pod: p})
 		}
 	}
 	return out, missing
@@ -205,23 +219,16 @@ func noteMissing(status *autoscalingv2.HorizontalPodAutoscalerStatus, missing []
 
 // autoscalersSelecting lists the FederatedHPAs of namespace whose last
 // selector matches one of pods; the caller holds c.mu.
-func (c *Controller) autoscalersSelecting(namespace string, pods []calculator.Pod) []string {
+func (c *Controller) autoscalersSelecting(namespace string, pods []memberPod) []string {
 	var out []string
 	for key, sel := range c.selectors {
-		ns, _, _ := cache.SplitMetaNamespaceKey(key)
-		if ns != namespace || sel == "" {
-			continue
-		}
-		s, err := labels.Parse(sel)
-		if err != nil {
+		if ns, _, _ := cache.SplitMetaNamespaceKey(key); ns != namespace || sel == nil {
 			continue
 		}
 		for _, p := range pods {
-			if m, ok := c.members.Member(p.Cluster); ok {
-				if pod, err := m.Pods.Pods(namespace).Get(p.Name); err == nil && s.Matches(labels.Set(pod.Labels)) {
-					out = append(out, key)
-					break
-				}
+			if sel.Matches(labels.Set(p.pod.Labels)) {
+				out = append(out, key)
+				break
 			}
 		}
 	}

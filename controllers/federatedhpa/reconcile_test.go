@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
 )
@@ -54,5 +57,22 @@ func TestNoteMissing(t *testing.T) {
 	}
 	if status.Conditions[0].Message != "able" {
 		t.Errorf("AbleToScale changed: %q", status.Conditions[0].Message)
+	}
+}
+
+func TestAutoscalersSelecting(t *testing.T) {
+	web, db := labels.SelectorFromSet(labels.Set{"app": "web"}), labels.SelectorFromSet(labels.Set{"app": "db"})
+	c := &Controller{selectors: map[string]labels.Selector{
+		"ns/web": web, "ns/web-too": web, "ns/db": db, "other/web": web, "ns/no-selector": nil,
+	}}
+	pods := []memberPod{
+		{cluster: "m1", pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"app": "web"}}}},
+		{cluster: "m2", pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"app": "web", "tier": "x"}}}},
+	}
+	if got, want := c.autoscalersSelecting("ns", pods), []string{"ns/web", "ns/web-too"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if got := c.autoscalersSelecting("ns", nil); len(got) != 0 {
+		t.Errorf("no pods: got %v", got)
 	}
 }

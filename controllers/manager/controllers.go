@@ -2,12 +2,9 @@ package manager
 
 import (
 	"context"
+	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/tools/cache"
-
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/binding"
 	"github.com/flotilla-io/flotilla/controllers/cluster"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
@@ -23,7 +20,6 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/scheduler"
 	"github.com/flotilla-io/flotilla/controllers/status"
 	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
-	"github.com/flotilla-io/flotilla/memberinformers"
 )
 
 // writeWorkers is the number of workers of the controllers on the write
@@ -167,27 +163,17 @@ func startStatus(ctx context.Context, c *Context) error {
 }
 
 // startFederatedHPA reads member pods from the metrics adapter's informers
-// when the adapter runs in this process, from its own otherwise.
+// of the same process.
 func startFederatedHPA(ctx context.Context, c *Context) error {
-	members := c.MemberInformers
-	if members == nil {
-		clusters := c.KarmadaInformers.Cluster().V1alpha1().Clusters()
-		members = memberinformers.New(func() ([]*clusterv1alpha1.Cluster, error) {
-			return clusters.Lister().List(labels.Everything())
-		}, c.Members.Get)
-		trigger := func(any) { members.Trigger() }
-		if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc: trigger, UpdateFunc: func(_, cur any) { trigger(cur) }, DeleteFunc: trigger}); err != nil {
-			return err
-		}
-		go members.Run(ctx)
+	if c.MemberInformers == nil {
+		return fmt.Errorf("%s needs the member informers of the metrics adapter (flotilla-apiserver with a host)", federatedhpa.ControllerName)
 	}
 	source, err := federatedhpa.NewMetricsSource(c.HostConfig, c.HostMapper)
 	if err != nil {
 		return err
 	}
 	ctrl, err := federatedhpa.New(c.Options.HPA, c.KarmadaInformers.Autoscaling().V1alpha1().FederatedHPAs(),
-		c.KarmadaInformers.Work().V1alpha2().ResourceBindings(), c.Karmada, c.HostScales, c.HostMapper, members, source, c.Recorder)
+		c.KarmadaInformers.Work().V1alpha2().ResourceBindings(), c.Karmada, c.HostScales, c.HostMapper, c.MemberInformers, source, c.Recorder)
 	if err != nil {
 		return err
 	}

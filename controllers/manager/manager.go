@@ -113,8 +113,7 @@ type Context struct {
 	// interpreterSynced are the informers the interpreter reads.
 	interpreterSynced []cache.InformerSynced
 	// MemberInformers are the member pod and node informers of the metrics
-	// adapter of the same process; nil when the controllers run apart
-	// from it (the FederatedHPA controller then runs its own).
+	// adapter of the same process.
 	MemberInformers *memberinformers.Set
 	// Recorder records events on templates and Karmada objects, in the host.
 	Recorder record.EventRecorder

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -74,11 +73,7 @@ func clients(t *testing.T) (direct, proxied kubernetes.Interface) {
 	return direct, proxied
 }
 
-func percentile(d []time.Duration, p float64) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[int(float64(len(s)-1)*p)]
-}
+func percentile(d []time.Duration, p float64) time.Duration { return framework.Percentile(d, p) }
 
 func record(t *testing.T, name, text string) {
 	t.Helper()

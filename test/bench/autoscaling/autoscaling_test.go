@@ -9,8 +9,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -47,28 +45,9 @@ func TestMain(m *testing.M) {
 	}, members...)
 }
 
-func record(t *testing.T, text string) {
-	t.Helper()
-	fmt.Print(text)
-	root, err := env.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, "_output", "bench")
-	_ = os.MkdirAll(dir, 0o755)
-	f, err := os.OpenFile(filepath.Join(dir, "autoscaling.txt"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	_, _ = f.WriteString(text)
-}
+func record(t *testing.T, text string) { t.Helper(); framework.RecordBench(t, "autoscaling.txt", text) }
 
-func percentile(d []time.Duration, p float64) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[int(float64(len(s)-1)*p)]
-}
+func percentile(d []time.Duration, p float64) time.Duration { return framework.Percentile(d, p) }
 
 func memberClient(t *testing.T, name string) kubernetes.Interface {
 	t.Helper()

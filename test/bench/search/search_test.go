@@ -13,7 +13,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,28 +63,9 @@ func totalPods() int {
 // bigNamespace holds 10,000 pods in member1 (or a tenth of the total).
 const bigNamespace = "big"
 
-func record(t *testing.T, text string) {
-	t.Helper()
-	fmt.Print(text)
-	root, err := env.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, "_output", "bench")
-	_ = os.MkdirAll(dir, 0o755)
-	f, err := os.OpenFile(filepath.Join(dir, "search.txt"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	_, _ = f.WriteString(text)
-}
+func record(t *testing.T, text string) { t.Helper(); framework.RecordBench(t, "search.txt", text) }
 
-func percentile(d []time.Duration, p float64) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[int(float64(len(s)-1)*p)]
-}
+func percentile(d []time.Duration, p float64) time.Duration { return framework.Percentile(d, p) }
 
 func config(t *testing.T, c *env.Cluster) *rest.Config {
 	t.Helper()
