@@ -2,7 +2,6 @@ package deploymentreplicassyncer
 
 import (
 	"context"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -15,18 +14,13 @@ import (
 
 	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
 
 // ControllerName is the name of the controller in --controllers.
 const ControllerName = "deploymentReplicasSyncer"
-
-// waitStatusInterval is how long to wait before looking again at a
-// Deployment whose member status is not collected yet (Karmada's
-// waitDeploymentStatusInterval). Karmada polls: binding changes do not
-// requeue the Deployment.
-const waitStatusInterval = time.Second
 
 // Controller copies aggregated replicas into labelled Deployment templates.
 type Controller struct {
@@ -71,6 +65,23 @@ func New(host kubernetes.Interface, rbs workinformers.ResourceBindingInformer) (
 				add(obj)
 			}
 		},
+	}); err != nil {
+		return nil, err
+	}
+	// decide reads the Deployment and its binding only: a Deployment
+	// waiting for its members' status is looked at again when either
+	// changes (Karmada polls every second instead).
+	onBinding := func(obj any) {
+		rb, ok := obj.(*workv1alpha2.ResourceBinding)
+		if !ok || rb.Spec.Resource.Kind != "Deployment" || rb.Spec.Resource.APIVersion != "apps/v1" {
+			return
+		}
+		if _, err := c.deployments.Deployments(rb.Namespace).Get(rb.Spec.Resource.Name); err == nil {
+			c.queue.Add(rb.Namespace + "/" + rb.Spec.Resource.Name)
+		}
+	}
+	if _, err := rbs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: onBinding, UpdateFunc: func(_, obj any) { onBinding(obj) },
 	}); err != nil {
 		return nil, err
 	}

@@ -79,8 +79,9 @@ func TestRunSyncsLabelledDeployments(t *testing.T) {
 	}
 }
 
-// TestRunWaitsForScheduling checks the poll: the binding's new generation
-// is scheduled after the Deployment event, and nothing else requeues it.
+// TestRunWaitsForScheduling checks the wait: the binding's new generation
+// is scheduled after the Deployment event; the binding's update brings the
+// Deployment back.
 func TestRunWaitsForScheduling(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())

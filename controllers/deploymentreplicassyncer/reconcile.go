@@ -134,8 +134,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		log.V(4).Info("Not syncing replicas", "reason", why)
 		return nil
 	case waitForStatus:
+		// The next change of the Deployment or its binding brings it back.
 		log.V(4).Info("Waiting for the member status", "reason", why)
-		c.queue.AddAfter(key, waitStatusInterval)
 		return nil
 	}
 	patch := replicasPatch(d.ResourceVersion, d.Status.Replicas)

@@ -32,6 +32,7 @@ func newBinding(replicas int32, members ...int32) *workv1alpha2.ResourceBinding 
 	rb := &workv1alpha2.ResourceBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-deployment", Generation: 4},
 		Spec: workv1alpha2.ResourceBindingSpec{
+			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web"},
 			Replicas: replicas,
 			Placement: &policyv1alpha1.Placement{ReplicaScheduling: &policyv1alpha1.ReplicaSchedulingStrategy{
 				ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDivided}},

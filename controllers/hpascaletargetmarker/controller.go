@@ -38,7 +38,7 @@ func New(hpas autoscalinginformers.HorizontalPodAutoscalerInformer, client dynam
 		client: client, mapper: mapper, queue: worker.NewQueue(ControllerName),
 	}
 	// As Karmada: a propagated HPA marks its target when it appears or
-	// changes; a deleted HPA, or one now scaling another target, unmarks
+	// its spec changes (Karmada also on status updates); a deleted HPA, or one now scaling another target, unmarks
 	// the old target whether it was propagated or not.
 	if _, err := hpas.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
@@ -55,7 +55,10 @@ func New(hpas autoscalinginformers.HorizontalPodAutoscalerInformer, client dynam
 			if o.Spec.ScaleTargetRef != n.Spec.ScaleTargetRef {
 				c.queue.Add(targetKey(unmark, o.Namespace, o.Spec.ScaleTargetRef))
 			}
-			if propagated(n) {
+			// Status updates (every aggregation of the members' HPAs)
+			// change nothing to mark: each would cost a GET of the target.
+			changed := o.Generation != n.Generation || !propagated(o) || o.Spec.ScaleTargetRef != n.Spec.ScaleTargetRef
+			if propagated(n) && changed {
 				c.queue.Add(targetKey(mark, n.Namespace, n.Spec.ScaleTargetRef))
 			}
 		},
