@@ -17,14 +17,18 @@ import (
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
@@ -46,13 +50,15 @@ type Controller struct {
 	synced    []cache.InformerSynced
 	client    versioned.Interface
 	interp    interpreter.Interpreter
+	recorder  record.EventRecorder
 	queue     workqueue.TypedRateLimitingInterface[string] // keys of depending bindings: ns/name
 }
 
 // New returns the controller.
-func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, client versioned.Interface, interp interpreter.Interpreter) (*Controller, error) {
+func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, client versioned.Interface, interp interpreter.Interpreter,
+	recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{templates: tmpl, rbs: rbs.Lister(), synced: []cache.InformerSynced{rbs.Informer().HasSynced},
-		client: client, interp: interp, queue: worker.NewQueue(ControllerName)}
+		client: client, interp: interp, recorder: recorder, queue: worker.NewQueue(ControllerName)}
 	enqueue := func(obj any) {
 		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = t.Obj
@@ -74,7 +80,8 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 		AddFunc: enqueue,
 		UpdateFunc: func(old, obj any) {
 			o, n := old.(*workv1alpha2.ResourceBinding), obj.(*workv1alpha2.ResourceBinding)
-			if o.Generation != n.Generation || o.Spec.PropagateDeps != n.Spec.PropagateDeps {
+			if o.Generation != n.Generation || o.Spec.PropagateDeps != n.Spec.PropagateDeps ||
+				o.Annotations[workv1alpha2.BindingDependenciesAnnotationKey] != n.Annotations[workv1alpha2.BindingDependenciesAnnotationKey] {
 				enqueue(obj)
 			}
 		},
@@ -120,48 +127,87 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		if err := c.release(ctx, ns, name, nil); err != nil {
 			return err
 		}
-		return c.annotate(ctx, rb, nil)
+		_, err := c.annotate(ctx, rb, nil)
+		return err
 	}
-	deps, err := c.dependencies(ctx, rb)
+	tmpl, deps, err := c.dependencies(ctx, rb)
 	if err != nil {
+		if tmpl != nil {
+			c.event(templateRef(tmpl), corev1.EventTypeWarning, EventReasonGetDependenciesFailed, fmt.Sprintf("Get dependencies failed: %v", err))
+		}
 		return err
 	}
 	var errs []error
+	synced := false
 	keep := map[string]bool{}
 	for _, d := range deps {
 		keep[names.BindingName(d.Kind, d.Name)] = true
-		if err := c.attach(ctx, rb, d); err != nil {
+		wrote, err := c.attach(ctx, rb, d)
+		if err != nil {
 			errs = append(errs, err)
 		}
+		synced = synced || wrote
 	}
 	if err := c.release(ctx, ns, name, keep); err != nil {
 		errs = append(errs, err)
 	}
-	if err := c.annotate(ctx, rb, deps); err != nil {
+	annotated, err := c.annotate(ctx, rb, deps)
+	if err != nil {
 		errs = append(errs, err)
+	}
+	if annotated && tmpl != nil {
+		c.event(templateRef(tmpl), corev1.EventTypeNormal, EventReasonGetDependenciesSucceed, fmt.Sprintf("Get dependencies(%s) succeed.", describeDeps(deps)))
+	}
+	switch {
+	case len(errs) > 0:
+		c.event(rb, corev1.EventTypeWarning, EventReasonSyncScheduleResultToDependenciesFailed,
+			fmt.Sprintf("Failed to sync schedule results to dependencies: %v", errors.Join(errs...)))
+	case synced:
+		c.event(rb, corev1.EventTypeNormal, EventReasonSyncScheduleResultToDependenciesSucceed, "Sync schedule results to dependencies succeed.")
 	}
 	return errors.Join(errs...)
 }
 
+func (c *Controller) event(obj runtime.Object, eventType, reason, msg string) {
+	if c.recorder != nil {
+		c.recorder.Event(obj, eventType, reason, msg)
+	}
+}
+
+func templateRef(obj *unstructured.Unstructured) *corev1.ObjectReference {
+	return &corev1.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(),
+		Name: obj.GetName(), UID: obj.GetUID()}
+}
+
+// describeDeps lists dependencies as "[Kind/namespace/name ...]".
+func describeDeps(deps []dependency) string {
+	s := make([]string, len(deps))
+	for i, d := range deps {
+		s[i] = d.Kind + "/" + d.Namespace + "/" + d.Name
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
 // dependencies lists what the binding's template depends on, expanding
 // label selectors over the template's namespace.
-func (c *Controller) dependencies(ctx context.Context, rb *workv1alpha2.ResourceBinding) ([]dependency, error) {
+// The template is returned when it was read.
+func (c *Controller) dependencies(ctx context.Context, rb *workv1alpha2.ResourceBinding) (*unstructured.Unstructured, []dependency, error) {
 	gvk := schema.FromAPIVersionAndKind(rb.Spec.Resource.APIVersion, rb.Spec.Resource.Kind)
 	if c.interp == nil || !c.interp.HookEnabled(gvk, interpreter.InterpretDependency) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	tmpl, err := c.templates.Get(ctx, gvk, rb.Spec.Resource.Namespace, rb.Spec.Resource.Name)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, nil
+			return nil, nil, nil
 		}
 		// Not watched yet (just after a restart): retry rather than take
 		// the template for one without dependencies and release them.
-		return nil, fmt.Errorf("reading the template of %s/%s: %w", rb.Namespace, rb.Name, err)
+		return nil, nil, fmt.Errorf("reading the template of %s/%s: %w", rb.Namespace, rb.Name, err)
 	}
 	refs, err := c.interp.GetDependencies(tmpl)
 	if err != nil {
-		return nil, err
+		return tmpl, nil, err
 	}
 	var out []dependency
 	for _, r := range refs {
@@ -182,34 +228,35 @@ func (c *Controller) dependencies(ctx context.Context, rb *workv1alpha2.Resource
 		}
 		res, _, err := c.templates.Resource(schema.FromAPIVersionAndKind(r.APIVersion, r.Kind))
 		if err != nil {
-			return nil, err
+			return tmpl, nil, err
 		}
 		list, err := res.Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
 		if err != nil {
-			return nil, err
+			return tmpl, nil, err
 		}
 		for _, o := range list.Items {
 			out = append(out, dependency{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: ns, Name: o.GetName()})
 		}
 	}
 	slices.SortFunc(out, func(a, b dependency) int { return strings.Compare(a.Kind+"/"+a.Name, b.Kind+"/"+b.Name) })
-	return slices.Compact(out), nil
+	return tmpl, slices.Compact(out), nil
 }
 
-// attach makes the attached binding of d require rb's clusters.
-func (c *Controller) attach(ctx context.Context, rb *workv1alpha2.ResourceBinding, d dependency) error {
+// attach makes the attached binding of d require rb's clusters; wrote
+// tells whether it wrote.
+func (c *Controller) attach(ctx context.Context, rb *workv1alpha2.ResourceBinding, d dependency) (bool, error) {
 	gvk := schema.FromAPIVersionAndKind(d.APIVersion, d.Kind)
 	res, _, err := c.templates.Resource(gvk)
 	if err != nil {
-		return err
+		return false, err
 	}
 	obj, err := res.Namespace(d.Namespace).Get(ctx, d.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		// Not there yet: the template's next change brings us back.
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	label := DependedByLabel(rb.Namespace, rb.Name)
 	id := rb.Labels[workv1alpha2.ResourceBindingPermanentIDLabel]
@@ -217,28 +264,60 @@ func (c *Controller) attach(ctx context.Context, rb *workv1alpha2.ResourceBindin
 	bn := names.BindingName(d.Kind, d.Name)
 	cur, err := c.rbs.ResourceBindings(d.Namespace).Get(bn)
 	if apierrors.IsNotFound(err) {
-		return c.createAttached(ctx, obj, bn, label, id, snap)
+		return true, c.createAttached(ctx, obj, bn, label, id, snap, policyOf(&rb.Spec))
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	required := slices.Clone(cur.Spec.RequiredBy)
 	i := slices.IndexFunc(required, func(s workv1alpha2.BindingSnapshot) bool { return s.Namespace == rb.Namespace && s.Name == rb.Name })
-	if i >= 0 && cur.Labels[label] == id && sameClusters(required[i].Clusters, snap.Clusters) {
-		return nil
-	}
 	if i >= 0 {
 		required[i] = snap
 	} else {
 		required = append(required, snap)
 	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{label: id}},
-		"spec": map[string]any{"requiredBy": required}})
-	_, err = c.client.WorkV1alpha2().ResourceBindings(d.Namespace).Patch(ctx, bn, types.MergePatchType, patch, metav1.PatchOptions{})
-	return err
+	spec := map[string]any{"requiredBy": required}
+	merged, conflict, own := c.attachedPolicy(cur, required, rb)
+	if own {
+		spec["conflictResolution"] = merged.ConflictResolution
+		spec["preserveResourcesOnDeletion"] = merged.PreserveResourcesOnDeletion
+	}
+	if i >= 0 && cur.Labels[label] == id && sameClusters(cur.Spec.RequiredBy[i].Clusters, snap.Clusters) && (!own || policyOf(&cur.Spec) == merged) {
+		return false, nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{label: id}}, "spec": spec})
+	if _, err := c.client.WorkV1alpha2().ResourceBindings(d.Namespace).Patch(ctx, bn, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return false, err
+	}
+	if conflict != "" {
+		c.event(cur, corev1.EventTypeWarning, EventReasonDependencyPolicyConflict, conflict+".")
+	}
+	return true, nil
 }
 
-func (c *Controller) createAttached(ctx context.Context, obj *unstructured.Unstructured, name, label, id string, snap workv1alpha2.BindingSnapshot) error {
+// attachedPolicy merges the policies of the bindings in required (rb as
+// given, the others from the cache) into the attached binding's; own is
+// false when the dependency has a policy of its own, which then decides.
+func (c *Controller) attachedPolicy(attached *workv1alpha2.ResourceBinding, required []workv1alpha2.BindingSnapshot,
+	rb *workv1alpha2.ResourceBinding) (merged requirerPolicy, conflict string, own bool) {
+	if attached.Spec.Placement != nil {
+		return requirerPolicy{}, "", false
+	}
+	var ps []requirerPolicy
+	for _, s := range required {
+		if rb != nil && s.Namespace == rb.Namespace && s.Name == rb.Name {
+			ps = append(ps, policyOf(&rb.Spec))
+			continue
+		}
+		if r, err := c.rbs.ResourceBindings(s.Namespace).Get(s.Name); err == nil {
+			ps = append(ps, policyOf(&r.Spec))
+		}
+	}
+	merged, conflict = mergePolicies(ps)
+	return merged, conflict, true
+}
+
+func (c *Controller) createAttached(ctx context.Context, obj *unstructured.Unstructured, name, label, id string, snap workv1alpha2.BindingSnapshot, p requirerPolicy) error {
 	rb := &workv1alpha2.ResourceBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: obj.GetNamespace(), Labels: map[string]string{label: id},
 			Finalizers:      []string{workv1alpha2.BindingControllerFinalizer},
@@ -246,7 +325,9 @@ func (c *Controller) createAttached(ctx context.Context, obj *unstructured.Unstr
 		Spec: workv1alpha2.ResourceBindingSpec{
 			Resource: workv1alpha2.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(),
 				Name: obj.GetName(), UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion()},
-			RequiredBy: []workv1alpha2.BindingSnapshot{snap},
+			RequiredBy:                  []workv1alpha2.BindingSnapshot{snap},
+			ConflictResolution:          p.ConflictResolution,
+			PreserveResourcesOnDeletion: ptr.To(p.PreserveResourcesOnDeletion),
 		},
 	}
 	_, err := c.client.WorkV1alpha2().ResourceBindings(rb.Namespace).Create(ctx, rb, metav1.CreateOptions{})
@@ -283,8 +364,14 @@ func (c *Controller) release(ctx context.Context, ns, name string, keep map[stri
 			}
 			continue
 		}
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{label: nil}},
-			"spec": map[string]any{"requiredBy": required}})
+		spec := map[string]any{"requiredBy": required}
+		// The policies of the remaining requirers decide now: a conflict
+		// may be gone.
+		if merged, _, own := c.attachedPolicy(a, required, nil); own {
+			spec["conflictResolution"] = merged.ConflictResolution
+			spec["preserveResourcesOnDeletion"] = merged.PreserveResourcesOnDeletion
+		}
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{label: nil}}, "spec": spec})
 		if _, err := c.client.WorkV1alpha2().ResourceBindings(ns).Patch(ctx, a.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, err)
 		}
@@ -292,8 +379,9 @@ func (c *Controller) release(ctx context.Context, ns, name string, keep map[stri
 	return errors.Join(errs...)
 }
 
-// annotate records the dependencies on the depending binding.
-func (c *Controller) annotate(ctx context.Context, rb *workv1alpha2.ResourceBinding, deps []dependency) error {
+// annotate records the dependencies on the depending binding; wrote tells
+// whether they changed.
+func (c *Controller) annotate(ctx context.Context, rb *workv1alpha2.ResourceBinding, deps []dependency) (bool, error) {
 	var value any
 	if len(deps) > 0 {
 		b, _ := json.Marshal(deps)
@@ -301,14 +389,14 @@ func (c *Controller) annotate(ctx context.Context, rb *workv1alpha2.ResourceBind
 	}
 	cur, had := rb.Annotations[workv1alpha2.BindingDependenciesAnnotationKey]
 	if (value == nil && !had) || (value != nil && cur == value.(string)) {
-		return nil
+		return false, nil
 	}
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{workv1alpha2.BindingDependenciesAnnotationKey: value}}})
 	_, err := c.client.WorkV1alpha2().ResourceBindings(rb.Namespace).Patch(ctx, rb.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil
+		return false, nil
 	}
-	return err
+	return err == nil && value != nil, err
 }
 
 func sameClusters(a, b []workv1alpha2.TargetCluster) bool {

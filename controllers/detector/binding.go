@@ -53,12 +53,17 @@ func (c *Controller) desiredSpec(gvk schema.GroupVersionKind, obj *unstructured.
 	if c.interp != nil && c.interp.HookEnabled(gvk, interpreter.InterpretReplica) {
 		replicas, req, err := c.interp.GetReplicas(obj)
 		if err != nil {
-			return nil, fmt.Errorf("reading the replicas of %s %s: %w", gvk.Kind, obj.GetName(), err)
+			return nil, &getReplicasError{fmt.Errorf("reading the replicas of %s %s: %w", gvk.Kind, obj.GetName(), err)}
 		}
 		spec.Replicas, spec.ReplicaRequirements = replicas, req
 	}
 	return spec, nil
 }
+
+// getReplicasError is a failure of the interpreter's GetReplicas.
+type getReplicasError struct{ error }
+
+func (e *getReplicasError) Unwrap() error { return e.error }
 
 // affinityGroups names the workload affinity groups of a template:
 // "<groupByLabelKey>=<the template's value>" (API-SPEC §10.2); a template

@@ -62,6 +62,10 @@ func TestChoose(t *testing.T) {
 		"no preemption of higher": {pps: []*policy{pol("a", false, kindOnly, prio(5)), pol("b", false, byName, prio(3), preempt())}, current: pol("a", false, kindOnly, prio(5)), want: "pp/default/a"},
 		"pp preempts any cpp":     {pps: []*policy{pol("b", false, byName, preempt())}, cpps: []*policy{pol("c", true, kindOnly, prio(9))}, current: pol("c", true, kindOnly, prio(9)), want: "pp/default/b"},
 		"stale claim replaced":    {pps: []*policy{pol("b", false, byName)}, current: pol("a", false, other), want: "pp/default/b"},
+		"cpp preempts lower cpp":  {cpps: []*policy{pol("c", true, kindOnly), pol("d", true, byName, prio(2), preempt())}, current: pol("c", true, kindOnly), want: "cpp/d"},
+		"cpp never preempts pp":   {pps: []*policy{pol("a", false, kindOnly)}, cpps: []*policy{pol("d", true, byName, prio(9), preempt())}, current: pol("a", false, kindOnly), want: "pp/default/a"},
+		"equal priority keeps":    {pps: []*policy{pol("a", false, kindOnly, prio(3)), pol("b", false, byName, prio(3), preempt())}, current: pol("a", false, kindOnly, prio(3)), want: "pp/default/a"},
+		"never does not preempt":  {pps: []*policy{pol("a", false, kindOnly), pol("b", false, byName, prio(7))}, current: pol("a", false, kindOnly), want: "pp/default/a"},
 	} {
 		got, ok := choose(tc.pps, tc.cpps, obj, tc.current)
 		gotKey := ""
@@ -94,5 +98,32 @@ func TestMetaPatch(t *testing.T) {
 	cur[policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel] = "x"
 	if patch := metaPatch(cur, annos, l, a); patch == nil {
 		t.Error("stale CPP claim label not removed")
+	}
+}
+
+func TestPreempts(t *testing.T) {
+	obj := deployment("nginx", map[string]string{"app": "nginx"})
+	a, b := pol("a", false, kindOnly), pol("b", false, byName, prio(3), preempt())
+	c := pol("c", true, kindOnly)
+	for name, tc := range map[string]struct {
+		chosen, current *policy
+		want            bool
+		msg             string
+	}{
+		"first claim":  {chosen: a, want: false},
+		"same policy":  {chosen: a, current: a, want: false},
+		"stale claim":  {chosen: b, current: pol("x", false, other), want: false},
+		"pp over pp":   {chosen: b, current: a, want: true, msg: "Propagation policy(default/b) preempted propagation policy(default/a) successfully"},
+		"pp over cpp":  {chosen: b, current: c, want: true, msg: "Propagation policy(default/b) preempted cluster propagation policy(c) successfully"},
+		"cpp over cpp": {chosen: pol("d", true, byName, prio(2), preempt()), current: c, want: true, msg: "Cluster propagation policy(d) preempted cluster propagation policy(c) successfully"},
+	} {
+		if got := preempts(tc.chosen, tc.current, obj); got != tc.want {
+			t.Errorf("%s: preempts %v, want %v", name, got, tc.want)
+		}
+		if tc.msg != "" {
+			if got := preemptMessage(tc.chosen, tc.current, nil); got != tc.msg {
+				t.Errorf("%s: message %q, want %q", name, got, tc.msg)
+			}
+		}
 	}
 }

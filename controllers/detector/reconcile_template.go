@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,12 +18,17 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
 
 // Event reasons on templates (Karmada's).
 const (
-	EventReasonApplyPolicySucceed = "ApplyPolicySucceed"
-	EventReasonApplyPolicyFailed  = "ApplyPolicyFailed"
+	EventReasonApplyPolicySucceed   = "ApplyPolicySucceed"
+	EventReasonApplyPolicyFailed    = "ApplyPolicyFailed"
+	EventReasonPreemptPolicySucceed = "PreemptPolicySucceed"
+	EventReasonPreemptPolicyFailed  = "PreemptPolicyFailed"
+	EventReasonGetReplicasSucceed   = "GetReplicasSucceed"
+	EventReasonGetReplicasFailed    = "GetReplicasFailed"
 )
 
 // reconcileTemplate brings the claim and the binding of one template in line
@@ -72,23 +78,65 @@ func (c *Controller) reconcileTemplate(ctx context.Context, key string) error {
 		c.queue.AddAfter(key, 5*time.Second)
 		return nil
 	}
-	obj, err = c.claim(ctx, gvk, obj, chosen)
+	preempting := preempts(chosen, current, obj)
+	claimedObj, err := c.claim(ctx, gvk, obj, chosen)
 	if err != nil {
+		if preempting {
+			c.event(obj, corev1.EventTypeWarning, EventReasonPreemptPolicyFailed, preemptMessage(chosen, current, err))
+		}
 		c.event(obj, corev1.EventTypeWarning, EventReasonApplyPolicyFailed, fmt.Sprintf("Apply policy(%s) failed: %v", policyName(chosen), err))
 		return err
+	}
+	obj = claimedObj
+	if preempting {
+		c.event(obj, corev1.EventTypeNormal, EventReasonPreemptPolicySucceed, preemptMessage(chosen, current, nil))
 	}
 	wrote, err := c.ensureBinding(ctx, gvk, obj, chosen)
 	if errors.Is(err, errNotCached) {
 		return err
+	}
+	if gr := (*getReplicasError)(nil); errors.As(err, &gr) {
+		c.event(obj, corev1.EventTypeWarning, EventReasonGetReplicasFailed, fmt.Sprintf("Get replicas of resource template failed: %v", gr.error))
 	}
 	if err != nil {
 		c.event(obj, corev1.EventTypeWarning, EventReasonApplyPolicyFailed, fmt.Sprintf("Apply policy(%s) failed: %v", policyName(chosen), err))
 		return err
 	}
 	if wrote {
+		if c.interp != nil && c.interp.HookEnabled(gvk, interpreter.InterpretReplica) {
+			c.event(obj, corev1.EventTypeNormal, EventReasonGetReplicasSucceed, "Get replicas of resource template successfully.")
+		}
 		c.event(obj, corev1.EventTypeNormal, EventReasonApplyPolicySucceed, fmt.Sprintf("Apply policy(%s) succeed", policyName(chosen)))
 	}
 	return nil
+}
+
+// preempts tells whether chosen takes obj from current, a live policy
+// that still selects it.
+func preempts(chosen, current *policy, obj *unstructured.Unstructured) bool {
+	if current == nil || chosen.key() == current.key() {
+		return false
+	}
+	_, still := best([]*policy{current}, obj)
+	return still
+}
+
+// preemptMessage is Karmada's PreemptPolicySucceed/Failed message.
+func preemptMessage(winner, loser *policy, err error) string {
+	describe := func(p *policy, first bool) string {
+		kind := "propagation policy"
+		if p.Cluster {
+			kind = "cluster propagation policy"
+		}
+		if first {
+			kind = strings.ToUpper(kind[:1]) + kind[1:]
+		}
+		return kind + "(" + policyName(p) + ")"
+	}
+	if err != nil {
+		return fmt.Sprintf("%s failed to preempt %s: %v", describe(winner, true), describe(loser, false), err)
+	}
+	return fmt.Sprintf("%s preempted %s successfully", describe(winner, true), describe(loser, false))
 }
 
 func policyName(p *policy) string {
