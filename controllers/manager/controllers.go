@@ -121,7 +121,7 @@ func startNamespace(ctx context.Context, c *Context) error {
 }
 
 func startDependencies(ctx context.Context, c *Context) error {
-	ctrl, err := dependencies.New(c.Templates, c.KarmadaInformers.Work().V1alpha2().ResourceBindings(), c.Karmada, c.Interpreter)
+	ctrl, err := dependencies.New(c.Templates, c.KarmadaInformers.Work().V1alpha2().ResourceBindings(), c.Karmada, c.Interpreter, c.Recorder)
 	if err != nil {
 		return err
 	}
