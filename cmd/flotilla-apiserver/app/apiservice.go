@@ -31,7 +31,8 @@ const (
 )
 
 // apiServiceRegistrar creates or updates, on the host, the Service and the
-// APIService objects that route this server's groups to it.
+// APIService objects that route this server's groups to it, and the
+// admission policy that protects labelled objects from deletion.
 type apiServiceRegistrar struct {
 	core     kubernetes.Interface
 	agg      aggregator.Interface
@@ -111,7 +112,8 @@ func (r *apiServiceRegistrar) register(ctx context.Context) error {
 			return err
 		}
 	}
-	errs := []error{r.ensureProxyAdmin(ctx)}
+	// Deletion protection first: it is in force before the APIs are routed.
+	errs := []error{r.ensureDeletionProtection(ctx), r.ensureProxyAdmin(ctx)}
 	for _, gv := range r.versions {
 		errs = append(errs, r.ensureAPIService(ctx, gv))
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/manager"
 	"github.com/flotilla-io/flotilla/metricsadapter"
 	"github.com/flotilla-io/flotilla/registry"
+	"github.com/flotilla-io/flotilla/registry/admission/deletionprotection"
 	"github.com/flotilla-io/flotilla/search"
 )
 
@@ -96,6 +97,7 @@ func NewOptions() *Options {
 		Metrics:     metricsadapter.NewOptions(),
 		GCPercent:   200,
 	}
+	deletionprotection.Register(o.Server.Admission)
 	o.Server.Etcd.StorageConfig.EncodeVersioner = storageVersions
 	o.Server.Etcd.StorageConfig.Transport.ServerList = nil
 	o.Server.SecureServing.ServerCert.CertDirectory = ""
