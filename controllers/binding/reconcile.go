@@ -108,6 +108,10 @@ func (b *bindingView) describe() string {
 	return fmt.Sprintf("resourceBinding(%s/%s)", b.namespace, b.name)
 }
 
+func (c *Controller) templateEvent(template *unstructured.Unstructured, e overrideEvent) {
+	c.recorder.Event(templateRef(template), e.eventType, e.reason, e.message)
+}
+
 func templateRef(obj *unstructured.Unstructured) *corev1.ObjectReference {
 	return &corev1.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(),
 		Name: obj.GetName(), UID: obj.GetUID()}
@@ -181,6 +185,9 @@ func (c *Controller) syncWorks(ctx context.Context, b *bindingView, template *un
 			id = cur.Labels[workv1alpha2.WorkPermanentIDLabel]
 		}
 		desired, err := c.buildWork(b, template, target, cluster, completions, id)
+		if oe := (*overrideError)(nil); errors.As(err, &oe) {
+			c.templateEvent(template, overrideFailedEvent(oe.cluster, oe.err))
+		}
 		if err != nil {
 			fail(err)
 			continue
@@ -188,7 +195,16 @@ func (c *Controller) syncWorks(ctx context.Context, b *bindingView, template *un
 		if works.Needless(cur, desired) {
 			continue
 		}
-		write(func() (bool, error) { return true, works.Write(ctx, c.client, cur, desired, "") })
+		write(func() (bool, error) {
+			if err := works.Write(ctx, c.client, cur, desired, ""); err != nil {
+				return false, err
+			}
+			// The overrides are reported when they reach a Work.
+			for _, e := range appliedOverrideEvents(desired.Annotations, template.GetNamespace(), target.Name) {
+				c.templateEvent(template, e)
+			}
+			return true, nil
+		})
 	}
 	for ns, w := range stored {
 		if keep[ns] || w.DeletionTimestamp != nil {

@@ -80,7 +80,7 @@ func (c *Controller) buildWork(b *bindingView, template *unstructured.Unstructur
 	if c.overrides != nil {
 		applied, err := c.overrides(obj, cluster, c.clusterOverrides(), c.namespaceOverrides(obj.GetNamespace()))
 		if err != nil {
-			return nil, fmt.Errorf("applying overrides for cluster %s: %w", target.Name, err)
+			return nil, &overrideError{cluster: target.Name, err: err}
 		}
 		for k, v := range applied {
 			workAnnos[k] = v
@@ -143,6 +143,18 @@ func (c *Controller) buildWork(b *bindingView, template *unstructured.Unstructur
 	}
 	return w, nil
 }
+
+// overrideError is a failure to apply the override policies of a cluster.
+type overrideError struct {
+	cluster string
+	err     error
+}
+
+func (e *overrideError) Error() string {
+	return fmt.Sprintf("applying overrides for cluster %s: %v", e.cluster, e.err)
+}
+
+func (e *overrideError) Unwrap() error { return e.err }
 
 // suspended is the Work's suspendDispatching for cluster: nil when not suspended.
 func suspended(s *workv1alpha2.Suspension, cluster string) *bool {

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
@@ -50,11 +51,22 @@ type Controller struct {
 	memberCleanup func(ctx context.Context, cluster *clusterv1alpha1.Cluster) error
 	queue         workqueue.TypedRateLimitingInterface[string]
 	now           func() time.Time
+	recorder      record.EventRecorder
 }
 
+// Event reasons on Clusters, Karmada's (API-SPEC §14).
+const (
+	EventReasonCreateExecutionSpaceSucceed = "CreateExecutionSpaceSucceed"
+	EventReasonCreateExecutionSpaceFailed  = "CreateExecutionSpaceFailed"
+	EventReasonRemoveExecutionSpaceSucceed = "RemoveExecutionSpaceSucceed"
+	EventReasonRemoveExecutionSpaceFailed  = "RemoveExecutionSpaceFailed"
+)
+
 // New returns the controller.
-func New(informer clusterinformers.ClusterInformer, client versioned.Interface, host kubernetes.Interface, memberCleanup func(context.Context, *clusterv1alpha1.Cluster) error) (*Controller, error) {
+func New(informer clusterinformers.ClusterInformer, client versioned.Interface, host kubernetes.Interface,
+	memberCleanup func(context.Context, *clusterv1alpha1.Cluster) error, recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
+		recorder:      recorder,
 		memberCleanup: memberCleanup,
 		clusters:      informer.Lister(),
 		synced:        informer.Informer().HasSynced,
@@ -93,19 +105,32 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 			return fmt.Errorf("adding finalizer: %w", err)
 		}
 	}
-	if err := c.ensureExecutionNamespace(ctx, name); err != nil {
+	if err := c.ensureExecutionNamespace(ctx, cluster); err != nil {
 		return err
 	}
 	return c.syncTaints(ctx, cluster)
 }
 
-func (c *Controller) ensureExecutionNamespace(ctx context.Context, cluster string) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: names.ExecutionNamespace(cluster), Labels: map[string]string{SystemLabel: "true"}}}
+func (c *Controller) ensureExecutionNamespace(ctx context.Context, cluster *clusterv1alpha1.Cluster) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: names.ExecutionNamespace(cluster.Name), Labels: map[string]string{SystemLabel: "true"}}}
 	_, err := c.host.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: ControllerName})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		return nil
+	case err != nil:
+		c.event(cluster, corev1.EventTypeWarning, EventReasonCreateExecutionSpaceFailed,
+			fmt.Sprintf("Failed to create execution space for cluster(%s): %v", cluster.Name, err))
 		return fmt.Errorf("creating execution namespace %s: %w", ns.Name, err)
 	}
+	c.event(cluster, corev1.EventTypeNormal, EventReasonCreateExecutionSpaceSucceed,
+		fmt.Sprintf("Created execution space(%s) for cluster(%s).", ns.Name, cluster.Name))
 	return nil
+}
+
+func (c *Controller) event(cluster *clusterv1alpha1.Cluster, eventType, reason, msg string) {
+	if c.recorder != nil {
+		c.recorder.Event(cluster, eventType, reason, msg)
+	}
 }
 
 // remove deletes the execution namespace (and with it the cluster's Works),
@@ -117,6 +142,8 @@ func (c *Controller) remove(ctx context.Context, cluster *clusterv1alpha1.Cluste
 	ns := names.ExecutionNamespace(cluster.Name)
 	err := c.host.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
+		c.event(cluster, corev1.EventTypeWarning, EventReasonRemoveExecutionSpaceFailed,
+			fmt.Sprintf("Failed to remove execution space for cluster(%s): %v", cluster.Name, err))
 		return fmt.Errorf("deleting execution namespace %s: %w", ns, err)
 	}
 	if err == nil {
@@ -124,6 +151,8 @@ func (c *Controller) remove(ctx context.Context, cluster *clusterv1alpha1.Cluste
 			c.queue.AddAfter(cluster.Name, 2*time.Second)
 			return nil
 		}
+		c.event(cluster, corev1.EventTypeNormal, EventReasonRemoveExecutionSpaceSucceed,
+			fmt.Sprintf("Removed execution space(%s) for cluster(%s).", ns, cluster.Name))
 	}
 	if c.memberCleanup != nil && cluster.Spec.SyncMode == clusterv1alpha1.Push {
 		if err := c.memberCleanup(ctx, cluster); err != nil {

@@ -17,6 +17,11 @@ const (
 	eventReasonSyncSucceed     = "SyncSucceed"
 	eventReasonSyncFailed      = "SyncFailed"
 	eventReasonWorkDispatching = "WorkDispatching"
+
+	eventReasonReflectStatusSucceed   = "ReflectStatusSucceed"
+	eventReasonReflectStatusFailed    = "ReflectStatusFailed"
+	eventReasonInterpretHealthSucceed = "InterpretHealthSucceed"
+	eventReasonInterpretHealthFailed  = "InterpretHealthFailed"
 )
 
 // recordApplyEvents records what an apply did, on the Work and on the

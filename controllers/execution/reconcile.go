@@ -75,7 +75,7 @@ func (c *Controller) reconcile(ctx context.Context, m *member, key string) error
 	}
 	outcomes := c.apply(ctx, m, client, cluster.Name, work)
 	applyErr := setApplied(status, outcomes)
-	status.ManifestStatuses = c.manifestStatuses(ctx, outcomes)
+	status.ManifestStatuses = c.manifestStatuses(ctx, work, outcomes)
 	writeErr := c.writeStatus(ctx, m, work, stored, status, dispatching)
 	c.recordApplyEvents(work, cluster.Name, outcomes, applyErr)
 	return errors.Join(applyErr, writeErr)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -60,8 +61,9 @@ func setApplied(status *workv1alpha1.WorkStatus, outcomes []outcome) error {
 }
 
 // manifestStatuses reflects the status and health of the member objects,
-// one entry per manifest whose object exists, in manifest order.
-func (c *Controller) manifestStatuses(ctx context.Context, outcomes []outcome) []workv1alpha1.ManifestStatus {
+// one entry per manifest whose object exists, in manifest order. Failures
+// are recorded as events on the Work.
+func (c *Controller) manifestStatuses(ctx context.Context, work *workv1alpha1.Work, outcomes []outcome) []workv1alpha1.ManifestStatus {
 	var out []workv1alpha1.ManifestStatus
 	for _, o := range outcomes {
 		if o.observed == nil || o.desired == nil {
@@ -78,6 +80,7 @@ func (c *Controller) manifestStatuses(ctx context.Context, outcomes []outcome) [
 		raw, err := c.interp.ReflectStatus(o.observed)
 		if err != nil {
 			klog.FromContext(ctx).Error(err, "Reflecting status failed", "object", klog.KObj(o.observed), "kind", gvk.Kind)
+			c.recorder.Eventf(work, corev1.EventTypeWarning, eventReasonReflectStatusFailed, "Reflect status for object(%s) failed: %v", objectName(ms.Identifier), err)
 		} else {
 			ms.Status = raw
 		}
@@ -86,6 +89,7 @@ func (c *Controller) manifestStatuses(ctx context.Context, outcomes []outcome) [
 				ms.Health = workv1alpha1.ResourceHealth(health)
 			} else {
 				klog.FromContext(ctx).Error(err, "Interpreting health failed", "object", klog.KObj(o.observed), "kind", gvk.Kind)
+				c.recorder.Eventf(work, corev1.EventTypeWarning, eventReasonInterpretHealthFailed, "Interpret health of object(%s) failed: %v", objectName(ms.Identifier), err)
 			}
 		}
 		out = append(out, ms)
@@ -113,6 +117,9 @@ func (c *Controller) writeStatus(ctx context.Context, m *member, work *workv1alp
 		return fmt.Errorf("writing status: %w", err)
 	}
 	m.records.wroteStatus(work.UID, work.ResourceVersion, &out.Status)
+	for _, e := range statusEvents(stored, status) {
+		c.recorder.Event(work, corev1.EventTypeNormal, e.reason, e.message)
+	}
 	if dispatching {
 		if cond := meta.FindStatusCondition(status.Conditions, workv1alpha1.WorkDispatching); cond != nil {
 			c.recorder.Event(work, corev1.EventTypeNormal, eventReasonWorkDispatching, cond.Message)
@@ -170,4 +177,36 @@ func rawValue(r *runtime.RawExtension) any {
 		return string(r.Raw)
 	}
 	return v
+}
+
+// objectName is "kind/namespace/name" (or "kind/name") of a manifest.
+func objectName(id workv1alpha1.ResourceIdentifier) string {
+	if id.Namespace == "" {
+		return id.Kind + "/" + id.Name
+	}
+	return id.Kind + "/" + id.Namespace + "/" + id.Name
+}
+
+type statusEvent struct{ reason, message string }
+
+// statusEvents are the ReflectStatusSucceed and InterpretHealthSucceed
+// events of a status write: one each for the manifests whose reflected
+// status or health changed from stored (events are news, not a heartbeat).
+func statusEvents(stored, status *workv1alpha1.WorkStatus) []statusEvent {
+	before := map[workv1alpha1.ResourceIdentifier]workv1alpha1.ManifestStatus{}
+	for _, ms := range stored.ManifestStatuses {
+		before[ms.Identifier] = ms
+	}
+	var out []statusEvent
+	for _, ms := range status.ManifestStatuses {
+		old, had := before[ms.Identifier]
+		if ms.Status != nil && (!had || !rawEqual(old.Status, ms.Status)) {
+			out = append(out, statusEvent{eventReasonReflectStatusSucceed, fmt.Sprintf("Reflect status for object(%s) succeed.", objectName(ms.Identifier))})
+		}
+		if ms.Health != workv1alpha1.ResourceUnknown && (!had || old.Health != ms.Health) {
+			out = append(out, statusEvent{eventReasonInterpretHealthSucceed,
+				fmt.Sprintf("Interpret health of object(%s) as %s.", objectName(ms.Identifier), strings.ToLower(string(ms.Health)))})
+		}
+	}
+	return out
 }

@@ -51,7 +51,7 @@ func Controllers() map[string]InitFunc {
 }
 
 func startCluster(ctx context.Context, c *Context) error {
-	ctrl, err := cluster.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada, c.Host, unifiedauth.Cleanup(c.Members))
+	ctrl, err := cluster.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada, c.Host, unifiedauth.Cleanup(c.Members), c.Recorder)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func startClusterStatus(ctx context.Context, c *Context) error {
 func startUnifiedAuth(ctx context.Context, c *Context) error {
 	rbac := c.HostInformers.Rbac().V1()
 	ctrl, err := unifiedauth.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), rbac.ClusterRoles(), rbac.ClusterRoleBindings(),
-		c.KarmadaInformers.Work().V1alpha1().Works(), c.Karmada)
+		c.KarmadaInformers.Work().V1alpha1().Works(), c.Karmada, c.Recorder)
 	if err != nil {
 		return err
 	}

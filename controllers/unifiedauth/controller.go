@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,6 +23,7 @@ import (
 	rbacinformers "k8s.io/client-go/informers/rbac/v1"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
@@ -59,12 +61,20 @@ type Controller struct {
 	client   versioned.Interface
 	synced   []cache.InformerSynced
 	queue    workqueue.TypedRateLimitingInterface[string]
+	recorder record.EventRecorder
 }
+
+// Event reasons on Clusters, Karmada's (API-SPEC §14).
+const (
+	EventReasonSyncImpersonationConfigSucceed = "SyncImpersonationConfigSucceed"
+	EventReasonSyncImpersonationConfigFailed  = "SyncImpersonationConfigFailed"
+)
 
 // New returns the controller.
 func New(clusters clusterinformers.ClusterInformer, roles rbacinformers.ClusterRoleInformer, bindings rbacinformers.ClusterRoleBindingInformer,
-	works workinformers.WorkInformer, client versioned.Interface) (*Controller, error) {
+	works workinformers.WorkInformer, client versioned.Interface, recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
+		recorder: recorder,
 		clusters: clusters.Lister(), roles: roles.Lister(), bindings: bindings.Lister(), works: works.Lister(), client: client,
 		synced: []cache.InformerSynced{clusters.Informer().HasSynced, roles.Informer().HasSynced, bindings.Informer().HasSynced,
 			works.Informer().HasSynced},
@@ -160,19 +170,33 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: ImpersonatorName,
 			Namespace: cluster.Spec.ImpersonatorSecretRef.Namespace}},
 	}
-	if err := c.ensureWork(ctx, cluster, "ClusterRole", role); err != nil {
-		return err
+	wroteRole, err := c.ensureWork(ctx, cluster, "ClusterRole", role)
+	wroteBinding := false
+	if err == nil {
+		wroteBinding, err = c.ensureWork(ctx, cluster, "ClusterRoleBinding", binding)
 	}
-	return c.ensureWork(ctx, cluster, "ClusterRoleBinding", binding)
+	switch {
+	case err != nil:
+		c.event(cluster, corev1.EventTypeWarning, EventReasonSyncImpersonationConfigFailed, fmt.Sprintf("Failed to sync impersonation config, err: %v", err))
+	case wroteRole || wroteBinding:
+		c.event(cluster, corev1.EventTypeNormal, EventReasonSyncImpersonationConfigSucceed, "Sync impersonation config succeed.")
+	}
+	return err
+}
+
+func (c *Controller) event(cluster *clusterv1alpha1.Cluster, eventType, reason, msg string) {
+	if c.recorder != nil {
+		c.recorder.Event(cluster, eventType, reason, msg)
+	}
 }
 
 // ensureWork creates or updates the Work carrying obj, the cluster-scoped
 // kind called ImpersonatorName, to the cluster; a Work whose fingerprint
-// matches is left alone.
-func (c *Controller) ensureWork(ctx context.Context, cluster *clusterv1alpha1.Cluster, kind string, obj any) error {
+// matches is left alone. wrote tells whether it wrote.
+func (c *Controller) ensureWork(ctx context.Context, cluster *clusterv1alpha1.Cluster, kind string, obj any) (bool, error) {
 	raw, err := json.Marshal(obj)
 	if err != nil {
-		return err
+		return false, err
 	}
 	hash := fmt.Sprintf("%x", fnv64(string(raw)))
 	ns := names.ExecutionNamespace(cluster.Name)
@@ -193,18 +217,21 @@ func (c *Controller) ensureWork(ctx context.Context, cluster *clusterv1alpha1.Cl
 	}
 	cur, err := c.works.Works(ns).Get(name)
 	if apierrors.IsNotFound(err) {
-		return works.Write(ctx, c.client, nil, work, ControllerName)
+		return true, works.Write(ctx, c.client, nil, work, ControllerName)
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	// Compared as the server stores it: the stored labels (the permanent
 	// id) kept, the manifests mutated.
 	work.Labels = maps.Clone(cur.Labels)
 	if err := mutation.MutateWork(work, false); err != nil {
-		return err
+		return false, err
 	}
-	return works.Ensure(ctx, c.client, cur, work, ControllerName)
+	if works.Needless(cur, work) {
+		return false, nil
+	}
+	return true, works.Write(ctx, c.client, cur, work, ControllerName)
 }
 
 // impersonationRules computes the member rules: impersonate exactly the
