@@ -88,6 +88,8 @@ func TestDeletionProtection(t *testing.T) {
 		out, err := kubectl(t, o.args("delete", "--wait=false")...)
 		if err == nil || !strings.Contains(out, "Forbidden") || !strings.Contains(out, deletionprotection.Message) {
 			t.Errorf("delete of %s: got %v\n%s\nwant Forbidden: %s", o, err, out, deletionprotection.Message)
+		} else {
+			t.Logf("delete of %s refused: %s", o, strings.TrimSpace(out))
 		}
 		stillThere(t, o)
 	}
