@@ -14,6 +14,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/detector"
 	"github.com/flotilla-io/flotilla/controllers/execution"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa"
+	"github.com/flotilla-io/flotilla/controllers/federatedresourcequota"
 	"github.com/flotilla-io/flotilla/controllers/hpascaletargetmarker"
 	"github.com/flotilla-io/flotilla/controllers/internal/overrides"
 	"github.com/flotilla-io/flotilla/controllers/namespace"
@@ -47,6 +48,9 @@ func Controllers() map[string]InitFunc {
 		cronfederatedhpa.ControllerName:         startCronFederatedHPA,
 		hpascaletargetmarker.ControllerName:     startHPAScaleTargetMarker,
 		deploymentreplicassyncer.ControllerName: startDeploymentReplicasSyncer,
+
+		federatedresourcequota.SyncControllerName:   startFederatedResourceQuotaSync,
+		federatedresourcequota.StatusControllerName: startFederatedResourceQuotaStatus,
 	}
 }
 
@@ -210,5 +214,29 @@ func startDeploymentReplicasSyncer(ctx context.Context, c *Context) error {
 		return err
 	}
 	go ctrl.Run(ctx, 1)
+	return nil
+}
+
+// startFederatedResourceQuotaSync delivers the static assignments of
+// FederatedResourceQuotas to their clusters as ResourceQuota Works.
+func startFederatedResourceQuotaSync(ctx context.Context, c *Context) error {
+	ctrl, err := federatedresourcequota.NewSync(c.KarmadaInformers.Policy().V1alpha1().FederatedResourceQuotas(),
+		c.KarmadaInformers.Work().V1alpha1().Works(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada, c.Recorder)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 2)
+	return nil
+}
+
+// startFederatedResourceQuotaStatus collects the member ResourceQuotas'
+// status into their FederatedResourceQuotas.
+func startFederatedResourceQuotaStatus(ctx context.Context, c *Context) error {
+	ctrl, err := federatedresourcequota.NewStatus(c.KarmadaInformers.Policy().V1alpha1().FederatedResourceQuotas(),
+		c.KarmadaInformers.Work().V1alpha1().Works(), c.Karmada, c.Recorder)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 2)
 	return nil
 }

@@ -1,0 +1,24 @@
+// Package federatedresourcequota carries out the static assignments of
+// FederatedResourceQuotas (API-SPEC §3.3), as Karmada's
+// federatedResourceQuotaSync and federatedResourceQuotaStatus controllers
+// do.
+//
+// The sync controller turns each spec.staticAssignments[i] into a
+// ResourceQuota of the same name and namespace as the quota, with
+// spec.hard = hard, in cluster clusterName: a Work named after the quota
+// (names.WorkName("ResourceQuota", name, namespace)) in the cluster's
+// execution namespace, labelled federatedresourcequota.karmada.io/namespace
+// and /name. The Works of clusters no longer assigned are deleted, and so
+// are all of a quota's Works once the quota is gone (found by those labels,
+// as Karmada does; a Work left by a quota deleted while the controller was
+// down is found when the Work informer lists it at start).
+//
+// The status controller collects the member ResourceQuotas' status that the
+// execution controller reflects into those Works: status.aggregatedStatus
+// (per cluster hard and used), status.overall (= spec.overall) and
+// status.overallUsed (the sum of used).
+//
+// Neither enforces spec.overall against ResourceBindings (Karmada's alpha
+// FederatedQuotaEnforcement), nor applies the Works to members (the
+// execution controller does).
+package federatedresourcequota
