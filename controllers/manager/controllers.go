@@ -21,6 +21,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/scheduler"
 	"github.com/flotilla-io/flotilla/controllers/status"
 	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
+	"github.com/flotilla-io/flotilla/placement"
 )
 
 // writeWorkers is the number of workers of the controllers on the write
@@ -104,7 +105,7 @@ func startBinding(ctx context.Context, c *Context) error {
 	p, w := c.KarmadaInformers.Policy().V1alpha1(), c.KarmadaInformers.Work()
 	ctrl, err := binding.New(c.Templates, w.V1alpha2().ResourceBindings(), w.V1alpha2().ClusterResourceBindings(), w.V1alpha1().Works(),
 		c.KarmadaInformers.Cluster().V1alpha1().Clusters(), p.ClusterOverridePolicies(), p.OverridePolicies(),
-		c.Karmada, c.Interpreter, overrides.Apply, scheduler.DivideCompletions, c.Recorder)
+		c.Karmada, c.Interpreter, overrides.Apply, placement.DivideCompletions, c.Recorder)
 	if err != nil {
 		return err
 	}
@@ -136,7 +137,7 @@ func startDependencies(ctx context.Context, c *Context) error {
 func startScheduler(ctx context.Context, c *Context) error {
 	w := c.KarmadaInformers.Work().V1alpha2()
 	ctrl, err := scheduler.New(w.ResourceBindings(), w.ClusterResourceBindings(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
-		c.Karmada, c.Recorder)
+		c.Karmada, c.Recorder, nil)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/ownwrites"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/placement"
 )
 
 // ControllerName is the name of the scheduler in --controllers, and the
@@ -47,15 +48,23 @@ type Controller struct {
 	// written remembers the last write of each key: until the lister moves
 	// past the version it replaced, the cached binding is stale.
 	written ownwrites.Writes[string, struct{}]
+	// estimate is the accurate estimator over the members' own nodes, pods
+	// and quotas; nil: the clusters' resource summaries only.
+	estimate ReplicaEstimator
 }
+
+// ReplicaEstimator tells how many more replicas with req the member
+// cluster can run in namespace; ok is false when it does not know.
+type ReplicaEstimator func(cluster, namespace string, req *workv1alpha2.ReplicaRequirements) (n int64, ok bool)
 
 // New returns the scheduler. The informers are of flotilla-apiserver's
 // loopback clientset client, whose identity may write a binding's spec and
 // status in one request.
 func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterResourceBindingInformer,
-	clusters clusterinformers.ClusterInformer, client versioned.Interface, recorder record.EventRecorder) (*Controller, error) {
+	clusters clusterinformers.ClusterInformer, client versioned.Interface, recorder record.EventRecorder, estimate ReplicaEstimator) (*Controller, error) {
 	c := &Controller{
-		rbs: rbs.Lister(), crbs: crbs.Lister(), clusters: clusters.Lister(),
+		estimate: estimate,
+		rbs:      rbs.Lister(), crbs: crbs.Lister(), clusters: clusters.Lister(),
 		synced: []cache.InformerSynced{rbs.Informer().HasSynced, crbs.Informer().HasSynced, clusters.Informer().HasSynced},
 		client: client, recorder: recorder, queue: worker.NewQueue(ControllerName), now: time.Now,
 	}
@@ -93,6 +102,21 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 // Run schedules bindings with workers workers until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	worker.Run(ctx, c.queue, c.synced, workers, c.reconcile)
+}
+
+// estimator is the accurate estimator for the binding's namespace.
+func (c *Controller) estimator(t *target) placement.Estimator {
+	if c.estimate == nil {
+		return nil
+	}
+	ns := t.spec.Resource.Namespace
+	return func(cluster *clusterv1alpha1.Cluster, req *workv1alpha2.ReplicaRequirements) (int64, bool) {
+		in := ns
+		if req != nil && req.Namespace != "" {
+			in = req.Namespace
+		}
+		return c.estimate(cluster.Name, in, req)
+	}
 }
 
 // bindingOf returns the parts of either binding kind the scheduler reads,

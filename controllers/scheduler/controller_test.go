@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 	"slices"
 	"testing"
 
@@ -66,21 +67,21 @@ func TestClusterChanged(t *testing.T) {
 	}{
 		{name: "capacity only", mod: func(c *clusterv1alpha1.Cluster) {
 			c.ResourceVersion = "2"
-			c.Status.ResourceSummary = &clusterv1alpha1.ResourceSummary{Allocatable: rl("pods", "5")}
+			c.Status.ResourceSummary = &clusterv1alpha1.ResourceSummary{Allocatable: pt.RL("pods", "5")}
 		}},
 		{name: "conditions only", mod: func(c *clusterv1alpha1.Cluster) {
 			c.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse}}
 		}},
-		{name: "labels", want: true, mod: withLabels("env", "prod")},
-		{name: "taint", want: true, mod: withTaint("k", "", corev1.TaintEffectNoSchedule)},
-		{name: "region", want: true, mod: withRegion("eu")},
-		{name: "deletion", want: true, mod: beingDeleted()},
-		{name: "APIs", want: true, mod: withoutAPIs()},
+		{name: "labels", want: true, mod: pt.WithLabels("env", "prod")},
+		{name: "taint", want: true, mod: pt.WithTaint("k", "", corev1.TaintEffectNoSchedule)},
+		{name: "region", want: true, mod: pt.WithRegion("eu")},
+		{name: "deletion", want: true, mod: pt.BeingDeleted()},
+		{name: "APIs", want: true, mod: pt.WithoutAPIs()},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			old := newCluster("a", withPods("10"))
+			old := pt.Cluster("a", pt.WithPods("10"))
 			cur := old.DeepCopy()
 			tc.mod(cur)
 			if got := clusterChanged(old, cur); got != tc.want {
@@ -134,7 +135,7 @@ func TestEnqueue(t *testing.T) {
 		f := newFixture(t, nil)
 		f.ctrl.enqueueBinding(newRB())
 		f.ctrl.enqueueBinding(newCRB())
-		f.ctrl.enqueueBinding(newCluster("a"))
+		f.ctrl.enqueueBinding(pt.Cluster("a"))
 		if diff := cmp.Diff([]string{"rb/default/web", "crb/web"}, f.queue.keys()); diff != "" {
 			t.Errorf("queued (-want +got):\n%s", diff)
 		}

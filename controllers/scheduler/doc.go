@@ -1,11 +1,10 @@
 // Package scheduler places ResourceBindings and ClusterResourceBindings on
-// member clusters, as karmada-scheduler does (API-SPEC §10.3): it filters
-// the clusters (API enablement, taints, cluster affinity or the ordered
-// clusterAffinities, spread constraint fields, evictions), orders them
-// (locality, available replicas, name), selects them under the spread
-// constraints and divides the replicas (Duplicated, static weights,
-// dynamic weights by available replicas, Aggregated; Webster's method with
-// Karmada's deterministic tie-break).
+// member clusters, as karmada-scheduler does (API-SPEC §10.3). The
+// decision itself is made by the pure package placement (filter, score,
+// select, divide); this controller reads the caches, gives placement the
+// binding, the clusters, its workload affinity peers and the accurate
+// estimator over the members' own nodes, pods and quotas, and writes the
+// decision.
 //
 // It owns spec.clusters, the applied-placement annotation and the
 // scheduler's part of the status (schedulerObservedGeneration,

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"encoding/json"
 	jsonpatch "github.com/evanphx/json-patch/v5"
+	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 	"k8s.io/apimachinery/pkg/types"
 	"reflect"
 	"strconv"
@@ -42,8 +43,8 @@ const fixedNowJSON = "2026-01-02T03:04:05Z"
 // s2Placement is S2: clusters a and b, static weights 1:1.
 func s2Placement() *policyv1alpha1.Placement {
 	return &policyv1alpha1.Placement{
-		ClusterAffinity:   onClusters("a", "b"),
-		ReplicaScheduling: staticRS(weight(1, onClusters("a")), weight(1, onClusters("b"))),
+		ClusterAffinity:   pt.OnClusters("a", "b"),
+		ReplicaScheduling: pt.StaticRS(pt.Weight(1, pt.OnClusters("a")), pt.Weight(1, pt.OnClusters("b"))),
 	}
 }
 
@@ -54,7 +55,7 @@ const s2PlacementJSON = `{"clusterAffinity":{"clusterNames":["a","b"]},"replicaS
 
 // fixtureClusters are a and b, each with room for 10 pods.
 func fixtureClusters() []*clusterv1alpha1.Cluster {
-	return []*clusterv1alpha1.Cluster{newCluster("a", withPods("10")), newCluster("b", withPods("10"))}
+	return []*clusterv1alpha1.Cluster{pt.Cluster("a", pt.WithPods("10")), pt.Cluster("b", pt.WithPods("10"))}
 }
 
 // newRB is a ResourceBinding "default/web" at generation 3,
@@ -62,7 +63,7 @@ func fixtureClusters() []*clusterv1alpha1.Cluster {
 func newRB(mods ...func(*workv1alpha2.ResourceBinding)) *workv1alpha2.ResourceBinding {
 	b := &workv1alpha2.ResourceBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", Generation: 3, ResourceVersion: "7"},
-		Spec:       *bindingSpec(2, s2Placement()),
+		Spec:       *pt.BindingSpec(2, s2Placement()),
 	}
 	for _, m := range mods {
 		m(b)
@@ -73,7 +74,7 @@ func newRB(mods ...func(*workv1alpha2.ResourceBinding)) *workv1alpha2.ResourceBi
 func newCRB(mods ...func(*workv1alpha2.ClusterResourceBinding)) *workv1alpha2.ClusterResourceBinding {
 	b := &workv1alpha2.ClusterResourceBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 3, ResourceVersion: "7"},
-		Spec:       *bindingSpec(2, s2Placement()),
+		Spec:       *pt.BindingSpec(2, s2Placement()),
 	}
 	for _, m := range mods {
 		m(b)
@@ -84,7 +85,7 @@ func newCRB(mods ...func(*workv1alpha2.ClusterResourceBinding)) *workv1alpha2.Cl
 // scheduledRB holds S2's decision for generation 3: nothing to write.
 func scheduledRB(b *workv1alpha2.ResourceBinding) {
 	b.Annotations = map[string]string{workv1alpha2.AppliedPlacementAnnotation: s2PlacementJSON}
-	b.Spec.Clusters = []workv1alpha2.TargetCluster{at("a", 1), at("b", 1)}
+	b.Spec.Clusters = []workv1alpha2.TargetCluster{pt.At("a", 1), pt.At("b", 1)}
 	last := metav1.NewTime(fixedNow.Add(-time.Hour))
 	b.Status = workv1alpha2.ResourceBindingStatus{
 		SchedulerObservedGeneration: 3,

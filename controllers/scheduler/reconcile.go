@@ -21,6 +21,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/placement"
 )
 
 // Event reasons, as Karmada records them on the binding and the template.
@@ -96,39 +97,38 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	slices.SortFunc(clusters, func(a, b *clusterv1alpha1.Cluster) int { return cmp.Compare(a.Name, b.Name) })
 	fresh := t.spec.RescheduleTriggeredAt != nil &&
 		(t.status.LastScheduledTime == nil || t.status.LastScheduledTime.Before(t.spec.RescheduleTriggeredAt))
-	groups, err := c.peers(t)
-	if err != nil {
+	in := placement.Input{Spec: t.spec, Status: t.status, Clusters: clusters, Fresh: fresh, Estimate: c.estimator(t)}
+	if in.Affinity, in.AntiAffinity, err = c.peers(t); err != nil {
 		return err
 	}
-	dec, schedErr := schedule(input{spec: t.spec, status: t.status, clusters: clusters, fresh: fresh,
-		descending: descendingTieBreak(string(t.spec.Resource.UID)), groups: groups})
+	dec, schedErr := placement.Schedule(in)
 
 	klog.FromContext(ctx).V(2).Info("Scheduling decision", "binding", key, "generation", t.meta.Generation, "fresh", fresh,
-		"result", dec.clusters, "err", schedErr, "considered", dec.considered)
-	placement, err := json.Marshal(t.spec.Placement)
+		"result", dec.Clusters, "err", schedErr, "considered", dec.Considered)
+	applied, err := json.Marshal(t.spec.Placement)
 	if err != nil {
 		return err
 	}
 	// A new spec.clusters is a new generation: observe the generation this
 	// very write creates, or a second write would be needed.
 	observed := t.meta.Generation
-	if schedErr == nil && !sameClusters(t.spec.Clusters, dec.clusters) {
+	if schedErr == nil && !sameClusters(t.spec.Clusters, dec.Clusters) {
 		observed++
 	}
 	cond := metav1.Condition{Type: workv1alpha2.Scheduled, Status: metav1.ConditionTrue,
 		Reason: workv1alpha2.BindingReasonSuccess, Message: "Binding has been scheduled successfully.", ObservedGeneration: observed}
-	var se *scheduleError
+	var se *placement.Error
 	switch {
 	case schedErr == nil:
 	case errors.As(schedErr, &se):
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, se.reason, se.message
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, se.Reason, se.Message
 	default:
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, workv1alpha2.BindingReasonSchedulerError, schedErr.Error()
 	}
 	// Like Karmada, a placement no cluster fits is a result too: the
 	// binding leaves every cluster. Other failures keep the current result.
-	noFit := se != nil && se.reason == workv1alpha2.BindingReasonNoClusterFit
-	if c.upToDate(t, dec, schedErr == nil, noFit, string(placement), &cond) {
+	noFit := se != nil && se.Reason == workv1alpha2.BindingReasonNoClusterFit
+	if c.upToDate(t, dec, schedErr == nil, noFit, string(applied), &cond) {
 		klog.FromContext(ctx).V(4).Info("Scheduling decision unchanged", "binding", key)
 		return c.retryLater(key, schedErr)
 	}
@@ -139,10 +139,10 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	metadata := map[string]any{"resourceVersion": t.meta.ResourceVersion}
 	spec := map[string]any{}
 	if schedErr == nil || noFit {
-		metadata["annotations"] = map[string]any{workv1alpha2.AppliedPlacementAnnotation: string(placement)}
+		metadata["annotations"] = map[string]any{workv1alpha2.AppliedPlacementAnnotation: string(applied)}
 		var clusters any // null clears the field
-		if len(dec.clusters) > 0 {
-			clusters = dec.clusters
+		if len(dec.Clusters) > 0 {
+			clusters = dec.Clusters
 		}
 		spec["clusters"] = clusters
 	}
@@ -152,8 +152,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		status["schedulerObservedGeneration"] = observed
 		status["lastScheduledTime"] = metav1.NewTime(c.now())
 		var affinity any
-		if dec.affinityName != "" {
-			affinity = dec.affinityName
+		if dec.AffinityName != "" {
+			affinity = dec.AffinityName
 		}
 		status["schedulerObservingAffinityName"] = affinity
 	}
@@ -174,15 +174,14 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 
 // peers finds where the other ResourceBindings of the binding's namespace
 // that share its workload affinity or anti-affinity group run.
-func (c *Controller) peers(t *target) (peerClusters, error) {
-	var out peerClusters
+func (c *Controller) peers(t *target) (affinity, antiAffinity map[string]bool, err error) {
 	g := t.spec.WorkloadAffinityGroups
 	if g == nil || t.meta.Namespace == "" {
-		return out, nil
+		return nil, nil, nil
 	}
 	list, err := c.rbs.ResourceBindings(t.meta.Namespace).List(labels.Everything())
 	if err != nil {
-		return out, err
+		return nil, nil, err
 	}
 	for _, b := range list {
 		pg := b.Spec.WorkloadAffinityGroups
@@ -191,20 +190,20 @@ func (c *Controller) peers(t *target) (peerClusters, error) {
 		}
 		for _, tc := range b.Spec.Clusters {
 			if g.AffinityGroup != "" && pg.AffinityGroup == g.AffinityGroup {
-				if out.affinity == nil {
-					out.affinity = map[string]bool{}
+				if affinity == nil {
+					affinity = map[string]bool{}
 				}
-				out.affinity[tc.Name] = true
+				affinity[tc.Name] = true
 			}
 			if g.AntiAffinityGroup != "" && pg.AntiAffinityGroup == g.AntiAffinityGroup {
-				if out.antiAffinity == nil {
-					out.antiAffinity = map[string]bool{}
+				if antiAffinity == nil {
+					antiAffinity = map[string]bool{}
 				}
-				out.antiAffinity[tc.Name] = true
+				antiAffinity[tc.Name] = true
 			}
 		}
 	}
-	return out, nil
+	return affinity, antiAffinity, nil
 }
 
 // responsible tells whether the binding is this scheduler's to place now.
@@ -220,13 +219,13 @@ func (c *Controller) responsible(t *target) bool {
 }
 
 // upToDate tells whether the stored binding already holds the decision.
-func (c *Controller) upToDate(t *target, dec decision, ok, noFit bool, placement string, cond *metav1.Condition) bool {
+func (c *Controller) upToDate(t *target, dec placement.Decision, ok, noFit bool, applied string, cond *metav1.Condition) bool {
 	old := meta.FindStatusCondition(t.status.Conditions, workv1alpha2.Scheduled)
 	if old == nil || old.Status != cond.Status || old.Reason != cond.Reason || old.Message != cond.Message {
 		return false
 	}
 	if noFit {
-		return len(t.spec.Clusters) == 0 && t.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] == placement
+		return len(t.spec.Clusters) == 0 && t.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] == applied
 	}
 	if !ok {
 		return true
@@ -234,9 +233,9 @@ func (c *Controller) upToDate(t *target, dec decision, ok, noFit bool, placement
 	if t.status.SchedulerObservedGeneration != t.meta.Generation {
 		return false
 	}
-	return t.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] == placement &&
-		t.status.SchedulerObservedAffinityName == dec.affinityName &&
-		sameClusters(t.spec.Clusters, dec.clusters)
+	return t.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] == applied &&
+		t.status.SchedulerObservedAffinityName == dec.AffinityName &&
+		sameClusters(t.spec.Clusters, dec.Clusters)
 }
 
 func sameClusters(a, b []workv1alpha2.TargetCluster) bool {
@@ -255,7 +254,7 @@ func (c *Controller) retryLater(key string, schedErr error) error {
 }
 
 // record writes the decision's events on the binding and its template.
-func (c *Controller) record(t *target, dec decision, schedErr error) {
+func (c *Controller) record(t *target, dec placement.Decision, schedErr error) {
 	r := t.spec.Resource
 	ref := &corev1.ObjectReference{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, UID: r.UID}
 	if schedErr != nil {
@@ -263,8 +262,8 @@ func (c *Controller) record(t *target, dec decision, schedErr error) {
 		c.recorder.Event(ref, corev1.EventTypeWarning, EventReasonScheduleBindingFailed, schedErr.Error())
 		return
 	}
-	parts := make([]string, 0, len(dec.clusters))
-	for _, tc := range dec.clusters {
+	parts := make([]string, 0, len(dec.Clusters))
+	for _, tc := range dec.Clusters {
 		parts = append(parts, fmt.Sprintf("%s:%d", tc.Name, tc.Replicas))
 	}
 	msg := fmt.Sprintf("Binding has been scheduled successfully. Result: {%s}", strings.Join(parts, ", "))

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 	"testing"
 	"time"
 
@@ -47,8 +48,8 @@ func TestReconcileAffinityName(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, fixtureClusters(), newRB(func(b *workv1alpha2.ResourceBinding) {
 		b.Spec.Placement = &policyv1alpha1.Placement{ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{
-			{AffinityName: "primary", ClusterAffinity: *onClusters("zzz")},
-			{AffinityName: "backup", ClusterAffinity: *onClusters("b")},
+			{AffinityName: "primary", ClusterAffinity: *pt.OnClusters("zzz")},
+			{AffinityName: "backup", ClusterAffinity: *pt.OnClusters("b")},
 		}}
 	}))
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
@@ -59,7 +60,7 @@ func TestReconcileAffinityName(t *testing.T) {
 	if got := obj.Status.SchedulerObservedAffinityName; got != "backup" {
 		t.Errorf("schedulerObservingAffinityName = %q, want backup", got)
 	}
-	if diff := cmp.Diff([]workv1alpha2.TargetCluster{at("b", 2)}, obj.Spec.Clusters); diff != "" {
+	if diff := cmp.Diff([]workv1alpha2.TargetCluster{pt.At("b", 2)}, obj.Spec.Clusters); diff != "" {
 		t.Errorf("spec.clusters (-want +got):\n%s", diff)
 	}
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
@@ -80,8 +81,8 @@ func TestReconcileFresh(t *testing.T) {
 		want      []workv1alpha2.TargetCluster
 	}{
 		// a: 10 free + 4 held = 14, b: 10. 4 over 14:10: a, b, a, b.
-		{name: "reschedule triggered after the last scheduling", triggered: time.Minute, want: []workv1alpha2.TargetCluster{at("a", 2), at("b", 2)}},
-		{name: "reschedule triggered before the last scheduling", triggered: -time.Minute, want: []workv1alpha2.TargetCluster{at("a", 4)}},
+		{name: "reschedule triggered after the last scheduling", triggered: time.Minute, want: []workv1alpha2.TargetCluster{pt.At("a", 2), pt.At("b", 2)}},
+		{name: "reschedule triggered before the last scheduling", triggered: -time.Minute, want: []workv1alpha2.TargetCluster{pt.At("a", 4)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,8 +90,8 @@ func TestReconcileFresh(t *testing.T) {
 			f := newFixture(t, fixtureClusters(), newRB(scheduledRB, func(b *workv1alpha2.ResourceBinding) {
 				b.Generation = 4
 				b.Spec.Replicas = 4
-				b.Spec.Placement = &policyv1alpha1.Placement{ReplicaScheduling: dynamicRS()}
-				b.Spec.Clusters = []workv1alpha2.TargetCluster{at("a", 4)}
+				b.Spec.Placement = &policyv1alpha1.Placement{ReplicaScheduling: pt.DynamicRS()}
+				b.Spec.Clusters = []workv1alpha2.TargetCluster{pt.At("a", 4)}
 				b.Spec.RescheduleTriggeredAt = &metav1.Time{Time: b.Status.LastScheduledTime.Add(tc.triggered)}
 			}))
 			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
@@ -115,7 +116,7 @@ func TestReconcileNoClusterFitClearsClusters(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, fixtureClusters(), newRB(scheduledRB, func(b *workv1alpha2.ResourceBinding) {
 		b.Generation = 4
-		b.Spec.Placement = &policyv1alpha1.Placement{ClusterAffinity: onClusters("zzz")}
+		b.Spec.Placement = &policyv1alpha1.Placement{ClusterAffinity: pt.OnClusters("zzz")}
 	}))
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 		t.Fatal(err)
@@ -139,7 +140,7 @@ func TestReconcileFailureLeavesObservedGeneration(t *testing.T) {
 	f := newFixture(t, fixtureClusters(), newRB(scheduledRB, func(b *workv1alpha2.ResourceBinding) {
 		b.Generation = 4
 		b.Spec.Replicas = 30
-		b.Spec.Placement = &policyv1alpha1.Placement{ReplicaScheduling: dynamicRS()}
+		b.Spec.Placement = &policyv1alpha1.Placement{ReplicaScheduling: pt.DynamicRS()}
 	}))
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 		t.Fatal(err)
@@ -186,13 +187,13 @@ func TestReconcileWorkloadAffinityPeers(t *testing.T) {
 	peer := newRB(func(b *workv1alpha2.ResourceBinding) {
 		b.Name = "cart"
 		b.Spec.WorkloadAffinityGroups = group
-		b.Spec.Clusters = []workv1alpha2.TargetCluster{at("b", 1)}
+		b.Spec.Clusters = []workv1alpha2.TargetCluster{pt.At("b", 1)}
 	})
 	other := newRB(func(b *workv1alpha2.ResourceBinding) {
 		b.Name = "elsewhere"
 		b.Namespace = "other"
 		b.Spec.WorkloadAffinityGroups = group
-		b.Spec.Clusters = []workv1alpha2.TargetCluster{at("a", 1)}
+		b.Spec.Clusters = []workv1alpha2.TargetCluster{pt.At("a", 1)}
 	})
 	f := newFixture(t, fixtureClusters(), peer, other, newRB(func(b *workv1alpha2.ResourceBinding) {
 		b.Spec.WorkloadAffinityGroups = group
@@ -203,7 +204,7 @@ func TestReconcileWorkloadAffinityPeers(t *testing.T) {
 	}
 	f.onePatch(t, rbGVR, "default", "web")
 	obj := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
-	if diff := cmp.Diff([]workv1alpha2.TargetCluster{at("b", 2)}, obj.Spec.Clusters); diff != "" {
+	if diff := cmp.Diff([]workv1alpha2.TargetCluster{pt.At("b", 2)}, obj.Spec.Clusters); diff != "" {
 		t.Errorf("spec.clusters (-want +got):\n%s", diff)
 	}
 }

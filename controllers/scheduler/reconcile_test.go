@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 	"strings"
 	"testing"
 	"time"
@@ -64,7 +65,7 @@ func TestReconcileWritesDecision(t *testing.T) {
 
 			// The informer delivers the written binding: nothing more to do.
 			obj := f.resync(t, tc.gvr, tc.ns, "web")
-			if got := bindingOf(obj).spec.Clusters; !cmp.Equal(got, []workv1alpha2.TargetCluster{at("a", 1), at("b", 1)}) {
+			if got := bindingOf(obj).spec.Clusters; !cmp.Equal(got, []workv1alpha2.TargetCluster{pt.At("a", 1), pt.At("b", 1)}) {
 				t.Errorf("stored spec.clusters = %v", got)
 			}
 			if err := f.ctrl.reconcile(context.Background(), tc.key); err != nil {
@@ -129,7 +130,7 @@ func TestReconcileFailure(t *testing.T) {
 	}{
 		// No cluster fitting is a result (TestReconcileNoClusterFitClearsClusters).
 		// a and b have 10 free pods each, a holds 2 more.
-		{name: "unschedulable", placement: &policyv1alpha1.Placement{ReplicaScheduling: dynamicRS()}, replicas: 30,
+		{name: "unschedulable", placement: &policyv1alpha1.Placement{ReplicaScheduling: pt.DynamicRS()}, replicas: 30,
 			reason: workv1alpha2.BindingReasonUnschedulable, message: "Clusters available replicas 22 are not enough to schedule."},
 	}
 	for _, tc := range tests {
@@ -139,7 +140,7 @@ func TestReconcileFailure(t *testing.T) {
 				b.Generation = 4
 				b.Spec.Replicas = tc.replicas
 				b.Spec.Placement = tc.placement
-				b.Spec.Clusters = []workv1alpha2.TargetCluster{at("a", 2)}
+				b.Spec.Clusters = []workv1alpha2.TargetCluster{pt.At("a", 2)}
 			}))
 			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 				t.Fatal(err)
@@ -164,7 +165,7 @@ func TestReconcileFailure(t *testing.T) {
 
 			// Stored: the retry writes nothing, records nothing, retries again.
 			obj := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
-			if diff := cmp.Diff([]workv1alpha2.TargetCluster{at("a", 2)}, obj.Spec.Clusters); diff != "" {
+			if diff := cmp.Diff([]workv1alpha2.TargetCluster{pt.At("a", 2)}, obj.Spec.Clusters); diff != "" {
 				t.Errorf("stored spec.clusters (-want +got):\n%s", diff)
 			}
 			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {

@@ -1,6 +1,7 @@
-package scheduler
+package placement
 
 import (
+	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 	"hash/fnv"
 	"math"
 	"testing"
@@ -189,28 +190,28 @@ func TestDivideCompletions(t *testing.T) {
 			// 8 b(.18 vs .2), 9 a(.18 vs .14), 10 a(.15 vs .14) → 7:3.
 			name:        "completions follow the replicas",
 			completions: 10,
-			clusters:    []workv1alpha2.TargetCluster{at("a", 2), at("b", 1)},
+			clusters:    []workv1alpha2.TargetCluster{pt.At("a", 2), pt.At("b", 1)},
 			uid:         "uid-0",
 			want:        map[string]int32{"a": 7, "b": 3},
 		},
 		{
 			name:        "ties go to the smaller name for an even uid hash",
 			completions: 5,
-			clusters:    []workv1alpha2.TargetCluster{at("a", 1), at("b", 1)},
+			clusters:    []workv1alpha2.TargetCluster{pt.At("a", 1), pt.At("b", 1)},
 			uid:         "uid-0",
 			want:        map[string]int32{"a": 3, "b": 2},
 		},
 		{
 			name:        "ties go to the larger name for an odd uid hash",
 			completions: 5,
-			clusters:    []workv1alpha2.TargetCluster{at("a", 1), at("b", 1)},
+			clusters:    []workv1alpha2.TargetCluster{pt.At("a", 1), pt.At("b", 1)},
 			uid:         "uid-1",
 			want:        map[string]int32{"a": 2, "b": 3},
 		},
 		{
 			name:        "a cluster without replicas gets no completions",
 			completions: 4,
-			clusters:    []workv1alpha2.TargetCluster{at("a", 2), at("b", 0)},
+			clusters:    []workv1alpha2.TargetCluster{pt.At("a", 2), pt.At("b", 0)},
 			uid:         "uid-0",
 			want:        map[string]int32{"a": 4, "b": 0},
 		},

@@ -1,4 +1,4 @@
-package scheduler
+package placement
 
 import (
 	"cmp"
@@ -20,16 +20,18 @@ type decision struct {
 	considered map[string]string
 }
 
-// scheduleError is a failed decision with the Scheduled condition's reason.
-type scheduleError struct {
-	reason  string
-	message string
+// Error is a failed decision with the Scheduled condition's reason
+// (workv1alpha2.BindingReasonUnschedulable or BindingReasonNoClusterFit)
+// and message.
+type Error struct {
+	Reason  string
+	Message string
 }
 
-func (e *scheduleError) Error() string { return e.message }
+func (e *Error) Error() string { return e.Message }
 
 func unschedulable(format string, args ...any) error {
-	return &scheduleError{reason: workv1alpha2.BindingReasonUnschedulable, message: fmt.Sprintf(format, args...)}
+	return &Error{Reason: workv1alpha2.BindingReasonUnschedulable, Message: fmt.Sprintf(format, args...)}
 }
 
 // input is what one decision is made from.
@@ -45,6 +47,8 @@ type input struct {
 	descending bool
 	// groups are the clusters of the binding's workload affinity peers.
 	groups peerClusters
+	// estimate is the accurate estimator, nil when there is none.
+	estimate Estimator
 }
 
 // peerClusters are where the other members of a binding's workload
@@ -120,9 +124,9 @@ func scheduleWith(in input, affinity *policyv1alpha1.ClusterAffinity, overflow [
 		}
 	}
 	if len(feasible) == 0 {
-		return nil, refused, &scheduleError{reason: workv1alpha2.BindingReasonNoClusterFit, message: fitError(len(in.clusters), refused)}
+		return nil, refused, &Error{Reason: workv1alpha2.BindingReasonNoClusterFit, Message: fitError(len(in.clusters), refused)}
 	}
-	avail := availableReplicas(feasible, in.spec)
+	avail := availableReplicas(feasible, in.spec, in.estimate)
 	for name, n := range avail {
 		refused[name] = fmt.Sprintf("available %d", n)
 	}

@@ -1,4 +1,4 @@
-package scheduler
+package placement
 
 import (
 	"math"
@@ -64,7 +64,11 @@ func free(rs *clusterv1alpha1.ResourceSummary, name corev1.ResourceName) resourc
 // what the binding already holds there (those replicas may already count
 // as allocated), capped at MaxInt32. A binding without replicas (not a
 // workload) fits everywhere.
-func availableReplicas(candidates []*clusterv1alpha1.Cluster, spec *workv1alpha2.ResourceBindingSpec) map[string]int64 {
+//
+// estimate, when not nil, is a second estimator (the members' own nodes,
+// pods and quotas): the smaller of the two answers counts, as Karmada
+// takes the minimum over its estimators.
+func availableReplicas(candidates []*clusterv1alpha1.Cluster, spec *workv1alpha2.ResourceBindingSpec, estimate Estimator) map[string]int64 {
 	out := make(map[string]int64, len(candidates))
 	held := assigned(spec.Clusters)
 	for _, c := range candidates {
@@ -72,7 +76,13 @@ func availableReplicas(candidates []*clusterv1alpha1.Cluster, spec *workv1alpha2
 			out[c.Name] = math.MaxInt32
 			continue
 		}
-		n := maxAvailable(c, spec.ReplicaRequirements) + int64(held[c.Name])
+		n := maxAvailable(c, spec.ReplicaRequirements)
+		if estimate != nil {
+			if m, ok := estimate(c, spec.ReplicaRequirements); ok {
+				n = min(n, m)
+			}
+		}
+		n += int64(held[c.Name])
 		if n >= math.MaxInt32 {
 			// No real bound is known: weigh the cluster as able to run
 			// them all, as Karmada does with an unknown estimate.

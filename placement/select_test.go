@@ -1,6 +1,7 @@
-package scheduler
+package placement
 
 import (
+	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -18,8 +19,8 @@ func TestSelectClusters(t *testing.T) {
 	// available desc, name.
 	four := []candidate{cand("a", 10), cand("b", 8), cand("c", 5), cand("d", 1)}
 	regions := []candidate{
-		cand("a", 10, withRegion("r1")), cand("b", 8, withRegion("r1")),
-		cand("c", 5, withRegion("r2")), cand("d", 1, withRegion("r3")),
+		cand("a", 10, pt.WithRegion("r1")), cand("b", 8, pt.WithRegion("r1")),
+		cand("c", 5, pt.WithRegion("r2")), cand("d", 1, pt.WithRegion("r3")),
 	}
 	tests := []struct {
 		name        string
@@ -30,26 +31,26 @@ func TestSelectClusters(t *testing.T) {
 		wantReason  string
 		wantMessage string
 	}{
-		{name: "no constraints: every candidate", cands: four, replicas: 3, placement: placement(dynamicRS()),
+		{name: "no constraints: every candidate", cands: four, replicas: 3, placement: placement(pt.DynamicRS()),
 			want: []string{"a", "b", "c", "d"}},
-		{name: "static weights ignore the constraints", cands: four, replicas: 3, placement: placement(staticRS(), byCluster(1, 1)),
+		{name: "static weights ignore the constraints", cands: four, replicas: 3, placement: placement(pt.StaticRS(), pt.ByCluster(1, 1)),
 			want: []string{"a", "b", "c", "d"}},
 		{name: "static weights with a list ignore the constraints", cands: four, replicas: 3,
-			placement: placement(staticRS(weight(1, onClusters("a"))), byCluster(1, 1)),
+			placement: placement(pt.StaticRS(pt.Weight(1, pt.OnClusters("a"))), pt.ByCluster(1, 1)),
 			want:      []string{"a", "b", "c", "d"}},
-		{name: "cluster max groups take the first candidates", cands: four, replicas: 3, placement: placement(duplicatedRS(), byCluster(1, 2)),
+		{name: "cluster max groups take the first candidates", cands: four, replicas: 3, placement: placement(pt.DuplicatedRS(), pt.ByCluster(1, 2)),
 			want: []string{"a", "b"}},
-		{name: "no replica scheduling is duplicated", cands: four, replicas: 3, placement: placement(nil, byCluster(1, 3)),
+		{name: "no replica scheduling is duplicated", cands: four, replicas: 3, placement: placement(nil, pt.ByCluster(1, 3)),
 			want: []string{"a", "b", "c"}},
-		{name: "cluster max groups above the candidates", cands: four, replicas: 3, placement: placement(duplicatedRS(), byCluster(2, 10)),
+		{name: "cluster max groups above the candidates", cands: four, replicas: 3, placement: placement(pt.DuplicatedRS(), pt.ByCluster(2, 10)),
 			want: []string{"a", "b", "c", "d"}},
-		{name: "no max groups means no maximum", cands: four, replicas: 3, placement: placement(duplicatedRS(), byCluster(1, 0)),
+		{name: "no max groups means no maximum", cands: four, replicas: 3, placement: placement(pt.DuplicatedRS(), pt.ByCluster(1, 0)),
 			want: []string{"a", "b", "c", "d"}},
-		{name: "fewer candidates than min groups", cands: four, replicas: 3, placement: placement(duplicatedRS(), byCluster(5, 6)),
+		{name: "fewer candidates than min groups", cands: four, replicas: 3, placement: placement(pt.DuplicatedRS(), pt.ByCluster(5, 6)),
 			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "the number of feasible clusters is less than spreadConstraint.MinGroups"},
-		{name: "duplicated does not need capacity", cands: four, replicas: 100, placement: placement(duplicatedRS(), byCluster(1, 2)),
+		{name: "duplicated does not need capacity", cands: four, replicas: 100, placement: placement(pt.DuplicatedRS(), pt.ByCluster(1, 2)),
 			want: []string{"a", "b"}},
-		{name: "divided: the first clusters cover the replicas", cands: four, replicas: 18, placement: placement(dynamicRS(), byCluster(1, 2)),
+		{name: "divided: the first clusters cover the replicas", cands: four, replicas: 18, placement: placement(pt.DynamicRS(), pt.ByCluster(1, 2)),
 			want: []string{"a", "b"}},
 		{
 			// Locality puts a and b first (2+3 < 10): the worst of them, a,
@@ -57,50 +58,50 @@ func TestSelectClusters(t *testing.T) {
 			name:      "divided: a cluster with more capacity is swapped in",
 			cands:     []candidate{held(cand("a", 2)), held(cand("b", 3)), cand("c", 10), cand("d", 1)},
 			replicas:  10,
-			placement: placement(dynamicRS(), byCluster(1, 2)),
+			placement: placement(pt.DynamicRS(), pt.ByCluster(1, 2)),
 			want:      []string{"c", "b"},
 		},
 		{
 			name:       "aggregated: no single cluster is big enough",
 			cands:      []candidate{held(cand("a", 2)), cand("b", 3), cand("c", 1)},
 			replicas:   5,
-			placement:  placement(aggregatedRS(), byCluster(1, 1)),
+			placement:  placement(pt.AggregatedRS(), pt.ByCluster(1, 1)),
 			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "no enough resource when selecting 1 clusters",
 		},
-		{name: "divided: not enough capacity in any choice", cands: four, replicas: 19, placement: placement(dynamicRS(), byCluster(1, 2)),
+		{name: "divided: not enough capacity in any choice", cands: four, replicas: 19, placement: placement(pt.DynamicRS(), pt.ByCluster(1, 2)),
 			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "no enough resource when selecting 2 clusters"},
 		{
 			// r1 has 18, r2 5, r3 1: r1 and r2 are chosen; the best of each
 			// (a, c) comes first, then b.
 			name: "region groups then clusters", cands: regions, replicas: 3,
-			placement: placement(duplicatedRS(), byRegion(2, 2), byCluster(2, 3)),
+			placement: placement(pt.DuplicatedRS(), pt.ByRegion(2, 2), pt.ByCluster(2, 3)),
 			want:      []string{"a", "c", "b"},
 		},
 		{name: "region groups, one cluster per region", cands: regions, replicas: 3,
-			placement: placement(duplicatedRS(), byRegion(2, 2), byCluster(2, 2)),
+			placement: placement(pt.DuplicatedRS(), pt.ByRegion(2, 2), pt.ByCluster(2, 2)),
 			want:      []string{"a", "c"}},
 		{name: "region groups without cluster constraint", cands: regions, replicas: 3,
-			placement: placement(duplicatedRS(), byRegion(1, 3)),
+			placement: placement(pt.DuplicatedRS(), pt.ByRegion(1, 3)),
 			want:      []string{"a", "c", "d", "b"}},
 		{name: "fewer regions than min groups", cands: regions, replicas: 3,
-			placement:  placement(duplicatedRS(), byRegion(4, 4)),
+			placement:  placement(pt.DuplicatedRS(), pt.ByRegion(4, 4)),
 			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "the number of feasible region is less than spreadConstraint.MinGroups"},
 		{name: "more regions than the cluster maximum", cands: regions, replicas: 3,
-			placement:  placement(duplicatedRS(), byRegion(3, 3), byCluster(1, 2)),
+			placement:  placement(pt.DuplicatedRS(), pt.ByRegion(3, 3), pt.ByCluster(1, 2)),
 			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "spreadConstraint.MaxGroups of cluster is less than the region groups selected"},
 		{
 			// Locality outranks capacity when ordering regions: r3 holds d.
 			name:      "regions ordered by score first",
-			cands:     []candidate{held(cand("d", 1, withRegion("r3"))), regions[0], regions[1], regions[2]},
+			cands:     []candidate{held(cand("d", 1, pt.WithRegion("r3"))), regions[0], regions[1], regions[2]},
 			replicas:  3,
-			placement: placement(duplicatedRS(), byRegion(1, 1)),
+			placement: placement(pt.DuplicatedRS(), pt.ByRegion(1, 1)),
 			want:      []string{"d"},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := selectClusters(tc.cands, bindingSpec(tc.replicas, tc.placement))
+			got, err := selectClusters(tc.cands, pt.BindingSpec(tc.replicas, tc.placement))
 			if !checkErr(t, err, tc.wantReason, tc.wantMessage) {
 				return
 			}

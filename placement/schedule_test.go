@@ -1,7 +1,8 @@
-package scheduler
+package placement
 
 import (
 	"errors"
+	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,12 +17,12 @@ func TestSchedule(t *testing.T) {
 	t.Parallel()
 	// a has room for 10 pods, b for 5; c is tainted.
 	clusters := []*clusterv1alpha1.Cluster{
-		newCluster("a", withPods("10")),
-		newCluster("b", withPods("5")),
-		newCluster("c", withPods("10"), withTaint("k", "", corev1.TaintEffectNoSchedule)),
+		pt.Cluster("a", pt.WithPods("10")),
+		pt.Cluster("b", pt.WithPods("5")),
+		pt.Cluster("c", pt.WithPods("10"), pt.WithTaint("k", "", corev1.TaintEffectNoSchedule)),
 	}
 	term := func(name string, cs ...string) policyv1alpha1.ClusterAffinityTerm {
-		return policyv1alpha1.ClusterAffinityTerm{AffinityName: name, ClusterAffinity: *onClusters(cs...)}
+		return policyv1alpha1.ClusterAffinityTerm{AffinityName: name, ClusterAffinity: *pt.OnClusters(cs...)}
 	}
 	terms := func(ts ...policyv1alpha1.ClusterAffinityTerm) *policyv1alpha1.Placement {
 		return &policyv1alpha1.Placement{ClusterAffinities: ts}
@@ -41,49 +42,49 @@ func TestSchedule(t *testing.T) {
 		wantMessage  string
 	}{
 		{name: "every fitting cluster, duplicated", replicas: 2, placement: &policyv1alpha1.Placement{},
-			want: []workv1alpha2.TargetCluster{at("a", 2), at("b", 2)}},
-		{name: "cluster affinity", replicas: 2, placement: &policyv1alpha1.Placement{ClusterAffinity: onClusters("b", "c")},
-			want: []workv1alpha2.TargetCluster{at("b", 2)}},
-		{name: "no cluster fits", replicas: 2, placement: &policyv1alpha1.Placement{ClusterAffinity: onClusters("c", "zzz")},
+			want: []workv1alpha2.TargetCluster{pt.At("a", 2), pt.At("b", 2)}},
+		{name: "cluster affinity", replicas: 2, placement: &policyv1alpha1.Placement{ClusterAffinity: pt.OnClusters("b", "c")},
+			want: []workv1alpha2.TargetCluster{pt.At("b", 2)}},
+		{name: "no cluster fits", replicas: 2, placement: &policyv1alpha1.Placement{ClusterAffinity: pt.OnClusters("c", "zzz")},
 			wantReason: workv1alpha2.BindingReasonNoClusterFit,
 			wantMessage: "0/3 clusters are available: 1 cluster(s) had untolerated taint {k:NoSchedule}, " +
 				"2 cluster(s) did not match the placement cluster affinity constraint."},
-		{name: "tainted cluster already scheduled stays", replicas: 2, placement: &policyv1alpha1.Placement{ClusterAffinity: onClusters("c")},
-			scheduled: []workv1alpha2.TargetCluster{at("c", 2)},
-			want:      []workv1alpha2.TargetCluster{at("c", 2)}},
+		{name: "tainted cluster already scheduled stays", replicas: 2, placement: &policyv1alpha1.Placement{ClusterAffinity: pt.OnClusters("c")},
+			scheduled: []workv1alpha2.TargetCluster{pt.At("c", 2)},
+			want:      []workv1alpha2.TargetCluster{pt.At("c", 2)}},
 		// Available 10:5 over 6: a, b, a, a (10/5=2 > 5/3), b (5/3 > 10/7), a.
-		{name: "dynamic weights from the resource summary", replicas: 6, placement: &policyv1alpha1.Placement{ReplicaScheduling: dynamicRS()},
-			want: []workv1alpha2.TargetCluster{at("a", 4), at("b", 2)}},
-		{name: "not enough capacity", replicas: 16, placement: &policyv1alpha1.Placement{ReplicaScheduling: dynamicRS()},
+		{name: "dynamic weights from the resource summary", replicas: 6, placement: &policyv1alpha1.Placement{ReplicaScheduling: pt.DynamicRS()},
+			want: []workv1alpha2.TargetCluster{pt.At("a", 4), pt.At("b", 2)}},
+		{name: "not enough capacity", replicas: 16, placement: &policyv1alpha1.Placement{ReplicaScheduling: pt.DynamicRS()},
 			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "Clusters available replicas 15 are not enough to schedule."},
 		{name: "the most available cluster first", replicas: 1,
-			placement: &policyv1alpha1.Placement{SpreadConstraints: []policyv1alpha1.SpreadConstraint{byCluster(1, 1)}},
-			want:      []workv1alpha2.TargetCluster{at("a", 1)}},
+			placement: &policyv1alpha1.Placement{SpreadConstraints: []policyv1alpha1.SpreadConstraint{pt.ByCluster(1, 1)}},
+			want:      []workv1alpha2.TargetCluster{pt.At("a", 1)}},
 		{name: "already-scheduled cluster first (locality)", replicas: 1,
-			placement: &policyv1alpha1.Placement{SpreadConstraints: []policyv1alpha1.SpreadConstraint{byCluster(1, 1)}},
-			scheduled: []workv1alpha2.TargetCluster{at("b", 1)},
-			want:      []workv1alpha2.TargetCluster{at("b", 1)}},
+			placement: &policyv1alpha1.Placement{SpreadConstraints: []policyv1alpha1.SpreadConstraint{pt.ByCluster(1, 1)}},
+			scheduled: []workv1alpha2.TargetCluster{pt.At("b", 1)},
+			want:      []workv1alpha2.TargetCluster{pt.At("b", 1)}},
 		{name: "first affinity term that schedules", replicas: 1, placement: terms(term("t1", "zzz"), term("t2", "b"), term("t3", "a")),
-			want: []workv1alpha2.TargetCluster{at("b", 1)}, wantAffinity: "t2"},
+			want: []workv1alpha2.TargetCluster{pt.At("b", 1)}, wantAffinity: "t2"},
 		{name: "terms tried from the observed one", replicas: 1, placement: terms(term("t1", "a"), term("t2", "b")), observed: "t2",
-			want: []workv1alpha2.TargetCluster{at("b", 1)}, wantAffinity: "t2"},
+			want: []workv1alpha2.TargetCluster{pt.At("b", 1)}, wantAffinity: "t2"},
 		{name: "terms after the observed one", replicas: 1, placement: terms(term("t1", "a"), term("t2", "zzz"), term("t3", "b")), observed: "t2",
-			want: []workv1alpha2.TargetCluster{at("b", 1)}, wantAffinity: "t3"},
+			want: []workv1alpha2.TargetCluster{pt.At("b", 1)}, wantAffinity: "t3"},
 		{name: "terms before the observed one are not tried", replicas: 1, placement: terms(term("t1", "a"), term("t2", "zzz")), observed: "t2",
 			wantReason: workv1alpha2.BindingReasonNoClusterFit, wantMessage: noFit},
 		{name: "fresh restarts at the first term", replicas: 1, placement: terms(term("t1", "a"), term("t2", "b")), observed: "t2", fresh: true,
-			want: []workv1alpha2.TargetCluster{at("a", 1)}, wantAffinity: "t1"},
+			want: []workv1alpha2.TargetCluster{pt.At("a", 1)}, wantAffinity: "t1"},
 		{name: "unknown observed term starts at the first", replicas: 1, placement: terms(term("t1", "a"), term("t2", "b")), observed: "gone",
-			want: []workv1alpha2.TargetCluster{at("a", 1)}, wantAffinity: "t1"},
+			want: []workv1alpha2.TargetCluster{pt.At("a", 1)}, wantAffinity: "t1"},
 		{
 			// t1 finds no cluster, t2 has too little capacity: t1's error.
 			name: "all terms fail: the first error", replicas: 20,
-			placement:  &policyv1alpha1.Placement{ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{term("t1", "zzz"), term("t2", "a")}, ReplicaScheduling: dynamicRS()},
+			placement:  &policyv1alpha1.Placement{ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{term("t1", "zzz"), term("t2", "a")}, ReplicaScheduling: pt.DynamicRS()},
 			wantReason: workv1alpha2.BindingReasonNoClusterFit, wantMessage: noFit,
 		},
 		{
 			name: "all terms fail: the first error is Unschedulable", replicas: 20,
-			placement:  &policyv1alpha1.Placement{ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{term("t1", "a"), term("t2", "zzz")}, ReplicaScheduling: dynamicRS()},
+			placement:  &policyv1alpha1.Placement{ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{term("t1", "a"), term("t2", "zzz")}, ReplicaScheduling: pt.DynamicRS()},
 			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "Clusters available replicas 10 are not enough to schedule.",
 		},
 	}
@@ -91,7 +92,7 @@ func TestSchedule(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			in := input{
-				spec:     bindingSpec(tc.replicas, tc.placement, tc.scheduled...),
+				spec:     pt.BindingSpec(tc.replicas, tc.placement, tc.scheduled...),
 				status:   &workv1alpha2.ResourceBindingStatus{SchedulerObservedAffinityName: tc.observed},
 				clusters: clusters,
 				fresh:    tc.fresh,
@@ -116,10 +117,10 @@ func TestSchedule(t *testing.T) {
 func TestScheduleConsidered(t *testing.T) {
 	t.Parallel()
 	in := input{
-		spec:   bindingSpec(3, &policyv1alpha1.Placement{ClusterAffinity: onClusters("a", "b")}, at("a", 2)),
+		spec:   pt.BindingSpec(3, &policyv1alpha1.Placement{ClusterAffinity: pt.OnClusters("a", "b")}, pt.At("a", 2)),
 		status: &workv1alpha2.ResourceBindingStatus{},
 		clusters: []*clusterv1alpha1.Cluster{
-			newCluster("a", withPods("1")), newCluster("b", withPods("4")), newCluster("c"),
+			pt.Cluster("a", pt.WithPods("1")), pt.Cluster("b", pt.WithPods("4")), pt.Cluster("c"),
 		},
 	}
 	dec, err := schedule(in)
@@ -142,22 +143,22 @@ func TestScheduleConsidered(t *testing.T) {
 func TestScheduleOverflowAffinities(t *testing.T) {
 	t.Parallel()
 	in := input{
-		spec: bindingSpec(15, &policyv1alpha1.Placement{
+		spec: pt.BindingSpec(15, &policyv1alpha1.Placement{
 			ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{{
 				AffinityName:       "primary",
-				ClusterAffinity:    *onClusters("a"),
-				OverflowAffinities: []policyv1alpha1.OverflowClusterAffinity{{AffinityName: "burst", ClusterAffinity: *onClusters("b")}},
+				ClusterAffinity:    *pt.OnClusters("a"),
+				OverflowAffinities: []policyv1alpha1.OverflowClusterAffinity{{AffinityName: "burst", ClusterAffinity: *pt.OnClusters("b")}},
 			}},
-			ReplicaScheduling: dynamicRS(),
+			ReplicaScheduling: pt.DynamicRS(),
 		}),
 		status:   &workv1alpha2.ResourceBindingStatus{},
-		clusters: []*clusterv1alpha1.Cluster{newCluster("a", withPods("10")), newCluster("b", withPods("10"))},
+		clusters: []*clusterv1alpha1.Cluster{pt.Cluster("a", pt.WithPods("10")), pt.Cluster("b", pt.WithPods("10"))},
 	}
 	dec, err := schedule(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]workv1alpha2.TargetCluster{at("a", 10), at("b", 5)}, dec.clusters); diff != "" {
+	if diff := cmp.Diff([]workv1alpha2.TargetCluster{pt.At("a", 10), pt.At("b", 5)}, dec.clusters); diff != "" {
 		t.Errorf("clusters (-want +got):\n%s", diff)
 	}
 	if dec.affinityName != "primary" {
@@ -172,10 +173,10 @@ func TestScheduleOverflowTiers(t *testing.T) {
 		return &policyv1alpha1.Placement{
 			ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{{
 				AffinityName:    "primary",
-				ClusterAffinity: *onClusters("a"),
+				ClusterAffinity: *pt.OnClusters("a"),
 				OverflowAffinities: []policyv1alpha1.OverflowClusterAffinity{
-					{AffinityName: "burst", ClusterAffinity: *onClusters("b")},
-					{AffinityName: "last", ClusterAffinity: *onClusters("c")},
+					{AffinityName: "burst", ClusterAffinity: *pt.OnClusters("b")},
+					{AffinityName: "last", ClusterAffinity: *pt.OnClusters("c")},
 				},
 			}},
 			ReplicaScheduling: rs,
@@ -183,7 +184,7 @@ func TestScheduleOverflowTiers(t *testing.T) {
 	}
 	aggregated := &policyv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDivided,
 		ReplicaDivisionPreference: policyv1alpha1.ReplicaDivisionPreferenceAggregated}
-	clusters := []*clusterv1alpha1.Cluster{newCluster("a", withPods("10")), newCluster("b", withPods("4")), newCluster("c", withPods("10"))}
+	clusters := []*clusterv1alpha1.Cluster{pt.Cluster("a", pt.WithPods("10")), pt.Cluster("b", pt.WithPods("4")), pt.Cluster("c", pt.WithPods("10"))}
 	tests := []struct {
 		name     string
 		replicas int32
@@ -191,18 +192,18 @@ func TestScheduleOverflowTiers(t *testing.T) {
 		want     []workv1alpha2.TargetCluster
 		reason   string
 	}{
-		{name: "primary is enough", replicas: 8, rs: dynamicRS(), want: []workv1alpha2.TargetCluster{at("a", 8)}},
-		{name: "two tiers", replicas: 12, rs: dynamicRS(), want: []workv1alpha2.TargetCluster{at("a", 10), at("b", 2)}},
-		{name: "three tiers, aggregated", replicas: 20, rs: aggregated, want: []workv1alpha2.TargetCluster{at("a", 10), at("b", 4), at("c", 6)}},
-		{name: "not enough anywhere", replicas: 30, rs: dynamicRS(), reason: workv1alpha2.BindingReasonUnschedulable},
+		{name: "primary is enough", replicas: 8, rs: pt.DynamicRS(), want: []workv1alpha2.TargetCluster{pt.At("a", 8)}},
+		{name: "two tiers", replicas: 12, rs: pt.DynamicRS(), want: []workv1alpha2.TargetCluster{pt.At("a", 10), pt.At("b", 2)}},
+		{name: "three tiers, aggregated", replicas: 20, rs: aggregated, want: []workv1alpha2.TargetCluster{pt.At("a", 10), pt.At("b", 4), pt.At("c", 6)}},
+		{name: "not enough anywhere", replicas: 30, rs: pt.DynamicRS(), reason: workv1alpha2.BindingReasonUnschedulable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dec, err := schedule(input{spec: bindingSpec(tc.replicas, term(tc.rs)), status: &workv1alpha2.ResourceBindingStatus{}, clusters: clusters})
+			dec, err := schedule(input{spec: pt.BindingSpec(tc.replicas, term(tc.rs)), status: &workv1alpha2.ResourceBindingStatus{}, clusters: clusters})
 			if tc.reason != "" {
-				var se *scheduleError
-				if !errors.As(err, &se) || se.reason != tc.reason {
+				var se *Error
+				if !errors.As(err, &se) || se.Reason != tc.reason {
 					t.Fatalf("err = %v, want reason %s", err, tc.reason)
 				}
 				return
@@ -222,7 +223,7 @@ func TestScheduleOverflowTiers(t *testing.T) {
 // clusters of its anti-affinity group.
 func TestScheduleWorkloadAffinity(t *testing.T) {
 	t.Parallel()
-	clusters := []*clusterv1alpha1.Cluster{newCluster("a", withPods("10")), newCluster("b", withPods("10")), newCluster("c", withPods("10"))}
+	clusters := []*clusterv1alpha1.Cluster{pt.Cluster("a", pt.WithPods("10")), pt.Cluster("b", pt.WithPods("10")), pt.Cluster("c", pt.WithPods("10"))}
 	duplicated := &policyv1alpha1.Placement{}
 	tests := []struct {
 		name   string
@@ -239,10 +240,10 @@ func TestScheduleWorkloadAffinity(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dec, err := schedule(input{spec: bindingSpec(1, duplicated), status: &workv1alpha2.ResourceBindingStatus{}, clusters: clusters, groups: tc.groups})
+			dec, err := schedule(input{spec: pt.BindingSpec(1, duplicated), status: &workv1alpha2.ResourceBindingStatus{}, clusters: clusters, groups: tc.groups})
 			if tc.reason != "" {
-				var se *scheduleError
-				if !errors.As(err, &se) || se.reason != tc.reason {
+				var se *Error
+				if !errors.As(err, &se) || se.Reason != tc.reason {
 					t.Fatalf("err = %v, want reason %s", err, tc.reason)
 				}
 				return

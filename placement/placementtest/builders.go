@@ -1,9 +1,9 @@
-package scheduler
+// Package placementtest builds the clusters, placements and binding specs
+// the tests of the placement algorithm and of the scheduler controller
+// share. It is for tests only.
+package placementtest
 
 import (
-	"errors"
-	"testing"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,17 +13,16 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
 
-// Builders shared by the scheduler tests.
-
-// deployment is the resource every test binding points at. FNV-1a32("uid-0")
+// Deployment is the resource every test binding points at. FNV-1a32("uid-0")
 // is even, so its Webster ties go to the smaller name.
-var deployment = workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web", UID: "uid-0"}
+var Deployment = workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web", UID: "uid-0"}
 
-type clusterOpt func(*clusterv1alpha1.Cluster)
+// ClusterOpt modifies a test cluster.
+type ClusterOpt func(*clusterv1alpha1.Cluster)
 
-// newCluster is a cluster serving apps/v1 Deployments, with no resource
+// Cluster is a cluster serving apps/v1 Deployments, with no resource
 // summary unless an option sets one.
-func newCluster(name string, opts ...clusterOpt) *clusterv1alpha1.Cluster {
+func Cluster(name string, opts ...ClusterOpt) *clusterv1alpha1.Cluster {
 	c := &clusterv1alpha1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: "1"},
 		Status: clusterv1alpha1.ClusterStatus{APIEnablements: []clusterv1alpha1.APIEnablement{
@@ -37,8 +36,8 @@ func newCluster(name string, opts ...clusterOpt) *clusterv1alpha1.Cluster {
 	return c
 }
 
-// rl builds a resource list from name, quantity pairs.
-func rl(pairs ...string) corev1.ResourceList {
+// RL builds a resource list from name, quantity pairs.
+func RL(pairs ...string) corev1.ResourceList {
 	out := corev1.ResourceList{}
 	for i := 0; i+1 < len(pairs); i += 2 {
 		out[corev1.ResourceName(pairs[i])] = resource.MustParse(pairs[i+1])
@@ -46,23 +45,25 @@ func rl(pairs ...string) corev1.ResourceList {
 	return out
 }
 
-// withSummary sets the resource summary.
-func withSummary(allocatable, allocated, allocating corev1.ResourceList) clusterOpt {
+// WithSummary sets the resource summary.
+func WithSummary(allocatable, allocated, allocating corev1.ResourceList) ClusterOpt {
 	return func(c *clusterv1alpha1.Cluster) {
 		c.Status.ResourceSummary = &clusterv1alpha1.ResourceSummary{Allocatable: allocatable, Allocated: allocated, Allocating: allocating}
 	}
 }
 
-// withPods gives the cluster room for n more pods and nothing else.
-func withPods(n string) clusterOpt { return withSummary(rl("pods", n), nil, nil) }
+// WithPods gives the cluster room for n more pods and nothing else.
+func WithPods(n string) ClusterOpt { return WithSummary(RL("pods", n), nil, nil) }
 
-func withTaint(key, value string, effect corev1.TaintEffect) clusterOpt {
+// WithTaint adds a taint.
+func WithTaint(key, value string, effect corev1.TaintEffect) ClusterOpt {
 	return func(c *clusterv1alpha1.Cluster) {
 		c.Spec.Taints = append(c.Spec.Taints, corev1.Taint{Key: key, Value: value, Effect: effect})
 	}
 }
 
-func withLabels(kv ...string) clusterOpt {
+// WithLabels adds key, value pairs of labels.
+func WithLabels(kv ...string) ClusterOpt {
 	return func(c *clusterv1alpha1.Cluster) {
 		if c.Labels == nil {
 			c.Labels = map[string]string{}
@@ -73,49 +74,42 @@ func withLabels(kv ...string) clusterOpt {
 	}
 }
 
-func withRegion(r string) clusterOpt {
+// WithRegion sets spec.region.
+func WithRegion(r string) ClusterOpt {
 	return func(c *clusterv1alpha1.Cluster) { c.Spec.Region = r }
 }
 
-func withoutAPIs() clusterOpt {
+// WithoutAPIs removes the API enablements.
+func WithoutAPIs() ClusterOpt {
 	return func(c *clusterv1alpha1.Cluster) { c.Status.APIEnablements = nil }
 }
 
-func beingDeleted() clusterOpt {
+// BeingDeleted sets a deletion timestamp.
+func BeingDeleted() ClusterOpt {
 	return func(c *clusterv1alpha1.Cluster) {
 		now := metav1.Now()
 		c.DeletionTimestamp = &now
 	}
 }
 
-// cand is a candidate named name with available replicas.
-func cand(name string, available int64, opts ...clusterOpt) candidate {
-	return candidate{cluster: newCluster(name, opts...), available: available}
-}
-
-// held is a candidate the binding already runs on (ClusterLocality 100).
-func held(c candidate) candidate {
-	c.score = 100
-	return c
-}
-
-func at(name string, replicas int32) workv1alpha2.TargetCluster {
+// At is a target cluster with replicas.
+func At(name string, replicas int32) workv1alpha2.TargetCluster {
 	return workv1alpha2.TargetCluster{Name: name, Replicas: replicas}
 }
 
-func onClusters(cs ...string) *policyv1alpha1.ClusterAffinity {
+// OnClusters is an affinity naming clusters.
+func OnClusters(cs ...string) *policyv1alpha1.ClusterAffinity {
 	return &policyv1alpha1.ClusterAffinity{ClusterNames: cs}
 }
 
-// Replica scheduling strategies.
-
-func duplicatedRS() *policyv1alpha1.ReplicaSchedulingStrategy {
+// DuplicatedRS duplicates replicas.
+func DuplicatedRS() *policyv1alpha1.ReplicaSchedulingStrategy {
 	return &policyv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDuplicated}
 }
 
-// staticRS divides by static weights; without entries there is no
+// StaticRS divides by static weights; without entries there is no
 // weightPreference at all.
-func staticRS(entries ...policyv1alpha1.StaticClusterWeight) *policyv1alpha1.ReplicaSchedulingStrategy {
+func StaticRS(entries ...policyv1alpha1.StaticClusterWeight) *policyv1alpha1.ReplicaSchedulingStrategy {
 	rs := &policyv1alpha1.ReplicaSchedulingStrategy{
 		ReplicaSchedulingType:     policyv1alpha1.ReplicaSchedulingTypeDivided,
 		ReplicaDivisionPreference: policyv1alpha1.ReplicaDivisionPreferenceWeighted,
@@ -126,11 +120,13 @@ func staticRS(entries ...policyv1alpha1.StaticClusterWeight) *policyv1alpha1.Rep
 	return rs
 }
 
-func weight(w int64, affinity *policyv1alpha1.ClusterAffinity) policyv1alpha1.StaticClusterWeight {
+// Weight is a static weight entry.
+func Weight(w int64, affinity *policyv1alpha1.ClusterAffinity) policyv1alpha1.StaticClusterWeight {
 	return policyv1alpha1.StaticClusterWeight{TargetCluster: *affinity, Weight: w}
 }
 
-func dynamicRS() *policyv1alpha1.ReplicaSchedulingStrategy {
+// DynamicRS divides by available replicas.
+func DynamicRS() *policyv1alpha1.ReplicaSchedulingStrategy {
 	return &policyv1alpha1.ReplicaSchedulingStrategy{
 		ReplicaSchedulingType:     policyv1alpha1.ReplicaSchedulingTypeDivided,
 		ReplicaDivisionPreference: policyv1alpha1.ReplicaDivisionPreferenceWeighted,
@@ -138,42 +134,25 @@ func dynamicRS() *policyv1alpha1.ReplicaSchedulingStrategy {
 	}
 }
 
-func aggregatedRS() *policyv1alpha1.ReplicaSchedulingStrategy {
+// AggregatedRS divides into as few clusters as possible.
+func AggregatedRS() *policyv1alpha1.ReplicaSchedulingStrategy {
 	return &policyv1alpha1.ReplicaSchedulingStrategy{
 		ReplicaSchedulingType:     policyv1alpha1.ReplicaSchedulingTypeDivided,
 		ReplicaDivisionPreference: policyv1alpha1.ReplicaDivisionPreferenceAggregated,
 	}
 }
 
-func byCluster(minGroups, maxGroups int) policyv1alpha1.SpreadConstraint {
+// ByCluster spreads by cluster.
+func ByCluster(minGroups, maxGroups int) policyv1alpha1.SpreadConstraint {
 	return policyv1alpha1.SpreadConstraint{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: minGroups, MaxGroups: maxGroups}
 }
 
-func byRegion(minGroups, maxGroups int) policyv1alpha1.SpreadConstraint {
+// ByRegion spreads by region.
+func ByRegion(minGroups, maxGroups int) policyv1alpha1.SpreadConstraint {
 	return policyv1alpha1.SpreadConstraint{SpreadByField: policyv1alpha1.SpreadByFieldRegion, MinGroups: minGroups, MaxGroups: maxGroups}
 }
 
-// bindingSpec is a Deployment binding with replicas and placement.
-func bindingSpec(replicas int32, p *policyv1alpha1.Placement, clusters ...workv1alpha2.TargetCluster) *workv1alpha2.ResourceBindingSpec {
-	return &workv1alpha2.ResourceBindingSpec{Resource: deployment, Replicas: replicas, Placement: p, Clusters: clusters}
-}
-
-// checkErr compares an error with the wanted Scheduled reason and message
-// ("" reason: no error). It reports whether err was nil.
-func checkErr(t *testing.T, err error, wantReason, wantMessage string) bool {
-	t.Helper()
-	if wantReason == "" {
-		if err != nil {
-			t.Fatalf("unexpected error: %v", err)
-		}
-		return true
-	}
-	var se *scheduleError
-	if !errors.As(err, &se) {
-		t.Fatalf("error = %v, want a scheduleError with reason %s", err, wantReason)
-	}
-	if se.reason != wantReason || se.message != wantMessage {
-		t.Errorf("error = %s: %q, want %s: %q", se.reason, se.message, wantReason, wantMessage)
-	}
-	return false
+// BindingSpec is a Deployment binding with replicas and placement.
+func BindingSpec(replicas int32, p *policyv1alpha1.Placement, clusters ...workv1alpha2.TargetCluster) *workv1alpha2.ResourceBindingSpec {
+	return &workv1alpha2.ResourceBindingSpec{Resource: Deployment, Replicas: replicas, Placement: p, Clusters: clusters}
 }
