@@ -104,10 +104,24 @@ func (c *SyncController) syncWork(ctx context.Context, quota *policyv1alpha1.Fed
 	if works.Needless(cur, desired) {
 		return false, nil
 	}
+	if cur == nil {
+		_, err := c.client.WorkV1alpha1().Works(desired.Namespace).Create(ctx, desired, metav1.CreateOptions{FieldManager: FieldManager})
+		if apierrors.IsAlreadyExists(err) {
+			// The cache is behind (typically this controller's own create
+			// of a moment ago): the Work's add event queues the quota again,
+			// and it is compared then. Not a failure worth an event.
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("creating Work %s/%s for cluster %s: %w", desired.Namespace, desired.Name, cluster, err)
+		}
+		klog.FromContext(ctx).V(2).Info("Created the ResourceQuota Work", "federatedResourceQuota", klog.KObj(quota), "cluster", cluster)
+		return true, nil
+	}
 	if err := works.Write(ctx, c.client, cur, desired, FieldManager); err != nil {
 		return false, fmt.Errorf("writing Work %s/%s for cluster %s: %w", desired.Namespace, desired.Name, cluster, err)
 	}
-	klog.FromContext(ctx).V(2).Info("Wrote the ResourceQuota Work", "federatedResourceQuota", klog.KObj(quota), "cluster", cluster, "created", cur == nil)
+	klog.FromContext(ctx).V(2).Info("Updated the ResourceQuota Work", "federatedResourceQuota", klog.KObj(quota), "cluster", cluster)
 	return true, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -269,6 +270,8 @@ func TestSyncReconcile(t *testing.T) {
 			want: []string{"create karmada-es-member1/" + name}, wantEvent: "Normal SyncWorkSucceed"},
 		{name: "unknown cluster only", quota: leaving, clusters: []string{"member1"},
 			works: []*workv1alpha1.Work{storedWork(t, leaving, "member1", cpu4)}},
+		{name: "created meanwhile, not in the cache yet", quota: both, clusters: []string{"member1"}, failOn: "create-exists",
+			want: []string{"create karmada-es-member1/" + name}},
 		{name: "create fails", quota: both, clusters: []string{"member1"}, failOn: "create",
 			want: []string{"create karmada-es-member1/" + name}, wantEvent: "Warning SyncWorkFailed", wantErr: true},
 		{name: "delete fails", quota: newQuota(), clusters: []string{"member1"}, failOn: "delete",
@@ -283,7 +286,13 @@ func TestSyncReconcile(t *testing.T) {
 				quotas = append(quotas, tc.quota)
 			}
 			f := newSyncFixture(t, quotas, tc.clusters, tc.works)
-			if tc.failOn != "" {
+			switch tc.failOn {
+			case "":
+			case "create-exists":
+				f.client.PrependReactor("create", "works", func(clienttesting.Action) (bool, runtime.Object, error) {
+					return true, nil, apierrors.NewAlreadyExists(workv1alpha1.Resource("works"), name)
+				})
+			default:
 				f.client.PrependReactor(tc.failOn, "works", func(clienttesting.Action) (bool, runtime.Object, error) {
 					return true, nil, errors.New("boom")
 				})
