@@ -1,8 +1,10 @@
-// Package memberinformers keeps informers of every Ready member's pods and
-// nodes, trimmed to what locating them and the HPA arithmetic need. The
-// metrics adapter uses them to ask only the members that have the pods or
-// nodes a request names; the FederatedHPA controller reads the pods of a
-// workload in every member from them.
+// Package memberinformers keeps informers of every Ready member's pods,
+// nodes and ResourceQuotas, trimmed to what locating them, the HPA
+// arithmetic and the replica estimate need. The metrics adapter uses them to
+// ask only the members that have the pods or nodes a request names; the
+// FederatedHPA controller reads the pods of a workload in every member from
+// them; the scheduler asks MaxReplicas how many more replicas a member can
+// run (the estimator package does the arithmetic).
 package memberinformers
 
 import (
@@ -10,9 +12,7 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -39,8 +39,12 @@ type member struct {
 	name   string
 	key    string
 	client *memberclient.Client
+	// pods are indexed by the node they are bound to (nodeNameIndex).
 	pods   cache.SharedIndexInformer
 	nodes  cache.SharedIndexInformer
+	quotas cache.SharedIndexInformer
+	// usage memoizes what the pods of each node take of it.
+	usage  *usageCache
 	cancel context.CancelFunc
 }
 
@@ -123,7 +127,12 @@ func start(ctx context.Context, name string, cl *memberclient.Client) *member {
 	ctx, cancel := context.WithCancel(ctx)
 	f := informers.NewSharedInformerFactoryWithOptions(cl.Clientset, 0, informers.WithTransform(Trim))
 	m := &member{name: name, key: cl.Key(), client: cl, cancel: cancel,
-		pods: f.Core().V1().Pods().Informer(), nodes: f.Core().V1().Nodes().Informer()}
+		pods: f.Core().V1().Pods().Informer(), nodes: f.Core().V1().Nodes().Informer(),
+		quotas: f.Core().V1().ResourceQuotas().Informer(), usage: newUsageCache()}
+	if err := m.watchUsage(); err != nil {
+		// Only an informer already started refuses; these are new.
+		klog.FromContext(ctx).Error(err, "Indexing member pods by node", "cluster", name)
+	}
 	f.Start(ctx.Done())
 	return m
 }
@@ -186,43 +195,4 @@ func (m Member) HasNodes(selector labels.Selector) bool {
 	}
 	nodes, err := m.Nodes.List(selector)
 	return err != nil || len(nodes) > 0
-}
-
-// Trim keeps of pods and nodes what the metrics adapter and the HPA
-// arithmetic read: identity, labels, containers' (and sidecars') requests, node name,
-// phase, conditions and start time. Everything else (managed fields,
-// annotations, volumes, images, container statuses, node images) is
-// dropped before it reaches the cache.
-func Trim(obj any) (any, error) {
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		containers := make([]corev1.Container, len(o.Spec.Containers))
-		for i, c := range o.Spec.Containers {
-			containers[i] = corev1.Container{Name: c.Name, Resources: corev1.ResourceRequirements{Requests: c.Resources.Requests}}
-		}
-		// Restartable init containers (sidecars) count towards requests.
-		var sidecars []corev1.Container
-		for _, c := range o.Spec.InitContainers {
-			if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-				sidecars = append(sidecars, corev1.Container{Name: c.Name, RestartPolicy: c.RestartPolicy,
-					Resources: corev1.ResourceRequirements{Requests: c.Resources.Requests}})
-			}
-		}
-		p := &corev1.Pod{
-			TypeMeta:   o.TypeMeta,
-			ObjectMeta: trimMeta(o.ObjectMeta),
-			Spec:       corev1.PodSpec{Containers: containers, InitContainers: sidecars, NodeName: o.Spec.NodeName, Resources: o.Spec.Resources},
-			Status:     corev1.PodStatus{Phase: o.Status.Phase, Conditions: o.Status.Conditions, StartTime: o.Status.StartTime},
-		}
-		return p, nil
-	case *corev1.Node:
-		return &corev1.Node{TypeMeta: o.TypeMeta, ObjectMeta: trimMeta(o.ObjectMeta),
-			Status: corev1.NodeStatus{Conditions: o.Status.Conditions, Capacity: o.Status.Capacity, Allocatable: o.Status.Allocatable}}, nil
-	}
-	return obj, nil
-}
-
-func trimMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
-		Labels: m.Labels, CreationTimestamp: m.CreationTimestamp, DeletionTimestamp: m.DeletionTimestamp}
 }
