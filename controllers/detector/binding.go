@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -23,7 +24,7 @@ import (
 // ownedSpecKeys are the JSON keys of the binding spec the detector owns;
 // the scheduler owns clusters, other controllers the rest.
 var ownedSpecKeys = []string{"resource", "propagateDeps", "replicaRequirements", "replicas", "placement", "schedulerName",
-	"failover", "conflictResolution", "suspension", "preserveResourcesOnDeletion", "workloadAffinityGroups"}
+	"failover", "conflictResolution", "suspension", "preserveResourcesOnDeletion", "workloadAffinityGroups", "schedulePriority"}
 
 // desiredSpec builds the binding spec of obj under policy p (API-SPEC §10.2).
 func (c *Controller) desiredSpec(gvk schema.GroupVersionKind, obj *unstructured.Unstructured, p *policy, existing *workv1alpha2.ResourceBindingSpec) (*workv1alpha2.ResourceBindingSpec, error) {
@@ -41,6 +42,13 @@ func (c *Controller) desiredSpec(gvk schema.GroupVersionKind, obj *unstructured.
 		spec.SchedulerName = "default-scheduler"
 	}
 	spec.WorkloadAffinityGroups = affinityGroups(p.Spec.Placement.WorkloadAffinity, obj.GetLabels())
+	if sp := p.Spec.SchedulePriority; sp != nil && sp.PriorityClassSource == policyv1alpha1.KubePriorityClass {
+		pc, err := c.priorityClasses.Get(sp.PriorityClassName)
+		if err != nil {
+			return nil, fmt.Errorf("schedulePriority: %w", err)
+		}
+		spec.SchedulePriority = &workv1alpha2.SchedulePriority{Priority: pc.Value}
+	}
 	if s := p.Spec.Suspension; s != nil || (existing != nil && existing.Suspension != nil && existing.Suspension.Scheduling != nil) {
 		spec.Suspension = &workv1alpha2.Suspension{}
 		if s != nil {
@@ -188,17 +196,39 @@ func (c *Controller) ensureBinding(ctx context.Context, gvk schema.GroupVersionK
 	if metaPatch(existing.Labels, existing.Annotations, lbls, annos) == nil && sameOwned(ownedSpec(&same), ownedSpec(existingSpec)) {
 		return false, nil
 	}
-	want := ownedSpec(spec)
-	patch, _ := json.Marshal(map[string]any{
-		"metadata": map[string]any{"labels": lbls, "annotations": annos},
-		"spec":     want,
-	})
+	patch, err := bindingPatch(existingSpec, spec, lbls, annos)
+	if err != nil {
+		return false, err
+	}
 	if ns != "" {
 		_, err = c.client.WorkV1alpha2().ResourceBindings(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 	} else {
 		_, err = c.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 	}
 	return true, err
+}
+
+// bindingPatch is the merge patch from the owned part of existing to that
+// of spec, with the claim metadata: nested fields the policy no longer
+// sets (a suspension lifted, a spread constraint removed) become null, as
+// a merge patch of the whole desired object would leave them in place.
+func bindingPatch(existing, spec *workv1alpha2.ResourceBindingSpec, lbls, annos map[string]any) ([]byte, error) {
+	from, err := json.Marshal(ownedSpec(existing))
+	if err != nil {
+		return nil, err
+	}
+	to, err := json.Marshal(ownedSpec(spec))
+	if err != nil {
+		return nil, err
+	}
+	diff, err := jsonpatch.CreateMergePatch(from, to)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]any{
+		"metadata": map[string]any{"labels": lbls, "annotations": annos},
+		"spec":     json.RawMessage(diff),
+	})
 }
 
 func (c *Controller) createBinding(ctx context.Context, obj *unstructured.Unstructured, name string, spec *workv1alpha2.ResourceBindingSpec, lbls, annos map[string]any) error {

@@ -12,9 +12,12 @@ import (
 	"sync"
 	"time"
 
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	schedulinginformers "k8s.io/client-go/informers/scheduling/v1"
+	schedulinglisters "k8s.io/client-go/listers/scheduling/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -50,6 +53,9 @@ type Controller struct {
 	client    versioned.Interface
 	interp    interpreter.Interpreter
 	recorder  record.EventRecorder
+	// priorityClasses are the control plane's PriorityClasses, for
+	// schedulePriority (KubePriorityClass).
+	priorityClasses schedulinglisters.PriorityClassLister
 
 	queue    workqueue.TypedRateLimitingInterface[string] // template keys
 	policies workqueue.TypedRateLimitingInterface[string] // policy keys and kindsKey
@@ -65,12 +71,14 @@ type Controller struct {
 // New returns the detector. It registers itself with tmpl for template events.
 func New(tmpl *templates.Informers, pps policyinformers.PropagationPolicyInformer, cpps policyinformers.ClusterPropagationPolicyInformer,
 	ops policyinformers.OverridePolicyInformer, rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterResourceBindingInformer,
+	priorityClasses schedulinginformers.PriorityClassInformer,
 	client versioned.Interface, interp interpreter.Interpreter, recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
-		templates: tmpl,
-		pps:       pps.Lister(), cpps: cpps.Lister(), ops: ops.Lister(), rbs: rbs.Lister(), crbs: crbs.Lister(),
+		templates:       tmpl,
+		priorityClasses: priorityClasses.Lister(),
+		pps:             pps.Lister(), cpps: cpps.Lister(), ops: ops.Lister(), rbs: rbs.Lister(), crbs: crbs.Lister(),
 		synced: []cache.InformerSynced{pps.Informer().HasSynced, cpps.Informer().HasSynced, ops.Informer().HasSynced,
-			rbs.Informer().HasSynced, crbs.Informer().HasSynced},
+			rbs.Informer().HasSynced, crbs.Informer().HasSynced, priorityClasses.Informer().HasSynced},
 		client: client, interp: interp, recorder: recorder,
 		queue:    worker.NewQueue("detector-templates"),
 		policies: worker.NewQueue("detector-policies"),
@@ -85,6 +93,21 @@ func New(tmpl *templates.Informers, pps policyinformers.PropagationPolicyInforme
 		if _, err := inf.AddEventHandler(policyHandler); err != nil {
 			return nil, err
 		}
+	}
+	// A PriorityClass created or changed: the templates of the policies
+	// naming it get (or update) their binding's priority.
+	pcHandler := func(obj any) {
+		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = t.Obj
+		}
+		if pc, ok := obj.(*schedulingv1.PriorityClass); ok {
+			c.enqueuePoliciesNaming(pc.Name)
+		}
+	}
+	if _, err := priorityClasses.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: pcHandler, UpdateFunc: func(_, obj any) { pcHandler(obj) }, DeleteFunc: pcHandler,
+	}); err != nil {
+		return nil, err
 	}
 	// Bindings name templates: watching their kinds finds templates deleted
 	// while the detector was down, and removes bindings of deleted templates.
@@ -158,6 +181,28 @@ func (c *Controller) enqueuePolicy(obj any) {
 		c.policies.Add("cpp/" + p.Name)
 	}
 	c.policies.Add(kindsKey)
+}
+
+// enqueuePoliciesNaming queues the policies whose schedulePriority names
+// the PriorityClass name.
+func (c *Controller) enqueuePoliciesNaming(name string) {
+	names := func(s *policyv1alpha1.PropagationSpec) bool {
+		return s.SchedulePriority != nil && s.SchedulePriority.PriorityClassName == name
+	}
+	if pps, err := c.pps.List(labels.Everything()); err == nil {
+		for _, p := range pps {
+			if names(&p.Spec) {
+				c.policies.Add("pp/" + p.Namespace + "/" + p.Name)
+			}
+		}
+	}
+	if cpps, err := c.cpps.List(labels.Everything()); err == nil {
+		for _, p := range cpps {
+			if names(&p.Spec) {
+				c.policies.Add("cpp/" + p.Name)
+			}
+		}
+	}
 }
 
 func (c *Controller) enqueueBound(obj any, added bool) {

@@ -127,3 +127,23 @@ func TestPreempts(t *testing.T) {
 		}
 	}
 }
+
+func TestLazyWaits(t *testing.T) {
+	lazy := pol("l", false, kindOnly, func(p *policy) { p.Spec.ActivationPreference = policyv1alpha1.LazyActivation })
+	eager := pol("e", false, kindOnly)
+	for name, tc := range map[string]struct {
+		p                 *policy
+		changed, preempts bool
+		want              bool
+	}{
+		"lazy, policy change only":   {p: lazy, want: true},
+		"lazy, template changed":     {p: lazy, changed: true},
+		"lazy preemptor takes now":   {p: lazy, preempts: true},
+		"immediate never waits":      {p: eager},
+		"immediate, template change": {p: eager, changed: true},
+	} {
+		if got := lazyWaits(tc.p, tc.changed, tc.preempts); got != tc.want {
+			t.Errorf("%s: lazyWaits %v, want %v", name, got, tc.want)
+		}
+	}
+}

@@ -69,7 +69,8 @@ func (c *Controller) reconcileTemplate(ctx context.Context, key string) error {
 		}
 		return nil
 	}
-	if chosen.Spec.ActivationPreference == policyv1alpha1.LazyActivation && !changed && c.bindingExists(gvk, ns, name) {
+	preempting := preempts(chosen, current, obj)
+	if lazyWaits(chosen, changed, preempting) && c.bindingExists(gvk, ns, name) {
 		// Lazy: policy changes wait for the template's next change.
 		return nil
 	}
@@ -78,7 +79,6 @@ func (c *Controller) reconcileTemplate(ctx context.Context, key string) error {
 		c.queue.AddAfter(key, 5*time.Second)
 		return nil
 	}
-	preempting := preempts(chosen, current, obj)
 	claimedObj, err := c.claim(ctx, gvk, obj, chosen)
 	if err != nil {
 		if preempting {
@@ -109,6 +109,14 @@ func (c *Controller) reconcileTemplate(ctx context.Context, key string) error {
 		c.event(obj, corev1.EventTypeNormal, EventReasonApplyPolicySucceed, fmt.Sprintf("Apply policy(%s) succeed", policyName(chosen)))
 	}
 	return nil
+}
+
+// lazyWaits tells whether a policy change waits for the template's next
+// change (activationPreference Lazy). A preemption does not wait: taking
+// the template from another policy is the preemptor's own decision, and in
+// Karmada it rewrites the claim at once, which is itself a template change.
+func lazyWaits(chosen *policy, templateChanged, preempting bool) bool {
+	return chosen.Spec.ActivationPreference == policyv1alpha1.LazyActivation && !templateChanged && !preempting
 }
 
 // preempts tells whether chosen takes obj from current, a live policy

@@ -92,7 +92,7 @@ func startUnifiedAuth(ctx context.Context, c *Context) error {
 func startDetector(ctx context.Context, c *Context) error {
 	p, w := c.KarmadaInformers.Policy().V1alpha1(), c.KarmadaInformers.Work().V1alpha2()
 	ctrl, err := detector.New(c.Templates, p.PropagationPolicies(), p.ClusterPropagationPolicies(), p.OverridePolicies(),
-		w.ResourceBindings(), w.ClusterResourceBindings(), c.Karmada, c.Interpreter, c.Recorder)
+		w.ResourceBindings(), w.ClusterResourceBindings(), c.HostInformers.Scheduling().V1().PriorityClasses(), c.Karmada, c.Interpreter, c.Recorder)
 	if err != nil {
 		return err
 	}

@@ -193,7 +193,10 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 	if err := karmadascheme.AddToScheme(eventScheme); err != nil {
 		return nil, err
 	}
-	broadcaster := record.NewBroadcaster()
+	// The spam filter (a burst of 25 events per object, then one per five
+	// minutes) keys on the reason too: a template's frequent status events
+	// must not starve its rare ones (PreemptPolicySucceed...).
+	broadcaster := record.NewBroadcaster(record.WithCorrelatorOptions(record.CorrelatorOptions{SpamKeyFunc: spamKeyByReason}))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: events.CoreV1().Events("")})
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
 	karmadaInformers := externalversions.NewSharedInformerFactory(kc, 0)
@@ -277,4 +280,10 @@ func Run(ctx context.Context, c *Context) error {
 		},
 	})
 	return nil
+}
+
+// spamKeyByReason is client-go's event spam key with the reason added.
+func spamKeyByReason(e *corev1.Event) string {
+	return strings.Join([]string{e.Source.Component, e.Source.Host, e.InvolvedObject.Kind, e.InvolvedObject.Namespace,
+		e.InvolvedObject.Name, string(e.InvolvedObject.UID), e.InvolvedObject.APIVersion, e.Type, e.Reason}, "/")
 }

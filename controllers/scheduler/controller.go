@@ -66,8 +66,10 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 		estimate: estimate,
 		rbs:      rbs.Lister(), crbs: crbs.Lister(), clusters: clusters.Lister(),
 		synced: []cache.InformerSynced{rbs.Informer().HasSynced, crbs.Informer().HasSynced, clusters.Informer().HasSynced},
-		client: client, recorder: recorder, queue: worker.NewQueue(ControllerName), now: time.Now,
+		client: client, recorder: recorder, now: time.Now,
 	}
+	// Higher schedulePriority first (Karmada's priority-based scheduling).
+	c.queue = worker.NewPriorityQueue(ControllerName, c.priority)
 	bindingHandler := cache.ResourceEventHandlerFuncs{
 		AddFunc: c.enqueueBinding,
 		UpdateFunc: func(old, cur any) {
@@ -102,6 +104,16 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 // Run schedules bindings with workers workers until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	worker.Run(ctx, c.queue, c.synced, workers, c.reconcile)
+}
+
+// priority is the schedulePriority of the binding of key (0 when it has
+// none or is not cached).
+func (c *Controller) priority(key string) int32 {
+	t, err := c.get(key)
+	if err != nil || t.spec.SchedulePriority == nil {
+		return 0
+	}
+	return t.spec.SchedulePriority.Priority
 }
 
 // estimator is the accurate estimator for the binding's namespace.
