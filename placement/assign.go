@@ -33,38 +33,79 @@ func assignReplicas(selected []candidate, in input) ([]workv1alpha2.TargetCluste
 	return assignDynamic(selected, in)
 }
 
-// assignTiers fills the overflow tiers in order: each takes what its
-// clusters can run of what the tiers before it could not, divided among
-// them dynamically; the last takes the rest or fails.
+// assignTiers fills the overflow tiers in order (API-SPEC §10.3). In the
+// steady mode what the tiers hold is kept: new replicas go to the first
+// tier with room (its clusters' available replicas beyond what they hold),
+// the last taking the rest or failing; fewer replicas are taken back from
+// the last tiers first, so a workload that shrinks retracts from its
+// overflow clusters. The fresh mode fills the tiers from nothing. Within a
+// tier the replicas are divided dynamically.
 func assignTiers(selected []candidate, in input) ([]workv1alpha2.TargetCluster, error) {
 	selected = slices.Clone(selected)
 	slices.SortStableFunc(selected, func(a, b candidate) int { return cmp.Compare(a.tier, b.tier) })
-	remaining := in.spec.Replicas
-	var out []workv1alpha2.TargetCluster
-	for start := 0; start < len(selected) && remaining > 0; {
-		end := start
-		var capacity int64
-		for end < len(selected) && selected[end].tier == selected[start].tier {
-			capacity += selected[end].available
-			end++
+	held := map[string]int32{}
+	if !in.fresh {
+		for _, t := range in.spec.Clusters {
+			held[t.Name] = t.Replicas
 		}
-		take := remaining
-		if end < len(selected) {
-			take = int32(min(int64(remaining), capacity))
+	}
+	// tiers[i] is [start, end) of one tier in selected, with what it holds.
+	type tier struct {
+		start, end int
+		held       int32
+		spare      int64
+	}
+	var tiers []tier
+	var total int32
+	for start := 0; start < len(selected); {
+		t := tier{start: start, end: start}
+		for t.end < len(selected) && selected[t.end].tier == selected[start].tier {
+			c := selected[t.end]
+			t.held += held[c.cluster.Name]
+			t.spare += max(c.available-int64(held[c.cluster.Name]), 0)
+			t.end++
 		}
-		if take > 0 {
-			spec := *in.spec
-			spec.Replicas = take
-			sub := in
-			sub.spec = &spec
-			part, err := assignDynamic(selected[start:end], sub)
-			if err != nil {
-				return nil, err
+		total += t.held
+		tiers = append(tiers, t)
+		start = t.end
+	}
+	want := make([]int32, len(tiers)) // each tier's replicas
+	for i, t := range tiers {
+		want[i] = t.held
+	}
+	switch target := in.spec.Replicas; {
+	case target > total:
+		remaining := int64(target - total)
+		for i, t := range tiers {
+			take := remaining
+			if i < len(tiers)-1 {
+				take = min(remaining, t.spare)
 			}
-			out = append(out, part...)
+			want[i] += int32(take)
 			remaining -= take
 		}
-		start = end
+	case target < total:
+		excess := total - target
+		for i := len(tiers) - 1; i >= 0 && excess > 0; i-- {
+			cut := min(excess, want[i])
+			want[i] -= cut
+			excess -= cut
+		}
+	}
+	var out []workv1alpha2.TargetCluster
+	for i, t := range tiers {
+		if want[i] == 0 {
+			continue
+		}
+		spec := *in.spec
+		spec.Replicas = want[i]
+		sub := in
+		sub.spec = &spec
+		part, err := assignDynamic(selected[t.start:t.end], sub)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, part...)
 	}
 	return sorted(out), nil
 }

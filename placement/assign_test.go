@@ -143,3 +143,49 @@ func TestAssignDynamicScaleUpHonoursInitialSeats(t *testing.T) {
 		t.Errorf("assignReplicas (-want +got):\n%s", diff)
 	}
 }
+
+// Steady overflow: what the tiers hold stays; growth fills the first tier
+// with room; shrinking retracts from the last tier first.
+func TestAssignTiersSteady(t *testing.T) {
+	t.Parallel()
+	tiered := func(name string, available int64, tier int) candidate {
+		c := cand(name, available)
+		c.tier = tier
+		return c
+	}
+	// available counts what the binding already holds there.
+	a, b := tiered("a", 3, 0), tiered("b", 100, 1)
+	for _, tc := range []struct {
+		name     string
+		replicas int32
+		current  []workv1alpha2.TargetCluster
+		fresh    bool
+		want     []workv1alpha2.TargetCluster
+	}{
+		{name: "fits the first tier", replicas: 2, want: []workv1alpha2.TargetCluster{pt.At("a", 2)}},
+		{name: "spills to the overflow", replicas: 5, current: []workv1alpha2.TargetCluster{pt.At("a", 2)},
+			want: []workv1alpha2.TargetCluster{pt.At("a", 3), pt.At("b", 2)}},
+		{name: "unchanged count keeps the result", replicas: 5, current: []workv1alpha2.TargetCluster{pt.At("a", 3), pt.At("b", 2)},
+			want: []workv1alpha2.TargetCluster{pt.At("a", 3), pt.At("b", 2)}},
+		{name: "growth beyond the first tier's room goes to the overflow", replicas: 7, current: []workv1alpha2.TargetCluster{pt.At("a", 3), pt.At("b", 2)},
+			want: []workv1alpha2.TargetCluster{pt.At("a", 3), pt.At("b", 4)}},
+		{name: "shrinking retracts from the overflow first", replicas: 3, current: []workv1alpha2.TargetCluster{pt.At("a", 3), pt.At("b", 2)},
+			want: []workv1alpha2.TargetCluster{pt.At("a", 3)}},
+		{name: "and then from the first tier", replicas: 2, current: []workv1alpha2.TargetCluster{pt.At("a", 3), pt.At("b", 2)},
+			want: []workv1alpha2.TargetCluster{pt.At("a", 2)}},
+		{name: "fresh refills from nothing", replicas: 5, fresh: true, current: []workv1alpha2.TargetCluster{pt.At("b", 5)},
+			want: []workv1alpha2.TargetCluster{pt.At("a", 3), pt.At("b", 2)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			spec := pt.BindingSpec(tc.replicas, &policyv1alpha1.Placement{ReplicaScheduling: pt.AggregatedRS()}, tc.current...)
+			got, err := assignTiers([]candidate{a, b}, input{spec: spec, status: &workv1alpha2.ResourceBindingStatus{}, fresh: tc.fresh})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("assignTiers (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -136,8 +136,14 @@ func startDependencies(ctx context.Context, c *Context) error {
 
 func startScheduler(ctx context.Context, c *Context) error {
 	w := c.KarmadaInformers.Work().V1alpha2()
+	// The accurate estimator reads the members' nodes, pods and quotas
+	// from the informers the metrics adapter keeps.
+	var estimate scheduler.ReplicaEstimator
+	if c.MemberInformers != nil {
+		estimate = c.MemberInformers.MaxReplicas
+	}
 	ctrl, err := scheduler.New(w.ResourceBindings(), w.ClusterResourceBindings(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
-		c.Karmada, c.Recorder, nil)
+		c.Karmada, c.Recorder, estimate)
 	if err != nil {
 		return err
 	}
