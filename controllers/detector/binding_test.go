@@ -12,7 +12,9 @@ import (
 
 // The binding patch clears what the policy no longer sets, nested too.
 func TestBindingPatch(t *testing.T) {
-	suspend := func(s policyv1alpha1.Suspension) *workv1alpha2.Suspension { return &workv1alpha2.Suspension{Suspension: s} }
+	suspend := func(s policyv1alpha1.Suspension) *workv1alpha2.Suspension {
+		return &workv1alpha2.Suspension{Suspension: s}
+	}
 	for name, tc := range map[string]struct {
 		from, to *workv1alpha2.ResourceBindingSpec
 		want     string // the spec part of the patch

@@ -122,7 +122,9 @@ spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, namespace: %s, name: api}]
   placement: {clusterAffinity: {clusterNames: [member1]}}
 `, ns))
-	t.Cleanup(func() { _, _ = framework.Kubectl(t, "delete", "clusterpropagationpolicy", "sem-preempt-cpp", "--ignore-not-found") })
+	t.Cleanup(func() {
+		_, _ = framework.Kubectl(t, "delete", "clusterpropagationpolicy", "sem-preempt-cpp", "--ignore-not-found")
+	})
 	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
 		if s := claimedBy(ctx, t, ns, "api", "", "sem-preempt-cpp"); s != "" {
 			return s
