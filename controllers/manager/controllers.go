@@ -143,7 +143,7 @@ func startScheduler(ctx context.Context, c *Context) error {
 		estimate = c.MemberInformers.MaxReplicas
 	}
 	ctrl, err := scheduler.New(w.ResourceBindings(), w.ClusterResourceBindings(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
-		c.Karmada, c.Recorder, estimate)
+		c.KarmadaInformers.Policy().V1alpha1().FederatedResourceQuotas(), c.Karmada, c.Recorder, estimate)
 	if err != nil {
 		return err
 	}

@@ -14,8 +14,10 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
+	policyinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/policy/v1alpha1"
 	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	policylisters "github.com/flotilla-io/flotilla/apis/generated/listers/policy/v1alpha1"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
@@ -40,6 +42,9 @@ type Controller struct {
 	rbs      worklisters.ResourceBindingLister
 	crbs     worklisters.ClusterResourceBindingLister
 	clusters clusterlisters.ClusterLister
+	// quotas are the FederatedResourceQuotas whose overall limits the
+	// scheduler enforces.
+	quotas   policylisters.FederatedResourceQuotaLister
 	synced   []cache.InformerSynced
 	client   versioned.Interface
 	recorder record.EventRecorder
@@ -61,11 +66,13 @@ type ReplicaEstimator func(cluster, namespace string, req *workv1alpha2.ReplicaR
 // loopback clientset client, whose identity may write a binding's spec and
 // status in one request.
 func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterResourceBindingInformer,
-	clusters clusterinformers.ClusterInformer, client versioned.Interface, recorder record.EventRecorder, estimate ReplicaEstimator) (*Controller, error) {
+	clusters clusterinformers.ClusterInformer, quotas policyinformers.FederatedResourceQuotaInformer,
+	client versioned.Interface, recorder record.EventRecorder, estimate ReplicaEstimator) (*Controller, error) {
 	c := &Controller{
 		estimate: estimate,
-		rbs:      rbs.Lister(), crbs: crbs.Lister(), clusters: clusters.Lister(),
-		synced: []cache.InformerSynced{rbs.Informer().HasSynced, crbs.Informer().HasSynced, clusters.Informer().HasSynced},
+		rbs:      rbs.Lister(), crbs: crbs.Lister(), clusters: clusters.Lister(), quotas: quotas.Lister(),
+		synced: []cache.InformerSynced{rbs.Informer().HasSynced, crbs.Informer().HasSynced, clusters.Informer().HasSynced,
+			quotas.Informer().HasSynced},
 		client: client, recorder: recorder, now: time.Now,
 	}
 	// Higher schedulePriority first (Karmada's priority-based scheduling).
@@ -95,6 +102,12 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 			c.enqueueAll(!clusterChanged(o, n))
 		},
 		DeleteFunc: func(any) { c.enqueueAll(false) },
+	}); err != nil {
+		return nil, err
+	}
+	// A quota raised or removed may let waiting bindings through.
+	if _, err := quotas.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) { c.enqueueAll(true) }, UpdateFunc: func(_, _ any) { c.enqueueAll(true) }, DeleteFunc: func(any) { c.enqueueAll(true) },
 	}); err != nil {
 		return nil, err
 	}

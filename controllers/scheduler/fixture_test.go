@@ -23,6 +23,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	policylisters "github.com/flotilla-io/flotilla/apis/generated/listers/policy/v1alpha1"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
@@ -134,11 +135,11 @@ func (q *recordingQueue) keys() []string {
 }
 
 type fixture struct {
-	ctrl                 *Controller
-	client               *fake.Clientset
-	recorder             *record.FakeRecorder
-	queue                *recordingQueue
-	rbs, crbs, clustersI cache.Indexer
+	ctrl                          *Controller
+	client                        *fake.Clientset
+	recorder                      *record.FakeRecorder
+	queue                         *recordingQueue
+	rbs, crbs, clustersI, quotasI cache.Indexer
 }
 
 func newIndexer() cache.Indexer {
@@ -147,7 +148,7 @@ func newIndexer() cache.Indexer {
 
 func newFixture(t *testing.T, clusters []*clusterv1alpha1.Cluster, bindings ...runtime.Object) *fixture {
 	t.Helper()
-	f := &fixture{rbs: newIndexer(), crbs: newIndexer(), clustersI: newIndexer(), recorder: record.NewFakeRecorder(32)}
+	f := &fixture{rbs: newIndexer(), crbs: newIndexer(), clustersI: newIndexer(), quotasI: newIndexer(), recorder: record.NewFakeRecorder(32)}
 	for _, c := range clusters {
 		if err := f.clustersI.Add(c); err != nil {
 			t.Fatal(err)
@@ -167,6 +168,7 @@ func newFixture(t *testing.T, clusters []*clusterv1alpha1.Cluster, bindings ...r
 		rbs:      worklisters.NewResourceBindingLister(f.rbs),
 		crbs:     worklisters.NewClusterResourceBindingLister(f.crbs),
 		clusters: clusterlisters.NewClusterLister(f.clustersI),
+		quotas:   policylisters.NewFederatedResourceQuotaLister(f.quotasI),
 		client:   f.client,
 		recorder: f.recorder,
 		queue:    f.queue,

@@ -102,6 +102,9 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		return err
 	}
 	dec, schedErr := placement.Schedule(in)
+	if schedErr == nil {
+		schedErr = c.checkQuotas(t, dec)
+	}
 
 	klog.FromContext(ctx).V(2).Info("Scheduling decision", "binding", key, "generation", t.meta.Generation, "fresh", fresh,
 		"result", dec.Clusters, "err", schedErr, "considered", dec.Considered)
@@ -170,6 +173,52 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	c.written.Record(key, t.meta.ResourceVersion, struct{}{})
 	c.record(t, dec, schedErr)
 	return c.retryLater(key, schedErr)
+}
+
+// checkQuotas refuses a decision that would take the binding's namespace
+// beyond the overall limit of a FederatedResourceQuota (Karmada's
+// FederatedQuotaEnforcement): the replicas it adds, at its replica
+// requirements, on top of what the namespace's other scheduled bindings
+// use. A decision that adds nothing always passes.
+func (c *Controller) checkQuotas(t *target, dec placement.Decision) error {
+	ns := t.meta.Namespace
+	if ns == "" {
+		return nil
+	}
+	quotas, err := c.quotas.FederatedResourceQuotas(ns).List(labels.Everything())
+	if err != nil || len(quotas) == 0 {
+		return nil
+	}
+	if total(dec.Clusters) <= total(t.spec.Clusters) {
+		return nil
+	}
+	bindings, err := c.rbs.ResourceBindings(ns).List(labels.Everything())
+	if err != nil {
+		return err
+	}
+	var used []corev1.ResourceList
+	for _, b := range bindings {
+		if b.Name != t.meta.Name {
+			used = append(used, placement.Usage(total(b.Spec.Clusters), b.Spec.ReplicaRequirements))
+		}
+	}
+	others := placement.Add(used...)
+	requested := placement.Usage(total(dec.Clusters), t.spec.ReplicaRequirements)
+	for _, q := range quotas {
+		if msg, exceeded := placement.QuotaExceeded(q.Name, q.Spec.Overall, others, requested); exceeded {
+			return &placement.Error{Reason: workv1alpha2.BindingReasonQuotaExceeded, Message: msg}
+		}
+	}
+	return nil
+}
+
+// total is the replicas of a scheduling result.
+func total(clusters []workv1alpha2.TargetCluster) int32 {
+	var n int32
+	for _, c := range clusters {
+		n += c.Replicas
+	}
+	return n
 }
 
 // peers finds where the other ResourceBindings of the binding's namespace
