@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
@@ -286,4 +287,18 @@ func queueDelta(before, after samples) samples {
 		out = append(out, s)
 	}
 	return out
+}
+
+// hostWrites scrapes the host kube-apiserver's request counters and sums
+// the writes of resource (events, deployments...).
+func hostWrites(t *testing.T, hc kubernetes.Interface, resource string) float64 {
+	t.Helper()
+	raw, err := hc.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(t.Context())
+	if err != nil {
+		t.Logf("scraping the host's metrics: %v", err)
+		return 0
+	}
+	return parseSamples(raw).sum("apiserver_request_total", func(l map[string]string) bool {
+		return l["resource"] == resource && l["subresource"] == "" && isWrite(l["verb"])
+	})
 }

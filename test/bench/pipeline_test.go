@@ -237,6 +237,7 @@ func TestPropagationThroughput(t *testing.T) {
 		return ss.sum("apiserver_request_total", func(l map[string]string) bool { return l["code"] == "409" })
 	}
 	before := m.scrape(t)
+	eventsBefore, templatesBefore := hostWrites(t, hc, "events"), hostWrites(t, hc, "deployments")
 	m.profile(t, "propagation.pprof", 30)
 	start = time.Now()
 	createAll(t, n, 16, func(ctx context.Context, i int) error {
@@ -260,6 +261,8 @@ func TestPropagationThroughput(t *testing.T) {
 	propagated := time.Since(start)
 	// Status and aggregation still settle after the last member object.
 	idleAt, after := waitIdle(t, m, n)
+	events := hostWrites(t, hc, "events") - eventsBefore
+	templateWrites := hostWrites(t, hc, "deployments") - templatesBefore
 	ratio := directTime.Seconds() / propagated.Seconds()
 	record(t, "propagation.txt", fmt.Sprintf(`propagation (issue 4, 9a): %d Deployments divided over 3 members (member controllers paused)
   direct: %d objects created in the members by a plain client   %.1f s   %.0f objects/s
@@ -267,11 +270,14 @@ func TestPropagationThroughput(t *testing.T) {
   ratio flotilla/direct  %.2f   (goal >= 0.8)
   idle %.1f s after the first template
   control-plane writes %.0f (%.1f per template), 409 conflicts %.0f, member writes %.0f (%.2f per member object)
+  host: template (Deployment) writes %.0f (%.2f per template), event writes %.0f (%.1f per template, %.0f/s until idle)
 %s  requests:
 %s`, n, 3*n, directTime.Seconds(), float64(3*n)/directTime.Seconds(), created.Seconds(), propagated.Seconds(),
 		float64(3*n)/propagated.Seconds(), ratio, idleAt.Sub(start).Seconds(),
 		cpWrites(after)-cpWrites(before), (cpWrites(after)-cpWrites(before))/float64(n), conflicts(after)-conflicts(before),
-		memberWrites(after)-memberWrites(before), (memberWrites(after)-memberWrites(before))/float64(3*n), queueSummary(queueDelta(before, after)), writeBreakdown(before, after, float64(n))))
+		memberWrites(after)-memberWrites(before), (memberWrites(after)-memberWrites(before))/float64(3*n),
+		templateWrites, templateWrites/float64(n), events, events/float64(n), events/idleAt.Sub(start).Seconds(),
+		queueSummary(queueDelta(before, after)), writeBreakdown(before, after, float64(n))))
 
 	// 9c: restart with everything propagated.
 	restartStart := time.Now()
