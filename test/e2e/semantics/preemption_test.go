@@ -44,6 +44,21 @@ func claimedBy(ctx context.Context, t *testing.T, ns, name, policyNS, policy str
 	return ""
 }
 
+// waitMoved waits until the Deployment ns/name is claimed by the policy
+// policyNS/policy and runs in member to, no longer in member from.
+func waitMoved(t *testing.T, ns, name, policyNS, policy, to, from string) {
+	t.Helper()
+	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
+		if s := claimedBy(ctx, t, ns, name, policyNS, policy); s != "" {
+			return s
+		}
+		if s := deploymentIn(ctx, t, to, ns, name); s != "" {
+			return s
+		}
+		return deploymentGone(ctx, t, from, ns, name)
+	})
+}
+
 // TestPreemption (API-SPEC §10.1): a higher-priority PropagationPolicy
 // with preemption Always takes a template from a lower one and moves the
 // workload; lowering its priority hands nothing back until the other
@@ -67,15 +82,7 @@ func TestPreemption(t *testing.T) {
 
 	// Preemption: high takes it and the workload moves to member2.
 	framework.Apply(t, propagationPolicy(ns, "high", "member2", 5, "Always", "web"))
-	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
-		if s := claimedBy(ctx, t, ns, "web", ns, "high"); s != "" {
-			return s
-		}
-		if s := deploymentIn(ctx, t, "member2", ns, "web"); s != "" {
-			return s
-		}
-		return deploymentGone(ctx, t, "member1", ns, "web")
-	})
+	waitMoved(t, ns, "web", ns, "high", "member2", "member1")
 	waitEvent(t, ns, "Deployment", "web", "PreemptPolicySucceed",
 		fmt.Sprintf("Propagation policy(%[1]s/high) preempted propagation policy(%[1]s/low) successfully", ns))
 	b, err := framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(t.Context(), "web-deployment", metav1.GetOptions{})
@@ -95,15 +102,7 @@ func TestPreemption(t *testing.T) {
 	}
 	// Now the loser preempts in turn.
 	framework.Apply(t, propagationPolicy(ns, "low", "member1", 1, "Always", "web"))
-	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
-		if s := claimedBy(ctx, t, ns, "web", ns, "low"); s != "" {
-			return s
-		}
-		if s := deploymentIn(ctx, t, "member1", ns, "web"); s != "" {
-			return s
-		}
-		return deploymentGone(ctx, t, "member2", ns, "web")
-	})
+	waitMoved(t, ns, "web", ns, "low", "member1", "member2")
 	waitEvent(t, ns, "Deployment", "web", "PreemptPolicySucceed",
 		fmt.Sprintf("Propagation policy(%[1]s/low) preempted propagation policy(%[1]s/high) successfully", ns))
 }
@@ -132,15 +131,7 @@ spec:
 		return deploymentIn(ctx, t, "member1", ns, "api")
 	})
 	framework.Apply(t, propagationPolicy(ns, "team", "member2", 0, "Always", "api"))
-	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
-		if s := claimedBy(ctx, t, ns, "api", ns, "team"); s != "" {
-			return s
-		}
-		if s := deploymentIn(ctx, t, "member2", ns, "api"); s != "" {
-			return s
-		}
-		return deploymentGone(ctx, t, "member1", ns, "api")
-	})
+	waitMoved(t, ns, "api", ns, "team", "member2", "member1")
 	waitEvent(t, ns, "Deployment", "api", "PreemptPolicySucceed",
 		fmt.Sprintf("Propagation policy(%s/team) preempted cluster propagation policy(sem-preempt-cpp) successfully", ns))
 }
