@@ -32,7 +32,10 @@ const maxConcurrentWorkWrites = 16
 // Event reasons (Karmada's).
 const (
 	EventReasonSyncWorkSucceed = "SyncWorkSucceed"
-	EventReasonSyncWorkFailed  = "SyncWorkFailed"
+	// EventReasonCleanupWorkFailed: the Works of a binding being deleted
+	// could not be removed.
+	EventReasonCleanupWorkFailed = "CleanupWorkFailed"
+	EventReasonSyncWorkFailed    = "SyncWorkFailed"
 )
 
 func (c *Controller) reconcile(ctx context.Context, key string) error {
@@ -73,7 +76,11 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		return err
 	}
 	if deleting {
-		return c.finalize(ctx, b, existing, fin)
+		err := c.finalize(ctx, b, existing, fin)
+		if err != nil {
+			c.recorder.Event(obj, corev1.EventTypeWarning, EventReasonCleanupWorkFailed, fmt.Sprintf("Failed to clean up the works of %s: %v", b.describe(), err))
+		}
+		return err
 	}
 	gvk := gvkOf(b.spec.Resource)
 	template, err := c.templates.Get(ctx, gvk, b.spec.Resource.Namespace, b.spec.Resource.Name)
