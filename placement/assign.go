@@ -17,6 +17,9 @@ import (
 // Aggregated). The result is sorted by name, without empty clusters.
 func assignReplicas(selected []candidate, in input) ([]workv1alpha2.TargetCluster, error) {
 	spec, p := in.spec, in.spec.Placement
+	if hasComponents(spec) {
+		return assignSets(selected, spec), nil
+	}
 	if spec.Replicas == 0 || !divided(p) {
 		out := make([]workv1alpha2.TargetCluster, 0, len(selected))
 		for _, c := range selected {

@@ -37,16 +37,21 @@ func maxAvailable(c *clusterv1alpha1.Cluster, req *workv1alpha2.ReplicaRequireme
 		if q.IsZero() {
 			continue
 		}
-		f := free(rs, name)
-		var fit int64
-		if name == corev1.ResourceCPU {
-			fit = f.MilliValue() / q.MilliValue()
-		} else {
-			fit = f.Value() / max(q.Value(), 1)
-		}
-		n = min(n, max(fit, 0))
+		n = min(n, fits(name, free(rs, name), q))
 	}
 	return n
+}
+
+// fits is how many times need fits in have of resource name: CPU in
+// millicores, other resources in whole units; never negative.
+func fits(name corev1.ResourceName, have, need resource.Quantity) int64 {
+	var n int64
+	if name == corev1.ResourceCPU {
+		n = have.MilliValue() / max(need.MilliValue(), 1)
+	} else {
+		n = have.Value() / max(need.Value(), 1)
+	}
+	return max(n, 0)
 }
 
 func free(rs *clusterv1alpha1.ResourceSummary, name corev1.ResourceName) resource.Quantity {

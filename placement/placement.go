@@ -6,8 +6,9 @@
 // available replicas, name), selects them under the spread constraints and
 // divides the replicas (Duplicated, static weights, dynamic weights by
 // available replicas, Aggregated; Webster's method with Karmada's
-// deterministic tie-break). It also divides a Job's completions the same
-// way.
+// deterministic tie-break). A workload described by components is placed
+// as a whole instead (see components.go). It also divides a Job's
+// completions the same way.
 //
 // It is pure: it reads what it is given and imports no client. The
 // scheduler controller (controllers/scheduler) calls Schedule and writes
@@ -41,6 +42,10 @@ type Input struct {
 	AntiAffinity map[string]bool
 	// Estimate is the accurate estimator; nil: the summaries only.
 	Estimate Estimator
+	// EstimateSets is the accurate estimator of whole sets of components,
+	// for bindings with spec.components; nil: the summaries, and Estimate
+	// asked for each component alone (an upper bound, see setsByEstimator).
+	EstimateSets SetEstimator
 }
 
 // Decision is the result of scheduling one binding.
@@ -59,6 +64,6 @@ type Decision struct {
 func Schedule(in Input) (Decision, error) {
 	dec, err := schedule(input{spec: in.Spec, status: in.Status, clusters: in.Clusters, fresh: in.Fresh,
 		descending: descendingTieBreak(string(in.Spec.Resource.UID)),
-		groups:     peerClusters{affinity: in.Affinity, antiAffinity: in.AntiAffinity}, estimate: in.Estimate})
+		groups:     peerClusters{affinity: in.Affinity, antiAffinity: in.AntiAffinity}, estimate: in.Estimate, estimateSets: in.EstimateSets})
 	return Decision{Clusters: dec.clusters, AffinityName: dec.affinityName, Considered: dec.considered}, err
 }

@@ -49,6 +49,9 @@ type input struct {
 	groups peerClusters
 	// estimate is the accurate estimator, nil when there is none.
 	estimate Estimator
+	// estimateSets is the accurate estimator of component sets, nil when
+	// there is none.
+	estimateSets SetEstimator
 }
 
 // peerClusters are where the other members of a binding's workload
@@ -126,9 +129,21 @@ func scheduleWith(in input, affinity *policyv1alpha1.ClusterAffinity, overflow [
 	if len(feasible) == 0 {
 		return nil, refused, &Error{Reason: workv1alpha2.BindingReasonNoClusterFit, Message: fitError(len(in.clusters), refused)}
 	}
-	avail := availableReplicas(feasible, in.spec, in.estimate)
-	for name, n := range avail {
-		refused[name] = fmt.Sprintf("available %d", n)
+	var avail map[string]int64
+	if hasComponents(in.spec) {
+		avail = availableSets(feasible, in)
+		var err error
+		if feasible, err = hostingSets(feasible, avail, refused, len(in.clusters)); err != nil {
+			return nil, refused, err
+		}
+		for name, n := range avail {
+			refused[name] = setsMessage(n)
+		}
+	} else {
+		avail = availableReplicas(feasible, in.spec, in.estimate)
+		for name, n := range avail {
+			refused[name] = fmt.Sprintf("available %d", n)
+		}
 	}
 	held := assigned(in.spec.Clusters)
 	cands := make([]candidate, 0, len(feasible))

@@ -30,7 +30,7 @@ func selectClusters(cands []candidate, spec *workv1alpha2.ResourceBindingSpec) (
 		}
 	}
 	need := int64(0)
-	if divided(p) {
+	if divided(p) && !hasComponents(spec) {
 		need = int64(spec.Replicas)
 	}
 	if byGroup != nil {

@@ -66,7 +66,10 @@ func (c *Controller) buildWork(b *bindingView, template *unstructured.Unstructur
 	gvk := template.GroupVersionKind()
 	obj := template.DeepCopy()
 	var err error
-	if b.spec.Replicas > 0 && divided(b.spec.Placement) && c.interp != nil && c.interp.HookEnabled(gvk, interpreter.ReviseReplica) {
+	// A workload described by components goes whole to each of its
+	// clusters (placement schedules it by sets): nothing to revise.
+	if b.spec.Replicas > 0 && len(b.spec.Components) == 0 && divided(b.spec.Placement) && c.interp != nil &&
+		c.interp.HookEnabled(gvk, interpreter.ReviseReplica) {
 		if obj, err = c.interp.ReviseReplica(obj, int64(target.Replicas)); err != nil {
 			return nil, fmt.Errorf("revising the replicas for cluster %s: %w", target.Name, err)
 		}

@@ -83,3 +83,30 @@ func TestBuildWork(t *testing.T) {
 		t.Error("Duplicated Work equals the divided one")
 	}
 }
+
+// A workload described by components goes whole to each cluster: its
+// Work is never revised to the cluster's replicas, even under Divided.
+func TestBuildWorkComponents(t *testing.T) {
+	c := &Controller{interp: interpreter.NewNative()}
+	divided := &policyv1alpha1.Placement{ReplicaScheduling: &policyv1alpha1.ReplicaSchedulingStrategy{
+		ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDivided}}
+	cluster := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "member1"}}
+	for name, spec := range map[string]*workv1alpha2.ResourceBindingSpec{
+		"components only":            {Placement: divided, Components: []workv1alpha2.Component{{Name: "web", Replicas: 2}}},
+		"components beside replicas": {Placement: divided, Replicas: 2, Components: []workv1alpha2.Component{{Name: "web", Replicas: 2}}},
+	} {
+		b := &bindingView{namespace: "default", name: "nginx-deployment", id: "rb1", spec: spec}
+		target := workv1alpha2.TargetCluster{Name: "member1", Components: []workv1alpha2.TargetComponent{{Name: "web", Replicas: 2}}}
+		w, err := c.buildWork(b, nginx(), target, cluster, nil, "w1")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		m := &unstructured.Unstructured{}
+		if err := m.UnmarshalJSON(w.Spec.Workload.Manifests[0].Raw); err != nil {
+			t.Fatal(err)
+		}
+		if r, _, _ := unstructured.NestedInt64(m.Object, "spec", "replicas"); r != 2 {
+			t.Errorf("%s: replicas %d, want the template's 2", name, r)
+		}
+	}
+}

@@ -23,7 +23,7 @@ import (
 
 // ownedSpecKeys are the JSON keys of the binding spec the detector owns;
 // the scheduler owns clusters, other controllers the rest.
-var ownedSpecKeys = []string{"resource", "propagateDeps", "replicaRequirements", "replicas", "placement", "schedulerName",
+var ownedSpecKeys = []string{"resource", "propagateDeps", "replicaRequirements", "replicas", "components", "placement", "schedulerName",
 	"failover", "conflictResolution", "suspension", "preserveResourcesOnDeletion", "workloadAffinityGroups", "schedulePriority"}
 
 // desiredSpec builds the binding spec of obj under policy p (API-SPEC §10.2).
@@ -58,7 +58,20 @@ func (c *Controller) desiredSpec(gvk schema.GroupVersionKind, obj *unstructured.
 			spec.Suspension.Scheduling = existing.Suspension.Scheduling
 		}
 	}
-	if c.interp != nil && c.interp.HookEnabled(gvk, interpreter.InterpretReplica) {
+	switch {
+	case c.interp == nil:
+	case c.interp.HookEnabled(gvk, interpreter.InterpretComponent):
+		// A workload of several pod templates is described by its
+		// components alone, and scheduled as a whole; as in Karmada,
+		// GetReplicas is then not asked.
+		comps, err := c.interp.GetComponents(obj)
+		if err != nil {
+			return nil, &getComponentsError{fmt.Errorf("reading the components of %s %s: %w", gvk.Kind, obj.GetName(), err)}
+		}
+		if len(comps) > 0 {
+			spec.Components = comps
+		}
+	case c.interp.HookEnabled(gvk, interpreter.InterpretReplica):
 		replicas, req, err := c.interp.GetReplicas(obj)
 		if err != nil {
 			return nil, &getReplicasError{fmt.Errorf("reading the replicas of %s %s: %w", gvk.Kind, obj.GetName(), err)}
@@ -72,6 +85,11 @@ func (c *Controller) desiredSpec(gvk schema.GroupVersionKind, obj *unstructured.
 type getReplicasError struct{ error }
 
 func (e *getReplicasError) Unwrap() error { return e.error }
+
+// getComponentsError is a failure of the interpreter's GetComponents.
+type getComponentsError struct{ error }
+
+func (e *getComponentsError) Unwrap() error { return e.error }
 
 // affinityGroups names the workload affinity groups of a template:
 // "<groupByLabelKey>=<the template's value>" (API-SPEC §10.2); a template

@@ -29,6 +29,8 @@ const (
 	EventReasonPreemptPolicyFailed  = "PreemptPolicyFailed"
 	EventReasonGetReplicasSucceed   = "GetReplicasSucceed"
 	EventReasonGetReplicasFailed    = "GetReplicasFailed"
+	EventReasonGetComponentsSucceed = "GetComponentsSucceed"
+	EventReasonGetComponentsFailed  = "GetComponentsFailed"
 )
 
 // reconcileTemplate brings the claim and the binding of one template in line
@@ -95,20 +97,39 @@ func (c *Controller) reconcileTemplate(ctx context.Context, key string) error {
 	if errors.Is(err, errNotCached) {
 		return err
 	}
-	if gr := (*getReplicasError)(nil); errors.As(err, &gr) {
-		c.event(obj, corev1.EventTypeWarning, EventReasonGetReplicasFailed, fmt.Sprintf("Get replicas of resource template failed: %v", gr.error))
-	}
+	c.recordInterpretation(gvk, obj, wrote, err)
 	if err != nil {
 		c.event(obj, corev1.EventTypeWarning, EventReasonApplyPolicyFailed, fmt.Sprintf("Apply policy(%s) failed: %v", policyName(chosen), err))
 		return err
 	}
 	if wrote {
-		if c.interp != nil && c.interp.HookEnabled(gvk, interpreter.InterpretReplica) {
-			c.event(obj, corev1.EventTypeNormal, EventReasonGetReplicasSucceed, "Get replicas of resource template successfully.")
-		}
 		c.event(obj, corev1.EventTypeNormal, EventReasonApplyPolicySucceed, fmt.Sprintf("Apply policy(%s) succeed", policyName(chosen)))
 	}
 	return nil
+}
+
+// recordInterpretation records on the template how the interpreter read
+// it for the binding: GetComponentsFailed or GetReplicasFailed when that
+// failed; when the binding was written, GetComponentsSucceed for a kind
+// described by components, GetReplicasSucceed for one with replicas.
+func (c *Controller) recordInterpretation(gvk schema.GroupVersionKind, obj *unstructured.Unstructured, wrote bool, err error) {
+	if gc := (*getComponentsError)(nil); errors.As(err, &gc) {
+		c.event(obj, corev1.EventTypeWarning, EventReasonGetComponentsFailed, fmt.Sprintf("Get components of resource template failed: %v", gc.error))
+		return
+	}
+	if gr := (*getReplicasError)(nil); errors.As(err, &gr) {
+		c.event(obj, corev1.EventTypeWarning, EventReasonGetReplicasFailed, fmt.Sprintf("Get replicas of resource template failed: %v", gr.error))
+		return
+	}
+	if err != nil || !wrote || c.interp == nil {
+		return
+	}
+	switch {
+	case c.interp.HookEnabled(gvk, interpreter.InterpretComponent):
+		c.event(obj, corev1.EventTypeNormal, EventReasonGetComponentsSucceed, "Get components of resource template successfully.")
+	case c.interp.HookEnabled(gvk, interpreter.InterpretReplica):
+		c.event(obj, corev1.EventTypeNormal, EventReasonGetReplicasSucceed, "Get replicas of resource template successfully.")
+	}
 }
 
 // lazyWaits tells whether a policy change waits for the template's next

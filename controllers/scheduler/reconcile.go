@@ -289,7 +289,7 @@ func (c *Controller) upToDate(t *target, dec placement.Decision, ok, noFit bool,
 
 func sameClusters(a, b []workv1alpha2.TargetCluster) bool {
 	return slices.EqualFunc(a, b, func(a, b workv1alpha2.TargetCluster) bool {
-		return a.Name == b.Name && a.Replicas == b.Replicas && len(a.Components) == 0 && len(b.Components) == 0
+		return a.Name == b.Name && a.Replicas == b.Replicas && slices.Equal(a.Components, b.Components)
 	})
 }
 
