@@ -22,7 +22,7 @@ tools: ## build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, k
 
 .PHONY: build
 build: ## build Flotilla's binaries into _output/bin
-	go build -o $(BIN)/ ./cmd/flotilla-apiserver ./cmd/flotillactl ./hack/testbed ./hack/custom-metrics-emulator
+	go build -o $(BIN)/ ./cmd/flotilla-apiserver ./cmd/flotilla-agent ./cmd/flotillactl ./hack/testbed ./hack/custom-metrics-emulator
 	ln -sf flotillactl $(BIN)/kubectl-flotilla
 
 .PHONY: up

@@ -60,6 +60,9 @@ type Cache struct {
 
 	mu      sync.Mutex
 	clients map[string]*Client
+	// pinned clients are returned for their cluster whatever its Cluster
+	// says (the agent's own member).
+	pinned map[string]*Client
 }
 
 // NewCache returns a cache reading secrets with getSecret.
@@ -70,6 +73,12 @@ func NewCache(getSecret func(namespace, name string) (*corev1.Secret, error)) *C
 // Get returns the client of a push cluster, built anew when the Cluster's
 // connection settings or its Secret changed since the last call.
 func (c *Cache) Get(cluster *clusterv1alpha1.Cluster) (*Client, error) {
+	c.mu.Lock()
+	pinned, ok := c.pinned[cluster.Name]
+	c.mu.Unlock()
+	if ok {
+		return pinned, nil
+	}
 	ref := cluster.Spec.SecretRef
 	if ref == nil {
 		return nil, fmt.Errorf("cluster %q has no secretRef", cluster.Name)

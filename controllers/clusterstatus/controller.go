@@ -52,6 +52,10 @@ type Options struct {
 	Workers int
 	// LeaseDuration is the duration of each cluster's heartbeat Lease.
 	LeaseDuration time.Duration
+	// Agent, when set, is the cluster of the flotilla-agent this controller
+	// runs in: it reports that cluster (a pull cluster) and no other.
+	// Empty: the control plane's controller, which reports push clusters.
+	Agent string
 }
 
 // Controller updates the status of push clusters.
@@ -119,8 +123,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	// The agent of a pull cluster reports its status itself.
-	if cluster.Spec.SyncMode != clusterv1alpha1.Push {
+	if !c.reports(cluster) {
 		return nil
 	}
 	defer c.queue.AddAfter(name, c.opts.Interval)
@@ -147,6 +150,16 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	}
 	_, err = c.client.ClusterV1alpha1().Clusters().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: ControllerName}, "status")
 	return err
+}
+
+// reports tells whether this controller reports cluster: the agent's own
+// cluster in an agent; push clusters on the control plane (the agent of a
+// pull cluster reports its status itself).
+func (c *Controller) reports(cluster *clusterv1alpha1.Cluster) bool {
+	if c.opts.Agent != "" {
+		return cluster.Name == c.opts.Agent
+	}
+	return cluster.Spec.SyncMode == clusterv1alpha1.Push
 }
 
 // observe probes the member and fills status; it returns whether the

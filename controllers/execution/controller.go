@@ -42,6 +42,11 @@ type Options struct {
 	// CacheSyncTimeout bounds the wait for the first list of a member
 	// informer; past it, member objects are read with a GET. Default 30s.
 	CacheSyncTimeout time.Duration
+	// Agent, when set, is the cluster of the flotilla-agent this
+	// controller runs in: it applies that cluster's Works (a pull cluster)
+	// and no other's. Empty: the control plane's controller, which
+	// applies the Works of push clusters.
+	Agent string
 }
 
 func (o *Options) complete() {
@@ -199,11 +204,21 @@ func (c *Controller) enqueueWork(obj any) {
 	if !ok {
 		return
 	}
-	// The agent of a pull cluster applies its Works itself.
-	if cl, err := c.clusters.Get(cluster); err == nil && cl.Spec.SyncMode == clusterv1alpha1.Pull {
+	if !c.serves(cluster) {
 		return
 	}
 	c.member(cluster).queue.Add(w.Namespace + "/" + w.Name)
+}
+
+// serves tells whether this controller applies the Works of cluster: the
+// agent's own cluster in an agent, push clusters on the control plane (the
+// agent of a pull cluster applies its Works itself).
+func (c *Controller) serves(cluster string) bool {
+	if c.opts.Agent != "" {
+		return cluster == c.opts.Agent
+	}
+	cl, err := c.clusters.Get(cluster)
+	return err != nil || cl.Spec.SyncMode != clusterv1alpha1.Pull
 }
 
 // enqueueClusterWorks enqueues every Work of a member.

@@ -46,7 +46,7 @@ func (c *Controller) reconcile(ctx context.Context, m *member, key string) error
 	if err != nil {
 		return err
 	}
-	if cluster.Spec.SyncMode == clusterv1alpha1.Pull {
+	if !c.serves(cluster.Name) {
 		return nil
 	}
 	if work.DeletionTimestamp != nil {

@@ -15,14 +15,18 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/interpreter/webhook"
 )
 
-// newInterpreter returns the interpreter every controller uses: the
+// NewInterpreter returns the interpreter every controller uses: the
 // ResourceInterpreterCustomizations, then the interpreter webhooks, then
 // the customizations shipped for third-party kinds, then the native
 // built-ins (API-SPEC §5.2), and the informer syncs to wait for
 // before interpreting anything.
 // The customizations follow their informer: each generation is compiled
 // once, when it arrives.
-func newInterpreter(factory externalversions.SharedInformerFactory, host informers.SharedInformerFactory) (*lua.Customizations, interpreter.Interpreter, []cache.InformerSynced, error) {
+//
+// host, when nil (flotilla-agent, which may not read the host's
+// Services), leaves webhooks referring to a Service resolved by their
+// cluster DNS name.
+func NewInterpreter(factory externalversions.SharedInformerFactory, host informers.SharedInformerFactory) (*lua.Customizations, interpreter.Interpreter, []cache.InformerSynced, error) {
 	customizations := lua.NewCustomizations()
 	ric := factory.Config().V1alpha1().ResourceInterpreterCustomizations().Informer()
 	set := func(obj any) {
@@ -52,9 +56,11 @@ func newInterpreter(factory externalversions.SharedInformerFactory, host informe
 	hooks := factory.Config().V1alpha1().ResourceInterpreterWebhookConfigurations()
 	// Service webhooks are looked up on the host, so an ExternalName
 	// Service reaches a webhook outside the host cluster.
-	webhooks := webhook.New(hooks.Lister(), webhook.Options{
-		ServiceResolver: webhook.NewServiceLookupResolver(host.Core().V1().Services().Lister()),
-	})
+	var opts webhook.Options
+	if host != nil {
+		opts.ServiceResolver = webhook.NewServiceLookupResolver(host.Core().V1().Services().Lister())
+	}
+	webhooks := webhook.New(hooks.Lister(), opts)
 	shipped, err := thirdparty.New()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("the shipped third-party customizations: %w", err)

@@ -202,7 +202,7 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 	karmadaInformers := externalversions.NewSharedInformerFactory(kc, 0)
 	hostInformers := informers.NewSharedInformerFactory(hc, 0)
 	secrets := hostInformers.Core().V1().Secrets().Lister()
-	customizations, interp, interpSynced, err := newInterpreter(karmadaInformers, hostInformers)
+	customizations, interp, interpSynced, err := NewInterpreter(karmadaInformers, hostInformers)
 	if err != nil {
 		return nil, err
 	}

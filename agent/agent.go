@@ -1,0 +1,203 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	karmadascheme "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/scheme"
+	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
+	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
+	"github.com/flotilla-io/flotilla/controllers/execution"
+	"github.com/flotilla-io/flotilla/controllers/manager"
+	"github.com/flotilla-io/flotilla/memberclient"
+)
+
+// Config is what the agent runs with.
+type Config struct {
+	Options *Options
+	// ControlPlane reaches the host API server (and through it
+	// flotilla-apiserver) with the agent's identity.
+	ControlPlane *rest.Config
+	// Member reaches the member cluster.
+	Member *rest.Config
+}
+
+// Config builds the configuration from the options.
+func (o *Options) Config() (*Config, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	cp, err := clientcmd.BuildConfigFromFlags("", o.ControlPlaneKubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("control-plane kubeconfig: %w", err)
+	}
+	var member *rest.Config
+	if o.MemberKubeconfig == "" {
+		member, err = rest.InClusterConfig()
+	} else {
+		member, err = clientcmd.BuildConfigFromFlags("", o.MemberKubeconfig)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("member kubeconfig: %w", err)
+	}
+	cp.QPS, cp.Burst = 100, 200
+	member.QPS, member.Burst = 200, 400
+	return &Config{Options: o, ControlPlane: cp, Member: member}, nil
+}
+
+// Run runs the agent until ctx ends: with leader election in the member,
+// only the elected replica works.
+func (c *Config) Run(ctx context.Context) error {
+	member, err := memberclient.NewClient(c.Member)
+	if err != nil {
+		return err
+	}
+	if !c.Options.LeaderElect {
+		return c.work(ctx, member)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.Options.LeaderElectNamespace}}
+	if _, err := member.Clientset.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating the leader election namespace in the member: %w", err)
+	}
+	host, _ := os.Hostname()
+	id := fmt.Sprintf("%s_%d", host, os.Getpid())
+	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, c.Options.LeaderElectNamespace, "flotilla-agent-"+c.Options.ClusterName,
+		member.Clientset.CoreV1(), member.Clientset.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: id})
+	if err != nil {
+		return err
+	}
+	var workErr error
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: lock, ReleaseOnCancel: true,
+		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) { workErr = c.work(ctx, member) },
+			OnStoppedLeading: func() { klog.FromContext(ctx).Info("Not the active agent", "identity", id) },
+		},
+	})
+	return workErr
+}
+
+// work runs the agent's controllers until ctx ends.
+func (c *Config) work(ctx context.Context, member *memberclient.Client) error {
+	log := klog.FromContext(ctx)
+	name := c.Options.ClusterName
+	karmada, err := versioned.NewForConfig(c.ControlPlane)
+	if err != nil {
+		return err
+	}
+	host, err := kubernetes.NewForConfig(c.ControlPlane)
+	if err != nil {
+		return err
+	}
+	if err := ensureCluster(ctx, karmada, member.Clientset, name); err != nil {
+		return err
+	}
+	members := memberclient.NewCache(nil)
+	members.Pin(name, member)
+
+	// Only the agent's own Cluster and execution namespace are watched:
+	// its identity may read nothing else.
+	own := externalversions.NewSharedInformerFactoryWithOptions(karmada, 0,
+		externalversions.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+		}))
+	es := externalversions.NewSharedInformerFactoryWithOptions(karmada, 0, externalversions.WithNamespace(executionNamespace(name)))
+	config := externalversions.NewSharedInformerFactory(karmada, 0)
+	_, interp, interpSynced, err := manager.NewInterpreter(config, nil)
+	if err != nil {
+		return err
+	}
+	recorder, stop, err := newRecorder(host, name)
+	if err != nil {
+		return err
+	}
+	defer stop()
+
+	clusters := own.Cluster().V1alpha1().Clusters()
+	exec, err := execution.New(es.Work().V1alpha1().Works(), clusters, karmada, members, interp, recorder,
+		execution.Options{Workers: c.Options.Workers, Agent: name})
+	if err != nil {
+		return err
+	}
+	status, err := clusterstatus.New(clusters, karmada, host, members, clusterstatus.Options{
+		Interval: c.Options.ClusterStatusUpdateFrequency, LeaseDuration: c.Options.ClusterLeaseDuration,
+		FailureThreshold: 3 * c.Options.ClusterStatusUpdateFrequency, Workers: 1, Agent: name,
+	})
+	if err != nil {
+		return err
+	}
+	config.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), interpSynced...) {
+		return ctx.Err()
+	}
+	own.Start(ctx.Done())
+	es.Start(ctx.Done())
+	go status.Run(ctx)
+	go exec.Run(ctx)
+	log.Info("Agent running", "cluster", name, "executionNamespace", executionNamespace(name))
+	<-ctx.Done()
+	return nil
+}
+
+// ensureCluster makes sure the agent's Cluster exists, in Pull mode. With
+// registration the control plane created it (an agent may not create
+// Clusters); an agent with broader rights creates it itself.
+func ensureCluster(ctx context.Context, karmada versioned.Interface, member kubernetes.Interface, name string) error {
+	_, err := karmada.ClusterV1alpha1().Clusters().Get(ctx, name, metav1.GetOptions{})
+	if !apierrors.IsNotFound(err) {
+		return err
+	}
+	id := ""
+	if ns, err := member.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{}); err == nil {
+		id = string(ns.UID)
+	}
+	cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: clusterv1alpha1.ClusterSpec{SyncMode: clusterv1alpha1.Pull, ID: id}}
+	if _, err := karmada.ClusterV1alpha1().Clusters().Create(ctx, cl, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("cluster %s is not registered (register it with flotillactl register): %w", name, err)
+	}
+	return nil
+}
+
+// newRecorder records events on the control plane. The agent's identity
+// may write events only in its execution namespace: events on other
+// objects (templates in user namespaces) are dropped here rather than
+// refused there.
+func newRecorder(host kubernetes.Interface, cluster string) (record.EventRecorder, func(), error) {
+	s := runtime.NewScheme()
+	if err := scheme.AddToScheme(s); err != nil {
+		return nil, nil, err
+	}
+	if err := karmadascheme.AddToScheme(s); err != nil {
+		return nil, nil, err
+	}
+	b := record.NewBroadcaster()
+	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: host.CoreV1().Events(executionNamespace(cluster))})
+	r := b.NewRecorder(s, corev1.EventSource{Component: "flotilla-agent", Host: cluster})
+	return &namespaceRecorder{EventRecorder: r, namespace: executionNamespace(cluster)}, b.Shutdown, nil
+}
+
+// executionNamespace is the cluster's namespace of Works on the control plane.
+func executionNamespace(cluster string) string { return workv1alpha1.ExecutionSpacePrefix + cluster }

@@ -1,0 +1,76 @@
+// Package agent is flotilla-agent: it runs next to a member the control
+// plane cannot reach (Pull mode, API-SPEC §2) and does for that member
+// alone what the control plane does for push members: it applies the
+// Works of the cluster's execution namespace (the same execution
+// controller, no-op skip included), reports the cluster's status and
+// renews its heartbeat Lease, reading the interpreter customizations from
+// the control plane. Its control-plane identity is the cluster's own
+// (system:karmada:agent:<cluster>): it watches only its Cluster and its
+// execution namespace.
+package agent
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Options are the agent's flags.
+type Options struct {
+	// ClusterName is the name of the member's Cluster on the control plane.
+	ClusterName string
+	// ControlPlaneKubeconfig reaches the control plane (the host API server)
+	// with the agent's identity.
+	ControlPlaneKubeconfig string
+	// MemberKubeconfig reaches the member; empty: in-cluster.
+	MemberKubeconfig string
+	// ClusterStatusUpdateFrequency is how often the status is reported.
+	ClusterStatusUpdateFrequency time.Duration
+	// ClusterLeaseDuration is the heartbeat Lease's duration.
+	ClusterLeaseDuration time.Duration
+	// LeaderElect runs one active agent among replicas, by a Lease in the
+	// member.
+	LeaderElect bool
+	// LeaderElectNamespace holds that Lease, in the member.
+	LeaderElectNamespace string
+	// Workers is the number of Works applied at once.
+	Workers int
+}
+
+// NewOptions returns the defaults.
+func NewOptions() *Options {
+	return &Options{
+		ClusterStatusUpdateFrequency: 10 * time.Second,
+		ClusterLeaseDuration:         40 * time.Second,
+		LeaderElect:                  true,
+		LeaderElectNamespace:         "karmada-system",
+		Workers:                      8,
+	}
+}
+
+// AddFlags adds the options' flags to fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.ClusterName, "cluster-name", o.ClusterName, "Name of the member's Cluster on the control plane.")
+	fs.StringVar(&o.ControlPlaneKubeconfig, "control-plane-kubeconfig", o.ControlPlaneKubeconfig,
+		"Kubeconfig of the control plane with the agent's identity (written by flotillactl register).")
+	fs.StringVar(&o.MemberKubeconfig, "member-kubeconfig", o.MemberKubeconfig, "Kubeconfig of the member; empty: in-cluster configuration.")
+	fs.DurationVar(&o.ClusterStatusUpdateFrequency, "cluster-status-update-frequency", o.ClusterStatusUpdateFrequency, "How often the cluster's status is reported.")
+	fs.DurationVar(&o.ClusterLeaseDuration, "cluster-lease-duration", o.ClusterLeaseDuration, "Duration of the cluster's heartbeat Lease.")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Run one active agent among replicas, elected by a Lease in the member.")
+	fs.StringVar(&o.LeaderElectNamespace, "leader-elect-resource-namespace", o.LeaderElectNamespace, "Namespace of the member holding the leader election Lease.")
+	fs.IntVar(&o.Workers, "concurrent-work-syncs", o.Workers, "Works applied at once.")
+}
+
+// Validate checks the options.
+func (o *Options) Validate() error {
+	switch {
+	case o.ClusterName == "":
+		return fmt.Errorf("--cluster-name is required")
+	case o.ControlPlaneKubeconfig == "":
+		return fmt.Errorf("--control-plane-kubeconfig is required")
+	case o.ClusterStatusUpdateFrequency <= 0 || o.ClusterLeaseDuration <= 0:
+		return fmt.Errorf("--cluster-status-update-frequency and --cluster-lease-duration must be positive")
+	}
+	return nil
+}
