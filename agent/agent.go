@@ -23,10 +23,10 @@ import (
 	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	karmadascheme "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/scheme"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
 	"github.com/flotilla-io/flotilla/controllers/execution"
 	"github.com/flotilla-io/flotilla/controllers/manager"

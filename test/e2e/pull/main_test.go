@@ -23,6 +23,8 @@ func TestMain(m *testing.M) {
 		Members: []env.MemberOptions{{Name: "member1"}, {Name: "member3"}},
 		Flotilla: &env.FlotillaOptions{Args: []string{
 			"--cluster-status-update-frequency=2s", "-v=2",
+			// A killed agent shows within seconds.
+			"--cluster-monitor-grace-period=10s",
 		}},
 	}, "member1")
 }
@@ -37,7 +39,7 @@ var (
 func pullMember(t *testing.T) *env.Process {
 	t.Helper()
 	agentOnce.Do(func() {
-		p, err := framework.Env.StartAgent(context.Background(), "member3", "")
+		p, err := framework.Env.StartAgent(context.Background(), "member3", "", "--cluster-lease-duration=10s")
 		if err != nil {
 			t.Fatal(err)
 		}
