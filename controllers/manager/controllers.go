@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 	"github.com/flotilla-io/flotilla/controllers/binding"
 	"github.com/flotilla-io/flotilla/controllers/cluster"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
@@ -52,7 +53,21 @@ func Controllers() map[string]InitFunc {
 
 		federatedresourcequota.SyncControllerName:   startFederatedResourceQuotaSync,
 		federatedresourcequota.StatusControllerName: startFederatedResourceQuotaStatus,
+
+		agentregistration.ControllerName: startAgentRegistration,
 	}
+}
+
+// startAgentRegistration decides on the certificate requests of
+// flotilla-agents (Pull mode) on the host.
+func startAgentRegistration(ctx context.Context, c *Context) error {
+	ctrl, err := agentregistration.New(c.HostInformers.Certificates().V1().CertificateSigningRequests(),
+		c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Host, c.Karmada)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 1)
+	return nil
 }
 
 func startCluster(ctx context.Context, c *Context) error {

@@ -34,6 +34,13 @@ const (
 // hostControllers are the kube-controller-manager controllers the host runs:
 // namespaces finalize, owner references collect, service accounts get tokens
 // and the root CA, and aggregated ClusterRoles fill in. No workload runs there.
+// Pull-mode registration (flotillactl register) adds the bootstrap-token and
+// certificate controllers: the signer issues the client certificates of
+// flotilla-agents once Flotilla's agent-registration controller approved
+// them (kubernetes.io/kube-apiserver-client, signed with the host CA), the
+// cleaner removes old requests, the bootstrap signer signs
+// kube-public/cluster-info with each token and the token cleaner deletes
+// expired tokens.
 var hostControllers = []string{
 	"namespace-controller",
 	"garbage-collector-controller",
@@ -41,6 +48,10 @@ var hostControllers = []string{
 	"serviceaccount-token-controller",
 	"root-ca-certificate-publisher-controller",
 	"clusterrole-aggregation-controller",
+	"certificatesigningrequest-signing-controller",
+	"certificatesigningrequest-cleaner-controller",
+	"bootstrap-signer-controller",
+	"token-cleaner-controller",
 }
 
 // Cluster is one running Kubernetes control plane of the test bed.
@@ -196,7 +207,7 @@ func (c *Cluster) writeKubeconfigs() error {
 func (c *Cluster) apiserverArgs(etcdURL string) []string {
 	p := c.PKIDir()
 	f := func(name string) string { return filepath.Join(p, name) }
-	return []string{
+	args := []string{
 		"--etcd-servers=" + etcdURL,
 		// One etcd serves every cluster of the environment, each under its prefix.
 		"--etcd-prefix=/" + c.Name + "/registry",
@@ -223,6 +234,12 @@ func (c *Cluster) apiserverArgs(etcdURL string) []string {
 		"--proxy-client-cert-file=" + f("front-proxy-client.crt"), "--proxy-client-key-file=" + f("front-proxy-client.key"),
 		"--cert-dir=" + filepath.Join(c.Dir, "certs"),
 	}
+	if c.Role == RoleHost {
+		// flotillactl register authenticates with a bootstrap token
+		// (kube-system/bootstrap-token-<id>) to request the agent's certificate.
+		args = append(args, "--enable-bootstrap-token-auth")
+	}
+	return args
 }
 
 func (c *Cluster) kcmArgs() []string {

@@ -113,7 +113,7 @@ func (r *apiServiceRegistrar) register(ctx context.Context) error {
 		}
 	}
 	// Deletion protection first: it is in force before the APIs are routed.
-	errs := []error{r.ensureDeletionProtection(ctx), r.ensureProxyAdmin(ctx)}
+	errs := []error{r.ensureDeletionProtection(ctx), r.ensureProxyAdmin(ctx), r.ensureAgentBootstrapRBAC(ctx)}
 	for _, gv := range r.versions {
 		errs = append(errs, r.ensureAPIService(ctx, gv))
 	}

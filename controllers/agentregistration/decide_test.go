@@ -1,0 +1,202 @@
+package agentregistration
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+)
+
+const testID = "uid-of-member3-kube-system"
+
+// csrOptions describe a test request; the zero value is a valid bootstrap
+// request of member3.
+type csrOptions struct {
+	cn      string
+	orgs    []string
+	dns     []string
+	signer  string
+	usages  []certificatesv1.KeyUsage
+	user    string
+	groups  []string
+	id      *string
+	garbage bool
+}
+
+func newCSR(t *testing.T, name string, o csrOptions) *certificatesv1.CertificateSigningRequest {
+	t.Helper()
+	if o.cn == "" {
+		o.cn = "system:karmada:agent:member3"
+	}
+	if o.orgs == nil {
+		o.orgs = []string{AgentsGroup}
+	}
+	if o.signer == "" {
+		o.signer = certificatesv1.KubeAPIServerClientSignerName
+	}
+	if o.usages == nil {
+		o.usages = []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth}
+	}
+	if o.user == "" {
+		o.user = "system:bootstrap:abcdef"
+	}
+	if o.groups == nil {
+		o.groups = []string{BootstrappersGroup, DefaultTokenGroup, "system:authenticated"}
+	}
+	id := testID
+	if o.id != nil {
+		id = *o.id
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
+		Subject: pkix.Name{CommonName: o.cn, Organization: o.orgs}, DNSNames: o.dns,
+	}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+	if o.garbage {
+		req = []byte("not a request")
+	}
+	csr := &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request: req, SignerName: o.signer, Usages: o.usages, Username: o.user, Groups: o.groups,
+		},
+	}
+	if id != "" {
+		csr.Annotations = map[string]string{ClusterIDAnnotation: id}
+	}
+	return csr
+}
+
+func TestRecognize(t *testing.T) {
+	t.Parallel()
+	empty := ""
+	agentGroups := []string{AgentsGroup, "system:authenticated"}
+	tests := []struct {
+		name    string
+		opts    csrOptions
+		want    Request
+		notOurs bool
+		wantErr string
+	}{
+		{name: "bootstrap request", want: Request{Cluster: "member3", ClusterID: testID}},
+		{name: "renewal by the agent itself", opts: csrOptions{user: "system:karmada:agent:member3", groups: agentGroups, id: &empty},
+			want: Request{Cluster: "member3", Renewal: true}},
+		{name: "key encipherment allowed", opts: csrOptions{usages: []certificatesv1.KeyUsage{certificatesv1.UsageKeyEncipherment, certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth}},
+			want: Request{Cluster: "member3", ClusterID: testID}},
+		{name: "another signer", opts: csrOptions{signer: "kubernetes.io/kube-apiserver-client-kubelet"}, notOurs: true},
+		{name: "someone else's client certificate", opts: csrOptions{cn: "jane", orgs: []string{"devs"}}, notOurs: true},
+		{name: "unparsable", opts: csrOptions{garbage: true}, notOurs: true},
+		{name: "agent group without agent name", opts: csrOptions{cn: "jane"}, wantErr: "common name"},
+		{name: "extra organization", opts: csrOptions{orgs: []string{AgentsGroup, "system:masters"}}, wantErr: "exactly"},
+		{name: "no organization", opts: csrOptions{orgs: []string{}}, wantErr: "exactly"},
+		{name: "SANs", opts: csrOptions{dns: []string{"evil.example"}}, wantErr: "subject alternative names"},
+		{name: "invalid cluster name", opts: csrOptions{cn: "system:karmada:agent:Member_3"}, wantErr: "invalid cluster name"},
+		{name: "server auth usage", opts: csrOptions{usages: []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageServerAuth}}, wantErr: "not allowed"},
+		{name: "no client auth", opts: csrOptions{usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature}}, wantErr: "lack"},
+		{name: "bootstrap without cluster id", opts: csrOptions{id: &empty}, wantErr: ClusterIDAnnotation},
+		{name: "ordinary user", opts: csrOptions{user: "jane", groups: []string{"system:authenticated"}}, wantErr: "may not request"},
+		{name: "another agent renewing", opts: csrOptions{user: "system:karmada:agent:member1", groups: agentGroups}, wantErr: "may not request"},
+		{name: "bootstrap user without the group", opts: csrOptions{groups: []string{"system:authenticated"}}, wantErr: "may not request"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			req, ours, err := Recognize(newCSR(t, "csr", tc.opts))
+			if ours == tc.notOurs {
+				t.Fatalf("ours = %v, want %v (err %v)", ours, !tc.notOurs, err)
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, req); diff != "" {
+				t.Errorf("request (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func cluster(name, id string, mode clusterv1alpha1.ClusterSyncMode) *clusterv1alpha1.Cluster {
+	return &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1alpha1.ClusterSpec{ID: id, SyncMode: mode}}
+}
+
+func TestDecide(t *testing.T) {
+	t.Parallel()
+	first := Request{Cluster: "member3", ClusterID: testID}
+	renewal := Request{Cluster: "member3", Renewal: true}
+	deleting := cluster("member3", testID, clusterv1alpha1.Pull)
+	deleting.DeletionTimestamp = &metav1.Time{}
+	tests := []struct {
+		name       string
+		req        Request
+		existing   *clusterv1alpha1.Cluster
+		sameID     []*clusterv1alpha1.Cluster
+		forbidden  bool
+		want       Action
+		create     bool
+		reason     string
+		msgContain string
+	}{
+		{name: "new cluster", req: first, want: Approve, create: true, reason: ReasonAutoApproved},
+		{name: "second register of the same member", req: first, existing: cluster("member3", testID, clusterv1alpha1.Pull),
+			sameID: []*clusterv1alpha1.Cluster{cluster("member3", testID, clusterv1alpha1.Pull)}, want: Approve, reason: ReasonAutoApproved},
+		{name: "name taken by another member", req: first, existing: cluster("member3", "other-id", clusterv1alpha1.Pull), want: Deny, reason: ReasonNameTaken,
+			msgContain: "cluster name member3 is already taken by another cluster (id other-id)"},
+		{name: "name taken by a push cluster of the same member", req: first, existing: cluster("member3", testID, clusterv1alpha1.Push), want: Deny, reason: ReasonNotPull},
+		{name: "name being deleted", req: first, existing: deleting, want: Deny, reason: ReasonDeleting},
+		{name: "member registered under another name", req: first, sameID: []*clusterv1alpha1.Cluster{cluster("edge-1", testID, clusterv1alpha1.Pull)},
+			want: Deny, reason: ReasonRegistered, msgContain: "already registered as cluster edge-1"},
+		{name: "requester not authorized", req: first, forbidden: true, want: Deny, reason: ReasonNotAllowed, msgContain: "certificatesigningrequests/clusteragent"},
+		{name: "renewal", req: renewal, existing: cluster("member3", testID, clusterv1alpha1.Pull), want: Approve, reason: ReasonAutoApproved},
+		{name: "renewal of an unregistered cluster", req: renewal, want: Deny, reason: ReasonUnknown},
+		{name: "renewal of a cluster being deleted", req: renewal, existing: deleting, want: Deny, reason: ReasonDeleting},
+		{name: "renewal not authorized", req: renewal, existing: cluster("member3", testID, clusterv1alpha1.Pull), forbidden: true, want: Deny, reason: ReasonNotAllowed,
+			msgContain: "selfclusteragent"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			v := Decide(tc.req, tc.existing, tc.sameID, !tc.forbidden)
+			if v.Action != tc.want || v.CreateCluster != tc.create || v.Reason != tc.reason {
+				t.Errorf("verdict %+v, want action %v create %v reason %s", v, tc.want, tc.create, tc.reason)
+			}
+			if !strings.Contains(v.Message, tc.msgContain) || v.Message == "" {
+				t.Errorf("message %q, want one containing %q", v.Message, tc.msgContain)
+			}
+		})
+	}
+}
+
+func TestDecided(t *testing.T) {
+	t.Parallel()
+	csr := &certificatesv1.CertificateSigningRequest{}
+	if decided(csr) {
+		t.Error("a pending request is decided")
+	}
+	csr.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue}}
+	if !decided(csr) {
+		t.Error("a denied request is not decided")
+	}
+}
