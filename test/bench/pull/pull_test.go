@@ -1,0 +1,172 @@
+// Package pull benchmarks Pull mode (issue 14): template → member latency
+// for a pull member against a push member, clusters/{name}/proxy through
+// the agent's tunnel against the push proxy, and the agent's memory. It
+// runs with `make bench`, in its own environment: member1 push, member3
+// pull with its agent.
+package pull
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
+)
+
+var agent *env.Process
+
+func TestMain(m *testing.M) {
+	if os.Getenv("FLOTILLA_BENCH") == "" {
+		fmt.Println("bench/pull: skipped; set FLOTILLA_BENCH=1 (make bench) to run the benchmarks")
+		os.Exit(0)
+	}
+	framework.Main(m, "bench-pull", env.Options{
+		Members:  []env.MemberOptions{{Name: "member1"}, {Name: "member3"}},
+		Flotilla: &env.FlotillaOptions{},
+	}, "member1")
+}
+
+func record(t *testing.T, text string) { t.Helper(); framework.RecordBench(t, "pull.txt", text) }
+
+// startAgent starts member3's agent once, and waits for member3 Ready.
+var agentOnce sync.Once
+
+func startAgent(t *testing.T) *env.Process {
+	t.Helper()
+	agentOnce.Do(func() {
+		p, err := framework.Env.StartAgent(context.Background(), "member3", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		agent = p
+	})
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		out, err := framework.Kubectl(t, "get", "cluster", "member3", "-o", "jsonpath={.status.conditions[?(@.type=='Ready')].status}")
+		if err != nil || strings.TrimSpace(out) != "True" {
+			return fmt.Sprintf("member3 not Ready: %s %v", out, err)
+		}
+		return ""
+	})
+	return agent
+}
+
+// TestPullLatency: ConfigMaps created on the control plane at a steady
+// rate, alternately for member1 (push) and member3 (pull); from each
+// template's creation until the member has it.
+func TestPullLatency(t *testing.T) {
+	startAgent(t)
+	const ns, n, rate = "bench-pull", 200, 10 // per second
+	framework.Namespace(t, ns)
+	framework.Apply(t, fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: push, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, labelSelector: {matchLabels: {to: member1}}}]
+  placement: {clusterAffinity: {clusterNames: [member1]}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: pull, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, labelSelector: {matchLabels: {to: member3}}}]
+  placement: {clusterAffinity: {clusterNames: [member3]}}
+`, ns))
+	var mu sync.Mutex
+	created := map[string]time.Time{}
+	arrived := map[string]time.Duration{}
+	done := make(chan struct{}, 2*n)
+	for _, m := range []string{"member1", "member3"} {
+		// The namespace reaches the members on its own; watch once it is there.
+		framework.Eventually(t, time.Minute, func(ctx context.Context) string {
+			_, err := framework.MemberClient(t, m).CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			if err != nil {
+				return err.Error()
+			}
+			return ""
+		})
+		w, err := framework.MemberClient(t, m).CoreV1().ConfigMaps(ns).Watch(t.Context(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Stop)
+		go func() {
+			for ev := range w.ResultChan() {
+				cm, ok := ev.Object.(*corev1.ConfigMap)
+				if !ok || ev.Type != watch.Added || !strings.HasPrefix(cm.Name, "c-") {
+					continue
+				}
+				mu.Lock()
+				if at, ok := created[cm.Name]; ok {
+					arrived[cm.Name] = time.Since(at)
+				}
+				mu.Unlock()
+				done <- struct{}{}
+			}
+		}()
+	}
+	hc := framework.HostClient(t)
+	tick := time.NewTicker(time.Second / rate)
+	defer tick.Stop()
+	for i := range n {
+		<-tick.C
+		to := []string{"member1", "member3"}[i%2]
+		name := "c-" + strconv.Itoa(i)
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"to": to}}, Data: map[string]string{"i": name}}
+		mu.Lock()
+		created[name] = time.Now()
+		mu.Unlock()
+		if _, err := hc.CoreV1().ConfigMaps(ns).Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.After(2 * time.Minute)
+	for range n {
+		select {
+		case <-done:
+		case <-deadline:
+			t.Fatalf("only %d of %d ConfigMaps arrived", len(arrived), n)
+		}
+	}
+	var push, pull []time.Duration
+	mu.Lock()
+	for name, d := range arrived {
+		i, _ := strconv.Atoi(strings.TrimPrefix(name, "c-"))
+		if i%2 == 0 {
+			push = append(push, d)
+		} else {
+			pull = append(pull, d)
+		}
+	}
+	mu.Unlock()
+	p := framework.Percentile
+	record(t, fmt.Sprintf(`pull (issue 14, 8): template → member latency, %d ConfigMaps at %d/s, alternately push (member1) and pull (member3) (%s)
+  push  P50 %6s  P99 %6s
+  pull  P50 %6s  P99 %6s   ratio pull/push P50 %.2f P99 %.2f
+`, n, rate, time.Now().UTC().Format(time.RFC3339), p(push, 0.5).Round(time.Millisecond), p(push, 0.99).Round(time.Millisecond),
+		p(pull, 0.5).Round(time.Millisecond), p(pull, 0.99).Round(time.Millisecond),
+		float64(p(pull, 0.5))/float64(p(push, 0.5)), float64(p(pull, 0.99))/float64(p(push, 0.99))))
+}
+
+// TestAgentRSS: the agent's resident memory after the other benchmarks.
+func TestAgentRSS(t *testing.T) {
+	p := startAgent(t)
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.PID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") || strings.HasPrefix(line, "VmHWM:") {
+			record(t, fmt.Sprintf("pull (issue 14, 8): flotilla-agent %s\n", strings.Join(strings.Fields(line), " ")))
+		}
+	}
+}
