@@ -1,5 +1,6 @@
 // Command flotillactl registers member clusters with a Flotilla control plane
-// and manages them (join, unjoin, taint, cordon), and runs interpreter
+// and manages them (join, unjoin, taint, cordon; token, register and
+// unregister for Pull mode), and runs interpreter
 // customizations locally (interpret). Installed as kubectl-flotilla it is
 // also the kubectl plugin "kubectl flotilla".
 package main

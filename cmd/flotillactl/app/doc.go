@@ -1,8 +1,10 @@
 // Package app holds the commands of flotillactl (and of the kubectl plugin
 // kubectl-flotilla, the same binary under another name).
 //
-// It owns what karmadactl join/unjoin/taint/cordon do to a member cluster and
-// to the control plane: the names, labels and fields of the objects it
+// It owns what karmadactl join/unjoin/taint/cordon and token/register/unregister
+// do to a member cluster and to the control plane (register: bootstrap-token
+// discovery with a pinned CA, the agent's certificate request, its kubeconfig
+// and member RBAC; the approval is controllers/agentregistration's): the names, labels and fields of the objects it
 // creates, updates and deletes; and interpret, which runs a
 // ResourceInterpreterCustomization locally with the controllers' own Lua
 // interpreter (controllers/interpreter/lua), without a control plane. It does not own those APIs (apis/), nor the

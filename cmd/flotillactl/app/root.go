@@ -59,6 +59,9 @@ the usual kubectl flags (--kubeconfig, --context, ...).`,
 		newCordonCommand(cp, display, false),
 		newInterpretCommand(display),
 		newSearchCommand(cp, display),
+		newTokenCommand(cp, display),
+		newRegisterCommand(display),
+		newUnregisterCommand(display),
 	)
 	return cmd
 }

@@ -1,0 +1,537 @@
+package app
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+
+	clustervalidation "github.com/flotilla-io/flotilla/apis/cluster/validation"
+	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+)
+
+// Names of what register creates in the member (karmadactl register's).
+const (
+	agentServiceAccount = "karmada-agent-sa"
+	agentClusterRole    = "karmada-agent"
+	// agentClusterAnnotation on the agent's Secret names the cluster it
+	// was registered as.
+	agentClusterAnnotation = "cluster.karmada.io/name"
+	// agentKubeconfigCluster is the name of the control plane in the
+	// agent's kubeconfig.
+	agentKubeconfigCluster = "karmada-apiserver"
+	// agentBinary is the agent's executable, for the printed command.
+	agentBinary = "flotilla-agent"
+)
+
+// registerOptions holds the flags of register. Use newRegisterOptions.
+type registerOptions struct {
+	Endpoint                 string
+	Token                    string
+	CACertHashes             []string
+	UnsafeSkipCAVerification bool
+	ClusterName              string
+	Kubeconfig               string
+	Context                  string
+	AgentNamespace           string
+	AgentKubeconfigOut       string
+	CertExpirationSeconds    int32
+	Timeout                  time.Duration
+	Force                    bool
+
+	self string
+	// interval is how often to poll cluster-info and the request.
+	interval time.Duration
+	// clientFor builds a client of the control plane (tests give fakes).
+	clientFor func(*rest.Config) (kubernetes.Interface, error)
+	tokenID   string
+	secret    string
+}
+
+func newRegisterOptions(self string) *registerOptions {
+	return &registerOptions{
+		AgentNamespace:        agentregistration.DefaultAgentNamespace,
+		CertExpirationSeconds: 365 * 24 * 3600,
+		Timeout:               5 * time.Minute,
+		self:                  self,
+		interval:              time.Second,
+		clientFor: func(cfg *rest.Config) (kubernetes.Interface, error) {
+			return kubernetes.NewForConfig(rest.AddUserAgent(cfg, userAgent))
+		},
+	}
+}
+
+func newRegisterCommand(self string) *cobra.Command {
+	o := newRegisterOptions(self)
+	cmd := &cobra.Command{
+		Use:   "register CONTROL_PLANE_ENDPOINT --token=<TOKEN> --discovery-token-ca-cert-hash=<HASH> --kubeconfig=<MEMBER KUBECONFIG>",
+		Short: "Register a cluster with the control plane in Pull mode, for a flotilla-agent",
+		Long: `Register a cluster with the control plane in Pull mode, as karmadactl register does.
+
+register reads the control plane's CA from kube-public/cluster-info at the
+endpoint and checks it against --discovery-token-ca-cert-hash before it sends
+the bootstrap token there. With the token it requests a client certificate for
+system:karmada:agent:<cluster name> (group system:karmada:agents), annotated
+with the member's id (the uid of its kube-system namespace). The control plane
+approves it, creating the Cluster (syncMode Pull) and the agent's rights (its
+own Cluster, Lease, and the Works of karmada-es-<cluster name>, nothing else),
+or denies it: the name is taken by another member, or this member is
+registered under another name. Nothing is written to the member before the
+certificate is issued.
+
+In the member (--kubeconfig), in --agent-namespace: the Secret
+` + agentregistration.AgentConfigSecret + ` (key ` + agentregistration.AgentConfigKey + `) holding the agent's kubeconfig,
+ServiceAccount ` + agentServiceAccount + ` and ClusterRole/ClusterRoleBinding ` + agentClusterRole + ` (all
+rights in the member, impersonation included). A member that already holds the
+Secret is refused unless --force (which re-issues its credentials).
+
+Get the endpoint, token and hash from "token create --print-register-command"
+on the control plane.`,
+		Example: fmt.Sprintf(`  %[1]s register https://control-plane.example:6443 --token abcdef.0123456789abcdef \
+    --discovery-token-ca-cert-hash sha256:<hash> --cluster-name member3 --kubeconfig member3.config \
+    --agent-kubeconfig-out member3-agent.config`, self),
+		DisableFlagsInUseLine: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.complete(args); err != nil {
+				return err
+			}
+			if err := o.validate(); err != nil {
+				return err
+			}
+			m, err := loadKubeconfig(o.Kubeconfig, o.Context)
+			if err != nil {
+				return fmt.Errorf("register cluster %q: %w", o.ClusterName, err)
+			}
+			if err := o.run(cmd.Context(), m, cmd.OutOrStdout()); err != nil {
+				return fmt.Errorf("register cluster %q: %w", o.ClusterName, err)
+			}
+			return nil
+		},
+	}
+	o.addFlags(cmd.Flags())
+	return cmd
+}
+
+func (o *registerOptions) addFlags(fs *pflag.FlagSet) {
+	// These shadow the control-plane flags of the same names: register
+	// reaches the control plane with the endpoint and the token only.
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path of the member cluster's kubeconfig. Default: $KUBECONFIG, else ~/.kube/config.")
+	fs.StringVar(&o.Context, "context", o.Context, "Context of the member in --kubeconfig. Default: its current context.")
+	fs.StringVar(&o.Token, "token", o.Token, "The bootstrap token (from token create) that authenticates the certificate request.")
+	fs.StringSliceVar(&o.CACertHashes, "discovery-token-ca-cert-hash", o.CACertHashes, `Pin of the control plane's CA: "sha256:<hex>" of its public key (SubjectPublicKeyInfo), as kubeadm computes it.`)
+	fs.BoolVar(&o.UnsafeSkipCAVerification, "discovery-token-unsafe-skip-ca-verification", o.UnsafeSkipCAVerification, "Trust the CA of cluster-info without --discovery-token-ca-cert-hash, on the token's signature alone.")
+	fs.StringVar(&o.ClusterName, "cluster-name", o.ClusterName, "Name of the cluster on the control plane. Default: the name of the kubeconfig context's cluster.")
+	fs.StringVar(&o.AgentNamespace, "agent-namespace", o.AgentNamespace, "Member namespace of the agent, its Secret and ServiceAccount.")
+	fs.StringVar(&o.AgentKubeconfigOut, "agent-kubeconfig-out", o.AgentKubeconfigOut, "Also write the agent's control-plane kubeconfig to this file (mode 0600), for an agent run as a local process.")
+	fs.Int32Var(&o.CertExpirationSeconds, "cert-expiration-seconds", o.CertExpirationSeconds, "Requested lifetime of the agent's certificate (the control plane may cap it); the agent renews it before it expires.")
+	fs.DurationVar(&o.Timeout, "discovery-timeout", o.Timeout, "How long to wait for the control plane: cluster-info's signature and the certificate's approval.")
+	fs.BoolVar(&o.Force, "force", o.Force, "Register a member that already holds an agent Secret again, replacing its credentials.")
+}
+
+func (o *registerOptions) complete(args []string) error {
+	if len(args) != 1 {
+		return errors.New("register takes exactly one argument, the control plane's endpoint (https://host:port)")
+	}
+	o.Endpoint = args[0]
+	if !strings.Contains(o.Endpoint, "://") {
+		o.Endpoint = "https://" + o.Endpoint
+	}
+	if o.ClusterName == "" {
+		raw, err := kubeconfigLoader(o.Kubeconfig, o.Context).RawConfig()
+		if err != nil {
+			return fmt.Errorf("loading the member kubeconfig to name the cluster: %w", err)
+		}
+		current := o.Context
+		if current == "" {
+			current = raw.CurrentContext
+		}
+		if c := raw.Contexts[current]; c != nil {
+			o.ClusterName = c.Cluster
+		}
+	}
+	return nil
+}
+
+func (o *registerOptions) validate() error {
+	var errs []error
+	if msgs := clustervalidation.ValidateClusterName(o.ClusterName, false); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("invalid cluster name %q (--cluster-name): %s", o.ClusterName, strings.Join(msgs, "; ")))
+	}
+	if u, err := url.Parse(o.Endpoint); err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		errs = append(errs, fmt.Errorf("invalid control-plane endpoint %q: want https://host[:port]", o.Endpoint))
+	}
+	if o.Token == "" {
+		errs = append(errs, errors.New("--token is required"))
+	} else {
+		var err error
+		if o.tokenID, o.secret, err = parseToken(o.Token); err != nil {
+			errs = append(errs, fmt.Errorf("invalid --token: %w", err))
+		}
+	}
+	if len(o.CACertHashes) == 0 && !o.UnsafeSkipCAVerification {
+		errs = append(errs, errors.New("--discovery-token-ca-cert-hash is required (or --discovery-token-unsafe-skip-ca-verification)"))
+	}
+	if err := validateCAHashes(o.CACertHashes); err != nil {
+		errs = append(errs, err)
+	}
+	if msgs := validation.IsDNS1123Label(o.AgentNamespace); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("invalid --agent-namespace %q: %s", o.AgentNamespace, strings.Join(msgs, "; ")))
+	}
+	if o.CertExpirationSeconds < 600 {
+		errs = append(errs, fmt.Errorf("--cert-expiration-seconds must be at least 600, got %d", o.CertExpirationSeconds))
+	}
+	if o.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("--discovery-timeout must be positive, got %s", o.Timeout))
+	}
+	return utilerrors.NewAggregate(errs)
+}
+
+// kubeconfig is a loaded kubeconfig: a client and where it came from.
+type kubeconfig struct {
+	kube kubernetes.Interface
+	// path is the file given, if any (for the printed agent command).
+	path string
+}
+
+func kubeconfigLoader(path, kubeContext string) clientcmd.ClientConfig {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = path
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: kubeContext})
+}
+
+// loadKubeconfig builds a client from a kubeconfig file (or the default
+// loading rules when path is empty).
+func loadKubeconfig(path, kubeContext string) (*kubeconfig, error) {
+	cfg, err := kubeconfigLoader(path, kubeContext).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("loading the kubeconfig %s: %w", path, err)
+	}
+	kube, err := kubernetes.NewForConfig(rest.AddUserAgent(cfg, userAgent))
+	if err != nil {
+		return nil, err
+	}
+	return &kubeconfig{kube: kube, path: path}, nil
+}
+
+// run registers the member m.
+func (o *registerOptions) run(ctx context.Context, m *kubeconfig, out io.Writer) error {
+	id, err := memberID(ctx, m.kube)
+	if err != nil {
+		return err
+	}
+	if err := o.preflight(ctx, m.kube); err != nil {
+		return err
+	}
+	info, err := o.discover(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "[discovery] control plane %s, CA verified\n", o.Endpoint)
+	bootstrap, err := o.clientFor(&rest.Config{Host: o.Endpoint, BearerToken: o.Token, TLSClientConfig: rest.TLSClientConfig{CAData: info.ca}})
+	if err != nil {
+		return err
+	}
+	if err := checkBootstrapToken(ctx, bootstrap, o.tokenID); err != nil {
+		return err
+	}
+	certPEM, keyPEM, err := o.requestCertificate(ctx, bootstrap, id, out)
+	if err != nil {
+		return err
+	}
+	agentKubeconfig, err := o.agentKubeconfig(info.ca, certPEM, keyPEM)
+	if err != nil {
+		return err
+	}
+	if err := o.ensureMemberObjects(ctx, m.kube, agentKubeconfig, out); err != nil {
+		return err
+	}
+	if o.AgentKubeconfigOut != "" {
+		if err := os.WriteFile(o.AgentKubeconfigOut, agentKubeconfig, 0o600); err != nil {
+			return fmt.Errorf("writing the agent kubeconfig: %w", err)
+		}
+		fmt.Fprintf(out, "local: agent kubeconfig written to %s\n", o.AgentKubeconfigOut)
+	}
+	fmt.Fprintf(out, "\ncluster(%s) is registered in Pull mode\n\nStart its agent:\n  %s\n", o.ClusterName, o.agentCommand(m))
+	return nil
+}
+
+// preflight refuses a member that already holds an agent's credentials,
+// before anything is asked of the control plane.
+func (o *registerOptions) preflight(ctx context.Context, member kubernetes.Interface) error {
+	s, err := member.CoreV1().Secrets(o.AgentNamespace).Get(ctx, agentregistration.AgentConfigSecret, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading secret %s/%s on the member: %w", o.AgentNamespace, agentregistration.AgentConfigSecret, err)
+	case o.Force:
+		return nil
+	}
+	as := s.Annotations[agentClusterAnnotation]
+	if as == "" {
+		as = "an unknown cluster"
+	} else {
+		as = "cluster " + as
+	}
+	return fmt.Errorf("this member is already registered (as %s: secret %s/%s exists); unregister it first, or pass --force to register it again and replace its credentials",
+		as, o.AgentNamespace, agentregistration.AgentConfigSecret)
+}
+
+// discover reads cluster-info from the endpoint without trusting it yet,
+// and trusts its CA only if it matches a pinned hash, or with
+// --discovery-token-unsafe-skip-ca-verification if the token signed it.
+func (o *registerOptions) discover(ctx context.Context) (clusterInfo, error) {
+	anon, err := o.clientFor(&rest.Config{Host: o.Endpoint, TLSClientConfig: rest.TLSClientConfig{Insecure: true}, Timeout: 10 * time.Second})
+	if err != nil {
+		return clusterInfo{}, err
+	}
+	var (
+		info    clusterInfo
+		lastErr error
+	)
+	err = wait.PollUntilContextTimeout(ctx, o.interval, o.Timeout, true, func(ctx context.Context) (bool, error) {
+		cm, err := anon.CoreV1().ConfigMaps(agentregistration.ClusterInfoNamespace).Get(ctx, agentregistration.ClusterInfoName, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return false, fmt.Errorf("the control plane %s has no %s/%s: run `%s token create` on the control plane first", o.Endpoint, agentregistration.ClusterInfoNamespace, agentregistration.ClusterInfoName, o.self)
+		case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
+			return false, fmt.Errorf("the control plane %s refuses to show %s/%s to anonymous users: %w", o.Endpoint, agentregistration.ClusterInfoNamespace, agentregistration.ClusterInfoName, err)
+		case err != nil:
+			lastErr = fmt.Errorf("reading %s/%s from %s: %w", agentregistration.ClusterInfoNamespace, agentregistration.ClusterInfoName, o.Endpoint, err)
+			return false, nil // the control plane may be starting
+		}
+		if info, err = parseClusterInfo(cm); err != nil {
+			return false, err
+		}
+		if len(o.CACertHashes) > 0 {
+			certs, err := parseCertificates(info.ca)
+			if err != nil {
+				return false, fmt.Errorf("the CA of %s/%s: %w", agentregistration.ClusterInfoNamespace, agentregistration.ClusterInfoName, err)
+			}
+			if _, ok := matchingCA(certs, o.CACertHashes); !ok {
+				var got []string
+				for _, c := range certs {
+					got = append(got, caCertHash(c))
+				}
+				return false, fmt.Errorf("the CA of the control plane %s does not match --discovery-token-ca-cert-hash: its hash is %s, not %s; nothing was registered",
+					o.Endpoint, strings.Join(got, ", "), strings.Join(o.CACertHashes, ", "))
+			}
+		}
+		// With a pinned CA the token is checked against the server itself;
+		// a signature, if there is one yet, must match it all the same.
+		switch err := verifyClusterInfo(cm, o.tokenID, o.secret); {
+		case errors.Is(err, errNoSignature) && len(o.CACertHashes) > 0:
+			return true, nil
+		case errors.Is(err, errNoSignature):
+			lastErr = fmt.Errorf("%w %s yet: the token is wrong, expired, or the control plane's bootstrap signer has not signed it", err, o.tokenID)
+			return false, nil
+		case err != nil:
+			return false, err
+		}
+		return true, nil
+	})
+	if err != nil {
+		if wait.Interrupted(err) && lastErr != nil {
+			return clusterInfo{}, fmt.Errorf("after %s: %w", o.Timeout, lastErr)
+		}
+		return clusterInfo{}, err
+	}
+	return info, nil
+}
+
+// checkBootstrapToken asks the control plane who the token is: a refused
+// token fails here, clearly, before anything is requested.
+func checkBootstrapToken(ctx context.Context, bootstrap kubernetes.Interface, tokenID string) error {
+	review, err := bootstrap.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	switch {
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("the control plane refused bootstrap token %s: it is wrong, expired or deleted (create one with `token create`); nothing was registered", tokenID)
+	case err != nil:
+		return fmt.Errorf("authenticating with bootstrap token %s: %w", tokenID, err)
+	}
+	user := review.Status.UserInfo
+	if user.Username != agentregistration.BootstrapUserPrefix+tokenID {
+		return fmt.Errorf("the token authenticates as %q, not as bootstrap token %s", user.Username, tokenID)
+	}
+	return nil
+}
+
+// requestCertificate posts the agent's certificate request with the
+// bootstrap client and waits for the control plane's decision.
+func (o *registerOptions) requestCertificate(ctx context.Context, bootstrap kubernetes.Interface, clusterID string, out io.Writer) (certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
+		Subject: pkix.Name{CommonName: agentregistration.UserName(o.ClusterName), Organization: []string{agentregistration.AgentsGroup}},
+	}, key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating the certificate request: %w", err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	keyPEM = pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+	csr := &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: "agent-csr-" + o.ClusterName + "-",
+			Annotations:  map[string]string{agentregistration.ClusterIDAnnotation: clusterID},
+		},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request:           pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
+			SignerName:        certificatesv1.KubeAPIServerClientSignerName,
+			Usages:            []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth},
+			ExpirationSeconds: ptr.To(o.CertExpirationSeconds),
+		},
+	}
+	csrs := bootstrap.CertificatesV1().CertificateSigningRequests()
+	csr, err = csrs.Create(ctx, csr, metav1.CreateOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("posting the certificate request with the bootstrap token: %w", err)
+	}
+	fmt.Fprintf(out, "control plane: certificatesigningrequest/%s created for %s\n", csr.Name, agentregistration.UserName(o.ClusterName))
+
+	var last *certificatesv1.CertificateSigningRequest
+	err = wait.PollUntilContextTimeout(ctx, o.interval, o.Timeout, true, func(ctx context.Context) (bool, error) {
+		cur, err := csrs.Get(ctx, csr.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, fmt.Errorf("reading certificate request %s: %w", csr.Name, err)
+		}
+		last = cur
+		for _, c := range cur.Status.Conditions {
+			switch c.Type {
+			case certificatesv1.CertificateDenied:
+				return false, fmt.Errorf("the control plane denied the certificate request %s: %s; nothing was registered", csr.Name, c.Message)
+			case certificatesv1.CertificateFailed:
+				return false, fmt.Errorf("the control plane failed to sign the certificate request %s: %s", csr.Name, c.Message)
+			}
+		}
+		return len(cur.Status.Certificate) > 0, nil
+	})
+	if err != nil {
+		if wait.Interrupted(err) {
+			approved := last != nil && len(last.Status.Conditions) > 0
+			if approved {
+				return nil, nil, fmt.Errorf("certificate request %s was approved but not signed after %s (does the control plane's kube-controller-manager run the csrsigning controller?)", csr.Name, o.Timeout)
+			}
+			return nil, nil, fmt.Errorf("certificate request %s was not decided after %s (does flotilla-apiserver run the %s controller?)", csr.Name, o.Timeout, agentregistration.ControllerName)
+		}
+		return nil, nil, err
+	}
+	fmt.Fprintf(out, "control plane: certificatesigningrequest/%s approved and signed\n", csr.Name)
+	return last.Status.Certificate, keyPEM, nil
+}
+
+// agentKubeconfig is the agent's kubeconfig of the control plane.
+func (o *registerOptions) agentKubeconfig(ca, certPEM, keyPEM []byte) ([]byte, error) {
+	user := agentregistration.UserName(o.ClusterName)
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters[agentKubeconfigCluster] = &clientcmdapi.Cluster{Server: o.Endpoint, CertificateAuthorityData: ca}
+	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}
+	cfg.Contexts[agentKubeconfigCluster] = &clientcmdapi.Context{Cluster: agentKubeconfigCluster, AuthInfo: user}
+	cfg.CurrentContext = agentKubeconfigCluster
+	return clientcmd.Write(*cfg)
+}
+
+// agentMemberRules are the agent's rights in its member: everything, as
+// karmada-agent has, and explicitly impersonation of any caller, which the
+// tunnel uses to proxy requests with the caller's identity.
+func agentMemberRules() []rbacv1.PolicyRule {
+	return append(clusterRoleRules(),
+		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"users", "groups", "serviceaccounts"}, Verbs: []string{"impersonate"}},
+		rbacv1.PolicyRule{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"uids", "userextras/*"}, Verbs: []string{"impersonate"}},
+	)
+}
+
+// ensureMemberObjects writes the agent's namespace, identity, rights and
+// kubeconfig Secret into the member.
+func (o *registerOptions) ensureMemberObjects(ctx context.Context, member kubernetes.Interface, agentKubeconfig []byte, out io.Writer) error {
+	p := printer{out: out}
+	if err := ensureNamespace(ctx, member, o.AgentNamespace, onMember, p); err != nil {
+		return err
+	}
+	if err := ensureServiceAccount(ctx, member, o.AgentNamespace, agentServiceAccount, p); err != nil {
+		return err
+	}
+	if err := ensureClusterRole(ctx, member, agentClusterRole, agentMemberRules(), p); err != nil {
+		return err
+	}
+	if err := ensureClusterRoleBinding(ctx, member, agentClusterRole, o.AgentNamespace, agentServiceAccount, p); err != nil {
+		return err
+	}
+	secrets := member.CoreV1().Secrets(o.AgentNamespace)
+	want := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: o.AgentNamespace, Name: agentregistration.AgentConfigSecret, Labels: createdLabels(),
+			Annotations: map[string]string{agentClusterAnnotation: o.ClusterName},
+		},
+		Type: corev1.SecretTypeOpaque,
+		Data: map[string][]byte{agentregistration.AgentConfigKey: agentKubeconfig},
+	}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := secrets.Get(ctx, want.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			if _, err := secrets.Create(ctx, want, metav1.CreateOptions{}); err != nil {
+				return fmt.Errorf("creating secret %s/%s on the member: %w", want.Namespace, want.Name, err)
+			}
+			p.changed(onMember, ref("secret", want.Namespace, want.Name), "created")
+			return nil
+		case err != nil:
+			return fmt.Errorf("reading secret %s/%s on the member: %w", want.Namespace, want.Name, err)
+		}
+		cur.Data, cur.Type = want.Data, want.Type
+		if cur.Annotations == nil {
+			cur.Annotations = map[string]string{}
+		}
+		cur.Annotations[agentClusterAnnotation] = o.ClusterName
+		if _, err := secrets.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("updating secret %s/%s on the member: %w", want.Namespace, want.Name, err)
+		}
+		p.changed(onMember, ref("secret", want.Namespace, want.Name), "updated")
+		return nil
+	})
+}
+
+// agentCommand is how to start the agent as a local process.
+func (o *registerOptions) agentCommand(m *kubeconfig) string {
+	cp := o.AgentKubeconfigOut
+	if cp == "" {
+		cp = fmt.Sprintf("<key %s of secret %s/%s in the member>", agentregistration.AgentConfigKey, o.AgentNamespace, agentregistration.AgentConfigSecret)
+	}
+	member := m.path
+	if member == "" {
+		member = "<the member's kubeconfig>"
+	}
+	return fmt.Sprintf("%s --cluster-name=%s --control-plane-kubeconfig=%s --member-kubeconfig=%s", agentBinary, o.ClusterName, cp, member)
+}

@@ -1,0 +1,297 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+)
+
+// newTokenCommand returns token, with create, list and delete.
+func newTokenCommand(cp *controlPlaneFlags, self string) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "token",
+		Short: "Manage the bootstrap tokens that register clusters in Pull mode",
+		Long: `Manage bootstrap tokens on the control plane, as karmadactl token does.
+
+A bootstrap token lets "register" request the certificate of a member's
+flotilla-agent. Tokens are Secrets kube-system/bootstrap-token-<id> of type
+bootstrap.kubernetes.io/token; the control plane deletes them when they expire.`,
+	}
+	cmd.AddCommand(newTokenCreateCommand(cp, self), newTokenListCommand(cp), newTokenDeleteCommand(cp))
+	return cmd
+}
+
+// tokenCreateOptions holds the flags of token create. Use newTokenCreateOptions.
+type tokenCreateOptions struct {
+	TTL                  time.Duration
+	Description          string
+	Groups               []string
+	PrintRegisterCommand bool
+
+	// self is how the user runs this binary, for the printed command.
+	self string
+	now  func() time.Time
+}
+
+func newTokenCreateOptions(self string) *tokenCreateOptions {
+	return &tokenCreateOptions{
+		TTL:    24 * time.Hour,
+		Groups: []string{agentregistration.DefaultTokenGroup},
+		self:   self,
+		now:    time.Now,
+	}
+}
+
+func newTokenCreateCommand(cp *controlPlaneFlags, self string) *cobra.Command {
+	o := newTokenCreateOptions(self)
+	cmd := &cobra.Command{
+		Use:   "create",
+		Short: "Create a bootstrap token, and print it or the register command that uses it",
+		Long: `Create a bootstrap token on the control plane, as karmadactl token create does.
+
+The token authenticates as system:bootstrap:<id> in the groups
+system:bootstrappers and --groups; the default group may request agent
+certificates (flotilla-apiserver grants it). create also makes sure
+kube-public/cluster-info exists: it holds the control plane's endpoint and CA,
+which register checks against the CA hash before it trusts the endpoint with
+the token.`,
+		Example: fmt.Sprintf(`  # A token valid for a day, and the command that registers a member with it
+  %[1]s token create --print-register-command
+
+  # Then, with the member's kubeconfig
+  %[1]s register https://control-plane.example:6443 --token abcdef.0123456789abcdef \
+    --discovery-token-ca-cert-hash sha256:<hash> --cluster-name member3 --kubeconfig member3.config`, self),
+		Args:                  cobra.NoArgs,
+		DisableFlagsInUseLine: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			cfg, err := cp.config.ToRESTConfig()
+			if err != nil {
+				return fmt.Errorf("loading the control-plane kubeconfig: %w", err)
+			}
+			kube, err := kubernetes.NewForConfig(rest.AddUserAgent(rest.CopyConfig(cfg), userAgent))
+			if err != nil {
+				return err
+			}
+			return o.run(cmd.Context(), kube, cfg, cmd.OutOrStdout())
+		},
+	}
+	o.addFlags(cmd.Flags())
+	return cmd
+}
+
+func (o *tokenCreateOptions) addFlags(fs *pflag.FlagSet) {
+	fs.DurationVar(&o.TTL, "ttl", o.TTL, "How long the token is valid; 0 means it never expires.")
+	fs.StringVar(&o.Description, "description", o.Description, "A human-friendly description of what the token is for.")
+	fs.StringSliceVar(&o.Groups, "groups", o.Groups, `Extra groups the token authenticates as; each must match "system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]".`)
+	fs.BoolVar(&o.PrintRegisterCommand, "print-register-command", o.PrintRegisterCommand, "Print the whole register command instead of only the token.")
+}
+
+func (o *tokenCreateOptions) validate() error {
+	var errs []error
+	if o.TTL < 0 {
+		errs = append(errs, fmt.Errorf("--ttl must not be negative, got %s", o.TTL))
+	}
+	for _, g := range o.Groups {
+		if !tokenGroupPattern.MatchString(g) {
+			errs = append(errs, fmt.Errorf("invalid --groups %q: must match %s", g, tokenGroupPattern))
+		}
+	}
+	return utilerrors.NewAggregate(errs)
+}
+
+// tokenSecret returns the Secret of a bootstrap token.
+func (o *tokenCreateOptions) tokenSecret(token string) (*corev1.Secret, error) {
+	id, secret, err := parseToken(token)
+	if err != nil {
+		return nil, err
+	}
+	data := map[string][]byte{
+		bootstrapTokenIDKey:        []byte(id),
+		bootstrapTokenSecretKey:    []byte(secret),
+		bootstrapTokenUsageAuth:    []byte("true"),
+		bootstrapTokenUsageSigning: []byte("true"),
+	}
+	if len(o.Groups) > 0 {
+		data[bootstrapTokenExtraGroups] = []byte(strings.Join(o.Groups, ","))
+	}
+	if o.Description != "" {
+		data[bootstrapTokenDescription] = []byte(o.Description)
+	}
+	if o.TTL > 0 {
+		data[bootstrapTokenExpiration] = []byte(o.now().Add(o.TTL).UTC().Format(time.RFC3339))
+	}
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: bootstrapTokenSecretPrefix + id, Labels: createdLabels()},
+		Type:       corev1.SecretTypeBootstrapToken,
+		Data:       data,
+	}, nil
+}
+
+// run creates the token and prints it, or the register command. cfg is
+// the control plane's client configuration: its server and CA go into
+// cluster-info when there is none.
+func (o *tokenCreateOptions) run(ctx context.Context, kube kubernetes.Interface, cfg *rest.Config, out io.Writer) error {
+	info, err := ensureClusterInfo(ctx, kube, cfg)
+	if err != nil {
+		return err
+	}
+	hash, err := registerCAHash(info.ca)
+	if err != nil {
+		return fmt.Errorf("the CA of kube-public/cluster-info: %w", err)
+	}
+	token, err := generateToken()
+	if err != nil {
+		return err
+	}
+	s, err := o.tokenSecret(token)
+	if err != nil {
+		return err
+	}
+	if _, err := kube.CoreV1().Secrets(s.Namespace).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating bootstrap token secret %s/%s on the control plane: %w", s.Namespace, s.Name, err)
+	}
+	if !o.PrintRegisterCommand {
+		fmt.Fprintln(out, token)
+		return nil
+	}
+	fmt.Fprintf(out, "%s register %s --token %s --discovery-token-ca-cert-hash %s\n", o.self, info.server, token, hash)
+	return nil
+}
+
+// ensureClusterInfo returns kube-public/cluster-info, creating it from the
+// control plane's client configuration when there is none (a control plane
+// set up by kubeadm or karmadactl init has it). An existing one is kept:
+// its endpoint is the one members know.
+func ensureClusterInfo(ctx context.Context, kube kubernetes.Interface, cfg *rest.Config) (clusterInfo, error) {
+	cms := kube.CoreV1().ConfigMaps(agentregistration.ClusterInfoNamespace)
+	cm, err := cms.Get(ctx, agentregistration.ClusterInfoName, metav1.GetOptions{})
+	if err == nil {
+		return parseClusterInfo(cm)
+	}
+	if !apierrors.IsNotFound(err) {
+		return clusterInfo{}, fmt.Errorf("reading %s/%s on the control plane: %w", agentregistration.ClusterInfoNamespace, agentregistration.ClusterInfoName, err)
+	}
+	tls := rest.CopyConfig(cfg)
+	if err := rest.LoadTLSFiles(tls); err != nil {
+		return clusterInfo{}, fmt.Errorf("reading the CA of the control-plane kubeconfig: %w", err)
+	}
+	if len(tls.CAData) == 0 {
+		return clusterInfo{}, errors.New("the control-plane kubeconfig has no certificate authority, which members need to trust the control plane; create kube-public/cluster-info or use a kubeconfig with one")
+	}
+	info := clusterInfo{server: cfg.Host, ca: tls.CAData}
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters[""] = &clientcmdapi.Cluster{Server: info.server, CertificateAuthorityData: info.ca}
+	data, err := clientcmd.Write(*kc)
+	if err != nil {
+		return clusterInfo{}, err
+	}
+	cm = &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: agentregistration.ClusterInfoNamespace, Name: agentregistration.ClusterInfoName, Labels: createdLabels()},
+		Data:       map[string]string{clusterInfoKubeconfigKey: string(data)},
+	}
+	if _, err := cms.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			return ensureClusterInfo(ctx, kube, cfg)
+		}
+		return clusterInfo{}, fmt.Errorf("creating %s/%s on the control plane: %w", cm.Namespace, cm.Name, err)
+	}
+	return info, nil
+}
+
+func newTokenListCommand(cp *controlPlaneFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the bootstrap tokens",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cpc, err := cp.clients()
+			if err != nil {
+				return err
+			}
+			return listTokens(cmd.Context(), cpc.kube, time.Now(), cmd.OutOrStdout())
+		},
+	}
+}
+
+// listTokens prints the bootstrap tokens: id, time left, usages, groups.
+// Secrets are never printed.
+func listTokens(ctx context.Context, kube kubernetes.Interface, now time.Time, out io.Writer) error {
+	list, err := kube.CoreV1().Secrets(metav1.NamespaceSystem).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("type", string(corev1.SecretTypeBootstrapToken)).String(),
+	})
+	if err != nil {
+		return fmt.Errorf("listing bootstrap tokens on the control plane: %w", err)
+	}
+	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
+	w := tabwriter.NewWriter(out, 0, 8, 3, ' ', 0)
+	fmt.Fprintln(w, "TOKEN ID\tTTL\tEXPIRES\tUSAGES\tEXTRA GROUPS\tDESCRIPTION")
+	for _, s := range list.Items {
+		ttl, expires := "<forever>", "<never>"
+		if e := string(s.Data[bootstrapTokenExpiration]); e != "" {
+			expires = e
+			if t, err := time.Parse(time.RFC3339, e); err == nil {
+				ttl = "<expired>"
+				if left := t.Sub(now); left > 0 {
+					ttl = left.Round(time.Second).String()
+				}
+			}
+		}
+		var usages []string
+		for _, u := range []string{bootstrapTokenUsageAuth, bootstrapTokenUsageSigning} {
+			if string(s.Data[u]) == "true" {
+				usages = append(usages, strings.TrimPrefix(u, "usage-bootstrap-"))
+			}
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Data[bootstrapTokenIDKey], ttl, expires, strings.Join(usages, ","),
+			s.Data[bootstrapTokenExtraGroups], s.Data[bootstrapTokenDescription])
+	}
+	return w.Flush()
+}
+
+func newTokenDeleteCommand(cp *controlPlaneFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete TOKEN_ID|TOKEN...",
+		Short: "Delete bootstrap tokens",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cpc, err := cp.clients()
+			if err != nil {
+				return err
+			}
+			for _, a := range args {
+				id, _, _ := strings.Cut(a, ".")
+				if !tokenPattern.MatchString(id + ".0000000000000000") {
+					return fmt.Errorf("%q is neither a token id nor a token", a)
+				}
+				name := bootstrapTokenSecretPrefix + id
+				if err := cpc.kube.CoreV1().Secrets(metav1.NamespaceSystem).Delete(cmd.Context(), name, metav1.DeleteOptions{}); err != nil {
+					return fmt.Errorf("deleting bootstrap token %s: %w", id, err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "bootstrap token %q deleted\n", id)
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,108 @@
+package app
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
+)
+
+func TestTokenCreate(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	kube := kubefake.NewClientset()
+	o := newTokenCreateOptions("flotillactl")
+	o.now = func() time.Time { return now }
+	o.PrintRegisterCommand = true
+	o.Description = "member3"
+	if err := o.validate(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &rest.Config{Host: testCPEndpoint, TLSClientConfig: rest.TLSClientConfig{CAData: []byte(testCAPEM)}}
+	var out bytes.Buffer
+	if err := o.run(t.Context(), kube, cfg, &out); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`^flotillactl register https://control-plane.example:6443 --token ([a-z0-9]{6})\.([a-z0-9]{16}) --discovery-token-ca-cert-hash (sha256:[0-9a-f]{64})\n$`).
+		FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("output %q is not the register command", out.String())
+	}
+	if m[3] != testCAHash {
+		t.Errorf("printed hash %s, want the CA's %s", m[3], testCAHash)
+	}
+	s, err := kube.CoreV1().Secrets("kube-system").Get(t.Context(), "bootstrap-token-"+m[1], metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"token-id": m[1], "token-secret": m[2], "usage-bootstrap-authentication": "true", "usage-bootstrap-signing": "true",
+		"auth-extra-groups": "system:bootstrappers:karmada:default-cluster-token", "expiration": "2030-01-03T03:04:05Z", "description": "member3",
+	}
+	if s.Type != corev1.SecretTypeBootstrapToken || len(s.Data) != len(want) {
+		t.Errorf("secret type %s data %v", s.Type, s.Data)
+	}
+	for k, v := range want {
+		if string(s.Data[k]) != v {
+			t.Errorf("secret %s = %q, want %q", k, s.Data[k], v)
+		}
+	}
+	cm, err := kube.CoreV1().ConfigMaps("kube-public").Get(t.Context(), "cluster-info", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := parseClusterInfo(cm)
+	if err != nil || info.server != testCPEndpoint || string(info.ca) != testCAPEM {
+		t.Errorf("cluster-info %+v, %v", info, err)
+	}
+
+	// A second token keeps the cluster-info there (another endpoint in the
+	// caller's kubeconfig does not replace it), and prints only the token.
+	o.PrintRegisterCommand, o.TTL = false, 0
+	out.Reset()
+	if err := o.run(t.Context(), kube, &rest.Config{Host: "https://elsewhere:1"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !tokenPattern.MatchString(strings.TrimSpace(out.String())) {
+		t.Errorf("output %q is not a token", out.String())
+	}
+	id, _, _ := parseToken(strings.TrimSpace(out.String()))
+	s, _ = kube.CoreV1().Secrets("kube-system").Get(t.Context(), "bootstrap-token-"+id, metav1.GetOptions{})
+	if _, ok := s.Data["expiration"]; ok {
+		t.Errorf("--ttl 0 token expires: %s", s.Data["expiration"])
+	}
+	cm2, _ := kube.CoreV1().ConfigMaps("kube-public").Get(t.Context(), "cluster-info", metav1.GetOptions{})
+	if cm2.Data["kubeconfig"] != cm.Data["kubeconfig"] {
+		t.Error("cluster-info was rewritten")
+	}
+
+	out.Reset()
+	if err := listTokens(t.Context(), kube, now, &out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), m[2]) || !regexp.MustCompile(m[1]+`\s+24h0m0s\s`).MatchString(out.String()) || !strings.Contains(out.String(), "<forever>") {
+		t.Errorf("token list:\n%s", out.String())
+	}
+}
+
+func TestTokenCreateValidate(t *testing.T) {
+	t.Parallel()
+	o := newTokenCreateOptions("x")
+	o.Groups = []string{"system:masters"}
+	o.TTL = -time.Second
+	err := o.validate()
+	if err == nil || !strings.Contains(err.Error(), "--ttl") || !strings.Contains(err.Error(), `"system:masters"`) {
+		t.Errorf("err = %v", err)
+	}
+	// No CA anywhere: the members could not trust the control plane.
+	o = newTokenCreateOptions("x")
+	if err := o.run(t.Context(), kubefake.NewClientset(), &rest.Config{Host: "https://h:1"}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no certificate authority") {
+		t.Errorf("err = %v", err)
+	}
+}

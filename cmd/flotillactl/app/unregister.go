@@ -1,0 +1,234 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	clustervalidation "github.com/flotilla-io/flotilla/apis/cluster/validation"
+	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+)
+
+// unregisterOptions holds the flags of unregister. Use newUnregisterOptions.
+type unregisterOptions struct {
+	ClusterName            string
+	Kubeconfig             string
+	Context                string
+	ControlPlaneKubeconfig string
+	ControlPlaneContext    string
+	AgentNamespace         string
+	Wait                   bool
+	Timeout                time.Duration
+	Force                  bool
+	pollInterval           time.Duration
+}
+
+func newUnregisterOptions() *unregisterOptions {
+	return &unregisterOptions{
+		AgentNamespace: agentregistration.DefaultAgentNamespace,
+		Wait:           true,
+		Timeout:        60 * time.Second,
+		pollInterval:   time.Second,
+	}
+}
+
+func newUnregisterCommand(self string) *cobra.Command {
+	o := newUnregisterOptions()
+	cmd := &cobra.Command{
+		Use:   "unregister CLUSTER_NAME --kubeconfig=<MEMBER KUBECONFIG> [--control-plane-kubeconfig=<KUBECONFIG>]",
+		Short: "Remove a Pull-mode cluster: its agent's credentials and objects in the member, and its Cluster",
+		Long: `Remove a cluster registered in Pull mode, as karmadactl unregister does.
+
+With --control-plane-kubeconfig, deletes the Cluster (the control plane then
+removes its execution namespace, and with the Cluster go the agent's rights and
+Lease) and waits until it is gone, then deletes the agent's RBAC at once. The
+agent's own identity cannot do this: it may not delete its Cluster.
+
+In the member (--kubeconfig): the agent's Secret, ClusterRoleBinding,
+ClusterRole, ServiceAccount and, if register created it, its namespace; objects
+register did not create are kept. A member whose id is not the Cluster's is
+refused unless --force.`,
+		Example:               fmt.Sprintf("  %s unregister member3 --kubeconfig=member3.config --control-plane-kubeconfig=karmada.config", self),
+		DisableFlagsInUseLine: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return errors.New("unregister takes exactly one argument, the cluster name")
+			}
+			o.ClusterName = args[0]
+			if err := o.validate(); err != nil {
+				return err
+			}
+			m, err := loadKubeconfig(o.Kubeconfig, o.Context)
+			if err != nil {
+				return fmt.Errorf("unregister cluster %q: %w", o.ClusterName, err)
+			}
+			var cp *controlPlane
+			if o.ControlPlaneKubeconfig != "" {
+				cfg, err := kubeconfigLoader(o.ControlPlaneKubeconfig, o.ControlPlaneContext).ClientConfig()
+				if err != nil {
+					return fmt.Errorf("unregister cluster %q: loading the control-plane kubeconfig: %w", o.ClusterName, err)
+				}
+				c, err := newControlPlane(cfg)
+				if err != nil {
+					return fmt.Errorf("unregister cluster %q: %w", o.ClusterName, err)
+				}
+				cp = &c
+			}
+			if err := o.run(cmd.Context(), cp, m.kube, cmd.OutOrStdout()); err != nil {
+				return fmt.Errorf("unregister cluster %q: %w", o.ClusterName, err)
+			}
+			return nil
+		},
+	}
+	o.addFlags(cmd.Flags())
+	return cmd
+}
+
+func (o *unregisterOptions) addFlags(fs *pflag.FlagSet) {
+	// These shadow the control-plane flags of the same names, as in register.
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path of the member cluster's kubeconfig. Default: $KUBECONFIG, else ~/.kube/config.")
+	fs.StringVar(&o.Context, "context", o.Context, "Context of the member in --kubeconfig.")
+	fs.StringVar(&o.ControlPlaneKubeconfig, "control-plane-kubeconfig", o.ControlPlaneKubeconfig, "Kubeconfig of the control plane, to delete the Cluster. Without it the Cluster is kept.")
+	fs.StringVar(&o.ControlPlaneContext, "control-plane-context", o.ControlPlaneContext, "Context of the control plane in --control-plane-kubeconfig.")
+	fs.StringVar(&o.AgentNamespace, "agent-namespace", o.AgentNamespace, "Member namespace of the agent.")
+	fs.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the Cluster is gone.")
+	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits.")
+	fs.BoolVar(&o.Force, "force", o.Force, "Unregister even if the member's id is not the Cluster's, or the Cluster is in Push mode.")
+}
+
+func (o *unregisterOptions) validate() error {
+	var errs []error
+	if msgs := clustervalidation.ValidateClusterName(o.ClusterName, false); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("invalid cluster name %q: %s", o.ClusterName, strings.Join(msgs, "; ")))
+	}
+	if msgs := validation.IsDNS1123Label(o.AgentNamespace); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("invalid --agent-namespace %q: %s", o.AgentNamespace, strings.Join(msgs, "; ")))
+	}
+	if o.Wait && o.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("--timeout must be positive, got %s", o.Timeout))
+	}
+	return utilerrors.NewAggregate(errs)
+}
+
+// run unregisters; cp is nil without --control-plane-kubeconfig.
+func (o *unregisterOptions) run(ctx context.Context, cp *controlPlane, member kubernetes.Interface, out io.Writer) error {
+	p := printer{out: out}
+	id, err := memberID(ctx, member)
+	if err != nil {
+		return err
+	}
+	if cp != nil {
+		if err := o.removeFromControlPlane(ctx, *cp, id, p); err != nil {
+			return err
+		}
+	}
+	if err := o.cleanMember(ctx, member, p); err != nil {
+		return err
+	}
+	if cp == nil {
+		fmt.Fprintf(out, "cluster(%s): the agent was removed from the member; the Cluster was kept (no --control-plane-kubeconfig)\n", o.ClusterName)
+		return nil
+	}
+	fmt.Fprintf(out, "cluster(%s) is unregistered successfully\n", o.ClusterName)
+	return nil
+}
+
+func (o *unregisterOptions) removeFromControlPlane(ctx context.Context, cp controlPlane, memberID string, p printer) error {
+	cluster, err := cp.karmada.ClusterV1alpha1().Clusters().Get(ctx, o.ClusterName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		fmt.Fprintf(p.out, "%s: %s not found\n", onControlPlane, ref("cluster", "", o.ClusterName))
+		cluster = nil
+	case err != nil:
+		return fmt.Errorf("reading cluster %s on the control plane: %w", o.ClusterName, err)
+	case o.Force:
+	case cluster.Spec.SyncMode != clusterv1alpha1.Pull:
+		return fmt.Errorf("cluster %s is in %s mode: use unjoin (or --force); nothing was deleted", o.ClusterName, cluster.Spec.SyncMode)
+	case cluster.Spec.ID != "" && cluster.Spec.ID != memberID:
+		return fmt.Errorf("the member kubeconfig points at a cluster with kube-system uid %s, but cluster %s has id %s; nothing was deleted (pass --force to unregister anyway)", memberID, o.ClusterName, cluster.Spec.ID)
+	}
+	if cluster != nil {
+		// The unjoin code path: delete, then wait until the finalizer let go.
+		u := &unjoinOptions{ClusterName: o.ClusterName, Wait: o.Wait, Timeout: o.Timeout, pollInterval: o.pollInterval}
+		if err := u.deleteCluster(ctx, cp, cluster, p); err != nil {
+			return err
+		}
+	}
+	// The agent's rights go with the Cluster (owner references); delete
+	// them now rather than when the garbage collector comes round.
+	kube, name := cp.kube, o.ClusterName
+	rbac := kube.RbacV1()
+	objs := []object{
+		{where: onControlPlane, what: ref("clusterrolebinding", "", agentregistration.ClusterRoleName(name)),
+			get: func(ctx context.Context) (metav1.Object, error) {
+				return rbac.ClusterRoleBindings().Get(ctx, agentregistration.ClusterRoleName(name), metav1.GetOptions{})
+			},
+			del: func(ctx context.Context, opts metav1.DeleteOptions) error {
+				return rbac.ClusterRoleBindings().Delete(ctx, agentregistration.ClusterRoleName(name), opts)
+			}},
+		{where: onControlPlane, what: ref("clusterrole", "", agentregistration.ClusterRoleName(name)),
+			get: func(ctx context.Context) (metav1.Object, error) {
+				return rbac.ClusterRoles().Get(ctx, agentregistration.ClusterRoleName(name), metav1.GetOptions{})
+			},
+			del: func(ctx context.Context, opts metav1.DeleteOptions) error {
+				return rbac.ClusterRoles().Delete(ctx, agentregistration.ClusterRoleName(name), opts)
+			}},
+	}
+	for _, r := range []struct{ ns, name string }{
+		{agentregistration.ExecutionNamespace(name), agentregistration.WorkRoleName(name)},
+		{agentregistration.LeaseNamespace, agentregistration.LeaseRoleName(name)},
+	} {
+		objs = append(objs,
+			object{where: onControlPlane, what: ref("rolebinding", r.ns, r.name),
+				get: func(ctx context.Context) (metav1.Object, error) {
+					return rbac.RoleBindings(r.ns).Get(ctx, r.name, metav1.GetOptions{})
+				},
+				del: func(ctx context.Context, opts metav1.DeleteOptions) error {
+					return rbac.RoleBindings(r.ns).Delete(ctx, r.name, opts)
+				}},
+			object{where: onControlPlane, what: ref("role", r.ns, r.name),
+				get: func(ctx context.Context) (metav1.Object, error) {
+					return rbac.Roles(r.ns).Get(ctx, r.name, metav1.GetOptions{})
+				},
+				del: func(ctx context.Context, opts metav1.DeleteOptions) error {
+					return rbac.Roles(r.ns).Delete(ctx, r.name, opts)
+				}},
+		)
+	}
+	for _, obj := range objs {
+		if err := obj.delete(ctx, false, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cleanMember deletes what register created in the member; objects
+// without flotillactl's label are kept.
+func (o *unregisterOptions) cleanMember(ctx context.Context, member kubernetes.Interface, p printer) error {
+	ns := o.AgentNamespace
+	for _, obj := range []object{
+		secretObject(member, onMember, ns, agentregistration.AgentConfigSecret),
+		clusterRoleBindingObject(member, agentClusterRole),
+		clusterRoleObject(member, agentClusterRole),
+		serviceAccountObject(member, ns, agentServiceAccount),
+		namespaceObject(member, ns),
+	} {
+		if err := obj.delete(ctx, true, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
