@@ -60,7 +60,7 @@ func (c *Controller) desiredSpec(gvk schema.GroupVersionKind, obj *unstructured.
 	}
 	switch {
 	case c.interp == nil:
-	case c.interp.HookEnabled(gvk, interpreter.InterpretComponent):
+	case c.MultiplePodTemplates && c.interp.HookEnabled(gvk, interpreter.InterpretComponent):
 		// A workload of several pod templates is described by its
 		// components alone, and scheduled as a whole; as in Karmada,
 		// GetReplicas is then not asked.

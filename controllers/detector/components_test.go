@@ -80,7 +80,7 @@ func TestDesiredSpecComponents(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := &Controller{interp: tc.interp}
+			c := &Controller{interp: tc.interp, MultiplePodTemplates: true}
 			p := &policy{Name: "flink", Namespace: "default", Spec: &policyv1alpha1.PropagationSpec{}}
 			spec, err := c.desiredSpec(flinkGVK, flinkDeployment(), p, nil)
 			switch want := tc.wantErr.(type) {
@@ -169,5 +169,20 @@ func TestRecordInterpretation(t *testing.T) {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Without MultiplePodTemplatesScheduling (off by default, as in Karmada)
+// a kind with both hooks (a webhook answering every operation) is read
+// with GetReplicas alone.
+func TestDesiredSpecComponentsGateOff(t *testing.T) {
+	t.Parallel()
+	c := &Controller{interp: &fakeInterp{hooks: map[interpreter.Operation]bool{interpreter.InterpretComponent: true, interpreter.InterpretReplica: true}, replicas: 3}}
+	spec, err := c.desiredSpec(flinkGVK, flinkDeployment(), fromPP(&policyv1alpha1.PropagationPolicy{}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Replicas != 3 || len(spec.Components) != 0 {
+		t.Errorf("replicas %d components %v, want 3 and none", spec.Replicas, spec.Components)
 	}
 }

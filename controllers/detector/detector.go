@@ -60,6 +60,12 @@ type Controller struct {
 	queue    workqueue.TypedRateLimitingInterface[string] // template keys
 	policies workqueue.TypedRateLimitingInterface[string] // policy keys and kindsKey
 
+	// MultiplePodTemplates asks the interpreter for the components of
+	// workloads made of several pod templates (Karmada's alpha
+	// MultiplePodTemplatesScheduling, off by default there too); off, a
+	// workload's replicas are read with GetReplicas alone.
+	MultiplePodTemplates bool
+
 	// changed holds templates changed since they were last reconciled, for
 	// policies with activationPreference Lazy.
 	changed sync.Map

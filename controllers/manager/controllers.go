@@ -111,6 +111,7 @@ func startDetector(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
+	ctrl.MultiplePodTemplates = c.Options.MultiplePodTemplatesScheduling
 	c.Customizations.AddChangeHandler(ctrl.InterpreterChanged)
 	go ctrl.Run(ctx, writeWorkers)
 	return nil

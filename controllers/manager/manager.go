@@ -55,6 +55,10 @@ type Options struct {
 	Controllers []string
 	// LeaderElect runs the controllers only in the replica holding the lease.
 	LeaderElect bool
+	// MultiplePodTemplatesScheduling schedules workloads made of several
+	// pod templates as a whole, from their components (Karmada's alpha
+	// feature gate of that name).
+	MultiplePodTemplatesScheduling bool
 	// LeaseNamespace and LeaseName name the host Lease.
 	LeaseNamespace, LeaseName string
 	// ClusterStatusUpdateFrequency is how often cluster status is probed.

@@ -15,6 +15,7 @@ func TestMain(m *testing.M) {
 		Members: []env.MemberOptions{{Name: "member1"}, {Name: "member2"}},
 		Flotilla: &env.FlotillaOptions{Args: []string{
 			"--cluster-status-update-frequency=2s", "-v=2",
+			"--multiple-pod-templates-scheduling",
 		}},
 	}, "member1", "member2")
 }
