@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
@@ -23,6 +26,21 @@ func TestSamplesApply(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kubectl apply -f samples: %v\n%s", err, out)
 	}
+	// The sample FederatedResourceQuota puts a real ResourceQuota into
+	// member1's default namespace, where the other tests create pods
+	// without requests: remove it, and wait until member1's copy is gone.
+	t.Cleanup(func() {
+		ctx := context.Background()
+		_, _ = kubectl(t, "delete", "federatedresourcequota", "team-quota", "--ignore-not-found")
+		cs, err := framework.Member(t, "member1").Client()
+		if err != nil {
+			return
+		}
+		_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			_, err := cs.CoreV1().ResourceQuotas("default").Get(ctx, "team-quota", metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+	})
 	out, err = kubectl(t, "get", "karmada-io", "-A", "-o", "name")
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
