@@ -28,7 +28,8 @@ import (
 
 func TestMain(m *testing.M) {
 	framework.Main(m, "clusters", env.Options{
-		Members: []env.MemberOptions{{Name: "member1"}, {Name: "member2"}},
+		// member3 is not joined: TestRegister registers it in Pull mode.
+		Members: []env.MemberOptions{{Name: "member1"}, {Name: "member2"}, {Name: "member3"}},
 		Flotilla: &env.FlotillaOptions{Args: []string{
 			// Short periods so the outage test runs in seconds.
 			"--cluster-status-update-frequency=2s", "--cluster-failure-threshold=4s",
