@@ -57,6 +57,10 @@ type Cache struct {
 	// WrapTransport, when set, wraps the transport of every member client
 	// built afterwards (tests count requests with it).
 	WrapTransport func(http.RoundTripper) http.RoundTripper
+	// Tunnel, when set, gives the clients of Pull clusters: they reach the
+	// member through its agent's tunnel (TunnelRESTConfig) instead of its
+	// apiEndpoint and secretRef.
+	Tunnel TunnelDialer
 
 	mu      sync.Mutex
 	clients map[string]*Client
@@ -71,13 +75,17 @@ func NewCache(getSecret func(namespace, name string) (*corev1.Secret, error)) *C
 }
 
 // Get returns the client of a push cluster, built anew when the Cluster's
-// connection settings or its Secret changed since the last call.
+// connection settings or its Secret changed since the last call; with
+// Tunnel set, the client of a Pull cluster reaches it through its agent.
 func (c *Cache) Get(cluster *clusterv1alpha1.Cluster) (*Client, error) {
 	c.mu.Lock()
 	pinned, ok := c.pinned[cluster.Name]
 	c.mu.Unlock()
 	if ok {
 		return pinned, nil
+	}
+	if c.Tunnel != nil && cluster.Spec.SyncMode == clusterv1alpha1.Pull {
+		return c.getTunnel(cluster.Name)
 	}
 	ref := cluster.Spec.SecretRef
 	if ref == nil {

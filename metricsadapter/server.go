@@ -66,6 +66,9 @@ type Config struct {
 	// HostConfig reaches the host API server, whose discovery maps the
 	// resources of custom metrics requests to kinds.
 	HostConfig *clientrest.Config
+	// Tunnel, when set, reaches Pull clusters through their agents'
+	// tunnels (memberclient.Cache.Tunnel).
+	Tunnel memberclient.TunnelDialer
 }
 
 // CompletedConfig is a Config with defaults filled in.
@@ -103,6 +106,7 @@ var GroupVersions = []schema.GroupVersion{
 func (c CompletedConfig) New() (*Server, error) {
 	s := &Server{cfg: c}
 	memberClients := memberclient.NewCache(c.GetSecret)
+	memberClients.Tunnel = c.Tunnel
 	s.Members = memberinformers.New(func() ([]*clusterv1alpha1.Cluster, error) {
 		if l := s.clusters.Load(); l != nil {
 			return (*l).List(labels.Everything())

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -60,6 +61,17 @@ type Option func(*Connecter)
 // headers removed. Without it those paths answer 404.
 func WithHostHandler(h http.Handler) Option {
 	return func(c *Connecter) { c.hostHandler = h }
+}
+
+// WithTunnel makes the Connecter reach Pull clusters through their agents'
+// tunnels instead of their apiEndpoint: dial returns the dialer of a
+// cluster's tunnel and whether its agent is connected now
+// (tunnel.Server.DialContext). Requests go to the agent as plain HTTP with
+// the impersonation headers and no credentials; the agent sends them with
+// its own member identity, so neither spec.apiEndpoint nor the cluster's
+// secrets are used. Without it, Pull clusters are proxied like Push ones.
+func WithTunnel(dial func(cluster string) (func(ctx context.Context, network, addr string) (net.Conn, error), bool)) Option {
+	return func(c *Connecter) { c.targets.tunnel = dial }
 }
 
 // WithFanOutTimeout bounds each per-cluster request a clusters/*/proxy

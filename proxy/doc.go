@@ -10,7 +10,9 @@
 //   - dialing upgraded streams (exec, attach, port-forward) through the
 //     cluster's proxyURL (dial.go);
 //   - the upstream URL of a proxied path (location.go);
-//   - the clusters/*/proxy fan-out across all clusters (fanout.go).
+//   - the clusters/*/proxy fan-out across all clusters (fanout.go);
+//   - with WithTunnel, reaching Pull clusters through their agents' tunnels
+//     (package tunnel) instead of their endpoints (transport.go).
 //
 // What it does not own: storage, informers and authorization. Clusters and
 // Secrets come from functions the caller passes in (typically listers with a

@@ -44,3 +44,9 @@ func errClusterUnusable(cluster, format string, args ...any) error {
 	return statusError(http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, cluster,
 		"cluster %q cannot be proxied: %s", cluster, fmt.Sprintf(format, args...))
 }
+
+// errAgentNotConnected reports a Pull cluster whose agent has no tunnel open.
+func errAgentNotConnected(cluster string) error {
+	return statusError(http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, cluster,
+		"cluster %q is in Pull mode and its agent is not connected", cluster)
+}

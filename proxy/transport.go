@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
@@ -65,8 +66,16 @@ type target struct {
 // token, then the cluster's transport. Both wrappers only add headers the
 // request does not carry, which is why the client's own are stripped first.
 func (t *target) roundTripper(imp clienttransport.ImpersonationConfig) http.RoundTripper {
-	return clienttransport.NewImpersonatingRoundTripper(imp,
-		clienttransport.NewBearerAuthRoundTripper(t.token, t.transport))
+	return clienttransport.NewImpersonatingRoundTripper(imp, t.withToken(t.transport))
+}
+
+// withToken adds the impersonator's bearer token, when the target has one
+// (a tunnel target has none: the agent authenticates to its member).
+func (t *target) withToken(rt http.RoundTripper) http.RoundTripper {
+	if t.token == "" {
+		return rt
+	}
+	return clienttransport.NewBearerAuthRoundTripper(t.token, rt)
 }
 
 // upgradeRoundTripper returns the upgrade transport for the upgrade-aware
@@ -75,8 +84,7 @@ func (t *target) roundTripper(imp clienttransport.ImpersonationConfig) http.Roun
 // connection is dialed with upgradeTransport's dialer and TLS config.
 func (t *target) upgradeRoundTripper(imp clienttransport.ImpersonationConfig) utilproxy.UpgradeRequestRoundTripper {
 	return utilproxy.NewUpgradeRequestRoundTripper(t.upgradeTransport,
-		clienttransport.NewImpersonatingRoundTripper(imp,
-			clienttransport.NewBearerAuthRoundTripper(t.token, utilproxy.MirrorRequest)))
+		clienttransport.NewImpersonatingRoundTripper(imp, t.withToken(utilproxy.MirrorRequest)))
 }
 
 // close releases the idle connections of the snapshot. Requests in flight
@@ -91,6 +99,8 @@ func (t *target) close() {
 type targetCache struct {
 	getCluster func(name string) (*clusterv1alpha1.Cluster, error)
 	getSecret  func(namespace, name string) (*corev1.Secret, error)
+	// tunnel, when set, dials the agents of Pull clusters (WithTunnel).
+	tunnel func(cluster string) (func(ctx context.Context, network, addr string) (net.Conn, error), bool)
 
 	// targets maps a cluster name to its current *target. Reads are lock-free;
 	// a snapshot is swapped in whole.
@@ -121,6 +131,9 @@ func (c *targetCache) forCluster(cluster *clusterv1alpha1.Cluster) (*target, err
 	if !meta.IsStatusConditionTrue(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
 		return nil, errClusterNotReady(cluster.Name)
 	}
+	if cluster.Spec.SyncMode == clusterv1alpha1.Pull && c.tunnel != nil {
+		return c.forTunnel(cluster.Name)
+	}
 	in, err := c.inputsFor(cluster)
 	if err != nil {
 		return nil, err
@@ -140,6 +153,34 @@ func (c *targetCache) forCluster(cluster *clusterv1alpha1.Cluster) (*target, err
 		return nil, err
 	}
 	c.targets.Store(cluster.Name, t)
+	if ok {
+		old.close()
+	}
+	return t, nil
+}
+
+// tunnelKey is the key of every tunnel target: it depends on nothing of
+// the Cluster, and its dialer finds the agent's current tunnel at each dial.
+const tunnelKey = "tunnel"
+
+// forTunnel returns the target of a Pull cluster, whose agent must be
+// connected.
+func (c *targetCache) forTunnel(name string) (*target, error) {
+	dial, ok := c.tunnel(name)
+	if !ok {
+		return nil, errAgentNotConnected(name)
+	}
+	if t, ok := c.load(name); ok && t.key == tunnelKey {
+		return t, nil
+	}
+	c.buildMu.Lock()
+	defer c.buildMu.Unlock()
+	old, ok := c.load(name)
+	if ok && old.key == tunnelKey {
+		return old, nil
+	}
+	t := newTunnelTarget(name, dial)
+	c.targets.Store(name, t)
 	if ok {
 		old.close()
 	}
@@ -333,4 +374,21 @@ func newTarget(cluster *clusterv1alpha1.Cluster, in targetInputs) (*target, erro
 		},
 		token: in.token,
 	}, nil
+}
+
+// newTunnelTarget builds the transports of a Pull cluster reached through
+// its agent's tunnel: plain HTTP over the tunnel's streams, whatever the
+// host name, with no credentials of the control plane.
+func newTunnelTarget(cluster string, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *target {
+	return &target{
+		cluster:  cluster,
+		key:      tunnelKey,
+		location: &url.URL{Scheme: "http", Host: cluster + ".tunnel"},
+		transport: &http.Transport{
+			DialContext:         dial,
+			MaxIdleConnsPerHost: maxIdleConnsPerHost,
+			IdleConnTimeout:     idleConnTimeout,
+		},
+		upgradeTransport: &http.Transport{DialContext: dial},
+	}
 }

@@ -13,7 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/sets"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	genericfilters "k8s.io/apiserver/pkg/server/filters"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -35,6 +37,7 @@ import (
 	policyregistry "github.com/flotilla-io/flotilla/registry/policy"
 	workregistry "github.com/flotilla-io/flotilla/registry/work"
 	"github.com/flotilla-io/flotilla/search"
+	"github.com/flotilla-io/flotilla/tunnel"
 )
 
 // StorageVersions are the versions objects are stored in, one per group.
@@ -107,10 +110,25 @@ type Server struct {
 	// Metrics is the metrics APIs' server, whose member informers the
 	// controllers of the same process share; nil without a host.
 	Metrics *metricsadapter.Server
+	// Tunnels holds the tunnels of the pull clusters' agents
+	// (clusters/tunnel), through which clusters/proxy, search and the
+	// metrics APIs reach Pull clusters.
+	Tunnels *tunnel.Server
 }
+
+// longRunning says which requests the server's request timeout does not
+// cut: watches, as by default, and the connect subresources that stream as
+// long as their client wants, like kube-apiserver's pods/proxy:
+// clusters/proxy and proxying/proxy (watch, logs -f, exec, port-forward)
+// and clusters/tunnel (open while the agent is connected).
+var longRunning = genericfilters.BasicLongRunningRequestCheck(
+	sets.NewString("watch", "proxy"),
+	sets.NewString("proxy", tunnel.Subresource),
+)
 
 // Complete fills in defaults. It does no I/O.
 func (c *Config) Complete() CompletedConfig {
+	c.GenericConfig.LongRunningFunc = longRunning
 	return CompletedConfig{host: c.Host, hostCfg: c.HostConfig, generic: c.GenericConfig.Complete(), scheme: c.Scheme, codecs: c.Codecs, search: c.Search, metrics: c.Metrics}
 }
 
@@ -146,18 +164,27 @@ func (c CompletedConfig) New() (*Server, error) {
 	}); err != nil {
 		return nil, err
 	}
+	// The HTTP server does not close the connections it handed over:
+	// close the tunnels so their agents reconnect to another replica.
+	tunnels := tunnel.NewServer()
+	if err := s.AddPreShutdownHook("close-agent-tunnels", func() error {
+		tunnels.Close()
+		return nil
+	}); err != nil {
+		return nil, err
+	}
 	groups := []*genericapiserver.APIGroupInfo{}
 	add := func(g *genericapiserver.APIGroupInfo, err error) error {
 		groups = append(groups, g)
 		return err
 	}
 	err = errors.Join(
-		add(clusterregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts, getSecret, hostProxy...)),
+		add(clusterregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts, getSecret, tunnels, hostProxy...)),
 		add(policyregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
 		add(workregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
 		add(c.configGroup()),
 		add(c.simpleGroup("autoscaling.karmada.io", autoscalingDefinitions())),
-		add(c.searchGroup(s, getSecret)),
+		add(c.searchGroup(s, getSecret, tunnels)),
 		add(c.simpleGroup("networking.karmada.io", networkingDefinitions())),
 		add(c.simpleGroup("apps.karmada.io", appsDefinitions())),
 		add(c.simpleGroup("remedy.karmada.io", remedyDefinitions())),
@@ -165,7 +192,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	server := &Server{GenericAPIServer: s}
+	server := &Server{GenericAPIServer: s, Tunnels: tunnels}
 	for _, g := range groups {
 		g.NegotiatedSerializer = NegotiatedSerializer(c.codecs)
 		if err := s.InstallAPIGroup(g); err != nil {
@@ -174,7 +201,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		server.GroupVersions = append(server.GroupVersions, g.PrioritizedVersions...)
 	}
 	if c.hostCfg != nil {
-		if server.Metrics, err = c.installMetrics(s, getSecret); err != nil {
+		if server.Metrics, err = c.installMetrics(s, getSecret, tunnels); err != nil {
 			return nil, err
 		}
 		server.GroupVersions = append(server.GroupVersions, metricsadapter.GroupVersions...)
@@ -195,7 +222,7 @@ func (c CompletedConfig) simpleGroup(group string, defs []*resource.Definition) 
 
 // searchGroup is search.karmada.io: resourceregistries, and the search
 // and proxying endpoints over the member caches they drive.
-func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, getSecret func(namespace, name string) (*corev1.Secret, error)) (*genericapiserver.APIGroupInfo, error) {
+func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, getSecret func(namespace, name string) (*corev1.Secret, error), tunnels *tunnel.Server) (*genericapiserver.APIGroupInfo, error) {
 	info, err := c.simpleGroup("search.karmada.io", searchDefinitions())
 	if err != nil {
 		return nil, err
@@ -203,7 +230,7 @@ func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, getSe
 	if c.hostCfg == nil {
 		return info, nil
 	}
-	cfg := &search.Config{Options: c.search, Authorizer: c.generic.Authorization.Authorizer, GetSecret: getSecret, HostConfig: c.hostCfg}
+	cfg := &search.Config{Options: c.search, Authorizer: c.generic.Authorization.Authorizer, GetSecret: getSecret, HostConfig: c.hostCfg, Tunnel: tunnels.DialContext}
 	srv, err := cfg.Complete().New()
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
@@ -219,8 +246,8 @@ func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, getSe
 
 // installMetrics serves metrics.k8s.io and custom.metrics.k8s.io from the
 // members' metrics.
-func (c CompletedConfig) installMetrics(s *genericapiserver.GenericAPIServer, getSecret func(namespace, name string) (*corev1.Secret, error)) (*metricsadapter.Server, error) {
-	cfg := &metricsadapter.Config{Options: c.metrics, Scheme: c.scheme, Codecs: c.codecs, GetSecret: getSecret, HostConfig: c.hostCfg}
+func (c CompletedConfig) installMetrics(s *genericapiserver.GenericAPIServer, getSecret func(namespace, name string) (*corev1.Secret, error), tunnels *tunnel.Server) (*metricsadapter.Server, error) {
+	cfg := &metricsadapter.Config{Options: c.metrics, Scheme: c.scheme, Codecs: c.codecs, GetSecret: getSecret, HostConfig: c.hostCfg, Tunnel: tunnels.DialContext}
 	m, err := cfg.Complete().New()
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)

@@ -74,6 +74,9 @@ type Config struct {
 	GetSecret func(namespace, name string) (*corev1.Secret, error)
 	// HostConfig reaches the host API server with the server's credentials.
 	HostConfig *clientrest.Config
+	// Tunnel, when set, reaches Pull clusters through their agents'
+	// tunnels (memberclient.Cache.Tunnel).
+	Tunnel memberclient.TunnelDialer
 }
 
 // CompletedConfig is a Config with defaults filled in.
@@ -108,6 +111,7 @@ type informed struct {
 // New builds the search surface.
 func (c CompletedConfig) New() (*Server, error) {
 	s := &Server{cfg: c, members: memberclient.NewCache(c.GetSecret)}
+	s.members.Tunnel = c.Tunnel
 	if c.Index {
 		ix, err := index.Open(index.Options{Dir: c.IndexDir})
 		if err != nil {
@@ -166,7 +170,11 @@ func (c CompletedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	clusterProxy := proxy.NewConnecter(s.getCluster, c.GetSecret, nil)
+	var proxyOpts []proxy.Option
+	if c.Tunnel != nil {
+		proxyOpts = append(proxyOpts, proxy.WithTunnel(c.Tunnel))
+	}
+	clusterProxy := proxy.NewConnecter(s.getCluster, c.GetSecret, nil, proxyOpts...)
 	s.Storage = map[string]rest.Storage{
 		"search":   &searchREST{reader: reader, access: access, manager: s.manager, index: s.index},
 		"proxying": proxying.Parent{},

@@ -1,5 +1,5 @@
 // Package cluster assembles the cluster.karmada.io API group: clusters,
-// their status, and clusters/proxy.
+// their status, clusters/proxy and clusters/tunnel.
 package cluster
 
 import (
@@ -18,6 +18,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/proxy"
 	clusterstorage "github.com/flotilla-io/flotilla/registry/cluster/cluster/storage"
+	"github.com/flotilla-io/flotilla/tunnel"
 )
 
 // fromCache reads from the watch cache: the proxy looks a cluster up on
@@ -25,8 +26,10 @@ import (
 var fromCache = &metav1.GetOptions{ResourceVersion: "0"}
 
 // NewAPIGroupInfo returns the storage of every cluster.karmada.io resource.
-// getSecret reads the clusters' credential Secrets on the host.
-func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opts generic.RESTOptionsGetter, getSecret func(namespace, name string) (*corev1.Secret, error), proxyOpts ...proxy.Option) (*genericapiserver.APIGroupInfo, error) {
+// getSecret reads the clusters' credential Secrets on the host. With
+// tunnels, agents open their tunnels on clusters/tunnel and clusters/proxy
+// reaches Pull clusters through them.
+func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opts generic.RESTOptionsGetter, getSecret func(namespace, name string) (*corev1.Secret, error), tunnels *tunnel.Server, proxyOpts ...proxy.Option) (*genericapiserver.APIGroupInfo, error) {
 	info := genericapiserver.NewDefaultAPIGroupInfo(clusterv1alpha1.GroupName, scheme, runtime.NewParameterCodec(scheme), codecs)
 	clusters, status, err := clusterstorage.NewREST(scheme, opts)
 	if err != nil {
@@ -51,10 +54,15 @@ func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opt
 		}
 		return out, nil
 	}
-	info.VersionedResourcesStorageMap[clusterv1alpha1.SchemeGroupVersion.Version] = map[string]rest.Storage{
+	storage := map[string]rest.Storage{
 		"clusters":        clusters,
 		"clusters/status": status,
-		"clusters/proxy":  proxy.NewConnecter(getCluster, getSecret, listClusters, proxyOpts...),
 	}
+	if tunnels != nil {
+		storage["clusters/"+tunnel.Subresource] = tunnel.NewConnecter(tunnels, getCluster)
+		proxyOpts = append(proxyOpts, proxy.WithTunnel(tunnels.DialContext))
+	}
+	storage["clusters/proxy"] = proxy.NewConnecter(getCluster, getSecret, listClusters, proxyOpts...)
+	info.VersionedResourcesStorageMap[clusterv1alpha1.SchemeGroupVersion.Version] = storage
 	return &info, nil
 }
