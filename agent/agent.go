@@ -31,6 +31,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/execution"
 	"github.com/flotilla-io/flotilla/controllers/manager"
 	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/tunnel"
 )
 
 // Config is what the agent runs with.
@@ -156,6 +157,13 @@ func (c *Config) work(ctx context.Context, member *memberclient.Client) error {
 	es.Start(ctx.Done())
 	go status.Run(ctx)
 	go exec.Run(ctx)
+	// The tunnel: the control plane reaches the member through it
+	// (clusters/{name}/proxy, search, metrics) without a route to it.
+	go func() {
+		if err := tunnel.RunAgent(ctx, c.ControlPlane, name, c.Member); err != nil {
+			log.Error(err, "The tunnel to the control plane cannot run")
+		}
+	}()
 	log.Info("Agent running", "cluster", name, "executionNamespace", executionNamespace(name))
 	<-ctx.Done()
 	return nil

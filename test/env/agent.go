@@ -3,6 +3,9 @@ package env
 import (
 	"context"
 	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
 )
 
 // AgentComponent is the name of flotilla-agent's process and log.
@@ -33,4 +36,33 @@ func (e *Environment) StartAgent(ctx context.Context, member, controlPlaneKubeco
 	}
 	m.Processes = append(m.Processes, p)
 	return p, nil
+}
+
+// Register registers member in Pull mode as a user would: a bootstrap
+// token from `flotillactl token create --print-register-command` on the
+// control plane, then the printed `flotillactl register` with the member's
+// kubeconfig. It returns the agent's control-plane kubeconfig (the issued
+// client certificate), written under the member's directory.
+func (e *Environment) Register(ctx context.Context, member string) (string, error) {
+	m := e.Member(member)
+	if m == nil {
+		return "", fmt.Errorf("no member %q", member)
+	}
+	out, err := exec.CommandContext(ctx, e.bin(FlotillactlBinary), "token", "create", "--print-register-command",
+		"--kubeconfig="+e.Host.Kubeconfig).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("flotillactl token create: %w\n%s", err, out)
+	}
+	cmd := strings.Fields(string(out))
+	if len(cmd) < 2 || cmd[1] != "register" {
+		return "", fmt.Errorf("flotillactl token create printed %q", out)
+	}
+	agentKubeconfig := filepath.Join(m.Dir, "agent-control-plane.kubeconfig")
+	args := append(cmd[1:], "--cluster-name="+member, "--kubeconfig="+m.Kubeconfig,
+		"--agent-kubeconfig-out="+agentKubeconfig, "--discovery-timeout=90s", "--force")
+	out, err = exec.CommandContext(ctx, e.bin(FlotillactlBinary), args...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("flotillactl register %s: %w\n%s", member, err, out)
+	}
+	return agentKubeconfig, nil
 }

@@ -39,7 +39,12 @@ var (
 func pullMember(t *testing.T) *env.Process {
 	t.Helper()
 	agentOnce.Do(func() {
-		p, err := framework.Env.StartAgent(context.Background(), "member3", "", "--cluster-lease-duration=10s")
+		// Registered as a user does: bootstrap token, CSR, the issued identity.
+		kubeconfig, err := framework.Env.Register(context.Background(), "member3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := framework.Env.StartAgent(context.Background(), "member3", kubeconfig, "--cluster-lease-duration=10s")
 		if err != nil {
 			t.Fatal(err)
 		}

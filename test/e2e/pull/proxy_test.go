@@ -1,0 +1,189 @@
+package pull
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
+)
+
+const proxyPrefix = "/apis/cluster.karmada.io/v1alpha1/clusters/"
+
+// tomKubeconfig makes the control-plane service account tom, allowed to
+// proxy to member3 only, and writes a kubeconfig whose server is member3's
+// proxy.
+func tomKubeconfig(t *testing.T) (string, *rest.Config) {
+	t.Helper()
+	ctx := t.Context()
+	host := framework.HostClient(t)
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy-member3"}, Rules: []rbacv1.PolicyRule{{
+		APIGroups: []string{"cluster.karmada.io"}, Resources: []string{"clusters/proxy"}, ResourceNames: []string{"member3"}, Verbs: []string{"*"},
+	}}}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "tom-proxy-member3"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "tom"}}}
+	if _, err := host.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	if _, err := host.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	tom := framework.ServiceAccountConfig(t, "tom")
+	kc := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: m3, cluster: {server: %q, certificate-authority-data: %s}}]
+users: [{name: tom, user: {token: %q}}]
+contexts: [{name: m3, context: {cluster: m3, user: tom, namespace: default}}]
+current-context: m3
+`, tom.Host+proxyPrefix+"member3/proxy", base64.StdEncoding.EncodeToString(tom.CAData), tom.BearerToken)
+	path := filepath.Join(t.TempDir(), "tom.kubeconfig")
+	if err := os.WriteFile(path, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, tom
+}
+
+func kubectlAs(t *testing.T, kubeconfig string, args ...string) (string, error) {
+	t.Helper()
+	return framework.KubectlAt(t, kubeconfig, args...)
+}
+
+// TestPullProxy (S10): with member3's Cluster pointing at an unroutable
+// endpoint, tom's clusters/member3/proxy access (get, watch, logs -f, exec)
+// works through the agent's tunnel, with member3's RBAC deciding.
+func TestPullProxy(t *testing.T) {
+	pullMember(t)
+	ctx := t.Context()
+	// Nothing may depend on reaching member3 directly.
+	patch := []byte(`{"spec":{"apiEndpoint":"https://10.255.255.1:6443"}}`)
+	if _, err := framework.Karmada(t).ClusterV1alpha1().Clusters().Patch(ctx, "member3", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kc, tom := tomKubeconfig(t)
+	proxied := rest.CopyConfig(tom)
+	proxied.Host += proxyPrefix + "member3/proxy"
+	tomAt3 := kubernetes.NewForConfigOrDie(proxied)
+
+	// member3's own RBAC refuses tom until it grants him something.
+	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
+		_, err := tomAt3.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
+		if apierrors.IsForbidden(err) && strings.Contains(err.Error(), "system:serviceaccount:default:tom") {
+			return ""
+		}
+		return fmt.Sprintf("listing member3's pods before member3 grants it: %v, want member3's Forbidden naming tom", err)
+	})
+	m3 := framework.MemberClient(t, "member3")
+	if _, err := m3.RbacV1().Roles("default").Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "tom-debug"},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"pods", "pods/log", "configmaps"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{""}, Resources: []string{"pods/exec"}, Verbs: []string{"create", "get"}},
+		}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m3.RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "tom-debug"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "tom-debug"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "tom"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "edge", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "busybox"}}}}
+	if _, err := m3.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
+		p, err := tomAt3.CoreV1().Pods("default").Get(ctx, "edge", metav1.GetOptions{})
+		if err != nil {
+			return "tom getting the pod through the tunnel: " + err.Error()
+		}
+		if p.Status.Phase != corev1.PodRunning {
+			return "pod " + string(p.Status.Phase)
+		}
+		return ""
+	})
+	// Still nothing beyond the grant.
+	if _, err := tomAt3.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("tom listed member3's nodes: %v, want Forbidden", err)
+	}
+
+	t.Run("watch", func(t *testing.T) {
+		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		w, err := tomAt3.CoreV1().ConfigMaps("default").Watch(wctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		name := fmt.Sprintf("watched-%d", time.Now().UnixNano())
+		if _, err := m3.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			select {
+			case ev, ok := <-w.ResultChan():
+				if !ok {
+					t.Fatal("watch closed before the event arrived")
+				}
+				if cm, isCM := ev.Object.(*corev1.ConfigMap); isCM && cm.Name == name {
+					return
+				}
+			case <-wctx.Done():
+				t.Fatal("no event through the tunnel")
+			}
+		}
+	})
+
+	t.Run("logs -f", func(t *testing.T) {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(cctx, filepath.Join(framework.Env.Options.BinDir, "kubectl"), "--kubeconfig="+kc, "--cache-dir="+t.TempDir(), "logs", "-f", "edge")
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+		lines := bufio.NewScanner(stdout)
+		if !lines.Scan() || !strings.Contains(lines.Text(), "kwok pod log") {
+			t.Fatalf("first line %q", lines.Text())
+		}
+		marker := fmt.Sprintf("followed-%d", time.Now().UnixNano())
+		f, err := os.OpenFile(framework.Member(t, "member3").PodLogFile(), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(f, env.CRILogLine(marker))
+		f.Close()
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), marker) {
+				return
+			}
+		}
+		t.Fatalf("the appended line never streamed through logs -f: %v", lines.Err())
+	})
+
+	t.Run("exec", func(t *testing.T) {
+		out, err := kubectlAs(t, kc, "exec", "edge", "--", "echo", "hello-from-edge")
+		if err != nil || !strings.Contains(out, "hello-from-edge") {
+			t.Fatalf("kubectl exec through the tunnel: %v %s", err, out)
+		}
+	})
+}
