@@ -32,6 +32,8 @@ func TestMain(m *testing.M) {
 var (
 	agentOnce sync.Once
 	agent     *env.Process
+	// agentKubeconfig is the control-plane identity registration issued.
+	agentKubeconfig string
 )
 
 // pullMember starts member3's agent once and waits until member3 is a
@@ -44,6 +46,7 @@ func pullMember(t *testing.T) *env.Process {
 		if err != nil {
 			t.Fatal(err)
 		}
+		agentKubeconfig = kubeconfig
 		p, err := framework.Env.StartAgent(context.Background(), "member3", kubeconfig, "--cluster-lease-duration=10s")
 		if err != nil {
 			t.Fatal(err)
