@@ -32,8 +32,12 @@ import (
 
 var members = []string{"member1", "member2", "member3"}
 
-// pushMembers are joined in push mode by `up`; member3 waits for the agent.
-var pushMembers = []string{"member1", "member2"}
+// pushMembers are joined in push mode by `up`; pullMember is registered in
+// Pull mode and run by its flotilla-agent.
+var (
+	pushMembers = []string{"member1", "member2"}
+	pullMember  = "member3"
+)
 
 func main() {
 	root, err := env.RepoRoot()
@@ -105,7 +109,22 @@ func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int, res
 			return err
 		}
 	}
-	if err := e.WaitClustersReady(ctx, pushMembers, 2*time.Minute); err != nil {
+	// member3 in Pull mode: registered with a bootstrap token, its agent
+	// the only connection between it and the control plane.
+	agentKubeconfig, err := e.Register(ctx, pullMember)
+	if err != nil {
+		e.Stop(10 * time.Second)
+		return err
+	}
+	if _, err := e.StartAgent(ctx, pullMember, agentKubeconfig); err != nil {
+		e.Stop(10 * time.Second)
+		return err
+	}
+	if err := e.Save(); err != nil {
+		e.Stop(10 * time.Second)
+		return err
+	}
+	if err := e.WaitClustersReady(ctx, members, 2*time.Minute); err != nil {
 		e.Stop(10 * time.Second)
 		return err
 	}
@@ -199,7 +218,7 @@ func usage(e *env.Environment, kubeconfig string) {
 Control plane and members are up. Use them with kubectl:
 
   export KUBECONFIG=%s
-  kubectl get clusters                        # the control plane (context "flotilla"): %s joined
+  kubectl get clusters                        # the control plane (context "flotilla"): %s joined (Push), member3 registered (Pull, its flotilla-agent)
   kubectl get --raw /apis/cluster.karmada.io/v1alpha1/clusters/member1/proxy/api/v1/nodes
   kubectl --context member1 get nodes         # a member: member1, member2, member3
   kubectl --context member1 top pods -A       # metrics-server; pods use what their
