@@ -16,8 +16,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 	"github.com/flotilla-io/flotilla/test/env"
@@ -44,7 +46,11 @@ var agentOnce sync.Once
 func startAgent(t *testing.T) *env.Process {
 	t.Helper()
 	agentOnce.Do(func() {
-		p, err := framework.Env.StartAgent(context.Background(), "member3", "")
+		kubeconfig, err := framework.Env.Register(context.Background(), "member3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := framework.Env.StartAgent(context.Background(), "member3", kubeconfig)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,6 +161,58 @@ spec:
 `, n, rate, time.Now().UTC().Format(time.RFC3339), p(push, 0.5).Round(time.Millisecond), p(push, 0.99).Round(time.Millisecond),
 		p(pull, 0.5).Round(time.Millisecond), p(pull, 0.99).Round(time.Millisecond),
 		float64(p(pull, 0.5))/float64(p(push, 0.5)), float64(p(pull, 0.99))/float64(p(push, 0.99))))
+}
+
+// TestProxyThroughTunnel: GET of one ConfigMap through
+// clusters/member3/proxy (the agent's tunnel) against the same GET through
+// clusters/member1/proxy (push), as the admin, in interleaved rounds.
+func TestProxyThroughTunnel(t *testing.T) {
+	startAgent(t)
+	for _, m := range []string{"member1", "member3"} {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: "default"}, Data: map[string]string{"k": "v"}}
+		if _, err := framework.MemberClient(t, m).CoreV1().ConfigMaps("default").Create(t.Context(), cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := framework.Env.Host.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 1000, 1000
+	rc := kubernetes.NewForConfigOrDie(cfg).CoreV1().RESTClient()
+	get := func(ctx context.Context, member string) error {
+		_, err := rc.Get().AbsPath("/apis/cluster.karmada.io/v1alpha1/clusters/" + member + "/proxy/api/v1/namespaces/default/configmaps/probe").DoRaw(ctx)
+		return err
+	}
+	// Warm both paths (unified auth, connections).
+	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
+		for _, m := range []string{"member1", "member3"} {
+			if err := get(ctx, m); err != nil {
+				return m + ": " + err.Error()
+			}
+		}
+		return ""
+	})
+	lat := map[string][]time.Duration{}
+	for range 4 {
+		for _, m := range []string{"member1", "member3"} {
+			for range 100 {
+				start := time.Now()
+				if err := get(t.Context(), m); err != nil {
+					t.Fatal(err)
+				}
+				lat[m] = append(lat[m], time.Since(start))
+			}
+		}
+	}
+	p := framework.Percentile
+	push, pull := lat["member1"], lat["member3"]
+	r50, r99 := float64(p(pull, 0.5))/float64(p(push, 0.5)), float64(p(pull, 0.99))/float64(p(push, 0.99))
+	record(t, fmt.Sprintf(`pull (issue 14, 8): clusters/{name}/proxy GET of a ConfigMap, 400 each, interleaved (%s)
+  push (member1)            P50 %6s  P99 %6s
+  pull (member3, tunnel)    P50 %6s  P99 %6s   ratio P50 %.2f P99 %.2f (goal <= 1.2)
+`, time.Now().UTC().Format(time.RFC3339), p(push, 0.5).Round(100*time.Microsecond), p(push, 0.99).Round(100*time.Microsecond),
+		p(pull, 0.5).Round(100*time.Microsecond), p(pull, 0.99).Round(100*time.Microsecond), r50, r99))
 }
 
 // TestAgentRSS: the agent's resident memory after the other benchmarks.
