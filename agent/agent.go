@@ -42,9 +42,16 @@ type Config struct {
 	ControlPlane *rest.Config
 	// Member reaches the member cluster.
 	Member *rest.Config
+
+	// rotation renews ControlPlane's client certificate; nil without one
+	// (see newCertRotation).
+	rotation *certRotation
 }
 
-// Config builds the configuration from the options.
+// Config builds the configuration from the options. When the control-plane
+// kubeconfig holds the agent's client certificate, ControlPlane reads it
+// from the certificate directory (--cert-dir), where Run renews it before it
+// expires (see rotation.go).
 func (o *Options) Config() (*Config, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -62,9 +69,13 @@ func (o *Options) Config() (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("member kubeconfig: %w", err)
 	}
+	rotation, cp, err := newCertRotation(o, cp)
+	if err != nil {
+		return nil, err
+	}
 	cp.QPS, cp.Burst = 100, 200
 	member.QPS, member.Burst = 200, 400
-	return &Config{Options: o, ControlPlane: cp, Member: member}, nil
+	return &Config{Options: o, ControlPlane: cp, Member: member, rotation: rotation}, nil
 }
 
 // Run runs the agent until ctx ends: with leader election in the member,
@@ -73,6 +84,13 @@ func (c *Config) Run(ctx context.Context) error {
 	member, err := memberclient.NewClient(c.Member)
 	if err != nil {
 		return err
+	}
+	// Every replica renews its certificate, elected or not, so that a
+	// replica taking over holds a valid one.
+	if c.rotation != nil {
+		if err := c.rotation.start(ctx, member.Clientset); err != nil {
+			return err
+		}
 	}
 	if !c.Options.LeaderElect {
 		return c.work(ctx, member)

@@ -6,14 +6,17 @@
 // renews its heartbeat Lease, reading the interpreter customizations from
 // the control plane. Its control-plane identity is the cluster's own
 // (system:karmada:agent:<cluster>): it watches only its Cluster and its
-// execution namespace.
+// execution namespace. It renews that identity's client certificate before
+// it expires (rotation.go).
 package agent
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Options are the agent's flags.
@@ -36,6 +39,13 @@ type Options struct {
 	LeaderElectNamespace string
 	// Workers is the number of Works applied at once.
 	Workers int
+	// CertDir holds the agent's renewed control-plane client certificates;
+	// empty: flotilla-agent-certs next to ControlPlaneKubeconfig.
+	CertDir string
+	// AgentNamespace is the member namespace of the agent's kubeconfig
+	// Secret (karmada-agent-config), updated with each renewed
+	// certificate; empty: not updated.
+	AgentNamespace string
 }
 
 // NewOptions returns the defaults.
@@ -46,6 +56,7 @@ func NewOptions() *Options {
 		LeaderElect:                  true,
 		LeaderElectNamespace:         "karmada-system",
 		Workers:                      8,
+		AgentNamespace:               "karmada-system",
 	}
 }
 
@@ -60,6 +71,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Run one active agent among replicas, elected by a Lease in the member.")
 	fs.StringVar(&o.LeaderElectNamespace, "leader-elect-resource-namespace", o.LeaderElectNamespace, "Namespace of the member holding the leader election Lease.")
 	fs.IntVar(&o.Workers, "concurrent-work-syncs", o.Workers, "Works applied at once.")
+	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir,
+		"Directory of the agent's control-plane client certificates, renewed before they expire when --control-plane-kubeconfig holds the agent's certificate. Default: "+defaultCertDirName+" next to --control-plane-kubeconfig.")
+	fs.StringVar(&o.AgentNamespace, "agent-namespace", o.AgentNamespace,
+		"Member namespace of the Secret karmada-agent-config (key karmada.config) holding the agent's kubeconfig, updated with each renewed certificate; empty: not updated.")
 }
 
 // Validate checks the options.
@@ -71,6 +86,11 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--control-plane-kubeconfig is required")
 	case o.ClusterStatusUpdateFrequency <= 0 || o.ClusterLeaseDuration <= 0:
 		return fmt.Errorf("--cluster-status-update-frequency and --cluster-lease-duration must be positive")
+	}
+	if o.AgentNamespace != "" {
+		if msgs := validation.IsDNS1123Label(o.AgentNamespace); len(msgs) > 0 {
+			return fmt.Errorf("invalid --agent-namespace %q: %s", o.AgentNamespace, strings.Join(msgs, "; "))
+		}
 	}
 	return nil
 }
