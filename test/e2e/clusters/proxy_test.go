@@ -115,32 +115,9 @@ func TestProxyPerUserAccess(t *testing.T) {
 
 // A watch through the proxy delivers events as they happen.
 func testProxyWatch(t *testing.T, tom *rest.Config, m1 kubernetes.Interface) {
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
 	cfg := rest.CopyConfig(tom)
 	cfg.Host += proxyPrefix + "member1/proxy"
-	w, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	name := fmt.Sprintf("watched-%d", time.Now().UnixNano())
-	if _, err := m1.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		select {
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				t.Fatal("watch closed before the event arrived")
-			}
-			if cm, isCM := ev.Object.(*corev1.ConfigMap); isCM && cm.Name == name {
-				return
-			}
-		case <-ctx.Done():
-			t.Fatal("no event for the new ConfigMap through the proxy")
-		}
-	}
+	framework.CheckWatchStreams(t, kubernetes.NewForConfigOrDie(cfg), m1)
 }
 
 // A kubeconfig whose server ends in .../clusters/member1/proxy makes plain

@@ -30,8 +30,9 @@ func TestSamplesApply(t *testing.T) {
 	// member1's default namespace, where the other tests create pods
 	// without requests: remove it, and wait until member1's copy is gone.
 	t.Cleanup(func() {
+		// t.Context() is done by now: kubectl(t, ...) would not run.
 		ctx := context.Background()
-		_, _ = kubectl(t, "delete", "federatedresourcequota", "team-quota", "--ignore-not-found")
+		_ = karmada(t).PolicyV1alpha1().FederatedResourceQuotas("default").Delete(ctx, "team-quota", metav1.DeleteOptions{})
 		cs, err := framework.Member(t, "member1").Client()
 		if err != nil {
 			return

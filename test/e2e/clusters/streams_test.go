@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -20,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
-	"github.com/flotilla-io/flotilla/test/env"
 )
 
 // proxyKubeconfig writes a kubeconfig with the control plane's admin whose
@@ -82,36 +80,7 @@ func TestProxyStreams(t *testing.T) {
 		}
 	})
 
-	t.Run("logs -f", func(t *testing.T) {
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(cctx, filepath.Join(framework.Env.Options.BinDir, "kubectl"), "--kubeconfig="+kc, "--cache-dir="+t.TempDir(), "logs", "-f", "streams")
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-		lines := bufio.NewScanner(stdout)
-		if !lines.Scan() || !strings.Contains(lines.Text(), "kwok pod log") {
-			t.Fatalf("first line %q", lines.Text())
-		}
-		marker := fmt.Sprintf("followed-%d", time.Now().UnixNano())
-		f, err := os.OpenFile(m.PodLogFile(), os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprint(f, env.CRILogLine(marker))
-		f.Close()
-		for lines.Scan() {
-			if strings.Contains(lines.Text(), marker) {
-				return
-			}
-		}
-		t.Fatalf("the appended line never streamed through logs -f: %v", lines.Err())
-	})
+	t.Run("logs -f", func(t *testing.T) { framework.CheckLogsFollow(t, kc, "streams", m) })
 
 	t.Run("exec", func(t *testing.T) {
 		out, err := kubectlAs(t, kc, "exec", "streams", "--", "echo", "hello-from-exec")

@@ -1,12 +1,10 @@
 package pull
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,7 +19,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
-	"github.com/flotilla-io/flotilla/test/env"
 )
 
 const proxyPrefix = "/apis/cluster.karmada.io/v1alpha1/clusters/"
@@ -122,63 +119,8 @@ func TestPullProxy(t *testing.T) {
 		t.Errorf("tom listed member3's nodes: %v, want Forbidden", err)
 	}
 
-	t.Run("watch", func(t *testing.T) {
-		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		w, err := tomAt3.CoreV1().ConfigMaps("default").Watch(wctx, metav1.ListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer w.Stop()
-		name := fmt.Sprintf("watched-%d", time.Now().UnixNano())
-		if _, err := m3.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		for {
-			select {
-			case ev, ok := <-w.ResultChan():
-				if !ok {
-					t.Fatal("watch closed before the event arrived")
-				}
-				if cm, isCM := ev.Object.(*corev1.ConfigMap); isCM && cm.Name == name {
-					return
-				}
-			case <-wctx.Done():
-				t.Fatal("no event through the tunnel")
-			}
-		}
-	})
-
-	t.Run("logs -f", func(t *testing.T) {
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(cctx, filepath.Join(framework.Env.Options.BinDir, "kubectl"), "--kubeconfig="+kc, "--cache-dir="+t.TempDir(), "logs", "-f", "edge")
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-		lines := bufio.NewScanner(stdout)
-		if !lines.Scan() || !strings.Contains(lines.Text(), "kwok pod log") {
-			t.Fatalf("first line %q", lines.Text())
-		}
-		marker := fmt.Sprintf("followed-%d", time.Now().UnixNano())
-		f, err := os.OpenFile(framework.Member(t, "member3").PodLogFile(), os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprint(f, env.CRILogLine(marker))
-		f.Close()
-		for lines.Scan() {
-			if strings.Contains(lines.Text(), marker) {
-				return
-			}
-		}
-		t.Fatalf("the appended line never streamed through logs -f: %v", lines.Err())
-	})
+	t.Run("watch", func(t *testing.T) { framework.CheckWatchStreams(t, tomAt3, m3) })
+	t.Run("logs -f", func(t *testing.T) { framework.CheckLogsFollow(t, kc, "edge", framework.Member(t, "member3")) })
 
 	t.Run("exec", func(t *testing.T) {
 		out, err := kubectlAs(t, kc, "exec", "edge", "--", "echo", "hello-from-edge")
