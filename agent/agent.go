@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -91,6 +93,10 @@ func (c *Config) Run(ctx context.Context) error {
 		if err := c.rotation.start(ctx, member.Clientset); err != nil {
 			return err
 		}
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGUSR1)
+		defer signal.Stop(sigs)
+		go c.rotation.renewOnSignal(ctx, sigs)
 	}
 	if !c.Options.LeaderElect {
 		return c.work(ctx, member)

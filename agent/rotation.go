@@ -482,3 +482,32 @@ func leafOf(certPEM []byte) (*x509.Certificate, error) {
 	}
 	return x509.ParseCertificate(block.Bytes)
 }
+
+// renewOnSignal renews the certificate now whenever sig arrives (SIGUSR1 in
+// flotilla-agent): an operator's way to roll the identity, say after the
+// control plane's signing CA changed, without waiting for the deadline.
+func (r *certRotation) renewOnSignal(ctx context.Context, sigs <-chan os.Signal) {
+	logger := klog.FromContext(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sigs:
+			r.mu.Lock()
+			m := r.manager
+			r.mu.Unlock()
+			// client-go's manager renews at once through RotateCerts, the
+			// entry its own tests use; the interface does not list it.
+			now, ok := m.(interface{ RotateCerts() (bool, error) })
+			if !ok {
+				logger.Info("This certificate manager cannot renew on demand")
+				continue
+			}
+			if renewed, err := now.RotateCerts(); err != nil || !renewed {
+				logger.Error(err, "Renewing the control-plane certificate on demand failed", "renewed", renewed)
+				continue
+			}
+			logger.Info("Renewed the control-plane certificate on demand")
+		}
+	}
+}

@@ -24,6 +24,9 @@ func newCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:          "flotilla-agent",
 		Short:        "Apply a pull member's Works and report its status, for that member alone",
+		Long: "flotilla-agent applies the Works of a pull member, reports its status and heartbeat, and keeps the tunnel " +
+			"through which the control plane reaches the member. It renews its control-plane certificate before it " +
+			"expires; SIGUSR1 renews it at once.",
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := logsapi.ValidateAndApply(logOpts, nil); err != nil {
