@@ -22,8 +22,8 @@ func newCommand() *cobra.Command {
 	o := agent.NewOptions()
 	logOpts := logs.NewOptions()
 	cmd := &cobra.Command{
-		Use:          "flotilla-agent",
-		Short:        "Apply a pull member's Works and report its status, for that member alone",
+		Use:   "flotilla-agent",
+		Short: "Apply a pull member's Works and report its status, for that member alone",
 		Long: "flotilla-agent applies the Works of a pull member, reports its status and heartbeat, and keeps the tunnel " +
 			"through which the control plane reaches the member. It renews its control-plane certificate before it " +
 			"expires; SIGUSR1 renews it at once.",
