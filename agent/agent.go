@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -136,7 +138,7 @@ func (c *Config) work(ctx context.Context, member *memberclient.Client) error {
 	if err != nil {
 		return err
 	}
-	if err := ensureCluster(ctx, karmada, member.Clientset, name); err != nil {
+	if err := ensureCluster(ctx, karmada, member.Clientset, name, c.Options.ClusterAPIEndpoint); err != nil {
 		return err
 	}
 	members := memberclient.NewCache(nil)
@@ -196,8 +198,16 @@ func (c *Config) work(ctx context.Context, member *memberclient.Client) error {
 // ensureCluster makes sure the agent's Cluster exists, in Pull mode. With
 // registration the control plane created it (an agent may not create
 // Clusters); an agent with broader rights creates it itself.
-func ensureCluster(ctx context.Context, karmada versioned.Interface, member kubernetes.Interface, name string) error {
-	_, err := karmada.ClusterV1alpha1().Clusters().Get(ctx, name, metav1.GetOptions{})
+func ensureCluster(ctx context.Context, karmada versioned.Interface, member kubernetes.Interface, name, endpoint string) error {
+	cur, err := karmada.ClusterV1alpha1().Clusters().Get(ctx, name, metav1.GetOptions{})
+	if err == nil {
+		if endpoint == "" || cur.Spec.APIEndpoint == endpoint {
+			return nil
+		}
+		patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"apiEndpoint": endpoint}})
+		_, err := karmada.ClusterV1alpha1().Clusters().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+		return err
+	}
 	if !apierrors.IsNotFound(err) {
 		return err
 	}
@@ -206,7 +216,7 @@ func ensureCluster(ctx context.Context, karmada versioned.Interface, member kube
 		id = string(ns.UID)
 	}
 	cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: clusterv1alpha1.ClusterSpec{SyncMode: clusterv1alpha1.Pull, ID: id}}
+		Spec: clusterv1alpha1.ClusterSpec{SyncMode: clusterv1alpha1.Pull, ID: id, APIEndpoint: endpoint}}
 	if _, err := karmada.ClusterV1alpha1().Clusters().Create(ctx, cl, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("cluster %s is not registered (register it with flotillactl register): %w", name, err)
 	}

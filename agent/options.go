@@ -46,6 +46,10 @@ type Options struct {
 	// Secret (karmada-agent-config), updated with each renewed
 	// certificate; empty: not updated.
 	AgentNamespace string
+	// ClusterAPIEndpoint, when set, is written to the Cluster's
+	// spec.apiEndpoint (informative: the control plane reaches a pull
+	// member only through the agent's tunnel).
+	ClusterAPIEndpoint string
 }
 
 // NewOptions returns the defaults.
@@ -71,6 +75,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Run one active agent among replicas, elected by a Lease in the member.")
 	fs.StringVar(&o.LeaderElectNamespace, "leader-elect-resource-namespace", o.LeaderElectNamespace, "Namespace of the member holding the leader election Lease.")
 	fs.IntVar(&o.Workers, "concurrent-work-syncs", o.Workers, "Works applied at once.")
+	fs.StringVar(&o.ClusterAPIEndpoint, "cluster-api-endpoint", o.ClusterAPIEndpoint,
+		"The member's API endpoint, written to its Cluster's spec.apiEndpoint (informative: the control plane uses the tunnel).")
 	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir,
 		"Directory of the agent's control-plane client certificates, renewed before they expire when --control-plane-kubeconfig holds the agent's certificate. Default: "+defaultCertDirName+" next to --control-plane-kubeconfig.")
 	fs.StringVar(&o.AgentNamespace, "agent-namespace", o.AgentNamespace,
