@@ -19,6 +19,7 @@ import (
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	policylisters "github.com/flotilla-io/flotilla/apis/generated/listers/policy/v1alpha1"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/ownwrites"
@@ -105,9 +106,16 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 	}); err != nil {
 		return nil, err
 	}
-	// A quota raised or removed may let waiting bindings through.
+	// A quota raised or removed may let waiting bindings through. Its
+	// status, rewritten as members report use, changes nothing here.
+	retry := func(any) { c.enqueueAll(true) }
 	if _, err := quotas.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(any) { c.enqueueAll(true) }, UpdateFunc: func(_, _ any) { c.enqueueAll(true) }, DeleteFunc: func(any) { c.enqueueAll(true) },
+		AddFunc: retry, DeleteFunc: retry,
+		UpdateFunc: func(old, cur any) {
+			if old.(*policyv1alpha1.FederatedResourceQuota).Generation != cur.(*policyv1alpha1.FederatedResourceQuota).Generation {
+				retry(cur)
+			}
+		},
 	}); err != nil {
 		return nil, err
 	}
@@ -120,13 +128,25 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 }
 
 // priority is the schedulePriority of the binding of key (0 when it has
-// none or is not cached).
+// none or is not cached). It is read at every add to the queue: a lister
+// lookup, nothing more.
 func (c *Controller) priority(key string) int32 {
-	t, err := c.get(key)
-	if err != nil || t.spec.SchedulePriority == nil {
+	ns, name, isCluster, ok := names.ParseBindingKey(key)
+	if !ok {
 		return 0
 	}
-	return t.spec.SchedulePriority.Priority
+	var sp *workv1alpha2.SchedulePriority
+	if isCluster {
+		if b, err := c.crbs.Get(name); err == nil {
+			sp = b.Spec.SchedulePriority
+		}
+	} else if b, err := c.rbs.ResourceBindings(ns).Get(name); err == nil {
+		sp = b.Spec.SchedulePriority
+	}
+	if sp == nil {
+		return 0
+	}
+	return sp.Priority
 }
 
 // estimator is the accurate estimator for the binding's namespace.
