@@ -49,6 +49,8 @@ func TestSamplesApply(t *testing.T) {
 	for _, want := range []string{
 		"propagationpolicy.policy.karmada.io/nginx-propagation",
 		"propagationpolicy.policy.karmada.io/affinities",
+		"propagationpolicy.policy.karmada.io/critical-web",
+		"propagationpolicy.policy.karmada.io/edge-web",
 		"clusterpropagationpolicy.policy.karmada.io/aggregated",
 		"overridepolicy.policy.karmada.io/guestbook-sample",
 		"clusteroverridepolicy.policy.karmada.io/registry-and-args",
