@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -146,6 +147,8 @@ type Member struct {
 	Pods   corelisters.PodLister
 	Nodes  corelisters.NodeLister
 	Synced bool
+
+	podIndex, nodeIndex cache.Indexer
 }
 
 // Members returns the members whose informers run, in no order.
@@ -172,20 +175,24 @@ func (s *Set) Member(name string) (Member, bool) {
 
 func (m *member) snapshot() Member {
 	return Member{Name: m.name, Client: m.client,
-		Pods:   corelisters.NewPodLister(m.pods.GetIndexer()),
-		Nodes:  corelisters.NewNodeLister(m.nodes.GetIndexer()),
-		Synced: m.pods.HasSynced() && m.nodes.HasSynced()}
+		Pods:     corelisters.NewPodLister(m.pods.GetIndexer()),
+		Nodes:    corelisters.NewNodeLister(m.nodes.GetIndexer()),
+		Synced:   m.pods.HasSynced() && m.nodes.HasSynced(),
+		podIndex: m.pods.GetIndexer(), nodeIndex: m.nodes.GetIndexer()}
 }
 
 // HasPods reports whether the member may have pods of namespace ("" for
 // all) matching selector: true when it has one, or when its informer has
-// not synced yet and it cannot tell.
+// not synced yet and it cannot tell. It stops at the first match.
 func (m Member) HasPods(namespace string, selector labels.Selector) bool {
 	if !m.Synced {
 		return true
 	}
-	pods, err := m.Pods.Pods(namespace).List(selector)
-	return err != nil || len(pods) > 0
+	if namespace == "" {
+		return anyMatches(m.podIndex.List(), selector)
+	}
+	pods, err := m.podIndex.ByIndex(cache.NamespaceIndex, namespace)
+	return err != nil || anyMatches(pods, selector)
 }
 
 // HasNodes is HasPods for nodes.
@@ -193,6 +200,18 @@ func (m Member) HasNodes(selector labels.Selector) bool {
 	if !m.Synced {
 		return true
 	}
-	nodes, err := m.Nodes.List(selector)
-	return err != nil || len(nodes) > 0
+	return anyMatches(m.nodeIndex.List(), selector)
+}
+
+// anyMatches reports whether one of objs has labels selector matches.
+func anyMatches(objs []any, selector labels.Selector) bool {
+	if selector.Empty() {
+		return len(objs) > 0
+	}
+	for _, o := range objs {
+		if o, ok := o.(metav1.Object); ok && selector.Matches(labels.Set(o.GetLabels())) {
+			return true
+		}
+	}
+	return false
 }

@@ -89,12 +89,20 @@ ln -sfn "$stages" "$out/kwok-stages.yaml"
 # ... and the resource-usage emulation metrics-server scrapes: the Metric that
 # serves /metrics/nodes/{nodeName}/metrics/resource and the usage of each pod
 # taken from its kwok.x-k8s.io/usage-cpu and usage-memory annotations.
-metrics=$cache/kwok-$KWOK_VERSION/kwok-metrics.yaml
+# A node also uses what its system takes (kubelet, runtime): 50m of CPU and
+# 256Mi on top of its pods, as an idle real node shows, so an empty node has
+# metrics too (metrics-server drops a node whose CPU or memory is zero).
+metrics=$cache/kwok-$KWOK_VERSION/kwok-metrics-system.yaml
 if [ ! -s "$metrics" ]; then
 	kwokdir=$(cd "$here/kwok" && go mod download sigs.k8s.io/kwok && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
 	for f in resource/metrics-resource.yaml usage/usage-from-annotation.yaml; do
 		echo "---"; cat "$kwokdir/kustomize/metrics/$f"
-	done >"$metrics.tmp"
+	done | sed -e "s|value: 'node.CumulativeUsage(\"cpu\")'|value: 'node.CumulativeUsage(\"cpu\") + node.SinceSecond() * 0.05'|" \
+		-e "s|value: 'node.Usage(\"memory\")'|value: 'node.Usage(\"memory\") + 268435456.0'|" >"$metrics.tmp"
+	grep -q 'node.SinceSecond() \* 0.05' "$metrics.tmp" && grep -q '+ 268435456.0' "$metrics.tmp" || {
+		echo "kwok's metrics-resource.yaml changed: the node system usage was not added" >&2
+		exit 1
+	}
 	mv "$metrics.tmp" "$metrics"
 fi
 ln -sfn "$metrics" "$out/kwok-metrics.yaml"

@@ -76,7 +76,11 @@ func warnMissing(ctx context.Context, failed map[string]error) {
 // with its member. Members that failed are named in a warning; it fails
 // only when every member asked failed.
 func mergeItems[V, I any](ctx context.Context, answers []answer[[]V], convert func(*V, *I, conversion.Scope) error, meta func(*I) *metav1.ObjectMeta) ([]I, error) {
-	var out []I
+	n := 0
+	for _, a := range answers {
+		n += len(a.value)
+	}
+	out := make([]I, 0, n)
 	failed := map[string]error{}
 	for _, a := range answers {
 		if a.err != nil {
@@ -84,12 +88,12 @@ func mergeItems[V, I any](ctx context.Context, answers []answer[[]V], convert fu
 			continue
 		}
 		for i := range a.value {
-			var item I
-			if err := convert(&a.value[i], &item, nil); err != nil {
+			out = append(out, *new(I))
+			item := &out[len(out)-1]
+			if err := convert(&a.value[i], item, nil); err != nil {
 				return nil, err
 			}
-			markSource(meta(&item), a.cluster)
-			out = append(out, item)
+			markSource(meta(item), a.cluster)
 		}
 	}
 	if len(failed) == len(answers) && len(answers) > 0 {

@@ -239,7 +239,7 @@ func listOptions(options *metainternalversion.ListOptions) (metav1.ListOptions, 
 // markSource annotates an item with the member it came from.
 func markSource(m *metav1.ObjectMeta, cluster string) {
 	if m.Annotations == nil {
-		m.Annotations = map[string]string{}
+		m.Annotations = make(map[string]string, 1)
 	}
 	m.Annotations[autoscalingv1alpha1.QuerySourceAnnotationKey] = cluster
 }

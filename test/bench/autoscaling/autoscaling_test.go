@@ -152,6 +152,23 @@ func TestPodMetricsList(t *testing.T) {
 		{"member1 kube-apiserver, share", viaMember, ns, "app=bench"},
 		{"control plane, without gzip", plain, ns, "app=bench"},
 	}
+	// FLOTILLA_BENCH_PROFILE=<dir> writes a 10 s CPU profile of
+	// flotilla-apiserver taken while the rounds run.
+	if dir := os.Getenv("FLOTILLA_BENCH_PROFILE"); dir != "" {
+		done := make(chan struct{})
+		defer func() { <-done }()
+		go func() {
+			defer close(done)
+			raw, err := flotilla.MetricsV1beta1().RESTClient().Get().AbsPath("/debug/pprof/profile").Param("seconds", "10").DoRaw(context.Background())
+			if err != nil {
+				t.Errorf("profile: %v", err)
+				return
+			}
+			if err := os.WriteFile(dir+"/flotilla-apiserver.pprof", raw, 0o644); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
 	// Interleaved rounds, so every source sees the same machine.
 	lat := make([][]time.Duration, len(sources))
 	items := make([]int, len(sources))
