@@ -82,7 +82,7 @@ func TestSetMaxReplicas(t *testing.T) {
 		testQuota("limited", []string{"requests.cpu", "10"}, []string{"requests.cpu", "8"}),
 	)
 	s := New(nil, nil)
-	s.members["m1"] = start(ctx, "m1", &memberclient.Client{Clientset: client})
+	s.members["m1"] = s.start(ctx, "m1", &memberclient.Client{Clientset: client})
 	defer s.apply(ctx, nil)
 
 	if _, ok := s.MaxReplicas("unknown", "", cpuRequest("1")); ok {
@@ -135,7 +135,7 @@ func TestSetMaxReplicasNotSynced(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the informers never run
 	s := New(nil, nil)
-	s.members["m1"] = start(ctx, "m1", &memberclient.Client{Clientset: fake.NewClientset()})
+	s.members["m1"] = s.start(ctx, "m1", &memberclient.Client{Clientset: fake.NewClientset()})
 	if n, ok := s.MaxReplicas("m1", "ns", cpuRequest("1")); ok {
 		t.Errorf("MaxReplicas(not synced) = %d, true; want false", n)
 	}

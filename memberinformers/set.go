@@ -10,8 +10,10 @@ package memberinformers
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -31,8 +33,24 @@ type Set struct {
 	resync   time.Duration
 	trigger  chan struct{}
 
+	// shared is the other cache of member objects in this process, if any;
+	// a member watch checks every switchCheck whether it appeared.
+	shared      atomic.Pointer[Shared]
+	switchCheck time.Duration
+
 	mu      sync.RWMutex
 	members map[string]*member
+}
+
+// SetShared makes the pod and node informers read shared where it holds
+// their resource; call it before Run.
+func (s *Set) SetShared(shared Shared) { s.shared.Store(&shared) }
+
+func (s *Set) sharedSource() Shared {
+	if p := s.shared.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // member is the informers of one cluster, built from one connection.
@@ -44,6 +62,8 @@ type member struct {
 	pods   cache.SharedIndexInformer
 	nodes  cache.SharedIndexInformer
 	quotas cache.SharedIndexInformer
+	// podSource and nodeSource choose the shared cache or the member.
+	podSource, nodeSource *sourceLW
 	// usage memoizes what the pods of each node take of it.
 	usage  *usageCache
 	cancel context.CancelFunc
@@ -52,7 +72,7 @@ type member struct {
 // New returns a Set over the clusters listed by clusters, reached with
 // client. Nothing runs before Run.
 func New(clusters func() ([]*clusterv1alpha1.Cluster, error), client func(*clusterv1alpha1.Cluster) (*memberclient.Client, error)) *Set {
-	return &Set{clusters: clusters, client: client, resync: 30 * time.Second, trigger: make(chan struct{}, 1), members: map[string]*member{}}
+	return &Set{clusters: clusters, client: client, resync: 30 * time.Second, switchCheck: 5 * time.Second, trigger: make(chan struct{}, 1), members: map[string]*member{}}
 }
 
 // Trigger asks for the set of members to be reconciled soon (a Cluster
@@ -113,6 +133,8 @@ func (s *Set) apply(ctx context.Context, want map[string]*memberclient.Client) {
 	for name, m := range s.members {
 		if cl, ok := want[name]; !ok || cl.Key() != m.key {
 			m.cancel()
+			m.podSource.forget()
+			m.nodeSource.forget()
 			delete(s.members, name)
 		}
 	}
@@ -120,16 +142,18 @@ func (s *Set) apply(ctx context.Context, want map[string]*memberclient.Client) {
 		if _, ok := s.members[name]; ok {
 			continue
 		}
-		s.members[name] = start(ctx, name, cl)
+		s.members[name] = s.start(ctx, name, cl)
 	}
 }
 
-func start(ctx context.Context, name string, cl *memberclient.Client) *member {
+func (s *Set) start(ctx context.Context, name string, cl *memberclient.Client) *member {
 	ctx, cancel := context.WithCancel(ctx)
 	f := informers.NewSharedInformerFactoryWithOptions(cl.Clientset, 0, informers.WithTransform(Trim))
+	podSource, nodeSource, podInformer, nodeInformer := s.podsAndNodes(name, cl.Clientset)
 	m := &member{name: name, key: cl.Key(), client: cl, cancel: cancel,
-		pods: f.Core().V1().Pods().Informer(), nodes: f.Core().V1().Nodes().Informer(),
-		quotas: f.Core().V1().ResourceQuotas().Informer(), usage: newUsageCache()}
+		pods: f.InformerFor(&corev1.Pod{}, podInformer), nodes: f.InformerFor(&corev1.Node{}, nodeInformer),
+		quotas: f.Core().V1().ResourceQuotas().Informer(), usage: newUsageCache(),
+		podSource: podSource, nodeSource: nodeSource}
 	if err := m.watchUsage(); err != nil {
 		// Only an informer already started refuses; these are new.
 		klog.FromContext(ctx).Error(err, "Indexing member pods by node", "cluster", name)

@@ -174,6 +174,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		return nil, err
 	}
 	groups := []*genericapiserver.APIGroupInfo{}
+	var searchSrv *search.Server
 	add := func(g *genericapiserver.APIGroupInfo, err error) error {
 		groups = append(groups, g)
 		return err
@@ -184,7 +185,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		add(workregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
 		add(c.configGroup()),
 		add(c.simpleGroup("autoscaling.karmada.io", autoscalingDefinitions())),
-		add(c.searchGroup(s, getSecret, tunnels)),
+		add(c.searchGroup(s, getSecret, tunnels, &searchSrv)),
 		add(c.simpleGroup("networking.karmada.io", networkingDefinitions())),
 		add(c.simpleGroup("apps.karmada.io", appsDefinitions())),
 		add(c.simpleGroup("remedy.karmada.io", remedyDefinitions())),
@@ -205,6 +206,11 @@ func (c CompletedConfig) New() (*Server, error) {
 			return nil, err
 		}
 		server.GroupVersions = append(server.GroupVersions, metricsadapter.GroupVersions...)
+		if searchSrv != nil {
+			// Members whose Pods or Nodes a ResourceRegistry caches are
+			// watched once, for search and metrics both.
+			server.Metrics.Members.SetShared(searchSrv.SharedListerWatcher)
+		}
 	}
 	return server, nil
 }
@@ -222,7 +228,7 @@ func (c CompletedConfig) simpleGroup(group string, defs []*resource.Definition) 
 
 // searchGroup is search.karmada.io: resourceregistries, and the search
 // and proxying endpoints over the member caches they drive.
-func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, getSecret func(namespace, name string) (*corev1.Secret, error), tunnels *tunnel.Server) (*genericapiserver.APIGroupInfo, error) {
+func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, getSecret func(namespace, name string) (*corev1.Secret, error), tunnels *tunnel.Server, out **search.Server) (*genericapiserver.APIGroupInfo, error) {
 	info, err := c.simpleGroup("search.karmada.io", searchDefinitions())
 	if err != nil {
 		return nil, err
@@ -238,6 +244,7 @@ func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, getSe
 	for name, st := range srv.Storage {
 		info.VersionedResourcesStorageMap["v1alpha1"][name] = st
 	}
+	*out = srv
 	if err := s.AddPostStartHook("start-search-cache", srv.PostStartHook); err != nil {
 		return nil, err
 	}

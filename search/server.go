@@ -15,6 +15,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -106,6 +108,18 @@ type informed struct {
 	clusters   clusterlisters.ClusterLister
 	registries func() ([]*searchv1alpha1.ResourceRegistry, error)
 	client     versioned.Interface
+}
+
+// SharedListerWatcher reads the cache of resource in cluster, when it
+// holds every namespace's and has listed them, for the metrics adapter's
+// member informers (memberinformers.Shared): a member whose Pods or Nodes
+// a ResourceRegistry caches is watched once for both.
+func (s *Server) SharedListerWatcher(cluster string, gvr schema.GroupVersionResource, decoder runtime.Decoder, newList func() runtime.Object) (cache.ListerWatcher, bool) {
+	st, ok := s.manager.Shared(cluster, gvr)
+	if !ok {
+		return nil, false
+	}
+	return &searchcache.ListWatch{Store: st, Decoder: decoder, NewList: newList}, true
 }
 
 // New builds the search surface.

@@ -86,13 +86,15 @@ type want struct {
 }
 
 type running struct {
-	store   *Store
-	cancel  context.CancelFunc
-	key     string // client key + namespaces: a change restarts the store
-	trigger func()
-	listed  sync.Once
-	mu      sync.Mutex
-	err     error
+	store  *Store
+	cancel context.CancelFunc
+	key    string // client key + namespaces: a change restarts the store
+	// allNamespaces: the store holds the resource of every namespace.
+	allNamespaces bool
+	trigger       func()
+	listed        sync.Once
+	mu            sync.Mutex
+	err           error
 }
 
 // setErr records the outcome of the last list or watch and asks for a
@@ -282,7 +284,7 @@ func (m *Manager) apply(ctx context.Context, wants map[storeID]*want) {
 		}
 		store := newStore(id.cluster, id.gvr, w.kind, w.namespaced)
 		rctx, cancel := context.WithCancel(ctx)
-		r := &running{store: store, cancel: cancel, key: w.key(), trigger: m.Trigger}
+		r := &running{store: store, cancel: cancel, key: w.key(), trigger: m.Trigger, allNamespaces: w.namespaces == nil}
 		ref := &reflector{store: store, index: m.index, setErr: r.setErr, minBackoff: m.minBackoff,
 			onListed: func() {
 				r.listed.Do(func() {
