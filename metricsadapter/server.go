@@ -69,6 +69,10 @@ type Config struct {
 	// Tunnel, when set, reaches Pull clusters through their agents'
 	// tunnels (memberclient.Cache.Tunnel).
 	Tunnel memberclient.TunnelDialer
+	// MemberClients, when set, are the member clients to use (shared with
+	// the rest of the process) instead of a cache of its own built from
+	// GetSecret and Tunnel.
+	MemberClients *memberclient.Cache
 }
 
 // CompletedConfig is a Config with defaults filled in.
@@ -105,8 +109,11 @@ var GroupVersions = []schema.GroupVersion{
 // New builds the metrics APIs.
 func (c CompletedConfig) New() (*Server, error) {
 	s := &Server{cfg: c}
-	memberClients := memberclient.NewCache(c.GetSecret)
-	memberClients.Tunnel = c.Tunnel
+	memberClients := c.MemberClients
+	if memberClients == nil {
+		memberClients = memberclient.NewCache(c.GetSecret)
+		memberClients.Tunnel = c.Tunnel
+	}
 	s.Members = memberinformers.New(func() ([]*clusterv1alpha1.Cluster, error) {
 		if l := s.clusters.Load(); l != nil {
 			return (*l).List(labels.Everything())

@@ -30,6 +30,7 @@ import (
 	remedyinstall "github.com/flotilla-io/flotilla/apis/remedy/install"
 	searchinstall "github.com/flotilla-io/flotilla/apis/search/install"
 	workinstall "github.com/flotilla-io/flotilla/apis/work/install"
+	"github.com/flotilla-io/flotilla/memberclient"
 	"github.com/flotilla-io/flotilla/metricsadapter"
 	"github.com/flotilla-io/flotilla/proxy"
 	clusterregistry "github.com/flotilla-io/flotilla/registry/cluster"
@@ -173,6 +174,10 @@ func (c CompletedConfig) New() (*Server, error) {
 	}); err != nil {
 		return nil, err
 	}
+	// One client per member for search and metrics (and their shared
+	// informers).
+	memberClients := memberclient.NewCache(getSecret)
+	memberClients.Tunnel = tunnels.DialContext
 	groups := []*genericapiserver.APIGroupInfo{}
 	var searchSrv *search.Server
 	add := func(g *genericapiserver.APIGroupInfo, err error) error {
@@ -185,7 +190,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		add(workregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
 		add(c.configGroup()),
 		add(c.simpleGroup("autoscaling.karmada.io", autoscalingDefinitions())),
-		add(c.searchGroup(s, getSecret, tunnels, &searchSrv)),
+		add(c.searchGroup(s, getSecret, tunnels, memberClients, &searchSrv)),
 		add(c.simpleGroup("networking.karmada.io", networkingDefinitions())),
 		add(c.simpleGroup("apps.karmada.io", appsDefinitions())),
 		add(c.simpleGroup("remedy.karmada.io", remedyDefinitions())),
@@ -202,7 +207,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		server.GroupVersions = append(server.GroupVersions, g.PrioritizedVersions...)
 	}
 	if c.hostCfg != nil {
-		if server.Metrics, err = c.installMetrics(s, getSecret, tunnels); err != nil {
+		if server.Metrics, err = c.installMetrics(s, getSecret, tunnels, memberClients); err != nil {
 			return nil, err
 		}
 		server.GroupVersions = append(server.GroupVersions, metricsadapter.GroupVersions...)
@@ -228,7 +233,7 @@ func (c CompletedConfig) simpleGroup(group string, defs []*resource.Definition) 
 
 // searchGroup is search.karmada.io: resourceregistries, and the search
 // and proxying endpoints over the member caches they drive.
-func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, getSecret func(namespace, name string) (*corev1.Secret, error), tunnels *tunnel.Server, out **search.Server) (*genericapiserver.APIGroupInfo, error) {
+func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, getSecret func(namespace, name string) (*corev1.Secret, error), tunnels *tunnel.Server, members *memberclient.Cache, out **search.Server) (*genericapiserver.APIGroupInfo, error) {
 	info, err := c.simpleGroup("search.karmada.io", searchDefinitions())
 	if err != nil {
 		return nil, err
@@ -236,7 +241,7 @@ func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, getSe
 	if c.hostCfg == nil {
 		return info, nil
 	}
-	cfg := &search.Config{Options: c.search, Authorizer: c.generic.Authorization.Authorizer, GetSecret: getSecret, HostConfig: c.hostCfg, Tunnel: tunnels.DialContext}
+	cfg := &search.Config{Options: c.search, Authorizer: c.generic.Authorization.Authorizer, GetSecret: getSecret, HostConfig: c.hostCfg, Tunnel: tunnels.DialContext, MemberClients: members}
 	srv, err := cfg.Complete().New()
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
@@ -253,8 +258,8 @@ func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, getSe
 
 // installMetrics serves metrics.k8s.io and custom.metrics.k8s.io from the
 // members' metrics.
-func (c CompletedConfig) installMetrics(s *genericapiserver.GenericAPIServer, getSecret func(namespace, name string) (*corev1.Secret, error), tunnels *tunnel.Server) (*metricsadapter.Server, error) {
-	cfg := &metricsadapter.Config{Options: c.metrics, Scheme: c.scheme, Codecs: c.codecs, GetSecret: getSecret, HostConfig: c.hostCfg, Tunnel: tunnels.DialContext}
+func (c CompletedConfig) installMetrics(s *genericapiserver.GenericAPIServer, getSecret func(namespace, name string) (*corev1.Secret, error), tunnels *tunnel.Server, members *memberclient.Cache) (*metricsadapter.Server, error) {
+	cfg := &metricsadapter.Config{Options: c.metrics, Scheme: c.scheme, Codecs: c.codecs, GetSecret: getSecret, HostConfig: c.hostCfg, Tunnel: tunnels.DialContext, MemberClients: members}
 	m, err := cfg.Complete().New()
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
