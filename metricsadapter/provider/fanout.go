@@ -11,7 +11,20 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apiserver/pkg/warning"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
 )
+
+// memberDuration is how long each member took to answer its part of a
+// metrics request: where a slow list of the control plane waits.
+var memberDuration = metrics.NewHistogramVec(&metrics.HistogramOpts{
+	Namespace: "flotilla", Subsystem: "metrics_adapter", Name: "member_request_duration_seconds",
+	Help:           "How long a member took to answer its part of a metrics.k8s.io or custom.metrics.k8s.io request, by cluster and result (success, error).",
+	Buckets:        []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10},
+	StabilityLevel: metrics.ALPHA,
+}, []string{"cluster", "result"})
+
+func init() { legacyregistry.MustRegister(memberDuration) }
 
 // answer is one member's part of a fan-out.
 type answer[T any] struct {
@@ -39,7 +52,13 @@ func gather[T any](ctx context.Context, clusters []string, timeout time.Duration
 	for i, c := range clusters {
 		out[i] = answer[T]{cluster: c, err: fmt.Errorf("no answer within %s", timeout)}
 		go func() {
+			start := time.Now()
 			v, err := ask(ctx, c)
+			result := "success"
+			if err != nil {
+				result = "error"
+			}
+			memberDuration.WithLabelValues(c, result).Observe(time.Since(start).Seconds())
 			ch <- indexed{i, answer[T]{cluster: c, value: v, err: err}}
 		}()
 	}

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/metrics/pkg/apis/custom_metrics"
 
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
@@ -43,6 +44,11 @@ func TestGatherBoundsEachMember(t *testing.T) {
 	}
 	if answers[2].err == nil {
 		t.Errorf("stuck: %+v, want a timeout error", answers[2])
+	}
+	for _, c := range []struct{ cluster, result string }{{"fast", "success"}, {"failing", "error"}} {
+		if n, err := testutil.GetHistogramMetricCount(memberDuration.WithLabelValues(c.cluster, c.result)); err != nil || n != 1 {
+			t.Errorf("member_request_duration_seconds{%s,%s} count %d (%v), want 1", c.cluster, c.result, n, err)
+		}
 	}
 }
 
