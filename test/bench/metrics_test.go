@@ -31,14 +31,7 @@ type flotillaMetrics struct {
 
 func newFlotillaMetrics(t *testing.T) *flotillaMetrics {
 	t.Helper()
-	cfg, err := framework.Env.Host.RESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.Host = "https://127.0.0.1:" + strconv.Itoa(framework.Env.Host.Ports.Flotilla)
-	// flotilla-apiserver's serving certificate is self-signed.
-	cfg.TLSClientConfig.CAData, cfg.TLSClientConfig.CAFile, cfg.TLSClientConfig.Insecure = nil, "", true
+	cfg := framework.FlotillaConfig(t)
 	c, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -125,9 +125,8 @@ func TestPodMetricsList(t *testing.T) {
 	// Where the time goes: the same request to flotilla-apiserver
 	// directly (no host aggregator) and member1's list through its own
 	// kube-apiserver (the hop every member answer takes).
-	fcfg := rest.CopyConfig(cfg)
-	fcfg.Host = "https://127.0.0.1:" + strconv.Itoa(framework.Env.Host.Ports.Flotilla)
-	fcfg.TLSClientConfig.CAData, fcfg.TLSClientConfig.CAFile, fcfg.TLSClientConfig.Insecure = nil, "", true
+	fcfg := framework.FlotillaConfig(t)
+	fcfg.QPS, fcfg.Burst = cfg.QPS, cfg.Burst
 	flotilla := metricsclient.NewForConfigOrDie(fcfg)
 	mcfg, err := framework.Member(t, "member1").RESTConfig()
 	if err != nil {

@@ -3,14 +3,12 @@ package autoscaling
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
@@ -108,14 +106,7 @@ spec:
 // informerSources reads flotilla_member_informer_source from
 // flotilla-apiserver's /metrics: "cluster/resource" → the source at 1.
 func informerSources(ctx context.Context, t *testing.T) (map[string]string, error) {
-	cfg, err := framework.Env.Host.RESTConfig()
-	if err != nil {
-		return nil, err
-	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.Host = "https://127.0.0.1:" + strconv.Itoa(framework.Env.Host.Ports.Flotilla)
-	cfg.TLSClientConfig.CAData, cfg.TLSClientConfig.CAFile, cfg.TLSClientConfig.Insecure = nil, "", true
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := kubernetes.NewForConfig(framework.FlotillaConfig(t))
 	if err != nil {
 		return nil, err
 	}

@@ -5,12 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 )
@@ -118,4 +120,19 @@ func MemberClient(t *testing.T, name string) kubernetes.Interface {
 		t.Fatal(err)
 	}
 	return cs
+}
+
+// FlotillaConfig is the host's client configuration pointed at
+// flotilla-apiserver itself, past the host aggregator (its /metrics and
+// /debug/pprof); its serving certificate is self-signed.
+func FlotillaConfig(t *testing.T) *rest.Config {
+	t.Helper()
+	cfg, err := Env.Host.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.Host = "https://127.0.0.1:" + strconv.Itoa(Env.Host.Ports.Flotilla)
+	cfg.TLSClientConfig.CAData, cfg.TLSClientConfig.CAFile, cfg.TLSClientConfig.Insecure = nil, "", true
+	return cfg
 }
