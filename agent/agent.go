@@ -171,6 +171,7 @@ func (c *Config) work(ctx context.Context, member *memberclient.Client) error {
 	status, err := clusterstatus.New(clusters, karmada, host, members, clusterstatus.Options{
 		Interval: c.Options.ClusterStatusUpdateFrequency, LeaseDuration: c.Options.ClusterLeaseDuration,
 		FailureThreshold: 3 * c.Options.ClusterStatusUpdateFrequency, Workers: 1, Agent: name,
+		CacheSyncTimeout: c.Options.ClusterCacheSyncTimeout,
 	})
 	if err != nil {
 		return err

@@ -32,6 +32,9 @@ type Options struct {
 	ClusterStatusUpdateFrequency time.Duration
 	// ClusterLeaseDuration is the heartbeat Lease's duration.
 	ClusterLeaseDuration time.Duration
+	// ClusterCacheSyncTimeout bounds the wait for the member's node and pod
+	// caches before the status (and first Ready) is reported.
+	ClusterCacheSyncTimeout time.Duration
 	// LeaderElect runs one active agent among replicas, by a Lease in the
 	// member.
 	LeaderElect bool
@@ -57,6 +60,7 @@ func NewOptions() *Options {
 	return &Options{
 		ClusterStatusUpdateFrequency: 10 * time.Second,
 		ClusterLeaseDuration:         40 * time.Second,
+		ClusterCacheSyncTimeout:      2 * time.Minute,
 		LeaderElect:                  true,
 		LeaderElectNamespace:         "karmada-system",
 		Workers:                      8,
@@ -72,6 +76,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.MemberKubeconfig, "member-kubeconfig", o.MemberKubeconfig, "Kubeconfig of the member; empty: in-cluster configuration.")
 	fs.DurationVar(&o.ClusterStatusUpdateFrequency, "cluster-status-update-frequency", o.ClusterStatusUpdateFrequency, "How often the cluster's status is reported.")
 	fs.DurationVar(&o.ClusterLeaseDuration, "cluster-lease-duration", o.ClusterLeaseDuration, "Duration of the cluster's heartbeat Lease.")
+	fs.DurationVar(&o.ClusterCacheSyncTimeout, "cluster-cache-sync-timeout", o.ClusterCacheSyncTimeout,
+		"How long to wait for the member's node and pod caches to list; the cluster's status, Ready included, is reported only once they have.")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Run one active agent among replicas, elected by a Lease in the member.")
 	fs.StringVar(&o.LeaderElectNamespace, "leader-elect-resource-namespace", o.LeaderElectNamespace, "Namespace of the member holding the leader election Lease.")
 	fs.IntVar(&o.Workers, "concurrent-work-syncs", o.Workers, "Works applied at once.")

@@ -6,6 +6,7 @@ package clusterstatus
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -50,6 +51,12 @@ type Options struct {
 	FailureThreshold time.Duration
 	// Workers is the number of clusters probed at once.
 	Workers int
+	// CacheSyncTimeout bounds the wait for a member's node and pod caches
+	// to list (Karmada's --cluster-cache-sync-timeout): until they have, the
+	// cluster's status is not written, so Ready=True first arrives with its
+	// resource summary and the scheduler never sees a Ready cluster that
+	// can run nothing. Zero: 2 minutes.
+	CacheSyncTimeout time.Duration
 	// LeaseDuration is the duration of each cluster's heartbeat Lease.
 	LeaseDuration time.Duration
 	// Agent, when set, is the cluster of the flotilla-agent this controller
@@ -79,6 +86,9 @@ type Controller struct {
 func New(informer clusterinformers.ClusterInformer, client versioned.Interface, host kubernetes.Interface, members *memberclient.Cache, opts Options) (*Controller, error) {
 	if opts.LeaseDuration == 0 {
 		opts.LeaseDuration = 40 * time.Second
+	}
+	if opts.CacheSyncTimeout <= 0 {
+		opts.CacheSyncTimeout = 2 * time.Minute
 	}
 	c := &Controller{
 		beats:        &heartbeats{host: host, duration: opts.LeaseDuration, interval: opts.Interval, running: map[string]context.CancelFunc{}},
@@ -130,7 +140,10 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	c.beats.start(name)
 
 	status := cluster.Status.DeepCopy()
-	ready := c.observe(ctx, cluster, status)
+	ready, err := c.observe(ctx, cluster, status)
+	if err != nil {
+		return err
+	}
 	if !ready && c.withinThreshold(name) && meta.IsStatusConditionTrue(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
 		// One failed probe is not an outage: keep reporting what we had.
 		return nil
@@ -163,15 +176,16 @@ func (c *Controller) reports(cluster *clusterv1alpha1.Cluster) bool {
 }
 
 // observe probes the member and fills status; it returns whether the
-// cluster is healthy.
-func (c *Controller) observe(ctx context.Context, cluster *clusterv1alpha1.Cluster, status *clusterv1alpha1.ClusterStatus) bool {
+// cluster is healthy, or an error when the status must not be written
+// this round (the member's caches have not listed yet).
+func (c *Controller) observe(ctx context.Context, cluster *clusterv1alpha1.Cluster, status *clusterv1alpha1.ClusterStatus) (bool, error) {
 	setReady := func(s metav1.ConditionStatus, reason, msg string) {
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: clusterv1alpha1.ClusterConditionReady, Status: s, Reason: reason, Message: msg, ObservedGeneration: cluster.Generation})
 	}
 	client, err := c.members.Get(cluster)
 	if err != nil {
 		setReady(metav1.ConditionFalse, ReasonClusterNotReachable, err.Error())
-		return false
+		return false, nil
 	}
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -179,10 +193,10 @@ func (c *Controller) observe(ctx context.Context, cluster *clusterv1alpha1.Clust
 	switch {
 	case err != nil && len(body) == 0 && !apierrors.IsInternalError(err) && !isHTTPStatus(err):
 		setReady(metav1.ConditionFalse, ReasonClusterNotReachable, MessageClusterNotReachable)
-		return false
+		return false, nil
 	case err != nil || strings.TrimSpace(string(body)) != "ok":
 		setReady(metav1.ConditionFalse, ReasonClusterNotReady, MessageClusterNotReady)
-		return false
+		return false, nil
 	}
 	setReady(metav1.ConditionTrue, ReasonClusterReady, MessageClusterReady)
 
@@ -200,10 +214,11 @@ func (c *Controller) observe(ctx context.Context, cluster *clusterv1alpha1.Clust
 	meta.SetStatusCondition(&status.Conditions, cond)
 
 	mc := c.caches.get(cluster.Name, client.Config.Host+"/"+client.Config.BearerToken, client.Clientset)
-	if mc.synced() {
-		status.NodeSummary, status.ResourceSummary = mc.summaries(cluster.Spec.ResourceModels)
+	if !mc.waitSynced(ctx, c.opts.CacheSyncTimeout) {
+		return false, fmt.Errorf("the caches of cluster %s's nodes and pods did not sync within %s", cluster.Name, c.opts.CacheSyncTimeout)
 	}
-	return true
+	status.NodeSummary, status.ResourceSummary = mc.summaries(cluster.Spec.ResourceModels)
+	return true, nil
 }
 
 // apiEnablements lists the member's group versions and resources, sorted,

@@ -91,6 +91,16 @@ func newMemberCache(cs kubernetes.Interface, key string) *memberCache {
 
 func (m *memberCache) synced() bool { return m.nodes.HasSynced() && m.pods.HasSynced() }
 
+// waitSynced waits at most timeout for the node and pod caches to list.
+func (m *memberCache) waitSynced(ctx context.Context, timeout time.Duration) bool {
+	if m.synced() {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return cache.WaitForCacheSync(ctx.Done(), m.nodes.HasSynced, m.pods.HasSynced)
+}
+
 func (m *memberCache) stop() { m.cancel() }
 
 // summaries computes nodeSummary and resourceSummary from the caches; the

@@ -1,7 +1,9 @@
 package clusterstatus
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -70,3 +72,34 @@ type fakeInformer struct{ store cache.Store }
 
 func (f fakeInformer) GetStore() cache.Store { return f.store }
 func (f fakeInformer) HasSynced() bool       { return true }
+
+// syncingInformer lists after a delay.
+type syncingInformer struct {
+	fakeInformer
+	at time.Time
+}
+
+func (f syncingInformer) HasSynced() bool { return !time.Now().Before(f.at) }
+
+// A status is written only once the member's caches have listed: the wait
+// returns when they have and gives up after the timeout.
+func TestWaitSynced(t *testing.T) {
+	t.Parallel()
+	store := fakeInformer{store: cache.NewStore(cache.MetaNamespaceKeyFunc)}
+	soon := &memberCache{nodes: store, pods: syncingInformer{store, time.Now().Add(300 * time.Millisecond)}}
+	start := time.Now()
+	if !soon.waitSynced(context.Background(), 5*time.Second) {
+		t.Fatal("caches that list after 300ms: not synced within 5s")
+	}
+	if took := time.Since(start); took < 250*time.Millisecond || took > 3*time.Second {
+		t.Errorf("waited %s, want about 300ms", took)
+	}
+	never := &memberCache{nodes: store, pods: syncingInformer{store, time.Now().Add(time.Hour)}}
+	start = time.Now()
+	if never.waitSynced(context.Background(), 300*time.Millisecond) {
+		t.Fatal("caches that never list reported synced")
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("gave up after %s, want about the 300ms timeout", took)
+	}
+}

@@ -84,7 +84,8 @@ func startCluster(ctx context.Context, c *Context) error {
 func startClusterStatus(ctx context.Context, c *Context) error {
 	ctrl, err := clusterstatus.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada, c.Host, c.Members, clusterstatus.Options{
 		Interval: c.Options.ClusterStatusUpdateFrequency, FailureThreshold: c.Options.ClusterFailureThreshold, Workers: 4,
-		LeaseDuration: c.Options.ClusterMonitorGracePeriod,
+		CacheSyncTimeout: c.Options.ClusterCacheSyncTimeout,
+		LeaseDuration:    c.Options.ClusterMonitorGracePeriod,
 	})
 	if err != nil {
 		return err

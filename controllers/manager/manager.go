@@ -65,6 +65,9 @@ type Options struct {
 	ClusterStatusUpdateFrequency time.Duration
 	// ClusterFailureThreshold is how long a cluster fails before it is not ready.
 	ClusterFailureThreshold time.Duration
+	// ClusterCacheSyncTimeout bounds the wait for a member's node and pod
+	// caches before its status (and first Ready) is written.
+	ClusterCacheSyncTimeout time.Duration
 	// ClusterMonitorGracePeriod is how long a cluster's heartbeat may be
 	// stale before its status becomes Unknown.
 	ClusterMonitorGracePeriod time.Duration
@@ -81,7 +84,7 @@ func NewOptions() Options {
 	return Options{
 		Controllers: []string{"*"}, LeaderElect: true,
 		LeaseNamespace: "karmada-system", LeaseName: "flotilla-controllers",
-		ClusterStatusUpdateFrequency: 10 * time.Second, ClusterFailureThreshold: 30 * time.Second,
+		ClusterStatusUpdateFrequency: 10 * time.Second, ClusterFailureThreshold: 30 * time.Second, ClusterCacheSyncTimeout: 2 * time.Minute,
 		ClusterMonitorGracePeriod: 40 * time.Second, SkippedPropagatingNamespaces: []string{"kube-.*"},
 		HPA: federatedhpa.Options{SyncPeriod: 15 * time.Second, Algorithm: calculator.DefaultConfig()},
 	}

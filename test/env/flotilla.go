@@ -2,6 +2,7 @@ package env
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -119,11 +120,18 @@ func (e *Environment) WaitClustersReady(ctx context.Context, names []string, tim
 				last = fmt.Sprintf("cluster %s: conditions %v", n, c.Status.Conditions)
 				return false, nil
 			}
+			// Ready is first written together with the summaries the
+			// scheduler divides by: a Ready cluster without them would be
+			// scheduled as able to run nothing.
+			if c.Status.ResourceSummary == nil || c.Status.NodeSummary == nil {
+				last = fmt.Sprintf("cluster %s is Ready without its node and resource summaries", n)
+				return false, errors.New(last)
+			}
 		}
 		return true, nil
 	})
 	if err != nil {
-		return fmt.Errorf("clusters %v not Ready after %s (%s); log %s", names, timeout, last, e.logFile(e.Host.Name, FlotillaComponent))
+		return fmt.Errorf("clusters %v not Ready after %s (%s: %v); log %s", names, timeout, last, err, e.logFile(e.Host.Name, FlotillaComponent))
 	}
 	return nil
 }

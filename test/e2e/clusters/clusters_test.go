@@ -89,14 +89,10 @@ func TestJoinedClusterStatus(t *testing.T) {
 	}) {
 		t.Errorf("apiEnablements lack apps/v1 deployments")
 	}
-	// The node and resource summaries come from member informers that sync
-	// after the first probe: wait for them.
-	err = wait.PollUntilContextTimeout(t.Context(), 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		c, err = karmada(t).ClusterV1alpha1().Clusters().Get(ctx, "member1", metav1.GetOptions{})
-		return err == nil && c.Status.NodeSummary != nil && c.Status.ResourceSummary != nil, nil
-	})
-	if err != nil {
-		t.Fatalf("no node or resource summary: %+v", c.Status)
+	// Ready comes with the node and resource summaries (the status is
+	// written once the member's node and pod caches have listed).
+	if c.Status.NodeSummary == nil || c.Status.ResourceSummary == nil {
+		t.Fatalf("Ready without node or resource summary: %+v", c.Status)
 	}
 	if c.Status.NodeSummary.TotalNum != 2 || c.Status.NodeSummary.ReadyNum != 2 {
 		t.Errorf("nodeSummary %+v, want 2/2", c.Status.NodeSummary)
