@@ -1,15 +1,9 @@
 package clusters
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"fmt"
-	"io"
-	"net"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -89,54 +83,5 @@ func TestProxyStreams(t *testing.T) {
 		}
 	})
 
-	t.Run("port-forward", func(t *testing.T) {
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", m.Ports.PortForwardTarget))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		go func() {
-			for {
-				conn, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				_, _ = io.WriteString(conn, "hello-from-pod\n")
-				conn.Close()
-			}
-		}()
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(cctx, filepath.Join(framework.Env.Options.BinDir, "kubectl"), "--kubeconfig="+kc, "--cache-dir="+t.TempDir(), "port-forward", "pod/streams", ":80")
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-		lines := bufio.NewScanner(stdout)
-		re := regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) -> 80`)
-		var local string
-		for lines.Scan() {
-			if mm := re.FindStringSubmatch(lines.Text()); mm != nil {
-				local = mm[1]
-				break
-			}
-		}
-		if local == "" {
-			t.Fatal("kubectl port-forward did not start forwarding")
-		}
-		conn, err := net.DialTimeout("tcp", "127.0.0.1:"+local, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-		got, _ := bufio.NewReader(conn).ReadString('\n')
-		if got != "hello-from-pod\n" {
-			t.Fatalf("read %q through the forwarded port, want hello-from-pod", got)
-		}
-	})
+	t.Run("port-forward", func(t *testing.T) { framework.CheckPortForward(t, kc, "streams", m) })
 }

@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -83,4 +86,60 @@ func CheckLogsFollow(t *testing.T, kubeconfig, pod string, member *env.Cluster) 
 		}
 	}
 	t.Fatalf("the appended line never streamed through logs -f: %v", lines.Err())
+}
+
+// CheckPortForward listens on the member's kwok port-forward target, runs
+// `kubectl port-forward pod :80` with kubeconfig (a proxy's) and fails t
+// unless a connection to the forwarded port reads what the listener says.
+func CheckPortForward(t *testing.T, kubeconfig, pod string, member *env.Cluster) {
+	t.Helper()
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", member.Ports.PortForwardTarget))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	greeting := fmt.Sprintf("hello-from-%s\n", pod)
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = io.WriteString(conn, greeting)
+			conn.Close()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(Env.Options.BinDir, "kubectl"), "--kubeconfig="+kubeconfig, "--cache-dir="+t.TempDir(), "port-forward", "pod/"+pod, ":80")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	lines := bufio.NewScanner(stdout)
+	re := regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) -> 80`)
+	var local string
+	for lines.Scan() {
+		if m := re.FindStringSubmatch(lines.Text()); m != nil {
+			local = m[1]
+			break
+		}
+	}
+	if local == "" {
+		t.Fatal("kubectl port-forward did not start forwarding")
+	}
+	conn, err := net.DialTimeout("tcp", "127.0.0.1:"+local, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	got, _ := bufio.NewReader(conn).ReadString('\n')
+	if got != greeting {
+		t.Fatalf("read %q through the forwarded port, want %q", got, greeting)
+	}
 }

@@ -91,6 +91,7 @@ func TestPullProxy(t *testing.T) {
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: []string{"pods", "pods/log", "configmaps"}, Verbs: []string{"get", "list", "watch"}},
 			{APIGroups: []string{""}, Resources: []string{"pods/exec"}, Verbs: []string{"create", "get"}},
+			{APIGroups: []string{""}, Resources: []string{"pods/portforward"}, Verbs: []string{"create", "get"}},
 		}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -128,4 +129,6 @@ func TestPullProxy(t *testing.T) {
 			t.Fatalf("kubectl exec through the tunnel: %v %s", err, out)
 		}
 	})
+
+	t.Run("port-forward", func(t *testing.T) { framework.CheckPortForward(t, kc, "edge", framework.Member(t, "member3")) })
 }
