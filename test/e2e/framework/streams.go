@@ -58,18 +58,8 @@ func CheckWatchStreams(t *testing.T, watcher, member kubernetes.Interface) {
 // streams it.
 func CheckLogsFollow(t *testing.T, kubeconfig, pod string, member *env.Cluster) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(Env.Options.BinDir, "kubectl"), "--kubeconfig="+kubeconfig, "--cache-dir="+t.TempDir(), "logs", "-f", pod)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	lines := bufio.NewScanner(stdout)
+	lines, stop := streamKubectl(t, kubeconfig, "logs", "-f", pod)
+	defer stop()
 	if !lines.Scan() || !strings.Contains(lines.Text(), "kwok pod log") {
 		t.Fatalf("first line %q", lines.Text())
 	}
@@ -109,18 +99,8 @@ func CheckPortForward(t *testing.T, kubeconfig, pod string, member *env.Cluster)
 			conn.Close()
 		}
 	}()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(Env.Options.BinDir, "kubectl"), "--kubeconfig="+kubeconfig, "--cache-dir="+t.TempDir(), "port-forward", "pod/"+pod, ":80")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	lines := bufio.NewScanner(stdout)
+	lines, stop := streamKubectl(t, kubeconfig, "port-forward", "pod/"+pod, ":80")
+	defer stop()
 	re := regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) -> 80`)
 	var local string
 	for lines.Scan() {
@@ -141,5 +121,27 @@ func CheckPortForward(t *testing.T, kubeconfig, pod string, member *env.Cluster)
 	got, _ := bufio.NewReader(conn).ReadString('\n')
 	if got != greeting {
 		t.Fatalf("read %q through the forwarded port, want %q", got, greeting)
+	}
+}
+
+// streamKubectl starts kubectl with kubeconfig and args for at most 30 s and
+// returns its standard output line by line, and stop, which kills it.
+func streamKubectl(t *testing.T, kubeconfig string, args ...string) (*bufio.Scanner, func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	cmd := exec.CommandContext(ctx, filepath.Join(Env.Options.BinDir, "kubectl"), append([]string{"--kubeconfig=" + kubeconfig, "--cache-dir=" + t.TempDir()}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	return bufio.NewScanner(stdout), func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		cancel()
 	}
 }
