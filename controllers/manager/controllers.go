@@ -9,6 +9,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/binding"
 	"github.com/flotilla-io/flotilla/controllers/cluster"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
+	"github.com/flotilla-io/flotilla/controllers/clustertaintpolicy"
 	"github.com/flotilla-io/flotilla/controllers/cronfederatedhpa"
 	"github.com/flotilla-io/flotilla/controllers/dependencies"
 	"github.com/flotilla-io/flotilla/controllers/deploymentreplicassyncer"
@@ -55,7 +56,20 @@ func Controllers() map[string]InitFunc {
 		federatedresourcequota.StatusControllerName: startFederatedResourceQuotaStatus,
 
 		agentregistration.ControllerName: startAgentRegistration,
+
+		clustertaintpolicy.ControllerName: startClusterTaintPolicy,
 	}
+}
+
+// startClusterTaintPolicy taints clusters as ClusterTaintPolicies say.
+func startClusterTaintPolicy(ctx context.Context, c *Context) error {
+	ctrl, err := clustertaintpolicy.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
+		c.KarmadaInformers.Policy().V1alpha1().ClusterTaintPolicies(), c.Karmada, c.Recorder)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 1)
+	return nil
 }
 
 // startAgentRegistration decides on the certificate requests of
