@@ -22,7 +22,9 @@ func cluster(name string, labels map[string]string, taints []corev1.Taint, conds
 		Spec: clusterv1alpha1.ClusterSpec{Taints: taints}, Status: clusterv1alpha1.ClusterStatus{Conditions: conds}}
 }
 
-func cond(t string, s metav1.ConditionStatus) metav1.Condition { return metav1.Condition{Type: t, Status: s} }
+func cond(t string, s metav1.ConditionStatus) metav1.Condition {
+	return metav1.Condition{Type: t, Status: s}
+}
 
 func match(t string, op policyv1alpha1.MatchConditionOperator, values ...metav1.ConditionStatus) policyv1alpha1.MatchCondition {
 	return policyv1alpha1.MatchCondition{ConditionType: t, Operator: op, StatusValues: values}
