@@ -33,6 +33,9 @@ func TestSamplesApply(t *testing.T) {
 		// t.Context() is done by now: kubectl(t, ...) would not run.
 		ctx := context.Background()
 		_ = karmada(t).PolicyV1alpha1().FederatedResourceQuotas("default").Delete(ctx, "team-quota", metav1.DeleteOptions{})
+		// The sample ClusterTaintPolicy would taint clusters the later
+		// tests stop.
+		_ = karmada(t).PolicyV1alpha1().ClusterTaintPolicies().Delete(ctx, "not-ready", metav1.DeleteOptions{})
 		cs, err := framework.Member(t, "member1").Client()
 		if err != nil {
 			return
