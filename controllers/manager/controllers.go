@@ -23,6 +23,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/scheduler"
 	"github.com/flotilla-io/flotilla/controllers/status"
 	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
+	"github.com/flotilla-io/flotilla/controllers/workloadrebalancer"
 	"github.com/flotilla-io/flotilla/placement"
 )
 
@@ -58,7 +59,18 @@ func Controllers() map[string]InitFunc {
 		agentregistration.ControllerName: startAgentRegistration,
 
 		clustertaintpolicy.ControllerName: startClusterTaintPolicy,
+		workloadrebalancer.ControllerName: startWorkloadRebalancer,
 	}
+}
+
+// startWorkloadRebalancer reschedules the workloads WorkloadRebalancers name.
+func startWorkloadRebalancer(ctx context.Context, c *Context) error {
+	ctrl, err := workloadrebalancer.New(c.KarmadaInformers.Apps().V1alpha1().WorkloadRebalancers(), c.Karmada)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 1)
+	return nil
 }
 
 // startClusterTaintPolicy taints clusters as ClusterTaintPolicies say.

@@ -1,0 +1,122 @@
+package semantics
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	appsv1alpha1 "github.com/flotilla-io/flotilla/apis/apps/v1alpha1"
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+)
+
+// A WorkloadRebalancer reschedules its workloads afresh: a Deployment
+// divided by available replicas while member2 was tainted stays all in
+// member1 once the taint goes (the scheduler keeps what it placed), until
+// a rebalancer names it; then it is divided over both. The rebalancer
+// reports each workload's result, its finish time, and is deleted after
+// its TTL.
+func TestWorkloadRebalancer(t *testing.T) {
+	ns := framework.Namespace(t, "sem-rebalance")
+	taint := `{"spec":{"taints":[{"key":"sem-rebalance","effect":"NoSchedule"}]}}`
+	kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", taint)
+	t.Cleanup(func() {
+		_, _ = framework.Kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", `{"spec":{"taints":null}}`)
+		_, _ = framework.Kubectl(t, "delete", "workloadrebalancer", "sem-rebalance", "--ignore-not-found")
+	})
+	framework.Apply(t, nginx(ns, "web", 4, "")+fmt.Sprintf(`---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: %s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference: {dynamicWeight: AvailableReplicas}
+`, ns))
+	placed := func(ctx context.Context) (string, error) {
+		b, err := framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, "web-deployment", metav1.GetOptions{})
+		if err != nil {
+			return "", err
+		}
+		var parts []string
+		for _, c := range b.Spec.Clusters {
+			parts = append(parts, fmt.Sprintf("%s:%d", c.Name, c.Replicas))
+		}
+		return strings.Join(parts, ","), nil
+	}
+	wantPlaced := func(want string) func(ctx context.Context) string {
+		return func(ctx context.Context) string {
+			got, err := placed(ctx)
+			if err != nil {
+				return err.Error()
+			}
+			if got != want {
+				return fmt.Sprintf("binding clusters %q, want %q", got, want)
+			}
+			return ""
+		}
+	}
+	framework.Eventually(t, time.Minute, wantPlaced("member1:4"))
+	kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", `{"spec":{"taints":null}}`)
+	time.Sleep(3 * time.Second)
+	if msg := wantPlaced("member1:4")(t.Context()); msg != "" {
+		t.Fatalf("without a rebalancer: %s (the scheduler keeps its placement)", msg)
+	}
+
+	framework.Apply(t, fmt.Sprintf(`apiVersion: apps.karmada.io/v1alpha1
+kind: WorkloadRebalancer
+metadata: {name: sem-rebalance}
+spec:
+  workloads:
+  - {apiVersion: apps/v1, kind: Deployment, namespace: %[1]s, name: web}
+  - {apiVersion: apps/v1, kind: Deployment, namespace: %[1]s, name: missing}
+  ttlSecondsAfterFinished: 8
+`, ns))
+	framework.Eventually(t, time.Minute, wantPlaced("member1:2,member2:2"))
+	var r *appsv1alpha1.WorkloadRebalancer
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
+		var err error
+		r, err = framework.Karmada(t).AppsV1alpha1().WorkloadRebalancers().Get(ctx, "sem-rebalance", metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		if r.Status.FinishTime == nil || len(r.Status.ObservedWorkloads) != 2 {
+			return fmt.Sprintf("status %+v", r.Status)
+		}
+		return ""
+	})
+	for _, o := range r.Status.ObservedWorkloads {
+		switch o.Workload.Name {
+		case "web":
+			if o.Result != appsv1alpha1.RebalanceSuccessful {
+				t.Errorf("web: %+v, want Successful", o)
+			}
+		case "missing":
+			if o.Result != appsv1alpha1.RebalanceFailed || o.Reason != appsv1alpha1.RebalanceObjectNotFound {
+				t.Errorf("missing: %+v, want Failed ReferencedBindingNotFound", o)
+			}
+		}
+	}
+	b, err := framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(t.Context(), "web-deployment", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Spec.RescheduleTriggeredAt == nil || !b.Spec.RescheduleTriggeredAt.Equal(&r.CreationTimestamp) {
+		t.Errorf("binding rescheduleTriggeredAt %v, want the rebalancer's creation %v", b.Spec.RescheduleTriggeredAt, r.CreationTimestamp)
+	}
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
+		_, err := framework.Karmada(t).AppsV1alpha1().WorkloadRebalancers().Get(ctx, "sem-rebalance", metav1.GetOptions{})
+		if !apierrors.IsNotFound(err) {
+			return fmt.Sprintf("rebalancer still there after its TTL: %v", err)
+		}
+		return ""
+	})
+}
