@@ -3,7 +3,6 @@ package semantics
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -41,34 +40,11 @@ spec:
       replicaDivisionPreference: Weighted
       weightPreference: {dynamicWeight: AvailableReplicas}
 `, ns))
-	placed := func(ctx context.Context) (string, error) {
-		b, err := framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, "web-deployment", metav1.GetOptions{})
-		if err != nil {
-			return "", err
-		}
-		var parts []string
-		for _, c := range b.Spec.Clusters {
-			parts = append(parts, fmt.Sprintf("%s:%d", c.Name, c.Replicas))
-		}
-		return strings.Join(parts, ","), nil
-	}
-	wantPlaced := func(want string) func(ctx context.Context) string {
-		return func(ctx context.Context) string {
-			got, err := placed(ctx)
-			if err != nil {
-				return err.Error()
-			}
-			if got != want {
-				return fmt.Sprintf("binding clusters %q, want %q", got, want)
-			}
-			return ""
-		}
-	}
-	framework.Eventually(t, time.Minute, wantPlaced("member1:4"))
+	waitScheduled(t, ns, "web", "member1:4 ")
 	kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", `{"spec":{"taints":null}}`)
 	time.Sleep(3 * time.Second)
-	if msg := wantPlaced("member1:4")(t.Context()); msg != "" {
-		t.Fatalf("without a rebalancer: %s (the scheduler keeps its placement)", msg)
+	if got, _, err := scheduled(t.Context(), t, ns, "web"); err != nil || got != "member1:4 " {
+		t.Fatalf("without a rebalancer: scheduled to %q (%v), want the placement kept", got, err)
 	}
 
 	framework.Apply(t, fmt.Sprintf(`apiVersion: apps.karmada.io/v1alpha1
@@ -80,7 +56,7 @@ spec:
   - {apiVersion: apps/v1, kind: Deployment, namespace: %[1]s, name: missing}
   ttlSecondsAfterFinished: 8
 `, ns))
-	framework.Eventually(t, time.Minute, wantPlaced("member1:2,member2:2"))
+	waitScheduled(t, ns, "web", "member1:2 member2:2 ")
 	var r *appsv1alpha1.WorkloadRebalancer
 	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
 		var err error
