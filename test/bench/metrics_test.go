@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"maps"
@@ -40,7 +38,7 @@ func newFlotillaMetrics(t *testing.T) *flotillaMetrics {
 }
 
 // scrape returns the metric samples, or nil while the server is down.
-func (m *flotillaMetrics) scrape(t *testing.T) samples {
+func (m *flotillaMetrics) scrape(t *testing.T) framework.Samples {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, m.url, nil)
 	if err != nil {
@@ -55,82 +53,11 @@ func (m *flotillaMetrics) scrape(t *testing.T) samples {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		return nil
 	}
-	return parseSamples(raw)
-}
-
-// sample is one line of the Prometheus text format.
-type sample struct {
-	name   string
-	labels map[string]string
-	value  float64
-}
-
-type samples []sample
-
-func parseSamples(raw []byte) samples {
-	var out samples
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		if i < 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			continue
-		}
-		s := sample{name: line[:i], labels: map[string]string{}, value: v}
-		if j := strings.IndexByte(s.name, '{'); j >= 0 {
-			for _, kv := range splitLabels(s.name[j+1 : len(s.name)-1]) {
-				if k, v, ok := strings.Cut(kv, "="); ok {
-					s.labels[k] = strings.Trim(v, `"`)
-				}
-			}
-			s.name = s.name[:j]
-		}
-		out = append(out, s)
+	ss, err := framework.ParseMetrics(raw)
+	if err != nil {
+		return nil
 	}
-	return out
-}
-
-// splitLabels splits `a="x",b="y,z"` at the commas between labels.
-func splitLabels(s string) []string {
-	var out []string
-	quoted, start := false, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '"':
-			if i == 0 || s[i-1] != '\\' {
-				quoted = !quoted
-			}
-		case ',':
-			if !quoted {
-				out = append(out, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	if start < len(s) {
-		out = append(out, s[start:])
-	}
-	return out
-}
-
-// sum adds the values of the samples called name whose labels satisfy keep
-// (all samples when keep is nil).
-func (ss samples) sum(name string, keep func(map[string]string) bool) float64 {
-	var n float64
-	for _, s := range ss {
-		if s.name == name && (keep == nil || keep(s.labels)) {
-			n += s.value
-		}
-	}
-	return n
+	return ss
 }
 
 // isWrite tells whether an HTTP method or API verb changes state.
@@ -144,7 +71,7 @@ func isWrite(verb string) bool {
 
 // queueSummary describes each controller queue: items handled, average wait
 // in the queue and average work, so a figure shows where the time went.
-func queueSummary(ss samples) string {
+func queueSummary(ss framework.Samples) string {
 	type q struct{ n, wait, work, workN, retries float64 }
 	qs := map[string]*q{}
 	get := func(name string) *q {
@@ -154,18 +81,18 @@ func queueSummary(ss samples) string {
 		return qs[name]
 	}
 	for _, s := range ss {
-		name := s.labels["name"]
-		switch s.name {
+		name := s.Labels["name"]
+		switch s.Name {
 		case "workqueue_queue_duration_seconds_count":
-			get(name).n = s.value
+			get(name).n = s.Value
 		case "workqueue_queue_duration_seconds_sum":
-			get(name).wait = s.value
+			get(name).wait = s.Value
 		case "workqueue_work_duration_seconds_sum":
-			get(name).work = s.value
+			get(name).work = s.Value
 		case "workqueue_work_duration_seconds_count":
-			get(name).workN = s.value
+			get(name).workN = s.Value
 		case "workqueue_retries_total":
-			get(name).retries = s.value
+			get(name).retries = s.Value
 		}
 	}
 	var names []string
@@ -188,30 +115,30 @@ func queueSummary(ss samples) string {
 // subresource and verb) and the requests its clients sent (by host and
 // method) between two scrapes, largest first, so a figure shows which
 // requests a template costs. Watches are left out.
-func writeBreakdown(before, after samples, perTemplate float64) string {
+func writeBreakdown(before, after framework.Samples, perTemplate float64) string {
 	delta := map[string]float64{}
-	add := func(ss samples, sign float64) {
+	add := func(ss framework.Samples, sign float64) {
 		for _, s := range ss {
 			var key string
-			switch s.name {
+			switch s.Name {
 			case "apiserver_request_total":
-				if s.labels["verb"] == "WATCH" {
+				if s.Labels["verb"] == "WATCH" {
 					continue
 				}
-				r := s.labels["resource"]
-				if sub := s.labels["subresource"]; sub != "" {
+				r := s.Labels["resource"]
+				if sub := s.Labels["subresource"]; sub != "" {
 					r += "/" + sub
 				}
-				key = fmt.Sprintf("served %s %s", s.labels["verb"], r)
-				if code := s.labels["code"]; code >= "400" {
+				key = fmt.Sprintf("served %s %s", s.Labels["verb"], r)
+				if code := s.Labels["code"]; code >= "400" {
 					key += " (" + code + ")"
 				}
 			case "rest_client_requests_total":
-				key = fmt.Sprintf("sent to %s %s", s.labels["host"], s.labels["method"])
+				key = fmt.Sprintf("sent to %s %s", s.Labels["host"], s.Labels["method"])
 			default:
 				continue
 			}
-			delta[key] += sign * s.value
+			delta[key] += sign * s.Value
 		}
 	}
 	add(after, 1)
@@ -260,23 +187,23 @@ func (m *flotillaMetrics) profile(t *testing.T, name string, seconds int) {
 
 // queueDelta returns after with the value of each sample in before
 // subtracted: the counters of what happened between two scrapes.
-func queueDelta(before, after samples) samples {
-	key := func(s sample) string {
-		names := slices.Sorted(maps.Keys(s.labels))
+func queueDelta(before, after framework.Samples) framework.Samples {
+	key := func(s framework.Sample) string {
+		names := slices.Sorted(maps.Keys(s.Labels))
 		var b strings.Builder
-		b.WriteString(s.name)
+		b.WriteString(s.Name)
 		for _, n := range names {
-			b.WriteString("," + n + "=" + s.labels[n])
+			b.WriteString("," + n + "=" + s.Labels[n])
 		}
 		return b.String()
 	}
 	old := map[string]float64{}
 	for _, s := range before {
-		old[key(s)] = s.value
+		old[key(s)] = s.Value
 	}
-	out := make(samples, 0, len(after))
+	out := make(framework.Samples, 0, len(after))
 	for _, s := range after {
-		s.value -= old[key(s)]
+		s.Value -= old[key(s)]
 		out = append(out, s)
 	}
 	return out
@@ -291,7 +218,12 @@ func hostWrites(t *testing.T, hc kubernetes.Interface, resource string) float64 
 		t.Logf("scraping the host's metrics: %v", err)
 		return 0
 	}
-	return parseSamples(raw).sum("apiserver_request_total", func(l map[string]string) bool {
+	ss, err := framework.ParseMetrics(raw)
+	if err != nil {
+		t.Logf("parsing the host's metrics: %v", err)
+		return 0
+	}
+	return ss.Sum("apiserver_request_total", func(l map[string]string) bool {
 		return l["resource"] == resource && l["subresource"] == "" && isWrite(l["verb"])
 	})
 }

@@ -57,13 +57,13 @@ func TestSchedulerThroughput(t *testing.T) {
 	m := newFlotillaMetrics(t)
 	// Successful binding writes mark progress; every attempt counts as a
 	// write per decision, conflicts included.
-	rbWrites := func(ss samples) float64 {
-		return ss.sum("apiserver_request_total", func(l map[string]string) bool {
+	rbWrites := func(ss framework.Samples) float64 {
+		return ss.Sum("apiserver_request_total", func(l map[string]string) bool {
 			return l["resource"] == "resourcebindings" && isWrite(l["verb"]) && strings.HasPrefix(l["code"], "2")
 		})
 	}
-	rbAttempts := func(ss samples) float64 {
-		return ss.sum("apiserver_request_total", func(l map[string]string) bool {
+	rbAttempts := func(ss framework.Samples) float64 {
+		return ss.Sum("apiserver_request_total", func(l map[string]string) bool {
 			return l["resource"] == "resourcebindings" && isWrite(l["verb"])
 		})
 	}
@@ -227,14 +227,14 @@ func TestPropagationThroughput(t *testing.T) {
 	for _, name := range benchMembers {
 		memberHosts["127.0.0.1:"+strconv.Itoa(framework.Member(t, name).Ports.APIServer)] = true
 	}
-	memberWrites := func(ss samples) float64 {
-		return ss.sum("rest_client_requests_total", func(l map[string]string) bool { return memberHosts[l["host"]] && isWrite(l["method"]) })
+	memberWrites := func(ss framework.Samples) float64 {
+		return ss.Sum("rest_client_requests_total", func(l map[string]string) bool { return memberHosts[l["host"]] && isWrite(l["method"]) })
 	}
-	cpWrites := func(ss samples) float64 {
-		return ss.sum("apiserver_request_total", func(l map[string]string) bool { return isWrite(l["verb"]) })
+	cpWrites := func(ss framework.Samples) float64 {
+		return ss.Sum("apiserver_request_total", func(l map[string]string) bool { return isWrite(l["verb"]) })
 	}
-	conflicts := func(ss samples) float64 {
-		return ss.sum("apiserver_request_total", func(l map[string]string) bool { return l["code"] == "409" })
+	conflicts := func(ss framework.Samples) float64 {
+		return ss.Sum("apiserver_request_total", func(l map[string]string) bool { return l["code"] == "409" })
 	}
 	before := m.scrape(t)
 	eventsBefore, templatesBefore := hostWrites(t, hc, "events"), hostWrites(t, hc, "deployments")
@@ -292,7 +292,7 @@ func TestPropagationThroughput(t *testing.T) {
 // waitIdle waits until flotilla-apiserver's controllers have taken in at
 // least n bindings and every queue has stayed empty, with no new adds, for
 // two seconds; it returns when that quiet time began and the last scrape.
-func waitIdle(t *testing.T, m *flotillaMetrics, n int) (time.Time, samples) {
+func waitIdle(t *testing.T, m *flotillaMetrics, n int) (time.Time, framework.Samples) {
 	t.Helper()
 	var quietSince time.Time
 	var lastAdds float64 = -1
@@ -304,9 +304,9 @@ func waitIdle(t *testing.T, m *flotillaMetrics, n int) (time.Time, samples) {
 			time.Sleep(250 * time.Millisecond)
 			continue
 		}
-		adds := ss.sum("workqueue_adds_total", nil)
-		depth := ss.sum("workqueue_depth", nil)
-		taken := ss.sum("workqueue_adds_total", func(l map[string]string) bool { return l["name"] == "binding" })
+		adds := ss.Sum("workqueue_adds_total", nil)
+		depth := ss.Sum("workqueue_depth", nil)
+		taken := ss.Sum("workqueue_adds_total", func(l map[string]string) bool { return l["name"] == "binding" })
 		if taken < float64(n) || depth > 0 || adds != lastAdds {
 			quietSince, lastAdds = time.Time{}, adds
 		} else if quietSince.IsZero() {

@@ -9,8 +9,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -171,12 +169,12 @@ func TestPodMetricsList(t *testing.T) {
 	}
 	// How long the members take to answer their parts, from
 	// flotilla-apiserver's histogram, over the rounds.
-	memberSums := func() map[string][2]float64 {
-		raw, err := flotilla.MetricsV1beta1().RESTClient().Get().AbsPath("/metrics").DoRaw(t.Context())
+	memberSums := func() framework.Samples {
+		ss, err := framework.FlotillaMetrics(t.Context(), t)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return histogramSums(string(raw), "flotilla_metrics_adapter_member_request_duration_seconds", "cluster")
+		return ss
 	}
 	before := memberSums()
 	// Interleaved rounds, so every source sees the same machine.
@@ -206,7 +204,9 @@ func TestPodMetricsList(t *testing.T) {
 	after := memberSums()
 	text += "  mean answer of each member during the rounds (flotilla_metrics_adapter_member_request_duration_seconds):"
 	for _, m := range members {
-		sum, n := after[m][0]-before[m][0], after[m][1]-before[m][1]
+		const name = "flotilla_metrics_adapter_member_request_duration_seconds"
+		of := func(l map[string]string) bool { return l["cluster"] == m }
+		sum, n := after.Sum(name+"_sum", of)-before.Sum(name+"_sum", of), after.Sum(name+"_count", of)-before.Sum(name+"_count", of)
 		if n > 0 {
 			text += fmt.Sprintf(" %s %s", m, time.Duration(sum/n*float64(time.Second)).Round(100*time.Microsecond))
 		}
@@ -352,38 +352,4 @@ func createDeployment(t *testing.T, cs kubernetes.Interface, ns, name string, re
 	if _, err := cs.AppsV1().Deployments(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// histogramSums reads the _sum and _count of a histogram from a Prometheus
-// text page, by the value of one label (summed over the others).
-func histogramSums(page, name, label string) map[string][2]float64 {
-	out := map[string][2]float64{}
-	for _, line := range strings.Split(page, "\n") {
-		var idx int
-		var rest string
-		if r, ok := strings.CutPrefix(line, name+"_sum{"); ok {
-			idx, rest = 0, r
-		} else if r, ok := strings.CutPrefix(line, name+"_count{"); ok {
-			idx, rest = 1, r
-		} else {
-			continue
-		}
-		labels, value, ok := strings.Cut(rest, "} ")
-		if !ok {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-		if err != nil {
-			continue
-		}
-		for _, kv := range strings.Split(labels, ",") {
-			if k, val, _ := strings.Cut(kv, "="); k == label {
-				key := strings.Trim(val, `"`)
-				cur := out[key]
-				cur[idx] += v
-				out[key] = cur
-			}
-		}
-	}
-	return out
 }

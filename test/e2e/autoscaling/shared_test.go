@@ -3,12 +3,10 @@ package autoscaling
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
@@ -106,26 +104,15 @@ spec:
 // informerSources reads flotilla_member_informer_source from
 // flotilla-apiserver's /metrics: "cluster/resource" → the source at 1.
 func informerSources(ctx context.Context, t *testing.T) (map[string]string, error) {
-	cs, err := kubernetes.NewForConfig(framework.FlotillaConfig(t))
-	if err != nil {
-		return nil, err
-	}
-	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	ss, err := framework.FlotillaMetrics(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]string{}
-	for _, line := range strings.Split(string(raw), "\n") {
-		rest, ok := strings.CutPrefix(line, "flotilla_member_informer_source{")
-		if !ok || !strings.HasSuffix(line, "} 1") {
-			continue
+	for _, s := range ss {
+		if s.Name == "flotilla_member_informer_source" && s.Value == 1 {
+			out[s.Labels["cluster"]+"/"+s.Labels["resource"]] = s.Labels["source"]
 		}
-		labels := map[string]string{}
-		for _, kv := range strings.Split(strings.TrimSuffix(rest, "} 1"), ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			labels[k] = strings.Trim(v, `"`)
-		}
-		out[labels["cluster"]+"/"+labels["resource"]] = labels["source"]
 	}
 	return out, nil
 }

@@ -26,24 +26,7 @@ const proxyPrefix = "/apis/cluster.karmada.io/v1alpha1/clusters/"
 // proxy to member1 only, and returns a client configuration with its token.
 func tomConfig(t *testing.T) *rest.Config {
 	t.Helper()
-	ctx := t.Context()
-	host, err := framework.Env.Host.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy-member1"}, Rules: []rbacv1.PolicyRule{{
-		APIGroups: []string{"cluster.karmada.io"}, Resources: []string{"clusters/proxy"}, ResourceNames: []string{"member1"}, Verbs: []string{"*"},
-	}}}
-	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "tom-proxy-member1"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "tom"}}}
-	if _, err := host.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	if _, err := host.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	return framework.ServiceAccountConfig(t, "tom")
+	return framework.ProxyServiceAccountConfig(t, "tom", "member1")
 }
 
 func raw(ctx context.Context, cfg *rest.Config, path string) ([]byte, error) {

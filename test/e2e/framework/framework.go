@@ -15,6 +15,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -123,4 +124,28 @@ func ServiceAccountConfig(t *testing.T, name string) *rest.Config {
 		t.Fatal(err)
 	}
 	return &rest.Config{Host: Env.Host.Server, BearerToken: tok.Status.Token, TLSClientConfig: rest.TLSClientConfig{CAData: ca}}
+}
+
+// ProxyServiceAccountConfig is ServiceAccountConfig for an account the
+// control plane allows to reach one cluster's clusters/{name}/proxy only
+// (ClusterRole cluster-proxy-<cluster>, bound as <name>-proxy-<cluster>).
+func ProxyServiceAccountConfig(t *testing.T, name, cluster string) *rest.Config {
+	t.Helper()
+	host, err := Env.Host.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy-" + cluster}, Rules: []rbacv1.PolicyRule{{
+		APIGroups: []string{"cluster.karmada.io"}, Resources: []string{"clusters/proxy"}, ResourceNames: []string{cluster}, Verbs: []string{"*"},
+	}}}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name + "-proxy-" + cluster},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: name}}}
+	if _, err := host.RbacV1().ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	if _, err := host.RbacV1().ClusterRoleBindings().Create(t.Context(), binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	return ServiceAccountConfig(t, name)
 }

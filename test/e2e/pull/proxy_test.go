@@ -28,21 +28,7 @@ const proxyPrefix = "/apis/cluster.karmada.io/v1alpha1/clusters/"
 // proxy.
 func tomKubeconfig(t *testing.T) (string, *rest.Config) {
 	t.Helper()
-	ctx := t.Context()
-	host := framework.HostClient(t)
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy-member3"}, Rules: []rbacv1.PolicyRule{{
-		APIGroups: []string{"cluster.karmada.io"}, Resources: []string{"clusters/proxy"}, ResourceNames: []string{"member3"}, Verbs: []string{"*"},
-	}}}
-	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "tom-proxy-member3"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "tom"}}}
-	if _, err := host.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	if _, err := host.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	tom := framework.ServiceAccountConfig(t, "tom")
+	tom := framework.ProxyServiceAccountConfig(t, "tom", "member3")
 	kc := fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters: [{name: m3, cluster: {server: %q, certificate-authority-data: %s}}]

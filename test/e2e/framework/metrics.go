@@ -1,0 +1,84 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Sample is one value of a Prometheus text page: a counter, gauge or
+// untyped value under its name, or a histogram's or summary's
+// <name>_sum and <name>_count.
+type Sample struct {
+	Name   string
+	Labels map[string]string
+	Value  float64
+}
+
+// Samples is a parsed metrics page.
+type Samples []Sample
+
+// ParseMetrics parses a Prometheus text page with the Prometheus parser.
+func ParseMetrics(raw []byte) (Samples, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	var out Samples
+	for name, f := range families {
+		for _, m := range f.GetMetric() {
+			labels := make(map[string]string, len(m.GetLabel()))
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			add := func(n string, v float64) { out = append(out, Sample{Name: n, Labels: labels, Value: v}) }
+			switch f.GetType() {
+			case dto.MetricType_COUNTER:
+				add(name, m.GetCounter().GetValue())
+			case dto.MetricType_GAUGE:
+				add(name, m.GetGauge().GetValue())
+			case dto.MetricType_HISTOGRAM:
+				add(name+"_sum", m.GetHistogram().GetSampleSum())
+				add(name+"_count", float64(m.GetHistogram().GetSampleCount()))
+			case dto.MetricType_SUMMARY:
+				add(name+"_sum", m.GetSummary().GetSampleSum())
+				add(name+"_count", float64(m.GetSummary().GetSampleCount()))
+			default:
+				add(name, m.GetUntyped().GetValue())
+			}
+		}
+	}
+	return out, nil
+}
+
+// Sum adds the values of the samples called name whose labels satisfy
+// keep (all of them when keep is nil).
+func (ss Samples) Sum(name string, keep func(map[string]string) bool) float64 {
+	var n float64
+	for _, s := range ss {
+		if s.Name == name && (keep == nil || keep(s.Labels)) {
+			n += s.Value
+		}
+	}
+	return n
+}
+
+// FlotillaMetrics reads and parses flotilla-apiserver's /metrics on its
+// own port (FlotillaConfig).
+func FlotillaMetrics(ctx context.Context, t *testing.T) (Samples, error) {
+	cs, err := kubernetes.NewForConfig(FlotillaConfig(t))
+	if err != nil {
+		return nil, err
+	}
+	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMetrics(raw)
+}
