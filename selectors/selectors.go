@@ -73,6 +73,13 @@ func BestMatch(sels []policyv1alpha1.ResourceSelector, obj Object) int {
 	return best
 }
 
+// ClusterTargetingChanged tells whether a cluster changed in something a
+// ClusterAffinity selects on: its labels, provider, region or zones.
+func ClusterTargetingChanged(old, cur *clusterv1alpha1.Cluster) bool {
+	return !labels.Equals(old.Labels, cur.Labels) || old.Spec.Provider != cur.Spec.Provider || old.Spec.Region != cur.Spec.Region ||
+		old.Spec.Zone != cur.Spec.Zone || !slices.Equal(old.Spec.Zones, cur.Spec.Zones)
+}
+
 // ClusterMatches tells whether affinity selects cluster; a nil affinity
 // selects every cluster. All set sub-terms are ANDed.
 func ClusterMatches(cluster *clusterv1alpha1.Cluster, affinity *policyv1alpha1.ClusterAffinity) bool {

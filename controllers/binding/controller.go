@@ -7,7 +7,6 @@ package binding
 
 import (
 	"context"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -32,6 +31,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/selectors"
 )
 
 // ControllerName is the name of the binding controller in --controllers.
@@ -134,8 +134,7 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(old, obj any) {
 			o, n := old.(*clusterv1alpha1.Cluster), obj.(*clusterv1alpha1.Cluster)
-			if !labels.Equals(o.Labels, n.Labels) || o.Spec.Provider != n.Spec.Provider || o.Spec.Region != n.Spec.Region ||
-				o.Spec.Zone != n.Spec.Zone || strings.Join(o.Spec.Zones, ",") != strings.Join(n.Spec.Zones, ",") {
+			if selectors.ClusterTargetingChanged(o, n) {
 				c.enqueueAll()
 			}
 		},

@@ -24,6 +24,7 @@ import (
 	policylisters "github.com/flotilla-io/flotilla/apis/generated/listers/policy/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/selectors"
 )
 
 // ControllerName is the name of the controller in --controllers.
@@ -66,9 +67,7 @@ func New(clusters clusterinformers.ClusterInformer, policies policyinformers.Clu
 		UpdateFunc: func(old, cur any) {
 			o, n := old.(*clusterv1alpha1.Cluster), cur.(*clusterv1alpha1.Cluster)
 			// Conditions decide; labels and fields decide the targets.
-			if !apiequality.Semantic.DeepEqual(o.Status.Conditions, n.Status.Conditions) ||
-				!apiequality.Semantic.DeepEqual(o.Labels, n.Labels) || o.Spec.Provider != n.Spec.Provider ||
-				o.Spec.Region != n.Spec.Region || o.Spec.Zone != n.Spec.Zone {
+			if !apiequality.Semantic.DeepEqual(o.Status.Conditions, n.Status.Conditions) || selectors.ClusterTargetingChanged(o, n) {
 				enqueue(cur)
 			}
 		},
@@ -99,7 +98,7 @@ func (c *Controller) enqueueTargets(obj any) {
 		return
 	}
 	for _, cl := range clusters {
-		if p.Spec.TargetClusters == nil || selectorsMatch(cl, p) {
+		if selectors.ClusterMatches(cl, p.Spec.TargetClusters) {
 			c.queue.Add(cl.Name)
 		}
 	}

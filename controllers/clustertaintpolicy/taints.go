@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
@@ -31,7 +32,7 @@ func Taints(cluster *clusterv1alpha1.Cluster, policies []*policyv1alpha1.Cluster
 		if p.DeletionTimestamp != nil {
 			continue
 		}
-		if p.Spec.TargetClusters != nil && !selectors.ClusterMatches(cluster, p.Spec.TargetClusters) {
+		if !selectors.ClusterMatches(cluster, p.Spec.TargetClusters) {
 			continue
 		}
 		if conditionsMatch(cluster.Status.Conditions, p.Spec.AddOnConditions) {
@@ -64,7 +65,7 @@ func conditionsMatch(conditions []metav1.Condition, match []policyv1alpha1.Match
 		return false
 	}
 	for _, m := range match {
-		c := findCondition(conditions, m.ConditionType)
+		c := meta.FindStatusCondition(conditions, m.ConditionType)
 		if c == nil {
 			return false
 		}
@@ -85,15 +86,6 @@ func conditionsMatch(conditions []metav1.Condition, match []policyv1alpha1.Match
 	return true
 }
 
-func findCondition(conditions []metav1.Condition, t string) *metav1.Condition {
-	for i := range conditions {
-		if conditions[i].Type == t {
-			return &conditions[i]
-		}
-	}
-	return nil
-}
-
 // describe is the taints as the event shows them: key=value:Effect, ...
 func describe(taints []corev1.Taint) string {
 	parts := make([]string, len(taints))
@@ -101,8 +93,4 @@ func describe(taints []corev1.Taint) string {
 		parts[i] = t.Key + "=" + t.Value + ":" + string(t.Effect)
 	}
 	return strings.Join(parts, ",")
-}
-
-func selectorsMatch(cluster *clusterv1alpha1.Cluster, p *policyv1alpha1.ClusterTaintPolicy) bool {
-	return selectors.ClusterMatches(cluster, p.Spec.TargetClusters)
 }
