@@ -134,14 +134,17 @@ func TestRecordInterpretation(t *testing.T) {
 	t.Parallel()
 	comps, reps := interpreter.InterpretComponent, interpreter.InterpretReplica
 	tests := []struct {
-		name   string
-		hooks  map[interpreter.Operation]bool
-		wrote  bool
-		err    error
-		events []string
+		name     string
+		hooks    map[interpreter.Operation]bool
+		multiple bool // MultiplePodTemplatesScheduling
+		wrote    bool
+		err      error
+		events   []string
 	}{
-		{name: "components, binding written", hooks: map[interpreter.Operation]bool{comps: true, reps: true}, wrote: true,
+		{name: "components, binding written", hooks: map[interpreter.Operation]bool{comps: true, reps: true}, multiple: true, wrote: true,
 			events: []string{"Normal GetComponentsSucceed Get components of resource template successfully."}},
+		{name: "components hook but the gate off: replicas were asked", hooks: map[interpreter.Operation]bool{comps: true, reps: true}, wrote: true,
+			events: []string{"Normal GetReplicasSucceed Get replicas of resource template successfully."}},
 		{name: "replicas, binding written", hooks: map[interpreter.Operation]bool{reps: true}, wrote: true,
 			events: []string{"Normal GetReplicasSucceed Get replicas of resource template successfully."}},
 		{name: "components, binding unchanged", hooks: map[interpreter.Operation]bool{comps: true}},
@@ -158,7 +161,7 @@ func TestRecordInterpretation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := record.NewFakeRecorder(10)
-			c := &Controller{interp: &fakeInterp{hooks: tc.hooks}, recorder: rec}
+			c := &Controller{interp: &fakeInterp{hooks: tc.hooks}, recorder: rec, MultiplePodTemplates: tc.multiple}
 			c.recordInterpretation(flinkGVK, flinkDeployment(), tc.wrote, tc.err)
 			close(rec.Events)
 			var got []string

@@ -125,7 +125,8 @@ func (c *Controller) recordInterpretation(gvk schema.GroupVersionKind, obj *unst
 		return
 	}
 	switch {
-	case c.interp.HookEnabled(gvk, interpreter.InterpretComponent):
+	case c.MultiplePodTemplates && c.interp.HookEnabled(gvk, interpreter.InterpretComponent):
+		// The hook desiredSpec asked (see there).
 		c.event(obj, corev1.EventTypeNormal, EventReasonGetComponentsSucceed, "Get components of resource template successfully.")
 	case c.interp.HookEnabled(gvk, interpreter.InterpretReplica):
 		c.event(obj, corev1.EventTypeNormal, EventReasonGetReplicasSucceed, "Get replicas of resource template successfully.")
