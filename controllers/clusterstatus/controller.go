@@ -6,6 +6,7 @@ package clusterstatus
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -64,6 +65,12 @@ type Options struct {
 	// Empty: the control plane's controller, which reports push clusters.
 	Agent string
 }
+
+// errListing: the member's caches are still listing; the status waits.
+var errListing = errors.New("member caches still listing")
+
+// cacheSyncPoll is how often a cluster whose caches are listing is looked at.
+const cacheSyncPoll = 500 * time.Millisecond
 
 // Controller updates the status of push clusters.
 type Controller struct {
@@ -141,7 +148,9 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 
 	status := cluster.Status.DeepCopy()
 	ready, err := c.observe(ctx, cluster, status)
-	if err != nil {
+	if errors.Is(err, errListing) {
+		return nil
+	} else if err != nil {
 		return err
 	}
 	if !ready && c.withinThreshold(name) && meta.IsStatusConditionTrue(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
@@ -214,8 +223,13 @@ func (c *Controller) observe(ctx context.Context, cluster *clusterv1alpha1.Clust
 	meta.SetStatusCondition(&status.Conditions, cond)
 
 	mc := c.caches.get(cluster.Name, client.Config.Host+"/"+client.Config.BearerToken, client.Clientset)
-	if !mc.waitSynced(ctx, c.opts.CacheSyncTimeout) {
+	switch synced, late := mc.listed(c.now(), c.opts.CacheSyncTimeout); {
+	case late:
 		return false, fmt.Errorf("the caches of cluster %s's nodes and pods did not sync within %s", cluster.Name, c.opts.CacheSyncTimeout)
+	case !synced:
+		// Look again soon rather than hold a worker.
+		c.queue.AddAfter(cluster.Name, cacheSyncPoll)
+		return false, errListing
 	}
 	status.NodeSummary, status.ResourceSummary = mc.summaries(cluster.Spec.ResourceModels)
 	return true, nil

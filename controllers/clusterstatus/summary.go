@@ -91,14 +91,13 @@ func newMemberCache(cs kubernetes.Interface, key string) *memberCache {
 
 func (m *memberCache) synced() bool { return m.nodes.HasSynced() && m.pods.HasSynced() }
 
-// waitSynced waits at most timeout for the node and pod caches to list.
-func (m *memberCache) waitSynced(ctx context.Context, timeout time.Duration) bool {
+// listed reports whether the node and pod caches have listed and, while
+// they have not, whether timeout has passed since they started.
+func (m *memberCache) listed(now time.Time, timeout time.Duration) (synced, late bool) {
 	if m.synced() {
-		return true
+		return true, false
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	return cache.WaitForCacheSync(ctx.Done(), m.nodes.HasSynced, m.pods.HasSynced)
+	return false, now.Sub(m.started) >= timeout
 }
 
 func (m *memberCache) stop() { m.cancel() }

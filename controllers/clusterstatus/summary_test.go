@@ -1,7 +1,6 @@
 package clusterstatus
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -81,25 +80,25 @@ type syncingInformer struct {
 
 func (f syncingInformer) HasSynced() bool { return !time.Now().Before(f.at) }
 
-// A status is written only once the member's caches have listed: the wait
-// returns when they have and gives up after the timeout.
-func TestWaitSynced(t *testing.T) {
+// A status is written only once the member's caches have listed: until
+// then the cluster is looked at again, and after the timeout it is late.
+func TestListed(t *testing.T) {
 	t.Parallel()
 	store := fakeInformer{store: cache.NewStore(cache.MetaNamespaceKeyFunc)}
-	soon := &memberCache{nodes: store, pods: syncingInformer{store, time.Now().Add(300 * time.Millisecond)}}
 	start := time.Now()
-	if !soon.waitSynced(context.Background(), 5*time.Second) {
-		t.Fatal("caches that list after 300ms: not synced within 5s")
+	soon := &memberCache{nodes: store, pods: syncingInformer{store, start.Add(300 * time.Millisecond)}, started: start}
+	if synced, late := soon.listed(start, 5*time.Second); synced || late {
+		t.Fatalf("caches that list after 300ms: synced %v late %v at once", synced, late)
 	}
-	if took := time.Since(start); took < 250*time.Millisecond || took > 3*time.Second {
-		t.Errorf("waited %s, want about 300ms", took)
+	time.Sleep(300 * time.Millisecond)
+	if synced, late := soon.listed(time.Now(), 5*time.Second); !synced || late {
+		t.Fatalf("caches that list after 300ms: synced %v late %v after it", synced, late)
 	}
-	never := &memberCache{nodes: store, pods: syncingInformer{store, time.Now().Add(time.Hour)}}
-	start = time.Now()
-	if never.waitSynced(context.Background(), 300*time.Millisecond) {
-		t.Fatal("caches that never list reported synced")
+	never := &memberCache{nodes: store, pods: syncingInformer{store, start.Add(time.Hour)}, started: start}
+	if _, late := never.listed(start.Add(299*time.Millisecond), 300*time.Millisecond); late {
+		t.Fatal("caches that never list: late before the timeout")
 	}
-	if took := time.Since(start); took > 3*time.Second {
-		t.Errorf("gave up after %s, want about the 300ms timeout", took)
+	if synced, late := never.listed(start.Add(300*time.Millisecond), 300*time.Millisecond); synced || !late {
+		t.Fatalf("caches that never list: synced %v late %v after the timeout", synced, late)
 	}
 }
