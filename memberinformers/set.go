@@ -10,7 +10,6 @@ package memberinformers
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -35,7 +34,7 @@ type Set struct {
 
 	// shared is the other cache of member objects in this process, if any;
 	// a member watch checks every switchCheck whether it appeared.
-	shared      atomic.Pointer[Shared]
+	shared      Shared
 	switchCheck time.Duration
 
 	mu      sync.RWMutex
@@ -44,14 +43,7 @@ type Set struct {
 
 // SetShared makes the pod and node informers read shared where it holds
 // their resource; call it before Run.
-func (s *Set) SetShared(shared Shared) { s.shared.Store(&shared) }
-
-func (s *Set) sharedSource() Shared {
-	if p := s.shared.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
+func (s *Set) SetShared(shared Shared) { s.shared = shared }
 
 // member is the informers of one cluster, built from one connection.
 type member struct {

@@ -58,7 +58,7 @@ type sourceLW struct {
 	cluster string
 	gvr     schema.GroupVersionResource
 	member  cache.ListerWatcherWithContext
-	shared  func() Shared
+	shared  Shared // nil: none
 	newList func() runtime.Object
 	// checkEvery is how often a member watch asks whether the shared copy
 	// has appeared.
@@ -75,12 +75,22 @@ var (
 // shared cache sends no initial-events-end bookmark).
 func (s *sourceLW) IsWatchListSemanticsUnSupported() bool { return true }
 
-func (s *sourceLW) pick(ctx context.Context) cache.ListerWatcherWithContext {
+// decoder decodes the shared cache's JSON into typed objects.
+var decoder = scheme.Codecs.UniversalDeserializer()
+
+// sharedLW is a ListerWatcher over the shared copy, when there is one.
+func (s *sourceLW) sharedLW() (cache.ListerWatcher, bool) {
+	if s.shared == nil {
+		return nil, false
+	}
+	return s.shared(s.cluster, s.gvr, decoder, s.newList)
+}
+
+// pick chooses the source of the next list or watch and records it.
+func (s *sourceLW) pick(ctx context.Context) (cache.ListerWatcherWithContext, Source) {
 	from, lw := FromMember, s.member
-	if sh := s.shared(); sh != nil {
-		if l, ok := sh(s.cluster, s.gvr, scheme.Codecs.UniversalDeserializer(), s.newList); ok {
-			from, lw = FromShared, cache.ToListerWatcherWithContext(l)
-		}
+	if l, ok := s.sharedLW(); ok {
+		from, lw = FromShared, cache.ToListerWatcherWithContext(l)
 	}
 	if prev, _ := s.last.Swap(from).(Source); prev != from {
 		klog.FromContext(ctx).V(2).Info("Member informer source", "cluster", s.cluster, "resource", s.gvr.Resource, "from", from)
@@ -92,7 +102,7 @@ func (s *sourceLW) pick(ctx context.Context) cache.ListerWatcherWithContext {
 			sourceGauge.WithLabelValues(s.cluster, s.gvr.Resource, string(src)).Set(v)
 		}
 	}
-	return lw
+	return lw, from
 }
 
 // forget drops the informer's gauge (its member stopped).
@@ -113,7 +123,8 @@ func (s *sourceLW) List(options metav1.ListOptions) (runtime.Object, error) {
 }
 
 func (s *sourceLW) ListWithContext(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
-	return s.pick(ctx).ListWithContext(ctx, options)
+	lw, _ := s.pick(ctx)
+	return lw.ListWithContext(ctx, options)
 }
 
 func (s *sourceLW) Watch(options metav1.ListOptions) (watch.Interface, error) {
@@ -121,24 +132,14 @@ func (s *sourceLW) Watch(options metav1.ListOptions) (watch.Interface, error) {
 }
 
 func (s *sourceLW) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
-	lw := s.pick(ctx)
+	lw, from := s.pick(ctx)
 	w, err := lw.WatchWithContext(ctx, options)
-	if err != nil || s.source() == FromShared {
+	if err != nil || from == FromShared {
 		return w, err
 	}
 	// Watching the member: end the watch once the shared copy is there, so
 	// the informer's next watch reads it.
-	return newSwitchWatch(w, s.sharedReady, s.checkEvery), nil
-}
-
-// sharedReady reports whether the shared cache now holds the resource.
-func (s *sourceLW) sharedReady() bool {
-	sh := s.shared()
-	if sh == nil {
-		return false
-	}
-	_, ok := sh(s.cluster, s.gvr, scheme.Codecs.UniversalDeserializer(), s.newList)
-	return ok
+	return newSwitchWatch(w, func() bool { _, ok := s.sharedLW(); return ok }, s.checkEvery), nil
 }
 
 // switchWatch passes a member watch's events on until ready reports true
@@ -187,7 +188,7 @@ func (w *switchWatch) ResultChan() <-chan watch.Event { return w.result }
 // podsAndNodes returns the member's pod and node informers, built on
 // sourceLW.
 func (st *Set) podsAndNodes(name string, cs kubernetes.Interface) (pods, nodes *sourceLW, podInformer, nodeInformer func(kubernetes.Interface, time.Duration) cache.SharedIndexInformer) {
-	pods = &sourceLW{cluster: name, gvr: podsResource, shared: st.sharedSource, checkEvery: st.switchCheck, newList: func() runtime.Object { return &corev1.PodList{} },
+	pods = &sourceLW{cluster: name, gvr: podsResource, shared: st.shared, checkEvery: st.switchCheck, newList: func() runtime.Object { return &corev1.PodList{} },
 		member: &cache.ListWatch{
 			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, o)
@@ -196,7 +197,7 @@ func (st *Set) podsAndNodes(name string, cs kubernetes.Interface) (pods, nodes *
 				return cs.CoreV1().Pods(metav1.NamespaceAll).Watch(ctx, o)
 			},
 		}}
-	nodes = &sourceLW{cluster: name, gvr: nodesResource, shared: st.sharedSource, checkEvery: st.switchCheck, newList: func() runtime.Object { return &corev1.NodeList{} },
+	nodes = &sourceLW{cluster: name, gvr: nodesResource, shared: st.shared, checkEvery: st.switchCheck, newList: func() runtime.Object { return &corev1.NodeList{} },
 		member: &cache.ListWatch{
 			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return cs.CoreV1().Nodes().List(ctx, o)

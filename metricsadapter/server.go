@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -61,17 +60,11 @@ type Config struct {
 	// the scheme (InstallScheme).
 	Scheme *runtime.Scheme
 	Codecs serializer.CodecFactory
-	// GetSecret reads the clusters' credential Secrets on the host.
-	GetSecret func(namespace, name string) (*corev1.Secret, error)
 	// HostConfig reaches the host API server, whose discovery maps the
 	// resources of custom metrics requests to kinds.
 	HostConfig *clientrest.Config
-	// Tunnel, when set, reaches Pull clusters through their agents'
-	// tunnels (memberclient.Cache.Tunnel).
-	Tunnel memberclient.TunnelDialer
-	// MemberClients, when set, are the member clients to use (shared with
-	// the rest of the process) instead of a cache of its own built from
-	// GetSecret and Tunnel.
+	// MemberClients reach the members (shared with the rest of the
+	// process: search, the proxy).
 	MemberClients *memberclient.Cache
 }
 
@@ -110,10 +103,6 @@ var GroupVersions = []schema.GroupVersion{
 func (c CompletedConfig) New() (*Server, error) {
 	s := &Server{cfg: c}
 	memberClients := c.MemberClients
-	if memberClients == nil {
-		memberClients = memberclient.NewCache(c.GetSecret)
-		memberClients.Tunnel = c.Tunnel
-	}
 	s.Members = memberinformers.New(func() ([]*clusterv1alpha1.Cluster, error) {
 		if l := s.clusters.Load(); l != nil {
 			return (*l).List(labels.Everything())

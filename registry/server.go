@@ -178,8 +178,14 @@ func (c CompletedConfig) New() (*Server, error) {
 	// informers).
 	memberClients := memberclient.NewCache(getSecret)
 	memberClients.Tunnel = tunnels.DialContext
-	groups := []*genericapiserver.APIGroupInfo{}
 	var searchSrv *search.Server
+	if c.hostCfg != nil {
+		cfg := &search.Config{Options: c.search, Authorizer: c.generic.Authorization.Authorizer, GetSecret: getSecret, HostConfig: c.hostCfg, Tunnel: tunnels.DialContext, MemberClients: memberClients}
+		if searchSrv, err = cfg.Complete().New(); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+	}
+	groups := []*genericapiserver.APIGroupInfo{}
 	add := func(g *genericapiserver.APIGroupInfo, err error) error {
 		groups = append(groups, g)
 		return err
@@ -190,7 +196,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		add(workregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
 		add(c.configGroup()),
 		add(c.simpleGroup("autoscaling.karmada.io", autoscalingDefinitions())),
-		add(c.searchGroup(s, getSecret, tunnels, memberClients, &searchSrv)),
+		add(c.searchGroup(s, searchSrv)),
 		add(c.simpleGroup("networking.karmada.io", networkingDefinitions())),
 		add(c.simpleGroup("apps.karmada.io", appsDefinitions())),
 		add(c.simpleGroup("remedy.karmada.io", remedyDefinitions())),
@@ -207,15 +213,13 @@ func (c CompletedConfig) New() (*Server, error) {
 		server.GroupVersions = append(server.GroupVersions, g.PrioritizedVersions...)
 	}
 	if c.hostCfg != nil {
-		if server.Metrics, err = c.installMetrics(s, getSecret, tunnels, memberClients); err != nil {
+		if server.Metrics, err = c.installMetrics(s, memberClients); err != nil {
 			return nil, err
 		}
 		server.GroupVersions = append(server.GroupVersions, metricsadapter.GroupVersions...)
-		if searchSrv != nil {
-			// Members whose Pods or Nodes a ResourceRegistry caches are
-			// watched once, for search and metrics both.
-			server.Metrics.Members.SetShared(searchSrv.SharedListerWatcher)
-		}
+		// Members whose Pods or Nodes a ResourceRegistry caches are
+		// watched once, for search and metrics both.
+		server.Metrics.Members.SetShared(searchSrv.SharedListerWatcher)
 	}
 	return server, nil
 }
@@ -233,23 +237,14 @@ func (c CompletedConfig) simpleGroup(group string, defs []*resource.Definition) 
 
 // searchGroup is search.karmada.io: resourceregistries, and the search
 // and proxying endpoints over the member caches they drive.
-func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, getSecret func(namespace, name string) (*corev1.Secret, error), tunnels *tunnel.Server, members *memberclient.Cache, out **search.Server) (*genericapiserver.APIGroupInfo, error) {
+func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, srv *search.Server) (*genericapiserver.APIGroupInfo, error) {
 	info, err := c.simpleGroup("search.karmada.io", searchDefinitions())
-	if err != nil {
-		return nil, err
-	}
-	if c.hostCfg == nil {
-		return info, nil
-	}
-	cfg := &search.Config{Options: c.search, Authorizer: c.generic.Authorization.Authorizer, GetSecret: getSecret, HostConfig: c.hostCfg, Tunnel: tunnels.DialContext, MemberClients: members}
-	srv, err := cfg.Complete().New()
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+	if err != nil || srv == nil {
+		return info, err
 	}
 	for name, st := range srv.Storage {
 		info.VersionedResourcesStorageMap["v1alpha1"][name] = st
 	}
-	*out = srv
 	if err := s.AddPostStartHook("start-search-cache", srv.PostStartHook); err != nil {
 		return nil, err
 	}
@@ -258,8 +253,8 @@ func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, getSe
 
 // installMetrics serves metrics.k8s.io and custom.metrics.k8s.io from the
 // members' metrics.
-func (c CompletedConfig) installMetrics(s *genericapiserver.GenericAPIServer, getSecret func(namespace, name string) (*corev1.Secret, error), tunnels *tunnel.Server, members *memberclient.Cache) (*metricsadapter.Server, error) {
-	cfg := &metricsadapter.Config{Options: c.metrics, Scheme: c.scheme, Codecs: c.codecs, GetSecret: getSecret, HostConfig: c.hostCfg, Tunnel: tunnels.DialContext, MemberClients: members}
+func (c CompletedConfig) installMetrics(s *genericapiserver.GenericAPIServer, members *memberclient.Cache) (*metricsadapter.Server, error) {
+	cfg := &metricsadapter.Config{Options: c.metrics, Scheme: c.scheme, Codecs: c.codecs, HostConfig: c.hostCfg, MemberClients: members}
 	m, err := cfg.Complete().New()
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)

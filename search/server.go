@@ -79,9 +79,8 @@ type Config struct {
 	// Tunnel, when set, reaches Pull clusters through their agents'
 	// tunnels (memberclient.Cache.Tunnel).
 	Tunnel memberclient.TunnelDialer
-	// MemberClients, when set, are the member clients to use (shared with
-	// the rest of the process) instead of a cache of its own built from
-	// GetSecret and Tunnel.
+	// MemberClients reach the members (shared with the rest of the
+	// process: the metrics adapter).
 	MemberClients *memberclient.Cache
 }
 
@@ -129,10 +128,6 @@ func (s *Server) SharedListerWatcher(cluster string, gvr schema.GroupVersionReso
 // New builds the search surface.
 func (c CompletedConfig) New() (*Server, error) {
 	s := &Server{cfg: c, members: c.MemberClients}
-	if s.members == nil {
-		s.members = memberclient.NewCache(c.GetSecret)
-		s.members.Tunnel = c.Tunnel
-	}
 	if c.Index {
 		ix, err := index.Open(index.Options{Dir: c.IndexDir})
 		if err != nil {
