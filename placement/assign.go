@@ -48,9 +48,7 @@ func assignTiers(selected []candidate, in input) ([]workv1alpha2.TargetCluster, 
 	slices.SortStableFunc(selected, func(a, b candidate) int { return cmp.Compare(a.tier, b.tier) })
 	held := map[string]int32{}
 	if !in.fresh {
-		for _, t := range in.spec.Clusters {
-			held[t.Name] = t.Replicas
-		}
+		held = assigned(in.spec.Clusters)
 	}
 	// tiers[i] is [start, end) of one tier in selected, with what it holds.
 	type tier struct {

@@ -106,9 +106,16 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 	}); err != nil {
 		return nil, err
 	}
-	// A quota raised or removed may let waiting bindings through. Its
-	// status, rewritten as members report use, changes nothing here.
-	retry := func(any) { c.enqueueAll(true) }
+	// A quota raised or removed may let its namespace's waiting bindings
+	// through. Its status, rewritten as members report use, changes
+	// nothing here.
+	retry := func(obj any) {
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+			if ns, _, err := cache.SplitMetaNamespaceKey(key); err == nil {
+				c.enqueueUnscheduledIn(ns)
+			}
+		}
+	}
 	if _, err := quotas.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: retry, DeleteFunc: retry,
 		UpdateFunc: func(old, cur any) {
@@ -207,13 +214,7 @@ func (c *Controller) enqueueBinding(obj any) {
 // enqueueAll queues every binding, or with unscheduledOnly those whose
 // last decision failed or which have no decision yet.
 func (c *Controller) enqueueAll(unscheduledOnly bool) {
-	keep := func(status *workv1alpha2.ResourceBindingStatus) bool {
-		if !unscheduledOnly {
-			return true
-		}
-		cond := meta.FindStatusCondition(status.Conditions, workv1alpha2.Scheduled)
-		return cond == nil || cond.Status != "True"
-	}
+	keep := func(status *workv1alpha2.ResourceBindingStatus) bool { return !unscheduledOnly || !scheduled(status) }
 	rbs, _ := c.rbs.List(labels.Everything())
 	for _, b := range rbs {
 		if keep(&b.Status) {
@@ -226,4 +227,19 @@ func (c *Controller) enqueueAll(unscheduledOnly bool) {
 			c.queue.Add(names.BindingKey("", b.Name))
 		}
 	}
+}
+
+// enqueueUnscheduledIn queues the ResourceBindings of namespace that are not
+// scheduled (a FederatedResourceQuota there changed).
+func (c *Controller) enqueueUnscheduledIn(namespace string) {
+	rbs, _ := c.rbs.ResourceBindings(namespace).List(labels.Everything())
+	for _, b := range rbs {
+		if !scheduled(&b.Status) {
+			c.queue.Add(names.BindingKey(b.Namespace, b.Name))
+		}
+	}
+}
+
+func scheduled(status *workv1alpha2.ResourceBindingStatus) bool {
+	return meta.IsStatusConditionTrue(status.Conditions, workv1alpha2.Scheduled)
 }
