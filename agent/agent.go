@@ -13,11 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
@@ -28,9 +25,8 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
-	karmadascheme "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/scheme"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
-	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
 	"github.com/flotilla-io/flotilla/controllers/execution"
 	"github.com/flotilla-io/flotilla/controllers/manager"
@@ -150,7 +146,7 @@ func (c *Config) work(ctx context.Context, member *memberclient.Client) error {
 		externalversions.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
 		}))
-	es := externalversions.NewSharedInformerFactoryWithOptions(karmada, 0, externalversions.WithNamespace(executionNamespace(name)))
+	es := externalversions.NewSharedInformerFactoryWithOptions(karmada, 0, externalversions.WithNamespace(agentregistration.ExecutionNamespace(name)))
 	config := externalversions.NewSharedInformerFactory(karmada, 0)
 	_, interp, interpSynced, err := manager.NewInterpreter(config, nil)
 	if err != nil {
@@ -191,7 +187,7 @@ func (c *Config) work(ctx context.Context, member *memberclient.Client) error {
 			log.Error(err, "The tunnel to the control plane cannot run")
 		}
 	}()
-	log.Info("Agent running", "cluster", name, "executionNamespace", executionNamespace(name))
+	log.Info("Agent running", "cluster", name, "executionNamespace", agentregistration.ExecutionNamespace(name))
 	<-ctx.Done()
 	return nil
 }
@@ -229,18 +225,9 @@ func ensureCluster(ctx context.Context, karmada versioned.Interface, member kube
 // objects (templates in user namespaces) are dropped here rather than
 // refused there.
 func newRecorder(host kubernetes.Interface, cluster string) (record.EventRecorder, func(), error) {
-	s := runtime.NewScheme()
-	if err := scheme.AddToScheme(s); err != nil {
+	r, shutdown, err := manager.NewEventRecorder(host.CoreV1().Events(agentregistration.ExecutionNamespace(cluster)), corev1.EventSource{Component: "flotilla-agent", Host: cluster})
+	if err != nil {
 		return nil, nil, err
 	}
-	if err := karmadascheme.AddToScheme(s); err != nil {
-		return nil, nil, err
-	}
-	b := record.NewBroadcaster()
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: host.CoreV1().Events(executionNamespace(cluster))})
-	r := b.NewRecorder(s, corev1.EventSource{Component: "flotilla-agent", Host: cluster})
-	return &namespaceRecorder{EventRecorder: r, namespace: executionNamespace(cluster)}, b.Shutdown, nil
+	return &namespaceRecorder{EventRecorder: r, namespace: agentregistration.ExecutionNamespace(cluster)}, shutdown, nil
 }
-
-// executionNamespace is the cluster's namespace of Works on the control plane.
-func executionNamespace(cluster string) string { return workv1alpha1.ExecutionSpacePrefix + cluster }

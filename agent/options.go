@@ -17,6 +17,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 )
 
 // Options are the agent's flags.
@@ -64,7 +66,7 @@ func NewOptions() *Options {
 		LeaderElect:                  true,
 		LeaderElectNamespace:         "karmada-system",
 		Workers:                      8,
-		AgentNamespace:               "karmada-system",
+		AgentNamespace:               agentregistration.DefaultAgentNamespace,
 	}
 }
 

@@ -61,9 +61,6 @@ const (
 	// defaultCertDirName is the default --cert-dir, next to the
 	// control-plane kubeconfig.
 	defaultCertDirName = "flotilla-agent-certs"
-	// agentClusterAnnotation names, on the member's agent Secret, the
-	// cluster it was registered as (flotillactl register sets it).
-	agentClusterAnnotation = "cluster.karmada.io/name"
 	// minCertificateLifetime is the shortest expirationSeconds the
 	// CertificateSigningRequest API accepts.
 	minCertificateLifetime = 10 * time.Minute
@@ -431,7 +428,7 @@ func updateAgentSecret(ctx context.Context, member kubernetes.Interface, namespa
 		if err != nil {
 			return err
 		}
-		if name := s.Annotations[agentClusterAnnotation]; name != "" && name != cluster {
+		if name := s.Annotations[agentregistration.AgentClusterAnnotation]; name != "" && name != cluster {
 			outcome = secretForeign
 			return nil
 		}

@@ -460,7 +460,7 @@ func TestRotationRenewsThroughCertificateRequest(t *testing.T) {
 	}
 	member := kubefake.NewClientset(&corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "karmada-system", Name: agentregistration.AgentConfigSecret,
-			Annotations: map[string]string{agentClusterAnnotation: testCluster}},
+			Annotations: map[string]string{agentregistration.AgentClusterAnnotation: testCluster}},
 		Data: map[string][]byte{agentregistration.AgentConfigKey: kubeconfig},
 	})
 
@@ -546,7 +546,7 @@ func TestUpdateAgentSecret(t *testing.T) {
 			Data:       map[string][]byte{agentregistration.AgentConfigKey: kubeconfig},
 		}
 		if annotation != "" {
-			s.Annotations = map[string]string{agentClusterAnnotation: annotation}
+			s.Annotations = map[string]string{agentregistration.AgentClusterAnnotation: annotation}
 		}
 		return s
 	}

@@ -44,6 +44,9 @@ const (
 	AgentConfigKey    = "karmada.config"
 	// DefaultAgentNamespace is the member namespace of the agent.
 	DefaultAgentNamespace = "karmada-system"
+	// AgentClusterAnnotation names, on the member's agent Secret, the
+	// cluster the agent was registered as (flotillactl register sets it).
+	AgentClusterAnnotation = "cluster.karmada.io/name"
 )
 
 // Certificate-request subresources the controller checks with a

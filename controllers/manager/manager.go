@@ -191,20 +191,10 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Events name templates (any kind: the reference is built from the
-	// binding) and Karmada objects, so the recorder knows both schemes.
-	eventScheme := runtime.NewScheme()
-	if err := scheme.AddToScheme(eventScheme); err != nil {
+	recorder, _, err := NewEventRecorder(events.CoreV1().Events(""), corev1.EventSource{Component: "flotilla-controllers"})
+	if err != nil {
 		return nil, err
 	}
-	if err := karmadascheme.AddToScheme(eventScheme); err != nil {
-		return nil, err
-	}
-	// The spam filter (a burst of 25 events per object, then one per five
-	// minutes) keys on the reason too: a template's frequent status events
-	// must not starve its rare ones (PreemptPolicySucceed...).
-	broadcaster := record.NewBroadcaster(record.WithCorrelatorOptions(record.CorrelatorOptions{SpamKeyFunc: spamKeyByReason}))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: events.CoreV1().Events("")})
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
 	karmadaInformers := externalversions.NewSharedInformerFactory(kc, 0)
 	hostInformers := informers.NewSharedInformerFactory(hc, 0)
@@ -227,7 +217,7 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 		Interpreter:       interp,
 		Customizations:    customizations,
 		interpreterSynced: interpSynced,
-		Recorder:          broadcaster.NewRecorder(eventScheme, corev1.EventSource{Component: "flotilla-controllers"}),
+		Recorder:          recorder,
 		Members: memberclient.NewCache(func(ns, name string) (*corev1.Secret, error) {
 			if s, err := secrets.Secrets(ns).Get(name); err == nil {
 				return s, nil
@@ -293,4 +283,23 @@ func Run(ctx context.Context, c *Context) error {
 func spamKeyByReason(e *corev1.Event) string {
 	return strings.Join([]string{e.Source.Component, e.Source.Host, e.InvolvedObject.Kind, e.InvolvedObject.Namespace,
 		e.InvolvedObject.Name, string(e.InvolvedObject.UID), e.InvolvedObject.APIVersion, e.Type, e.Reason}, "/")
+}
+
+// NewEventRecorder returns a recorder of events on templates (any kind:
+// the reference is built from the binding) and Karmada objects, written to
+// sink, and the shutdown of its broadcaster. Its spam filter (a burst of
+// 25 events per object, then one per five minutes) keys on the reason
+// too: a template's frequent status events must not starve its rare ones
+// (PreemptPolicySucceed...).
+func NewEventRecorder(sink typedcorev1.EventInterface, source corev1.EventSource) (record.EventRecorder, func(), error) {
+	s := runtime.NewScheme()
+	if err := scheme.AddToScheme(s); err != nil {
+		return nil, nil, err
+	}
+	if err := karmadascheme.AddToScheme(s); err != nil {
+		return nil, nil, err
+	}
+	b := record.NewBroadcaster(record.WithCorrelatorOptions(record.CorrelatorOptions{SpamKeyFunc: spamKeyByReason}))
+	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: sink})
+	return b.NewRecorder(s, source), b.Shutdown, nil
 }

@@ -42,9 +42,6 @@ import (
 const (
 	agentServiceAccount = "karmada-agent-sa"
 	agentClusterRole    = "karmada-agent"
-	// agentClusterAnnotation on the agent's Secret names the cluster it
-	// was registered as.
-	agentClusterAnnotation = "cluster.karmada.io/name"
 	// agentKubeconfigCluster is the name of the control plane in the
 	// agent's kubeconfig.
 	agentKubeconfigCluster = "karmada-apiserver"
@@ -295,7 +292,7 @@ func (o *registerOptions) preflight(ctx context.Context, member kubernetes.Inter
 	case o.Force:
 		return nil
 	}
-	as := s.Annotations[agentClusterAnnotation]
+	as := s.Annotations[agentregistration.AgentClusterAnnotation]
 	if as == "" {
 		as = "an unknown cluster"
 	} else {
@@ -493,7 +490,7 @@ func (o *registerOptions) ensureMemberObjects(ctx context.Context, member kubern
 	want := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: o.AgentNamespace, Name: agentregistration.AgentConfigSecret, Labels: createdLabels(),
-			Annotations: map[string]string{agentClusterAnnotation: o.ClusterName},
+			Annotations: map[string]string{agentregistration.AgentClusterAnnotation: o.ClusterName},
 		},
 		Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{agentregistration.AgentConfigKey: agentKubeconfig},
@@ -514,7 +511,7 @@ func (o *registerOptions) ensureMemberObjects(ctx context.Context, member kubern
 		if cur.Annotations == nil {
 			cur.Annotations = map[string]string{}
 		}
-		cur.Annotations[agentClusterAnnotation] = o.ClusterName
+		cur.Annotations[agentregistration.AgentClusterAnnotation] = o.ClusterName
 		if _, err := secrets.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("updating secret %s/%s on the member: %w", want.Namespace, want.Name, err)
 		}
