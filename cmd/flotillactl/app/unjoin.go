@@ -180,6 +180,18 @@ func (o *unjoinOptions) unjoin(ctx context.Context, cp controlPlane, m *memberCl
 // its finalizer lets the control plane remove what it propagated to the
 // member, which needs the credentials unjoin deletes next.
 func (o *unjoinOptions) deleteCluster(ctx context.Context, cp controlPlane, cluster *clusterv1alpha1.Cluster, p printer) error {
+	return deleteCluster(ctx, cp, cluster, clusterWait{enabled: o.Wait, timeout: o.Timeout, interval: o.pollInterval}, p)
+}
+
+// clusterWait is how deleteCluster waits for a deleted Cluster to go.
+type clusterWait struct {
+	enabled           bool
+	timeout, interval time.Duration
+}
+
+// deleteCluster deletes cluster (guarded by its uid) and, when w is
+// enabled, waits until it is gone.
+func deleteCluster(ctx context.Context, cp controlPlane, cluster *clusterv1alpha1.Cluster, w clusterWait, p printer) error {
 	clusters := cp.karmada.ClusterV1alpha1().Clusters()
 	if !p.dryRun {
 		err := clusters.Delete(ctx, cluster.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &cluster.UID}})
@@ -188,11 +200,11 @@ func (o *unjoinOptions) deleteCluster(ctx context.Context, cp controlPlane, clus
 		}
 	}
 	p.changed(onControlPlane, ref("cluster", "", cluster.Name), "deleted")
-	if p.dryRun || !o.Wait {
+	if p.dryRun || !w.enabled {
 		return nil
 	}
 	var last *clusterv1alpha1.Cluster
-	err := wait.PollUntilContextTimeout(ctx, o.pollInterval, o.Timeout, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, w.interval, w.timeout, true, func(ctx context.Context) (bool, error) {
 		c, err := clusters.Get(ctx, cluster.Name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
@@ -209,7 +221,7 @@ func (o *unjoinOptions) deleteCluster(ctx context.Context, cp controlPlane, clus
 	if err != nil {
 		if wait.Interrupted(err) && last != nil {
 			return fmt.Errorf("cluster %s is still on the control plane after %s (finalizers %v); its credentials were kept so the control plane can finish: run unjoin again later, or with --wait=false: %w",
-				cluster.Name, o.Timeout, last.Finalizers, err)
+				cluster.Name, w.timeout, last.Finalizers, err)
 		}
 		return err
 	}
@@ -223,8 +235,8 @@ func (o *unjoinOptions) deleteCluster(ctx context.Context, cp controlPlane, clus
 // kept while another such join remains.
 func cleanMember(ctx context.Context, kube kubernetes.Interface, n joinNames, p printer) error {
 	own := []object{
-		clusterRoleBindingObject(kube, n.clusterRole()),
-		clusterRoleObject(kube, n.clusterRole()),
+		clusterRoleBindingObject(kube, onMember, n.clusterRole()),
+		clusterRoleObject(kube, onMember, n.clusterRole()),
 		secretObject(kube, onMember, n.namespace, n.serviceAccount()),
 		serviceAccountObject(kube, n.namespace, n.serviceAccount()),
 	}
@@ -334,16 +346,30 @@ func namespaceObject(kube kubernetes.Interface, name string) object {
 		del: func(ctx context.Context, opts metav1.DeleteOptions) error { return c.Delete(ctx, name, opts) }}
 }
 
-func clusterRoleObject(kube kubernetes.Interface, name string) object {
+func clusterRoleObject(kube kubernetes.Interface, where, name string) object {
 	c := kube.RbacV1().ClusterRoles()
-	return object{where: onMember, what: ref("clusterrole", "", name),
+	return object{where: where, what: ref("clusterrole", "", name),
 		get: func(ctx context.Context) (metav1.Object, error) { return c.Get(ctx, name, metav1.GetOptions{}) },
 		del: func(ctx context.Context, opts metav1.DeleteOptions) error { return c.Delete(ctx, name, opts) }}
 }
 
-func clusterRoleBindingObject(kube kubernetes.Interface, name string) object {
+func clusterRoleBindingObject(kube kubernetes.Interface, where, name string) object {
 	c := kube.RbacV1().ClusterRoleBindings()
-	return object{where: onMember, what: ref("clusterrolebinding", "", name),
+	return object{where: where, what: ref("clusterrolebinding", "", name),
+		get: func(ctx context.Context) (metav1.Object, error) { return c.Get(ctx, name, metav1.GetOptions{}) },
+		del: func(ctx context.Context, opts metav1.DeleteOptions) error { return c.Delete(ctx, name, opts) }}
+}
+
+func roleObject(kube kubernetes.Interface, where, namespace, name string) object {
+	c := kube.RbacV1().Roles(namespace)
+	return object{where: where, what: ref("role", namespace, name),
+		get: func(ctx context.Context) (metav1.Object, error) { return c.Get(ctx, name, metav1.GetOptions{}) },
+		del: func(ctx context.Context, opts metav1.DeleteOptions) error { return c.Delete(ctx, name, opts) }}
+}
+
+func roleBindingObject(kube kubernetes.Interface, where, namespace, name string) object {
+	c := kube.RbacV1().RoleBindings(namespace)
+	return object{where: where, what: ref("rolebinding", namespace, name),
 		get: func(ctx context.Context) (metav1.Object, error) { return c.Get(ctx, name, metav1.GetOptions{}) },
 		del: func(ctx context.Context, opts metav1.DeleteOptions) error { return c.Delete(ctx, name, opts) }}
 }

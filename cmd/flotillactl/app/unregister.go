@@ -125,12 +125,8 @@ func (o *unregisterOptions) validate() error {
 // run unregisters; cp is nil without --control-plane-kubeconfig.
 func (o *unregisterOptions) run(ctx context.Context, cp *controlPlane, member kubernetes.Interface, out io.Writer) error {
 	p := printer{out: out}
-	id, err := memberID(ctx, member)
-	if err != nil {
-		return err
-	}
 	if cp != nil {
-		if err := o.removeFromControlPlane(ctx, *cp, id, p); err != nil {
+		if err := o.removeFromControlPlane(ctx, *cp, member, p); err != nil {
 			return err
 		}
 	}
@@ -145,7 +141,7 @@ func (o *unregisterOptions) run(ctx context.Context, cp *controlPlane, member ku
 	return nil
 }
 
-func (o *unregisterOptions) removeFromControlPlane(ctx context.Context, cp controlPlane, memberID string, p printer) error {
+func (o *unregisterOptions) removeFromControlPlane(ctx context.Context, cp controlPlane, member kubernetes.Interface, p printer) error {
 	cluster, err := cp.karmada.ClusterV1alpha1().Clusters().Get(ctx, o.ClusterName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -156,56 +152,32 @@ func (o *unregisterOptions) removeFromControlPlane(ctx context.Context, cp contr
 	case o.Force:
 	case cluster.Spec.SyncMode != clusterv1alpha1.Pull:
 		return fmt.Errorf("cluster %s is in %s mode: use unjoin (or --force); nothing was deleted", o.ClusterName, cluster.Spec.SyncMode)
-	case cluster.Spec.ID != "" && cluster.Spec.ID != memberID:
-		return fmt.Errorf("the member kubeconfig points at a cluster with kube-system uid %s, but cluster %s has id %s; nothing was deleted (pass --force to unregister anyway)", memberID, o.ClusterName, cluster.Spec.ID)
+	case cluster.Spec.ID != "":
+		// Only now is the member's id needed.
+		id, err := memberID(ctx, member)
+		if err != nil {
+			return err
+		}
+		if cluster.Spec.ID != id {
+			return fmt.Errorf("the member kubeconfig points at a cluster with kube-system uid %s, but cluster %s has id %s; nothing was deleted (pass --force to unregister anyway)", id, o.ClusterName, cluster.Spec.ID)
+		}
 	}
 	if cluster != nil {
 		// The unjoin code path: delete, then wait until the finalizer let go.
-		u := &unjoinOptions{ClusterName: o.ClusterName, Wait: o.Wait, Timeout: o.Timeout, pollInterval: o.pollInterval}
-		if err := u.deleteCluster(ctx, cp, cluster, p); err != nil {
+		if err := deleteCluster(ctx, cp, cluster, clusterWait{enabled: o.Wait, timeout: o.Timeout, interval: o.pollInterval}, p); err != nil {
 			return err
 		}
 	}
 	// The agent's rights go with the Cluster (owner references); delete
 	// them now rather than when the garbage collector comes round.
 	kube, name := cp.kube, o.ClusterName
-	rbac := kube.RbacV1()
 	objs := []object{
-		{where: onControlPlane, what: ref("clusterrolebinding", "", agentregistration.ClusterRoleName(name)),
-			get: func(ctx context.Context) (metav1.Object, error) {
-				return rbac.ClusterRoleBindings().Get(ctx, agentregistration.ClusterRoleName(name), metav1.GetOptions{})
-			},
-			del: func(ctx context.Context, opts metav1.DeleteOptions) error {
-				return rbac.ClusterRoleBindings().Delete(ctx, agentregistration.ClusterRoleName(name), opts)
-			}},
-		{where: onControlPlane, what: ref("clusterrole", "", agentregistration.ClusterRoleName(name)),
-			get: func(ctx context.Context) (metav1.Object, error) {
-				return rbac.ClusterRoles().Get(ctx, agentregistration.ClusterRoleName(name), metav1.GetOptions{})
-			},
-			del: func(ctx context.Context, opts metav1.DeleteOptions) error {
-				return rbac.ClusterRoles().Delete(ctx, agentregistration.ClusterRoleName(name), opts)
-			}},
-	}
-	for _, r := range []struct{ ns, name string }{
-		{agentregistration.ExecutionNamespace(name), agentregistration.WorkRoleName(name)},
-		{agentregistration.LeaseNamespace, agentregistration.LeaseRoleName(name)},
-	} {
-		objs = append(objs,
-			object{where: onControlPlane, what: ref("rolebinding", r.ns, r.name),
-				get: func(ctx context.Context) (metav1.Object, error) {
-					return rbac.RoleBindings(r.ns).Get(ctx, r.name, metav1.GetOptions{})
-				},
-				del: func(ctx context.Context, opts metav1.DeleteOptions) error {
-					return rbac.RoleBindings(r.ns).Delete(ctx, r.name, opts)
-				}},
-			object{where: onControlPlane, what: ref("role", r.ns, r.name),
-				get: func(ctx context.Context) (metav1.Object, error) {
-					return rbac.Roles(r.ns).Get(ctx, r.name, metav1.GetOptions{})
-				},
-				del: func(ctx context.Context, opts metav1.DeleteOptions) error {
-					return rbac.Roles(r.ns).Delete(ctx, r.name, opts)
-				}},
-		)
+		clusterRoleBindingObject(kube, onControlPlane, agentregistration.ClusterRoleName(name)),
+		clusterRoleObject(kube, onControlPlane, agentregistration.ClusterRoleName(name)),
+		roleBindingObject(kube, onControlPlane, agentregistration.ExecutionNamespace(name), agentregistration.WorkRoleName(name)),
+		roleObject(kube, onControlPlane, agentregistration.ExecutionNamespace(name), agentregistration.WorkRoleName(name)),
+		roleBindingObject(kube, onControlPlane, agentregistration.LeaseNamespace, agentregistration.LeaseRoleName(name)),
+		roleObject(kube, onControlPlane, agentregistration.LeaseNamespace, agentregistration.LeaseRoleName(name)),
 	}
 	for _, obj := range objs {
 		if err := obj.delete(ctx, false, p); err != nil {
@@ -221,8 +193,8 @@ func (o *unregisterOptions) cleanMember(ctx context.Context, member kubernetes.I
 	ns := o.AgentNamespace
 	for _, obj := range []object{
 		secretObject(member, onMember, ns, agentregistration.AgentConfigSecret),
-		clusterRoleBindingObject(member, agentClusterRole),
-		clusterRoleObject(member, agentClusterRole),
+		clusterRoleBindingObject(member, onMember, agentClusterRole),
+		clusterRoleObject(member, onMember, agentClusterRole),
 		serviceAccountObject(member, ns, agentServiceAccount),
 		namespaceObject(member, ns),
 	} {
