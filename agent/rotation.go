@@ -49,6 +49,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/certificate"
 	"k8s.io/client-go/util/connrotation"
 	"k8s.io/client-go/util/retry"
@@ -473,11 +474,11 @@ func updateAgentSecret(ctx context.Context, member kubernetes.Interface, namespa
 
 // leafOf parses the first certificate of a PEM bundle.
 func leafOf(certPEM []byte) (*x509.Certificate, error) {
-	block, _ := pem.Decode(certPEM)
-	if block == nil || block.Type != "CERTIFICATE" {
-		return nil, errors.New("no PEM certificate")
+	certs, err := certutil.ParseCertsPEM(certPEM)
+	if err != nil {
+		return nil, err
 	}
-	return x509.ParseCertificate(block.Bytes)
+	return certs[0], nil
 }
 
 // renewOnSignal renews the certificate now whenever sig arrives (SIGUSR1 in

@@ -190,7 +190,14 @@ func (s *Server) live(cluster string) []*session {
 
 // Connected says whether the agent of cluster has a tunnel open.
 func (s *Server) Connected(cluster string) bool {
-	return len(s.live(cluster)) > 0
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, ss := range s.sessions[cluster] {
+		if !ss.mux.IsClosed() {
+			return true
+		}
+	}
+	return false
 }
 
 // DialContext returns a dialer of connections to the agent of cluster, each a

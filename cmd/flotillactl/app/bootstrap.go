@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"math/big"
@@ -17,6 +16,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/clientcmd"
+	certutil "k8s.io/client-go/util/cert"
 )
 
 // Bootstrap tokens, as kube-apiserver's bootstrap authenticator reads them
@@ -112,34 +112,10 @@ func matchingCA(certs []*x509.Certificate, hashes []string) (*x509.Certificate, 
 	return nil, false
 }
 
-// parseCertificates decodes every PEM certificate of a bundle.
-func parseCertificates(bundle []byte) ([]*x509.Certificate, error) {
-	var certs []*x509.Certificate
-	for {
-		var b *pem.Block
-		b, bundle = pem.Decode(bundle)
-		if b == nil {
-			break
-		}
-		if b.Type != "CERTIFICATE" {
-			continue
-		}
-		c, err := x509.ParseCertificate(b.Bytes)
-		if err != nil {
-			return nil, err
-		}
-		certs = append(certs, c)
-	}
-	if len(certs) == 0 {
-		return nil, errors.New("no PEM certificate found")
-	}
-	return certs, nil
-}
-
 // registerCAHash is the pin of the CA of a bundle that register will check:
 // the first CA certificate of the bundle, else its first certificate.
 func registerCAHash(bundle []byte) (string, error) {
-	certs, err := parseCertificates(bundle)
+	certs, err := certutil.ParseCertsPEM(bundle)
 	if err != nil {
 		return "", err
 	}

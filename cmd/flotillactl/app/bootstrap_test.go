@@ -16,6 +16,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	certutil "k8s.io/client-go/util/cert"
 )
 
 // newTestCA returns a self-signed CA and a leaf it issued, PEM-encoded.
@@ -67,7 +68,7 @@ SejuOavxgSATzwIgUIgYSTeTrCtOaQLnLrXHDg9hHK8bjHZhiR/Nhnn2sEQ=
 
 func TestCACertHash(t *testing.T) {
 	t.Parallel()
-	certs, err := parseCertificates([]byte(testCAPEM))
+	certs, err := certutil.ParseCertsPEM([]byte(testCAPEM))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestCACertHash(t *testing.T) {
 	// A bundle: the CA is found among other certificates, a leaf first.
 	ca, caPEM, leafPEM := newTestCA(t)
 	bundle := append(append(append([]byte{}, leafPEM...), []byte(testCAPEM)...), caPEM...)
-	certs, err = parseCertificates(bundle)
+	certs, err = certutil.ParseCertsPEM(bundle)
 	if err != nil || len(certs) != 3 {
 		t.Fatalf("bundle: %d certificates, %v", len(certs), err)
 	}

@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
@@ -329,7 +330,7 @@ func (o *registerOptions) discover(ctx context.Context) (clusterInfo, error) {
 			return false, err
 		}
 		if len(o.CACertHashes) > 0 {
-			certs, err := parseCertificates(info.ca)
+			certs, err := certutil.ParseCertsPEM(info.ca)
 			if err != nil {
 				return false, fmt.Errorf("the CA of %s/%s: %w", agentregistration.ClusterInfoNamespace, agentregistration.ClusterInfoName, err)
 			}
