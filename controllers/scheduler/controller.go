@@ -138,22 +138,11 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 // none or is not cached). It is read at every add to the queue: a lister
 // lookup, nothing more.
 func (c *Controller) priority(key string) int32 {
-	ns, name, isCluster, ok := names.ParseBindingKey(key)
-	if !ok {
+	t, err := c.lookup(key)
+	if err != nil || t.spec.SchedulePriority == nil {
 		return 0
 	}
-	var sp *workv1alpha2.SchedulePriority
-	if isCluster {
-		if b, err := c.crbs.Get(name); err == nil {
-			sp = b.Spec.SchedulePriority
-		}
-	} else if b, err := c.rbs.ResourceBindings(ns).Get(name); err == nil {
-		sp = b.Spec.SchedulePriority
-	}
-	if sp == nil {
-		return 0
-	}
-	return sp.Priority
+	return t.spec.SchedulePriority.Priority
 }
 
 // estimator is the accurate estimator for the binding's namespace.

@@ -41,31 +41,41 @@ type target struct {
 	patch func(ctx context.Context, patch []byte) error
 }
 
-func (c *Controller) get(key string) (*target, error) {
+// lookup reads the binding of key from the listers.
+func (c *Controller) lookup(key string) (*target, error) {
 	ns, name, isCluster, ok := names.ParseBindingKey(key)
 	if !ok {
 		return nil, fmt.Errorf("malformed key %q", key)
 	}
-	opts := metav1.PatchOptions{FieldManager: ControllerName}
 	if isCluster {
 		b, err := c.crbs.Get(name)
 		if err != nil {
 			return nil, err
 		}
-		t := bindingOf(b)
-		t.patch = func(ctx context.Context, p []byte) error {
-			_, err := c.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, name, types.MergePatchType, p, opts)
-			return err
-		}
-		return t, nil
+		return bindingOf(b), nil
 	}
 	b, err := c.rbs.ResourceBindings(ns).Get(name)
 	if err != nil {
 		return nil, err
 	}
-	t := bindingOf(b)
+	return bindingOf(b), nil
+}
+
+// get is lookup with the patch that writes the binding.
+func (c *Controller) get(key string) (*target, error) {
+	t, err := c.lookup(key)
+	if err != nil {
+		return nil, err
+	}
+	ns, name := t.meta.Namespace, t.meta.Name
+	opts := metav1.PatchOptions{FieldManager: ControllerName}
 	t.patch = func(ctx context.Context, p []byte) error {
-		_, err := c.client.WorkV1alpha2().ResourceBindings(ns).Patch(ctx, name, types.MergePatchType, p, opts)
+		var err error
+		if ns == "" {
+			_, err = c.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, name, types.MergePatchType, p, opts)
+		} else {
+			_, err = c.client.WorkV1alpha2().ResourceBindings(ns).Patch(ctx, name, types.MergePatchType, p, opts)
+		}
 		return err
 	}
 	return t, nil
