@@ -181,6 +181,25 @@ func appsDefinitions() []*resource.Definition {
 		NewList:        func() runtime.Object { return &appsv1alpha1.WorkloadRebalancerList{} },
 		Validate:       resource.Validator(appsvalidation.ValidateWorkloadRebalancer),
 		ValidateUpdate: resource.UpdateValidator(appsvalidation.ValidateWorkloadRebalancerUpdate),
+		Columns: []metav1.TableColumnDefinition{
+			{Name: "Workloads", Type: "integer", Description: "How many workloads it reschedules."},
+			{Name: "Successful", Type: "integer", Description: "How many were rescheduled."},
+			{Name: "Finished", Type: "date", Description: "When every workload had its result."},
+		},
+		Cells: func(obj runtime.Object) []any {
+			r := obj.(*appsv1alpha1.WorkloadRebalancer)
+			ok := 0
+			for _, o := range r.Status.ObservedWorkloads {
+				if o.Result == appsv1alpha1.RebalanceSuccessful {
+					ok++
+				}
+			}
+			finished := "<none>"
+			if r.Status.FinishTime != nil {
+				finished = resource.Age(*r.Status.FinishTime)
+			}
+			return []any{len(r.Spec.Workloads), ok, finished}
+		},
 	}}
 }
 

@@ -3,6 +3,7 @@ package policy
 
 import (
 	"strconv"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -131,6 +132,15 @@ func Definitions() []*resource.Definition {
 			},
 			ValidateUpdate: func(obj, old runtime.Object) field.ErrorList {
 				return validation.ValidateClusterTaintPolicyUpdate(obj.(*policyv1alpha1.ClusterTaintPolicy), old.(*policyv1alpha1.ClusterTaintPolicy), false)
+			},
+			Columns: []metav1.TableColumnDefinition{{Name: "Taints", Type: "string", Description: "The taints the policy adds and removes (key=value:Effect)."}},
+			Cells: func(obj runtime.Object) []any {
+				p := obj.(*policyv1alpha1.ClusterTaintPolicy)
+				parts := make([]string, len(p.Spec.Taints))
+				for i, t := range p.Spec.Taints {
+					parts[i] = t.Key + "=" + t.Value + ":" + string(t.Effect)
+				}
+				return []any{strings.Join(parts, ",")}
 			},
 		},
 	}
