@@ -69,6 +69,24 @@ type Cache struct {
 	pinned map[string]*Client
 }
 
+// SecretGetter reads a Secret of the control plane.
+type SecretGetter func(namespace, name string) (*corev1.Secret, error)
+
+// OnlyClusterSecrets refuses to read credentials outside the cluster
+// namespace (clusterv1alpha1.SecretNamespace), whatever a Cluster's spec
+// says: validation refuses other namespaces, and this keeps a Cluster
+// stored before that rule, or written around it, from making the control
+// plane read (and send to the cluster's apiEndpoint) another namespace's
+// Secrets with its own rights.
+func OnlyClusterSecrets(get SecretGetter) SecretGetter {
+	return func(namespace, name string) (*corev1.Secret, error) {
+		if namespace != clusterv1alpha1.SecretNamespace {
+			return nil, fmt.Errorf("secret %s/%s: the control plane reads member credentials only in namespace %s", namespace, name, clusterv1alpha1.SecretNamespace)
+		}
+		return get(namespace, name)
+	}
+}
+
 // NewCache returns a cache reading secrets with getSecret.
 func NewCache(getSecret func(namespace, name string) (*corev1.Secret, error)) *Cache {
 	return &Cache{getSecret: getSecret, QPS: 200, Burst: 400, clients: map[string]*Client{}}

@@ -218,13 +218,13 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 		Customizations:    customizations,
 		interpreterSynced: interpSynced,
 		Recorder:          recorder,
-		Members: memberclient.NewCache(func(ns, name string) (*corev1.Secret, error) {
+		Members: memberclient.NewCache(memberclient.OnlyClusterSecrets(func(ns, name string) (*corev1.Secret, error) {
 			if s, err := secrets.Secrets(ns).Get(name); err == nil {
 				return s, nil
 			}
 			// The informer may not have seen a secret created a moment ago.
 			return hc.CoreV1().Secrets(ns).Get(context.Background(), name, metav1.GetOptions{})
-		}),
+		})),
 	}, nil
 }
 

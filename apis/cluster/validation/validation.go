@@ -35,9 +35,14 @@ func ValidateCluster(c *clusterv1alpha1.Cluster) field.ErrorList {
 	return append(errs, validateClusterSpec(&c.Spec, field.NewPath("spec"))...)
 }
 
-// ValidateClusterUpdate validates a Cluster on update.
+// ValidateClusterUpdate validates a Cluster on update. syncMode is
+// immutable: the control plane reaches a Push cluster with the Secret its
+// spec names and a Pull cluster only through its agent, so turning one into
+// the other would hand a Pull cluster's agent the connection settings of
+// Push mode; unjoin and register again instead.
 func ValidateClusterUpdate(c, old *clusterv1alpha1.Cluster) field.ErrorList {
 	errs := apivalidation.ValidateObjectMetaUpdate(&c.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
+	errs = append(errs, apivalidation.ValidateImmutableField(c.Spec.SyncMode, old.Spec.SyncMode, field.NewPath("spec", "syncMode"))...)
 	return append(errs, validateClusterSpec(&c.Spec, field.NewPath("spec"))...)
 }
 
@@ -104,12 +109,12 @@ func validateSecretRef(ref *clusterv1alpha1.LocalSecretReference, p *field.Path)
 		return nil
 	}
 	var errs field.ErrorList
-	if ref.Namespace == "" {
+	switch ref.Namespace {
+	case "":
 		errs = append(errs, field.Required(p.Child("namespace"), ""))
-	} else {
-		for _, msg := range validation.IsDNS1123Label(ref.Namespace) {
-			errs = append(errs, field.Invalid(p.Child("namespace"), ref.Namespace, msg))
-		}
+	case clusterv1alpha1.SecretNamespace:
+	default:
+		errs = append(errs, field.NotSupported(p.Child("namespace"), ref.Namespace, []string{clusterv1alpha1.SecretNamespace}))
 	}
 	if ref.Name == "" {
 		errs = append(errs, field.Required(p.Child("name"), ""))

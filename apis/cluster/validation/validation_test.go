@@ -48,6 +48,8 @@ func TestValidateCluster(t *testing.T) {
 		{"endpoint with fragment", func(c *clusterv1alpha1.Cluster) { c.Spec.APIEndpoint = "https://host:6443#f" }, "spec.apiEndpoint"},
 		{"secret ref without name", func(c *clusterv1alpha1.Cluster) { c.Spec.SecretRef.Name = "" }, "spec.secretRef.name"},
 		{"impersonator ref without namespace", func(c *clusterv1alpha1.Cluster) { c.Spec.ImpersonatorSecretRef.Namespace = "" }, "spec.impersonatorSecretRef.namespace"},
+		{"secret ref in another namespace", func(c *clusterv1alpha1.Cluster) { c.Spec.SecretRef.Namespace = "kube-system" }, `spec.secretRef.namespace: Unsupported value: "kube-system": supported values: "karmada-cluster"`},
+		{"impersonator ref in another namespace", func(c *clusterv1alpha1.Cluster) { c.Spec.ImpersonatorSecretRef.Namespace = "tenant-a" }, "spec.impersonatorSecretRef.namespace: Unsupported"},
 		{"proxy scheme", func(c *clusterv1alpha1.Cluster) { c.Spec.ProxyURL = "ftp://proxy:21" }, "spec.proxyURL"},
 		{"socks5 proxy", func(c *clusterv1alpha1.Cluster) { c.Spec.ProxyURL = "socks5://proxy:1080" }, ""},
 		{"bad provider", func(c *clusterv1alpha1.Cluster) { c.Spec.Provider = "not valid!" }, "spec.provider"},
@@ -132,5 +134,21 @@ func TestMutateCluster(t *testing.T) {
 	}
 	if errs := ValidateCluster(u); len(errs) > 0 {
 		t.Errorf("normalised models are invalid: %v", errs)
+	}
+}
+
+func TestValidateClusterUpdate(t *testing.T) {
+	t.Parallel()
+	old := validCluster()
+	old.ResourceVersion = "7"
+	c := old.DeepCopy()
+	c.Spec.Region = "us-west-2"
+	if errs := ValidateClusterUpdate(c, old); len(errs) > 0 {
+		t.Fatalf("a region change is refused: %v", errs)
+	}
+	c.Spec.SyncMode, c.Spec.APIEndpoint = clusterv1alpha1.Pull, ""
+	errs := ValidateClusterUpdate(c, old)
+	if !strings.Contains(errs.ToAggregate().Error(), "spec.syncMode: Invalid value: \"Pull\": field is immutable") {
+		t.Fatalf("syncMode change: errors %v", errs)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/names"
@@ -63,14 +64,39 @@ func (s Strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	}
 }
 
-// Validate validates a new cluster.
-func (Strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validation.ValidateCluster(obj.(*clusterv1alpha1.Cluster))
+// Validate validates a new cluster. An agent (which RBAC does not let
+// create Clusters unless an admin gave it more rights) may create only its
+// own, in Pull mode, as if from an empty Pull cluster.
+func (Strategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	c := obj.(*clusterv1alpha1.Cluster)
+	errs := validation.ValidateCluster(c)
+	empty := &clusterv1alpha1.Cluster{ObjectMeta: *c.ObjectMeta.DeepCopy(), Spec: clusterv1alpha1.ClusterSpec{
+		SyncMode: clusterv1alpha1.Pull, ID: c.Spec.ID, ResourceModels: c.Spec.ResourceModels}}
+	return append(errs, validateAgentWrite(ctx, c, empty)...)
 }
 
-// ValidateUpdate validates an update of a cluster.
-func (Strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return validation.ValidateClusterUpdate(obj.(*clusterv1alpha1.Cluster), old.(*clusterv1alpha1.Cluster))
+// ValidateUpdate validates an update of a cluster; an agent's update is
+// also held to what an agent may change.
+func (Strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	c, oldC := obj.(*clusterv1alpha1.Cluster), old.(*clusterv1alpha1.Cluster)
+	errs := validation.ValidateClusterUpdate(c, oldC)
+	return append(errs, validateAgentWrite(ctx, c, oldC)...)
+}
+
+// validateAgentWrite confines an agent identity to what Karmada's agent
+// reports of its own cluster (validation.ValidateClusterUpdateByAgent).
+// RBAC already limits an agent to its own Cluster by name; this limits the
+// fields, which RBAC cannot.
+func validateAgentWrite(ctx context.Context, c, old *clusterv1alpha1.Cluster) field.ErrorList {
+	u, ok := genericapirequest.UserFrom(ctx)
+	if !ok {
+		return nil
+	}
+	agentOf, ok := validation.AgentCluster(u.GetName(), u.GetGroups())
+	if !ok {
+		return nil
+	}
+	return validation.ValidateClusterUpdateByAgent(agentOf, c, old)
 }
 
 // WarningsOnCreate implements rest.RESTCreateStrategy.
@@ -110,9 +136,10 @@ func (StatusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Objec
 	obj.(*clusterv1alpha1.Cluster).Spec = old.(*clusterv1alpha1.Cluster).Spec
 }
 
-// ValidateUpdate accepts any status, as Karmada does; metadata rules still apply.
-func (StatusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return nil
+// ValidateUpdate accepts any status, as Karmada does; metadata rules still
+// apply, and an agent may not change metadata through status either.
+func (StatusStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	return validateAgentWrite(ctx, obj.(*clusterv1alpha1.Cluster), old.(*clusterv1alpha1.Cluster))
 }
 
 // GetAttrs returns the labels and selectable fields of a cluster.

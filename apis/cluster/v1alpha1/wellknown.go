@@ -1,0 +1,17 @@
+package v1alpha1
+
+// Names every component shares about clusters; each is declared here once.
+const (
+	// SecretNamespace is the only namespace of the control plane whose
+	// Secrets a Cluster's secretRef and impersonatorSecretRef may name
+	// (karmadactl join's default --cluster-namespace). The control plane
+	// reads member credentials nowhere else, so a Cluster cannot point it
+	// at another tenant's Secrets.
+	SecretNamespace = "karmada-cluster"
+
+	// AgentUserPrefix starts the user name (certificate CN) of the agent of
+	// a Pull cluster: system:karmada:agent:<cluster> (Karmada's).
+	AgentUserPrefix = "system:karmada:agent:"
+	// AgentsGroup is the group of every agent identity.
+	AgentsGroup = "system:karmada:agents"
+)
