@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
@@ -13,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -194,16 +192,18 @@ func (c *Config) work(ctx context.Context, member *memberclient.Client) error {
 
 // ensureCluster makes sure the agent's Cluster exists, in Pull mode. With
 // registration the control plane created it (an agent may not create
-// Clusters); an agent with broader rights creates it itself.
+// Clusters); an agent with broader rights creates it itself, with endpoint
+// as its apiEndpoint. An agent never changes the apiEndpoint of a
+// registered Cluster: the control plane refuses it, since where a cluster
+// is reached is a control-plane admin's decision.
 func ensureCluster(ctx context.Context, karmada versioned.Interface, member kubernetes.Interface, name, endpoint string) error {
 	cur, err := karmada.ClusterV1alpha1().Clusters().Get(ctx, name, metav1.GetOptions{})
 	if err == nil {
-		if endpoint == "" || cur.Spec.APIEndpoint == endpoint {
-			return nil
+		if endpoint != "" && cur.Spec.APIEndpoint != endpoint {
+			klog.FromContext(ctx).Info("The Cluster's apiEndpoint differs from --cluster-api-endpoint; an agent may not change it, a control-plane admin may",
+				"cluster", name, "apiEndpoint", cur.Spec.APIEndpoint, "clusterAPIEndpoint", endpoint)
 		}
-		patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"apiEndpoint": endpoint}})
-		_, err := karmada.ClusterV1alpha1().Clusters().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
-		return err
+		return nil
 	}
 	if !apierrors.IsNotFound(err) {
 		return err

@@ -23,7 +23,7 @@ func TestEnsureCluster(t *testing.T) {
 		wantID       string
 	}{
 		"registered, no endpoint flag: untouched": {existing: []runtime.Object{registered.DeepCopy()}, wantID: "uid-3"},
-		"registered, endpoint written":            {existing: []runtime.Object{registered.DeepCopy()}, endpoint: "https://10.0.0.3:6443", wantEndpoint: "https://10.0.0.3:6443", wantID: "uid-3"},
+		"registered, endpoint not changed":        {existing: []runtime.Object{registered.DeepCopy()}, endpoint: "https://10.0.0.3:6443", wantEndpoint: "", wantID: "uid-3"},
 		"not registered: created in Pull mode":    {endpoint: "https://10.0.0.3:6443", wantEndpoint: "https://10.0.0.3:6443", wantID: "uid-3"},
 	} {
 		karmada := fake.NewSimpleClientset(tc.existing...)

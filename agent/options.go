@@ -84,7 +84,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.LeaderElectNamespace, "leader-elect-resource-namespace", o.LeaderElectNamespace, "Namespace of the member holding the leader election Lease.")
 	fs.IntVar(&o.Workers, "concurrent-work-syncs", o.Workers, "Works applied at once.")
 	fs.StringVar(&o.ClusterAPIEndpoint, "cluster-api-endpoint", o.ClusterAPIEndpoint,
-		"The member's API endpoint, written to its Cluster's spec.apiEndpoint (informative: the control plane uses the tunnel).")
+		"The member's API endpoint, written to its Cluster's spec.apiEndpoint when the agent creates the Cluster itself (informative: the control plane uses the tunnel); an agent never changes a registered Cluster's endpoint.")
 	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir,
 		"Directory of the agent's control-plane client certificates, renewed before they expire when --control-plane-kubeconfig holds the agent's certificate. Default: "+defaultCertDirName+" next to --control-plane-kubeconfig.")
 	fs.StringVar(&o.AgentNamespace, "agent-namespace", o.AgentNamespace,

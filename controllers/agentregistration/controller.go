@@ -2,7 +2,10 @@ package agentregistration
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -10,12 +13,15 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	certificatesinformers "k8s.io/client-go/informers/certificates/v1"
 	"k8s.io/client-go/kubernetes"
 	certificateslisters "k8s.io/client-go/listers/certificates/v1"
 	"k8s.io/client-go/tools/cache"
+	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
@@ -32,6 +38,9 @@ type Controller struct {
 	host     kubernetes.Interface
 	karmada  versioned.Interface
 	queue    workqueue.TypedRateLimitingInterface[string]
+	// MaxPerToken is how many clusters one bootstrap token not bound to a
+	// cluster name may register (0: no limit).
+	MaxPerToken int
 }
 
 // New returns the controller. host is the host API server (requests, RBAC,
@@ -45,10 +54,12 @@ func New(csrs certificatesinformers.CertificateSigningRequestInformer, clusters 
 		queue: worker.NewQueue(ControllerName),
 	}
 	enqueue := worker.EnqueueKey(c.queue)
-	// Only requests to the client signer can be agents'; decided ones are done.
+	// Only requests to the client signer can be agents'; decided ones are
+	// done once their certificate, if this controller approved one, is
+	// recorded on the Cluster.
 	filter := func(obj any) bool {
 		csr, ok := obj.(*certificatesv1.CertificateSigningRequest)
-		return ok && csr.Spec.SignerName == certificatesv1.KubeAPIServerClientSignerName && !decided(csr)
+		return ok && csr.Spec.SignerName == certificatesv1.KubeAPIServerClientSignerName && (!decided(csr) || approvedAt(csr) != nil && len(csr.Status.Certificate) > 0)
 	}
 	_, err := csrs.Informer().AddEventHandler(cache.FilteringResourceEventHandler{
 		FilterFunc: filter,
@@ -70,12 +81,15 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if decided(csr) {
-		return nil
-	}
 	req, ours, err := Recognize(csr)
 	if !ours {
 		return nil
+	}
+	if decided(csr) {
+		if err != nil || approvedAt(csr) == nil || len(csr.Status.Certificate) == 0 {
+			return nil
+		}
+		return c.recordIssued(ctx, req.Cluster, csr)
 	}
 	log := klog.FromContext(ctx).WithValues("csr", name, "requester", csr.Spec.Username)
 	if err != nil {
@@ -95,11 +109,11 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	case err != nil:
 		return fmt.Errorf("reading cluster %s: %w", req.Cluster, err)
 	}
-	sameID, err := c.clustersWithID(req.ClusterID)
-	if err != nil {
+	facts := Facts{Existing: existing, Authorized: authorized, MaxPerToken: c.MaxPerToken}
+	if facts.SameID, facts.ByToken, err = c.lookup(req); err != nil {
 		return err
 	}
-	v := Decide(req, existing, sameID, authorized)
+	v := Decide(req, facts)
 	if v.Action == Deny {
 		log.Info("Denying agent certificate request", "reason", v.Reason, "message", v.Message)
 		return c.conclude(ctx, csr, v)
@@ -108,7 +122,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	cluster := existing
 	if v.CreateCluster {
 		cluster = &clusterv1alpha1.Cluster{
-			ObjectMeta: metav1.ObjectMeta{Name: req.Cluster},
+			ObjectMeta: metav1.ObjectMeta{Name: req.Cluster, Annotations: map[string]string{RegisteredByAnnotation: req.Requester}},
 			Spec:       clusterv1alpha1.ClusterSpec{SyncMode: clusterv1alpha1.Pull, ID: req.ClusterID},
 		}
 		cluster, err = c.karmada.ClusterV1alpha1().Clusters().Create(ctx, cluster, metav1.CreateOptions{FieldManager: ControllerName})
@@ -121,26 +135,80 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	if err := applyAgentRBAC(ctx, c.host, AgentRBAC(cluster)); err != nil {
 		return fmt.Errorf("granting the agent of cluster %s its rights: %w", req.Cluster, err)
 	}
+	if _, ok := cluster.Annotations[ReregisterAnnotation]; ok && !req.Renewal {
+		// The admin's permission is good for one registration, and the
+		// certificates issued before it are no longer renewed.
+		if err := c.patchAnnotations(ctx, req.Cluster, map[string]*string{ReregisterAnnotation: nil, AgentCertificatesAnnotation: nil}); err != nil {
+			return err
+		}
+	}
 	log.Info("Approving agent certificate request")
 	return c.conclude(ctx, csr, v)
 }
 
-// clustersWithID lists the Clusters whose spec.id is id (none for "").
-func (c *Controller) clustersWithID(id string) ([]*clusterv1alpha1.Cluster, error) {
-	if id == "" {
-		return nil, nil
-	}
+// lookup returns the Clusters whose spec.id is req's cluster id (none for
+// ""), and how many Clusters req's requester registered.
+func (c *Controller) lookup(req Request) (sameID []*clusterv1alpha1.Cluster, byToken int, err error) {
 	all, err := c.clusters.List(labels.Everything())
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var out []*clusterv1alpha1.Cluster
 	for _, cl := range all {
-		if cl.Spec.ID == id {
-			out = append(out, cl)
+		if req.ClusterID != "" && cl.Spec.ID == req.ClusterID {
+			sameID = append(sameID, cl)
+		}
+		if cl.Annotations[RegisteredByAnnotation] == req.Requester {
+			byToken++
 		}
 	}
-	return out, nil
+	return sameID, byToken, nil
+}
+
+// recordIssued adds the fingerprint of the certificate signed for an
+// approved request to its Cluster, so the agent may renew it. A request
+// approved before the Cluster was created (for an earlier Cluster of the
+// same name) is not recorded.
+func (c *Controller) recordIssued(ctx context.Context, cluster string, csr *certificatesv1.CertificateSigningRequest) error {
+	cl, err := c.clusters.Get(cluster)
+	if apierrors.IsNotFound(err) {
+		// The lister may not have seen a Cluster created a moment ago.
+		cl, err = c.karmada.ClusterV1alpha1().Clusters().Get(ctx, cluster, metav1.GetOptions{})
+	}
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if approvedAt(csr).Before(&cl.CreationTimestamp) {
+		return nil
+	}
+	certs, err := certutil.ParseCertsPEM(csr.Status.Certificate)
+	if err != nil || len(certs) == 0 {
+		return nil // not ours to repair: the agent will not get a usable certificate either
+	}
+	fp := fingerprint(certs[0].Raw)
+	issued := IssuedCertificates(cl)
+	if slices.Contains(issued, fp) {
+		return nil
+	}
+	issued = append(issued, fp)
+	if len(issued) > maxIssuedCertificates {
+		issued = issued[len(issued)-maxIssuedCertificates:]
+	}
+	return c.patchAnnotations(ctx, cluster, map[string]*string{AgentCertificatesAnnotation: ptr.To(strings.Join(issued, ","))})
+}
+
+// patchAnnotations sets (or, with nil, removes) annotations of a Cluster.
+func (c *Controller) patchAnnotations(ctx context.Context, cluster string, annotations map[string]*string) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotations}})
+	if err != nil {
+		return err
+	}
+	if _, err := c.karmada.ClusterV1alpha1().Clusters().Patch(ctx, cluster, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: ControllerName}); err != nil {
+		return fmt.Errorf("annotating cluster %s: %w", cluster, err)
+	}
+	return nil
 }
 
 // authorize asks the host whether the requester may create

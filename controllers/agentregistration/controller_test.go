@@ -2,11 +2,20 @@ package agentregistration
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"slices"
 	"testing"
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -152,7 +161,7 @@ func TestControllerDeniesTakenName(t *testing.T) {
 	}
 	cond := f.condition(t, "agent-member3")
 	if cond.Type != certificatesv1.CertificateDenied || cond.Reason != ReasonNameTaken ||
-		cond.Message != "cluster name member3 is already taken by another cluster (id another-id)" {
+		cond.Message != `cluster name member3 is already taken by another cluster (id "another-id")` {
 		t.Errorf("condition %+v", cond)
 	}
 	// Nothing was created for the denied request.
@@ -198,7 +207,9 @@ func TestControllerApprovesRenewal(t *testing.T) {
 	empty := ""
 	existing := cluster("member3", testID, clusterv1alpha1.Pull)
 	existing.UID = "uid-3"
-	renew := newCSR(t, "renew", csrOptions{user: "system:karmada:agent:member3", groups: []string{AgentsGroup, "system:authenticated"}, id: &empty})
+	existing.Annotations = map[string]string{AgentCertificatesAnnotation: "0f0f"}
+	renew := newCSR(t, "renew", csrOptions{user: "system:karmada:agent:member3", groups: []string{AgentsGroup, "system:authenticated"}, id: &empty,
+		extra: map[string]certificatesv1.ExtraValue{CredentialIDExtra: {"X509SHA256=0F0F"}}})
 	f := newFixture(t, func(s authorizationv1.SubjectAccessReviewSpec) bool {
 		return s.ResourceAttributes.Subresource == SubresourceSelfClusterAgent
 	}, []*certificatesv1.CertificateSigningRequest{renew}, existing)
@@ -211,5 +222,72 @@ func TestControllerApprovesRenewal(t *testing.T) {
 	// The rights are there (again) after a renewal.
 	if _, err := f.host.RbacV1().ClusterRoleBindings().Get(t.Context(), ClusterRoleName("member3"), metav1.GetOptions{}); err != nil {
 		t.Error(err)
+	}
+}
+
+// signed returns csr approved by this controller at approved, with a
+// certificate, and that certificate's fingerprint.
+func signed(t *testing.T, csr *certificatesv1.CertificateSigningRequest, approved time.Time) (*certificatesv1.CertificateSigningRequest, string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "system:karmada:agent:member3"},
+		NotBefore: approved, NotAfter: approved.Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csr.Status.Certificate = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	csr.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved,
+		Status: corev1.ConditionTrue, Reason: ReasonAutoApproved, LastUpdateTime: metav1.NewTime(approved)}}
+	return csr, fingerprint(der)
+}
+
+func TestControllerRecordsIssuedCertificates(t *testing.T) {
+	t.Parallel()
+	created := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	existing := cluster("member3", testID, clusterv1alpha1.Pull)
+	existing.CreationTimestamp = metav1.NewTime(created)
+	existing.Annotations = map[string]string{AgentCertificatesAnnotation: "01,02,03,04"}
+	current, currentFP := signed(t, newCSR(t, "current", csrOptions{}), created.Add(time.Second))
+	earlier, earlierFP := signed(t, newCSR(t, "earlier", csrOptions{}), created.Add(-time.Hour))
+	f := newFixture(t, allowAll, []*certificatesv1.CertificateSigningRequest{current, earlier}, existing)
+	for _, n := range []string{"current", "earlier"} {
+		if err := f.ctrl.reconcile(t.Context(), n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := f.karmada.ClusterV1alpha1().Clusters().Get(t.Context(), "member3", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := IssuedCertificates(c)
+	if want := []string{"02", "03", "04", currentFP}; !slices.Equal(got, want) {
+		t.Errorf("issued %v, want %v (the oldest dropped, the earlier Cluster's %s not recorded)", got, want, earlierFP)
+	}
+}
+
+func TestControllerReregistrationIsOneShot(t *testing.T) {
+	t.Parallel()
+	existing := cluster("member3", testID, clusterv1alpha1.Pull)
+	existing.Annotations = map[string]string{ReregisterAnnotation: testID, AgentCertificatesAnnotation: "01"}
+	f := newFixture(t, allowAll, []*certificatesv1.CertificateSigningRequest{newCSR(t, "again", csrOptions{}), newCSR(t, "replay", csrOptions{})}, existing)
+	if err := f.ctrl.reconcile(t.Context(), "again"); err != nil {
+		t.Fatal(err)
+	}
+	if c := f.condition(t, "again"); c.Type != certificatesv1.CertificateApproved {
+		t.Fatalf("allowed registration: %+v", c)
+	}
+	c, _ := f.karmada.ClusterV1alpha1().Clusters().Get(t.Context(), "member3", metav1.GetOptions{})
+	if len(c.Annotations) != 0 {
+		t.Errorf("annotations %v left after the allowed registration", c.Annotations)
+	}
+	if err := f.ctrl.reconcile(t.Context(), "replay"); err != nil {
+		t.Fatal(err)
+	}
+	if c := f.condition(t, "replay"); c.Type != certificatesv1.CertificateDenied || c.Reason != ReasonRegistered {
+		t.Errorf("second registration with the same id: %+v", c)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	clustervalidation "github.com/flotilla-io/flotilla/apis/cluster/validation"
@@ -25,6 +26,15 @@ type Request struct {
 	// system:karmada:agent:<cluster>), renewing its certificate; otherwise
 	// it is a bootstrap token.
 	Renewal bool
+	// Requester is the user who made the request (system:bootstrap:<token
+	// id> for a first registration).
+	Requester string
+	// BoundCluster is the one cluster name the bootstrap token may
+	// register (its BoundTokenGroup), or "" for an unbound token.
+	BoundCluster string
+	// Credential is, for a renewal, the fingerprint of the certificate the
+	// agent authenticated with (the host's x509 credential id).
+	Credential string
 }
 
 // Subresource is the certificatesigningrequests subresource the requester
@@ -82,13 +92,19 @@ func Recognize(csr *certificatesv1.CertificateSigningRequest) (req Request, ours
 		}
 	}
 
-	req = Request{Cluster: cluster, ClusterID: csr.Annotations[ClusterIDAnnotation]}
+	req = Request{Cluster: cluster, ClusterID: csr.Annotations[ClusterIDAnnotation], Requester: csr.Spec.Username}
 	switch user := csr.Spec.Username; {
 	case user == x.Subject.CommonName && slices.Contains(csr.Spec.Groups, AgentsGroup):
 		req.Renewal = true
+		req.Credential = credential(csr.Spec.Extra[CredentialIDExtra])
 	case strings.HasPrefix(user, BootstrapUserPrefix) && slices.Contains(csr.Spec.Groups, BootstrappersGroup):
 		if req.ClusterID == "" {
 			return Request{}, true, fmt.Errorf("the request has no %s annotation (the uid of the member's kube-system namespace)", ClusterIDAnnotation)
+		}
+		for _, g := range csr.Spec.Groups {
+			if name, ok := strings.CutPrefix(g, BoundTokenGroupPrefix); ok {
+				req.BoundCluster = name
+			}
 		}
 	default:
 		return Request{}, true, fmt.Errorf("user %q may not request a certificate for %s: only a bootstrap token, or that agent renewing its own certificate, may", user, x.Subject.CommonName)
@@ -126,48 +142,78 @@ const (
 	ReasonNotPull      = "ClusterInPushMode"
 	ReasonDeleting     = "ClusterBeingDeleted"
 	ReasonUnknown      = "ClusterNotRegistered"
+	// ReasonUnknownCertificate: a renewal made with a certificate not
+	// issued for the Cluster as it now exists.
+	ReasonUnknownCertificate = "CertificateNotIssuedForCluster"
+	// ReasonTokenExhausted: an unbound token has registered its share.
+	ReasonTokenExhausted = "TokenRegistrationsExhausted"
 )
 
-// Decide decides on a valid request. existing is the Cluster of the
-// requested name, or nil; sameID are the other Clusters (other names)
-// whose spec.id is the request's cluster id; authorized says whether the
-// requester may create certificatesigningrequests/<req.Subresource()>.
+// Facts are what the controller knows about a request besides the
+// request itself.
+type Facts struct {
+	// Existing is the Cluster of the requested name, or nil.
+	Existing *clusterv1alpha1.Cluster
+	// SameID are the Clusters whose spec.id is the request's cluster id.
+	SameID []*clusterv1alpha1.Cluster
+	// Authorized says whether the requester may create
+	// certificatesigningrequests/<req.Subresource()>.
+	Authorized bool
+	// ByToken is how many Clusters the request's bootstrap token has
+	// registered (RegisteredByAnnotation).
+	ByToken int
+	// MaxPerToken is how many clusters a token not bound to one name may
+	// register; 0 means no limit.
+	MaxPerToken int
+}
+
+// Decide decides on a valid request.
 //
-// A first registration (bootstrap token) is approved when the name is free,
-// or held by a Pull Cluster of the same id: registering the same member
-// again re-issues its credentials, as Karmada does when an agent
-// re-registers with the same cluster id (flotillactl register refuses
-// earlier, in the member, unless --force, so a second register by mistake
-// gets a clear error and changes nothing). It is denied when the name is
-// held by another member (another id), by a Push cluster, or by a Cluster
-// being deleted, and when this member is already registered under another
-// name. A renewal is approved while the agent's Cluster exists and is not
-// being deleted (and has the request's id, if the request gives one).
-func Decide(req Request, existing *clusterv1alpha1.Cluster, sameID []*clusterv1alpha1.Cluster, authorized bool) Verdict {
+// A first registration (bootstrap token) is approved only for a free name:
+// a name already registered is issued again only when a control-plane
+// admin allowed it (ReregisterAnnotation on the Cluster, set to the
+// member's id, by flotillactl register --force with the admin's
+// kubeconfig) or deleted the Cluster; a matching id alone is never enough,
+// since anyone who can read Clusters knows it. It is also denied when the
+// token is bound to another name (BoundTokenGroup), when an unbound token
+// has registered MaxPerToken clusters already, when the name is held by a
+// Push cluster or a Cluster being deleted, and when this member is already
+// registered under another name.
+//
+// A renewal is approved while the agent's Cluster exists and is not being
+// deleted, and only for a certificate issued for that Cluster
+// (AgentCertificatesAnnotation): a certificate issued to an earlier
+// Cluster of the same name, deleted since, is not renewed.
+func Decide(req Request, f Facts) Verdict {
 	deny := func(reason, format string, args ...any) Verdict {
 		return Verdict{Action: Deny, Reason: reason, Message: fmt.Sprintf(format, args...)}
 	}
-	if !authorized {
+	if !f.Authorized {
 		return deny(ReasonNotAllowed, "the requester may not create certificatesigningrequests/%s (see ClusterRole %s)", req.Subresource(), approverRole(req))
 	}
+	existing := f.Existing
 	if existing != nil {
 		switch {
 		case existing.DeletionTimestamp != nil:
 			return deny(ReasonDeleting, "cluster %s is being deleted; register again once it is gone", req.Cluster)
-		case req.ClusterID != "" && existing.Spec.ID != "" && existing.Spec.ID != req.ClusterID:
-			return deny(ReasonNameTaken, "cluster name %s is already taken by another cluster (id %s)", req.Cluster, existing.Spec.ID)
 		case existing.Spec.SyncMode != clusterv1alpha1.Pull:
 			return deny(ReasonNotPull, "cluster %s is registered in %s mode; unjoin it before registering it in Pull mode", req.Cluster, existing.Spec.SyncMode)
 		}
 	}
 	if req.Renewal {
-		if existing == nil {
+		switch {
+		case existing == nil:
 			return deny(ReasonUnknown, "cluster %s is not registered; an agent may only renew the certificate of a registered cluster", req.Cluster)
+		case req.Credential == "" || !slices.Contains(IssuedCertificates(existing), req.Credential):
+			return deny(ReasonUnknownCertificate, "the certificate this request was made with was not issued for cluster %s as it is now registered (it may predate the Cluster); register the member again", req.Cluster)
 		}
 		return Verdict{Action: Approve, Reason: ReasonAutoApproved, Message: fmt.Sprintf("Auto approving the renewal of the certificate of the agent of cluster %s.", req.Cluster)}
 	}
+	if req.BoundCluster != "" && req.BoundCluster != req.Cluster {
+		return deny(ReasonNotAllowed, "this bootstrap token may register only cluster %s, not %s", req.BoundCluster, req.Cluster)
+	}
 	var others []string
-	for _, c := range sameID {
+	for _, c := range f.SameID {
 		if c.Name != req.Cluster {
 			others = append(others, c.Name)
 		}
@@ -177,11 +223,22 @@ func Decide(req Request, existing *clusterv1alpha1.Cluster, sameID []*clusterv1a
 		return deny(ReasonRegistered, "this member (id %s) is already registered as cluster %s; unregister it first", req.ClusterID, strings.Join(others, ", "))
 	}
 	if existing == nil {
+		if req.BoundCluster == "" && f.MaxPerToken > 0 && f.ByToken >= f.MaxPerToken {
+			return deny(ReasonTokenExhausted, "bootstrap token %s has registered %d cluster(s), the most a token not bound to a cluster name may (flotilla-apiserver --max-clusters-per-token); create a token with --cluster-name %s",
+				strings.TrimPrefix(req.Requester, BootstrapUserPrefix), f.ByToken, req.Cluster)
+		}
 		return Verdict{Action: Approve, CreateCluster: true, Reason: ReasonAutoApproved,
 			Message: fmt.Sprintf("Auto approving the agent certificate of new cluster %s (id %s).", req.Cluster, req.ClusterID)}
 	}
+	if existing.Spec.ID == "" || existing.Spec.ID != req.ClusterID {
+		return deny(ReasonNameTaken, "cluster name %s is already taken by another cluster (id %q)", req.Cluster, existing.Spec.ID)
+	}
+	if existing.Annotations[ReregisterAnnotation] != req.ClusterID {
+		return deny(ReasonRegistered, "cluster %s is already registered; a control-plane admin must allow registering it again (flotillactl register --force --control-plane-kubeconfig=<admin kubeconfig>, or kubectl annotate cluster %s %s=%s), or delete the Cluster",
+			req.Cluster, req.Cluster, ReregisterAnnotation, req.ClusterID)
+	}
 	return Verdict{Action: Approve, Reason: ReasonAutoApproved,
-		Message: fmt.Sprintf("Auto approving a new agent certificate of cluster %s (id %s), registered again.", req.Cluster, req.ClusterID)}
+		Message: fmt.Sprintf("Auto approving a new agent certificate of cluster %s (id %s), registered again as an admin allowed.", req.Cluster, req.ClusterID)}
 }
 
 func approverRole(req Request) string {
@@ -189,6 +246,16 @@ func approverRole(req Request) string {
 		return SelfAutoApproverRole
 	}
 	return AutoApproverRole
+}
+
+// approvedAt returns when a request was approved by this controller, or nil.
+func approvedAt(csr *certificatesv1.CertificateSigningRequest) *metav1.Time {
+	for _, c := range csr.Status.Conditions {
+		if c.Type == certificatesv1.CertificateApproved && c.Status == corev1.ConditionTrue && c.Reason == ReasonAutoApproved {
+			return &c.LastUpdateTime
+		}
+	}
+	return nil
 }
 
 // decided says whether a request was already approved or denied (or failed).

@@ -32,6 +32,7 @@ type csrOptions struct {
 	groups  []string
 	id      *string
 	garbage bool
+	extra   map[string]certificatesv1.ExtraValue
 }
 
 func newCSR(t *testing.T, name string, o csrOptions) *certificatesv1.CertificateSigningRequest {
@@ -75,7 +76,7 @@ func newCSR(t *testing.T, name string, o csrOptions) *certificatesv1.Certificate
 	csr := &certificatesv1.CertificateSigningRequest{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
-			Request: req, SignerName: o.signer, Usages: o.usages, Username: o.user, Groups: o.groups,
+			Request: req, SignerName: o.signer, Usages: o.usages, Username: o.user, Groups: o.groups, Extra: o.extra,
 		},
 	}
 	if id != "" {
@@ -95,11 +96,14 @@ func TestRecognize(t *testing.T) {
 		notOurs bool
 		wantErr string
 	}{
-		{name: "bootstrap request", want: Request{Cluster: "member3", ClusterID: testID}},
-		{name: "renewal by the agent itself", opts: csrOptions{user: "system:karmada:agent:member3", groups: agentGroups, id: &empty},
-			want: Request{Cluster: "member3", Renewal: true}},
+		{name: "bootstrap request", want: Request{Cluster: "member3", ClusterID: testID, Requester: "system:bootstrap:abcdef"}},
+		{name: "bootstrap token bound to a name", opts: csrOptions{groups: []string{BootstrappersGroup, DefaultTokenGroup, BoundTokenGroup("member3")}},
+			want: Request{Cluster: "member3", ClusterID: testID, Requester: "system:bootstrap:abcdef", BoundCluster: "member3"}},
+		{name: "renewal by the agent itself", opts: csrOptions{user: "system:karmada:agent:member3", groups: agentGroups, id: &empty,
+			extra: map[string]certificatesv1.ExtraValue{CredentialIDExtra: {"X509SHA256=AB12"}}},
+			want: Request{Cluster: "member3", Renewal: true, Requester: "system:karmada:agent:member3", Credential: "ab12"}},
 		{name: "key encipherment allowed", opts: csrOptions{usages: []certificatesv1.KeyUsage{certificatesv1.UsageKeyEncipherment, certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth}},
-			want: Request{Cluster: "member3", ClusterID: testID}},
+			want: Request{Cluster: "member3", ClusterID: testID, Requester: "system:bootstrap:abcdef"}},
 		{name: "another signer", opts: csrOptions{signer: "kubernetes.io/kube-apiserver-client-kubelet"}, notOurs: true},
 		{name: "someone else's client certificate", opts: csrOptions{cn: "jane", orgs: []string{"devs"}}, notOurs: true},
 		{name: "unparsable", opts: csrOptions{garbage: true}, notOurs: true},
@@ -144,41 +148,65 @@ func cluster(name, id string, mode clusterv1alpha1.ClusterSyncMode) *clusterv1al
 
 func TestDecide(t *testing.T) {
 	t.Parallel()
-	first := Request{Cluster: "member3", ClusterID: testID}
-	renewal := Request{Cluster: "member3", Renewal: true}
-	deleting := cluster("member3", testID, clusterv1alpha1.Pull)
+	first := Request{Cluster: "member3", ClusterID: testID, Requester: "system:bootstrap:abcdef"}
+	bound := first
+	bound.BoundCluster = "member3"
+	boundElsewhere := first
+	boundElsewhere.BoundCluster = "member4"
+	renewal := Request{Cluster: "member3", Renewal: true, Requester: "system:karmada:agent:member3", Credential: "aa11"}
+	pull := func() *clusterv1alpha1.Cluster { return cluster("member3", testID, clusterv1alpha1.Pull) }
+	withAnnotation := func(c *clusterv1alpha1.Cluster, k, v string) *clusterv1alpha1.Cluster {
+		c.Annotations = map[string]string{k: v}
+		return c
+	}
+	issued := withAnnotation(pull(), AgentCertificatesAnnotation, "ff00,aa11")
+	deleting := pull()
 	deleting.DeletionTimestamp = &metav1.Time{}
 	tests := []struct {
 		name       string
 		req        Request
-		existing   *clusterv1alpha1.Cluster
-		sameID     []*clusterv1alpha1.Cluster
-		forbidden  bool
+		facts      Facts
 		want       Action
 		create     bool
 		reason     string
 		msgContain string
 	}{
-		{name: "new cluster", req: first, want: Approve, create: true, reason: ReasonAutoApproved},
-		{name: "second register of the same member", req: first, existing: cluster("member3", testID, clusterv1alpha1.Pull),
-			sameID: []*clusterv1alpha1.Cluster{cluster("member3", testID, clusterv1alpha1.Pull)}, want: Approve, reason: ReasonAutoApproved},
-		{name: "name taken by another member", req: first, existing: cluster("member3", "other-id", clusterv1alpha1.Pull), want: Deny, reason: ReasonNameTaken,
-			msgContain: "cluster name member3 is already taken by another cluster (id other-id)"},
-		{name: "name taken by a push cluster of the same member", req: first, existing: cluster("member3", testID, clusterv1alpha1.Push), want: Deny, reason: ReasonNotPull},
-		{name: "name being deleted", req: first, existing: deleting, want: Deny, reason: ReasonDeleting},
-		{name: "member registered under another name", req: first, sameID: []*clusterv1alpha1.Cluster{cluster("edge-1", testID, clusterv1alpha1.Pull)},
+		{name: "new cluster", req: first, facts: Facts{Authorized: true}, want: Approve, create: true, reason: ReasonAutoApproved},
+		{name: "second register of the same member, same id: replay refused", req: first,
+			facts: Facts{Authorized: true, Existing: pull(), SameID: []*clusterv1alpha1.Cluster{pull()}}, want: Deny, reason: ReasonRegistered,
+			msgContain: "a control-plane admin must allow registering it again"},
+		{name: "register again as an admin allowed", req: first,
+			facts: Facts{Authorized: true, Existing: withAnnotation(pull(), ReregisterAnnotation, testID), SameID: []*clusterv1alpha1.Cluster{pull()}}, want: Approve, reason: ReasonAutoApproved},
+		{name: "admin allowed another member's id", req: first,
+			facts: Facts{Authorized: true, Existing: withAnnotation(pull(), ReregisterAnnotation, "other-id"), SameID: []*clusterv1alpha1.Cluster{pull()}}, want: Deny, reason: ReasonRegistered},
+		{name: "registered cluster without id matches nothing", req: first,
+			facts: Facts{Authorized: true, Existing: withAnnotation(cluster("member3", "", clusterv1alpha1.Pull), ReregisterAnnotation, testID)}, want: Deny, reason: ReasonNameTaken},
+		{name: "name taken by another member", req: first, facts: Facts{Authorized: true, Existing: cluster("member3", "other-id", clusterv1alpha1.Pull)}, want: Deny, reason: ReasonNameTaken,
+			msgContain: `cluster name member3 is already taken by another cluster (id "other-id")`},
+		{name: "name taken by a push cluster of the same member", req: first, facts: Facts{Authorized: true, Existing: cluster("member3", testID, clusterv1alpha1.Push)}, want: Deny, reason: ReasonNotPull},
+		{name: "name being deleted", req: first, facts: Facts{Authorized: true, Existing: deleting}, want: Deny, reason: ReasonDeleting},
+		{name: "member registered under another name", req: first, facts: Facts{Authorized: true, SameID: []*clusterv1alpha1.Cluster{cluster("edge-1", testID, clusterv1alpha1.Pull)}},
 			want: Deny, reason: ReasonRegistered, msgContain: "already registered as cluster edge-1"},
-		{name: "requester not authorized", req: first, forbidden: true, want: Deny, reason: ReasonNotAllowed, msgContain: "certificatesigningrequests/clusteragent"},
-		{name: "renewal", req: renewal, existing: cluster("member3", testID, clusterv1alpha1.Pull), want: Approve, reason: ReasonAutoApproved},
-		{name: "renewal of an unregistered cluster", req: renewal, want: Deny, reason: ReasonUnknown},
-		{name: "renewal of a cluster being deleted", req: renewal, existing: deleting, want: Deny, reason: ReasonDeleting},
-		{name: "renewal not authorized", req: renewal, existing: cluster("member3", testID, clusterv1alpha1.Pull), forbidden: true, want: Deny, reason: ReasonNotAllowed,
-			msgContain: "selfclusteragent"},
+		{name: "requester not authorized", req: first, facts: Facts{}, want: Deny, reason: ReasonNotAllowed, msgContain: "certificatesigningrequests/clusteragent"},
+		{name: "token bound to this name", req: bound, facts: Facts{Authorized: true, ByToken: 3, MaxPerToken: 1}, want: Approve, create: true, reason: ReasonAutoApproved},
+		{name: "token bound to another name", req: boundElsewhere, facts: Facts{Authorized: true}, want: Deny, reason: ReasonNotAllowed,
+			msgContain: "this bootstrap token may register only cluster member4, not member3"},
+		{name: "unbound token under its limit", req: first, facts: Facts{Authorized: true, ByToken: 1, MaxPerToken: 2}, want: Approve, create: true, reason: ReasonAutoApproved},
+		{name: "unbound token at its limit", req: first, facts: Facts{Authorized: true, ByToken: 2, MaxPerToken: 2}, want: Deny, reason: ReasonTokenExhausted,
+			msgContain: "bootstrap token abcdef has registered 2 cluster(s)"},
+		{name: "no limit", req: first, facts: Facts{Authorized: true, ByToken: 100}, want: Approve, create: true, reason: ReasonAutoApproved},
+		{name: "renewal of an issued certificate", req: renewal, facts: Facts{Authorized: true, Existing: issued}, want: Approve, reason: ReasonAutoApproved},
+		{name: "renewal of a certificate not issued for this cluster", req: renewal, facts: Facts{Authorized: true, Existing: withAnnotation(pull(), AgentCertificatesAnnotation, "ff00")},
+			want: Deny, reason: ReasonUnknownCertificate, msgContain: "was not issued for cluster member3"},
+		{name: "renewal without a credential id", req: Request{Cluster: "member3", Renewal: true}, facts: Facts{Authorized: true, Existing: issued}, want: Deny, reason: ReasonUnknownCertificate},
+		{name: "renewal of an unregistered cluster", req: renewal, facts: Facts{Authorized: true}, want: Deny, reason: ReasonUnknown},
+		{name: "renewal of a cluster being deleted", req: renewal, facts: Facts{Authorized: true, Existing: deleting}, want: Deny, reason: ReasonDeleting},
+		{name: "renewal not authorized", req: renewal, facts: Facts{Existing: issued}, want: Deny, reason: ReasonNotAllowed, msgContain: "selfclusteragent"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			v := Decide(tc.req, tc.existing, tc.sameID, !tc.forbidden)
+			v := Decide(tc.req, tc.facts)
 			if v.Action != tc.want || v.CreateCluster != tc.create || v.Reason != tc.reason {
 				t.Errorf("verdict %+v, want action %v create %v reason %s", v, tc.want, tc.create, tc.reason)
 			}

@@ -6,14 +6,21 @@
 // CertificateSigningRequest for the user system:karmada:agent:<cluster>
 // (group system:karmada:agents, signer kubernetes.io/kube-apiserver-client),
 // annotated with the member's cluster id. This controller decides on it
-// (Decide, a pure function): a request for a name another member holds, or
-// for a member already registered under another name, is denied with a
-// message saying so; a valid one gets the Cluster (syncMode Pull, spec.id)
-// created when missing, the agent's least-privilege RBAC (AgentRBAC) and the
-// pre-created heartbeat Lease, all owned by the Cluster, and is then
-// approved. The host's kube-controller-manager (csrsigning) signs approved
-// requests. An agent renewing its certificate (a request made by the agent's
-// own identity for the same name) is approved as long as its Cluster exists.
+// (Decide, a pure function): a request for a name already registered
+// (unless a control-plane admin allowed it once, ReregisterAnnotation), for
+// a member already registered under another name, for another name than
+// the token is bound to (BoundTokenGroup), or beyond an unbound token's
+// share (--max-clusters-per-token) is denied with a message saying so; a
+// valid one gets the Cluster (syncMode Pull, spec.id, the registering token
+// in RegisteredByAnnotation) created, the agent's least-privilege RBAC
+// (AgentRBAC) and the pre-created heartbeat Lease, all owned by the
+// Cluster, and is then approved. The host's kube-controller-manager
+// (csrsigning) signs approved requests; the fingerprint of each signed
+// certificate is recorded on its Cluster (AgentCertificatesAnnotation). An
+// agent renewing its certificate (a request made by the agent's own
+// identity for the same name) is approved while its Cluster exists and only
+// for a certificate recorded there, so a certificate issued to an earlier
+// Cluster of the same name is never renewed.
 //
 // It also owns the host RBAC the bootstrap flow needs (BootstrapRBAC):
 // bootstrap tokens may create requests and read kube-public/cluster-info.

@@ -1,8 +1,13 @@
 package agentregistration
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 
+	"k8s.io/apiserver/pkg/authentication/user"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 )
 
@@ -14,13 +19,34 @@ const ControllerName = "agent-registration"
 const (
 	// UserPrefix starts the user name (certificate CN) of every agent:
 	// system:karmada:agent:<cluster>.
-	UserPrefix = "system:karmada:agent:"
+	UserPrefix = clusterv1alpha1.AgentUserPrefix
 	// AgentsGroup is the only organization (group) of an agent certificate.
-	AgentsGroup = "system:karmada:agents"
+	AgentsGroup = clusterv1alpha1.AgentsGroup
 	// ClusterIDAnnotation on a CertificateSigningRequest carries the
 	// member's cluster id (the uid of its kube-system namespace), which
 	// becomes the Cluster's spec.id.
 	ClusterIDAnnotation = "cluster.karmada.io/cluster-id"
+
+	// BoundTokenGroupPrefix starts the extra group of a bootstrap token
+	// bound to one cluster name (flotillactl token create --cluster-name):
+	// system:bootstrappers:karmada:cluster:<name>. The token's groups reach
+	// the request as the host authenticated them, so they cannot be forged.
+	BoundTokenGroupPrefix = "system:bootstrappers:karmada:cluster:"
+	// ReregisterAnnotation, set by a control-plane admin on a Cluster to
+	// the member's id, allows one more first registration of that name
+	// (flotillactl register --force); the controller removes it when it
+	// approves.
+	ReregisterAnnotation = "cluster.flotilla.io/allow-reregistration"
+	// RegisteredByAnnotation on a Cluster the registration created names
+	// the bootstrap token user that registered it.
+	RegisteredByAnnotation = "cluster.flotilla.io/registered-by"
+	// AgentCertificatesAnnotation on a Pull Cluster lists, comma
+	// separated, the SHA-256 fingerprints of the last agent certificates
+	// issued for it; only those are renewed.
+	AgentCertificatesAnnotation = "cluster.flotilla.io/agent-certificates"
+	// CredentialIDExtra is the user extra in which the host names the
+	// client certificate a request was made with ("X509SHA256=<hex>").
+	CredentialIDExtra = user.CredentialIDKey
 
 	// BootstrapUserPrefix starts the user name of a bootstrap token
 	// (system:bootstrap:<token id>).
@@ -82,3 +108,42 @@ func LeaseRoleName(cluster string) string { return "system:karmada:" + cluster +
 
 // ExecutionNamespace is the namespace of the cluster's Works.
 func ExecutionNamespace(cluster string) string { return names.ExecutionNamespace(cluster) }
+
+// BoundTokenGroup is the extra group of a bootstrap token that may
+// register only cluster.
+func BoundTokenGroup(cluster string) string { return BoundTokenGroupPrefix + cluster }
+
+// maxIssuedCertificates is how many fingerprints a Cluster remembers: the
+// current certificate and a few renewals that may not have reached the
+// agent yet.
+const maxIssuedCertificates = 4
+
+// credentialPrefix starts the host's credential id of a client certificate.
+const credentialPrefix = "X509SHA256="
+
+// credential returns the certificate fingerprint of a credential id extra.
+func credential(ids []string) string {
+	for _, id := range ids {
+		if fp, ok := strings.CutPrefix(id, credentialPrefix); ok {
+			return strings.ToLower(fp)
+		}
+	}
+	return ""
+}
+
+// fingerprint is the hex SHA-256 of a certificate's DER, as the host's
+// credential id gives it.
+func fingerprint(der []byte) string {
+	sum := sha256.Sum256(der)
+	return hex.EncodeToString(sum[:])
+}
+
+// IssuedCertificates returns the fingerprints of the agent certificates
+// issued for c.
+func IssuedCertificates(c *clusterv1alpha1.Cluster) []string {
+	v := c.Annotations[AgentCertificatesAnnotation]
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
+}

@@ -92,6 +92,8 @@ func startAgentRegistration(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
+	ctrl.MaxPerToken = c.Options.MaxClustersPerToken
+	// One worker: the count of a token's registrations is read, then grows.
 	go ctrl.Run(ctx, 1)
 	return nil
 }

@@ -71,6 +71,9 @@ type Options struct {
 	// ClusterMonitorGracePeriod is how long a cluster's heartbeat may be
 	// stale before its status becomes Unknown.
 	ClusterMonitorGracePeriod time.Duration
+	// MaxClustersPerToken is how many Pull clusters one bootstrap token not
+	// bound to a cluster name may register (0: no limit).
+	MaxClustersPerToken int
 	// SkippedPropagatingNamespaces are regular expressions of namespaces
 	// not propagated automatically.
 	SkippedPropagatingNamespaces []string
@@ -85,7 +88,7 @@ func NewOptions() Options {
 		Controllers: []string{"*"}, LeaderElect: true,
 		LeaseNamespace: "karmada-system", LeaseName: "flotilla-controllers",
 		ClusterStatusUpdateFrequency: 10 * time.Second, ClusterFailureThreshold: 30 * time.Second, ClusterCacheSyncTimeout: 2 * time.Minute,
-		ClusterMonitorGracePeriod: 40 * time.Second, SkippedPropagatingNamespaces: []string{"kube-.*"},
+		ClusterMonitorGracePeriod: 40 * time.Second, MaxClustersPerToken: 10, SkippedPropagatingNamespaces: []string{"kube-.*"},
 		HPA: federatedhpa.Options{SyncPeriod: 15 * time.Second, Algorithm: calculator.DefaultConfig()},
 	}
 }

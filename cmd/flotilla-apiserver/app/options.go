@@ -132,6 +132,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	cs.DurationVar(&o.Controllers.HPA.Algorithm.CPUInitializationPeriod, "horizontal-pod-autoscaler-cpu-initialization-period", o.Controllers.HPA.Algorithm.CPUInitializationPeriod, "period after pod start when CPU samples may be skipped")
 	cs.DurationVar(&o.Controllers.HPA.Algorithm.DelayOfInitialReadinessStatus, "horizontal-pod-autoscaler-initial-readiness-delay", o.Controllers.HPA.Algorithm.DelayOfInitialReadinessStatus, "period after pod start during which readiness changes count as the initial readiness")
 	cs.DurationVar(&o.Controllers.ClusterFailureThreshold, "cluster-failure-threshold", o.Controllers.ClusterFailureThreshold, "how long a cluster must fail its health probe before it is reported not ready")
+	cs.IntVar(&o.Controllers.MaxClustersPerToken, "max-clusters-per-token", o.Controllers.MaxClustersPerToken, "how many Pull clusters one bootstrap token may register unless it is bound to one cluster name (flotillactl token create --cluster-name); 0 means no limit")
 	cs.DurationVar(&o.Controllers.ClusterCacheSyncTimeout, "cluster-cache-sync-timeout", o.Controllers.ClusterCacheSyncTimeout, "how long to wait for a member's node and pod caches to list; a cluster's status, Ready included, is written only once they have")
 	fs.StringVar(&o.APIService.CABundleFile, "apiservice-ca-file", o.APIService.CABundleFile, "CA the aggregator verifies this server with (default: the last certificate of the serving certificate file)")
 }
@@ -176,6 +177,9 @@ func (o *Options) Validate() error {
 	}
 	if err := manager.Validate(o.Controllers.Controllers); err != nil {
 		errs = append(errs, err)
+	}
+	if o.Controllers.MaxClustersPerToken < 0 {
+		errs = append(errs, fmt.Errorf("--max-clusters-per-token must not be negative, got %d", o.Controllers.MaxClustersPerToken))
 	}
 	if o.APIService.Register && o.HostKubeconfig() == "" {
 		errs = append(errs, errors.New("--register-apiservices needs --kubeconfig"))

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -24,6 +25,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -64,8 +66,15 @@ type registerOptions struct {
 	CertExpirationSeconds    int32
 	Timeout                  time.Duration
 	Force                    bool
+	// ControlPlaneKubeconfig and ControlPlaneContext reach the control
+	// plane as an admin: with --force, to allow registering a cluster
+	// name that is already registered.
+	ControlPlaneKubeconfig string
+	ControlPlaneContext    string
 
 	self string
+	// admin is the control plane as ControlPlaneKubeconfig's user, or nil.
+	admin *controlPlane
 	// interval is how often to poll cluster-info and the request.
 	interval time.Duration
 	// clientFor builds a client of the control plane (tests give fakes).
@@ -111,6 +120,12 @@ ServiceAccount ` + agentServiceAccount + ` and ClusterRole/ClusterRoleBinding ` 
 rights in the member, impersonation included). A member that already holds the
 Secret is refused unless --force (which re-issues its credentials).
 
+A cluster name that is already registered is issued again only when a
+control-plane admin allows it: --force with --control-plane-kubeconfig (an
+admin's kubeconfig) annotates the Cluster to allow one more registration of
+this member, or an admin deletes the Cluster. A bootstrap token alone never
+re-issues the credentials of a registered cluster.
+
 Get the endpoint, token and hash from "token create --print-register-command"
 on the control plane.`,
 		Example: fmt.Sprintf(`  %[1]s register https://control-plane.example:6443 --token abcdef.0123456789abcdef \
@@ -127,6 +142,17 @@ on the control plane.`,
 			m, err := loadKubeconfig(o.Kubeconfig, o.Context)
 			if err != nil {
 				return fmt.Errorf("register cluster %q: %w", o.ClusterName, err)
+			}
+			if o.ControlPlaneKubeconfig != "" {
+				cfg, err := kubeconfigLoader(o.ControlPlaneKubeconfig, o.ControlPlaneContext).ClientConfig()
+				if err != nil {
+					return fmt.Errorf("register cluster %q: loading the control-plane kubeconfig: %w", o.ClusterName, err)
+				}
+				c, err := newControlPlane(cfg)
+				if err != nil {
+					return fmt.Errorf("register cluster %q: %w", o.ClusterName, err)
+				}
+				o.admin = &c
 			}
 			if err := o.run(cmd.Context(), m, cmd.OutOrStdout()); err != nil {
 				return fmt.Errorf("register cluster %q: %w", o.ClusterName, err)
@@ -151,7 +177,9 @@ func (o *registerOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.AgentKubeconfigOut, "agent-kubeconfig-out", o.AgentKubeconfigOut, "Also write the agent's control-plane kubeconfig to this file (mode 0600), for an agent run as a local process.")
 	fs.Int32Var(&o.CertExpirationSeconds, "cert-expiration-seconds", o.CertExpirationSeconds, "Requested lifetime of the agent's certificate (the control plane may cap it); the agent renews it before it expires.")
 	fs.DurationVar(&o.Timeout, "discovery-timeout", o.Timeout, "How long to wait for the control plane: cluster-info's signature and the certificate's approval.")
-	fs.BoolVar(&o.Force, "force", o.Force, "Register a member that already holds an agent Secret again, replacing its credentials.")
+	fs.BoolVar(&o.Force, "force", o.Force, "Register a member that already holds an agent Secret again, replacing its credentials; with --control-plane-kubeconfig, also allow the control plane to issue a registered cluster name again.")
+	fs.StringVar(&o.ControlPlaneKubeconfig, "control-plane-kubeconfig", o.ControlPlaneKubeconfig, "Kubeconfig of a control-plane admin; with --force, allows registering a cluster name that is already registered (this member's).")
+	fs.StringVar(&o.ControlPlaneContext, "control-plane-context", o.ControlPlaneContext, "Context of the control plane in --control-plane-kubeconfig.")
 }
 
 func (o *registerOptions) complete(args []string) error {
@@ -260,6 +288,9 @@ func (o *registerOptions) run(ctx context.Context, m *kubeconfig, out io.Writer)
 	if err := checkBootstrapToken(ctx, bootstrap, o.tokenID); err != nil {
 		return err
 	}
+	if err := o.allowReregistration(ctx, id, out); err != nil {
+		return err
+	}
 	certPEM, keyPEM, err := o.requestCertificate(ctx, bootstrap, id, out)
 	if err != nil {
 		return err
@@ -278,6 +309,36 @@ func (o *registerOptions) run(ctx context.Context, m *kubeconfig, out io.Writer)
 		fmt.Fprintf(out, "local: agent kubeconfig written to %s\n", o.AgentKubeconfigOut)
 	}
 	fmt.Fprintf(out, "\ncluster(%s) is registered in Pull mode\n\nStart its agent:\n  %s\n", o.ClusterName, o.agentCommand(m))
+	return nil
+}
+
+// allowReregistration lets the control plane issue this member's
+// registered name again, as the admin of --control-plane-kubeconfig, when
+// --force asks for it: it annotates the Cluster with the member's id (the
+// control plane removes the annotation when it approves). A Cluster of
+// another member is left alone: its name is taken.
+func (o *registerOptions) allowReregistration(ctx context.Context, id string, out io.Writer) error {
+	if !o.Force || o.admin == nil {
+		return nil
+	}
+	clusters := o.admin.karmada.ClusterV1alpha1().Clusters()
+	c, err := clusters.Get(ctx, o.ClusterName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading cluster %s on the control plane: %w", o.ClusterName, err)
+	case c.Spec.ID != id:
+		return fmt.Errorf("cluster %s on the control plane belongs to another member (id %q, this member is %s); unregister it first", o.ClusterName, c.Spec.ID, id)
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{agentregistration.ReregisterAnnotation: id}}})
+	if err != nil {
+		return err
+	}
+	if _, err := clusters.Patch(ctx, o.ClusterName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: userAgent}); err != nil {
+		return fmt.Errorf("allowing cluster %s to be registered again: %w", o.ClusterName, err)
+	}
+	fmt.Fprintf(out, "[control plane] cluster %s may be registered again (%s)\n", o.ClusterName, agentregistration.ReregisterAnnotation)
 	return nil
 }
 

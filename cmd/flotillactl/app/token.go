@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	clustervalidation "github.com/flotilla-io/flotilla/apis/cluster/validation"
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 )
 
@@ -46,6 +48,9 @@ type tokenCreateOptions struct {
 	Description          string
 	Groups               []string
 	PrintRegisterCommand bool
+	// ClusterName binds the token to one cluster name: it may register
+	// only that cluster (agentregistration.BoundTokenGroup).
+	ClusterName string
 
 	// self is how the user runs this binary, for the printed command.
 	self string
@@ -106,6 +111,7 @@ func (o *tokenCreateOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Description, "description", o.Description, "A human-friendly description of what the token is for.")
 	fs.StringSliceVar(&o.Groups, "groups", o.Groups, `Extra groups the token authenticates as; each must match "system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]".`)
 	fs.BoolVar(&o.PrintRegisterCommand, "print-register-command", o.PrintRegisterCommand, "Print the whole register command instead of only the token.")
+	fs.StringVar(&o.ClusterName, "cluster-name", o.ClusterName, "Bind the token to one cluster name: it may register only that cluster, and is not counted against flotilla-apiserver's --max-clusters-per-token.")
 }
 
 func (o *tokenCreateOptions) validate() error {
@@ -116,6 +122,14 @@ func (o *tokenCreateOptions) validate() error {
 	for _, g := range o.Groups {
 		if !tokenGroupPattern.MatchString(g) {
 			errs = append(errs, fmt.Errorf("invalid --groups %q: must match %s", g, tokenGroupPattern))
+		}
+		if strings.HasPrefix(g, agentregistration.BoundTokenGroupPrefix) {
+			errs = append(errs, fmt.Errorf("invalid --groups %q: use --cluster-name to bind a token to a cluster", g))
+		}
+	}
+	if o.ClusterName != "" {
+		if msgs := clustervalidation.ValidateClusterName(o.ClusterName, false); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("invalid --cluster-name %q: %s", o.ClusterName, strings.Join(msgs, "; ")))
 		}
 	}
 	return utilerrors.NewAggregate(errs)
@@ -133,8 +147,12 @@ func (o *tokenCreateOptions) tokenSecret(token string) (*corev1.Secret, error) {
 		bootstrapTokenUsageAuth:    []byte("true"),
 		bootstrapTokenUsageSigning: []byte("true"),
 	}
-	if len(o.Groups) > 0 {
-		data[bootstrapTokenExtraGroups] = []byte(strings.Join(o.Groups, ","))
+	groups := o.Groups
+	if o.ClusterName != "" {
+		groups = append(slices.Clone(groups), agentregistration.BoundTokenGroup(o.ClusterName))
+	}
+	if len(groups) > 0 {
+		data[bootstrapTokenExtraGroups] = []byte(strings.Join(groups, ","))
 	}
 	if o.Description != "" {
 		data[bootstrapTokenDescription] = []byte(o.Description)
@@ -176,7 +194,11 @@ func (o *tokenCreateOptions) run(ctx context.Context, kube kubernetes.Interface,
 		fmt.Fprintln(out, token)
 		return nil
 	}
-	fmt.Fprintf(out, "%s register %s --token %s --discovery-token-ca-cert-hash %s\n", o.self, info.server, token, hash)
+	bound := ""
+	if o.ClusterName != "" {
+		bound = " --cluster-name " + o.ClusterName
+	}
+	fmt.Fprintf(out, "%s register %s --token %s --discovery-token-ca-cert-hash %s%s\n", o.self, info.server, token, hash, bound)
 	return nil
 }
 

@@ -106,3 +106,37 @@ func TestTokenCreateValidate(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestTokenCreateBoundToCluster(t *testing.T) {
+	t.Parallel()
+	kube := kubefake.NewClientset()
+	o := newTokenCreateOptions("flotillactl")
+	o.ClusterName, o.PrintRegisterCommand = "member3", true
+	if err := o.validate(); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cfg := &rest.Config{Host: testCPEndpoint, TLSClientConfig: rest.TLSClientConfig{CAData: []byte(testCAPEM)}}
+	if err := o.run(t.Context(), kube, cfg, &out); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`--token ([a-z0-9]{6})\.[a-z0-9]{16} .* --cluster-name member3\n$`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("output %q does not register member3", out.String())
+	}
+	s, err := kube.CoreV1().Secrets("kube-system").Get(t.Context(), "bootstrap-token-"+m[1], metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(s.Data["auth-extra-groups"]), "system:bootstrappers:karmada:default-cluster-token,system:bootstrappers:karmada:cluster:member3"; got != want {
+		t.Errorf("groups %q, want %q", got, want)
+	}
+	for _, bad := range []*tokenCreateOptions{
+		{ClusterName: "Member_3"},
+		{Groups: []string{"system:bootstrappers:karmada:cluster:member1"}},
+	} {
+		if err := bad.validate(); err == nil {
+			t.Errorf("%+v: accepted", bad)
+		}
+	}
+}
