@@ -49,6 +49,10 @@ test-e2e: build ## e2e suites, each against its own environment of real clusters
 bench: tools build ## benchmarks against real clusters; figures go to _output/bench/ and docs/performance.md
 	FLOTILLA_BENCH=1 go test -count=1 -p 1 -timeout 60m -v ./test/bench/... $(if $(RUN),-run '$(RUN)')
 
+.PHONY: fuzz
+fuzz: ## run every fuzz target for FUZZTIME each (default 1m; FUZZ=<regexp> picks targets); crashes land in testdata/fuzz
+	FUZZTIME=$(FUZZTIME) FUZZ=$(FUZZ) hack/fuzz.sh
+
 .PHONY: generate
 generate: ## regenerate deepcopy, defaulters, OpenAPI, clients, listers, informers, apply configurations
 	hack/update-codegen.sh

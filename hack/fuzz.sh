@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs every Go native fuzz target of the repository, one after another, each
+# for FUZZTIME (default 1m): `make fuzz FUZZTIME=10m`. FUZZ narrows the
+# targets to those whose name matches the regular expression. `make test`
+# runs the same targets on their seed corpus only (plain go test).
+# A crash leaves its input under the package's testdata/fuzz/<target>/,
+# where plain go test replays it from then on.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fuzztime=${FUZZTIME:-1m}
+filter=${FUZZ:-.}
+failed=()
+ran=0
+while IFS=: read -r file name; do
+	pkg=./$(dirname "$file")
+	[[ $name =~ $filter ]] || continue
+	echo ">> $name in $pkg for $fuzztime"
+	ran=$((ran + 1))
+	if ! go test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" "$pkg"; then
+		failed+=("$name ($pkg)")
+	fi
+done < <(git ls-files '*_test.go' | xargs grep -oE '^func Fuzz[A-Za-z0-9_]+' | sed 's/func //' | sort -u)
+echo ">> $ran fuzz target(s) run for $fuzztime each"
+if ((${#failed[@]})); then
+	printf 'failed: %s\n' "${failed[@]}"
+	exit 1
+fi
