@@ -133,6 +133,11 @@ func (s *searchREST) serveFullText(w http.ResponseWriter, req *http.Request, u u
 		r.Error(apierrors.NewBadRequest(err.Error()))
 		return
 	}
+	// A query the index refuses costs no access review in the members.
+	if err := index.CheckQuery(q.Get("q")); err != nil {
+		r.Error(queryError(err))
+		return
+	}
 	stores := s.manager.AllStores()
 	scopes := s.access.Filter(req.Context(), u, "list", "", stores)
 	if len(scopes) == 0 {
@@ -151,13 +156,8 @@ func (s *searchREST) serveFullText(w http.ResponseWriter, req *http.Request, u u
 		byStore[index.Key{Cluster: st.Cluster, Group: st.Resource.Group, Resource: st.Resource.Resource}] = st
 	}
 	res, err := s.index.Search(req.Context(), index.Request{Query: q.Get("q"), From: from, Size: size, Scopes: ixScopes})
-	var qe *index.QueryError
-	if errors.As(err, &qe) {
-		r.Error(apierrors.NewBadRequest(qe.Error()))
-		return
-	}
 	if err != nil {
-		r.Error(err)
+		r.Error(queryError(err))
 		return
 	}
 	out := FullTextResult{APIVersion: searchv1alpha1.SchemeGroupVersion.String(), Kind: FullTextResultKind,
@@ -190,6 +190,18 @@ func (s *searchREST) serveFullText(w http.ResponseWriter, req *http.Request, u u
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(raw)
+}
+
+// queryError is the API error of a failed search: 400 for a query the
+// index refuses (malformed, or over one of its bounds), err itself
+// otherwise.
+func queryError(err error) error {
+	var qe *index.QueryError
+	var le *index.LimitError
+	if errors.As(err, &qe) || errors.As(err, &le) {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	return err
 }
 
 func intParam(v string, def int) (int, error) {

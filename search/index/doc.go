@@ -86,6 +86,20 @@
 // token. bleve's parser decides what parses; this package re-reads the query
 // with the same grammar only to place the error.
 //
+// # Bounds
+//
+// Every search does bounded work, whatever its query (limits.go): a query
+// is at most MaxQueryBytes long with at most MaxQueryClauses clauses, of
+// which at most MaxPatternClauses are wildcards, regular expressions or
+// fuzzy terms, each at most MaxPatternBytes long (a wildcard with at most
+// MaxPatternWildcards * and ?); and one search looks up at most
+// MaxQueryTerms index terms, counted by bleve, which a wildcard such as
+// name:* over a large fleet can exceed. A query over a bound is a
+// *LimitError naming the bound and its value. Regular expressions are
+// checked as vellum compiles them (no anchors, word boundaries or lazy
+// quantifiers) and fuzziness is 0 to 2, so that a query bleve would fail
+// on is a *QueryError, not a failed search.
+//
 // # Ranking, paging and facets
 //
 // Only text clauses score; keyword clauses and scopes select without

@@ -62,11 +62,29 @@ func matchAll(q string) bool {
 // parseQuery parses q with bleve's query-string parser and rewrites the
 // result for this index: unprefixed clauses become required, field names
 // become index fields, wildcard and regular-expression terms are
-// lower-cased, and match and phrase queries require all their terms.
+// lower-cased, and match and phrase queries require all their terms. A
+// query over a bound of limits.go is a *LimitError, any other it refuses a
+// *QueryError.
 func parseQuery(q string) (query.Query, error) {
+	if len(q) > MaxQueryBytes {
+		// First: everything below is linear in len(q).
+		return nil, queryTooLong(q)
+	}
 	if matchAll(q) {
 		return query.NewMatchAllQuery(), nil
 	}
+	out, err := parseBounded(q)
+	if err != nil {
+		return nil, err
+	}
+	if le := checkClauses(out); le != nil {
+		return nil, le
+	}
+	return out, nil
+}
+
+// parseBounded is parseQuery for a query within MaxQueryBytes.
+func parseBounded(q string) (query.Query, error) {
 	parsed, err := query.NewQueryStringQuery(q).Parse()
 	if err != nil {
 		qe := &QueryError{Query: q, Pos: 0, Msg: strings.TrimPrefix(err.Error(), "parse error: ")}
@@ -78,7 +96,9 @@ func parseQuery(q string) (query.Query, error) {
 	// bleve accepted q; reject what it accepts but this index cannot
 	// answer. A grammar error here would be a disagreement with bleve's
 	// parser, which stays the authority.
-	if se := checkSyntax(q); se != nil && !se.grammar {
+	if se := checkSyntax(q); se != nil && se.limit != nil {
+		return nil, se.limit
+	} else if se != nil && !se.grammar {
 		return nil, &QueryError{Query: q, Pos: se.pos, Msg: se.msg}
 	}
 	bq, ok := parsed.(*query.BooleanQuery)

@@ -52,6 +52,14 @@ func TestQueryErrors(t *testing.T) {
 		{"kind:Pod -abc)", 13, "parentheses do not group"},
 		{"nginx( ~1", 5, "parentheses do not group"},
 		{"é:x ü:", 8, "unexpected end of query"},
+		{"name:/a(/", 5, "invalid regular expression"},
+		{"name:/a+?/", 5, "lazy quantifiers are not supported"},
+		{`name:/\bx/`, 5, "word boundaries are not supported"},
+		{"name:/p1$/", 5, "anchors are not supported"},
+		{`kind:Pod /x\^y/`, 9, "anchors are not supported"},
+		{"name:p1~3", 7, "fuzziness must be 0 to 2"},
+		{"p1~-1", 2, "fuzziness must be 0 to 2"},
+		{"p1~NaN", 2, "fuzziness must be 0 to 2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {

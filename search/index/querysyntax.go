@@ -86,6 +86,8 @@ type syntaxError struct {
 	pos     int
 	msg     string
 	grammar bool
+	// limit, when set, is the bound the query is over (limits.go).
+	limit *LimitError
 }
 
 // lexQuery splits q into tokens the way bleve's queryStringLex does.
@@ -251,14 +253,25 @@ type syntaxChecker struct {
 	i    int
 	end  int
 	// unsupported is the first construct bleve accepts and this index
-	// does not; it is reported only if the grammar holds.
+	// does not, or that is over a bound; it is reported only if the
+	// grammar holds.
 	unsupported *syntaxError
+	// patterns are the positions of the wildcard, regular-expression and
+	// fuzzy terms.
+	patterns []int
 }
 
 // unsupportedAt records an unsupported construct.
 func (c *syntaxChecker) unsupportedAt(pos int, msg string) {
 	if c.unsupported == nil {
 		c.unsupported = &syntaxError{pos: pos, msg: msg}
+	}
+}
+
+// limitAt records a construct over a bound.
+func (c *syntaxChecker) limitAt(pos int, le *LimitError) {
+	if c.unsupported == nil {
+		c.unsupported = &syntaxError{pos: pos, msg: le.Msg, limit: le}
 	}
 }
 
@@ -292,6 +305,7 @@ func checkSyntax(q string) *syntaxError {
 			return err
 		}
 	}
+	c.checkPatternCount()
 	return c.unsupported
 }
 
@@ -321,11 +335,7 @@ func (c *syntaxChecker) part() *syntaxError {
 			}
 		} else if t.typ == tString {
 			c.checkWord(t, true)
-			if c.peek().typ == tTilde {
-				if err := c.fuzziness(); err != nil {
-					return err
-				}
-			} else if err := checkRegexp(t); err != nil {
+			if err := c.term(t, false); err != nil {
 				return err
 			}
 		}
@@ -348,10 +358,7 @@ func (c *syntaxChecker) value() *syntaxError {
 	switch t.typ {
 	case tString:
 		c.checkWord(t, false)
-		if c.peek().typ == tTilde {
-			return c.fuzziness()
-		}
-		return checkRegexp(t)
+		return c.term(t, true)
 	case tNumber, tPhrase:
 	case tMinus:
 		if n := c.next(); n.typ != tNumber {
@@ -381,11 +388,33 @@ func (c *syntaxChecker) value() *syntaxError {
 	return nil
 }
 
-// fuzziness checks a "~N" suffix.
-func (c *syntaxChecker) fuzziness() *syntaxError {
-	t := c.next()
-	if _, err := strconv.ParseFloat(t.text, 64); err != nil {
-		return &syntaxError{pos: t.pos, msg: fmt.Sprintf("invalid fuzziness %q", t.text), grammar: true}
+// term checks a string term, or the string value of a field, with its
+// "~N" suffix; one that bleve searches with an automaton (a fuzzy term, a
+// regular expression or a wildcard, told apart as bleve's grammar does) is
+// a pattern.
+func (c *syntaxChecker) term(t token, fielded bool) *syntaxError {
+	if c.peek().typ == tTilde {
+		f := c.next()
+		n, err := strconv.ParseFloat(f.text, 64)
+		if err != nil {
+			return &syntaxError{pos: f.pos, msg: fmt.Sprintf("invalid fuzziness %q", f.text), grammar: true}
+		}
+		if msg := fuzzinessProblem(n); msg != "" {
+			c.unsupportedAt(f.pos, msg)
+		} else if int(n) > 0 {
+			c.pattern(t, patternFuzzy)
+		}
+		return nil
+	}
+	if err := checkRegexp(t); err != nil {
+		return err
+	}
+	switch {
+	case strings.HasPrefix(t.text, "/") && strings.HasSuffix(t.text, "/"):
+		c.pattern(t, patternRegexp)
+	case strings.ContainsAny(t.text, "*?") && (fielded || t.text != "*"):
+		// A lone * matches every document (rewrite), without a pattern.
+		c.pattern(t, patternWildcard)
 	}
 	return nil
 }

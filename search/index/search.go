@@ -70,7 +70,8 @@ type Result struct {
 	Facets map[string][]FacetCount
 }
 
-// Search runs req. A malformed query is a *QueryError.
+// Search runs req. A malformed query is a *QueryError, one over a bound of
+// limits.go a *LimitError.
 func (ix *Index) Search(ctx context.Context, req Request) (*Result, error) {
 	q, err := parseQuery(req.Query)
 	if err != nil {
@@ -94,8 +95,9 @@ func (ix *Index) Search(ctx context.Context, req Request) (*Result, error) {
 	if text {
 		q = zeroKeywordScores(q)
 	}
+	scopeTerms := 0
 	if req.Scopes != nil {
-		q = scoped(q, req.Scopes)
+		q, scopeTerms = scoped(q, req.Scopes)
 	}
 	sr := bleve.NewSearchRequest(q)
 	sr.Size = 0
@@ -104,9 +106,12 @@ func (ix *Index) Search(ctx context.Context, req Request) (*Result, error) {
 		sr.Score = bleve.ScoreNone
 	}
 	c := newHitCollector(from + size)
-	if err := ix.collect(ctx, sr, c); err != nil {
+	if err := ix.collect(withTermLimit(ctx, scopeTerms), sr, c); err != nil {
 		if errIndexClosed(err) {
 			return nil, ErrClosed
+		}
+		if le := limitFromBleve(err); le != nil {
+			return nil, le
 		}
 		return nil, fmt.Errorf("search index: %w", err)
 	}
@@ -121,16 +126,26 @@ func (ix *Index) Search(ctx context.Context, req Request) (*Result, error) {
 	return out, nil
 }
 
+// CheckQuery returns the error Search would return for query q, if any,
+// without searching: a *QueryError or a *LimitError. It cannot tell a query
+// that bleve stops at its own limits (MaxQueryTerms, the automaton size),
+// which depend on the index.
+func CheckQuery(q string) error {
+	_, err := parseQuery(q)
+	return err
+}
+
 // emptyResult is the result of a search that can match nothing.
 func emptyResult() *Result {
 	return &Result{Hits: []Key{}, Facets: map[string][]FacetCount{FacetCluster: {}, FacetKind: {}, FacetNamespace: {}}}
 }
 
 // scoped restricts q to the scopes, with a bleve boolean filter, which
-// scores nothing. q goes in a conjunction of its own first: a boolean query
-// drops a clause that matches nothing (a query of stop words), and the
-// filter alone would then match every document in scope.
-func scoped(q query.Query, scopes []Scope) query.Query {
+// scores nothing, and returns the number of terms the filter looks up. q
+// goes in a conjunction of its own first: a boolean query drops a clause
+// that matches nothing (a query of stop words), and the filter alone would
+// then match every document in scope.
+func scoped(q query.Query, scopes []Scope) (query.Query, int) {
 	var terms []query.Query
 	for _, s := range scopes {
 		if s.Namespaces == nil {
@@ -152,7 +167,7 @@ func scoped(q query.Query, scopes []Scope) query.Query {
 	}
 	bq := query.NewBooleanQuery([]query.Query{query.NewConjunctionQuery([]query.Query{q})}, nil, nil)
 	bq.AddFilter(filter)
-	return bq
+	return bq, len(terms)
 }
 
 // termQuery is an exact term query on field.

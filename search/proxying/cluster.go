@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -64,13 +65,27 @@ func (c *Connecter) serveCluster(w http.ResponseWriter, req *http.Request, u use
 	h.ServeHTTP(w, out)
 }
 
-// locate finds the one cluster, among those the caller may reach, whose
-// cache holds the object.
+// locate finds the one cluster whose cache holds the object, among those
+// where the caller may read it (get, as Access.Filter decides for reads).
+// Copies the caller may not read are not looked at: an object only there
+// answers 404, exactly as a name that exists nowhere, and one also there
+// is not ambiguous. Otherwise a write would tell, by a 409 naming clusters
+// or by the member's 403, that a name exists in a namespace the caller
+// cannot see. The price: a caller allowed to write an object but not to
+// read it cannot write it through proxying (clusters/{name}/proxy still
+// serves it).
 func (c *Connecter) locate(req *http.Request, u user.Info, info *request.RequestInfo, gvr schema.GroupVersionResource) (string, error) {
 	stores, _ := c.Stores(gvr)
+	// A namespaced object has a namespace: without one there is nothing
+	// to find, and no need to review access in every namespace.
+	candidates := slices.DeleteFunc(slices.Clone(stores), func(s *searchcache.Store) bool {
+		return s.Namespaced && info.Namespace == ""
+	})
+	scopes := c.Access.Filter(req.Context(), u, "get", info.Namespace, candidates)
 	var found []string
-	for _, s := range stores {
-		if !c.Access.ClusterAllowed(req.Context(), u, s.Cluster) {
+	for _, s := range candidates {
+		sc, ok := scopes[s]
+		if !ok || s.Namespaced && !sc.All && !sc.Namespaces.Has(info.Namespace) {
 			continue
 		}
 		if _, ok := s.Get(searchcache.Key(info.Namespace, info.Name)); ok {

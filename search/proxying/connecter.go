@@ -6,8 +6,10 @@
 //     multi-cluster cache (search/storage), filtered by what the caller may
 //     read;
 //  2. cluster: any other request on a cached resource (update, patch,
-//     delete, log, exec ...), sent to the one member holding the object,
-//     as the caller (the clusters/{name}/proxy machinery of proxy/);
+//     delete, log, exec ...), sent to the one member holding the object
+//     among those where the caller may read it, as the caller (the
+//     clusters/{name}/proxy machinery of proxy/); an object the caller may
+//     not read answers 404, as one that does not exist;
 //  3. control plane: everything else, sent to the host API server as the
 //     caller (impersonated), never with the server's own rights (unlike
 //     Karmada, which forwards with karmada-search's credentials).
@@ -42,7 +44,8 @@ type Connecter struct {
 	Reader *storage.Reader
 	// Stores returns the stores of a resource (none: not cached).
 	Stores func(schema.GroupVersionResource) ([]*searchcache.Store, <-chan struct{})
-	// Access says which clusters a caller may reach.
+	// Access says which clusters a caller may reach, and where a caller
+	// may read (which is where writes look for their object).
 	Access *storage.Access
 	// Cluster returns the handler proxying a request to one member as the
 	// caller (clusters/{name}/proxy); path is the Kubernetes path.

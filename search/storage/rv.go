@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The multi-cluster resourceVersion and continue token, exactly as
@@ -20,8 +21,13 @@ type MultiRV map[string]string
 const anyRV = "0"
 
 // String encodes m: `{"c1":"rv1","c2":"rv2"}` with keys ascending, no spaces
-// and no escaping, in unpadded URL-safe base64; "" when m is empty.
+// and no escaping, in unpadded URL-safe base64; "" when m is empty and "0"
+// when it is nil ("any", as ParseMultiRV("0") returns), so that
+// ParseMultiRV(m.String()) is m.
 func (m MultiRV) String() string {
+	if m == nil {
+		return anyRV
+	}
 	if len(m) == 0 {
 		return ""
 	}
@@ -36,10 +42,29 @@ func (m MultiRV) String() string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(`"` + k + `":"` + m[k] + `"`)
+		writeJSONString(&b, k)
+		b.WriteByte(':')
+		writeJSONString(&b, m[k])
 	}
 	b.WriteByte('}')
 	return base64.RawURLEncoding.EncodeToString([]byte(b.String()))
+}
+
+// writeJSONString writes s as a JSON string. Cluster names and
+// resourceVersions need no escaping, and are written as they are, as
+// Karmada writes them; anything else is escaped so that the encoding stays
+// JSON that decodes to s (for valid UTF-8: JSON has no other bytes).
+func writeJSONString(b *strings.Builder, s string) {
+	plain := utf8.ValidString(s)
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] != '"' && s[i] != '\\'
+	}
+	if plain {
+		b.WriteString(`"` + s + `"`)
+		return
+	}
+	raw, _ := json.Marshal(s) // a string always marshals
+	b.Write(raw)
 }
 
 // ParseMultiRV decodes a multi-cluster resourceVersion. "" is the empty
@@ -55,11 +80,15 @@ func ParseMultiRV(s string) (MultiRV, error) {
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return nil, fmt.Errorf("invalid resourceVersion %q: not a multi-cluster resourceVersion (base64): %v", s, err)
+		return nil, fmt.Errorf("invalid resourceVersion %q: not a multi-cluster resourceVersion (base64): %w", s, err)
 	}
 	m := MultiRV{}
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("invalid resourceVersion %q: not a multi-cluster resourceVersion (JSON object of cluster to resourceVersion): %v", s, err)
+		return nil, fmt.Errorf("invalid resourceVersion %q: not a multi-cluster resourceVersion (JSON object of cluster to resourceVersion): %w", s, err)
+	}
+	if m == nil {
+		// JSON null, which would otherwise read as "0" (any).
+		return nil, fmt.Errorf("invalid resourceVersion %q: not a multi-cluster resourceVersion (JSON object of cluster to resourceVersion)", s)
 	}
 	for c, rv := range m {
 		if _, err := strconv.ParseUint(rv, 10, 64); err != nil {
@@ -89,22 +118,29 @@ type continueToken struct {
 	Continue string `json:"continue"`
 }
 
+// String encodes t, "" when it has no cluster (there is no next page), as
+// Karmada does.
 func (t continueToken) String() string {
-	raw, _ := json.Marshal(t)
+	if t.Cluster == "" {
+		return ""
+	}
+	raw, _ := json.Marshal(t) // strings always marshal
 	return base64.RawURLEncoding.EncodeToString(raw)
 }
 
+// parseContinue decodes a continue token; parseContinue(t.String()) is t
+// for any token with a cluster and a valid RV.
 func parseContinue(s string) (continueToken, error) {
 	var t continueToken
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return t, fmt.Errorf("invalid continue token %q: %v", s, err)
+		return continueToken{}, fmt.Errorf("invalid continue token %q: %w", s, err)
 	}
 	if err := json.Unmarshal(raw, &t); err != nil || t.Cluster == "" {
-		return t, fmt.Errorf("invalid continue token %q: not a token this server returned", s)
+		return continueToken{}, fmt.Errorf("invalid continue token %q: not a token this server returned", s)
 	}
 	if _, err := ParseMultiRV(t.RV); err != nil {
-		return t, fmt.Errorf("invalid continue token %q: %v", s, err)
+		return continueToken{}, fmt.Errorf("invalid continue token %q: %w", s, err)
 	}
 	return t, nil
 }

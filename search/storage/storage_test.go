@@ -38,7 +38,15 @@ func TestMultiRVEncodingIsKarmadas(t *testing.T) {
 	if any, err := ParseMultiRV("0"); err != nil || any.Get("member9") != "0" {
 		t.Errorf(`"0" means any in every cluster: %v %v`, any, err)
 	}
-	for _, bad := range []string{"!!", base64.RawURLEncoding.EncodeToString([]byte(`[1]`)), base64.RawURLEncoding.EncodeToString([]byte(`{"m":"x"}`))} {
+	if got := MultiRV(nil).String(); got != "0" {
+		t.Errorf(`the "any" resourceVersion encodes to %q, want "0"`, got)
+	}
+	odd := MultiRV{`a"b\c`: "1"}
+	if back, err := ParseMultiRV(odd.String()); err != nil || !cmp.Equal(back, odd) {
+		t.Errorf("a cluster name with JSON's special characters decoded as %v %v", back, err)
+	}
+	for _, bad := range []string{"!!", base64.RawURLEncoding.EncodeToString([]byte(`[1]`)), base64.RawURLEncoding.EncodeToString([]byte(`{"m":"x"}`)),
+		base64.RawURLEncoding.EncodeToString([]byte(`null`))} {
 		if _, err := ParseMultiRV(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
