@@ -3,13 +3,13 @@ package security
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -114,7 +114,7 @@ func TestAgentCannotRedirectItsCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	after.Spec.Region = before.Spec.Region
-	if fmt.Sprint(after.Spec) != fmt.Sprint(before.Spec) || fmt.Sprint(after.Labels) != fmt.Sprint(before.Labels) {
+	if !apiequality.Semantic.DeepEqual(after.Spec, before.Spec) || !apiequality.Semantic.DeepEqual(after.Labels, before.Labels) {
 		t.Errorf("member3 changed:\nbefore %+v %v\nafter  %+v %v", before.Spec, before.Labels, after.Spec, after.Labels)
 	}
 }
