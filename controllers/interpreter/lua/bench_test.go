@@ -202,7 +202,7 @@ func BenchmarkOperations(b *testing.B) {
 				L.SetContext(ctx)
 				compileAndCall(b, L, wholeArgs(L, op.values(obj)))
 				if returnsObject {
-					if _, err := fromLua(L.Get(-1), obj.Object); err != nil {
+					if _, err := newBudget(Limits{}).fromLua(L.Get(-1), obj.Object); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -227,7 +227,7 @@ func BenchmarkOperations(b *testing.B) {
 					args[i] = script.Arg(L, i, v)
 				}
 				if returnsObject {
-					if _, err := script.ObjectResult(args[0], args[0], own, obj.Object); err != nil {
+					if _, err := script.ObjectResult(newBudget(Limits{}), args[0], args[0], own, obj.Object); err != nil {
 						b.Fatal(err)
 					}
 				}

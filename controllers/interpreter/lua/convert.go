@@ -68,8 +68,12 @@ func toLua(L *lua.LState, v any) lua.LValue {
 // back into {} where the corresponding field of the object given to the
 // script was an object. ref is that corresponding value (nil when there is
 // none), followed down the result as it is converted.
-func fromLua(v lua.LValue, ref any) (any, error) {
-	return fromLuaDepth(v, ref, 0)
+//
+// Every value and key met is charged to b (visit), a shared table each
+// time it is met: a table holding one subtable under two keys, nested 100
+// deep, is 2^100 values. Tables that contain themselves stop at maxDepth.
+func (b *budget) fromLua(v lua.LValue, ref any) (any, error) {
+	return b.fromLuaDepth(v, ref, 0)
 }
 
 // dropEmpty, given as ref, makes empty tables nil all the way down: for
@@ -79,9 +83,16 @@ var dropEmpty any = &struct{ dropEmpty bool }{}
 // maxDepth bounds the nesting of converted tables (and catches cycles).
 const maxDepth = 100
 
-func fromLuaDepth(v lua.LValue, ref any, depth int) (any, error) {
+func (b *budget) fromLuaDepth(v lua.LValue, ref any, depth int) (any, error) {
 	if depth > maxDepth {
 		return nil, fmt.Errorf("result nested deeper than %d levels (a table that contains itself?)", maxDepth)
+	}
+	n := 0
+	if s, ok := v.(lua.LString); ok {
+		n = len(s)
+	}
+	if err := b.visit(n); err != nil {
+		return nil, err
 	}
 	switch v := v.(type) {
 	case *lua.LNilType:
@@ -92,12 +103,12 @@ func fromLuaDepth(v lua.LValue, ref any, depth int) (any, error) {
 		return string(v), nil
 	case lua.LNumber:
 		f := float64(v)
-		if f == math.Trunc(f) && f >= math.MinInt64 && f <= math.MaxInt64 && !math.IsInf(f, 0) {
+		if isInt64(f) {
 			return int64(f), nil
 		}
 		return f, nil
 	case *lua.LTable:
-		return tableFromLua(v, ref, depth)
+		return b.tableFromLua(v, ref, depth)
 	case *lua.LUserData:
 		switch g := v.Value.(type) {
 		case goValue:
@@ -111,7 +122,7 @@ func fromLuaDepth(v lua.LValue, ref any, depth int) (any, error) {
 	}
 }
 
-func tableFromLua(t *lua.LTable, ref any, depth int) (any, error) {
+func (b *budget) tableFromLua(t *lua.LTable, ref any, depth int) (any, error) {
 	n := t.Len()
 	count := 0
 	sequence := true
@@ -140,7 +151,7 @@ func tableFromLua(t *lua.LTable, ref any, depth int) (any, error) {
 			} else if i-1 < len(refs) {
 				r = refs[i-1]
 			}
-			e, err := fromLuaDepth(t.RawGetInt(i), r, depth+1)
+			e, err := b.fromLuaDepth(t.RawGetInt(i), r, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -156,20 +167,30 @@ func tableFromLua(t *lua.LTable, ref any, depth int) (any, error) {
 			return
 		}
 		key := keyString(k)
+		if err = b.visit(len(key)); err != nil {
+			return
+		}
 		r := refs[key]
 		if ref == dropEmpty {
 			r = dropEmpty
 		}
 		var converted any
-		converted, err = fromLuaDepth(e, r, depth+1)
+		converted, err = b.fromLuaDepth(e, r, depth+1)
 		out[key] = converted
 	})
 	return out, err
 }
 
+// isInt64 tells whether f is a whole number an int64 holds. The bounds are
+// -2^63 and 2^63 as floats: math.MaxInt64 rounds up to 2^63, which does
+// not fit.
+func isInt64(f float64) bool {
+	return f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63
+}
+
 // keyString is how a table key becomes a JSON object key.
 func keyString(k lua.LValue) string {
-	if num, ok := k.(lua.LNumber); ok && float64(num) == math.Trunc(float64(num)) {
+	if num, ok := k.(lua.LNumber); ok && isInt64(float64(num)) {
 		return strconv.FormatInt(int64(num), 10)
 	}
 	return k.String()

@@ -14,10 +14,17 @@ import (
 // encodeJSON appends v as JSON, as fromLua followed by json.Marshal would
 // (same shapes, the empty-table rule with ref, keys sorted), without
 // building the Go value in between: a reflected status goes straight into
-// a RawExtension.
-func encodeJSON(buf []byte, v lua.LValue, ref any, depth int) ([]byte, error) {
+// a RawExtension. Values are charged to b as fromLua charges them.
+func (b *budget) encodeJSON(buf []byte, v lua.LValue, ref any, depth int) ([]byte, error) {
 	if depth > maxDepth {
 		return nil, fmt.Errorf("result nested deeper than %d levels (a table that contains itself?)", maxDepth)
+	}
+	n := 0
+	if s, ok := v.(lua.LString); ok {
+		n = len(s)
+	}
+	if err := b.visit(n); err != nil {
+		return nil, err
 	}
 	switch v := v.(type) {
 	case *lua.LNilType:
@@ -31,12 +38,12 @@ func encodeJSON(buf []byte, v lua.LValue, ref any, depth int) ([]byte, error) {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return nil, fmt.Errorf("%v cannot be encoded as JSON", f)
 		}
-		if f == math.Trunc(f) && f >= math.MinInt64 && f <= math.MaxInt64 {
+		if isInt64(f) {
 			return strconv.AppendInt(buf, int64(f), 10), nil
 		}
-		return strconv.AppendFloat(buf, f, 'g', -1, 64), nil
+		return appendJSONFloat(buf, f), nil
 	case *lua.LTable:
-		return encodeTable(buf, v, ref, depth)
+		return b.encodeTable(buf, v, ref, depth)
 	case *lua.LUserData:
 		var gv any
 		switch g := v.Value.(type) {
@@ -57,7 +64,7 @@ func encodeJSON(buf []byte, v lua.LValue, ref any, depth int) ([]byte, error) {
 	}
 }
 
-func encodeTable(buf []byte, t *lua.LTable, ref any, depth int) ([]byte, error) {
+func (b *budget) encodeTable(buf []byte, t *lua.LTable, ref any, depth int) ([]byte, error) {
 	n := t.Len()
 	count, sequence := 0, true
 	t.ForEach(func(k, _ lua.LValue) {
@@ -84,7 +91,7 @@ func encodeTable(buf []byte, t *lua.LTable, ref any, depth int) ([]byte, error) 
 			if i-1 < len(refs) {
 				r = refs[i-1]
 			}
-			if buf, err = encodeJSON(buf, t.RawGetInt(i), r, depth+1); err != nil {
+			if buf, err = b.encodeJSON(buf, t.RawGetInt(i), r, depth+1); err != nil {
 				return nil, err
 			}
 		}
@@ -101,21 +108,39 @@ func encodeTable(buf []byte, t *lua.LTable, ref any, depth int) ([]byte, error) 
 	slices.Sort(keys)
 	buf = append(buf, '{')
 	for i, k := range keys {
+		if err := b.visit(len(k)); err != nil {
+			return nil, err
+		}
 		if i > 0 {
 			buf = append(buf, ',')
 		}
 		buf = appendJSONString(buf, k)
 		buf = append(buf, ':')
-		if buf, err = encodeJSON(buf, values[k], refs[k], depth+1); err != nil {
+		if buf, err = b.encodeJSON(buf, values[k], refs[k], depth+1); err != nil {
 			return nil, err
 		}
 	}
 	return append(buf, '}'), nil
 }
 
+// appendJSONFloat appends f as encoding/json writes a float64: without
+// an exponent from 1e-6 to 1e21, and with e-7 rather than e-07.
+func appendJSONFloat(buf []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	buf = strconv.AppendFloat(buf, f, format, -1, 64)
+	if n := len(buf); format == 'e' && n >= 4 && buf[n-4] == 'e' && buf[n-3] == '-' && buf[n-2] == '0' {
+		buf[n-2] = buf[n-1]
+		buf = buf[:n-1]
+	}
+	return buf
+}
+
 // appendJSONString appends s as a JSON string, escaping as encoding/json
-// does (quotes, backslashes, control characters, <, >, & and the line
-// separators; invalid UTF-8 becomes U+FFFD).
+// does (quotes, backslashes, control characters, \b and \f as such since Go
+// 1.22, <, >, & and the line separators; invalid UTF-8 becomes U+FFFD).
 func appendJSONString(buf []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	buf = append(buf, '"')
@@ -131,6 +156,10 @@ func appendJSONString(buf []byte, s string) []byte {
 				buf = append(buf, '\\', 'r')
 			case c == '\t':
 				buf = append(buf, '\\', 't')
+			case c == '\b':
+				buf = append(buf, '\\', 'b')
+			case c == '\f':
+				buf = append(buf, '\\', 'f')
 			case c < 0x20 || c == '<' || c == '>' || c == '&':
 				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 			default:

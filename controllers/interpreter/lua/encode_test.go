@@ -20,11 +20,11 @@ func TestEncodeJSONMatchesMarshal(t *testing.T) {
 	}
 	v := L.GetGlobal("v")
 	ref := map[string]any{"d": map[string]any{}, "e": []any{}, "list": []any{map[string]any{"value": map[string]any{}}}}
-	got, err := encodeJSON(nil, v, ref, 0)
+	got, err := newBudget(Limits{}).encodeJSON(nil, v, ref, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conv, err := fromLua(v, ref)
+	conv, err := newBudget(Limits{}).fromLua(v, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestEncodeJSONMatchesMarshal(t *testing.T) {
 	if err := L.DoString(`bad = {x = 0/0}`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := encodeJSON(nil, L.GetGlobal("bad"), nil, 0); err == nil {
+	if _, err := newBudget(Limits{}).encodeJSON(nil, L.GetGlobal("bad"), nil, 0); err == nil {
 		t.Error("NaN encoded")
 	}
 }

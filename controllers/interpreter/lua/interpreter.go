@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	lua "github.com/yuin/gopher-lua"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -32,6 +31,8 @@ type Customizations struct {
 	byTarget map[schema.GroupVersionKind]map[interpreter.Operation]*Script
 	// onChange are told the kinds whose interpretation changed.
 	onChange []func(schema.GroupVersionKind)
+	// limits bound each call of the scripts.
+	limits Limits
 }
 
 type compiled struct {
@@ -42,9 +43,15 @@ type compiled struct {
 
 var _ interpreter.Interpreter = (*Customizations)(nil)
 
-// NewCustomizations returns an empty set of customizations.
-func NewCustomizations() *Customizations {
-	return &Customizations{byName: map[string]*compiled{}, byTarget: map[schema.GroupVersionKind]map[interpreter.Operation]*Script{}}
+// NewCustomizations returns an empty set of customizations whose calls run
+// within the default Limits.
+func NewCustomizations() *Customizations { return NewCustomizationsWithLimits(Limits{}) }
+
+// NewCustomizationsWithLimits returns an empty set of customizations whose
+// calls run within lim (a zero field takes its default).
+func NewCustomizationsWithLimits(lim Limits) *Customizations {
+	return &Customizations{byName: map[string]*compiled{}, byTarget: map[schema.GroupVersionKind]map[interpreter.Operation]*Script{},
+		limits: lim}
 }
 
 // AddChangeHandler registers f, called with the target kind whenever a
@@ -68,15 +75,16 @@ func (c *Customizations) changed(gvks ...schema.GroupVersionKind) {
 	}
 }
 
-// CompileCustomization compiles every script of ric. Admission has checked
-// them; an error here names the field of the first that fails.
-func CompileCustomization(ric *configv1alpha1.ResourceInterpreterCustomization) (map[interpreter.Operation]*Script, error) {
+// CompileCustomization compiles every script of ric, its calls to run
+// within lim. Admission has checked them; an error here names the field of
+// the first that fails.
+func CompileCustomization(ric *configv1alpha1.ResourceInterpreterCustomization, lim Limits) (map[interpreter.Operation]*Script, error) {
 	scripts := map[interpreter.Operation]*Script{}
 	for _, rule := range ric.Spec.Customizations.Scripts() {
 		if !rule.Set {
 			continue
 		}
-		s, err := Compile(rule.Script, rule.Function, 0)
+		s, err := CompileWithLimits(rule.Script, rule.Function, 0, lim)
 		if err != nil {
 			closeAll(scripts)
 			return nil, fmt.Errorf("spec.customizations.%s.luaScript: %w", rule.Field, err)
@@ -96,7 +104,7 @@ func (c *Customizations) Set(ric *configv1alpha1.ResourceInterpreterCustomizatio
 	if ok && cur.generation == ric.Generation && ric.Generation != 0 {
 		return nil
 	}
-	scripts, err := CompileCustomization(ric)
+	scripts, err := CompileCustomization(ric, c.limits)
 	target := schema.FromAPIVersionAndKind(ric.Spec.Target.APIVersion, ric.Spec.Target.Kind)
 	affected := []schema.GroupVersionKind{target}
 	c.mu.Lock()
@@ -186,7 +194,7 @@ func (c *Customizations) mustScript(obj *unstructured.Unstructured, op interpret
 // callOnObject calls op's function with obj alone and hands its nret
 // results to results (GetReplicas, GetComponents, ReflectStatus,
 // InterpretHealth, GetDependencies).
-func (c *Customizations) callOnObject(obj *unstructured.Unstructured, op interpreter.Operation, nret int, results func(ret []lua.LValue) error) error {
+func (c *Customizations) callOnObject(obj *unstructured.Unstructured, op interpreter.Operation, nret int, results func(ret []lua.LValue, b *budget) error) error {
 	s, err := c.mustScript(obj, op)
 	if err != nil {
 		return err
@@ -201,7 +209,7 @@ func (c *Customizations) callOnObject(obj *unstructured.Unstructured, op interpr
 func (c *Customizations) GetReplicas(obj *unstructured.Unstructured) (int32, *workv1alpha2.ReplicaRequirements, error) {
 	var replicas int32
 	var req *workv1alpha2.ReplicaRequirements
-	err := c.callOnObject(obj, interpreter.InterpretReplica, 2, func(ret []lua.LValue) error {
+	err := c.callOnObject(obj, interpreter.InterpretReplica, 2, func(ret []lua.LValue, b *budget) error {
 		n, ok := ret[0].(lua.LNumber)
 		if !ok {
 			return fmt.Errorf("returned %s as the replicas, want a number", ret[0].Type())
@@ -223,7 +231,7 @@ func (c *Customizations) GetReplicas(obj *unstructured.Unstructured) (int32, *wo
 			req = r
 			return nil
 		}
-		return decodeResult(ret[1], nil, &req)
+		return decodeResult(b, ret[1], nil, &req)
 	})
 	return replicas, req, err
 }
@@ -232,11 +240,11 @@ func (c *Customizations) GetReplicas(obj *unstructured.Unstructured) (int32, *wo
 // the workload's components ({name, replicas, replicaRequirements}).
 func (c *Customizations) GetComponents(obj *unstructured.Unstructured) ([]workv1alpha2.Component, error) {
 	var out []workv1alpha2.Component
-	err := c.callOnObject(obj, interpreter.InterpretComponent, 1, func(ret []lua.LValue) error {
+	err := c.callOnObject(obj, interpreter.InterpretComponent, 1, func(ret []lua.LValue, b *budget) error {
 		if ret[0] == lua.LNil {
 			return nil
 		}
-		return decodeResult(ret[0], []any{}, &out)
+		return decodeResult(b, ret[0], []any{}, &out)
 	})
 	return out, err
 }
@@ -304,11 +312,11 @@ func itemsValue(items []workv1alpha2.AggregatedStatusItem) ([]any, error) {
 // returns the status to report, or nil.
 func (c *Customizations) ReflectStatus(obj *unstructured.Unstructured) (*runtime.RawExtension, error) {
 	var out *runtime.RawExtension
-	err := c.callOnObject(obj, interpreter.InterpretStatus, 1, func(ret []lua.LValue) error {
+	err := c.callOnObject(obj, interpreter.InterpretStatus, 1, func(ret []lua.LValue, b *budget) error {
 		if ret[0] == lua.LNil {
 			return nil
 		}
-		raw, err := encodeJSON(nil, ret[0], obj.Object["status"], 0)
+		raw, err := b.encodeJSON(nil, ret[0], obj.Object["status"], 0)
 		if err != nil {
 			return err
 		}
@@ -322,7 +330,7 @@ func (c *Customizations) ReflectStatus(obj *unstructured.Unstructured) (*runtime
 // returns true when healthy.
 func (c *Customizations) InterpretHealth(obj *unstructured.Unstructured) (workv1alpha2.ResourceHealth, error) {
 	health := workv1alpha2.ResourceUnknown
-	err := c.callOnObject(obj, interpreter.InterpretHealth, 1, func(ret []lua.LValue) error {
+	err := c.callOnObject(obj, interpreter.InterpretHealth, 1, func(ret []lua.LValue, _ *budget) error {
 		b, ok := ret[0].(lua.LBool)
 		if !ok {
 			return fmt.Errorf("returned %s, want a boolean", ret[0].Type())
@@ -340,7 +348,7 @@ func (c *Customizations) InterpretHealth(obj *unstructured.Unstructured) (workv1
 // returns a list of {apiVersion, kind, namespace, name, labelSelector}.
 func (c *Customizations) GetDependencies(obj *unstructured.Unstructured) ([]interpreter.DependentObjectReference, error) {
 	var out []interpreter.DependentObjectReference
-	err := c.callOnObject(obj, interpreter.InterpretDependency, 1, func(ret []lua.LValue) error {
+	err := c.callOnObject(obj, interpreter.InterpretDependency, 1, func(ret []lua.LValue, b *budget) error {
 		if ret[0] == lua.LNil {
 			return nil
 		}
@@ -354,7 +362,7 @@ func (c *Customizations) GetDependencies(obj *unstructured.Unstructured) ([]inte
 			out = deps
 			return nil
 		}
-		return decodeResult(ret[0], []any{}, &out)
+		return decodeResult(b, ret[0], []any{}, &out)
 	})
 	return out, err
 }
@@ -368,8 +376,8 @@ func callForObject(s *Script, obj map[string]any, second any) (*unstructured.Uns
 	err := s.Call(1, func(L *lua.LState) []lua.LValue {
 		arg0, own = s.ObjectArg(L, obj)
 		return []lua.LValue{arg0, s.Arg(L, 1, second)}
-	}, func(ret []lua.LValue) error {
-		m, err := s.ObjectResult(ret[0], arg0, own, obj)
+	}, func(ret []lua.LValue, b *budget) error {
+		m, err := s.ObjectResult(b, ret[0], arg0, own, obj)
 		if err != nil {
 			return err
 		}
@@ -377,117 +385,4 @@ func callForObject(s *Script, obj map[string]any, second any) (*unstructured.Uns
 		return nil
 	})
 	return out, err
-}
-
-// helperValue is the Go value of a helper's result handed back as it is.
-func helperValue(v lua.LValue) (any, bool) {
-	ud, ok := v.(*lua.LUserData)
-	if !ok {
-		return nil, false
-	}
-	h, ok := ud.Value.(helperResult)
-	return h.v, ok
-}
-
-// requestsOnly reads the usual requirement table, {resourceRequest = {cpu
-// = "100m", ...}}, without going through JSON; ok is false for any other
-// shape.
-func requestsOnly(v lua.LValue) (*workv1alpha2.ReplicaRequirements, bool) {
-	t, ok := v.(*lua.LTable)
-	if !ok {
-		return nil, false
-	}
-	var requests *lua.LTable
-	shape := true
-	t.ForEach(func(k, e lua.LValue) {
-		r, isTable := e.(*lua.LTable)
-		if k.String() != "resourceRequest" || !isTable {
-			shape = false
-			return
-		}
-		requests = r
-	})
-	if !shape || requests == nil {
-		return nil, false
-	}
-	list := make(corev1.ResourceList, 4)
-	requests.ForEach(func(k, e lua.LValue) {
-		name, isName := k.(lua.LString)
-		if !shape || !isName {
-			shape = false
-			return
-		}
-		q, err := luaQuantity(e)
-		if err != nil {
-			shape = false
-			return
-		}
-		list[corev1.ResourceName(name)] = q
-	})
-	if !shape {
-		return nil, false
-	}
-	if len(list) == 0 {
-		list = nil
-	}
-	return &workv1alpha2.ReplicaRequirements{ResourceRequest: list}, true
-}
-
-// namedDependencies reads a list of dependencies named by apiVersion,
-// kind, namespace and name (what kube.getPodDependencies returns) without
-// going through JSON; ok is false for any other shape (a label selector).
-func namedDependencies(v lua.LValue) ([]interpreter.DependentObjectReference, bool) {
-	list, ok := v.(*lua.LTable)
-	if !ok {
-		return nil, false
-	}
-	n := list.Len()
-	out := make([]interpreter.DependentObjectReference, 0, n)
-	shape := true
-	count := 0
-	list.ForEach(func(_, e lua.LValue) {
-		count++
-		t, ok := e.(*lua.LTable)
-		if !ok {
-			shape = false
-			return
-		}
-		var d interpreter.DependentObjectReference
-		t.ForEach(func(k, fv lua.LValue) {
-			str, ok := fv.(lua.LString)
-			if !ok {
-				shape = false
-				return
-			}
-			switch k.String() {
-			case "apiVersion":
-				d.APIVersion = string(str)
-			case "kind":
-				d.Kind = string(str)
-			case "namespace":
-				d.Namespace = string(str)
-			case "name":
-				d.Name = string(str)
-			default:
-				shape = false
-			}
-		})
-		out = append(out, d)
-	})
-	if !shape || count != n {
-		return nil, false
-	}
-	return out, true
-}
-
-// decodeResult converts a returned table into out through JSON.
-func decodeResult(v lua.LValue, ref any, out any) error {
-	conv, err := fromLua(v, ref)
-	if err != nil {
-		return err
-	}
-	if err := viaJSON(conv, out); err != nil {
-		return fmt.Errorf("unexpected result: %w", err)
-	}
-	return nil
 }

@@ -151,7 +151,7 @@ function InterpretHealth(obj) return runs end`, "InterpretHealth", 1)
 	}
 	for range 5 {
 		err := s.Call(1, func(L *lua.LState) []lua.LValue { return []lua.LValue{lua.LNil} },
-			func(ret []lua.LValue) error {
+			func(ret []lua.LValue, _ *budget) error {
 				if ret[0] != lua.LNumber(1) {
 					t.Errorf("the chunk ran %v times in this state", ret[0])
 				}
@@ -190,9 +190,9 @@ func TestSandbox(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s.timeout = 200 * 1e6 // 200 ms
+			s.limits.Timeout = 200 * time.Millisecond
 			err = s.Call(1, func(*lua.LState) []lua.LValue { return []lua.LValue{lua.LNil} },
-				func([]lua.LValue) error { return nil })
+				func([]lua.LValue, *budget) error { return nil })
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("error %v, want one containing %q", err, tc.wantErr)
 			}
@@ -207,7 +207,7 @@ end`, "InterpretHealth", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Call(1, func(*lua.LState) []lua.LValue { return nil }, func(ret []lua.LValue) error {
+	err = s.Call(1, func(*lua.LState) []lua.LValue { return nil }, func(ret []lua.LValue, _ *budget) error {
 		if ret[0] != lua.LTrue {
 			t.Errorf("allowed functions returned %v", ret[0])
 		}
@@ -236,7 +236,7 @@ func TestConversion(t *testing.T) {
 	L := newState()
 	defer L.Close()
 	in := map[string]any{"a": int64(1), "b": 1.5, "c": []any{"x", true, nil}, "d": map[string]any{}, "e": []any{}, "f": map[string]any{"g": "h"}}
-	out, err := fromLua(toLua(L, in), in)
+	out, err := newBudget(Limits{}).fromLua(toLua(L, in), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,8 +245,17 @@ func TestConversion(t *testing.T) {
 	if string(raw) != `{"a":1,"b":1.5,"c":["x",true],"d":{},"e":[],"f":{"g":"h"}}` {
 		t.Errorf("round trip = %s", raw)
 	}
+	// Keys that are whole numbers beyond int64 keep their value.
+	if err := L.DoString(`big = {[2^63] = 1, [-2^63] = 2, [1e300] = 3}`); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := newBudget(Limits{}).fromLua(L.GetGlobal("big"), nil); err != nil {
+		t.Fatal(err)
+	} else if raw, _ := json.Marshal(v); string(raw) != `{"-9223372036854775808":2,"1e+300":3,"9.223372036854776e+18":1}` {
+		t.Errorf("big keys = %s", raw)
+	}
 	// An empty table with no reference is a list.
-	if v, _ := fromLua(L.NewTable(), nil); v == nil {
+	if v, _ := newBudget(Limits{}).fromLua(L.NewTable(), nil); v == nil {
 		t.Error("empty table without reference gave nil")
 	} else if _, ok := v.([]any); !ok {
 		t.Errorf("empty table without reference = %#v, want []", v)
@@ -282,10 +291,10 @@ end`, "InterpretHealth", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.timeout = 100 * time.Millisecond
+	s.limits.Timeout = 100 * time.Millisecond
 	call := func(spin bool) error {
 		return s.Call(1, func(*lua.LState) []lua.LValue { return []lua.LValue{lua.LBool(spin)} },
-			func(ret []lua.LValue) error {
+			func(ret []lua.LValue, _ *budget) error {
 				if ret[0] != lua.LTrue {
 					t.Errorf("returned %v", ret[0])
 				}

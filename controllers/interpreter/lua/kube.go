@@ -13,16 +13,16 @@ import (
 // with require("kube"). With opaque, the helpers taking a pod template
 // return their result as a helperResult holding the Go value, for scripts
 // that only hand it back (opaqueHelperResults).
-func kubeModule(opaque bool) lua.LGFunction {
+func kubeModule(opaque bool, b *budget) lua.LGFunction {
 	return func(L *lua.LState) int {
 		mod := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
 			"resourceAdd":         kubeResourceAdd,
 			"getResourceQuantity": kubeGetResourceQuantity,
 			"accuratePodRequirements": func(L *lua.LState) int {
-				return kubeAccuratePodRequirements(L, opaque)
+				return kubeAccuratePodRequirements(L, opaque, b)
 			},
 			"getPodDependencies": func(L *lua.LState) int {
-				return kubeGetPodDependencies(L, opaque)
+				return kubeGetPodDependencies(L, opaque, b)
 			},
 		})
 		L.Push(mod)
@@ -94,8 +94,9 @@ func kubeGetResourceQuantity(L *lua.LState) int {
 // checkPodSpec reads the spec of argument n, a pod template (a table, or
 // the template as the object holds it when the script hands it over
 // untouched), as unstructured data; of a table only the named fields are
-// converted.
-func checkPodSpec(L *lua.LState, n int, fields map[string]bool) map[string]any {
+// converted, within the call's budget of result values: a table sharing
+// subtables would otherwise convert to exponentially many values.
+func checkPodSpec(L *lua.LState, b *budget, n int, fields map[string]bool) map[string]any {
 	if ud, ok := L.Get(n).(*lua.LUserData); ok {
 		g, ok := ud.Value.(goValue)
 		if !ok {
@@ -111,7 +112,7 @@ func checkPodSpec(L *lua.LState, n int, fields map[string]bool) map[string]any {
 	if t != nil {
 		t.ForEach(func(k, v lua.LValue) {
 			if key := keyString(k); err == nil && fields[key] {
-				spec[key], err = fromLua(v, dropEmpty)
+				spec[key], err = b.fromLua(v, dropEmpty)
 			}
 		})
 	}
@@ -134,8 +135,8 @@ func pushJSON(L *lua.LState, v any) {
 // replica of a pod template: node claim and resource requests computed as
 // the kube-scheduler does (max of init containers, sum of containers,
 // overhead); nil when there are none.
-func kubeAccuratePodRequirements(L *lua.LState, opaque bool) int {
-	req, _, err := interpreter.SpecRequirements(checkPodSpec(L, 1, interpreter.RequirementFields))
+func kubeAccuratePodRequirements(L *lua.LState, opaque bool, b *budget) int {
+	req, _, err := interpreter.SpecRequirements(checkPodSpec(L, b, 1, interpreter.RequirementFields))
 	if err != nil {
 		L.ArgError(1, "not a pod template: "+err.Error())
 	}
@@ -162,9 +163,9 @@ func kubeAccuratePodRequirements(L *lua.LState, opaque bool) int {
 // kubeGetPodDependencies returns the objects a pod template in namespace
 // refers to: ConfigMaps, Secrets, the ServiceAccount and
 // PersistentVolumeClaims.
-func kubeGetPodDependencies(L *lua.LState, opaque bool) int {
+func kubeGetPodDependencies(L *lua.LState, opaque bool, b *budget) int {
 	ns := L.OptString(2, "")
-	deps, err := interpreter.PodDependencies(checkPodSpec(L, 1, interpreter.DependencyFields), ns)
+	deps, err := interpreter.PodDependencies(checkPodSpec(L, b, 1, interpreter.DependencyFields), ns)
 	if err != nil {
 		L.ArgError(1, "not a pod template: "+err.Error())
 	}

@@ -76,7 +76,7 @@ func TestKubeHelpersMatchNative(t *testing.T) {
 				if err := L.CallByParam(lua.P{Fn: fn, NRet: 1, Protect: true}, arg, lua.LString("ns")); err != nil {
 					t.Fatalf("template %d, %s: %v", i, name, err)
 				}
-				got, err := fromLua(L.Get(-1), nil)
+				got, err := newBudget(Limits{}).fromLua(L.Get(-1), nil)
 				L.Pop(1)
 				if err != nil {
 					t.Fatal(err)

@@ -7,9 +7,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// maxStringResult bounds the strings string.rep may build.
-const maxStringResult = 1 << 20
-
 // unsafeBase are the base functions replaced by functions raising an
 // error: they reach the file system, other chunks' environments or the
 // metatables, or the collector.
@@ -24,14 +21,30 @@ var safeString = map[string]bool{
 	"lower": true, "match": true, "rep": true, "reverse": true, "sub": true, "upper": true,
 }
 
-// newState returns a sandboxed state with the kube module preloaded.
-func newState() *lua.LState { return newSandbox(false) }
+// chargedString are the string functions wrapped to have the strings they
+// return charged to the call's budget: the others return numbers or
+// substrings, which share their subject's bytes.
+var chargedString = map[string]bool{"char": true, "lower": true, "reverse": true, "upper": true}
+
+// newState returns a sandboxed state with the kube module preloaded and
+// the default limits, for tests.
+func newState() *lua.LState {
+	L, _ := newSandbox(false, Limits{})
+	return L
+}
 
 // newSandbox returns a sandboxed state with the kube module preloaded, its
-// pod-template helpers returning Go values when opaque (kubeModule).
-func newSandbox(opaque bool) *lua.LState {
-	L := lua.NewState(lua.Options{SkipOpenLibs: true, IncludeGoStackTrace: false})
-	for _, lib := range []struct {
+// pod-template helpers returning Go values when opaque (kubeModule), and
+// the budget its bounded functions charge.
+func newSandbox(opaque bool, lim Limits) (*lua.LState, *budget) {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, IncludeGoStackTrace: false,
+		CallStackSize: callStackSize, RegistrySize: registrySize, RegistryMaxSize: registryMaxSize})
+	// An error outside any pcall carries no traceback: gopher-lua's lists
+	// one line per tail call made in a frame, millions within the deadline.
+	L.Panic = panicWithoutTraceback
+	b := newBudget(lim)
+	lib := strlib{b: b}
+	for _, open := range []struct {
 		name string
 		open lua.LGFunction
 	}{
@@ -42,13 +55,19 @@ func newSandbox(opaque bool) *lua.LState {
 		{lua.MathLibName, lua.OpenMath},
 		{lua.OsLibName, lua.OpenOs},
 	} {
-		L.Push(L.NewFunction(lib.open))
-		L.Push(lua.LString(lib.name))
+		L.Push(L.NewFunction(open.open))
+		L.Push(lua.LString(open.name))
 		L.Call(1, 0)
 	}
 	for _, name := range unsafeBase {
 		L.SetGlobal(name, forbidden(L, name))
 	}
+	L.SetGlobal("pcall", L.NewFunction(pcall))
+	L.SetGlobal("xpcall", L.NewFunction(xpcall))
+	if print, ok := L.GetGlobal("print").(*lua.LFunction); ok {
+		L.SetGlobal("print", L.NewFunction(lib.print(print)))
+	}
+	L.SetGlobal(concatGlobal, L.NewFunction(lib.concat))
 
 	// The string module is also the __index of every string value, so
 	// trimming it in place restricts s:gmatch() as well.
@@ -62,24 +81,29 @@ func newSandbox(opaque bool) *lua.LState {
 		for _, name := range drop {
 			str.RawSetString(name, lua.LNil)
 		}
-		// Arguments are bounded: no string over maxStringResult goes in,
-		// and format widths and precisions stay small, so no call can
-		// build a huge string.
+		format, _ := str.RawGetString("format").(*lua.LFunction)
+		own := map[string]lua.LGFunction{
+			"rep": lib.rep, "format": lib.format(format), "find": lib.find, "match": lib.match, "gsub": lib.gsub,
+		}
 		for name := range safeString {
-			if name == "rep" {
-				continue // replaced below
-			}
-			if f, ok := str.RawGetString(name).(*lua.LFunction); ok {
-				str.RawSetString(name, bounded(L, "string."+name, f))
+			if f, ok := own[name]; ok {
+				str.RawSetString(name, L.NewFunction(f))
+			} else if f, ok := str.RawGetString(name).(*lua.LFunction); ok {
+				str.RawSetString(name, lib.wrap(L, "string."+name, f, chargedString[name]))
 			}
 		}
-		str.RawSetString("rep", L.NewFunction(boundedRep))
+	}
+	if tbl, ok := L.GetGlobal(lua.TabLibName).(*lua.LTable); ok {
+		tbl.RawSetString("concat", L.NewFunction(lib.tableConcat))
+		tbl.RawSetString("sort", L.NewFunction(lib.sort))
 	}
 
 	os := L.NewTable()
 	if full, ok := L.GetGlobal(lua.OsLibName).(*lua.LTable); ok {
 		os.RawSetString("time", full.RawGetString("time"))
-		os.RawSetString("date", full.RawGetString("date"))
+		if date, ok := full.RawGetString("date").(*lua.LFunction); ok {
+			os.RawSetString("date", L.NewFunction(lib.date(date)))
+		}
 	}
 	L.SetGlobal(lua.OsLibName, os)
 
@@ -95,8 +119,8 @@ func newSandbox(opaque bool) *lua.LState {
 			}
 		}
 	}
-	L.PreloadModule("kube", kubeModule(opaque))
-	return L
+	L.PreloadModule("kube", kubeModule(opaque, b))
+	return L, b
 }
 
 // forbidden returns a function raising an error naming what was called.
@@ -107,79 +131,83 @@ func forbidden(L *lua.LState, name string) *lua.LFunction {
 	})
 }
 
-// maxFormatWidth bounds the width and precision in string.format verbs.
-const maxFormatWidth = 1000
-
-// bounded wraps a string function: string arguments longer than
-// maxStringResult and, for string.format, widths or precisions over
-// maxFormatWidth raise an error instead of running f.
-func bounded(L *lua.LState, name string, f *lua.LFunction) *lua.LFunction {
-	return L.NewFunction(func(L *lua.LState) int {
-		for i := 1; i <= L.GetTop(); i++ {
-			if s, ok := L.Get(i).(lua.LString); ok && len(s) > maxStringResult {
-				L.RaiseError("%s: argument %d longer than %d bytes", name, i, maxStringResult)
-				return 0
-			}
-		}
-		if name == "string.format" {
-			if s, ok := L.Get(1).(lua.LString); ok && !formatWidthsBounded(string(s)) {
-				L.RaiseError("%s: width or precision over %d", name, maxFormatWidth)
-				return 0
-			}
-		}
-		top := L.GetTop()
-		L.Push(f)
-		for i := 1; i <= top; i++ {
-			L.Push(L.Get(i))
-		}
-		L.Call(top, lua.MultRet)
-		return L.GetTop() - top
-	})
+func panicWithoutTraceback(L *lua.LState) {
+	panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: L.Get(-1)})
 }
 
-// formatWidthsBounded tells whether every number in the verbs of a format
-// string (flags, width, precision) is at most maxFormatWidth.
-func formatWidthsBounded(format string) bool {
-	for i := 0; i < len(format); i++ {
-		if format[i] != '%' {
-			continue
-		}
-		n := 0
-		for i++; i < len(format); i++ {
-			c := format[i]
-			switch {
-			case c >= '0' && c <= '9':
-				n = n*10 + int(c-'0')
-				if n > maxFormatWidth {
-					return false
-				}
-			case c == '.' || c == '-' || c == '+' || c == ' ' || c == '#':
-				n = 0
-			default:
-				n = -1
-			}
-			if n < 0 {
-				break
-			}
-		}
+// keepError is the error handler of protected calls: it returns the error
+// as it is. With no handler, gopher-lua adds a traceback to the error,
+// whose length grows with the tail calls made (see newSandbox).
+func keepError(L *lua.LState) int { return 1 }
+
+// pcall is the base pcall with keepError as the handler. When the error
+// is a call stack overflow, the handler itself cannot be called and
+// gopher-lua still builds a traceback.
+func pcall(L *lua.LState) int {
+	L.CheckAny(1)
+	if err := L.PCall(L.GetTop()-1, lua.MultRet, L.NewFunction(keepError)); err != nil {
+		L.Push(lua.LFalse)
+		L.Push(errorValue(err))
+		return 2
 	}
-	return true
+	L.Insert(lua.LTrue, 1)
+	return L.GetTop()
 }
 
-// boundedRep is string.rep refusing results over maxStringResult bytes.
-func boundedRep(L *lua.LState) int {
-	s := L.CheckString(1)
-	n := L.CheckInt(2)
-	if n <= 0 || s == "" {
-		L.Push(lua.LString(""))
+// xpcall is the base xpcall calling the script's handler protected, so
+// that an error in the handler does not make gopher-lua build a traceback.
+func xpcall(L *lua.LState) int {
+	fn := L.CheckFunction(1)
+	handler := L.CheckFunction(2)
+	top := L.GetTop()
+	L.Push(fn)
+	err := L.PCall(0, lua.MultRet, L.NewFunction(func(L *lua.LState) int {
+		msg := L.Get(1)
+		L.Push(handler)
+		L.Push(msg)
+		if err := L.PCall(1, 1, L.NewFunction(keepError)); err != nil {
+			L.Push(errorValue(err))
+		}
 		return 1
+	}))
+	if err != nil {
+		L.Push(lua.LFalse)
+		L.Push(errorValue(err))
+		return 2
 	}
-	if len(s) > maxStringResult/n {
-		L.RaiseError("string.rep: result longer than %d bytes", maxStringResult)
-		return 0
+	L.Insert(lua.LTrue, top+1)
+	return L.GetTop() - top
+}
+
+// errorValue is the Lua value of a protected call's error.
+func errorValue(err error) lua.LValue {
+	if apiErr, ok := err.(*lua.ApiError); ok {
+		return apiErr.Object
 	}
-	L.Push(lua.LString(strings.Repeat(s, n)))
-	return 1
+	return lua.LString(err.Error())
+}
+
+// protectedCall calls fn with args and leaves nret results on the stack.
+// Unlike PCall, it recovers the error itself: PCall calls a handler, which
+// fails when the error is a call stack overflow, and gopher-lua then
+// builds a traceback. The state is left as the error found it, so the
+// caller must close it after an error.
+func protectedCall(L *lua.LState, fn lua.LValue, nret int, args ...lua.LValue) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if apiErr, ok := r.(*lua.ApiError); ok {
+				err = apiErr
+				return
+			}
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	L.Push(fn)
+	for _, a := range args {
+		L.Push(a)
+	}
+	L.Call(len(args), nret)
+	return nil
 }
 
 // errorString turns a Lua error into a short message: the script's

@@ -10,9 +10,6 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 )
 
-// DefaultTimeout bounds each call of a script, as Karmada's one second.
-const DefaultTimeout = time.Second
-
 // Script is a compiled script defining the global function Function.
 // Calls borrow a state from a pool where the script has already run, so the
 // script is neither parsed nor compiled nor executed per call. It is safe
@@ -22,7 +19,8 @@ type Script struct {
 	Function string
 	proto    *lua.FunctionProto
 	states   chan *state
-	timeout  time.Duration
+	// limits bound each call (Limits); limits.Timeout is its deadline.
+	limits Limits
 	// args says how much of each argument the function can reach.
 	args analysis
 	// opaqueHelpers says the script only hands back what the kube helpers
@@ -35,12 +33,23 @@ type Script struct {
 var returnsObject = map[string]bool{"Retain": true, "ReviseReplica": true, "AggregateStatus": true}
 
 // Compile parses and compiles source, which must define the global
-// function fn; poolSize bounds the idle states kept (0: 8).
+// function fn; poolSize bounds the idle states kept (0: 8). Calls run
+// within the default Limits.
 func Compile(source, fn string, poolSize int) (*Script, error) {
+	return CompileWithLimits(source, fn, poolSize, Limits{})
+}
+
+// CompileWithLimits is Compile with the limits of each call (a zero field
+// takes its default).
+func CompileWithLimits(source, fn string, poolSize int, limits Limits) (*Script, error) {
 	chunk, err := parse.Parse(strings.NewReader(source), "luaScript")
 	if err != nil {
 		return nil, fmt.Errorf("Lua syntax error: %w", err)
 	}
+	// The analyses read the script as written, before .. is rewritten.
+	f, kube := findFunction(chunk, fn), kubeAliases(chunk)
+	args, opaque := analyze(f, kube, returnsObject[fn]), opaqueHelperResults(chunk, fn, f, kube)
+	rewriteConcat(chunk)
 	proto, err := lua.Compile(chunk, "luaScript")
 	if err != nil {
 		return nil, fmt.Errorf("Lua compile error: %w", err)
@@ -48,9 +57,8 @@ func Compile(source, fn string, poolSize int) (*Script, error) {
 	if poolSize <= 0 {
 		poolSize = 8
 	}
-	f, kube := findFunction(chunk, fn), kubeAliases(chunk)
-	s := &Script{Function: fn, proto: proto, states: make(chan *state, poolSize), timeout: DefaultTimeout,
-		args: analyze(f, kube, returnsObject[fn]), opaqueHelpers: opaqueHelperResults(chunk, fn, f, kube)}
+	s := &Script{Function: fn, proto: proto, states: make(chan *state, poolSize), limits: limits.withDefaults(),
+		args: args, opaqueHelpers: opaque}
 	// Load one state now: a script that fails when run, or that does not
 	// define the function, is reported here rather than on the first call.
 	L, err := s.newState()
@@ -66,22 +74,26 @@ func Compile(source, fn string, poolSize int) (*Script, error) {
 // for each call cancels it. A state whose timer fired is never reused, so a
 // call costs no new context or timer.
 type state struct {
-	L     *lua.LState
-	timer *time.Timer
+	L      *lua.LState
+	timer  *time.Timer
+	budget *budget
 }
 
 // newState returns a state in which the script has run.
 func (s *Script) newState() (*state, error) {
-	L := newSandbox(s.opaqueHelpers)
+	L, b := newSandbox(s.opaqueHelpers, s.limits)
 	ctx, cancel := context.WithCancel(context.Background())
-	st := &state{L: L, timer: time.AfterFunc(s.timeout, cancel)}
+	b.ctx = ctx
+	st := &state{L: L, timer: time.AfterFunc(s.limits.Timeout, cancel), budget: b}
 	L.SetContext(ctx)
-	L.Push(L.NewFunctionFromProto(s.proto))
-	err := L.PCall(0, lua.MultRet, nil)
+	err := protectedCall(L, L.NewFunctionFromProto(s.proto), lua.MultRet)
+	if err == nil {
+		err = b.err
+	}
 	if !st.timer.Stop() || err != nil {
 		st.close()
 		if err == nil {
-			return nil, fmt.Errorf("running the script: did not finish within %v", s.timeout)
+			return nil, fmt.Errorf("running the script: did not finish within %v", s.limits.Timeout)
 		}
 		return nil, fmt.Errorf("running the script: %s", errorString(err))
 	}
@@ -118,23 +130,28 @@ func (s *Script) put(st *state) {
 
 // Call invokes the function with args built by the caller in the borrowed
 // state (args receives the state) and hands its nret results to results
-// while the state is still borrowed. The function runs under the script's deadline.
-// A state whose call failed or ran out of time is discarded rather than
-// pooled.
-func (s *Script) Call(nret int, args func(L *lua.LState) []lua.LValue, results func(ret []lua.LValue) error) error {
+// while the state is still borrowed. The function and results, which
+// converts the results within the call's budget b, run under the script's
+// deadline: a conversion is work the script chose too. A state whose call
+// failed or ran out of time is discarded rather than pooled.
+func (s *Script) Call(nret int, args func(L *lua.LState) []lua.LValue, results func(ret []lua.LValue, b *budget) error) error {
 	st, err := s.get()
 	if err != nil {
 		return err
 	}
-	L := st.L
+	L, b := st.L, st.budget
 	in := args(L)
-	st.timer.Reset(s.timeout)
-	err = L.CallByParam(lua.P{Fn: L.GetGlobal(s.Function), NRet: nret, Protect: true}, in...)
-	inTime := st.timer.Stop()
+	b.reset()
+	st.timer.Reset(s.limits.Timeout)
+	err = protectedCall(L, L.GetGlobal(s.Function), nret, in...)
+	if err == nil && b.err != nil {
+		err = b.err // the script caught the error
+	}
 	if err != nil {
+		inTime := st.timer.Stop()
 		st.close()
 		if !inTime {
-			return fmt.Errorf("%s: did not finish within %v", s.Function, s.timeout)
+			return fmt.Errorf("%s: did not finish within %v", s.Function, s.limits.Timeout)
 		}
 		return fmt.Errorf("%s: %s", s.Function, errorString(err))
 	}
@@ -143,12 +160,15 @@ func (s *Script) Call(nret int, args func(L *lua.LState) []lua.LValue, results f
 	for i := range nret {
 		ret = append(ret, L.Get(i-nret))
 	}
-	err = results(ret)
-	if inTime {
-		s.put(st)
-	} else {
+	err = results(ret, b)
+	if !st.timer.Stop() {
 		st.close()
+		if err != nil {
+			return fmt.Errorf("%s: did not finish within %v", s.Function, s.limits.Timeout)
+		}
+		return nil
 	}
+	s.put(st)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.Function, err)
 	}
@@ -174,17 +194,17 @@ func (s *Script) arg(L *lua.LState, i int, v any, own map[*lua.LTable]bool) lua.
 	return projectToLua(L, v, s.args.params[i], own)
 }
 
-// ObjectResult converts the object the function returned. When it is the
+// ObjectResult converts the object the function returned, within b. When it is the
 // first argument as passed (arg0, made by ObjectArg with own), the parts the
 // function could reach are merged into original, the object arg0 was made
 // from.
-func (s *Script) ObjectResult(ret, arg0 lua.LValue, own map[*lua.LTable]bool, original map[string]any) (map[string]any, error) {
+func (s *Script) ObjectResult(b *budget, ret, arg0 lua.LValue, own map[*lua.LTable]bool, original map[string]any) (map[string]any, error) {
 	if t, ok := ret.(*lua.LTable); ok && ret == arg0 && own[t] && !s.args.whole && len(s.args.params) > 0 {
 		if p := s.args.params[0]; !p.full {
-			return mergeResult(original, t, p, own)
+			return b.mergeResult(original, t, p, own)
 		}
 	}
-	conv, err := fromLua(ret, original)
+	conv, err := b.fromLua(ret, original)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"time"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -186,31 +185,4 @@ func excerpt(data []byte) string {
 		return string(data[:limit]) + "..."
 	}
 	return string(data)
-}
-
-// patched returns a new object: the one sent with the response's patch
-// applied, or an unchanged copy when there is no patch.
-func (r *result) patched() (*unstructured.Unstructured, error) {
-	resp := r.response
-	out := r.object
-	if len(resp.Patch) > 0 {
-		if resp.PatchType == nil {
-			return nil, r.errorf("patch without a patchType")
-		}
-		if *resp.PatchType != configv1alpha1.PatchTypeJSONPatch {
-			return nil, r.errorf("unsupported patchType %q; only %q is", *resp.PatchType, configv1alpha1.PatchTypeJSONPatch)
-		}
-		p, err := jsonpatch.DecodePatch(resp.Patch)
-		if err != nil {
-			return nil, r.errorf("decoding patch: %w", err)
-		}
-		if out, err = p.Apply(r.object); err != nil {
-			return nil, r.errorf("applying patch: %w", err)
-		}
-	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(out); err != nil {
-		return nil, r.errorf("decoding patched object: %w", err)
-	}
-	return u, nil
 }

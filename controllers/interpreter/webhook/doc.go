@@ -10,7 +10,9 @@
 //     POSTed over HTTPS, with the webhook's timeout and caBundle;
 //   - a cache of HTTP clients, so TLS setup is not redone per call;
 //   - turning responses into results, including applying the JSON patches of
-//     ReviseReplica, Retain and AggregateStatus.
+//     ReviseReplica, Retain and AggregateStatus, within bounds on the patch,
+//     the work of applying it and the patched object (patch.go): a webhook
+//     is trusted to interpret, not to exhaust the process calling it.
 //
 // It does not own watching the configurations (it reads a lister fed by an
 // informer run elsewhere), validating them (apis/config/validation), nor the
