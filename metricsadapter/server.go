@@ -1,6 +1,7 @@
 package metricsadapter
 
 import (
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	genericapi "k8s.io/apiserver/pkg/endpoints"
 	"k8s.io/apiserver/pkg/endpoints/discovery"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -33,6 +35,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/memberaccess"
 	"github.com/flotilla-io/flotilla/memberclient"
 	"github.com/flotilla-io/flotilla/memberinformers"
 	"github.com/flotilla-io/flotilla/metricsadapter/provider"
@@ -42,15 +45,22 @@ import (
 type Options struct {
 	// MemberTimeout bounds each member's answer to one request.
 	MemberTimeout time.Duration
+	// MemberAuthorization checks each request against the member's own
+	// RBAC too (a SubjectAccessReview there), not only clusters/proxy on
+	// the control plane.
+	MemberAuthorization bool
 }
 
 // NewOptions returns the defaults.
-func NewOptions() Options { return Options{MemberTimeout: 3 * time.Second} }
+func NewOptions() Options { return Options{MemberTimeout: 3 * time.Second, MemberAuthorization: true} }
 
 // AddFlags adds the flags of the metrics APIs.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.MemberTimeout, "metrics-member-timeout", o.MemberTimeout,
 		"longest wait for one member's answer to a metrics.k8s.io or custom.metrics.k8s.io request; a member slower than this is left out of the answer with a warning")
+	fs.BoolVar(&o.MemberAuthorization, "metrics-member-authorization", o.MemberAuthorization,
+		"serve a caller only the metrics the member's own RBAC lets it read (SubjectAccessReviews in the member, remembered 10s); "+
+			"when off, being allowed clusters/proxy of a cluster on the control plane is enough")
 }
 
 // Config is what the metrics APIs need from the server.
@@ -66,6 +76,10 @@ type Config struct {
 	// MemberClients reach the members (shared with the rest of the
 	// process: search, the proxy).
 	MemberClients *memberclient.Cache
+	// Authorizer authorizes on the control plane (the server's delegating
+	// authorizer): a caller sees the metrics of the clusters it may reach
+	// through clusters/{name}/proxy. Required.
+	Authorizer authorizer.Authorizer
 }
 
 // CompletedConfig is a Config with defaults filled in.
@@ -101,6 +115,9 @@ var GroupVersions = []schema.GroupVersion{
 
 // New builds the metrics APIs.
 func (c CompletedConfig) New() (*Server, error) {
+	if c.Authorizer == nil {
+		return nil, errors.New("an authorizer is required: metrics are served only to callers allowed clusters/proxy")
+	}
 	s := &Server{cfg: c}
 	memberClients := c.MemberClients
 	s.Members = memberinformers.New(func() ([]*clusterv1alpha1.Cluster, error) {
@@ -110,15 +127,27 @@ func (c CompletedConfig) New() (*Server, error) {
 		return nil, nil
 	}, memberClients.Get)
 	members := newMembers(s.Members, c.MemberTimeout)
+	access := &memberaccess.Checker{Host: c.Authorizer}
+	if c.MemberAuthorization {
+		// Asked with the control plane's credentials in the member, as
+		// search asks.
+		access.MemberReview = memberaccess.NewReviewer(func(cluster string) (kubernetes.Interface, error) {
+			mem, ok := s.Members.Member(cluster)
+			if !ok {
+				return nil, fmt.Errorf("cluster %q is not ready", cluster)
+			}
+			return mem.Client.Clientset, nil
+		})
+	}
 	s.resource = map[string]rest.Storage{
-		"pods":  &provider.PodMetrics{Members: members, Timeout: c.MemberTimeout},
-		"nodes": &provider.NodeMetrics{Members: members, Timeout: c.MemberTimeout},
+		"pods":  &provider.PodMetrics{Members: members, Timeout: c.MemberTimeout, Access: access},
+		"nodes": &provider.NodeMetrics{Members: members, Timeout: c.MemberTimeout, Access: access},
 	}
 	mapper, err := hostMapper(c.HostConfig)
 	if err != nil {
 		return nil, err
 	}
-	s.custom = &provider.Custom{Members: members, Timeout: c.MemberTimeout, Mapper: mapper, ListInterval: time.Minute}
+	s.custom = &provider.Custom{Members: members, Timeout: c.MemberTimeout, Mapper: mapper, ListInterval: time.Minute, Access: access}
 	return s, nil
 }
 

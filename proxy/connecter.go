@@ -41,8 +41,12 @@ var connectMethods = []string{
 type Connecter struct {
 	targets      *targetCache
 	listClusters func() ([]*clusterv1alpha1.Cluster, error)
-	hostHandler  http.Handler
+	// host serves the non-resource paths of clusters/*/proxy (WithHost).
+	host         *host
 	probeTimeout time.Duration
+	// maxListBytes bounds the lists of all members read for one
+	// clusters/*/proxy list (WithMaxListBytes).
+	maxListBytes int64
 }
 
 var (
@@ -52,16 +56,6 @@ var (
 
 // Option configures a Connecter.
 type Option func(*Connecter)
-
-// WithHostHandler sets the handler that serves the non-resource paths of
-// clusters/*/proxy (such as /version or /apis), usually a proxy to the
-// control plane's own API server with the server's credentials. It receives
-// a copy of the request whose URL path is the proxied path and whose query is
-// the client's, with the client's Authorization, Impersonate-* and X-Remote-*
-// headers removed. Without it those paths answer 404.
-func WithHostHandler(h http.Handler) Option {
-	return func(c *Connecter) { c.hostHandler = h }
-}
 
 // WithTunnel makes the Connecter reach Pull clusters through their agents'
 // tunnels instead of their apiEndpoint: dial returns the dialer of a
@@ -84,6 +78,18 @@ func WithFanOutTimeout(d time.Duration) Option {
 	}
 }
 
+// WithMaxListBytes bounds the bytes of the members' lists that one
+// clusters/*/proxy list reads, all members together (default
+// DefaultMaxListBytes): the merged list is held in memory, so a list past
+// the bound is refused with 413 rather than buffered.
+func WithMaxListBytes(n int64) Option {
+	return func(c *Connecter) {
+		if n > 0 {
+			c.maxListBytes = n
+		}
+	}
+}
+
 // NewConnecter returns a Connecter. getCluster and getSecret must return an
 // error satisfying apierrors.IsNotFound for a missing object; listClusters is
 // only used by clusters/*/proxy.
@@ -97,6 +103,7 @@ func NewConnecter(
 		targets:      &targetCache{getCluster: getCluster, getSecret: getSecret},
 		listClusters: listClusters,
 		probeTimeout: defaultProbeTimeout,
+		maxListBytes: DefaultMaxListBytes,
 	}
 	for _, o := range opts {
 		o(c)

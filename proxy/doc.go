@@ -10,7 +10,10 @@
 //   - dialing upgraded streams (exec, attach, port-forward) through the
 //     cluster's proxyURL (dial.go);
 //   - the upstream URL of a proxied path (location.go);
-//   - the clusters/*/proxy fan-out across all clusters (fanout.go);
+//   - the clusters/*/proxy fan-out across all clusters (fanout.go), whose
+//     merged lists are bounded (WithMaxListBytes), and which sends
+//     non-resource paths to the host API server as the caller, GET and
+//     HEAD only (host.go);
 //   - with WithTunnel, reaching Pull clusters through their agents' tunnels
 //     (package tunnel) instead of their endpoints (transport.go).
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -28,16 +30,21 @@ var requestInfoFactory = &request.RequestInfoFactory{
 	GrouplessAPIPrefixes: sets.NewString("api"),
 }
 
-// maxListBytes bounds the body read from one member for a fan-out list.
-const maxListBytes = 256 << 20
+// DefaultMaxListBytes bounds the bytes of the members' lists one
+// clusters/*/proxy list reads, all members together. The lists are held in
+// memory until merged (and the merged list with them), so without a bound
+// a few concurrent lists of a large fleet would exhaust the server's
+// memory. 64 MiB is a list of about 10,000 typical pods.
+const DefaultMaxListBytes = 64 << 20
 
 // fanOut returns the handler of clusters/*/proxy/{proxyPath}:
-//   - a non-resource path goes to the host handler, without impersonation;
+//   - a non-resource path goes to the host as the caller (WithHost; GET and
+//     HEAD only);
 //   - a named resource is looked up with a GET in every cluster, then the
 //     request is proxied to the one cluster that has it (404 when none does,
 //     409 when several do);
 //   - a collection can only be listed: the lists of all clusters are
-//     concatenated into the first one.
+//     concatenated into the first one, up to maxListBytes in all.
 func (c *Connecter) fanOut(u user.Info, proxyPath string, r rest.Responder) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		p := proxyPath
@@ -53,7 +60,7 @@ func (c *Connecter) fanOut(u user.Info, proxyPath string, r rest.Responder) http
 			return
 		}
 		if !info.IsResourceRequest {
-			c.serveHost(w, req, p, r)
+			c.serveHost(w, req, u, p, r)
 			return
 		}
 		targets, skipped, err := c.readyTargets(req.Context())
@@ -67,20 +74,6 @@ func (c *Connecter) fanOut(u user.Info, proxyPath string, r rest.Responder) http
 		}
 		c.serveList(w, req, u, targets, skipped, info, p, r)
 	})
-}
-
-// serveHost hands a non-resource path to the host handler.
-func (c *Connecter) serveHost(w http.ResponseWriter, req *http.Request, p string, r rest.Responder) {
-	if c.hostHandler == nil {
-		r.Error(statusError(http.StatusNotFound, metav1.StatusReasonNotFound, "",
-			"path %q is not a resource path; clusters/*/proxy only serves resources", p))
-		return
-	}
-	out := req.Clone(req.Context())
-	out.URL.Path, out.URL.RawPath = p, ""
-	out.RequestURI = out.URL.RequestURI()
-	out.Header = SanitizeHeader(req.Header)
-	c.hostHandler.ServeHTTP(w, out)
 }
 
 // readyTargets returns the targets of every cluster that can be proxied to,
@@ -160,8 +153,12 @@ func (c *Connecter) serveList(w http.ResponseWriter, req *http.Request, u user.I
 		header http.Header
 		err    string
 	}
+	// One member past the budget makes the whole list fail: stop the others.
+	ctx, cancel := context.WithCancel(req.Context())
+	defer cancel()
+	budget := &listBudget{limit: c.maxListBytes}
 	results := make([]result, len(targets))
-	c.forEach(req.Context(), u, targets, func(ctx context.Context, i int, t *target, rt http.RoundTripper) {
+	c.forEach(ctx, u, targets, func(ctx context.Context, i int, t *target, rt http.RoundTripper) {
 		resp, err := c.get(ctx, t, rt, p, req.URL.RawQuery)
 		if err != nil {
 			results[i].err = err.Error()
@@ -172,13 +169,20 @@ func (c *Connecter) serveList(w http.ResponseWriter, req *http.Request, u user.I
 			results[i].err = resp.Status
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(resp.Body, maxListBytes))
+		body, err := budget.readAll(resp)
 		if err != nil {
+			if budget.exceeded() {
+				cancel()
+			}
 			results[i].err = err.Error()
 			return
 		}
 		results[i] = result{body: body, header: resp.Header}
 	})
+	if budget.exceeded() {
+		r.Error(errListTooLarge(c.maxListBytes))
+		return
+	}
 
 	var bodies [][]byte
 	var header http.Header
@@ -253,6 +257,73 @@ func (c *Connecter) get(ctx context.Context, t *target, rt http.RoundTripper, p,
 	// concatenated).
 	req.Header.Set("Accept", "application/json")
 	return rt.RoundTrip(req)
+}
+
+// listBudget counts the bytes read from all members for one list.
+type listBudget struct {
+	limit int64
+	used  atomic.Int64
+	over  atomic.Bool
+}
+
+// errBudgetSpent ends a member's read once the list's budget is spent.
+var errBudgetSpent = errors.New("the list's size limit is reached")
+
+// take counts n more bytes and says whether they fit.
+func (b *listBudget) take(n int64) bool {
+	if b.used.Add(n) > b.limit {
+		b.over.Store(true)
+		return false
+	}
+	return true
+}
+
+func (b *listBudget) exceeded() bool { return b.over.Load() }
+
+// readAll reads a member's list within the budget. A list whose announced
+// length alone is past the budget is not read at all.
+func (b *listBudget) readAll(resp *http.Response) ([]byte, error) {
+	if resp.ContentLength > b.limit {
+		b.over.Store(true)
+		return nil, errBudgetSpent
+	}
+	return io.ReadAll(budgetReader{r: resp.Body, b: b})
+}
+
+// budgetReader counts what it reads against a listBudget.
+type budgetReader struct {
+	r io.Reader
+	b *listBudget
+}
+
+func (br budgetReader) Read(p []byte) (int, error) {
+	n, err := br.r.Read(p)
+	if n > 0 && !br.b.take(int64(n)) {
+		return n, errBudgetSpent
+	}
+	return n, err
+}
+
+// errListTooLarge reports a clusters/*/proxy list past its bound. A
+// continue token cannot page the merged list (it is the first cluster's),
+// hence the advice to page one cluster at a time.
+func errListTooLarge(limit int64) error {
+	return statusError(http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge, "",
+		"the lists of all clusters together exceed %s, the limit of one clusters/*/proxy list: "+
+			"list less at a time with limit (each cluster returns at most that many items), "+
+			"narrow the list with a namespace or a label or field selector, "+
+			"or list one cluster at a time through clusters/{name}/proxy with limit and continue", byteSize(limit))
+}
+
+// byteSize writes n in the largest binary unit that divides it.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // mergeLists concatenates the items of JSON lists into the first one, whose

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -230,29 +231,58 @@ func TestFanOutNamedAndRejected(t *testing.T) {
 	}
 }
 
-func TestFanOutNonResourceGoesToHostHandler(t *testing.T) {
+func TestFanOutListSizeIsBounded(t *testing.T) {
 	t.Parallel()
-	var got *http.Request
-	host := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = r
-		_, _ = io.WriteString(w, `{"major":"1"}`)
-	})
-	c := newStore().connecter(WithHostHandler(host))
-	rec := do(c, tom, http.MethodGet, "/clusters/*/proxy/version?timeout=5s",
-		http.Header{"Authorization": {"Bearer client"}, "Impersonate-User": {"system:admin"}, "X-Remote-User": {"x"}}, "")
-	if rec.Code != http.StatusOK || rec.Body.String() != `{"major":"1"}` {
-		t.Fatalf("code = %d, body %s", rec.Code, rec.Body)
+	// Each member's list is a little over 1 KiB.
+	items := make([]string, 10)
+	for i := range items {
+		items[i] = pod(fmt.Sprintf("p%d-%s", i, strings.Repeat("x", 30)))
 	}
-	if got == nil {
-		t.Fatal("host handler not called")
+	list := `{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[` + strings.Join(items, ",") + `]}`
+	if len(list) < 1024 || len(list) > 1536 {
+		t.Fatalf("test list is %d bytes, want a little over 1 KiB", len(list))
 	}
-	if got.URL.Path != "/version" || got.URL.RawQuery != "timeout=5s" {
-		t.Errorf("host handler got %s?%s", got.URL.Path, got.URL.RawQuery)
-	}
-	for _, h := range []string{"Authorization", "Impersonate-User", "X-Remote-User"} {
-		if got.Header.Get(h) != "" {
-			t.Errorf("host handler got client header %s", h)
+	newEnv := func(members int) *store {
+		s := newStore()
+		for i := range members {
+			s.addCluster(fmt.Sprintf("m%d", i+1), newMember(t, false, fakeAPI(map[string]string{podsPath: list})), nil)
 		}
+		return s
+	}
+	tests := []struct {
+		name     string
+		members  int
+		limit    int64
+		wantCode int
+	}{
+		{name: "under the limit", members: 2, limit: 4 << 10, wantCode: http.StatusOK},
+		{name: "members together over the limit", members: 3, limit: 3 << 10, wantCode: http.StatusRequestEntityTooLarge},
+		{name: "one member over the limit", members: 1, limit: 1 << 10, wantCode: http.StatusRequestEntityTooLarge},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := newEnv(tc.members).connecter(WithMaxListBytes(tc.limit))
+			rec := do(c, tom, http.MethodGet, "/clusters/*/proxy"+podsPath, nil, "")
+			if rec.Code != tc.wantCode {
+				t.Fatalf("code = %d, want %d; body %.300s", rec.Code, tc.wantCode, rec.Body)
+			}
+			if tc.wantCode == http.StatusOK {
+				return
+			}
+			st := decodeStatus(t, rec.Body.Bytes())
+			if st.Reason != metav1.StatusReasonRequestEntityTooLarge {
+				t.Errorf("reason = %q", st.Reason)
+			}
+			for _, want := range []string{byteSize(tc.limit), "limit", "selector", "continue"} {
+				if !strings.Contains(st.Message, want) {
+					t.Errorf("message %q does not mention %q", st.Message, want)
+				}
+			}
+		})
+	}
+	if c := newStore().connecter(); c.maxListBytes != DefaultMaxListBytes || DefaultMaxListBytes != 64<<20 {
+		t.Errorf("default limit %d, want 64 MiB", c.maxListBytes)
 	}
 }
 

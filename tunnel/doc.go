@@ -42,10 +42,11 @@
 //     -Uid and -Extra-* headers, and the member's RBAC decides on the
 //     impersonated user; the agent's member identity needs the impersonate
 //     verb on users, groups, serviceaccounts, uids and userextras;
-//   - search, the metrics adapter and search's member access reviews send no
+//   - search, the metrics adapter and their member access reviews send no
 //     impersonation, so over the tunnel they run as the agent's member
 //     identity, which therefore needs to read what they cache (and create
-//     SubjectAccessReviews when search checks access in the member).
+//     SubjectAccessReviews when search or the metrics adapter check access
+//     in the member).
 //
 // The control plane must therefore only send impersonated requests over a
 // tunnel on behalf of users; a request without Impersonate-* headers has the

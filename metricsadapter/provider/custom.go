@@ -15,13 +15,18 @@ import (
 	"k8s.io/metrics/pkg/apis/custom_metrics"
 	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 	cmprovider "sigs.k8s.io/custom-metrics-apiserver/pkg/provider"
+
+	"github.com/flotilla-io/flotilla/memberaccess"
 )
 
 // Custom is the custom.metrics.k8s.io provider: every member's custom
-// metrics API asked at once, the values of one object summed across them.
+// metrics API asked at once (those the caller may read), the values of one
+// object summed across them.
 type Custom struct {
 	Members Members
 	Timeout time.Duration
+	// Access decides which members the caller may read; nil allows none.
+	Access *memberaccess.Checker
 	// Mapper maps the resource of a request to its kind (the member
 	// clients address objects by kind).
 	Mapper meta.RESTMapper
@@ -43,7 +48,8 @@ func (p *Custom) GetMetricByName(ctx context.Context, name types.NamespacedName,
 	if err != nil {
 		return nil, err
 	}
-	answers := gather(ctx, p.Members.Clusters(), p.Timeout, func(ctx context.Context, cluster string) (*custommetricsv1beta2.MetricValue, error) {
+	clusters := readable(ctx, p.Access, p.Members.Clusters(), customAttrs(info, name.Namespace, name.Name))
+	answers := gather(ctx, clusters, p.Timeout, func(ctx context.Context, cluster string) (*custommetricsv1beta2.MetricValue, error) {
 		c, err := p.Members.CustomMetrics(cluster)
 		if err != nil {
 			return nil, err
@@ -89,6 +95,7 @@ func (p *Custom) GetMetricBySelector(ctx context.Context, namespace string, sele
 	if info.GroupResource == (schema.GroupResource{Resource: "pods"}) {
 		clusters = p.Members.PodClusters(namespace, selector)
 	}
+	clusters = readable(ctx, p.Access, clusters, customAttrs(info, namespace, "*"))
 	answers := gather(ctx, clusters, p.Timeout, func(ctx context.Context, cluster string) (*custommetricsv1beta2.MetricValueList, error) {
 		c, err := p.Members.CustomMetrics(cluster)
 		if err != nil {

@@ -3,7 +3,8 @@
 // custom-metrics-apiserver CustomMetricsProvider. Each request asks the
 // members concurrently, each with its own deadline; an item says which
 // cluster it came from (annotation resource.karmada.io/query-from-cluster)
-// and a member that did not answer becomes a warning of the response.
+// and a member that did not answer becomes a warning of the response. Only
+// the members the caller may read are asked (access.go).
 package provider
 
 import (

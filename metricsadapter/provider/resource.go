@@ -18,14 +18,18 @@ import (
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
+	"github.com/flotilla-io/flotilla/memberaccess"
 )
 
 // PodMetrics is the storage of podmetrics: the members' PodMetrics of the
-// pods a request names, from the members that have such pods.
+// pods a request names, from the members that have such pods and let the
+// caller read them.
 type PodMetrics struct {
 	Members Members
 	// Timeout bounds each member's answer.
 	Timeout time.Duration
+	// Access decides which members the caller may read; nil allows none.
+	Access *memberaccess.Checker
 }
 
 var (
@@ -50,7 +54,8 @@ func (*PodMetrics) GetSingularName() string { return "podmetrics" }
 func (m *PodMetrics) List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error) {
 	namespace := genericapirequest.NamespaceValue(ctx)
 	opts, selector := listOptions(options)
-	answers := gather(ctx, m.Members.PodClusters(namespace, selector), m.Timeout,
+	clusters := readable(ctx, m.Access, m.Members.PodClusters(namespace, selector), metricsAttrs("list", "pods", namespace, ""))
+	answers := gather(ctx, clusters, m.Timeout,
 		func(ctx context.Context, cluster string) ([]metricsv1beta1.PodMetrics, error) {
 			c, err := m.Members.ResourceMetrics(cluster)
 			if err != nil {
@@ -80,7 +85,8 @@ func (m *PodMetrics) List(ctx context.Context, options *metainternalversion.List
 // Get returns the PodMetrics of the first member (by name) that has the pod.
 func (m *PodMetrics) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
 	namespace := genericapirequest.NamespaceValue(ctx)
-	answers := gather(ctx, m.Members.PodClustersNamed(namespace, name), m.Timeout,
+	clusters := readable(ctx, m.Access, m.Members.PodClustersNamed(namespace, name), metricsAttrs("get", "pods", namespace, name))
+	answers := gather(ctx, clusters, m.Timeout,
 		func(ctx context.Context, cluster string) (*metricsv1beta1.PodMetrics, error) {
 			c, err := m.Members.ResourceMetrics(cluster)
 			if err != nil {
@@ -129,10 +135,13 @@ func (*PodMetrics) ConvertToTable(_ context.Context, object runtime.Object, _ ru
 }
 
 // NodeMetrics is the storage of nodes (NodeMetrics): the members'
-// NodeMetrics of the nodes a request names.
+// NodeMetrics of the nodes a request names, from the members that let the
+// caller read them.
 type NodeMetrics struct {
 	Members Members
 	Timeout time.Duration
+	// Access decides which members the caller may read; nil allows none.
+	Access *memberaccess.Checker
 }
 
 var (
@@ -155,7 +164,8 @@ func (*NodeMetrics) GetSingularName() string { return "nodemetrics" }
 // List asks the members with matching nodes for their NodeMetrics.
 func (m *NodeMetrics) List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error) {
 	opts, selector := listOptions(options)
-	answers := gather(ctx, m.Members.NodeClusters(selector), m.Timeout,
+	clusters := readable(ctx, m.Access, m.Members.NodeClusters(selector), metricsAttrs("list", "nodes", "", ""))
+	answers := gather(ctx, clusters, m.Timeout,
 		func(ctx context.Context, cluster string) ([]metricsv1beta1.NodeMetrics, error) {
 			c, err := m.Members.ResourceMetrics(cluster)
 			if err != nil {
@@ -178,7 +188,8 @@ func (m *NodeMetrics) List(ctx context.Context, options *metainternalversion.Lis
 
 // Get returns the NodeMetrics of the first member (by name) with the node.
 func (m *NodeMetrics) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
-	answers := gather(ctx, m.Members.NodeClustersNamed(name), m.Timeout,
+	clusters := readable(ctx, m.Access, m.Members.NodeClustersNamed(name), metricsAttrs("get", "nodes", "", name))
+	answers := gather(ctx, clusters, m.Timeout,
 		func(ctx context.Context, cluster string) (*metricsv1beta1.NodeMetrics, error) {
 			c, err := m.Members.ResourceMetrics(cluster)
 			if err != nil {

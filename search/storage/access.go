@@ -2,20 +2,15 @@ package storage
 
 import (
 	"context"
-	"fmt"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
-	"k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
-	"k8s.io/klog/v2"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/memberaccess"
 	searchcache "github.com/flotilla-io/flotilla/search/cache"
 )
 
@@ -26,17 +21,30 @@ import (
 //   - only what the member's own RBAC lets the user read, asked with a
 //     SubjectAccessReview in the member (unless MemberCheck is off) and
 //     remembered briefly per user, cluster, resource, namespace and verb.
+//
+// The decision itself is memberaccess's, shared with the metrics APIs;
+// Access maps it onto the cache's stores. One read sends at most
+// memberaccess.MaxMemberReviewsPerRequest reviews to members: what was not
+// checked is left out, with a warning.
 type Access struct {
 	// Host authorizes on the control plane (the server's delegating authorizer).
 	Host authorizer.Authorizer
 	// MemberReview asks a member whether a user may do something there;
 	// nil switches the member check off (trusted setups).
-	MemberReview func(ctx context.Context, cluster string, sar *authorizationv1.SubjectAccessReview) (bool, error)
+	MemberReview memberaccess.Reviewer
 	// TTL is how long a member's answer is remembered (default 10s).
 	TTL time.Duration
 
 	once    sync.Once
-	answers *cache.LRUExpireCache
+	checker *memberaccess.Checker
+}
+
+// check returns the checker built from the fields on first use.
+func (a *Access) check() *memberaccess.Checker {
+	a.once.Do(func() {
+		a.checker = &memberaccess.Checker{Host: a.Host, MemberReview: a.MemberReview, TTL: a.TTL}
+	})
+	return a.checker
 }
 
 // Scope is what a user may read of one store: everything, or the objects
@@ -56,18 +64,13 @@ func (s Scope) empty() bool { return !s.All && s.Namespaces.Len() == 0 }
 // watch) in namespace ("" for all namespaces); stores u may not read at
 // all are left out.
 func (a *Access) Filter(ctx context.Context, u user.Info, verb, namespace string, stores []*searchcache.Store) map[*searchcache.Store]Scope {
-	a.once.Do(func() {
-		if a.TTL <= 0 {
-			a.TTL = 10 * time.Second
-		}
-		a.answers = cache.NewLRUExpireCache(16384)
-	})
+	req := a.check().Request(u)
 	out := map[*searchcache.Store]Scope{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, s := range stores {
 		wg.Go(func() {
-			sc := a.scope(ctx, u, verb, namespace, s)
+			sc := scope(ctx, req, verb, namespace, s)
 			if sc.empty() {
 				return
 			}
@@ -80,18 +83,23 @@ func (a *Access) Filter(ctx context.Context, u user.Info, verb, namespace string
 	return out
 }
 
-// scope is what u may read of one store.
-func (a *Access) scope(ctx context.Context, u user.Info, verb, namespace string, s *searchcache.Store) Scope {
-	if !a.ClusterAllowed(ctx, u, s.Cluster) {
+// scope is what the user of req may read of one store.
+func scope(ctx context.Context, req *memberaccess.Request, verb, namespace string, s *searchcache.Store) Scope {
+	if !req.ClusterAllowed(ctx, s.Cluster) {
 		return Scope{}
 	}
-	if a.MemberReview == nil {
+	if !req.MemberChecks() {
 		return Scope{All: true}
 	}
 	if !s.Namespaced {
 		namespace = ""
 	}
-	if a.memberAllows(ctx, u, verb, namespace, s) {
+	attrs := func(ns string) authorizationv1.ResourceAttributes {
+		return authorizationv1.ResourceAttributes{
+			Verb: verb, Group: s.Resource.Group, Version: s.Resource.Version, Resource: s.Resource.Resource, Namespace: ns,
+		}
+	}
+	if req.MemberAllows(ctx, s.Cluster, attrs(namespace)) {
 		if namespace == "" {
 			return Scope{All: true}
 		}
@@ -100,10 +108,11 @@ func (a *Access) scope(ctx context.Context, u user.Info, verb, namespace string,
 	if namespace != "" || !s.Namespaced {
 		return Scope{}
 	}
-	// Not allowed in all namespaces: maybe in some of those holding objects.
+	// Not allowed in all namespaces: maybe in some of those holding objects
+	// (as many as the request's reviews allow).
 	allowed := sets.New[string]()
 	for _, ns := range s.Namespaces() {
-		if a.memberAllows(ctx, u, verb, ns, s) {
+		if req.MemberAllows(ctx, s.Cluster, attrs(ns)) {
 			allowed.Insert(ns)
 		}
 	}
@@ -113,46 +122,5 @@ func (a *Access) scope(ctx context.Context, u user.Info, verb, namespace string,
 // ClusterAllowed asks the control plane whether u may reach the cluster
 // through clusters/{name}/proxy.
 func (a *Access) ClusterAllowed(ctx context.Context, u user.Info, cluster string) bool {
-	decision, _, err := a.Host.Authorize(ctx, authorizer.AttributesRecord{
-		User: u, Verb: "get", APIGroup: clusterv1alpha1.GroupName, APIVersion: clusterv1alpha1.SchemeGroupVersion.Version,
-		Resource: "clusters", Subresource: "proxy", Name: cluster, ResourceRequest: true,
-	})
-	if err != nil {
-		klog.FromContext(ctx).V(2).Info("Authorizing cluster access", "cluster", cluster, "user", u.GetName(), "err", err)
-	}
-	return decision == authorizer.DecisionAllow
-}
-
-// memberAllows asks the member (or remembers) whether u may verb the
-// store's resource in namespace.
-func (a *Access) memberAllows(ctx context.Context, u user.Info, verb, namespace string, s *searchcache.Store) bool {
-	key := strings.Join([]string{u.GetName(), u.GetUID(), strings.Join(sortedGroups(u), ","), fmt.Sprint(u.GetExtra()),
-		s.Cluster, s.Resource.Group, s.Resource.Resource, namespace, verb}, "\x00")
-	if v, ok := a.answers.Get(key); ok {
-		return v.(bool)
-	}
-	extra := map[string]authorizationv1.ExtraValue{}
-	for k, v := range u.GetExtra() {
-		extra[k] = v
-	}
-	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: extra,
-		ResourceAttributes: &authorizationv1.ResourceAttributes{
-			Verb: verb, Group: s.Resource.Group, Version: s.Resource.Version, Resource: s.Resource.Resource, Namespace: namespace,
-		},
-	}}
-	allowed, err := a.MemberReview(ctx, s.Cluster, sar)
-	if err != nil {
-		// Not remembered: the next request asks again.
-		klog.FromContext(ctx).V(2).Info("Member access review failed", "cluster", s.Cluster, "user", u.GetName(), "err", err)
-		return false
-	}
-	a.answers.Add(key, allowed, a.TTL)
-	return allowed
-}
-
-func sortedGroups(u user.Info) []string {
-	g := slices.Clone(u.GetGroups())
-	slices.Sort(g)
-	return g
+	return a.check().ClusterAllowed(ctx, u, cluster)
 }
