@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httputil"
-	"net/url"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,6 +21,7 @@ import (
 	appsinstall "github.com/flotilla-io/flotilla/apis/apps/install"
 	autoscalinginstall "github.com/flotilla-io/flotilla/apis/autoscaling/install"
 	clusterinstall "github.com/flotilla-io/flotilla/apis/cluster/install"
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	configinstall "github.com/flotilla-io/flotilla/apis/config/install"
 	networkinginstall "github.com/flotilla-io/flotilla/apis/networking/install"
 	policyinstall "github.com/flotilla-io/flotilla/apis/policy/install"
@@ -79,7 +77,7 @@ type Config struct {
 	Codecs        serializer.CodecFactory
 	// Host reaches the host API server, where the clusters' Secrets are;
 	// HostConfig is its configuration (clusters/*/proxy sends non-resource
-	// paths there with the server's own credentials).
+	// paths there as the caller, impersonated with the server's credentials).
 	Host       kubernetes.Interface
 	HostConfig *rest.Config
 	// Search configures search/ and proxying/proxy of search.karmada.io.
@@ -88,9 +86,9 @@ type Config struct {
 	Metrics metricsadapter.Options
 }
 
-// SecretNamespace is where join puts the clusters' credential Secrets; the
-// proxy watches it and reads other namespaces live.
-const SecretNamespace = "karmada-cluster"
+// SecretNamespace is where join puts the clusters' credential Secrets, the
+// only namespace whose Secrets the server reads.
+const SecretNamespace = clusterv1alpha1.SecretNamespace
 
 // CompletedConfig is a Config with its defaults filled in; only it can build a Server.
 type CompletedConfig struct {
@@ -142,22 +140,20 @@ func (c CompletedConfig) New() (*Server, error) {
 	opts := c.generic.RESTOptionsGetter
 	secrets := informers.NewSharedInformerFactoryWithOptions(c.host, 0, informers.WithNamespace(SecretNamespace))
 	secretLister := secrets.Core().V1().Secrets().Lister()
-	getSecret := func(namespace, name string) (*corev1.Secret, error) {
-		if namespace == SecretNamespace {
-			if sec, err := secretLister.Secrets(namespace).Get(name); err == nil {
-				return sec, nil
-			}
+	getSecret := memberclient.OnlyClusterSecrets(func(namespace, name string) (*corev1.Secret, error) {
+		if sec, err := secretLister.Secrets(namespace).Get(name); err == nil {
+			return sec, nil
 		}
-		// Not seen yet (just created) or elsewhere: ask the host.
+		// Not seen yet (just created): ask the host.
 		return c.host.CoreV1().Secrets(namespace).Get(context.Background(), name, metav1.GetOptions{})
-	}
+	})
 	var hostProxy []proxy.Option
 	if c.hostCfg != nil {
-		h, err := hostHandler(c.hostCfg)
+		opt, err := proxy.WithHost(c.hostCfg)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("clusters/*/proxy: %w", err)
 		}
-		hostProxy = append(hostProxy, proxy.WithHostHandler(h))
+		hostProxy = append(hostProxy, opt)
 	}
 	if err := s.AddPostStartHook("start-secret-informer", func(hctx genericapiserver.PostStartHookContext) error {
 		secrets.Start(hctx.Done())
@@ -254,7 +250,8 @@ func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, srv *
 // installMetrics serves metrics.k8s.io and custom.metrics.k8s.io from the
 // members' metrics.
 func (c CompletedConfig) installMetrics(s *genericapiserver.GenericAPIServer, members *memberclient.Cache) (*metricsadapter.Server, error) {
-	cfg := &metricsadapter.Config{Options: c.metrics, Scheme: c.scheme, Codecs: c.codecs, HostConfig: c.hostCfg, MemberClients: members}
+	cfg := &metricsadapter.Config{Options: c.metrics, Scheme: c.scheme, Codecs: c.codecs, HostConfig: c.hostCfg, MemberClients: members,
+		Authorizer: c.generic.Authorization.Authorizer}
 	m, err := cfg.Complete().New()
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
@@ -307,26 +304,4 @@ func (w withoutProtobuf) SupportedMediaTypes() []runtime.SerializerInfo {
 // NegotiatedSerializer returns what the server negotiates content types with.
 func NegotiatedSerializer(codecs serializer.CodecFactory) runtime.NegotiatedSerializer {
 	return withoutProtobuf{codecs}
-}
-
-// hostHandler reverse-proxies a request to the host API server with the
-// server's own credentials (as Karmada does for non-resource paths of
-// clusters/*/proxy).
-func hostHandler(cfg *rest.Config) (http.Handler, error) {
-	rt, err := rest.TransportFor(cfg)
-	if err != nil {
-		return nil, err
-	}
-	target, err := url.Parse(cfg.Host)
-	if err != nil {
-		return nil, err
-	}
-	p := httputil.NewSingleHostReverseProxy(target)
-	director := p.Director
-	p.Director = func(r *http.Request) {
-		director(r)
-		r.Host = target.Host
-	}
-	p.Transport = rt
-	return p, nil
 }
