@@ -39,39 +39,29 @@ func ValidateClusterUpdateByAgent(agentOf string, c, old *clusterv1alpha1.Cluste
 		return field.Forbidden(p, "an agent may not change this field; a control-plane admin must")
 	}
 	var errs field.ErrorList
-	meta := field.NewPath("metadata")
-	for _, f := range []struct {
-		name     string
-		new, old any
-	}{
-		{"labels", c.Labels, old.Labels},
-		{"annotations", c.Annotations, old.Annotations},
-		{"finalizers", c.Finalizers, old.Finalizers},
-		{"ownerReferences", c.OwnerReferences, old.OwnerReferences},
-	} {
-		if !apiequality.Semantic.DeepEqual(f.new, f.old) {
-			errs = append(errs, forbid(meta.Child(f.name)))
-		}
-	}
-	spec := field.NewPath("spec")
+	meta, spec := field.NewPath("metadata"), field.NewPath("spec")
 	n, o := c.Spec, old.Spec
 	for _, f := range []struct {
-		name     string
+		path     *field.Path
 		new, old any
 	}{
-		{"id", n.ID, o.ID},
-		{"syncMode", n.SyncMode, o.SyncMode},
-		{"apiEndpoint", n.APIEndpoint, o.APIEndpoint},
-		{"secretRef", n.SecretRef, o.SecretRef},
-		{"impersonatorSecretRef", n.ImpersonatorSecretRef, o.ImpersonatorSecretRef},
-		{"insecureSkipTLSVerification", n.InsecureSkipTLSVerification, o.InsecureSkipTLSVerification},
-		{"proxyURL", n.ProxyURL, o.ProxyURL},
-		{"proxyHeader", n.ProxyHeader, o.ProxyHeader},
-		{"taints", n.Taints, o.Taints},
-		{"resourceModels", n.ResourceModels, o.ResourceModels},
+		{meta.Child("labels"), c.Labels, old.Labels},
+		{meta.Child("annotations"), c.Annotations, old.Annotations},
+		{meta.Child("finalizers"), c.Finalizers, old.Finalizers},
+		{meta.Child("ownerReferences"), c.OwnerReferences, old.OwnerReferences},
+		{spec.Child("id"), n.ID, o.ID},
+		{spec.Child("syncMode"), n.SyncMode, o.SyncMode},
+		{spec.Child("apiEndpoint"), n.APIEndpoint, o.APIEndpoint},
+		{spec.Child("secretRef"), n.SecretRef, o.SecretRef},
+		{spec.Child("impersonatorSecretRef"), n.ImpersonatorSecretRef, o.ImpersonatorSecretRef},
+		{spec.Child("insecureSkipTLSVerification"), n.InsecureSkipTLSVerification, o.InsecureSkipTLSVerification},
+		{spec.Child("proxyURL"), n.ProxyURL, o.ProxyURL},
+		{spec.Child("proxyHeader"), n.ProxyHeader, o.ProxyHeader},
+		{spec.Child("taints"), n.Taints, o.Taints},
+		{spec.Child("resourceModels"), n.ResourceModels, o.ResourceModels},
 	} {
 		if !apiequality.Semantic.DeepEqual(f.new, f.old) {
-			errs = append(errs, forbid(spec.Child(f.name)))
+			errs = append(errs, forbid(f.path))
 		}
 	}
 	// Fields added to the API later are an admin's until listed above.

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
@@ -33,7 +34,13 @@ func requestAgentCertificate(t *testing.T, token, cluster, id string) certificat
 	if err != nil {
 		t.Fatal(err)
 	}
-	bootstrap := kubernetes.NewForConfigOrDie(&rest.Config{Host: framework.Env.Host.Server, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: ca}})
+	return requestAs(t, &rest.Config{Host: framework.Env.Host.Server, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: ca}}, cluster, id)
+}
+
+// requestAs posts the agent certificate request of cluster as cfg's user.
+func requestAs(t *testing.T, cfg *rest.Config, cluster, id string) certificatesv1.CertificateSigningRequestCondition {
+	t.Helper()
+	bootstrap := kubernetes.NewForConfigOrDie(cfg)
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -44,12 +51,15 @@ func requestAgentCertificate(t *testing.T, token, cluster, id string) certificat
 		t.Fatal(err)
 	}
 	csr := &certificatesv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-" + cluster + "-", Annotations: map[string]string{agentregistration.ClusterIDAnnotation: id}},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-" + cluster + "-"},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
 			SignerName: certificatesv1.KubeAPIServerClientSignerName,
 			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth},
 		},
+	}
+	if id != "" {
+		csr.Annotations = map[string]string{agentregistration.ClusterIDAnnotation: id}
 	}
 	created, err := bootstrap.CertificatesV1().CertificateSigningRequests().Create(t.Context(), csr, metav1.CreateOptions{})
 	if err != nil {
@@ -120,6 +130,16 @@ func TestRegistrationReplay(t *testing.T) {
 	cond = requestAgentCertificate(t, token, "member3", m3.Spec.ID)
 	if cond.Type != certificatesv1.CertificateDenied {
 		t.Errorf("replay after the admin's permission was used: %+v, want Denied", cond)
+	}
+	// The certificate issued before the new registration is not renewed:
+	// the control plane only renews what it issued since.
+	old, err := clientcmd.BuildConfigFromFlags("", registeredMember3(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond = requestAs(t, old, "member3", "")
+	if cond.Type != certificatesv1.CertificateDenied || cond.Reason != agentregistration.ReasonUnknownCertificate {
+		t.Errorf("renewal with the certificate of the earlier registration: %+v, want Denied %s", cond, agentregistration.ReasonUnknownCertificate)
 	}
 }
 
