@@ -161,7 +161,7 @@ func TestControllerDeniesTakenName(t *testing.T) {
 	}
 	cond := f.condition(t, "agent-member3")
 	if cond.Type != certificatesv1.CertificateDenied || cond.Reason != ReasonNameTaken ||
-		cond.Message != `cluster name member3 is already taken by another cluster (id "another-id")` {
+		cond.Message != "cluster name member3 is already taken by another cluster (id another-id)" {
 		t.Errorf("condition %+v", cond)
 	}
 	// Nothing was created for the denied request.

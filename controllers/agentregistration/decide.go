@@ -212,6 +212,15 @@ func Decide(req Request, f Facts) Verdict {
 	if req.BoundCluster != "" && req.BoundCluster != req.Cluster {
 		return deny(ReasonNotAllowed, "this bootstrap token may register only cluster %s, not %s", req.BoundCluster, req.Cluster)
 	}
+	if existing != nil {
+		switch {
+		case existing.Spec.ID == "":
+			// An empty id matches nothing.
+			return deny(ReasonNameTaken, "cluster name %s is already taken by a cluster registered without an id; an admin must delete it before this member registers", req.Cluster)
+		case existing.Spec.ID != req.ClusterID:
+			return deny(ReasonNameTaken, "cluster name %s is already taken by another cluster (id %s)", req.Cluster, existing.Spec.ID)
+		}
+	}
 	var others []string
 	for _, c := range f.SameID {
 		if c.Name != req.Cluster {
@@ -229,9 +238,6 @@ func Decide(req Request, f Facts) Verdict {
 		}
 		return Verdict{Action: Approve, CreateCluster: true, Reason: ReasonAutoApproved,
 			Message: fmt.Sprintf("Auto approving the agent certificate of new cluster %s (id %s).", req.Cluster, req.ClusterID)}
-	}
-	if existing.Spec.ID == "" || existing.Spec.ID != req.ClusterID {
-		return deny(ReasonNameTaken, "cluster name %s is already taken by another cluster (id %q)", req.Cluster, existing.Spec.ID)
 	}
 	if existing.Annotations[ReregisterAnnotation] != req.ClusterID {
 		return deny(ReasonRegistered, "cluster %s is already registered; a control-plane admin must allow registering it again (flotillactl register --force --control-plane-kubeconfig=<admin kubeconfig>, or kubectl annotate cluster %s %s=%s), or delete the Cluster",
