@@ -7,10 +7,8 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync/atomic"
-	"time"
 
 	"github.com/spf13/pflag"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +19,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/kubernetes"
 	clientrest "k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -30,6 +29,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
+	"github.com/flotilla-io/flotilla/memberaccess"
 	"github.com/flotilla-io/flotilla/memberclient"
 	"github.com/flotilla-io/flotilla/proxy"
 	searchcache "github.com/flotilla-io/flotilla/search/cache"
@@ -137,7 +137,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	access := &storage.Access{Host: c.Authorizer}
 	if c.MemberAuthorization {
-		access.MemberReview = s.memberReview
+		access.MemberReview = memberaccess.NewReviewer(s.memberClientset)
 	}
 	tables, err := table.New()
 	if err != nil {
@@ -253,22 +253,16 @@ func (s *Server) getCluster(name string) (*clusterv1alpha1.Cluster, error) {
 	return in.clusters.Get(name)
 }
 
-// memberReview asks a member, with the control plane's credentials there,
-// whether a user may do something.
-func (s *Server) memberReview(ctx context.Context, cluster string, sar *authorizationv1.SubjectAccessReview) (bool, error) {
+// memberClientset is a member's client with the control plane's
+// credentials there, for access reviews.
+func (s *Server) memberClientset(cluster string) (kubernetes.Interface, error) {
 	c, err := s.getCluster(cluster)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	client, err := s.members.Get(c)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	out, err := client.Clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
-	if err != nil {
-		return false, err
-	}
-	return out.Status.Allowed, nil
+	return client.Clientset, nil
 }
