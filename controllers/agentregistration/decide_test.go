@@ -185,7 +185,7 @@ func TestDecide(t *testing.T) {
 			msgContain: "cluster name member3 is already taken by another cluster (id other-id)"},
 		{name: "name taken by another member that is also registered elsewhere", req: first,
 			facts: Facts{Authorized: true, Existing: cluster("member3", "other-id", clusterv1alpha1.Pull), SameID: []*clusterv1alpha1.Cluster{cluster("member1", testID, clusterv1alpha1.Push)}},
-			want: Deny, reason: ReasonNameTaken, msgContain: "already taken by another cluster (id other-id)"},
+			want:  Deny, reason: ReasonNameTaken, msgContain: "already taken by another cluster (id other-id)"},
 		{name: "name taken by a push cluster of the same member", req: first, facts: Facts{Authorized: true, Existing: cluster("member3", testID, clusterv1alpha1.Push)}, want: Deny, reason: ReasonNotPull},
 		{name: "name being deleted", req: first, facts: Facts{Authorized: true, Existing: deleting}, want: Deny, reason: ReasonDeleting},
 		{name: "member registered under another name", req: first, facts: Facts{Authorized: true, SameID: []*clusterv1alpha1.Cluster{cluster("edge-1", testID, clusterv1alpha1.Pull)}},
