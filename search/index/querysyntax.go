@@ -340,6 +340,9 @@ func (c *syntaxChecker) part() *syntaxError {
 			}
 		}
 	case tNumber:
+		if err := checkNumber(t); err != nil {
+			return err
+		}
 	default:
 		return unexpected(t, "a term")
 	}
@@ -352,6 +355,16 @@ func (c *syntaxChecker) part() *syntaxError {
 	return nil
 }
 
+// checkNumber refuses a number token bleve's grammar cannot read as a
+// float: the lexer takes any Unicode digit (٠, ５) for a number, the
+// parser then fails on it.
+func checkNumber(t token) *syntaxError {
+	if _, err := strconv.ParseFloat(t.text, 64); err != nil {
+		return &syntaxError{pos: t.pos, msg: fmt.Sprintf("%q is not a number this query syntax reads (digits 0-9 and one '.')", t.text), grammar: true}
+	}
+	return nil
+}
+
 // value checks what follows "field:".
 func (c *syntaxChecker) value() *syntaxError {
 	t := c.next()
@@ -359,11 +372,15 @@ func (c *syntaxChecker) value() *syntaxError {
 	case tString:
 		c.checkWord(t, false)
 		return c.term(t, true)
-	case tNumber, tPhrase:
+	case tNumber:
+		return checkNumber(t)
+	case tPhrase:
 	case tMinus:
-		if n := c.next(); n.typ != tNumber {
+		n := c.next()
+		if n.typ != tNumber {
 			return unexpected(n, "a number")
 		}
+		return checkNumber(n)
 	case tGreater, tLess:
 		if c.peek().typ == tEqual {
 			c.next()
@@ -374,9 +391,16 @@ func (c *syntaxChecker) value() *syntaxError {
 				return err
 			}
 		case tNumber:
+			if err := checkNumber(n); err != nil {
+				return err
+			}
 		case tMinus:
-			if m := c.next(); m.typ != tNumber {
+			m := c.next()
+			if m.typ != tNumber {
 				return unexpected(m, "a number")
+			}
+			if err := checkNumber(m); err != nil {
+				return err
 			}
 		default:
 			return unexpected(n, "a number or a quoted date")
