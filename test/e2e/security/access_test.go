@@ -11,7 +11,6 @@ import (
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -78,21 +77,14 @@ func TestProxyHostPathsAsCaller(t *testing.T) {
 	}
 }
 
+// nodeMetricsRule reads node metrics.
+var nodeMetricsRule = rbacv1.PolicyRule{APIGroups: []string{"metrics.k8s.io"}, Resources: []string{"nodes"}, Verbs: []string{"get", "list"}}
+
 // grantNodeMetrics lets the service account default/<sa> of the control
 // plane read node metrics in member (it reaches members impersonated).
 func grantNodeMetrics(t *testing.T, member kubernetes.Interface, sa string) {
 	t.Helper()
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "node-metrics-" + sa}, Rules: []rbacv1.PolicyRule{{
-		APIGroups: []string{"metrics.k8s.io"}, Resources: []string{"nodes"}, Verbs: []string{"get", "list"}}}}
-	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "system:serviceaccount:default:" + sa}}}
-	if _, err := member.RbacV1().ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	if _, err := member.RbacV1().ClusterRoleBindings().Create(t.Context(), binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
+	grant(t, member, "node-metrics", user("system:serviceaccount:default:"+sa), nodeMetricsRule)
 }
 
 // TestMetricsOnlyReachableMembers: anyone allowed node metrics on the
@@ -101,11 +93,6 @@ func grantNodeMetrics(t *testing.T, member kubernetes.Interface, sa string) {
 // metrics; never another member's node names.
 func TestMetricsOnlyReachableMembers(t *testing.T) {
 	host := framework.HostClient(t)
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "control-plane-node-metrics"}, Rules: []rbacv1.PolicyRule{{
-		APIGroups: []string{"metrics.k8s.io"}, Resources: []string{"nodes"}, Verbs: []string{"get", "list"}}}}
-	if _, err := host.RbacV1().ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
 	users := map[string][]string{
 		// mallory may reach member1 only; both members let her read.
 		"mallory-metrics": {"member1"},
@@ -117,12 +104,7 @@ func TestMetricsOnlyReachableMembers(t *testing.T) {
 		for _, c := range clusters {
 			configs[sa] = framework.ProxyServiceAccountConfig(t, sa, c)
 		}
-		binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: sa + "-node-metrics"},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: sa}}}
-		if _, err := host.RbacV1().ClusterRoleBindings().Create(t.Context(), binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
+		grant(t, host, "control-plane-node-metrics", serviceAccount(sa), nodeMetricsRule)
 	}
 	grantNodeMetrics(t, framework.MemberClient(t, "member1"), "mallory-metrics")
 	grantNodeMetrics(t, framework.MemberClient(t, "member2"), "mallory-metrics")

@@ -13,6 +13,11 @@ import (
 	"sync"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 	"github.com/flotilla-io/flotilla/test/env"
 )
@@ -68,4 +73,30 @@ func newToken(t *testing.T, args ...string) string {
 		t.Fatalf("flotillactl token create: %v\n%s", err, out)
 	}
 	return strings.TrimSpace(out)
+}
+
+// serviceAccount is the subject of the control plane's service account
+// default/<name>; user is how members see it (impersonated).
+func serviceAccount(name string) rbacv1.Subject {
+	return rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: name}
+}
+
+func user(name string) rbacv1.Subject {
+	return rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: name}
+}
+
+// grant creates (or keeps) the ClusterRole name with rules in cs, and binds
+// it to subject as <name>-<subject name>.
+func grant(t *testing.T, cs kubernetes.Interface, name string, subject rbacv1.Subject, rules ...rbacv1.PolicyRule) {
+	t.Helper()
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}
+	if _, err := cs.RbacV1().ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name + "-" + strings.ReplaceAll(subject.Name, ":", "-")},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
+		Subjects: []rbacv1.Subject{subject}}
+	if _, err := cs.RbacV1().ClusterRoleBindings().Create(t.Context(), binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
 }

@@ -62,33 +62,12 @@ func TestProxyingWritesRevealNothing(t *testing.T) {
 
 	// eve may use proxying and reach both members, and may write
 	// ConfigMaps there, but not read them.
-	host := framework.HostClient(t)
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "eve-proxying"}, Rules: []rbacv1.PolicyRule{
-		{APIGroups: []string{"search.karmada.io"}, Resources: []string{"proxying/proxy"}, Verbs: []string{"*"}},
-		{APIGroups: []string{"cluster.karmada.io"}, Resources: []string{"clusters/proxy"}, ResourceNames: []string{"member1", "member2"}, Verbs: []string{"*"}},
-	}}
-	if _, err := host.RbacV1().ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "eve-proxying"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "eve"}}}
-	if _, err := host.RbacV1().ClusterRoleBindings().Create(t.Context(), binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
+	grant(t, framework.HostClient(t), "eve-proxying", serviceAccount("eve"),
+		rbacv1.PolicyRule{APIGroups: []string{"search.karmada.io"}, Resources: []string{"proxying/proxy"}, Verbs: []string{"*"}},
+		rbacv1.PolicyRule{APIGroups: []string{"cluster.karmada.io"}, Resources: []string{"clusters/proxy"}, ResourceNames: []string{"member1", "member2"}, Verbs: []string{"*"}})
 	for _, m := range []string{"member1", "member2"} {
-		member := framework.MemberClient(t, m)
-		writer := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "eve-writes-configmaps"}, Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"patch", "update"}}}}
-		if _, err := member.RbacV1().ClusterRoles().Create(t.Context(), writer, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
-		b := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: writer.Name},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: writer.Name},
-			Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "system:serviceaccount:default:eve"}}}
-		if _, err := member.RbacV1().ClusterRoleBindings().Create(t.Context(), b, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
+		grant(t, framework.MemberClient(t, m), "eve-writes-configmaps", user("system:serviceaccount:default:eve"),
+			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"patch", "update"}})
 	}
 	// The admin, who may read both, is told the name is ambiguous: the
 	// cache holds the ConfigMap in both members.
