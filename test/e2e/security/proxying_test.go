@@ -2,6 +2,7 @@ package security
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -95,7 +96,7 @@ func TestProxyingWritesRevealNothing(t *testing.T) {
 			t.Errorf("patch of %s: %v, want NotFound", name, err)
 			return metav1.Status{}
 		}
-		if ok := asStatus(err, &se); !ok {
+		if !errors.As(err, &se) {
 			t.Fatalf("patch of %s: %T %v", name, err, err)
 		}
 		return se.ErrStatus
@@ -117,12 +118,4 @@ func TestProxyingWritesRevealNothing(t *testing.T) {
 			t.Errorf("%s: the hidden ConfigMap was changed: %v", m, cm.Labels)
 		}
 	}
-}
-
-func asStatus(err error, target **apierrors.StatusError) bool {
-	se, ok := err.(*apierrors.StatusError)
-	if ok {
-		*target = se
-	}
-	return ok
 }
