@@ -51,7 +51,7 @@ bench: tools build ## benchmarks against real clusters; figures go to _output/be
 
 .PHONY: fuzz
 fuzz: ## run every fuzz target for FUZZTIME each (default 1m; FUZZ=<regexp> picks targets); crashes land in testdata/fuzz
-	FUZZTIME=$(FUZZTIME) FUZZ=$(FUZZ) hack/fuzz.sh
+	FUZZTIME=$(FUZZTIME) FUZZ=$(FUZZ) FUZZPARALLEL=$(FUZZPARALLEL) hack/fuzz.sh
 
 .PHONY: generate
 generate: ## regenerate deepcopy, defaulters, OpenAPI, clients, listers, informers, apply configurations

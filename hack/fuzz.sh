@@ -5,6 +5,8 @@
 # runs the same targets on their seed corpus only (plain go test). Each new
 # interesting input is minimized for at most FUZZMINIMIZETIME (default 5s,
 # not go test's 60s, which on two cores leaves little time to explore).
+# FUZZPARALLEL sets the number of fuzzing workers (go test -parallel; default
+# GOMAXPROCS), so two runs can share the machine with one worker each.
 # A crash leaves its input under the package's testdata/fuzz/<target>/,
 # where plain go test replays it from then on.
 set -euo pipefail
@@ -18,7 +20,7 @@ while IFS=: read -r file name; do
 	[[ $name =~ $filter ]] || continue
 	echo ">> $name in $pkg for $fuzztime"
 	ran=$((ran + 1))
-	if ! go test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" -fuzzminimizetime="${FUZZMINIMIZETIME:-5s}" "$pkg"; then
+	if ! go test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" -fuzzminimizetime="${FUZZMINIMIZETIME:-5s}" ${FUZZPARALLEL:+-parallel="$FUZZPARALLEL"} "$pkg"; then
 		failed+=("$name ($pkg)")
 	fi
 done < <(git ls-files '*_test.go' | xargs grep -oE '^func Fuzz[A-Za-z0-9_]+' | sed 's/func //' | sort -u)
