@@ -16,7 +16,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
-// TestSampleTenantAccess applies samples/s11-tenant-access.yaml and runs
+// TestSampleTenantAccess applies samples/s14-tenant-access.yaml and runs
 // the commands its comment promises, as the tenant alice: member1's pods
 // through clusters/member1/proxy, Forbidden for member2 (although the
 // member-side Role was propagated there too) and for a namespace member1
@@ -26,7 +26,7 @@ func TestSampleTenantAccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sample := filepath.Join(root, "samples", "s11-tenant-access.yaml")
+	sample := filepath.Join(root, "samples", "s14-tenant-access.yaml")
 	if out, err := framework.Kubectl(t, "apply", "-f", sample); err != nil {
 		t.Fatalf("kubectl apply: %v\n%s", err, out)
 	}
