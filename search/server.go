@@ -181,7 +181,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		},
 		Index: indexr,
 	})
-	reader := &storage.Reader{Stores: s.manager.Stores, Access: access, Table: tables}
+	reader := &storage.Reader{Stores: s.manager.Stores, KindFor: s.manager.KindFor, Access: access, Table: tables}
 	host, err := proxying.NewHostHandler(c.HostConfig)
 	if err != nil {
 		return nil, err

@@ -165,6 +165,30 @@ func (m *Manager) Stores(gvr schema.GroupVersionResource) ([]*Store, <-chan stru
 	return out, ch
 }
 
+// KindFor maps a resource to its kind through the discovery of the Ready
+// members, in name order; false when none serves it. It asks a member's
+// discovery again at most once per member mapper reset, as mappingFor.
+func (m *Manager) KindFor(gvr schema.GroupVersionResource) (string, bool) {
+	clusters, err := m.clusters()
+	if err != nil {
+		return "", false
+	}
+	slices.SortFunc(clusters, func(a, b *clusterv1alpha1.Cluster) int { return strings.Compare(a.Name, b.Name) })
+	for _, c := range clusters {
+		if !clusterReady(c) {
+			continue
+		}
+		client, err := m.client(c)
+		if err != nil {
+			continue
+		}
+		if gvk, err := client.Mapper.KindFor(gvr); err == nil && gvk.Kind != "" {
+			return gvk.Kind, true
+		}
+	}
+	return "", false
+}
+
 // AllStores returns every running store, in (resource, cluster) order.
 func (m *Manager) AllStores() []*Store {
 	m.mu.RLock()

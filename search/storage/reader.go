@@ -34,8 +34,13 @@ type TableConvertor interface {
 // caller may read.
 type Reader struct {
 	Stores func(schema.GroupVersionResource) ([]*searchcache.Store, <-chan struct{})
-	Access *Access
-	Table  TableConvertor
+	// KindFor maps a resource no store caches to its kind, as the members
+	// serve it, so that a list of an uncached resource is an empty
+	// <Kind>List (as Karmada answers), not 404. Nil, or a resource no
+	// member serves, leaves 404.
+	KindFor func(schema.GroupVersionResource) (string, bool)
+	Access  *Access
+	Table   TableConvertor
 }
 
 // Request is one read of the cache.
@@ -66,12 +71,19 @@ func (r *Reader) serve(w http.ResponseWriter, req *http.Request, rr Request) err
 		return err
 	}
 	stores, changed := r.Stores(rr.Resource)
-	if len(stores) == 0 {
-		return apierrors.NewNotFound(rr.Resource.GroupResource(), rr.Name)
-	}
 	verb := rr.Verb
 	if verb == "list" && opts.Watch {
 		verb = "watch"
+	}
+	if len(stores) == 0 {
+		// Nothing cached: a list is empty, and says so in the kind's
+		// own list type; a get or a watch has nothing to serve.
+		if verb == "list" && r.KindFor != nil {
+			if kind, ok := r.KindFor(rr.Resource); ok {
+				return r.list(w, req, query{Request: rr, opts: opts, kind: kind, format: f, table: tableGVK})
+			}
+		}
+		return apierrors.NewNotFound(rr.Resource.GroupResource(), rr.Name)
 	}
 	scopes := r.Access.Filter(req.Context(), rr.User, verb, rr.Namespace, stores)
 	if len(scopes) == 0 {
@@ -84,7 +96,7 @@ func (r *Reader) serve(w http.ResponseWriter, req *http.Request, rr Request) err
 			allowed = append(allowed, s)
 		}
 	}
-	q := query{Request: rr, opts: opts, stores: allowed, scopes: scopes, format: f, table: tableGVK}
+	q := query{Request: rr, opts: opts, stores: allowed, scopes: scopes, kind: stores[0].Kind, format: f, table: tableGVK}
 	switch verb {
 	case "get":
 		return r.get(w, req, q)
@@ -100,6 +112,7 @@ type query struct {
 	opts   *metainternalversion.ListOptions
 	stores []*searchcache.Store
 	scopes map[*searchcache.Store]Scope
+	kind   string
 	format format
 	table  *schema.GroupVersionKind
 }
@@ -250,7 +263,7 @@ func (r *Reader) list(w http.ResponseWriter, req *http.Request, q query) error {
 	if q.format == formatJSON {
 		// JSON streams: each object goes out as it is decompressed, and the
 		// list's metadata (known at the end) follows the items.
-		out.stream = newStreamWriter(w, apiVersion(q.Resource.GroupVersion()), listKind(q.stores[0].Kind))
+		out.stream = newStreamWriter(w, apiVersion(q.Resource.GroupVersion()), listKind(q.kind))
 	}
 	next := continueToken{}
 	var buf []byte
@@ -294,7 +307,7 @@ func (r *Reader) list(w http.ResponseWriter, req *http.Request, q query) error {
 	case q.format == formatTable:
 		return r.writeTable(w, req, q, out.items, meta)
 	}
-	return out.write(w, q.format, apiVersion(q.Resource.GroupVersion()), listKind(q.stores[0].Kind), meta)
+	return out.write(w, q.format, apiVersion(q.Resource.GroupVersion()), listKind(q.kind), meta)
 }
 
 // listWriter streams a list's items (JSON) or collects them (YAML, Table).
@@ -394,7 +407,7 @@ func (r *Reader) writeTable(w http.ResponseWriter, req *http.Request, q query, o
 	if v := q.Query.Get("includeObject"); v != "" {
 		topts.IncludeObject = metav1.IncludeObjectPolicy(v)
 	}
-	gvk := q.Resource.GroupVersion().WithKind(q.stores[0].Kind)
+	gvk := q.Resource.GroupVersion().WithKind(q.kind)
 	t, err := r.Table.Convert(req.Context(), gvk, objs, topts, meta)
 	if err != nil {
 		return err

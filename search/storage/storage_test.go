@@ -229,3 +229,53 @@ func TestGet(t *testing.T) {
 	}
 	_ = fmt.Sprint
 }
+
+// A resource no store caches: a list is an empty <Kind>List (Karmada's
+// answer), a get or a watch is 404, and a resource no member serves is 404.
+func TestUncachedResource(t *testing.T) {
+	t.Parallel()
+	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	r := newReader(t, allow{"member1", "member2"}, nil)
+	r.KindFor = func(gvr schema.GroupVersionResource) (string, bool) {
+		if gvr == deployments {
+			return "Deployment", true
+		}
+		return "", false
+	}
+	do := func(gvr schema.GroupVersionResource, verb, name string, q url.Values) (int, string) {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, "/x?"+q.Encode(), nil)
+		req.Header.Set("Accept", "application/json")
+		r.Serve(rec, req, Request{User: &user.DefaultInfo{Name: "tom"}, Resource: gvr, Name: name, Verb: verb, Query: q})
+		return rec.Code, rec.Body.String()
+	}
+	code, body := do(deployments, "list", "", nil)
+	var l struct {
+		Kind, APIVersion string
+		Items            []json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(body), &l); err != nil || code != http.StatusOK {
+		t.Fatalf("list: %d %s %v", code, body, err)
+	}
+	if l.Kind != "DeploymentList" || l.APIVersion != "apps/v1" || l.Items == nil || len(l.Items) != 0 {
+		t.Errorf("list: want an empty apps/v1 DeploymentList with items [], got %s", body)
+	}
+	for _, tc := range []struct {
+		gvr        schema.GroupVersionResource
+		verb, name string
+		q          url.Values
+	}{
+		{gvr: deployments, verb: "get", name: "web"},
+		{gvr: deployments, verb: "list", q: url.Values{"watch": {"true"}}},
+		{gvr: schema.GroupVersionResource{Group: "example.io", Version: "v1", Resource: "widgets"}, verb: "list"},
+	} {
+		if code, body := do(tc.gvr, tc.verb, tc.name, tc.q); code != http.StatusNotFound {
+			t.Errorf("%s %s %v: code %d (%s), want 404", tc.verb, tc.gvr, tc.q, code, body)
+		}
+	}
+	// Without a mapping the reader answers 404 as before.
+	r.KindFor = nil
+	if code, body := do(deployments, "list", "", nil); code != http.StatusNotFound {
+		t.Errorf("list without KindFor: code %d (%s), want 404", code, body)
+	}
+}

@@ -41,6 +41,15 @@ const (
 // cleaner removes old requests, the bootstrap signer signs
 // kube-public/cluster-info with each token and the token cleaner deletes
 // expired tokens.
+// hostDisabledAdmissionPlugins are the host's stock admission plugins that
+// would change templates as if they ran there, as Karmada's apiserver
+// disables them: StorageObjectInUseProtection adds kubernetes.io/pvc-protection
+// (and pv-protection) finalizers that no controller on the control plane
+// removes, so a namespace holding a PVC template never finishes deleting;
+// ServiceAccount adds token volumes to Pod templates that members would
+// then receive.
+var hostDisabledAdmissionPlugins = []string{"StorageObjectInUseProtection", "ServiceAccount"}
+
 var hostControllers = []string{
 	"namespace-controller",
 	"garbage-collector-controller",
@@ -237,7 +246,8 @@ func (c *Cluster) apiserverArgs(etcdURL string) []string {
 	if c.Role == RoleHost {
 		// flotillactl register authenticates with a bootstrap token
 		// (kube-system/bootstrap-token-<id>) to request the agent's certificate.
-		args = append(args, "--enable-bootstrap-token-auth")
+		args = append(args, "--enable-bootstrap-token-auth",
+			"--disable-admission-plugins="+strings.Join(hostDisabledAdmissionPlugins, ","))
 	}
 	return args
 }
