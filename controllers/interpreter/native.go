@@ -61,10 +61,6 @@ type (
 type Native struct {
 	// now stamps the conditions AggregateStatus adds; a field so tests can fix it.
 	now func() time.Time
-	// quotaEstimate mirrors the ResourceQuotaEstimate feature gate: when set,
-	// replica requirements carry the namespace and priority class.
-	quotaEstimate bool
-
 	replica    map[schema.GroupVersionKind]replicaFunc
 	revise     map[schema.GroupVersionKind]reviseFunc
 	retain     map[schema.GroupVersionKind]retainFunc
@@ -79,12 +75,6 @@ var _ Interpreter = &Native{}
 
 // NativeOption configures a Native interpreter.
 type NativeOption func(*Native)
-
-// WithResourceQuotaEstimate sets whether replica requirements carry the
-// namespace and priority class name (the ResourceQuotaEstimate feature gate).
-func WithResourceQuotaEstimate(enabled bool) NativeOption {
-	return func(n *Native) { n.quotaEstimate = enabled }
-}
 
 // WithClock sets the clock used to stamp aggregated conditions.
 func WithClock(now func() time.Time) NativeOption {

@@ -63,7 +63,8 @@ func (n *Native) templateRequirements(obj *unstructured.Unstructured, path ...st
 	if err != nil {
 		return nil, err
 	}
-	if req != nil && n.quotaEstimate {
+	if req != nil {
+		// Kept only with the ResourceQuotaEstimate gate (QuotaScoped).
 		req.Namespace = obj.GetNamespace()
 		req.PriorityClassName = priorityClass
 	}

@@ -143,6 +143,20 @@ spec:
 			},
 		},
 		{
+			name: "without quota estimate neither namespace nor priority class",
+			obj: `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: ns}
+spec:
+  replicas: 1
+  template:
+    spec:
+      priorityClassName: high
+      containers: [{name: c, image: i, resources: {requests: {cpu: 1}}}]`,
+			want:    1,
+			wantReq: &workv1alpha2.ReplicaRequirements{ResourceRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
+		},
+		{
 			name: "job parallelism capped by completions",
 			obj: `apiVersion: batch/v1
 kind: Job
@@ -195,7 +209,7 @@ metadata: {name: d, namespace: ns}`,
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			n := NewNative(WithResourceQuotaEstimate(tc.quota))
+			n := QuotaScoped{Interpreter: NewNative(), Enabled: tc.quota}
 			got, req, err := n.GetReplicas(obj(t, tc.obj))
 			if (err != nil) != tc.wantsErr {
 				t.Fatalf("err = %v, wantsErr %v", err, tc.wantsErr)
@@ -255,6 +269,38 @@ func TestReviseReplica(t *testing.T) {
 			}
 			if diff := cmp.Diff(before, in); diff != "" {
 				t.Errorf("input modified:\n%s", diff)
+			}
+		})
+	}
+}
+
+// QuotaScoped fills the namespace of any interpretation's requirements
+// (Lua, webhook) and keeps one the interpretation named; off, it drops both.
+func TestScopeRequirements(t *testing.T) {
+	t.Parallel()
+	cpu := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
+	for _, tc := range []struct {
+		name    string
+		in      workv1alpha2.ReplicaRequirements
+		enabled bool
+		want    workv1alpha2.ReplicaRequirements
+	}{
+		{name: "namespace from the template", in: workv1alpha2.ReplicaRequirements{ResourceRequest: cpu}, enabled: true,
+			want: workv1alpha2.ReplicaRequirements{ResourceRequest: cpu, Namespace: "tpl"}},
+		{name: "a named namespace is kept", in: workv1alpha2.ReplicaRequirements{Namespace: "other", PriorityClassName: "high"}, enabled: true,
+			want: workv1alpha2.ReplicaRequirements{Namespace: "other", PriorityClassName: "high"}},
+		{name: "off drops both", in: workv1alpha2.ReplicaRequirements{ResourceRequest: cpu, Namespace: "other", PriorityClassName: "high"},
+			want: workv1alpha2.ReplicaRequirements{ResourceRequest: cpu}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			in := tc.in
+			got := ScopeRequirements(&in, "tpl", tc.enabled)
+			if diff := cmp.Diff(tc.want, *got, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.in, in, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {
+				t.Errorf("the input changed (-before +after):\n%s", diff)
 			}
 		})
 	}

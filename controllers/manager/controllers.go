@@ -18,6 +18,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa"
 	"github.com/flotilla-io/flotilla/controllers/federatedresourcequota"
 	"github.com/flotilla-io/flotilla/controllers/hpascaletargetmarker"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
 	"github.com/flotilla-io/flotilla/controllers/internal/overrides"
 	"github.com/flotilla-io/flotilla/controllers/namespace"
 	"github.com/flotilla-io/flotilla/controllers/scheduler"
@@ -136,7 +137,8 @@ func startUnifiedAuth(ctx context.Context, c *Context) error {
 func startDetector(ctx context.Context, c *Context) error {
 	p, w := c.KarmadaInformers.Policy().V1alpha1(), c.KarmadaInformers.Work().V1alpha2()
 	ctrl, err := detector.New(c.Templates, p.PropagationPolicies(), p.ClusterPropagationPolicies(), p.OverridePolicies(),
-		w.ResourceBindings(), w.ClusterResourceBindings(), c.HostInformers.Scheduling().V1().PriorityClasses(), c.Karmada, c.Interpreter, c.Recorder)
+		w.ResourceBindings(), w.ClusterResourceBindings(), c.HostInformers.Scheduling().V1().PriorityClasses(), c.Karmada,
+		interpreter.QuotaScoped{Interpreter: c.Interpreter, Enabled: c.Options.ResourceQuotaEstimate}, c.Recorder)
 	if err != nil {
 		return err
 	}

@@ -59,6 +59,11 @@ type Options struct {
 	// pod templates as a whole, from their components (Karmada's alpha
 	// feature gate of that name).
 	MultiplePodTemplatesScheduling bool
+	// ResourceQuotaEstimate makes replica requirements carry the replicas'
+	// namespace and priority class, so the estimator and Karmada's tools
+	// count the members' ResourceQuotas (Karmada's alpha feature gate of
+	// that name).
+	ResourceQuotaEstimate bool
 	// LeaseNamespace and LeaseName name the host Lease.
 	LeaseNamespace, LeaseName string
 	// ClusterStatusUpdateFrequency is how often cluster status is probed.

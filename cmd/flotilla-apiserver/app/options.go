@@ -124,6 +124,8 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	cs.DurationVar(&o.Controllers.ClusterStatusUpdateFrequency, "cluster-status-update-frequency", o.Controllers.ClusterStatusUpdateFrequency, "how often the status of each push cluster is probed")
 	cs.BoolVar(&o.Controllers.MultiplePodTemplatesScheduling, "multiple-pod-templates-scheduling", o.Controllers.MultiplePodTemplatesScheduling,
 		"schedule workloads made of several pod templates as a whole, from the interpreter's components (Karmada's alpha feature gate MultiplePodTemplatesScheduling)")
+	cs.BoolVar(&o.Controllers.ResourceQuotaEstimate, "resource-quota-estimate", o.Controllers.ResourceQuotaEstimate,
+		"write the replicas' namespace and priority class into replica requirements, so ResourceQuotas of members are estimated by their scope (Karmada's alpha feature gate ResourceQuotaEstimate)")
 	cs.DurationVar(&o.Controllers.ClusterMonitorGracePeriod, "cluster-monitor-grace-period", o.Controllers.ClusterMonitorGracePeriod, "how long a cluster's heartbeat Lease may go unrenewed before its Ready condition becomes Unknown and it is tainted unreachable")
 	cs.StringSliceVar(&o.Controllers.SkippedPropagatingNamespaces, "skipped-propagating-namespaces", o.Controllers.SkippedPropagatingNamespaces, "regular expressions of namespaces never propagated to members automatically")
 	cs.DurationVar(&o.Controllers.HPA.SyncPeriod, "horizontal-pod-autoscaler-sync-period", o.Controllers.HPA.SyncPeriod, "how often each FederatedHPA is computed")

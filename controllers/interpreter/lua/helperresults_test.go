@@ -94,6 +94,7 @@ func TestOpaqueHelperResultsMatchTables(t *testing.T) {
 		{"GetReplicas", req + `function GetReplicas(obj) local r = kube.accuratePodRequirements(obj.spec.template) return obj.spec.replicas, r end`},
 		{"GetReplicas", req + `function GetReplicas(obj) return 1, kube.accuratePodRequirements({spec = {containers = {{name = "a"}}}}) end`},
 		{"GetReplicas", req + `function GetReplicas(obj) return 2, kube.accuratePodRequirements({spec = {nodeSelector = {disk = "ssd"}, containers = {{name = "a", resources = {requests = {cpu = "1"}}}}}}) end`},
+		{"GetReplicas", req + `function GetReplicas(obj) return 1, kube.accuratePodRequirements({spec = {priorityClassName = "high", containers = {{name = "a", resources = {requests = {cpu = "1"}}}}}}) end`},
 		{"GetDependencies", req + `function GetDependencies(obj) return kube.getPodDependencies(obj.spec.template, obj.metadata.namespace) end`},
 		{"GetDependencies", req + `function GetDependencies(obj) return kube.getPodDependencies({spec = {}}, "ns") end`},
 	} {
@@ -133,5 +134,25 @@ func TestOpaqueHelperResultsMatchTables(t *testing.T) {
 		if results[true] != results[false] {
 			t.Errorf("%s:\nGo values %s\ntables    %s", tc.src, results[true], results[false])
 		}
+	}
+}
+
+// kube.accuratePodRequirements keeps the template's priority class, which
+// the ResourceQuotaEstimate gate then keeps or drops (QuotaScoped).
+func TestAccuratePodRequirementsPriorityClass(t *testing.T) {
+	t.Parallel()
+	s, err := Compile("local kube = require(\"kube\")\n"+`function GetReplicas(obj) return 1, kube.accuratePodRequirements({spec = {priorityClassName = "high", containers = {{name = "a", resources = {requests = {cpu = "1"}}}}}}) end`, "GetReplicas", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := object(t, deploymentSized)
+	c := NewCustomizations()
+	c.byTarget[obj.GroupVersionKind()] = map[interpreter.Operation]*Script{interpreter.InterpretReplica: s}
+	_, r, err := c.GetReplicas(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r == nil || r.PriorityClassName != "high" || r.ResourceRequest.Cpu().Value() != 1 {
+		t.Errorf("requirements %+v, want priority class high and 1 CPU", r)
 	}
 }

@@ -134,18 +134,23 @@ func pushJSON(L *lua.LState, v any) {
 // kubeAccuratePodRequirements returns the ReplicaRequirements of one
 // replica of a pod template: node claim and resource requests computed as
 // the kube-scheduler does (max of init containers, sum of containers,
-// overhead); nil when there are none.
+// overhead), and the template's priority class, which only the
+// ResourceQuotaEstimate gate keeps (interpreter.QuotaScoped); nil when
+// there are none.
 func kubeAccuratePodRequirements(L *lua.LState, opaque bool, b *budget) int {
-	req, _, err := interpreter.SpecRequirements(checkPodSpec(L, b, 1, interpreter.RequirementFields))
+	req, priorityClass, err := interpreter.SpecRequirements(checkPodSpec(L, b, 1, interpreter.RequirementFields))
 	if err != nil {
 		L.ArgError(1, "not a pod template: "+err.Error())
+	}
+	if req != nil {
+		req.PriorityClassName = priorityClass
 	}
 	switch {
 	case req != nil && opaque:
 		pushOpaque(L, req)
 	case req == nil:
 		L.Push(lua.LNil)
-	case req.NodeClaim == nil:
+	case req.NodeClaim == nil && req.PriorityClassName == "":
 		// The usual result, built directly: {resourceRequest = {cpu = "150m", ...}}.
 		requests := L.CreateTable(0, len(req.ResourceRequest))
 		for name, q := range req.ResourceRequest {

@@ -16,6 +16,7 @@ func TestMain(m *testing.M) {
 		Flotilla: &env.FlotillaOptions{Args: []string{
 			"--cluster-status-update-frequency=2s", "-v=2",
 			"--multiple-pod-templates-scheduling",
+			"--resource-quota-estimate",
 		}},
 	}, "member1", "member2")
 }
