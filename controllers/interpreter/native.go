@@ -60,7 +60,7 @@ type (
 // (API-SPEC §11.2). The zero value is not usable; use NewNative.
 type Native struct {
 	// now stamps the conditions AggregateStatus adds; a field so tests can fix it.
-	now func() time.Time
+	now        func() time.Time
 	replica    map[schema.GroupVersionKind]replicaFunc
 	revise     map[schema.GroupVersionKind]reviseFunc
 	retain     map[schema.GroupVersionKind]retainFunc
