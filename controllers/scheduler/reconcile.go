@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/placement"
@@ -142,6 +143,12 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	// binding leaves every cluster. Other failures keep the current result.
 	noFit := se != nil && se.Reason == workv1alpha2.BindingReasonNoClusterFit
 	if c.upToDate(t, dec, schedErr == nil, noFit, string(applied), &cond) {
+		if schedErr == nil && rerun(t, fresh) {
+			// Karmada schedules such a binding again on every trigger and
+			// stamps each successful run, unchanged result or not; scripts
+			// wait for lastScheduledTime to move. The status alone.
+			return c.stampRun(ctx, t, key, dec)
+		}
 		klog.FromContext(ctx).V(4).Info("Scheduling decision unchanged", "binding", key)
 		return c.retryLater(key, schedErr)
 	}
@@ -183,6 +190,45 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	c.written.Record(key, t.meta.ResourceVersion, struct{}{})
 	c.record(t, dec, schedErr)
 	return c.retryLater(key, schedErr)
+}
+
+// rerun tells whether Karmada's scheduler would run again for a binding
+// whose stored result is up to date, and so stamp the run: a reschedule
+// triggered after the last run, a workload without replicas or a
+// Duplicated placement (Karmada schedules these on every trigger). A
+// Divided workload whose placement and replicas are unchanged is not run
+// again there, and is not stamped here either.
+func rerun(t *target, fresh bool) bool {
+	if fresh || t.spec.Replicas == 0 {
+		return true
+	}
+	rs := t.spec.Placement.ReplicaScheduling
+	return rs == nil || rs.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDuplicated
+}
+
+// stampRun writes the time and generation of a successful run whose result
+// the binding already holds, and records its events, as every successful
+// scheduling run does.
+func (c *Controller) stampRun(ctx context.Context, t *target, key string, dec placement.Decision) error {
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": t.meta.ResourceVersion},
+		"status": map[string]any{
+			"schedulerObservedGeneration": t.meta.Generation,
+			"lastScheduledTime":           metav1.NewTime(c.now()),
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if err := t.patch(ctx, patch); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("writing the scheduling time: %w", err)
+	}
+	c.written.Record(key, t.meta.ResourceVersion, struct{}{})
+	c.record(t, dec, nil)
+	return nil
 }
 
 // checkQuotas refuses a decision that would take the binding's namespace

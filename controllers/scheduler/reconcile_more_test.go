@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	pt "github.com/flotilla-io/flotilla/placement/placementtest"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,11 +64,79 @@ func TestReconcileAffinityName(t *testing.T) {
 	if diff := cmp.Diff([]workv1alpha2.TargetCluster{pt.At("b", 2)}, obj.Spec.Clusters); diff != "" {
 		t.Errorf("spec.clusters (-want +got):\n%s", diff)
 	}
+	// The earlier term becomes eligible: the binding stays on backup (a
+	// Duplicated binding's run is stamped, its result unchanged)...
+	if err := f.clustersI.Add(pt.Cluster("zzz", pt.WithPods("10"))); err != nil {
+		t.Fatal(err)
+	}
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(f.client.Actions()); n != 0 {
-		t.Errorf("second reconcile made %d requests, want none", n)
+	jsonEqual(t, `{"metadata":{"resourceVersion":"1007"},"status":{"schedulerObservedGeneration":4,"lastScheduledTime":"`+fixedNowJSON+`"}}`,
+		f.onePatch(t, rbGVR, "default", "web"))
+	obj = f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
+	if got := obj.Status.SchedulerObservedAffinityName; got != "backup" {
+		t.Errorf("after primary became eligible: schedulerObservingAffinityName = %q, want backup", got)
+	}
+	// ...until a reschedule is asked for (a WorkloadRebalancer).
+	later := metav1.NewTime(fixedNow.Add(time.Minute))
+	obj.Spec.RescheduleTriggeredAt = &later
+	f.store(t, obj)
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+		t.Fatal(err)
+	}
+	f.onePatch(t, rbGVR, "default", "web")
+	obj = f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
+	if got := obj.Status.SchedulerObservedAffinityName; got != "primary" {
+		t.Errorf("after a reschedule: schedulerObservingAffinityName = %q, want primary", got)
+	}
+	if diff := cmp.Diff([]workv1alpha2.TargetCluster{pt.At("zzz", 2)}, obj.Spec.Clusters); diff != "" {
+		t.Errorf("after a reschedule: spec.clusters (-want +got):\n%s", diff)
+	}
+}
+
+// Every successful run Karmada makes is stamped (lastScheduledTime,
+// schedulerObservedGeneration) and reported, even when the result is the
+// one the binding holds; a Divided workload with nothing changed is not
+// run again, so not stamped.
+func TestReconcileStampsEverySuccessfulRun(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		mod   func(*workv1alpha2.ResourceBinding)
+		stamp bool
+	}{
+		{name: "divided, nothing changed", mod: func(*workv1alpha2.ResourceBinding) {}},
+		{name: "duplicated", stamp: true, mod: func(b *workv1alpha2.ResourceBinding) {
+			b.Spec.Placement = &policyv1alpha1.Placement{ClusterAffinity: pt.OnClusters("a", "b")}
+			b.Annotations[workv1alpha2.AppliedPlacementAnnotation] = `{"clusterAffinity":{"clusterNames":["a","b"]}}`
+			b.Spec.Clusters = []workv1alpha2.TargetCluster{pt.At("a", 2), pt.At("b", 2)}
+		}},
+		{name: "no replicas", stamp: true, mod: func(b *workv1alpha2.ResourceBinding) {
+			b.Spec.Placement = &policyv1alpha1.Placement{ClusterAffinity: pt.OnClusters("a", "b")}
+			b.Annotations[workv1alpha2.AppliedPlacementAnnotation] = `{"clusterAffinity":{"clusterNames":["a","b"]}}`
+			b.Spec.Replicas, b.Spec.ReplicaRequirements = 0, nil
+			b.Spec.Clusters = []workv1alpha2.TargetCluster{pt.At("a", 0), pt.At("b", 0)}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, fixtureClusters(), newRB(scheduledRB, tc.mod))
+			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.stamp {
+				if n := len(f.client.Actions()); n != 0 {
+					t.Errorf("made %d requests, want none", n)
+				}
+				return
+			}
+			jsonEqual(t, `{"metadata":{"resourceVersion":"7"},"status":{"schedulerObservedGeneration":3,"lastScheduledTime":"`+fixedNowJSON+`"}}`,
+				f.onePatch(t, rbGVR, "default", "web"))
+			if ev := f.events(); len(ev) != 2 || !strings.Contains(ev[0], "ScheduleBindingSucceed") {
+				t.Errorf("events %q, want ScheduleBindingSucceed on the binding and the template", ev)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,92 @@
+package semantics
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+)
+
+// binding reads the ResourceBinding of Deployment name.
+func binding(ctx context.Context, t *testing.T, ns, name string) (*workv1alpha2.ResourceBinding, error) {
+	return framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, name+"-deployment", metav1.GetOptions{})
+}
+
+// TestAffinityTermKeptAndRunsStamped (issue 21 item 9): a binding that
+// moved to a later clusterAffinities term stays there when an earlier
+// term becomes eligible again; the run that finds it so is stamped
+// (lastScheduledTime moves, schedulerObservedGeneration is current) with
+// the result unchanged; a WorkloadRebalancer then moves it back to the
+// first term.
+func TestAffinityTermKeptAndRunsStamped(t *testing.T) {
+	ns := framework.Namespace(t, "sem-terms")
+	t.Cleanup(func() {
+		_, _ = framework.Kubectl(t, "label", "cluster", "member1", "sem-terms-")
+		_, _ = framework.Kubectl(t, "delete", "workloadrebalancer", "sem-terms", "--ignore-not-found")
+	})
+	framework.Apply(t, nginx(ns, "web", 1, "")+fmt.Sprintf(`---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: %s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinities:
+    - affinityName: primary
+      labelSelector: {matchLabels: {sem-terms: primary}}
+    - affinityName: backup
+      clusterNames: [member2]
+`, ns))
+	waitScheduled(t, ns, "web", "member2:1 ")
+	b, err := binding(t.Context(), t, ns, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Status.SchedulerObservedAffinityName != "backup" || b.Status.LastScheduledTime == nil {
+		t.Fatalf("status %+v, want the backup term and a lastScheduledTime", b.Status)
+	}
+	first := b.Status.LastScheduledTime.Time
+	time.Sleep(1100 * time.Millisecond) // lastScheduledTime has seconds
+	kubectl(t, "label", "cluster", "member1", "sem-terms=primary")
+	framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns, "web")
+		if err != nil {
+			return err.Error()
+		}
+		if b.Status.LastScheduledTime == nil || !b.Status.LastScheduledTime.After(first) {
+			return fmt.Sprintf("lastScheduledTime %v not after %v: the run was not stamped", b.Status.LastScheduledTime, first)
+		}
+		if b.Status.SchedulerObservedGeneration != b.Generation {
+			return fmt.Sprintf("schedulerObservedGeneration %d, generation %d", b.Status.SchedulerObservedGeneration, b.Generation)
+		}
+		return ""
+	})
+	if got, _, err := scheduled(t.Context(), t, ns, "web"); err != nil || got != "member2:1 " {
+		t.Fatalf("once primary is eligible: scheduled to %q (%v), want member2 kept", got, err)
+	}
+	if b, err := binding(t.Context(), t, ns, "web"); err != nil || b.Status.SchedulerObservedAffinityName != "backup" {
+		t.Fatalf("once primary is eligible: affinity %q (%v), want backup kept", b.Status.SchedulerObservedAffinityName, err)
+	}
+	framework.Apply(t, fmt.Sprintf(`apiVersion: apps.karmada.io/v1alpha1
+kind: WorkloadRebalancer
+metadata: {name: sem-terms}
+spec:
+  workloads: [{apiVersion: apps/v1, kind: Deployment, namespace: %s, name: web}]
+`, ns))
+	waitScheduled(t, ns, "web", "member1:1 ")
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns, "web")
+		if err != nil {
+			return err.Error()
+		}
+		if b.Status.SchedulerObservedAffinityName != "primary" {
+			return "affinity " + b.Status.SchedulerObservedAffinityName + ", want primary"
+		}
+		return ""
+	})
+}
