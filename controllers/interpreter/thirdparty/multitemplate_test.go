@@ -190,6 +190,7 @@ func TestFlinkDeploymentStatus(t *testing.T) {
 	}{
 		{name: "no member reported", items: nil, want: nil},
 		{name: "the reporting member's status", items: items(`{"jobManagerDeploymentStatus":"DEPLOYING","lifecycleState":"DEPLOYED","jobStatus":{"state":"CREATED"}}`, string(st.Raw)), want: jsonRoundTrip(t, want)},
+		{name: "a member with no status yet does not hide the other's", items: items(string(st.Raw), `{}`), want: jsonRoundTrip(t, want)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			agg, err := c.AggregateStatus(desired, tc.items)
