@@ -338,3 +338,88 @@ spec:
 	waitTemplateStatus(t, volcanoJobs, ns, "dk-job", "4", "running")
 	waitTemplateStatus(t, volcanoJobs, ns, "dk-job", "3", "taskStatusCount", "job-nginx2", "phase", "Running")
 }
+
+// widgets is a made-up kind whose ResourceInterpreterCustomization
+// returns its replica requirements with an empty nodeClaim, the shape of
+// Karmada's FlinkDeployment GetReplicas when no pod template is set.
+var widgets = schema.GroupVersionResource{Group: "sem21.flotilla.io", Version: "v1", Resource: "widgets"}
+
+const widgetCustomization = `apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata: {name: sem21-widget}
+spec:
+  target: {apiVersion: sem21.flotilla.io/v1, kind: Widget}
+  customizations:
+    replicaResource:
+      luaScript: |
+        function GetReplicas(obj)
+          local requirement = {resourceRequest = {cpu = obj.spec.cpu}, nodeClaim = {}}
+          if obj.spec.zone ~= nil then
+            requirement.nodeClaim.nodeSelector = {zone = obj.spec.zone}
+          end
+          return obj.spec.size, requirement
+        end
+`
+
+// TestLuaEmptyNodeClaim (issue 21 item 13): a GetReplicas script returning
+// requirement.nodeClaim = {} gives a binding with the replicas and
+// requests and no nodeClaim (not GetReplicasFailed); a filled nodeClaim
+// still comes through.
+func TestLuaEmptyNodeClaim(t *testing.T) {
+	ns := framework.Namespace(t, "sem-lua-empty")
+	installThirdPartyKind(t, widgets, "Widget", ns)
+	framework.Apply(t, widgetCustomization)
+	t.Cleanup(func() {
+		_, _ = framework.Kubectl(t, "delete", "widgets.sem21.flotilla.io", "-n", ns, "--all", "--wait=true")
+		_, _ = framework.Kubectl(t, "delete", "resourceinterpretercustomization", "sem21-widget", "--ignore-not-found")
+	})
+	framework.Apply(t, fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: widgets, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: sem21.flotilla.io/v1, kind: Widget}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
+---
+apiVersion: sem21.flotilla.io/v1
+kind: Widget
+metadata: {name: plain, namespace: %[1]s}
+spec: {size: 4, cpu: 100m}
+---
+apiVersion: sem21.flotilla.io/v1
+kind: Widget
+metadata: {name: zoned, namespace: %[1]s}
+spec: {size: 2, cpu: 100m, zone: a}
+`, ns))
+	for _, tc := range []struct {
+		name     string
+		replicas int32
+		claim    string
+	}{{"plain", 4, "<nil>"}, {"zoned", 2, "map[zone:a]"}} {
+		framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
+			b, err := framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, tc.name+"-widget", metav1.GetOptions{})
+			if err != nil {
+				return err.Error()
+			}
+			req := b.Spec.ReplicaRequirements
+			if b.Spec.Replicas != tc.replicas || req == nil || req.ResourceRequest.Cpu().String() != "100m" {
+				return fmt.Sprintf("%s: binding replicas %d, requirements %+v; want %d replicas of 100m", tc.name, b.Spec.Replicas, req, tc.replicas)
+			}
+			claim := "<nil>"
+			if req.NodeClaim != nil {
+				claim = fmt.Sprint(req.NodeClaim.NodeSelector)
+			}
+			if claim != tc.claim {
+				return fmt.Sprintf("%s: node claim %+v, want node selector %s", tc.name, req.NodeClaim, tc.claim)
+			}
+			if len(b.Spec.Clusters) == 0 {
+				return tc.name + ": not scheduled yet"
+			}
+			return ""
+		})
+	}
+	if msgs := eventsOf(t, ns, "Widget", "plain", "GetReplicasFailed"); len(msgs) > 0 {
+		t.Errorf("GetReplicasFailed on the template: %q", msgs)
+	}
+}
