@@ -39,6 +39,14 @@ var (
 	pullMember  = "member3"
 )
 
+// alphaFeatures turn on, in the local environment, the features Karmada
+// keeps behind alpha feature gates, as Karmada's local development setup
+// (hack/local-up-karmada.sh) enables its alpha gates; flotilla-apiserver's
+// defaults stay Karmada's (off).
+var alphaFeatures = []string{
+	"--multiple-pod-templates-scheduling", // MultiplePodTemplatesScheduling
+}
+
 func main() {
 	root, err := env.RepoRoot()
 	if err != nil {
@@ -89,7 +97,7 @@ func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int, res
 	if err := os.RemoveAll(stateDir); err != nil {
 		return err
 	}
-	opts := env.Options{StateDir: stateDir, LogDir: logDir, Detach: true, Flotilla: &env.FlotillaOptions{}, MetricsResolution: resolution}
+	opts := env.Options{StateDir: stateDir, LogDir: logDir, Detach: true, Flotilla: &env.FlotillaOptions{Args: alphaFeatures}, MetricsResolution: resolution}
 	for _, m := range members {
 		opts.Members = append(opts.Members, env.MemberOptions{Name: m, Nodes: env.NodeOptions{Count: nodes}})
 	}

@@ -136,6 +136,9 @@ func (b *budget) tableFromLua(t *lua.LTable, ref any, depth int) (any, error) {
 		if ref == dropEmpty {
 			return nil, nil
 		}
+		if g, ok := ref.(goType); ok && g.wantsObject() {
+			return absent, nil
+		}
 		if _, isMap := ref.(map[string]any); isMap {
 			return map[string]any{}, nil
 		}
@@ -143,23 +146,31 @@ func (b *budget) tableFromLua(t *lua.LTable, ref any, depth int) (any, error) {
 	}
 	if sequence && count == n {
 		refs, _ := ref.([]any)
+		g, typed := ref.(goType)
 		out := make([]any, n)
 		for i := 1; i <= n; i++ {
 			var r any
-			if ref == dropEmpty {
+			switch {
+			case ref == dropEmpty:
 				r = dropEmpty
-			} else if i-1 < len(refs) {
+			case typed:
+				r = g.elem()
+			case i-1 < len(refs):
 				r = refs[i-1]
 			}
 			e, err := b.fromLuaDepth(t.RawGetInt(i), r, depth+1)
 			if err != nil {
 				return nil, err
 			}
+			if e == absent {
+				e = nil
+			}
 			out[i-1] = e
 		}
 		return out, nil
 	}
 	refs, _ := ref.(map[string]any)
+	g, typed := ref.(goType)
 	out := make(map[string]any, count)
 	var err error
 	t.ForEach(func(k, e lua.LValue) {
@@ -171,12 +182,17 @@ func (b *budget) tableFromLua(t *lua.LTable, ref any, depth int) (any, error) {
 			return
 		}
 		r := refs[key]
-		if ref == dropEmpty {
+		switch {
+		case ref == dropEmpty:
 			r = dropEmpty
+		case typed:
+			r = g.field(key)
 		}
 		var converted any
 		converted, err = b.fromLuaDepth(e, r, depth+1)
-		out[key] = converted
+		if converted != absent {
+			out[key] = converted
+		}
 	})
 	return out, err
 }

@@ -231,7 +231,7 @@ func (c *Customizations) GetReplicas(obj *unstructured.Unstructured) (int32, *wo
 			req = r
 			return nil
 		}
-		return decodeResult(b, ret[1], nil, &req)
+		return decodeResult(b, ret[1], &req)
 	})
 	return replicas, req, err
 }
@@ -244,7 +244,7 @@ func (c *Customizations) GetComponents(obj *unstructured.Unstructured) ([]workv1
 		if ret[0] == lua.LNil {
 			return nil
 		}
-		return decodeResult(b, ret[0], []any{}, &out)
+		return decodeResult(b, ret[0], &out)
 	})
 	return out, err
 }
@@ -362,7 +362,7 @@ func (c *Customizations) GetDependencies(obj *unstructured.Unstructured) ([]inte
 			out = deps
 			return nil
 		}
-		return decodeResult(b, ret[0], []any{}, &out)
+		return decodeResult(b, ret[0], &out)
 	})
 	return out, err
 }

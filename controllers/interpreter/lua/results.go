@@ -2,6 +2,7 @@ package lua
 
 import (
 	"fmt"
+	"reflect"
 
 	lua "github.com/yuin/gopher-lua"
 	corev1 "k8s.io/api/core/v1"
@@ -113,11 +114,17 @@ func namedDependencies(v lua.LValue) ([]interpreter.DependentObjectReference, bo
 	return out, true
 }
 
-// decodeResult converts a returned table into out through JSON, within b.
-func decodeResult(b *budget, v lua.LValue, ref any, out any) error {
-	conv, err := b.fromLua(v, ref)
+// decodeResult converts a returned table into out, a pointer, through
+// JSON, within b. The conversion follows out's type (goType): an empty
+// table where an object is expected is absent, and leaves *out as it is
+// when it is the whole result.
+func decodeResult(b *budget, v lua.LValue, out any) error {
+	conv, err := b.fromLua(v, typeRef(reflect.TypeOf(out).Elem()))
 	if err != nil {
 		return err
+	}
+	if conv == absent {
+		return nil
 	}
 	if err := viaJSON(conv, out); err != nil {
 		return fmt.Errorf("unexpected result: %w", err)

@@ -24,7 +24,7 @@ func TestShippedCustomizationsAreValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rics) < 12 { // the files list 12 kind versions
+	if len(rics) < 14 { // the files list 14 kind versions
 		t.Fatalf("only %d customizations shipped", len(rics))
 	}
 	for i, ric := range rics {
@@ -382,4 +382,26 @@ func TestKyvernoPolicies(t *testing.T) {
 			t.Errorf("%s not ready where every member is: %v", kind, agg.Object["status"])
 		}
 	}
+}
+
+func yamlUnmarshal(raw []byte, out any) error {
+	return yaml.Unmarshal(raw, out)
+}
+
+// jsonRoundTrip is v as encoding/json decodes it (numbers float64), to
+// compare unstructured values whatever their integer types.
+func jsonRoundTrip(t *testing.T, v any) any {
+	t.Helper()
+	if v == nil {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
