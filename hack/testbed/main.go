@@ -45,6 +45,7 @@ var (
 // defaults stay Karmada's (off).
 var alphaFeatures = []string{
 	"--multiple-pod-templates-scheduling", // MultiplePodTemplatesScheduling
+	"--resource-quota-estimate",           // ResourceQuotaEstimate
 }
 
 func main() {
