@@ -141,7 +141,10 @@ func staticWeights(selected []candidate, p *policyv1alpha1.Placement) []party {
 
 // assignDynamic divides by available replicas. In the steady mode the
 // current assignment is kept: a scale-down shrinks the clusters in use in
-// proportion to what they hold, a scale-up divides only the new replicas.
+// proportion to what they hold, a scale-up divides only the new replicas,
+// which must fit the clusters' free room (what they can run beyond what
+// the binding holds there), or the binding is Unschedulable and keeps its
+// clusters.
 // The fresh mode divides everything again.
 func assignDynamic(selected []candidate, in input) ([]workv1alpha2.TargetCluster, error) {
 	spec := in.spec
@@ -176,11 +179,16 @@ func assignDynamic(selected []candidate, in input) ([]workv1alpha2.TargetCluster
 		return sorted(fromSeats(out)), nil
 	}
 	delta := target - held
-	// The new replicas go where the averages are highest, counting what
-	// each cluster already holds (Webster's initial seats).
+	// Only the added replicas must fit, and only in what each cluster has
+	// free: its available replicas count what the binding holds there
+	// (availableReplicas), which are not free room for more (Karmada's
+	// steady scale-up estimates the clusters without the binding's own
+	// replicas). They go where the averages of that free room are highest,
+	// counting what each cluster already holds (Webster's initial seats).
 	parties := make([]party, 0, len(selected))
 	for _, c := range selected {
-		parties = append(parties, party{name: c.cluster.Name, votes: c.available, seats: inUse[c.cluster.Name]})
+		free := max(c.available-int64(inUse[c.cluster.Name]), 0)
+		parties = append(parties, party{name: c.cluster.Name, votes: free, seats: inUse[c.cluster.Name]})
 	}
 	if p := spec.Placement.ReplicaScheduling; p.ReplicaDivisionPreference == policyv1alpha1.ReplicaDivisionPreferenceAggregated {
 		parties = aggregate(parties, inUse, delta)

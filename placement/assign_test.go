@@ -79,10 +79,20 @@ func TestAssignReplicas(t *testing.T) {
 			want: []workv1alpha2.TargetCluster{pt.At("b", 3)}},
 		{name: "dynamic: result sorted by name", selected: []candidate{cand("c", 10), cand("a", 10)}, replicas: 2, rs: pt.DynamicRS(),
 			want: []workv1alpha2.TargetCluster{pt.At("a", 1), pt.At("c", 1)}},
-		// Delta 2 over 10:8: a, b.
+		// Delta 2 over the free room 7:5 (available 10 and 8 count the 3
+		// held on each), from 3 seats each: a (7/7 > 5/7), a (7/9 > 5/7).
 		{name: "dynamic steady scale-up keeps the existing replicas", selected: two, replicas: 8, rs: pt.DynamicRS(),
 			clusters: []workv1alpha2.TargetCluster{pt.At("a", 3), pt.At("b", 3)},
-			want:     []workv1alpha2.TargetCluster{pt.At("a", 4), pt.At("b", 4)}},
+			want:     []workv1alpha2.TargetCluster{pt.At("a", 5), pt.At("b", 3)}},
+		// Issue 21 item 8: a cluster whose room (quota) fits 2 more, holding
+		// 3, does not take 2+3: only the 2 added replicas need room, and
+		// the 3 it holds are not room.
+		{name: "dynamic steady scale-up: the held replicas are no room", selected: []candidate{cand("a", 5)}, replicas: 5, rs: pt.DynamicRS(),
+			clusters: []workv1alpha2.TargetCluster{pt.At("a", 3)},
+			want:     []workv1alpha2.TargetCluster{pt.At("a", 5)}},
+		{name: "dynamic steady scale-up: more than the room is unschedulable", selected: []candidate{cand("a", 5)}, replicas: 6, rs: pt.DynamicRS(),
+			clusters:   []workv1alpha2.TargetCluster{pt.At("a", 3)},
+			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "Clusters available replicas 2 are not enough to schedule."},
 		// 3 over the current 4:2: a, b (2 > 4/3), a.
 		{name: "dynamic steady scale-down is proportional", selected: two, replicas: 3, rs: pt.DynamicRS(),
 			clusters: []workv1alpha2.TargetCluster{pt.At("a", 4), pt.At("b", 2)},
@@ -100,15 +110,21 @@ func TestAssignReplicas(t *testing.T) {
 			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "Clusters available replicas 18 are not enough to schedule."},
 		{name: "dynamic scale-up: not enough capacity for the delta", selected: two, replicas: 25, rs: pt.DynamicRS(),
 			clusters:   []workv1alpha2.TargetCluster{pt.At("a", 3), pt.At("b", 3)},
-			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "Clusters available replicas 18 are not enough to schedule."},
+			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "Clusters available replicas 12 are not enough to schedule."},
 		{name: "aggregated: the fewest clusters", selected: []candidate{cand("a", 3), cand("b", 6), cand("c", 4)}, replicas: 5, rs: pt.AggregatedRS(),
 			want: []workv1alpha2.TargetCluster{pt.At("b", 5)}},
 		// b 6 + c 4 cover 8; over 6:4: b, c, b, c, b, b, c, b.
 		{name: "aggregated: the largest clusters first", selected: []candidate{cand("a", 3), cand("b", 6), cand("c", 4)}, replicas: 8, rs: pt.AggregatedRS(),
 			want: []workv1alpha2.TargetCluster{pt.At("b", 5), pt.At("c", 3)}},
-		{name: "aggregated: clusters in use first", selected: []candidate{cand("a", 3), cand("b", 6), cand("c", 4)}, replicas: 5, rs: pt.AggregatedRS(),
+		// c holds 2 and has room for 4 more: the 3 added fit there alone.
+		{name: "aggregated: clusters in use first", selected: []candidate{cand("a", 3), cand("b", 6), cand("c", 6)}, replicas: 5, rs: pt.AggregatedRS(),
 			clusters: []workv1alpha2.TargetCluster{pt.At("c", 2)},
 			want:     []workv1alpha2.TargetCluster{pt.At("c", 5)}},
+		// c holds 2 with room for 2 more: the 3 added take b too, which
+		// has the most room (Webster over 2:6 from c's 2 seats).
+		{name: "aggregated: a cluster in use without room for the delta", selected: []candidate{cand("a", 3), cand("b", 6), cand("c", 4)}, replicas: 5, rs: pt.AggregatedRS(),
+			clusters: []workv1alpha2.TargetCluster{pt.At("c", 2)},
+			want:     []workv1alpha2.TargetCluster{pt.At("b", 3), pt.At("c", 2)}},
 		{name: "aggregated: not enough capacity", selected: []candidate{cand("a", 3), cand("b", 6)}, replicas: 10, rs: pt.AggregatedRS(),
 			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "Clusters available replicas 9 are not enough to schedule."},
 	}

@@ -129,9 +129,10 @@ func TestReconcileFailure(t *testing.T) {
 		message   string
 	}{
 		// No cluster fitting is a result (TestReconcileNoClusterFitClearsClusters).
-		// a and b have 10 free pods each, a holds 2 more.
+		// a and b have 10 free pods each; the 2 a holds are no room for
+		// the 28 added.
 		{name: "unschedulable", placement: &policyv1alpha1.Placement{ReplicaScheduling: pt.DynamicRS()}, replicas: 30,
-			reason: workv1alpha2.BindingReasonUnschedulable, message: "Clusters available replicas 22 are not enough to schedule."},
+			reason: workv1alpha2.BindingReasonUnschedulable, message: "Clusters available replicas 20 are not enough to schedule."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -90,3 +90,51 @@ spec:
 		return ""
 	})
 }
+
+// TestSteadyScaleUpChecksOnlyTheAdded (issue 21 item 8): in steady dynamic
+// division only the added replicas must fit the member's free room, and
+// the replicas the binding holds there are no room: under a quota of 5
+// pods holding 3, a scale to 6 is Unschedulable with the 3 kept, a scale
+// to 5 fits.
+func TestSteadyScaleUpChecksOnlyTheAdded(t *testing.T) {
+	ns := framework.Namespace(t, "sem-scaleup")
+	memberQuota(t, "member1", ns, "5")
+	policy := fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: %s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinity: {clusterNames: [member1]}
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted, weightPreference: {dynamicWeight: AvailableReplicas}}
+`, ns)
+	framework.Apply(t, nginx(ns, "web", 3, "")+"---\n"+policy)
+	waitScheduled(t, ns, "web", "member1:3 ")
+	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
+		q, err := framework.MemberClient(t, "member1").CoreV1().ResourceQuotas(ns).Get(ctx, "sem-pods", metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		if used := q.Status.Used["pods"]; used.Value() != 3 {
+			return fmt.Sprintf("member1 quota uses %s pods, want 3", used.String())
+		}
+		return ""
+	})
+	framework.Apply(t, nginx(ns, "web", 6, ""))
+	framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
+		got, cond, err := scheduled(ctx, t, ns, "web")
+		if err != nil {
+			return err.Error()
+		}
+		if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != workv1alpha2.BindingReasonUnschedulable {
+			return fmt.Sprintf("Scheduled condition %+v, want False/Unschedulable", cond)
+		}
+		if got != "member1:3 " {
+			return fmt.Sprintf("scheduled to %q, want member1:3 kept", got)
+		}
+		return ""
+	})
+	waitEvent(t, ns, "Deployment", "web", "ScheduleBindingFailed", "Clusters available replicas 2 are not enough to schedule.")
+	framework.Apply(t, nginx(ns, "web", 5, ""))
+	waitScheduled(t, ns, "web", "member1:5 ")
+}
