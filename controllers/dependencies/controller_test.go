@@ -280,10 +280,10 @@ func TestReconcileMergesPolicies(t *testing.T) {
 			wantEvent: warning + "ConflictResolution conflicted (Overwrite vs Abort); PreserveResourcesOnDeletion conflicted (true vs false).",
 		},
 		{
-			name:   "conflictResolution only, empty counts as Abort",
-			app:    requirerBinding("app", "", false, false),
-			other:  requirerBinding("other", policyv1alpha1.ConflictOverwrite, false, false),
-			wantCR: policyv1alpha1.ConflictOverwrite,
+			name:      "conflictResolution only, empty counts as Abort",
+			app:       requirerBinding("app", "", false, false),
+			other:     requirerBinding("other", policyv1alpha1.ConflictOverwrite, false, false),
+			wantCR:    policyv1alpha1.ConflictOverwrite,
 			wantEvent: warning + "ConflictResolution conflicted (Overwrite vs Abort).",
 		},
 		{

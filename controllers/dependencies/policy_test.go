@@ -15,7 +15,9 @@ func TestMergeRequirers(t *testing.T) {
 	p := func(cr policyv1alpha1.ConflictResolution, keep bool) requirerPolicy {
 		return requirerPolicy{ConflictResolution: cr, PreserveResourcesOnDeletion: keep}
 	}
-	claimed := func(cr policyv1alpha1.ConflictResolution, keep bool) requirer { return requirer{policy: p(cr, keep), claimed: true} }
+	claimed := func(cr policyv1alpha1.ConflictResolution, keep bool) requirer {
+		return requirer{policy: p(cr, keep), claimed: true}
+	}
 	unclaimed := func(cr policyv1alpha1.ConflictResolution, keep bool) requirer { return requirer{policy: p(cr, keep)} }
 	const (
 		both     = "Dependency policy conflict detected: ConflictResolution conflicted (Overwrite vs Abort); PreserveResourcesOnDeletion conflicted (true vs false)."
