@@ -103,6 +103,8 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 	return c, nil
 }
 
+var _ templates.Handler = (*Controller)(nil)
+
 // OnTemplate implements templates.Handler: the binding of a changed
 // template is synced again when it propagates dependencies (or did: it may
 // have to release them).
