@@ -80,8 +80,11 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 		AddFunc: enqueue,
 		UpdateFunc: func(old, obj any) {
 			o, n := old.(*workv1alpha2.ResourceBinding), obj.(*workv1alpha2.ResourceBinding)
+			// A claim gained or lost changes whether the binding's policy
+			// votes on its dependencies' (mergeRequirers).
 			if o.Generation != n.Generation || o.Spec.PropagateDeps != n.Spec.PropagateDeps ||
-				o.Annotations[workv1alpha2.BindingDependenciesAnnotationKey] != n.Annotations[workv1alpha2.BindingDependenciesAnnotationKey] {
+				o.Annotations[workv1alpha2.BindingDependenciesAnnotationKey] != n.Annotations[workv1alpha2.BindingDependenciesAnnotationKey] ||
+				requirerOf(o).claimed != requirerOf(n).claimed {
 				enqueue(obj)
 			}
 		},
@@ -89,7 +92,41 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 	}); err != nil {
 		return nil, err
 	}
+	// What a template depends on changes with the template, often without
+	// a change of its binding's spec (a new serviceAccountName, other
+	// volumes). Handlers must be added before the detector first watches a
+	// kind: controllers start in name order, "dependencies" before
+	// "detector".
+	if tmpl != nil {
+		tmpl.AddHandler(c)
+	}
 	return c, nil
+}
+
+var _ templates.Handler = (*Controller)(nil)
+
+// OnTemplate implements templates.Handler: the binding of a changed
+// template is synced again when it propagates dependencies (or did: it may
+// have to release them).
+func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured, deleted bool) {
+	if key, ok := c.templateKey(gvk, old, obj, deleted); ok {
+		c.queue.Add(key)
+	}
+}
+
+// templateKey is the queue key of the binding to sync for a template
+// event: none for deletions (the binding's deletion follows), status-only
+// updates, cluster-scoped kinds and templates whose binding neither
+// propagates nor recorded dependencies.
+func (c *Controller) templateKey(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured, deleted bool) (string, bool) {
+	if deleted || obj.GetNamespace() == "" || (old != nil && !templates.SpecChanged(old, obj)) {
+		return "", false
+	}
+	rb, err := c.rbs.ResourceBindings(obj.GetNamespace()).Get(names.BindingName(gvk.Kind, obj.GetName()))
+	if err != nil || (!rb.Spec.PropagateDeps && rb.Annotations[workv1alpha2.BindingDependenciesAnnotationKey] == "") {
+		return "", false
+	}
+	return rb.Namespace + "/" + rb.Name, true
 }
 
 // Run runs the controller until ctx ends.
@@ -282,6 +319,11 @@ func (c *Controller) attach(ctx context.Context, rb *workv1alpha2.ResourceBindin
 		spec["conflictResolution"] = merged.ConflictResolution
 		spec["preserveResourcesOnDeletion"] = merged.PreserveResourcesOnDeletion
 	}
+	// As in Karmada, every sync of a requirer that finds its requirers
+	// disagreeing says so; the recorder folds repeats into a count.
+	if conflict != "" {
+		c.event(cur, corev1.EventTypeWarning, EventReasonDependencyPolicyConflict, conflict)
+	}
 	if i >= 0 && cur.Labels[label] == id && sameClusters(cur.Spec.RequiredBy[i].Clusters, snap.Clusters) && (!own || policyOf(&cur.Spec) == merged) {
 		return false, nil
 	}
@@ -289,31 +331,29 @@ func (c *Controller) attach(ctx context.Context, rb *workv1alpha2.ResourceBindin
 	if _, err := c.client.WorkV1alpha2().ResourceBindings(d.Namespace).Patch(ctx, bn, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return false, err
 	}
-	if conflict != "" {
-		c.event(cur, corev1.EventTypeWarning, EventReasonDependencyPolicyConflict, conflict+".")
-	}
 	return true, nil
 }
 
 // attachedPolicy merges the policies of the bindings in required (rb as
-// given, the others from the cache) into the attached binding's; own is
-// false when the dependency has a policy of its own, which then decides.
+// given, the others from the cache) into the attached binding's
+// (mergeRequirers); own is false when the dependency has a policy of its
+// own, which then decides.
 func (c *Controller) attachedPolicy(attached *workv1alpha2.ResourceBinding, required []workv1alpha2.BindingSnapshot,
 	rb *workv1alpha2.ResourceBinding) (merged requirerPolicy, conflict string, own bool) {
 	if attached.Spec.Placement != nil {
 		return requirerPolicy{}, "", false
 	}
-	var ps []requirerPolicy
+	var rs []requirer
 	for _, s := range required {
 		if rb != nil && s.Namespace == rb.Namespace && s.Name == rb.Name {
-			ps = append(ps, policyOf(&rb.Spec))
+			rs = append(rs, requirerOf(rb))
 			continue
 		}
 		if r, err := c.rbs.ResourceBindings(s.Namespace).Get(s.Name); err == nil {
-			ps = append(ps, policyOf(&r.Spec))
+			rs = append(rs, requirerOf(r))
 		}
 	}
-	merged, conflict = mergePolicies(ps)
+	merged, conflict = mergeRequirers(rs)
 	return merged, conflict, true
 }
 

@@ -1,8 +1,6 @@
 package dependencies
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 
 	"k8s.io/utils/ptr"
@@ -20,6 +18,14 @@ const (
 	EventReasonDependencyPolicyConflict                = "DependencyPolicyConflict"
 )
 
+// Parts of the DependencyPolicyConflict message, Karmada's wording: the
+// values are always named in this order, whichever requirer came first.
+const (
+	conflictMessagePrefix        = "Dependency policy conflict detected: "
+	conflictResolutionConflicted = "ConflictResolution conflicted (Overwrite vs Abort)"
+	preserveConflicted           = "PreserveResourcesOnDeletion conflicted (true vs false)"
+)
+
 // requirerPolicy is what an attached binding takes from the bindings that
 // require it.
 type requirerPolicy struct {
@@ -27,6 +33,15 @@ type requirerPolicy struct {
 	PreserveResourcesOnDeletion bool
 }
 
+// requirer is the policy of one binding requiring a dependency; claimed
+// tells whether a (Cluster)PropagationPolicy still claims the binding.
+type requirer struct {
+	policy  requirerPolicy
+	claimed bool
+}
+
+// policyOf is the policy a binding asks of its dependencies; an empty
+// conflictResolution counts as Abort.
 func policyOf(spec *workv1alpha2.ResourceBindingSpec) requirerPolicy {
 	cr := spec.ConflictResolution
 	if cr != policyv1alpha1.ConflictOverwrite {
@@ -35,41 +50,61 @@ func policyOf(spec *workv1alpha2.ResourceBindingSpec) requirerPolicy {
 	return requirerPolicy{ConflictResolution: cr, PreserveResourcesOnDeletion: ptr.Deref(spec.PreserveResourcesOnDeletion, false)}
 }
 
-// mergePolicies is the policy of an attached binding required by bindings
-// with the given policies: theirs when they agree; when they disagree, the
-// safe choice (Abort: never take over a member object some requirer did not
-// allow to; preserve: never delete what some requirer wanted kept), with a
-// message naming each conflict. No requirer: Abort, not preserved.
-func mergePolicies(ps []requirerPolicy) (requirerPolicy, string) {
-	if len(ps) == 0 {
-		return requirerPolicy{ConflictResolution: policyv1alpha1.ConflictAbort}, ""
-	}
-	out := ps[0]
-	var conflicts []string
-	for _, p := range ps[1:] {
-		if p.ConflictResolution != policyv1alpha1.ConflictOverwrite {
-			out.ConflictResolution = policyv1alpha1.ConflictAbort
-		}
-		out.PreserveResourcesOnDeletion = out.PreserveResourcesOnDeletion || p.PreserveResourcesOnDeletion
-	}
-	if cr := distinct(ps, func(p requirerPolicy) string { return string(p.ConflictResolution) }); len(cr) > 1 {
-		conflicts = append(conflicts, fmt.Sprintf("ConflictResolution conflicted (%s)", strings.Join(cr, " vs ")))
-	}
-	if pr := distinct(ps, func(p requirerPolicy) string { return strconv.FormatBool(p.PreserveResourcesOnDeletion) }); len(pr) > 1 {
-		conflicts = append(conflicts, fmt.Sprintf("PreserveResourcesOnDeletion conflicted (%s)", strings.Join(pr, " vs ")))
-	}
-	return out, strings.Join(conflicts, "; ")
+// requirerOf is the requirer entry of a binding.
+func requirerOf(rb *workv1alpha2.ResourceBinding) requirer {
+	_, pp := rb.Labels[policyv1alpha1.PropagationPolicyPermanentIDLabel]
+	_, cpp := rb.Labels[policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel]
+	return requirer{policy: policyOf(&rb.Spec), claimed: pp || cpp}
 }
 
-// distinct lists the distinct values of f over ps, in first-seen order.
-func distinct(ps []requirerPolicy, f func(requirerPolicy) string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, p := range ps {
-		if v := f(p); !seen[v] {
-			seen[v] = true
-			out = append(out, v)
+// mergeRequirers is the policy of an attached binding required by rs, as
+// Karmada resolves it: Overwrite when any requirer asks for Overwrite (so
+// no workload is left without its dependency because a member already had
+// one of that name), preserved when any requirer asks to preserve (so
+// nothing some requirer wanted kept is deleted). Only requirers still
+// claimed by a policy vote: a binding whose policy was deleted keeps its
+// dependencies but no longer expresses an intent, so deleting a requirer's
+// policy resolves a conflict it caused. When no requirer is claimed, all
+// vote. conflict is the DependencyPolicyConflict message when the voters
+// disagree, "" otherwise. No requirer: Abort, not preserved.
+func mergeRequirers(rs []requirer) (merged requirerPolicy, conflict string) {
+	var voters []requirerPolicy
+	for _, r := range rs {
+		if r.claimed {
+			voters = append(voters, r.policy)
 		}
 	}
-	return out
+	if len(voters) == 0 {
+		for _, r := range rs {
+			voters = append(voters, r.policy)
+		}
+	}
+	var overwrite, abort, keep, drop bool
+	for _, p := range voters {
+		if p.ConflictResolution == policyv1alpha1.ConflictOverwrite {
+			overwrite = true
+		} else {
+			abort = true
+		}
+		if p.PreserveResourcesOnDeletion {
+			keep = true
+		} else {
+			drop = true
+		}
+	}
+	merged = requirerPolicy{ConflictResolution: policyv1alpha1.ConflictAbort, PreserveResourcesOnDeletion: keep}
+	if overwrite {
+		merged.ConflictResolution = policyv1alpha1.ConflictOverwrite
+	}
+	var parts []string
+	if overwrite && abort {
+		parts = append(parts, conflictResolutionConflicted)
+	}
+	if keep && drop {
+		parts = append(parts, preserveConflicted)
+	}
+	if len(parts) > 0 {
+		conflict = conflictMessagePrefix + strings.Join(parts, "; ") + "."
+	}
+	return merged, conflict
 }

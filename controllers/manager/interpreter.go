@@ -28,12 +28,16 @@ import (
 // cluster DNS name.
 func NewInterpreter(factory externalversions.SharedInformerFactory, host informers.SharedInformerFactory) (*lua.Customizations, interpreter.Interpreter, []cache.InformerSynced, error) {
 	customizations := lua.NewCustomizations()
+	// Several customizations may define dependencyInterpretation for one
+	// kind; the union runs them all, each from an interpreter of its own.
+	deps := dependencyHooks{union: interpreter.NewDependencyUnion(), byName: map[string]*lua.Customizations{}}
 	ric := factory.Config().V1alpha1().ResourceInterpreterCustomizations().Informer()
 	set := func(obj any) {
 		if r, ok := obj.(*configv1alpha1.ResourceInterpreterCustomization); ok {
 			if err := customizations.Set(r); err != nil {
 				klog.Background().Error(err, "Customization not usable; its kind falls back to the next interpreter")
 			}
+			deps.set(r)
 		}
 	}
 	// The handler's own sync, not the informer's: controllers start once
@@ -47,6 +51,7 @@ func NewInterpreter(factory externalversions.SharedInformerFactory, host informe
 			}
 			if r, ok := obj.(*configv1alpha1.ResourceInterpreterCustomization); ok {
 				customizations.Delete(r.Name)
+				deps.remove(r.Name)
 			}
 		},
 	})
@@ -74,6 +79,45 @@ func NewInterpreter(factory externalversions.SharedInformerFactory, host informe
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	chain := interpreter.Chain{customizations, webhooks, shipped, interpreter.NewNative()}
+	chain := interpreter.Chain{deps.union, customizations, webhooks, shipped, interpreter.NewNative()}
 	return customizations, chain, []cache.InformerSynced{loaded.HasSynced, hooksLoaded.HasSynced}, nil
+}
+
+// dependencyHooks keeps, per customization defining dependencyInterpretation,
+// an interpreter of that script alone in the union. Only the informer's
+// handler calls it, one event at a time.
+type dependencyHooks struct {
+	union  *interpreter.DependencyUnion
+	byName map[string]*lua.Customizations
+}
+
+// set follows ric: its dependency script is compiled once per generation
+// (lua.Customizations.Set); a customization without one, or whose script
+// does not compile (logged by the main Set), is no member.
+func (d dependencyHooks) set(ric *configv1alpha1.ResourceInterpreterCustomization) {
+	if ric.Spec.Customizations.DependencyInterpretation == nil {
+		d.remove(ric.Name)
+		return
+	}
+	only := &configv1alpha1.ResourceInterpreterCustomization{ObjectMeta: *ric.ObjectMeta.DeepCopy()}
+	only.Spec.Target = ric.Spec.Target
+	only.Spec.Customizations.DependencyInterpretation = ric.Spec.Customizations.DependencyInterpretation.DeepCopy()
+	c, ok := d.byName[ric.Name]
+	if !ok {
+		c = lua.NewCustomizations()
+		d.byName[ric.Name] = c
+	}
+	if err := c.Set(only); err != nil {
+		d.union.Set(ric.Name, nil)
+		return
+	}
+	d.union.Set(ric.Name, c)
+}
+
+func (d dependencyHooks) remove(name string) {
+	if c, ok := d.byName[name]; ok {
+		c.Delete(name)
+		delete(d.byName, name)
+	}
+	d.union.Set(name, nil)
 }

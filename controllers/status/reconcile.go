@@ -31,9 +31,11 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		return nil
 	}
 	b = c.fresher(b)
-	if len(b.spec.Clusters) == 0 && len(b.status.AggregatedStatus) == 0 && len(b.status.Conditions) == 0 {
-		// A new binding the scheduler has not decided yet: there is
-		// nothing to aggregate, and the scheduler's write requeues it.
+	if targetClusters(b.spec).Len() == 0 && len(b.status.AggregatedStatus) == 0 && len(b.status.Conditions) == 0 {
+		// A new binding the scheduler has not decided yet (or an
+		// attached binding nobody requires yet): there is nothing to
+		// aggregate, and the scheduler's (or the dependencies
+		// distributor's) write requeues it.
 		return nil
 	}
 	logger := klog.FromContext(ctx).WithValues("binding", key)
@@ -114,6 +116,15 @@ func (c *Controller) unreported(b *binding, works []*workv1alpha1.Work) time.Dur
 	for _, tc := range b.spec.Clusters {
 		if !present[tc.Name] {
 			pending(tc.Name, scheduled)
+		}
+	}
+	// An attached binding has no scheduling of its own: its clusters are
+	// those of the bindings requiring it.
+	for _, r := range b.spec.RequiredBy {
+		for _, tc := range r.Clusters {
+			if !present[tc.Name] {
+				pending(tc.Name, scheduled)
+			}
 		}
 	}
 	return wait

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -457,5 +458,76 @@ func TestWaitsForMissingWorks(t *testing.T) {
 		if got := f.statusPatches(); got != tc.writes {
 			t.Errorf("binding scheduled %v ago, the Work of %s missing: %d status writes, want %d", tc.age, tc.missing, got, tc.writes)
 		}
+	}
+}
+
+// TestAttachedBindingStatus (issue 21 item 5): a binding with no placement
+// whose clusters come from spec.requiredBy (a dependency's attached
+// binding) gets one item per cluster and FullyApplied once every Work is
+// applied; while a Work of a required cluster is missing, it waits as for
+// a scheduled cluster.
+func TestAttachedBindingStatus(t *testing.T) {
+	t.Parallel()
+	attached := func(age time.Duration) *workv1alpha2.ResourceBinding {
+		b := rb()
+		b.Status = workv1alpha2.ResourceBindingStatus{}
+		b.CreationTimestamp = metav1.NewTime(fixedNow.Add(-age))
+		b.Spec.RequiredBy = []workv1alpha2.BindingSnapshot{
+			{Namespace: "default", Name: "a-deployment", Clusters: []workv1alpha2.TargetCluster{{Name: "m1", Replicas: 1}}},
+			{Namespace: "default", Name: "b-deployment", Clusters: []workv1alpha2.TargetCluster{{Name: "m1", Replicas: 1}, {Name: "m2", Replicas: 1}}},
+		}
+		return b
+	}
+	m2 := func(applied metav1.ConditionStatus) *workv1alpha1.Work {
+		w := work(t, "m2", applied, "", deploymentStatus(t, 2, 2))
+		w.Name = "nginx-m2"
+		return w
+	}
+	for _, tc := range []struct {
+		name         string
+		objs         []runtime.Object
+		writes       int
+		fullyApplied metav1.ConditionStatus
+		applied      []bool
+	}{
+		{name: "every Work applied", objs: []runtime.Object{attached(time.Hour),
+			work(t, "m1", metav1.ConditionTrue, "", deploymentStatus(t, 2, 2)), m2(metav1.ConditionTrue)},
+			writes: 1, fullyApplied: metav1.ConditionTrue, applied: []bool{true, true}},
+		{name: "one Work not applied", objs: []runtime.Object{attached(time.Hour),
+			work(t, "m1", metav1.ConditionTrue, "", deploymentStatus(t, 2, 2)), m2(metav1.ConditionFalse)},
+			writes: 1, fullyApplied: metav1.ConditionFalse, applied: []bool{true, false}},
+		{name: "a Work missing a moment after", objs: []runtime.Object{attached(time.Second),
+			work(t, "m1", metav1.ConditionTrue, "", deploymentStatus(t, 2, 2))}},
+		{name: "a Work missing past the grace", objs: []runtime.Object{attached(workReportGrace),
+			work(t, "m1", metav1.ConditionTrue, "", deploymentStatus(t, 2, 2))},
+			writes: 1, fullyApplied: metav1.ConditionFalse, applied: []bool{true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, nil, tc.objs, deployment(1))
+			_, ctx := ktesting.NewTestContext(t)
+			key := rbKey("default", "nginx-deployment")
+			if err := f.c.reconcile(ctx, key); err != nil {
+				t.Fatal(err)
+			}
+			if got := f.statusPatches(); got != tc.writes {
+				t.Fatalf("%d status writes, want %d", got, tc.writes)
+			}
+			if tc.writes == 0 {
+				return
+			}
+			f.refresh(t, key)
+			st := f.storedStatus(t, key)
+			if cond := meta.FindStatusCondition(st.Conditions, workv1alpha2.FullyApplied); cond == nil || cond.Status != tc.fullyApplied {
+				t.Errorf("FullyApplied %+v, want %s", cond, tc.fullyApplied)
+			}
+			var applied []bool
+			for _, item := range st.AggregatedStatus {
+				applied = append(applied, item.Applied)
+			}
+			if !slices.Equal(applied, tc.applied) {
+				t.Errorf("aggregatedStatus applied = %v, want %v", applied, tc.applied)
+			}
+		})
 	}
 }

@@ -360,7 +360,8 @@ func validateAPIVersion(v string, p *field.Path) field.ErrorList {
 // defining an operation that another customization (others, the stored
 // ones; ric itself is skipped by name) already defines for the same target,
 // as Karmada's admission webhook does: which script would run would
-// otherwise depend on names.
+// otherwise depend on names. dependencyInterpretation may repeat: every
+// customization defining it adds its dependencies to the others'.
 func ValidateNoDuplicateOperations(ric *configv1alpha1.ResourceInterpreterCustomization, others []*configv1alpha1.ResourceInterpreterCustomization) field.ErrorList {
 	var errs field.ErrorList
 	p := field.NewPath("spec", "customizations")
@@ -371,7 +372,7 @@ func ValidateNoDuplicateOperations(ric *configv1alpha1.ResourceInterpreterCustom
 		}
 		theirs := o.Spec.Customizations.Scripts()
 		for i, rule := range mine {
-			if rule.Set && theirs[i].Set {
+			if rule.Set && theirs[i].Set && rule.Operation != configv1alpha1.InterpreterOperationInterpretDependency {
 				errs = append(errs, field.Invalid(p.Child(rule.Field), field.OmitValueType{},
 					fmt.Sprintf("%s of %s %s is already defined by ResourceInterpreterCustomization %s", rule.Operation,
 						ric.Spec.Target.APIVersion, ric.Spec.Target.Kind, o.Name)))

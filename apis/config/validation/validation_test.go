@@ -233,6 +233,24 @@ func TestValidateNoDuplicateOperations(t *testing.T) {
 	if errs := ValidateNoDuplicateOperations(disjoint, []*configv1alpha1.ResourceInterpreterCustomization{withoutComponents}); len(errs) != 0 {
 		t.Errorf("disjoint operations rejected: %v", errs)
 	}
+	// dependencyInterpretation alone may repeat (issue 21 item 6): both
+	// customizations' dependencies count.
+	deps := func(name string) *configv1alpha1.ResourceInterpreterCustomization {
+		r := &configv1alpha1.ResourceInterpreterCustomization{}
+		r.Name = name
+		r.Spec.Target = mine.Spec.Target
+		r.Spec.Customizations.DependencyInterpretation = &configv1alpha1.DependencyInterpretation{LuaScript: "function GetDependencies(o) return {} end"}
+		return r
+	}
+	if errs := ValidateNoDuplicateOperations(deps("second"), []*configv1alpha1.ResourceInterpreterCustomization{deps("first")}); len(errs) != 0 {
+		t.Errorf("a second dependencyInterpretation rejected: %v", errs)
+	}
+	withRetain := deps("retaining")
+	withRetain.Spec.Customizations.Retention = mine.Spec.Customizations.Retention
+	expect(t, ValidateNoDuplicateOperations(withRetain, []*configv1alpha1.ResourceInterpreterCustomization{mine}).ToAggregate(), "spec.customizations.retention")
+	if errs := ValidateNoDuplicateOperations(withRetain, []*configv1alpha1.ResourceInterpreterCustomization{mine}); len(errs) != 1 {
+		t.Errorf("errors %v, want retention alone", errs)
+	}
 	// Another target is fine; so is the customization itself (an update).
 	elsewhere := other.DeepCopy()
 	elsewhere.Spec.Target.Kind = "Other"
