@@ -42,9 +42,11 @@ func attachedConflict(ctx context.Context, t *testing.T, ns, name, want string) 
 	return ""
 }
 
-// TestDependencyPolicyConflict (API-SPEC §10.2, §14): two workloads require
-// one ConfigMap with different conflictResolution; the attached binding
-// keeps Abort and says why; the conflict clears when a policy changes.
+// TestDependencyPolicyConflict (API-SPEC §10.2, §14; issue 21 item 3):
+// two workloads require one ConfigMap with different conflictResolution;
+// the attached binding takes Overwrite, the safe merge of the users'
+// intent, and says what conflicted; when the Overwrite requirer goes, the
+// remaining one decides again.
 func TestDependencyPolicyConflict(t *testing.T) {
 	ns := framework.Namespace(t, "sem-deps")
 	framework.Apply(t, fmt.Sprintf(`apiVersion: v1
@@ -53,9 +55,9 @@ metadata: {name: shared, namespace: %[1]s}
 data: {k: v}
 ---
 %[2]s---
-%[3]s`, ns, nginx(ns, "a", 1, sharedVolume), depsPolicy(ns, "a", "a", "Overwrite")))
+%[3]s`, ns, nginx(ns, "a", 1, sharedVolume), depsPolicy(ns, "a", "a", "Abort")))
 	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
-		if s := attachedConflict(ctx, t, ns, "shared", "Overwrite"); s != "" {
+		if s := attachedConflict(ctx, t, ns, "shared", "Abort"); s != "" {
 			return s
 		}
 		_, err := framework.MemberClient(t, "member1").CoreV1().ConfigMaps(ns).Get(ctx, "shared", metav1.GetOptions{})
@@ -66,25 +68,17 @@ data: {k: v}
 	})
 	waitEvent(t, ns, "ResourceBinding", "a-deployment", "SyncScheduleResultToDependenciesSucceed", "Sync schedule results to dependencies succeed.")
 
-	framework.Apply(t, nginx(ns, "b", 1, sharedVolume)+"---\n"+depsPolicy(ns, "b", "b", "Abort"))
-	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
-		return attachedConflict(ctx, t, ns, "shared", "Abort")
-	})
-	waitEvent(t, ns, "ResourceBinding", "shared-configmap", "DependencyPolicyConflict", "ConflictResolution conflicted (Overwrite vs Abort)")
-
-	// b's policy now agrees: the attached binding follows.
-	framework.Apply(t, depsPolicy(ns, "b", "b", "Overwrite"))
+	framework.Apply(t, nginx(ns, "b", 1, sharedVolume)+"---\n"+depsPolicy(ns, "b", "b", "Overwrite"))
 	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
 		return attachedConflict(ctx, t, ns, "shared", "Overwrite")
 	})
-	// b back to Abort, then b deleted: a alone decides again.
-	framework.Apply(t, depsPolicy(ns, "b", "b", "Abort"))
-	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
-		return attachedConflict(ctx, t, ns, "shared", "Abort")
-	})
+	waitEvent(t, ns, "ResourceBinding", "shared-configmap", "DependencyPolicyConflict",
+		"Dependency policy conflict detected: ConflictResolution conflicted (Overwrite vs Abort).")
+
+	// b, the requirer asking for Overwrite, goes: a alone decides again.
 	kubectl(t, "delete", "deployment", "-n", ns, "b")
 	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
-		return attachedConflict(ctx, t, ns, "shared", "Overwrite")
+		return attachedConflict(ctx, t, ns, "shared", "Abort")
 	})
 }
 
