@@ -16,16 +16,18 @@ filter=${FUZZ:-.}
 failed=()
 raced=()
 ran=0
+# count prints how many inputs a corpus folder holds (0 when it is absent).
+count() { if [[ -d $1 ]]; then find "$1" -type f | wc -l; else echo 0; fi; }
 while IFS=: read -r file name; do
 	pkg=./$(dirname "$file")
 	[[ $name =~ $filter ]] || continue
 	echo ">> $name in $pkg for $fuzztime"
 	ran=$((ran + 1))
 	corpus=$(dirname "$file")/testdata/fuzz/$name
-	before=$(ls "$corpus" 2>/dev/null | wc -l)
+	before=$(count "$corpus")
 	log=$(mktemp)
 	if ! go test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" -fuzzminimizetime="${FUZZMINIMIZETIME:-5s}" ${FUZZPARALLEL:+-parallel="$FUZZPARALLEL"} "$pkg" 2>&1 | tee "$log"; then
-		after=$(ls "$corpus" 2>/dev/null | wc -l)
+		after=$(count "$corpus")
 		# Go before 1.27 may fail a run as its -fuzztime ends, with
 		# "context deadline exceeded" and no failing input written: a race
 		# in the fuzzing coordinator (go.dev/issue/75804), not a crash.
