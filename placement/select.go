@@ -74,10 +74,15 @@ func selectByCluster(pool []candidate, sc *policyv1alpha1.SpreadConstraint, need
 	return selected, nil
 }
 
-// selectByGroup picks the best groups of the group constraint (most
-// available replicas first), then clusters from them: the best of each
-// group first, then the others in candidate order, within the cluster
-// constraint's maximum.
+// selectByGroup picks groups as Karmada's region spread does: the fewest
+// of the best groups (most available replicas first) that meet the group
+// constraint's minimum and hold at least the cluster constraint's minimum
+// of clusters, never more than its maximum. Then clusters: the best of
+// each chosen group, even beyond the cluster constraint's maximum (a
+// region spread outranks a smaller cluster count); then the others of the
+// chosen groups, best available replicas first, up to that maximum. A
+// divided binding swaps better clusters of the chosen groups for the
+// added ones until its replicas are covered.
 func selectByGroup(cands []candidate, group, byCluster *policyv1alpha1.SpreadConstraint, need int64) ([]candidate, error) {
 	type grp struct {
 		name      string
@@ -111,14 +116,26 @@ func selectByGroup(cands []candidate, group, byCluster *policyv1alpha1.SpreadCon
 		}
 		return cmp.Compare(a.name, b.name)
 	})
-	n := len(groups)
+	most := len(groups)
 	if group.MaxGroups > 0 {
-		n = min(n, group.MaxGroups)
+		most = min(most, group.MaxGroups)
 	}
-	// The best cluster of every chosen group first, then the others.
-	var first, others []candidate
+	minClusters, maxClusters := 0, 0
+	if byCluster != nil {
+		minClusters, maxClusters = byCluster.MinGroups, byCluster.MaxGroups
+	}
+	n, clusters := 0, 0
+	for n < most && (n < max(group.MinGroups, 1) || clusters < minClusters) {
+		clusters += len(groups[n].members)
+		n++
+	}
+	if clusters < minClusters {
+		return nil, unschedulable("the number of clusters is less than the cluster spreadConstraint.MinGroups")
+	}
+	// The best cluster of every chosen group, then the others.
+	var selected, others []candidate
 	for _, g := range groups[:n] {
-		first = append(first, g.members[0])
+		selected = append(selected, g.members[0])
 		others = append(others, g.members[1:]...)
 	}
 	slices.SortStableFunc(others, func(a, b candidate) int {
@@ -127,11 +144,28 @@ func selectByGroup(cands []candidate, group, byCluster *policyv1alpha1.SpreadCon
 		}
 		return cmp.Compare(b.available, a.available)
 	})
-	pool := append(first, others...)
-	if byCluster != nil && byCluster.MaxGroups > 0 && byCluster.MaxGroups < n {
-		return nil, unschedulable("spreadConstraint.MaxGroups of cluster is less than the %s groups selected", groupWord(group))
+	more := len(others)
+	if maxClusters > 0 {
+		more = max(min(more, maxClusters-len(selected)), 0)
 	}
-	return selectByCluster(pool, byCluster, need)
+	firsts := len(selected)
+	selected = append(selected, others[:more]...)
+	rest := slices.Clone(others[more:])
+	slices.SortStableFunc(rest, func(a, b candidate) int { return cmp.Compare(b.available, a.available) })
+	for sum(selected) < need {
+		// Only the added clusters give way: one per group stays.
+		worst := -1
+		for i := firsts; i < len(selected); i++ {
+			if worst < 0 || selected[i].available < selected[worst].available {
+				worst = i
+			}
+		}
+		if len(rest) == 0 || worst < 0 || rest[0].available <= selected[worst].available {
+			return nil, unschedulable("no enough resource when selecting %d clusters", len(selected))
+		}
+		selected[worst], rest = rest[0], rest[1:]
+	}
+	return selected, nil
 }
 
 func groupWord(sc *policyv1alpha1.SpreadConstraint) string {

@@ -80,15 +80,31 @@ func TestSelectClusters(t *testing.T) {
 		{name: "region groups, one cluster per region", cands: regions, replicas: 3,
 			placement: placement(pt.DuplicatedRS(), pt.ByRegion(2, 2), pt.ByCluster(2, 2)),
 			want:      []string{"a", "c"}},
-		{name: "region groups without cluster constraint", cands: regions, replicas: 3,
+		// As Karmada: the fewest groups the constraints allow (its
+		// selectGroups keeps the shortest feasible prefix of the best path).
+		{name: "region groups without cluster constraint: the fewest regions", cands: regions, replicas: 3,
 			placement: placement(pt.DuplicatedRS(), pt.ByRegion(1, 3)),
-			want:      []string{"a", "c", "d", "b"}},
+			want:      []string{"a", "b"}},
+		{name: "the cluster minimum adds regions", cands: regions, replicas: 3,
+			placement: placement(pt.DuplicatedRS(), pt.ByRegion(1, 3), pt.ByCluster(3, 3)),
+			want:      []string{"a", "c", "b"}},
+		{name: "the cluster minimum out of the regions' reach", cands: regions, replicas: 3,
+			placement:  placement(pt.DuplicatedRS(), pt.ByRegion(1, 1), pt.ByCluster(3, 3)),
+			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "the number of clusters is less than the cluster spreadConstraint.MinGroups"},
+		{name: "divided: the first of each region stays, the added give way", cands: regions, replicas: 20,
+			placement: placement(pt.DynamicRS(), pt.ByRegion(2, 2), pt.ByCluster(1, 3)),
+			want:      []string{"a", "c", "b"}},
+		{name: "divided: one per region cannot be swapped for capacity", cands: regions, replicas: 18,
+			placement:  placement(pt.DynamicRS(), pt.ByRegion(2, 2), pt.ByCluster(1, 2)),
+			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "no enough resource when selecting 2 clusters"},
 		{name: "fewer regions than min groups", cands: regions, replicas: 3,
 			placement:  placement(pt.DuplicatedRS(), pt.ByRegion(4, 4)),
 			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "the number of feasible region is less than spreadConstraint.MinGroups"},
+		// Issue 21 item 16: a region spread outranks a smaller cluster
+		// count: one cluster per region, three in all.
 		{name: "more regions than the cluster maximum", cands: regions, replicas: 3,
-			placement:  placement(pt.DuplicatedRS(), pt.ByRegion(3, 3), pt.ByCluster(1, 2)),
-			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "spreadConstraint.MaxGroups of cluster is less than the region groups selected"},
+			placement: placement(pt.DuplicatedRS(), pt.ByRegion(3, 3), pt.ByCluster(1, 2)),
+			want:      []string{"a", "c", "d"}},
 		{
 			// Locality outranks capacity when ordering regions: r3 holds d.
 			name:      "regions ordered by score first",

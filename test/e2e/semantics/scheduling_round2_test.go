@@ -138,3 +138,39 @@ spec:
 	framework.Apply(t, nginx(ns, "web", 5, ""))
 	waitScheduled(t, ns, "web", "member1:5 ")
 }
+
+// TestRegionSpreadOutranksClusterCount (issue 21 item 16): with a region
+// spread of minGroups 2 and a cluster spread of maxGroups 1, one cluster
+// per region is still chosen (two in all), as Karmada does; it scheduled
+// nothing before.
+func TestRegionSpreadOutranksClusterCount(t *testing.T) {
+	ns := framework.Namespace(t, "sem-region2")
+	setRegion := func(m, r string) {
+		v := `"` + r + `"`
+		if r == "" {
+			v = "null"
+		}
+		kubectl(t, "patch", "cluster", m, "--type=merge", "-p", `{"spec":{"region":`+v+`}}`)
+	}
+	setRegion("member1", "sem-east")
+	setRegion("member2", "sem-west")
+	t.Cleanup(func() { setRegion("member1", ""); setRegion("member2", "") })
+	framework.Apply(t, nginx(ns, "web", 2, "")+fmt.Sprintf(`---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: %s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    spreadConstraints: [{spreadByField: region, minGroups: 2, maxGroups: 2}, {spreadByField: cluster, minGroups: 1, maxGroups: 1}]
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted, weightPreference: {dynamicWeight: AvailableReplicas}}
+`, ns))
+	waitScheduled(t, ns, "web", "member1:1 member2:1 ")
+	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
+		if s := deploymentIn(ctx, t, "member1", ns, "web"); s != "" {
+			return s
+		}
+		return deploymentIn(ctx, t, "member2", ns, "web")
+	})
+}

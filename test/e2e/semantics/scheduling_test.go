@@ -58,7 +58,7 @@ func TestSuspension(t *testing.T) {
 	policy := func(suspension string) string {
 		return fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
-metadata: {name: web, namespace: %s}
+metadata: {name: web, namespace: %[1]s}
 spec:
   suspension: %s
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
@@ -151,7 +151,9 @@ spec:
 }
 
 // TestSpreadByRegion (issue 13 item 5): spreadConstraints by region over
-// clusters that carry regions: maxGroups 1 picks one region, 2 both.
+// clusters that carry regions: 1 region (minGroups = maxGroups = 1) picks
+// one, 2 both. (As Karmada, the fewest regions the constraints allow are
+// taken: minGroups 1 and maxGroups 2 also pick one.)
 func TestSpreadByRegion(t *testing.T) {
 	ns := framework.Namespace(t, "sem-region")
 	setRegion := func(m, r string) {
@@ -172,7 +174,7 @@ spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
   placement:
     clusterAffinity: {clusterNames: [member1, member2]}
-    spreadConstraints: [{spreadByField: region, minGroups: 1, maxGroups: %d}, {spreadByField: cluster, minGroups: 1, maxGroups: 2}]
+    spreadConstraints: [{spreadByField: region, minGroups: %[2]d, maxGroups: %[2]d}, {spreadByField: cluster, minGroups: 1, maxGroups: 2}]
 `, ns, maxGroups)
 	}
 	clustersOf := func(ctx context.Context) ([]string, string) {
