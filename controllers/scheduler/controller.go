@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"reflect"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -57,6 +58,10 @@ type Controller struct {
 	// estimate is the accurate estimator over the members' own nodes, pods
 	// and quotas; nil: the clusters' resource summaries only.
 	estimate ReplicaEstimator
+	// quiet holds the keys queued only by the informers' initial lists (a
+	// start or restart): their runs are not stamped when the result is
+	// unchanged, so a restart writes nothing. Any other trigger clears it.
+	quiet sync.Map
 }
 
 // ReplicaEstimator tells how many more replicas with req the member
@@ -78,11 +83,11 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 	}
 	// Higher schedulePriority first (Karmada's priority-based scheduling).
 	c.queue = worker.NewPriorityQueue(ControllerName, c.priority)
-	bindingHandler := cache.ResourceEventHandlerFuncs{
-		AddFunc: c.enqueueBinding,
+	bindingHandler := cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) { c.enqueueBinding(obj, initial) },
 		UpdateFunc: func(old, cur any) {
 			if bindingChanged(bindingOf(old), bindingOf(cur)) {
-				c.enqueueBinding(cur)
+				c.enqueueBinding(cur, false)
 			}
 		},
 	}
@@ -91,8 +96,8 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 			return nil, err
 		}
 	}
-	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(any) { c.enqueueAll(false) },
+	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(_ any, initial bool) { c.enqueueAll(false, initial) },
 		UpdateFunc: func(old, cur any) {
 			o, n := old.(*clusterv1alpha1.Cluster), cur.(*clusterv1alpha1.Cluster)
 			if o.ResourceVersion == n.ResourceVersion {
@@ -100,9 +105,9 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 			}
 			// Placement depends on these; capacity changes only retry
 			// bindings that could not be scheduled.
-			c.enqueueAll(!clusterChanged(o, n))
+			c.enqueueAll(!clusterChanged(o, n), false)
 		},
-		DeleteFunc: func(any) { c.enqueueAll(false) },
+		DeleteFunc: func(any) { c.enqueueAll(false, false) },
 	}); err != nil {
 		return nil, err
 	}
@@ -191,29 +196,40 @@ func clusterChanged(old, cur *clusterv1alpha1.Cluster) bool {
 		!reflect.DeepEqual(old.Status.APIEnablements, cur.Status.APIEnablements)
 }
 
-func (c *Controller) enqueueBinding(obj any) {
+func (c *Controller) enqueueBinding(obj any, quiet bool) {
 	switch b := obj.(type) {
 	case *workv1alpha2.ResourceBinding:
-		c.queue.Add(names.BindingKey(b.Namespace, b.Name))
+		c.add(names.BindingKey(b.Namespace, b.Name), quiet)
 	case *workv1alpha2.ClusterResourceBinding:
-		c.queue.Add(names.BindingKey("", b.Name))
+		c.add(names.BindingKey("", b.Name), quiet)
 	}
 }
 
+// add queues key; quiet marks a start-up trigger (see Controller.quiet),
+// any other clears the mark.
+func (c *Controller) add(key string, quiet bool) {
+	if quiet {
+		c.quiet.Store(key, struct{}{})
+	} else {
+		c.quiet.Delete(key)
+	}
+	c.queue.Add(key)
+}
+
 // enqueueAll queues every binding, or with unscheduledOnly those whose
-// last decision failed or which have no decision yet.
-func (c *Controller) enqueueAll(unscheduledOnly bool) {
+// last decision failed or which have no decision yet; quiet as add.
+func (c *Controller) enqueueAll(unscheduledOnly, quiet bool) {
 	keep := func(status *workv1alpha2.ResourceBindingStatus) bool { return !unscheduledOnly || !scheduled(status) }
 	rbs, _ := c.rbs.List(labels.Everything())
 	for _, b := range rbs {
 		if keep(&b.Status) {
-			c.queue.Add(names.BindingKey(b.Namespace, b.Name))
+			c.add(names.BindingKey(b.Namespace, b.Name), quiet)
 		}
 	}
 	crbs, _ := c.crbs.List(labels.Everything())
 	for _, b := range crbs {
 		if keep(&b.Status) {
-			c.queue.Add(names.BindingKey("", b.Name))
+			c.add(names.BindingKey("", b.Name), quiet)
 		}
 	}
 }
@@ -224,7 +240,7 @@ func (c *Controller) enqueueUnscheduledIn(namespace string) {
 	rbs, _ := c.rbs.ResourceBindings(namespace).List(labels.Everything())
 	for _, b := range rbs {
 		if !scheduled(&b.Status) {
-			c.queue.Add(names.BindingKey(b.Namespace, b.Name))
+			c.add(names.BindingKey(b.Namespace, b.Name), false)
 		}
 	}
 }

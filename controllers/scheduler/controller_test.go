@@ -121,7 +121,7 @@ func TestEnqueue(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, nil, bindings...)
-			f.ctrl.enqueueAll(tc.unscheduledOnly)
+			f.ctrl.enqueueAll(tc.unscheduledOnly, false)
 			got := f.queue.keys()
 			slices.Sort(got)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -133,9 +133,9 @@ func TestEnqueue(t *testing.T) {
 	t.Run("one binding", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, nil)
-		f.ctrl.enqueueBinding(newRB())
-		f.ctrl.enqueueBinding(newCRB())
-		f.ctrl.enqueueBinding(pt.Cluster("a"))
+		f.ctrl.enqueueBinding(newRB(), false)
+		f.ctrl.enqueueBinding(newCRB(), false)
+		f.ctrl.enqueueBinding(pt.Cluster("a"), false)
 		if diff := cmp.Diff([]string{"rb/default/web", "crb/web"}, f.queue.keys()); diff != "" {
 			t.Errorf("queued (-want +got):\n%s", diff)
 		}

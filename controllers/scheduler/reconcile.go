@@ -93,6 +93,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	} else if err != nil {
 		return err
 	}
+	_, quiet := c.quiet.LoadAndDelete(key)
 	if _, ok := c.written.Pending(key, t.meta.ResourceVersion); ok {
 		// Our last write has not reached the cache; its update event
 		// queues the binding again. Deciding now would conflict.
@@ -143,7 +144,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	// binding leaves every cluster. Other failures keep the current result.
 	noFit := se != nil && se.Reason == workv1alpha2.BindingReasonNoClusterFit
 	if c.upToDate(t, dec, schedErr == nil, noFit, string(applied), &cond) {
-		if schedErr == nil && rerun(t, fresh) {
+		if schedErr == nil && !quiet && rerun(t, fresh) {
 			// Karmada schedules such a binding again on every trigger and
 			// stamps each successful run, unchanged result or not; scripts
 			// wait for lastScheduledTime to move. The status alone.

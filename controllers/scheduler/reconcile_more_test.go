@@ -101,12 +101,19 @@ func TestReconcileAffinityName(t *testing.T) {
 // run again, so not stamped.
 func TestReconcileStampsEverySuccessfulRun(t *testing.T) {
 	t.Parallel()
+	duplicated := func(b *workv1alpha2.ResourceBinding) {
+		b.Spec.Placement = &policyv1alpha1.Placement{ClusterAffinity: pt.OnClusters("a", "b")}
+		b.Annotations[workv1alpha2.AppliedPlacementAnnotation] = `{"clusterAffinity":{"clusterNames":["a","b"]}}`
+		b.Spec.Clusters = []workv1alpha2.TargetCluster{pt.At("a", 2), pt.At("b", 2)}
+	}
 	for _, tc := range []struct {
 		name  string
 		mod   func(*workv1alpha2.ResourceBinding)
+		quiet bool // queued by an informer's initial list (a restart)
 		stamp bool
 	}{
 		{name: "divided, nothing changed", mod: func(*workv1alpha2.ResourceBinding) {}},
+		{name: "duplicated, queued at start-up: a restart writes nothing", mod: duplicated, quiet: true},
 		{name: "duplicated", stamp: true, mod: func(b *workv1alpha2.ResourceBinding) {
 			b.Spec.Placement = &policyv1alpha1.Placement{ClusterAffinity: pt.OnClusters("a", "b")}
 			b.Annotations[workv1alpha2.AppliedPlacementAnnotation] = `{"clusterAffinity":{"clusterNames":["a","b"]}}`
@@ -122,6 +129,10 @@ func TestReconcileStampsEverySuccessfulRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, fixtureClusters(), newRB(scheduledRB, tc.mod))
+			if tc.quiet {
+				f.ctrl.enqueueAll(false, true)
+				f.queue.keys()
+			}
 			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 				t.Fatal(err)
 			}
