@@ -107,6 +107,9 @@ func (c *Controller) applyManifest(ctx context.Context, m *member, client *membe
 			o.err = err
 			return o
 		}
+		if adopting(observed) {
+			markAdopted(want)
+		}
 		if isApplied(want, observed) {
 			m.records.set(work.UID, ordinal, hash, observed.GetResourceVersion())
 			return o

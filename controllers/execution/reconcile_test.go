@@ -29,6 +29,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 	"github.com/flotilla-io/flotilla/memberclient"
 )
@@ -367,6 +368,16 @@ func TestConflictResolution(t *testing.T) {
 			if err != nil || c.Status != metav1.ConditionTrue || got.GetLabels()["owner"] != "someone" || got.GetLabels()["karmada.io/managed"] != "true" {
 				t.Errorf("err %v, Applied %+v, labels %v", err, c, got.GetLabels())
 			}
+			if got.GetAnnotations()[workv1alpha2.AdoptedAnnotation] != "true" {
+				t.Errorf("taken-over object not marked adopted: annotations %v", got.GetAnnotations())
+			}
+			// Applied again, it stays adopted and is not written.
+			if err := f.reconcile("cm"); err != nil {
+				t.Fatal(err)
+			}
+			if w := f.writes(); len(w) != 0 || f.member(configMapsGVR, "cm").GetAnnotations()[workv1alpha2.AdoptedAnnotation] != "true" {
+				t.Errorf("second apply wrote %v", w)
+			}
 		})
 	}
 }
@@ -408,17 +419,25 @@ func TestDeletion(t *testing.T) {
 	other.SetLabels(labels)
 	unmanaged := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": "theirs", "namespace": "default"}}}
+	// Taken over with conflict resolution overwrite: released, never deleted.
+	adopted := memberObject(configMap("adopted", nil, nil))
+	adoptedAnnotations := adopted.GetAnnotations()
+	adoptedAnnotations[workv1alpha2.AdoptedAnnotation] = "true"
+	adopted.SetAnnotations(adoptedAnnotations)
 	for _, preserve := range []bool{false, true} {
-		w := newWork(t, "cm", configMap("cm", nil, nil), configMap("other", nil, nil), configMap("theirs", nil, nil))
+		w := newWork(t, "cm", configMap("cm", nil, nil), configMap("other", nil, nil), configMap("theirs", nil, nil), configMap("adopted", nil, nil))
 		w.DeletionTimestamp = ptr.To(metav1.Now())
 		w.Spec.PreserveResourcesOnDeletion = ptr.To(preserve)
-		f := newFixture(t, true, []*workv1alpha1.Work{w}, ours.DeepCopy(), other.DeepCopy(), unmanaged.DeepCopy())
+		f := newFixture(t, true, []*workv1alpha1.Work{w}, ours.DeepCopy(), other.DeepCopy(), unmanaged.DeepCopy(), adopted.DeepCopy())
 		if err := f.reconcile("cm"); err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"delete configmaps/cm"}
+		want := []string{"delete configmaps/cm", "patch configmaps/adopted"}
 		if preserve {
-			want = []string{"patch configmaps/cm"}
+			want = []string{"patch configmaps/cm", "patch configmaps/adopted"}
+		}
+		if got := f.member(configMapsGVR, "adopted"); len(got.GetAnnotations()) != 0 || got.GetLabels()["karmada.io/managed"] != "" {
+			t.Errorf("preserve=%v: adopted object not released: labels %v annotations %v", preserve, got.GetLabels(), got.GetAnnotations())
 		}
 		if got := f.writes(); !reflect.DeepEqual(got, want) {
 			t.Errorf("preserve=%v: writes %v, want %v (only the Work's own object)", preserve, got, want)
