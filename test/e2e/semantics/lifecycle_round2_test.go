@@ -164,7 +164,9 @@ func workApplied(ctx context.Context, t *testing.T, member, ns, binding string) 
 // a member before Flotilla propagates their templates are found with a GET
 // and, with conflictResolution Overwrite, taken over in place: a NodePort
 // Service (whose create would fail with 422, the port being allocated) and
-// a Secret a workload depends on. The Works become Applied.
+// a Secret a workload depends on. The Works become Applied. Deleting the
+// template releases the adopted object: Flotilla never deletes from a
+// member what it did not create.
 func TestAdoptExistingMemberObjects(t *testing.T) {
 	ns := framework.Namespace(t, "sem-adopt")
 	const nodePort = 31857
@@ -243,6 +245,23 @@ spec:
 		}
 		if string(s.UID) != secretUID || string(s.Data["password"]) != "new" {
 			return fmt.Sprintf("member1 Secret uid %s (was %s) password %q: not taken over in place", s.UID, secretUID, s.Data["password"])
+		}
+		return ""
+	})
+
+	// Flotilla did not create the Service: deleting its template releases
+	// it in the member, it is not deleted.
+	kubectl(t, "delete", "service", "-n", ns, "edge")
+	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
+		if s := workApplied(ctx, t, "member1", ns, "edge-service"); s != fmt.Sprintf("no Work of %s/edge-service in member1", ns) {
+			return "the Service's Work is still there: " + s
+		}
+		svc, err := member.CoreV1().Services(ns).Get(ctx, "edge", metav1.GetOptions{})
+		if err != nil {
+			return "the adopted Service was deleted from member1: " + err.Error()
+		}
+		if string(svc.UID) != svcUID || svc.Labels[workv1alpha1.ManagedByKarmadaLabel] != "" || svc.Annotations[workv1alpha2.AdoptedAnnotation] != "" {
+			return fmt.Sprintf("member1 Service uid %s (was %s) labels %v annotations %v: not released", svc.UID, svcUID, svc.Labels, svc.Annotations)
 		}
 		return ""
 	})
