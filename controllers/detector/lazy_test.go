@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -101,6 +102,15 @@ type harness struct {
 	karmada *karmadafake.Clientset
 	c       *Controller
 	events  *record.FakeRecorder
+	seen    *seenHandler
+}
+
+// seenHandler records the resourceVersion of the last event of each
+// template.
+type seenHandler struct{ rv sync.Map }
+
+func (s *seenHandler) OnTemplate(_ schema.GroupVersionKind, _, obj *unstructured.Unstructured, _ bool) {
+	s.rv.Store(obj.GetName(), obj.GetResourceVersion())
 }
 
 func newHarness(t *testing.T, objs []runtime.Object, karmadaObjs ...runtime.Object) *harness {
@@ -123,6 +133,9 @@ func newHarness(t *testing.T, objs []runtime.Object, karmadaObjs ...runtime.Obje
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Called after the detector, event by event.
+	seen := &seenHandler{}
+	tmpl.AddHandler(seen)
 	factory.Start(ctx.Done())
 	kube.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
@@ -130,9 +143,8 @@ func newHarness(t *testing.T, objs []runtime.Object, karmadaObjs ...runtime.Obje
 	if missing := tmpl.Ensure(ctx, map[schema.GroupVersionKind]bool{deploymentGVK: true}); len(missing) > 0 {
 		t.Fatalf("not watched: %v", missing)
 	}
-	h := &harness{t: t, ctx: ctx, dyn: dyn, karmada: karmada, c: c, events: events}
+	h := &harness{t: t, ctx: ctx, dyn: dyn, karmada: karmada, c: c, events: events, seen: seen}
 	h.poll("the templates informer to sync", func() bool { return tmpl.Synced(deploymentGVK) })
-	h.settle()
 	return h
 }
 
@@ -183,11 +195,15 @@ func (h *harness) poll(what string, cond func() bool) {
 	}
 }
 
-// settle waits until the template events have been handled (the detector
-// queued the template), then empties the queue: the tests reconcile.
-func (h *harness) settle() {
+// settle waits until the detector has handled the event of the template's
+// last write, then empties its queue: the tests reconcile.
+func (h *harness) settle(name string) {
 	h.t.Helper()
-	h.poll("a template event", func() bool { return h.c.queue.Len() > 0 })
+	rv := h.template(name).GetResourceVersion()
+	h.poll("the event of "+name+" at "+rv, func() bool {
+		got, _ := h.seen.rv.Load(name)
+		return got == rv
+	})
 	for h.c.queue.Len() > 0 {
 		k, _ := h.c.queue.Get()
 		h.c.queue.Done(k)
@@ -223,7 +239,7 @@ func (h *harness) write(u *unstructured.Unstructured, create bool) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	h.settle()
+	h.settle(u.GetName())
 }
 
 // binding returns the template's binding, nil when there is none; it waits
@@ -304,7 +320,7 @@ func TestLazyFirstMatchWaitsForChange(t *testing.T) {
 	if rb := h.binding("web"); rb != nil {
 		t.Fatalf("binding created at the first match: %+v", rb.Spec)
 	}
-	h.settle() // the claim's own update event
+	h.settle("web") // the claim's own update event
 	h.reconcile("web")
 	if rb := h.binding("web"); rb != nil {
 		t.Fatal("binding created after the claim, a change by Flotilla")
@@ -376,7 +392,7 @@ func TestLazyPreemptionKeepsBinding(t *testing.T) {
 				rb.Annotations[policyv1alpha1.PropagationPolicyNameAnnotation] != "high" {
 				t.Fatalf("after the preemption: binding placed on %v, labels %v, annotations %v", placedOn(rb), rb.Labels, rb.Annotations)
 			}
-			h.settle()
+			h.settle("web")
 			h.reconcile("web")
 			if rb := h.binding("web"); !slices.Equal(placedOn(rb), tc.wantAtOnce) {
 				t.Fatalf("after the claim's own event: binding placed on %v", placedOn(rb))
