@@ -308,8 +308,21 @@ func (c *Controller) deleteBinding(ctx context.Context, gvk schema.GroupVersionK
 
 // unclaimBinding removes the claim metadata from a template's binding.
 func (c *Controller) unclaimBinding(ctx context.Context, gvk schema.GroupVersionKind, ns, name string) error {
-	bn := names.BindingName(gvk.Kind, name)
 	l, a := unclaimMeta()
+	return c.patchBindingMeta(ctx, gvk, ns, name, l, a)
+}
+
+// claimBinding writes p's claim metadata on a template's binding, if there
+// is one, and nothing else.
+func (c *Controller) claimBinding(ctx context.Context, gvk schema.GroupVersionKind, ns, name string, p *policy) error {
+	l, a := claimMeta(p)
+	return c.patchBindingMeta(ctx, gvk, ns, name, l, a)
+}
+
+// patchBindingMeta sets the labels and annotations l and a (nil values:
+// removed) on a template's binding, unless it has them or does not exist.
+func (c *Controller) patchBindingMeta(ctx context.Context, gvk schema.GroupVersionKind, ns, name string, l, a map[string]any) error {
+	bn := names.BindingName(gvk.Kind, name)
 	var err error
 	if ns != "" {
 		rb, gerr := c.rbs.ResourceBindings(ns).Get(bn)

@@ -66,8 +66,8 @@ type Controller struct {
 	// workload's replicas are read with GetReplicas alone.
 	MultiplePodTemplates bool
 
-	// changed holds templates changed since they were last reconciled, for
-	// policies with activationPreference Lazy.
+	// changed holds the templates their users changed since they were
+	// last reconciled, for policies with activationPreference Lazy.
 	changed sync.Map
 	// created holds the keys ("namespace/name") of bindings this detector
 	// created and its cache has not shown yet.
@@ -166,14 +166,25 @@ func parseTemplateKey(key string) (schema.GroupVersionKind, string, string, erro
 	return schema.FromAPIVersionAndKind(p[0], p[1]), p[2], p[3], nil
 }
 
-// OnTemplate implements templates.Handler.
+// OnTemplate implements templates.Handler. A template created, deleted or
+// changed by its user is marked changed, for Lazy policies; one changed by
+// Karmada's components alone (the claim) is only queued.
 func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured, deleted bool) {
 	if !deleted && old != nil && !templates.SpecChanged(old, obj) {
 		return
 	}
 	key := templateKey(gvk, obj.GetNamespace(), obj.GetName())
-	c.changed.Store(key, true)
+	if deleted || old == nil || !changedByKarmada(old, obj) {
+		c.changed.Store(key, true)
+	}
 	c.queue.Add(key)
+}
+
+// OnTemplateListed implements templates.ListedHandler: a template that
+// existed before its kind was watched is no change, and a Lazy policy
+// that first matches it claims it without a binding.
+func (c *Controller) OnTemplateListed(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
+	c.queue.Add(templateKey(gvk, obj.GetNamespace(), obj.GetName()))
 }
 
 func (c *Controller) enqueuePolicy(obj any) {

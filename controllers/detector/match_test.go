@@ -132,17 +132,18 @@ func TestLazyWaits(t *testing.T) {
 	lazy := pol("l", false, kindOnly, func(p *policy) { p.Spec.ActivationPreference = policyv1alpha1.LazyActivation })
 	eager := pol("e", false, kindOnly)
 	for name, tc := range map[string]struct {
-		p                 *policy
-		changed, preempts bool
-		want              bool
+		p       *policy
+		changed bool
+		want    bool
 	}{
-		"lazy, policy change only":   {p: lazy, want: true},
+		// A policy change, a first match of an existing template, or a
+		// preemption: the binding waits.
+		"lazy, template unchanged":   {p: lazy, want: true},
 		"lazy, template changed":     {p: lazy, changed: true},
-		"lazy preemptor takes now":   {p: lazy, preempts: true},
 		"immediate never waits":      {p: eager},
 		"immediate, template change": {p: eager, changed: true},
 	} {
-		if got := lazyWaits(tc.p, tc.changed, tc.preempts); got != tc.want {
+		if got := lazyWaits(tc.p, tc.changed); got != tc.want {
 			t.Errorf("%s: lazyWaits %v, want %v", name, got, tc.want)
 		}
 	}

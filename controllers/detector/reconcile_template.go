@@ -16,7 +16,6 @@ import (
 	"k8s.io/klog/v2"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
@@ -34,52 +33,59 @@ const (
 )
 
 // reconcileTemplate brings the claim and the binding of one template in line
-// with the policies.
+// with the policies. A user's change of the template not acted upon (an
+// error, a retry later) stays recorded for the next attempt.
 func (c *Controller) reconcileTemplate(ctx context.Context, key string) error {
+	_, changed := c.changed.LoadAndDelete(key)
+	done, err := c.syncTemplate(ctx, key, changed)
+	if changed && (err != nil || !done) {
+		c.changed.Store(key, true)
+	}
+	return err
+}
+
+// syncTemplate is reconcileTemplate; done is false when the template is
+// queued again for later.
+func (c *Controller) syncTemplate(ctx context.Context, key string, changed bool) (done bool, err error) {
 	gvk, ns, name, err := parseTemplateKey(key)
 	if err != nil {
-		return nil
+		return true, nil
 	}
-	_, changed := c.changed.LoadAndDelete(key)
 	obj, err := c.templates.Get(ctx, gvk, ns, name)
 	switch {
 	case errors.Is(err, templates.ErrNotWatched):
-		return nil
+		return true, nil
 	case apierrors.IsNotFound(err):
-		return c.deleteBinding(ctx, gvk, ns, name, "")
+		return true, c.deleteBinding(ctx, gvk, ns, name, "")
 	case err != nil:
-		return err
+		return false, err
 	}
 	if obj.GetDeletionTimestamp() != nil {
-		return nil
+		return true, nil
 	}
 	if (ns != "" && reservedNamespace(ns)) || obj.GetLabels()[ClaimedByLabel] != "" {
-		return nil
+		return true, nil
 	}
 	if ns == "kube-system" || ns == "" && gvk.Kind == "Namespace" && reservedNamespace(name) {
-		return nil
+		return true, nil
 	}
 	current, claimed := c.currentPolicy(obj)
 	pps, cpps, err := c.candidates(ns)
 	if err != nil {
-		return err
+		return false, err
 	}
 	chosen, ok := choose(pps, cpps, obj, current)
 	if !ok {
 		if claimed {
-			return c.unclaim(ctx, gvk, obj)
+			return true, c.unclaim(ctx, gvk, obj)
 		}
-		return nil
+		return true, nil
 	}
 	preempting := preempts(chosen, current, obj)
-	if lazyWaits(chosen, changed, preempting) && c.bindingExists(gvk, ns, name) {
-		// Lazy: policy changes wait for the template's next change.
-		return nil
-	}
 	if missing := c.missingOverrides(chosen); len(missing) > 0 {
 		klog.FromContext(ctx).V(2).Info("Waiting for dependent overrides", "template", key, "policy", chosen.key(), "missing", missing)
 		c.queue.AddAfter(key, 5*time.Second)
-		return nil
+		return false, nil
 	}
 	claimedObj, err := c.claim(ctx, gvk, obj, chosen)
 	if err != nil {
@@ -87,25 +93,31 @@ func (c *Controller) reconcileTemplate(ctx context.Context, key string) error {
 			c.event(obj, corev1.EventTypeWarning, EventReasonPreemptPolicyFailed, preemptMessage(chosen, current, err))
 		}
 		c.event(obj, corev1.EventTypeWarning, EventReasonApplyPolicyFailed, fmt.Sprintf("Apply policy(%s) failed: %v", policyName(chosen), err))
-		return err
+		return false, err
 	}
 	obj = claimedObj
 	if preempting {
 		c.event(obj, corev1.EventTypeNormal, EventReasonPreemptPolicySucceed, preemptMessage(chosen, current, nil))
 	}
+	if lazyWaits(chosen, changed) {
+		// The claim is chosen's at once; the binding, if any, keeps its
+		// placement and spec until the template changes. Its claim follows
+		// the template's, so that the policies find what they claim.
+		return true, c.claimBinding(ctx, gvk, ns, name, chosen)
+	}
 	wrote, err := c.ensureBinding(ctx, gvk, obj, chosen)
 	if errors.Is(err, errNotCached) {
-		return err
+		return false, err
 	}
 	c.recordInterpretation(gvk, obj, wrote, err)
 	if err != nil {
 		c.event(obj, corev1.EventTypeWarning, EventReasonApplyPolicyFailed, fmt.Sprintf("Apply policy(%s) failed: %v", policyName(chosen), err))
-		return err
+		return false, err
 	}
 	if wrote {
 		c.event(obj, corev1.EventTypeNormal, EventReasonApplyPolicySucceed, fmt.Sprintf("Apply policy(%s) succeed", policyName(chosen)))
 	}
-	return nil
+	return true, nil
 }
 
 // recordInterpretation records on the template how the interpreter read
@@ -131,14 +143,6 @@ func (c *Controller) recordInterpretation(gvk schema.GroupVersionKind, obj *unst
 	case c.interp.HookEnabled(gvk, interpreter.InterpretReplica):
 		c.event(obj, corev1.EventTypeNormal, EventReasonGetReplicasSucceed, "Get replicas of resource template successfully.")
 	}
-}
-
-// lazyWaits tells whether a policy change waits for the template's next
-// change (activationPreference Lazy). A preemption does not wait: taking
-// the template from another policy is the preemptor's own decision, and in
-// Karmada it rewrites the claim at once, which is itself a template change.
-func lazyWaits(chosen *policy, templateChanged, preempting bool) bool {
-	return chosen.Spec.ActivationPreference == policyv1alpha1.LazyActivation && !templateChanged && !preempting
 }
 
 // preempts tells whether chosen takes obj from current, a live policy
@@ -232,16 +236,6 @@ func (c *Controller) missingOverrides(p *policy) []string {
 		}
 	}
 	return missing
-}
-
-func (c *Controller) bindingExists(gvk schema.GroupVersionKind, ns, name string) bool {
-	bn := names.BindingName(gvk.Kind, name)
-	if ns == "" {
-		_, err := c.crbs.Get(bn)
-		return err == nil
-	}
-	_, err := c.rbs.ResourceBindings(ns).Get(bn)
-	return err == nil
 }
 
 // event records an event on a template.

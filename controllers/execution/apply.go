@@ -78,8 +78,7 @@ func (c *Controller) applyManifest(ctx context.Context, m *member, client *membe
 		if observed == nil {
 			created, err := ri.Create(ctx, desired, metav1.CreateOptions{FieldManager: ControllerName})
 			if apierrors.IsAlreadyExists(err) && retry {
-				// Not in the cache, which holds only labelled objects: an
-				// object someone else made, or one the cache has not seen.
+				// Made between the GET and the create.
 				if observed, err = getObject(ctx, ri, desired.GetName()); err != nil {
 					o.err = err
 					return o
@@ -107,6 +106,9 @@ func (c *Controller) applyManifest(ctx context.Context, m *member, client *membe
 		if err != nil {
 			o.err = err
 			return o
+		}
+		if adopting(observed) {
+			markAdopted(want)
 		}
 		if isApplied(want, observed) {
 			m.records.set(work.UID, ordinal, hash, observed.GetResourceVersion())
@@ -147,9 +149,13 @@ func (c *Controller) retain(desired, observed *unstructured.Unstructured) (*unst
 }
 
 // observe reads the member object of desired: from the member informer on
-// its resource once that has synced, otherwise with a GET. It returns nil
-// when the informer does not hold it; an object without a Work permanent id
-// label is never in the informer, and is found when creating it fails.
+// its resource once that has synced, otherwise, and whenever the informer
+// does not hold it, with a GET. The informer holds only objects labelled
+// with a Work permanent id, so an object someone else made is found by the
+// GET, before any create: a create is no safe probe for it, as it may fail
+// on something other than the name (a NodePort Service answers 422
+// "provided port is already allocated", not AlreadyExists). nil: the
+// object does not exist.
 func (c *Controller) observe(ctx context.Context, m *member, client *memberclient.Client, gvr schema.GroupVersionResource, ri dynamic.ResourceInterface, desired *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	inf, err := m.informer(client, gvr, memberEventHandler(m))
 	if err == nil && waitSynced(ctx, inf, c.opts.CacheSyncTimeout) {
@@ -157,11 +163,7 @@ func (c *Controller) observe(ctx context.Context, m *member, client *memberclien
 		if ns := desired.GetNamespace(); ns != "" {
 			key = ns + "/" + key
 		}
-		obj, exists, err := inf.GetIndexer().GetByKey(key)
-		if err == nil {
-			if !exists {
-				return nil, nil
-			}
+		if obj, exists, err := inf.GetIndexer().GetByKey(key); err == nil && exists {
 			if u, ok := obj.(*unstructured.Unstructured); ok {
 				return u, nil
 			}

@@ -42,6 +42,7 @@ var (
 		workv1alpha2.ResourceTemplateGenerationAnnotationKey,
 		workv1alpha2.WorkNameAnnotation,
 		workv1alpha2.WorkNamespaceAnnotation,
+		workv1alpha2.AdoptedAnnotation,
 		policyv1alpha1.PropagationPolicyNamespaceAnnotation,
 		policyv1alpha1.PropagationPolicyNameAnnotation,
 		policyv1alpha1.ClusterPropagationPolicyAnnotation,
@@ -51,7 +52,8 @@ var (
 // cleanup deletes the member objects of a deleted Work, or releases them
 // when the Work preserves its resources. Only objects labelled with the
 // Work's permanent id are touched: an object Flotilla did not apply for
-// this Work is never deleted nor changed.
+// this Work is never deleted nor changed. An object Flotilla took over
+// (AdoptedAnnotation) is released, never deleted: Flotilla did not create it.
 func (c *Controller) cleanup(ctx context.Context, client *memberclient.Client, work *workv1alpha1.Work) error {
 	id := work.Labels[workv1alpha2.WorkPermanentIDLabel]
 	preserve := ptr.Deref(work.Spec.PreserveResourcesOnDeletion, false)
@@ -89,7 +91,7 @@ func (c *Controller) cleanupManifest(ctx context.Context, client *memberclient.C
 		log.V(2).Info("Leaving a member object the Work did not apply")
 		return nil
 	}
-	if preserve {
+	if preserve || observed.GetAnnotations()[workv1alpha2.AdoptedAnnotation] == "true" {
 		patch, ok := releasePatch(observed)
 		if !ok {
 			return nil

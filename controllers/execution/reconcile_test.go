@@ -10,11 +10,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/wait"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -27,6 +29,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 	"github.com/flotilla-io/flotilla/memberclient"
 )
@@ -327,9 +330,9 @@ func TestConflictResolution(t *testing.T) {
 		wantWrites []string
 		wantData   string
 	}{
-		{"abort by default", nil, []string{"create configmaps/cm"}, "theirs"},
-		{"abort", map[string]string{"work.karmada.io/conflict-resolution": "abort"}, []string{"create configmaps/cm"}, "theirs"},
-		{"overwrite", map[string]string{"work.karmada.io/conflict-resolution": "overwrite"}, []string{"create configmaps/cm", "update configmaps/cm"}, "ours"},
+		{"abort by default", nil, nil, "theirs"},
+		{"abort", map[string]string{"work.karmada.io/conflict-resolution": "abort"}, nil, "theirs"},
+		{"overwrite", map[string]string{"work.karmada.io/conflict-resolution": "overwrite"}, []string{"update configmaps/cm"}, "ours"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -339,8 +342,14 @@ func TestConflictResolution(t *testing.T) {
 				"data":     map[string]any{"k": "theirs"},
 			}}
 			f := newFixture(t, true, []*workv1alpha1.Work{newWork(t, "cm", configMap("cm", map[string]string{"k": "ours"}, tc.annotation))}, theirs)
+			// A create is no probe: like a NodePort Service whose port the
+			// existing object holds, it may fail with something other than
+			// AlreadyExists. The existing object is found with a GET.
+			f.dyn.PrependReactor("create", "configmaps", func(clienttesting.Action) (bool, runtime.Object, error) {
+				return true, nil, apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "cm",
+					field.ErrorList{field.Invalid(field.NewPath("spec", "ports"), 30080, "provided port is already allocated")})
+			})
 			err := f.reconcile("cm")
-			// The create finds the object (the cache holds only labelled objects).
 			if got := f.writes(); !reflect.DeepEqual(got, tc.wantWrites) {
 				t.Errorf("writes %v, want %v", got, tc.wantWrites)
 			}
@@ -358,6 +367,16 @@ func TestConflictResolution(t *testing.T) {
 			}
 			if err != nil || c.Status != metav1.ConditionTrue || got.GetLabels()["owner"] != "someone" || got.GetLabels()["karmada.io/managed"] != "true" {
 				t.Errorf("err %v, Applied %+v, labels %v", err, c, got.GetLabels())
+			}
+			if got.GetAnnotations()[workv1alpha2.AdoptedAnnotation] != "true" {
+				t.Errorf("taken-over object not marked adopted: annotations %v", got.GetAnnotations())
+			}
+			// Applied again, it stays adopted and is not written.
+			if err := f.reconcile("cm"); err != nil {
+				t.Fatal(err)
+			}
+			if w := f.writes(); len(w) != 0 || f.member(configMapsGVR, "cm").GetAnnotations()[workv1alpha2.AdoptedAnnotation] != "true" {
+				t.Errorf("second apply wrote %v", w)
 			}
 		})
 	}
@@ -400,17 +419,25 @@ func TestDeletion(t *testing.T) {
 	other.SetLabels(labels)
 	unmanaged := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": "theirs", "namespace": "default"}}}
+	// Taken over with conflict resolution overwrite: released, never deleted.
+	adopted := memberObject(configMap("adopted", nil, nil))
+	adoptedAnnotations := adopted.GetAnnotations()
+	adoptedAnnotations[workv1alpha2.AdoptedAnnotation] = "true"
+	adopted.SetAnnotations(adoptedAnnotations)
 	for _, preserve := range []bool{false, true} {
-		w := newWork(t, "cm", configMap("cm", nil, nil), configMap("other", nil, nil), configMap("theirs", nil, nil))
+		w := newWork(t, "cm", configMap("cm", nil, nil), configMap("other", nil, nil), configMap("theirs", nil, nil), configMap("adopted", nil, nil))
 		w.DeletionTimestamp = ptr.To(metav1.Now())
 		w.Spec.PreserveResourcesOnDeletion = ptr.To(preserve)
-		f := newFixture(t, true, []*workv1alpha1.Work{w}, ours.DeepCopy(), other.DeepCopy(), unmanaged.DeepCopy())
+		f := newFixture(t, true, []*workv1alpha1.Work{w}, ours.DeepCopy(), other.DeepCopy(), unmanaged.DeepCopy(), adopted.DeepCopy())
 		if err := f.reconcile("cm"); err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"delete configmaps/cm"}
+		want := []string{"delete configmaps/cm", "patch configmaps/adopted"}
 		if preserve {
-			want = []string{"patch configmaps/cm"}
+			want = []string{"patch configmaps/cm", "patch configmaps/adopted"}
+		}
+		if got := f.member(configMapsGVR, "adopted"); len(got.GetAnnotations()) != 0 || got.GetLabels()["karmada.io/managed"] != "" {
+			t.Errorf("preserve=%v: adopted object not released: labels %v annotations %v", preserve, got.GetLabels(), got.GetAnnotations())
 		}
 		if got := f.writes(); !reflect.DeepEqual(got, want) {
 			t.Errorf("preserve=%v: writes %v, want %v (only the Work's own object)", preserve, got, want)

@@ -51,6 +51,23 @@ func retainKeys(desired, observed map[string]string, managed string) map[string]
 	return out
 }
 
+// adopting tells whether writing over observed takes over an object
+// Flotilla did not create, which then keeps AdoptedAnnotation (retained
+// by retainMemberFields like any key the manifest lacks).
+func adopting(observed *unstructured.Unstructured) bool {
+	return observed.GetLabels()[workv1alpha1.ManagedByKarmadaLabel] != workv1alpha1.ManagedByKarmadaLabelValue
+}
+
+// markAdopted sets AdoptedAnnotation on want.
+func markAdopted(want *unstructured.Unstructured) {
+	a := want.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[workv1alpha2.AdoptedAnnotation] = "true"
+	want.SetAnnotations(a)
+}
+
 // checkConflict tells whether desired may be written over the existing
 // member object observed. An object Flotilla (or Karmada) applied carries
 // karmada.io/managed=true; any other object is only taken over when the

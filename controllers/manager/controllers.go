@@ -164,7 +164,7 @@ func startBinding(ctx context.Context, c *Context) error {
 func startNamespace(ctx context.Context, c *Context) error {
 	ctrl, err := namespace.New(c.HostInformers.Core().V1().Namespaces(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
 		c.KarmadaInformers.Work().V1alpha1().Works(), c.KarmadaInformers.Policy().V1alpha1().ClusterOverridePolicies(),
-		c.Karmada, nil, c.Options.SkippedPropagatingNamespaces)
+		c.Karmada, namespace.ApplyClusterOverrides, c.Options.SkippedPropagatingNamespaces)
 	if err != nil {
 		return err
 	}

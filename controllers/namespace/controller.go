@@ -35,6 +35,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/work/mutation"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/controllers/internal/overrides"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/internal/works"
 )
@@ -53,6 +54,15 @@ const (
 // place and returns the annotations recording what was applied.
 type OverrideFunc func(obj *unstructured.Unstructured, cluster *clusterv1alpha1.Cluster,
 	cops []*policyv1alpha1.ClusterOverridePolicy) (map[string]string, error)
+
+// ApplyClusterOverrides is the OverrideFunc of Flotilla: the
+// ClusterOverridePolicies selecting the namespace are applied for the
+// cluster, as Karmada's namespace sync controller does when it builds the
+// Works (OverridePolicies are namespaced and never select a Namespace).
+func ApplyClusterOverrides(obj *unstructured.Unstructured, cluster *clusterv1alpha1.Cluster,
+	cops []*policyv1alpha1.ClusterOverridePolicy) (map[string]string, error) {
+	return overrides.Apply(obj, cluster, cops, nil)
+}
 
 // Controller is the namespace sync controller.
 type Controller struct {

@@ -107,6 +107,11 @@ const (
 	// ResourceConflictResolutionAbort is the "abort" value of
 	// ResourceConflictResolutionAnnotation.
 	ResourceConflictResolutionAbort = "abort"
+	// AdoptedAnnotation (Flotilla's; Karmada has none) marks a member object
+	// that existed before Flotilla applied a Work over it (conflict
+	// resolution overwrite): when the Work goes, the object is released,
+	// never deleted, as Flotilla did not create it. Value "true".
+	AdoptedAnnotation = "work.flotilla.io/adopted"
 	// BindingDependenciesAnnotationKey lists, as JSON, the dependencies of an
 	// independent binding (those propagated because of propagateDeps).
 	BindingDependenciesAnnotationKey = "resourcebinding.karmada.io/dependencies"

@@ -27,6 +27,14 @@ type Handler interface {
 	OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured, deleted bool)
 }
 
+// ListedHandler is a Handler that tells the templates an informer lists
+// when it starts (they existed before their kind was watched, or before
+// this process started) from the templates created since: it receives the
+// former with OnTemplateListed instead of an add.
+type ListedHandler interface {
+	OnTemplateListed(gvk schema.GroupVersionKind, obj *unstructured.Unstructured)
+}
+
 // Informers are the host informers of the watched kinds.
 type Informers struct {
 	client dynamic.Interface
@@ -93,10 +101,14 @@ func (i *Informers) Ensure(ctx context.Context, want map[schema.GroupVersionKind
 		inf := dynamicinformer.NewFilteredDynamicInformer(i.client, m.Resource, "", 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil).Informer()
 		gvk := gvk
 		handlers := append([]Handler(nil), i.handlers...)
-		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc: func(obj any) {
+		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+			AddFunc: func(obj any, listed bool) {
 				if u, ok := obj.(*unstructured.Unstructured); ok {
 					for _, h := range handlers {
+						if lh, ok := h.(ListedHandler); ok && listed {
+							lh.OnTemplateListed(gvk, u)
+							continue
+						}
 						h.OnTemplate(gvk, nil, u, false)
 					}
 				}

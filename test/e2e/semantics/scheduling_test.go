@@ -212,9 +212,10 @@ spec:
 	})
 }
 
-// TestLazyActivation (issue 13 item 7): a Lazy policy's change waits for
-// the template's next change; a Lazy policy preempting takes effect at
-// once.
+// TestLazyActivation (issue 13 item 7, issue 21 item 7): a Lazy policy's
+// change waits for the template's next change; a Lazy policy preempting
+// takes the claim at once, and the workload moves with the template's next
+// change.
 func TestLazyActivation(t *testing.T) {
 	ns := framework.Namespace(t, "sem-lazy")
 	policy := func(name, target string, priority int, preemption string) string {
@@ -229,7 +230,11 @@ spec:
   placement: {clusterAffinity: {clusterNames: [%[3]s]}}
 `, ns, name, target, priority, preemption)
 	}
-	framework.Apply(t, nginx(ns, "web", 1, "")+"---\n"+policy("lazy", "member1", 0, "Never"))
+	// The policy comes first: a template that exists before a Lazy policy
+	// waits for its next change (TestLazyActivationFirstMatch).
+	framework.Apply(t, policy("lazy", "member1", 0, "Never"))
+	time.Sleep(3 * time.Second)
+	framework.Apply(t, nginx(ns, "web", 1, ""))
 	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string { return deploymentIn(ctx, t, "member1", ns, "web") })
 	framework.Apply(t, policy("lazy", "member2", 0, "Never"))
 	time.Sleep(4 * time.Second)
@@ -243,12 +248,14 @@ spec:
 		}
 		return deploymentGone(ctx, t, "member1", ns, "web")
 	})
-	// A Lazy policy that preempts takes the template at once.
+	// A Lazy policy that preempts takes the template at once, and moves it
+	// with its next change.
 	framework.Apply(t, policy("lazy-high", "member1", 5, "Always"))
 	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
-		if s := claimedBy(ctx, t, ns, "web", ns, "lazy-high"); s != "" {
-			return s
-		}
+		return claimedBy(ctx, t, ns, "web", ns, "lazy-high")
+	})
+	framework.Apply(t, nginx(ns, "web", 3, ""))
+	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
 		return deploymentIn(ctx, t, "member1", ns, "web")
 	})
 }
