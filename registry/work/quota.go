@@ -1,0 +1,211 @@
+package work
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/placement"
+	"github.com/flotilla-io/flotilla/registry/internal/resource"
+)
+
+// ReasonQuotaExceeded is the reason of the 403 refusing a ResourceBinding
+// write that exceeds a FederatedResourceQuota, the same word as the
+// binding's Scheduled condition then carries.
+const ReasonQuotaExceeded = metav1.StatusReason(workv1alpha2.BindingReasonQuotaExceeded)
+
+// QuotaLister lists the FederatedResourceQuotas of a namespace.
+type QuotaLister func(ctx context.Context, namespace string) ([]policyv1alpha1.FederatedResourceQuota, error)
+
+// NewQuotaLister reads the quotas from storage, the federatedresourcequotas
+// storage of policy.karmada.io.
+func NewQuotaLister(storage rest.Storage) (QuotaLister, error) {
+	l, ok := storage.(rest.Lister)
+	if !ok {
+		return nil, fmt.Errorf("the federatedresourcequotas storage %T cannot list", storage)
+	}
+	return func(ctx context.Context, namespace string) ([]policyv1alpha1.FederatedResourceQuota, error) {
+		obj, err := l.List(genericapirequest.WithNamespace(ctx, namespace), &metainternalversion.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		list, ok := obj.(*policyv1alpha1.FederatedResourceQuotaList)
+		if !ok {
+			return nil, fmt.Errorf("listing federatedresourcequotas returned %T", obj)
+		}
+		return list.Items, nil
+	}, nil
+}
+
+// quotaCheck is the control plane's enforcement of FederatedResourceQuota
+// overall limits on ResourceBindings (Karmada's FederatedQuotaEnforcement,
+// which Karmada does in its resourcebinding validating webhook): a write
+// that raises the binding's use of a resource a quota of its namespace
+// names (new or larger spec.clusters, higher replica requirements) beyond
+// that quota's overall, counting what the namespace's other bindings use,
+// is refused with a 403 of reason QuotaExceeded. Use is
+// placement.BindingUsage, the same the scheduler and the quota's
+// status.overallUsed count.
+type quotaCheck struct {
+	quotas QuotaLister
+	// bindings lists the ResourceBindings of a namespace as stored.
+	bindings func(ctx context.Context, namespace string) ([]workv1alpha2.ResourceBinding, error)
+}
+
+// validate checks the write of rb over old (nil on create).
+func (c *quotaCheck) validate(ctx context.Context, rb, old *workv1alpha2.ResourceBinding) error {
+	requested := placement.BindingUsage(&rb.Spec, rb.Spec.Clusters)
+	var was corev1.ResourceList
+	if old != nil {
+		was = placement.BindingUsage(&old.Spec, old.Spec.Clusters)
+	}
+	if !raises(requested, was) {
+		return nil
+	}
+	quotas, err := c.quotas(ctx, rb.Namespace)
+	if err != nil {
+		return apierrors.NewInternalError(fmt.Errorf("listing the FederatedResourceQuotas of namespace %s: %w", rb.Namespace, err))
+	}
+	if len(quotas) == 0 {
+		return nil
+	}
+	bindings, err := c.bindings(ctx, rb.Namespace)
+	if err != nil {
+		return apierrors.NewInternalError(fmt.Errorf("listing the ResourceBindings of namespace %s: %w", rb.Namespace, err))
+	}
+	used := make([]corev1.ResourceList, 0, len(bindings))
+	for i := range bindings {
+		if b := &bindings[i]; b.Name != rb.Name {
+			used = append(used, placement.BindingUsage(&b.Spec, b.Spec.Clusters))
+		}
+	}
+	others := placement.Add(used...)
+	for _, q := range quotas {
+		if msg, exceeded := placement.OverallExceeded(q.Namespace, q.Name, q.Spec.Overall, others, was, requested); exceeded {
+			return quotaExceeded(rb.Name, msg)
+		}
+	}
+	return nil
+}
+
+// raises tells whether requested uses more of some resource than was.
+func raises(requested, was corev1.ResourceList) bool {
+	for name, q := range requested {
+		if q.Cmp(was[name]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// quotaExceeded is the refusal of binding name: Forbidden, with reason
+// QuotaExceeded so that its writers can tell it from an authorization
+// failure.
+func quotaExceeded(name, msg string) error {
+	err := apierrors.NewForbidden(workv1alpha2.Resource("resourcebindings"), name, errors.New(msg))
+	err.ErrStatus.Reason = ReasonQuotaExceeded
+	return err
+}
+
+// IsQuotaExceeded tells whether err is the refusal of a binding write by a
+// FederatedResourceQuota.
+func IsQuotaExceeded(err error) bool {
+	return apierrors.ReasonForError(err) == ReasonQuotaExceeded
+}
+
+// quotaGuardedREST is the ResourceBinding storage with quotaCheck run on
+// every create and update (patches and apply included) after the other
+// validation. Writes to bindings of one namespace are serialized through
+// the check and the write, so two writes cannot both pass on the same
+// headroom; the bindings are listed as stored (a consistent list), after
+// the previous write of the namespace completed. Status-only writes (the
+// status subresource) change no use and are not checked.
+type quotaGuardedREST struct {
+	*resource.REST
+	check *quotaCheck
+	locks [64]sync.Mutex
+}
+
+// newQuotaGuardedREST guards store with the quotas of quotas.
+func newQuotaGuardedREST(store *resource.REST, quotas QuotaLister) *quotaGuardedREST {
+	g := &quotaGuardedREST{REST: store}
+	g.check = &quotaCheck{quotas: quotas, bindings: g.list}
+	return g
+}
+
+var (
+	_ rest.Creater = &quotaGuardedREST{}
+	_ rest.Updater = &quotaGuardedREST{}
+)
+
+func (g *quotaGuardedREST) list(ctx context.Context, namespace string) ([]workv1alpha2.ResourceBinding, error) {
+	obj, err := g.REST.List(genericapirequest.WithNamespace(ctx, namespace), &metainternalversion.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	list, ok := obj.(*workv1alpha2.ResourceBindingList)
+	if !ok {
+		return nil, fmt.Errorf("listing resourcebindings returned %T", obj)
+	}
+	return list.Items, nil
+}
+
+// lock serializes the writes of a namespace (striped: namespaces sharing a
+// stripe wait for each other, which costs only time).
+func (g *quotaGuardedREST) lock(ctx context.Context) func() {
+	ns, _ := genericapirequest.NamespaceFrom(ctx)
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(ns))
+	m := &g.locks[h.Sum32()%uint32(len(g.locks))]
+	m.Lock()
+	return m.Unlock
+}
+
+// Create implements rest.Creater.
+func (g *quotaGuardedREST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
+	defer g.lock(ctx)()
+	return g.REST.Create(ctx, obj, func(ctx context.Context, obj runtime.Object) error {
+		if createValidation != nil {
+			if err := createValidation(ctx, obj); err != nil {
+				return err
+			}
+		}
+		rb, ok := obj.(*workv1alpha2.ResourceBinding)
+		if !ok {
+			return nil
+		}
+		return g.check.validate(ctx, rb, nil)
+	}, options)
+}
+
+// Update implements rest.Updater.
+func (g *quotaGuardedREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
+	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	defer g.lock(ctx)()
+	guarded := func(ctx context.Context, obj, old runtime.Object) error {
+		if updateValidation != nil {
+			if err := updateValidation(ctx, obj, old); err != nil {
+				return err
+			}
+		}
+		rb, ok1 := obj.(*workv1alpha2.ResourceBinding)
+		prev, ok2 := old.(*workv1alpha2.ResourceBinding)
+		if !ok1 || !ok2 {
+			return nil
+		}
+		return g.check.validate(ctx, rb, prev)
+	}
+	return g.REST.Update(ctx, name, objInfo, createValidation, guarded, forceAllowCreate, options)
+}
