@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
@@ -145,4 +147,14 @@ func OverallExceeded(namespace, quota string, overall, others, old, requested co
 		}
 	}
 	return "", false
+}
+
+// ReasonQuotaExceeded is the reason of the 403 with which
+// flotilla-apiserver refuses a ResourceBinding write that OverallExceeded
+// refuses; the same word as the binding's Scheduled condition then carries.
+const ReasonQuotaExceeded = metav1.StatusReason(workv1alpha2.BindingReasonQuotaExceeded)
+
+// IsQuotaRefusal tells whether err is that refusal.
+func IsQuotaRefusal(err error) bool {
+	return apierrors.ReasonForError(err) == ReasonQuotaExceeded
 }

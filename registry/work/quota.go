@@ -21,11 +21,6 @@ import (
 	"github.com/flotilla-io/flotilla/registry/internal/resource"
 )
 
-// ReasonQuotaExceeded is the reason of the 403 refusing a ResourceBinding
-// write that exceeds a FederatedResourceQuota, the same word as the
-// binding's Scheduled condition then carries.
-const ReasonQuotaExceeded = metav1.StatusReason(workv1alpha2.BindingReasonQuotaExceeded)
-
 // QuotaLister lists the FederatedResourceQuotas of a namespace.
 type QuotaLister func(ctx context.Context, namespace string) ([]policyv1alpha1.FederatedResourceQuota, error)
 
@@ -115,14 +110,8 @@ func raises(requested, was corev1.ResourceList) bool {
 // failure.
 func quotaExceeded(name, msg string) error {
 	err := apierrors.NewForbidden(workv1alpha2.Resource("resourcebindings"), name, errors.New(msg))
-	err.ErrStatus.Reason = ReasonQuotaExceeded
+	err.ErrStatus.Reason = placement.ReasonQuotaExceeded
 	return err
-}
-
-// IsQuotaExceeded tells whether err is the refusal of a binding write by a
-// FederatedResourceQuota.
-func IsQuotaExceeded(err error) bool {
-	return apierrors.ReasonForError(err) == ReasonQuotaExceeded
 }
 
 // quotaGuardedREST is the ResourceBinding storage with quotaCheck run on

@@ -14,6 +14,7 @@ import (
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/placement"
 )
 
 func rl(pairs ...string) corev1.ResourceList {
@@ -73,7 +74,7 @@ func TestQuotaCheck(t *testing.T) {
 				}
 				return
 			}
-			if !IsQuotaExceeded(err) || !apierrors.IsForbidden(err) || apierrors.ReasonForError(err) != "QuotaExceeded" {
+			if !placement.IsQuotaRefusal(err) || !apierrors.IsForbidden(err) || apierrors.ReasonForError(err) != "QuotaExceeded" {
 				t.Fatalf("error %v, want a 403 QuotaExceeded", err)
 			}
 			if code := err.(apierrors.APIStatus).Status().Code; code != http.StatusForbidden {
