@@ -90,15 +90,23 @@ func TestRun(t *testing.T) {
 		if err != nil {
 			return false, err
 		}
-		return len(q.Status.AggregatedStatus) == 2 && len(q.Status.OverallUsed) == 0, nil
+		used := q.Status.OverallUsed[("cpu")]
+		return len(q.Status.AggregatedStatus) == 2 && used.String() == "3", nil
 	})
-	// A scheduling result written: overallUsed follows at once, whatever
-	// the members report.
-	if _, err := client.WorkV1alpha2().ResourceBindings("ns").Create(ctx, scheduledBinding("web", "500m", 1, 2), metav1.CreateOptions{}); err != nil {
+	// A quota without static assignments: a scheduling result written,
+	// overallUsed follows at once.
+	pooled := newQuota()
+	pooled.Namespace = "pool"
+	if _, err := client.PolicyV1alpha1().FederatedResourceQuotas("pool").Create(ctx, pooled, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	web := scheduledBinding("web", "500m", 1, 2)
+	web.Namespace = "pool"
+	if _, err := client.WorkV1alpha2().ResourceBindings("pool").Create(ctx, web, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	poll("overallUsed", func() (bool, error) {
-		q, err := client.PolicyV1alpha1().FederatedResourceQuotas("ns").Get(ctx, "q", metav1.GetOptions{})
+		q, err := client.PolicyV1alpha1().FederatedResourceQuotas("pool").Get(ctx, "q", metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}

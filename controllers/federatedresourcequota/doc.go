@@ -16,10 +16,11 @@
 // The status controller collects the member ResourceQuotas' status that the
 // execution controller reflects into those Works into
 // status.aggregatedStatus (per cluster hard and used), and sets
-// status.overall (= spec.overall) and status.overallUsed: what the
-// namespace's ResourceBindings' scheduling results use
-// (placement.BindingUsage: Σ spec.clusters[].replicas × the replica
-// requirements, per component for a workload of components) of the
+// status.overall (= spec.overall) and status.overallUsed. For a quota with
+// static assignments, overallUsed is the sum of what the members report;
+// for one without, it is what the namespace's ResourceBindings' scheduling
+// results use (placement.BindingUsage: Σ spec.clusters[].replicas × the
+// replica requirements, per component for a workload of components) of the
 // resources spec.overall names, as Karmada's FederatedQuotaEnforcement
 // counts it. It follows the bindings' informer, so it moves as soon as a
 // scheduling result is written, not when the members report.

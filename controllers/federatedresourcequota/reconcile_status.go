@@ -164,15 +164,35 @@ func overallUsed(bindings []*workv1alpha2.ResourceBinding) corev1.ResourceList {
 	return placement.Add(parts...)
 }
 
+// sumUsed adds up the used resources of every cluster.
+func sumUsed(agg []policyv1alpha1.ClusterQuotaStatus) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for _, s := range agg {
+		for res, q := range s.Used {
+			sum := out[res]
+			sum.Add(q)
+			out[res] = sum
+		}
+	}
+	return out
+}
+
 // desiredStatus is the status of a quota with spec whose clusters report
-// agg and whose namespace's bindings use used: overall is spec.overall,
-// overallUsed what the bindings use of the resources it names (Karmada's
-// FederatedQuotaEnforcement, which counts the scheduling results, not what
-// the members report, so that it moves as soon as a result is written).
+// agg and whose namespace's bindings use used. overall is spec.overall.
+// overallUsed, as Karmada splits it between its status controllers: for a
+// quota with static assignments, the sum of what the member ResourceQuotas
+// report (they are what enforces it there); for one without, what the
+// bindings use of the resources spec.overall names (FederatedQuotaEnforcement,
+// counting the scheduling results, so that it moves as soon as a result is
+// written).
 func desiredStatus(spec policyv1alpha1.FederatedResourceQuotaSpec, agg []policyv1alpha1.ClusterQuotaStatus, used corev1.ResourceList) policyv1alpha1.FederatedResourceQuotaStatus {
+	overallUsed := placement.Within(used, spec.Overall)
+	if len(spec.StaticAssignments) > 0 {
+		overallUsed = sumUsed(agg)
+	}
 	return policyv1alpha1.FederatedResourceQuotaStatus{
 		Overall:          spec.Overall.DeepCopy(),
-		OverallUsed:      placement.Within(used, spec.Overall),
+		OverallUsed:      overallUsed,
 		AggregatedStatus: agg,
 	}
 }

@@ -277,14 +277,16 @@ func TestStatusReconcile(t *testing.T) {
 	assigned := newQuota("member1", resources("cpu=4"), "member2", resources("cpu=2"))
 	work1 := reflectedWork("member1", true, quotaStatus(`"cpu":"4"`, `"cpu":"1"`))
 	work2 := reflectedWork("member2", true, quotaStatus(`"cpu":"2"`, `"cpu":"500m"`))
-	// 1500m of CPU scheduled; the members report their own use (which
-	// overallUsed does not follow: it counts the scheduling results).
+	// 1500m of CPU scheduled.
 	web := []*workv1alpha2.ResourceBinding{scheduledBinding("web", "500m", 1, 2), scheduledBinding("config", "0")}
 	collected := assigned.DeepCopy()
 	collected.Status = desiredStatus(assigned.Spec, []policyv1alpha1.ClusterQuotaStatus{
 		clusterStatus("member1", resources("cpu=4"), resources("cpu=1")),
 		clusterStatus("member2", resources("cpu=2"), resources("cpu=500m")),
 	}, resources("cpu=1500m"))
+	// A quota without static assignments: overallUsed is the bindings'.
+	pooled := newQuota()
+	pooled.Status = desiredStatus(pooled.Spec, nil, overallUsed(web))
 	hardChanged := collected.DeepCopy()
 	hardChanged.Status.AggregatedStatus[1].Hard = resources("cpu=3")
 	overallChanged := collected.DeepCopy()
@@ -303,10 +305,15 @@ func TestStatusReconcile(t *testing.T) {
 			wantPatch:  `"overallUsed":{"cpu":"1500m"}`,
 			wantEvents: []string{"Normal AggregateStatusSucceed Collect status of FederatedResourceQuota(ns/q) succeed.", "Normal CollectOverallStatusSucceed"}},
 		{name: "unchanged", quota: collected, works: []*workv1alpha1.Work{work1, work2}},
-		{name: "a binding scheduled", quota: collected, works: []*workv1alpha1.Work{work1, work2},
+		{name: "with static assignments, a binding's use is the members' to report", quota: collected, works: []*workv1alpha1.Work{work1, work2},
+			bindings: append([]*workv1alpha2.ResourceBinding{scheduledBinding("api", "250m", 2)}, web...)},
+		{name: "pooled: first collection", quota: newQuota(),
+			wantPatch: `"overallUsed":{"cpu":"1500m"}`, wantEvents: []string{"Normal CollectOverallStatusSucceed"}},
+		{name: "pooled: unchanged", quota: pooled},
+		{name: "pooled: a binding scheduled", quota: pooled,
 			bindings:  append([]*workv1alpha2.ResourceBinding{scheduledBinding("api", "250m", 2)}, web...),
 			wantPatch: `"overallUsed":{"cpu":"2"}`, wantEvents: []string{"Normal CollectOverallStatusSucceed"}},
-		{name: "a binding gone", quota: collected, works: []*workv1alpha1.Work{work1, work2}, bindings: web[1:],
+		{name: "pooled: a binding gone", quota: pooled, bindings: web[1:],
 			wantPatch: `"overallUsed":null`, wantEvents: []string{"Normal CollectOverallStatusSucceed"}},
 		{name: "a member's hard changed", quota: hardChanged, works: []*workv1alpha1.Work{work1, work2},
 			wantPatch: `"clusterName":"member2","hard":{"cpu":"2"}`, wantEvents: []string{"Normal AggregateStatusSucceed"}},
