@@ -74,7 +74,7 @@ spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
   placement:
     clusterAffinity: {clusterNames: [member1]}
-    replicaScheduling: {replicaSchedulingType: Divided}
+    replicaScheduling: {replicaSchedulingType: Duplicated}
 `, ns)
 	framework.Apply(t, quota+"---\n"+policy+"---\n"+cpuOnly(ns, "a", 1, "10m"))
 
