@@ -32,7 +32,10 @@ func NewQuotaLister(storage rest.Storage) (QuotaLister, error) {
 		return nil, fmt.Errorf("the federatedresourcequotas storage %T cannot list", storage)
 	}
 	return func(ctx context.Context, namespace string) ([]policyv1alpha1.FederatedResourceQuota, error) {
-		obj, err := l.List(genericapirequest.WithNamespace(ctx, namespace), &metainternalversion.ListOptions{})
+		// From the watch cache as it is: asked at every scheduling result
+		// written, it must cost no etcd round trip; a quota created a
+		// moment ago may be missed once.
+		obj, err := l.List(genericapirequest.WithNamespace(ctx, namespace), &metainternalversion.ListOptions{ResourceVersion: "0"})
 		if err != nil {
 			return nil, err
 		}
@@ -57,6 +60,10 @@ type quotaCheck struct {
 	quotas QuotaLister
 	// bindings lists the ResourceBindings of a namespace as stored.
 	bindings func(ctx context.Context, namespace string) ([]workv1alpha2.ResourceBinding, error)
+	// lock, when set, is called before the bindings are listed, only for
+	// a write that raises use in a namespace with quotas; it serializes
+	// such writes (the caller releases it once the write is done).
+	lock func(namespace string)
 }
 
 // validate checks the write of rb over old (nil on create).
@@ -75,6 +82,9 @@ func (c *quotaCheck) validate(ctx context.Context, rb, old *workv1alpha2.Resourc
 	}
 	if len(quotas) == 0 {
 		return nil
+	}
+	if c.lock != nil {
+		c.lock(rb.Namespace)
 	}
 	bindings, err := c.bindings(ctx, rb.Namespace)
 	if err != nil {
@@ -116,22 +126,22 @@ func quotaExceeded(name, msg string) error {
 
 // quotaGuardedREST is the ResourceBinding storage with quotaCheck run on
 // every create and update (patches and apply included) after the other
-// validation. Writes to bindings of one namespace are serialized through
-// the check and the write, so two writes cannot both pass on the same
-// headroom; the bindings are listed as stored (a consistent list), after
-// the previous write of the namespace completed. Status-only writes (the
+// validation. The writes that raise use in a namespace with quotas are
+// serialized, from their check to the end of their write, so two of them
+// cannot both pass on the same headroom: each lists the bindings as stored
+// (a consistent list) after the previous one's write completed. Other
+// writes (most: status, metadata, unscheduled bindings, namespaces
+// without quotas) take no lock and list nothing. Status-only writes (the
 // status subresource) change no use and are not checked.
 type quotaGuardedREST struct {
 	*resource.REST
-	check *quotaCheck
-	locks [64]sync.Mutex
+	quotas QuotaLister
+	locks  [64]sync.Mutex
 }
 
 // newQuotaGuardedREST guards store with the quotas of quotas.
 func newQuotaGuardedREST(store *resource.REST, quotas QuotaLister) *quotaGuardedREST {
-	g := &quotaGuardedREST{REST: store}
-	g.check = &quotaCheck{quotas: quotas, bindings: g.list}
-	return g
+	return &quotaGuardedREST{REST: store, quotas: quotas}
 }
 
 var (
@@ -151,20 +161,32 @@ func (g *quotaGuardedREST) list(ctx context.Context, namespace string) ([]workv1
 	return list.Items, nil
 }
 
-// lock serializes the writes of a namespace (striped: namespaces sharing a
-// stripe wait for each other, which costs only time).
-func (g *quotaGuardedREST) lock(ctx context.Context) func() {
-	ns, _ := genericapirequest.NamespaceFrom(ctx)
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(ns))
-	m := &g.locks[h.Sum32()%uint32(len(g.locks))]
-	m.Lock()
-	return m.Unlock
+// check returns the check of one write, and the release of the lock its
+// validation may take (to call once the write is done). An update's
+// validation may run more than once (conflicts are retried): the lock is
+// taken once.
+func (g *quotaGuardedREST) check() (*quotaCheck, func()) {
+	var held *sync.Mutex
+	c := &quotaCheck{quotas: g.quotas, bindings: g.list, lock: func(namespace string) {
+		if held != nil {
+			return
+		}
+		h := fnv.New32a()
+		_, _ = h.Write([]byte(namespace))
+		held = &g.locks[h.Sum32()%uint32(len(g.locks))]
+		held.Lock()
+	}}
+	return c, func() {
+		if held != nil {
+			held.Unlock()
+		}
+	}
 }
 
 // Create implements rest.Creater.
 func (g *quotaGuardedREST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
-	defer g.lock(ctx)()
+	check, release := g.check()
+	defer release()
 	return g.REST.Create(ctx, obj, func(ctx context.Context, obj runtime.Object) error {
 		if createValidation != nil {
 			if err := createValidation(ctx, obj); err != nil {
@@ -175,14 +197,15 @@ func (g *quotaGuardedREST) Create(ctx context.Context, obj runtime.Object, creat
 		if !ok {
 			return nil
 		}
-		return g.check.validate(ctx, rb, nil)
+		return check.validate(ctx, rb, nil)
 	}, options)
 }
 
 // Update implements rest.Updater.
 func (g *quotaGuardedREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
 	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	defer g.lock(ctx)()
+	check, release := g.check()
+	defer release()
 	guarded := func(ctx context.Context, obj, old runtime.Object) error {
 		if updateValidation != nil {
 			if err := updateValidation(ctx, obj, old); err != nil {
@@ -194,7 +217,7 @@ func (g *quotaGuardedREST) Update(ctx context.Context, name string, objInfo rest
 		if !ok1 || !ok2 {
 			return nil
 		}
-		return g.check.validate(ctx, rb, prev)
+		return check.validate(ctx, rb, prev)
 	}
 	return g.REST.Update(ctx, name, objInfo, createValidation, guarded, forceAllowCreate, options)
 }

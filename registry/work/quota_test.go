@@ -3,8 +3,10 @@ package work
 import (
 	"context"
 	"errors"
+	"hash/fnv"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -100,5 +102,54 @@ func TestQuotaCheckListFailure(t *testing.T) {
 	// A write raising no use needs no list.
 	if err := c.validate(context.Background(), binding("web", "10m", 1), binding("web", "10m", 1)); err != nil {
 		t.Errorf("unchanged use refused: %v", err)
+	}
+}
+
+// Only a write raising use in a namespace with quotas is serialized: it
+// holds its namespace's lock from its check until released (after its
+// write), once however often the check runs; other writes take none.
+func TestQuotaGuardLocking(t *testing.T) {
+	t.Parallel()
+	team := policyv1alpha1.FederatedResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "team"},
+		Spec: policyv1alpha1.FederatedResourceQuotaSpec{Overall: rl("cpu", "1")}}
+	var quotas []policyv1alpha1.FederatedResourceQuota
+	g := newQuotaGuardedREST(nil, func(context.Context, string) ([]policyv1alpha1.FederatedResourceQuota, error) { return quotas, nil })
+	stripe := func() *sync.Mutex {
+		h := fnv.New32a()
+		_, _ = h.Write([]byte("ns"))
+		return &g.locks[h.Sum32()%uint32(len(g.locks))]
+	}()
+	held := func() bool {
+		if stripe.TryLock() {
+			stripe.Unlock()
+			return false
+		}
+		return true
+	}
+	noBindings := func(context.Context, string) ([]workv1alpha2.ResourceBinding, error) { return nil, nil }
+	for name, tc := range map[string]struct {
+		quotas   []policyv1alpha1.FederatedResourceQuota
+		obj, old *workv1alpha2.ResourceBinding
+		wantLock bool
+	}{
+		"raising, with a quota":     {quotas: []policyv1alpha1.FederatedResourceQuota{team}, obj: binding("web", "10m", 1), wantLock: true},
+		"raising, without quotas":   {obj: binding("web", "10m", 1)},
+		"not raising, with a quota": {quotas: []policyv1alpha1.FederatedResourceQuota{team}, obj: binding("web", "10m", 1), old: binding("web", "10m", 1)},
+	} {
+		quotas = tc.quotas
+		c, release := g.check()
+		c.bindings = noBindings
+		for range 2 { // an update retried after a conflict
+			if err := c.validate(context.Background(), tc.obj, tc.old); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+		if got := held(); got != tc.wantLock {
+			t.Errorf("%s: lock held %v, want %v", name, got, tc.wantLock)
+		}
+		release()
+		if held() {
+			t.Errorf("%s: lock still held after release", name)
+		}
 	}
 }
