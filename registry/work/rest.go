@@ -1,5 +1,8 @@
 // Package work assembles the work.karmada.io API group: Works, and the
 // bindings stored as v1alpha2 and also served, converted, as v1alpha1.
+// ResourceBinding writes are held to the overall limits of the
+// FederatedResourceQuotas of their namespace (quota.go), whoever writes
+// them.
 package work
 
 import (
