@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
@@ -71,4 +73,88 @@ func QuotaExceeded(quota string, overall, others, requested corev1.ResourceList)
 	}
 	slices.Sort(exceeded)
 	return fmt.Sprintf("exceeded FederatedResourceQuota %s: %s", quota, strings.Join(exceeded, "; ")), true
+}
+
+// BindingUsage is what the scheduling result clusters of a binding with
+// spec take of a quota (Karmada's FederatedQuotaEnforcement): each
+// cluster's replicas at spec.replicaRequirements, or, for a workload
+// described by components, each component's replicas in the cluster at
+// that component's requirements (a cluster listing no components holds
+// one whole set: every component with all its replicas).
+func BindingUsage(spec *workv1alpha2.ResourceBindingSpec, clusters []workv1alpha2.TargetCluster) corev1.ResourceList {
+	var parts []corev1.ResourceList
+	for _, tc := range clusters {
+		if len(spec.Components) == 0 {
+			parts = append(parts, Usage(tc.Replicas, spec.ReplicaRequirements))
+			continue
+		}
+		for _, comp := range spec.Components {
+			n := comp.Replicas
+			if len(tc.Components) > 0 {
+				n = 0
+				for _, c := range tc.Components {
+					if c.Name == comp.Name {
+						n += c.Replicas
+					}
+				}
+			}
+			var req *workv1alpha2.ReplicaRequirements
+			if comp.ReplicaRequirements != nil {
+				req = &workv1alpha2.ReplicaRequirements{ResourceRequest: comp.ReplicaRequirements.ResourceRequest}
+			}
+			parts = append(parts, Usage(n, req))
+		}
+	}
+	return Add(parts...)
+}
+
+// Within keeps the resources of used that overall names: what a
+// FederatedResourceQuota reports as status.overallUsed.
+func Within(used, overall corev1.ResourceList) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for name := range overall {
+		if q, ok := used[name]; ok {
+			out[name] = q.DeepCopy()
+		}
+	}
+	return out
+}
+
+// OverallExceeded checks a binding write against the overall limit of the
+// FederatedResourceQuota namespace/quota: the binding used old and would
+// use requested, the namespace's other bindings use others. Only a
+// resource overall names whose use the write raises can exceed: a write
+// that keeps or lowers every use passes even beyond the limit (a quota
+// lowered below what runs must not block scaling down). The message is
+// Karmada's, for the first such resource by name.
+func OverallExceeded(namespace, quota string, overall, others, old, requested corev1.ResourceList) (string, bool) {
+	names := make([]string, 0, len(overall))
+	for name := range overall {
+		names = append(names, string(name))
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		name := corev1.ResourceName(n)
+		want, ok := requested[name]
+		if !ok || want.Cmp(old[name]) <= 0 {
+			continue
+		}
+		sum := others[name].DeepCopy()
+		sum.Add(want)
+		if limit := overall[name]; sum.Cmp(limit) > 0 {
+			return fmt.Sprintf("FederatedResourceQuota(%s/%s) exceeded for resource %s: requested sum %s, limit %s.",
+				namespace, quota, name, sum.String(), limit.String()), true
+		}
+	}
+	return "", false
+}
+
+// ReasonQuotaExceeded is the reason of the 403 with which
+// flotilla-apiserver refuses a ResourceBinding write that OverallExceeded
+// refuses; the same word as the binding's Scheduled condition then carries.
+const ReasonQuotaExceeded = metav1.StatusReason(workv1alpha2.BindingReasonQuotaExceeded)
+
+// IsQuotaRefusal tells whether err is that refusal.
+func IsQuotaRefusal(err error) bool {
+	return apierrors.ReasonForError(err) == ReasonQuotaExceeded
 }

@@ -186,10 +186,19 @@ func (c CompletedConfig) New() (*Server, error) {
 		groups = append(groups, g)
 		return err
 	}
+	// ResourceBinding writes are checked against the FederatedResourceQuotas.
+	policyGroup, err := policyregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)
+	if err != nil {
+		return nil, err
+	}
+	quotas, err := workregistry.NewQuotaLister(policyGroup.VersionedResourcesStorageMap["v1alpha1"]["federatedresourcequotas"])
+	if err != nil {
+		return nil, err
+	}
 	err = errors.Join(
 		add(clusterregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts, getSecret, tunnels, hostProxy...)),
-		add(policyregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
-		add(workregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
+		add(policyGroup, nil),
+		add(workregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts, quotas)),
 		add(c.configGroup()),
 		add(c.simpleGroup("autoscaling.karmada.io", autoscalingDefinitions())),
 		add(c.searchGroup(s, searchSrv)),

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -15,10 +16,13 @@ import (
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
 	policyinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/policy/v1alpha1"
 	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha1"
+	bindinginformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	policylisters "github.com/flotilla-io/flotilla/apis/generated/listers/policy/v1alpha1"
+	bindinglisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 )
 
@@ -141,10 +145,12 @@ func (c *SyncController) enqueueAssigning(cluster string) {
 }
 
 // StatusController collects the member ResourceQuotas' status into the
-// quotas' status.
+// quotas' status, and what the namespace's ResourceBindings use into
+// status.overallUsed.
 type StatusController struct {
 	quotas   policylisters.FederatedResourceQuotaLister
 	works    cache.Indexer
+	bindings bindinglisters.ResourceBindingLister
 	client   versioned.Interface
 	recorder record.EventRecorder
 	synced   []cache.InformerSynced
@@ -156,13 +162,13 @@ type StatusController struct {
 // flotilla-apiserver (the quotas' status subresource); events go to
 // recorder.
 func NewStatus(quotas policyinformers.FederatedResourceQuotaInformer, works workinformers.WorkInformer,
-	client versioned.Interface, recorder record.EventRecorder) (*StatusController, error) {
+	bindings bindinginformers.ResourceBindingInformer, client versioned.Interface, recorder record.EventRecorder) (*StatusController, error) {
 	if err := addWorkIndex(works.Informer()); err != nil {
 		return nil, err
 	}
 	c := &StatusController{
-		quotas: quotas.Lister(), works: works.Informer().GetIndexer(), client: client, recorder: recorder,
-		synced:  []cache.InformerSynced{quotas.Informer().HasSynced, works.Informer().HasSynced},
+		quotas: quotas.Lister(), works: works.Informer().GetIndexer(), bindings: bindings.Lister(), client: client, recorder: recorder,
+		synced:  []cache.InformerSynced{quotas.Informer().HasSynced, works.Informer().HasSynced, bindings.Informer().HasSynced},
 		queue:   worker.NewQueue(StatusControllerName),
 		written: &writtenStatuses{m: map[string]writtenStatus{}},
 	}
@@ -199,7 +205,40 @@ func NewStatus(quotas policyinformers.FederatedResourceQuotaInformer, works work
 	}); err != nil {
 		return nil, err
 	}
+	// overallUsed follows the bindings' scheduling results and
+	// requirements as soon as they are written.
+	onBinding := c.enqueueNamespaceOf
+	if _, err := bindings.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: onBinding,
+		UpdateFunc: func(old, obj any) {
+			o, n := old.(*workv1alpha2.ResourceBinding), obj.(*workv1alpha2.ResourceBinding)
+			if !apiequality.Semantic.DeepEqual(bindingUsage(o), bindingUsage(n)) {
+				onBinding(obj)
+			}
+		},
+		DeleteFunc: onBinding,
+	}); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// enqueueNamespaceOf queues the quotas of the namespace of a binding.
+func (c *StatusController) enqueueNamespaceOf(obj any) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	b, ok := obj.(*workv1alpha2.ResourceBinding)
+	if !ok {
+		return
+	}
+	list, err := c.quotas.FederatedResourceQuotas(b.Namespace).List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, q := range list {
+		c.queue.Add(q.Namespace + "/" + q.Name)
+	}
 }
 
 // Run reconciles until ctx ends.

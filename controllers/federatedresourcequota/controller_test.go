@@ -22,7 +22,8 @@ import (
 
 // TestRun runs both controllers on one informer factory over a fake
 // flotilla-apiserver: a quota's Works appear, the status the execution
-// controller would reflect into them reaches the quota, and the Works go
+// controller would reflect into them reaches the quota, overallUsed follows
+// the bindings' scheduling results as they are written, and the Works go
 // with the quota.
 func TestRun(t *testing.T) {
 	t.Parallel()
@@ -43,7 +44,7 @@ func TestRun(t *testing.T) {
 	f := externalversions.NewSharedInformerFactory(client, 0)
 	rec := record.NewFakeRecorder(100)
 	p, w := f.Policy().V1alpha1().FederatedResourceQuotas(), f.Work().V1alpha1().Works()
-	status, err := NewStatus(p, w, client, rec)
+	status, err := NewStatus(p, w, f.Work().V1alpha2().ResourceBindings(), client, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +92,26 @@ func TestRun(t *testing.T) {
 		}
 		used := q.Status.OverallUsed[("cpu")]
 		return len(q.Status.AggregatedStatus) == 2 && used.String() == "3", nil
+	})
+	// A quota without static assignments: a scheduling result written,
+	// overallUsed follows at once.
+	pooled := newQuota()
+	pooled.Namespace = "pool"
+	if _, err := client.PolicyV1alpha1().FederatedResourceQuotas("pool").Create(ctx, pooled, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	web := scheduledBinding("web", "500m", 1, 2)
+	web.Namespace = "pool"
+	if _, err := client.WorkV1alpha2().ResourceBindings("pool").Create(ctx, web, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll("overallUsed", func() (bool, error) {
+		q, err := client.PolicyV1alpha1().FederatedResourceQuotas("pool").Get(ctx, "q", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		used := q.Status.OverallUsed[("cpu")]
+		return len(q.Status.OverallUsed) == 1 && used.String() == "1500m", nil
 	})
 
 	if err := client.PolicyV1alpha1().FederatedResourceQuotas("ns").Delete(ctx, "q", metav1.DeleteOptions{}); err != nil {

@@ -14,11 +14,19 @@
 // down is found when the Work informer lists it at start).
 //
 // The status controller collects the member ResourceQuotas' status that the
-// execution controller reflects into those Works: status.aggregatedStatus
-// (per cluster hard and used), status.overall (= spec.overall) and
-// status.overallUsed (the sum of used).
+// execution controller reflects into those Works into
+// status.aggregatedStatus (per cluster hard and used), and sets
+// status.overall (= spec.overall) and status.overallUsed. For a quota with
+// static assignments, overallUsed is the sum of what the members report;
+// for one without, it is what the namespace's ResourceBindings' scheduling
+// results use (placement.BindingUsage: Σ spec.clusters[].replicas × the
+// replica requirements, per component for a workload of components) of the
+// resources spec.overall names, as Karmada's FederatedQuotaEnforcement
+// counts it. It follows the bindings' informer, so it moves as soon as a
+// scheduling result is written, not when the members report.
 //
-// Neither enforces spec.overall against ResourceBindings (Karmada's alpha
-// FederatedQuotaEnforcement), nor applies the Works to members (the
-// execution controller does).
+// Neither enforces spec.overall: flotilla-apiserver refuses the
+// ResourceBinding writes that would exceed it (registry/work, quotaCheck),
+// with the same count. Neither applies the Works to members (the execution
+// controller does).
 package federatedresourcequota

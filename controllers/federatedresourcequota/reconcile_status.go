@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
@@ -18,7 +19,9 @@ import (
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/placement"
 )
 
 // reconcile sets the status of the quota with key from its Works with one
@@ -53,7 +56,11 @@ func (c *StatusController) reconcile(ctx context.Context, key string) error {
 		klog.FromContext(ctx).Error(err, "Collecting the member status failed", "federatedResourceQuota", klog.KObj(quota))
 		return nil
 	}
-	desired := desiredStatus(quota.Spec, agg)
+	bindings, err := c.bindings.ResourceBindings(ns).List(labels.Everything())
+	if err != nil {
+		return err
+	}
+	desired := desiredStatus(quota.Spec, agg, overallUsed(bindings))
 	aggChanged, overallChanged := statusDiff(c.written.current(key, quota), desired)
 	if !aggChanged && !overallChanged {
 		return nil
@@ -141,6 +148,22 @@ func rawOf(r *runtime.RawExtension) []byte {
 	return r.Raw
 }
 
+// bindingUsage is what a binding's scheduling result takes of a quota
+// (placement.BindingUsage, as flotilla-apiserver counts it when it
+// enforces spec.overall on binding writes).
+func bindingUsage(b *workv1alpha2.ResourceBinding) corev1.ResourceList {
+	return placement.BindingUsage(&b.Spec, b.Spec.Clusters)
+}
+
+// overallUsed is what the bindings of a namespace use together.
+func overallUsed(bindings []*workv1alpha2.ResourceBinding) corev1.ResourceList {
+	parts := make([]corev1.ResourceList, 0, len(bindings))
+	for _, b := range bindings {
+		parts = append(parts, bindingUsage(b))
+	}
+	return placement.Add(parts...)
+}
+
 // sumUsed adds up the used resources of every cluster.
 func sumUsed(agg []policyv1alpha1.ClusterQuotaStatus) corev1.ResourceList {
 	out := corev1.ResourceList{}
@@ -155,12 +178,21 @@ func sumUsed(agg []policyv1alpha1.ClusterQuotaStatus) corev1.ResourceList {
 }
 
 // desiredStatus is the status of a quota with spec whose clusters report
-// agg: overall is spec.overall (no control-plane enforcement), overallUsed
-// the sum of what the clusters use.
-func desiredStatus(spec policyv1alpha1.FederatedResourceQuotaSpec, agg []policyv1alpha1.ClusterQuotaStatus) policyv1alpha1.FederatedResourceQuotaStatus {
+// agg and whose namespace's bindings use used. overall is spec.overall.
+// overallUsed, as Karmada splits it between its status controllers: for a
+// quota with static assignments, the sum of what the member ResourceQuotas
+// report (they are what enforces it there); for one without, what the
+// bindings use of the resources spec.overall names (FederatedQuotaEnforcement,
+// counting the scheduling results, so that it moves as soon as a result is
+// written).
+func desiredStatus(spec policyv1alpha1.FederatedResourceQuotaSpec, agg []policyv1alpha1.ClusterQuotaStatus, used corev1.ResourceList) policyv1alpha1.FederatedResourceQuotaStatus {
+	overallUsed := placement.Within(used, spec.Overall)
+	if len(spec.StaticAssignments) > 0 {
+		overallUsed = sumUsed(agg)
+	}
 	return policyv1alpha1.FederatedResourceQuotaStatus{
 		Overall:          spec.Overall.DeepCopy(),
-		OverallUsed:      sumUsed(agg),
+		OverallUsed:      overallUsed,
 		AggregatedStatus: agg,
 	}
 }

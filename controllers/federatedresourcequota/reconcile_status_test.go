@@ -19,8 +19,10 @@ import (
 
 	karmadafake "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
 	policylisters "github.com/flotilla-io/flotilla/apis/generated/listers/policy/v1alpha1"
+	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
 
 // reflectedWork is the Work of quota ns/q in cluster as the execution
@@ -112,28 +114,39 @@ func TestAggregate(t *testing.T) {
 	}
 }
 
-func TestSumUsed(t *testing.T) {
+// TestOverallUsed: status.overallUsed is what the namespace's bindings'
+// scheduling results use, of the resources spec.overall names only.
+func TestOverallUsed(t *testing.T) {
 	t.Parallel()
+	set := scheduledBinding("flink", "0", 1, 1)
+	set.Spec.ReplicaRequirements = nil
+	set.Spec.Components = []workv1alpha2.Component{
+		{Name: "jm", Replicas: 1, ReplicaRequirements: &workv1alpha2.ComponentReplicaRequirements{ResourceRequest: resources("cpu=1")}},
+		{Name: "tm", Replicas: 2, ReplicaRequirements: &workv1alpha2.ComponentReplicaRequirements{ResourceRequest: resources("cpu=500m", "memory=1Gi")}},
+	}
 	tests := []struct {
-		name string
-		agg  []policyv1alpha1.ClusterQuotaStatus
-		want corev1.ResourceList
+		name     string
+		overall  corev1.ResourceList
+		bindings []*workv1alpha2.ResourceBinding
+		want     corev1.ResourceList
 	}{
-		{name: "none", want: corev1.ResourceList{}},
-		{name: "one cluster", agg: []policyv1alpha1.ClusterQuotaStatus{clusterStatus("member1", nil, resources("cpu=1"))},
-			want: resources("cpu=1")},
-		{name: "summed across units", agg: []policyv1alpha1.ClusterQuotaStatus{
-			clusterStatus("member1", nil, resources("cpu=1", "memory=1Gi", "count/configmaps=3")),
-			clusterStatus("member2", nil, resources("cpu=500m", "memory=512Mi")),
-			clusterStatus("member3", nil, nil),
-		}, want: resources("cpu=1500m", "memory=1536Mi", "count/configmaps=3")},
+		{name: "none", overall: resources("cpu=10m"), want: corev1.ResourceList{}},
+		{name: "one 10m replica: only the listed resources it uses", overall: resources("cpu=10m", "memory=100Mi"),
+			bindings: []*workv1alpha2.ResourceBinding{scheduledBinding("web", "10m", 1)}, want: resources("cpu=10m")},
+		{name: "unscheduled counts nothing", overall: resources("cpu=1"),
+			bindings: []*workv1alpha2.ResourceBinding{scheduledBinding("web", "10m")}, want: corev1.ResourceList{}},
+		{name: "replicas on every cluster, every binding", overall: resources("cpu=1", "pods=10"),
+			bindings: []*workv1alpha2.ResourceBinding{scheduledBinding("web", "10m", 2, 3), scheduledBinding("api", "100m", 1)},
+			want:     resources("cpu=150m", "pods=6")},
+		{name: "components: per-set requests on each cluster", overall: resources("cpu=10", "memory=10Gi"),
+			bindings: []*workv1alpha2.ResourceBinding{set}, want: resources("cpu=4", "memory=4Gi")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := sumUsed(tc.agg)
+			got := desiredStatus(policyv1alpha1.FederatedResourceQuotaSpec{Overall: tc.overall}, nil, overallUsed(tc.bindings)).OverallUsed
 			if len(got) != len(tc.want) {
-				t.Fatalf("sumUsed = %v, want %v", got, tc.want)
+				t.Fatalf("overallUsed = %v, want %v", got, tc.want)
 			}
 			for k, w := range tc.want {
 				if g := got[k]; g.Cmp(w) != 0 {
@@ -148,7 +161,7 @@ func TestStatusDiff(t *testing.T) {
 	t.Parallel()
 	agg := []policyv1alpha1.ClusterQuotaStatus{clusterStatus("member1", resources("cpu=4"), resources("cpu=1"))}
 	spec := newQuota().Spec
-	base := desiredStatus(spec, agg)
+	base := desiredStatus(spec, agg, resources("cpu=1"))
 	tests := []struct {
 		name                 string
 		cur                  policyv1alpha1.FederatedResourceQuotaStatus
@@ -159,11 +172,12 @@ func TestStatusDiff(t *testing.T) {
 			Overall: resources("cpu=10000m", "memory=10240Mi"), OverallUsed: resources("cpu=1000m"),
 			AggregatedStatus: []policyv1alpha1.ClusterQuotaStatus{clusterStatus("member1", resources("cpu=4000m"), resources("cpu=1"))}}},
 		{name: "empty", wantAgg: true, wantOverall: true},
-		{name: "used changed", cur: desiredStatus(spec, []policyv1alpha1.ClusterQuotaStatus{clusterStatus("member1", resources("cpu=4"), resources("cpu=2"))}),
-			wantAgg: true, wantOverall: true},
-		{name: "hard changed", cur: desiredStatus(spec, []policyv1alpha1.ClusterQuotaStatus{clusterStatus("member1", resources("cpu=3"), resources("cpu=1"))}),
+		{name: "member used changed", cur: desiredStatus(spec, []policyv1alpha1.ClusterQuotaStatus{clusterStatus("member1", resources("cpu=4"), resources("cpu=2"))}, resources("cpu=1")),
 			wantAgg: true},
-		{name: "overall changed", cur: desiredStatus(newQuota().Spec, agg), wantOverall: true},
+		{name: "bindings' use changed", cur: desiredStatus(spec, agg, resources("cpu=2")), wantOverall: true},
+		{name: "hard changed", cur: desiredStatus(spec, []policyv1alpha1.ClusterQuotaStatus{clusterStatus("member1", resources("cpu=3"), resources("cpu=1"))}, resources("cpu=1")),
+			wantAgg: true},
+		{name: "overall changed", cur: desiredStatus(newQuota().Spec, agg, resources("cpu=1")), wantOverall: true},
 	}
 	tests[len(tests)-1].cur.Overall = resources("cpu=20")
 	for _, tc := range tests {
@@ -176,7 +190,7 @@ func TestStatusDiff(t *testing.T) {
 		})
 	}
 	// No cluster reports: an empty sum equals an absent one.
-	if a, o := statusDiff(policyv1alpha1.FederatedResourceQuotaStatus{Overall: spec.Overall}, desiredStatus(spec, nil)); a || o {
+	if a, o := statusDiff(policyv1alpha1.FederatedResourceQuotaStatus{Overall: spec.Overall}, desiredStatus(spec, nil, nil)); a || o {
 		t.Errorf("statusDiff of nothing reported = %v, %v; want no change", a, o)
 	}
 }
@@ -188,10 +202,10 @@ func TestStatusPatch(t *testing.T) {
 		status policyv1alpha1.FederatedResourceQuotaStatus
 		want   string
 	}{
-		{name: "empty fields removed", status: desiredStatus(newQuota().Spec, nil),
+		{name: "empty fields removed", status: desiredStatus(newQuota().Spec, nil, nil),
 			want: `{"status":{"aggregatedStatus":null,"overall":{"cpu":"10","memory":"10Gi"},"overallUsed":null}}`},
 		{name: "all set", status: desiredStatus(newQuota().Spec, []policyv1alpha1.ClusterQuotaStatus{
-			clusterStatus("member1", resources("cpu=4"), resources("cpu=1"))}),
+			clusterStatus("member1", resources("cpu=4"), resources("cpu=1"))}, resources("cpu=1")),
 			want: `{"status":{"aggregatedStatus":[{"clusterName":"member1","hard":{"cpu":"4"},"used":{"cpu":"1"}}],` +
 				`"overall":{"cpu":"10","memory":"10Gi"},"overallUsed":{"cpu":"1"}}}`},
 	}
@@ -209,9 +223,22 @@ func TestStatusPatch(t *testing.T) {
 	}
 }
 
-// statusFixture is a StatusController over listers holding quota and ws,
-// and a fake client holding quota.
-func newStatusFixture(t *testing.T, quota *policyv1alpha1.FederatedResourceQuota, ws ...*workv1alpha1.Work) (*StatusController, *karmadafake.Clientset, *record.FakeRecorder) {
+// scheduledBinding is ResourceBinding name of namespace ns requesting cpu
+// per replica, scheduled with replicas on each of the clusters member1,
+// member2, ...
+func scheduledBinding(name, cpu string, replicas ...int32) *workv1alpha2.ResourceBinding {
+	b := &workv1alpha2.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
+	b.Spec.ReplicaRequirements = &workv1alpha2.ReplicaRequirements{ResourceRequest: resources("cpu=" + cpu)}
+	for i, n := range replicas {
+		b.Spec.Clusters = append(b.Spec.Clusters, workv1alpha2.TargetCluster{Name: fmt.Sprintf("member%d", i+1), Replicas: n})
+		b.Spec.Replicas += n
+	}
+	return b
+}
+
+// statusFixture is a StatusController over listers holding quota, the
+// bindings and ws, and a fake client holding quota.
+func newStatusFixture(t *testing.T, quota *policyv1alpha1.FederatedResourceQuota, bindings []*workv1alpha2.ResourceBinding, ws ...*workv1alpha1.Work) (*StatusController, *karmadafake.Clientset, *record.FakeRecorder) {
 	t.Helper()
 	qi := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	var objs []runtime.Object
@@ -223,10 +250,15 @@ func newStatusFixture(t *testing.T, quota *policyv1alpha1.FederatedResourceQuota
 	for _, w := range ws {
 		_ = wi.Add(w)
 	}
+	bi := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, b := range bindings {
+		_ = bi.Add(b)
+	}
 	client := karmadafake.NewSimpleClientset(objs...)
 	client.ClearActions()
 	rec := record.NewFakeRecorder(10)
-	return &StatusController{quotas: policylisters.NewFederatedResourceQuotaLister(qi), works: wi, client: client, recorder: rec,
+	return &StatusController{quotas: policylisters.NewFederatedResourceQuotaLister(qi), works: wi,
+		bindings: worklisters.NewResourceBindingLister(bi), client: client, recorder: rec,
 		written: &writtenStatuses{m: map[string]writtenStatus{}}}, client, rec
 }
 
@@ -245,11 +277,16 @@ func TestStatusReconcile(t *testing.T) {
 	assigned := newQuota("member1", resources("cpu=4"), "member2", resources("cpu=2"))
 	work1 := reflectedWork("member1", true, quotaStatus(`"cpu":"4"`, `"cpu":"1"`))
 	work2 := reflectedWork("member2", true, quotaStatus(`"cpu":"2"`, `"cpu":"500m"`))
+	// 1500m of CPU scheduled.
+	web := []*workv1alpha2.ResourceBinding{scheduledBinding("web", "500m", 1, 2), scheduledBinding("config", "0")}
 	collected := assigned.DeepCopy()
 	collected.Status = desiredStatus(assigned.Spec, []policyv1alpha1.ClusterQuotaStatus{
 		clusterStatus("member1", resources("cpu=4"), resources("cpu=1")),
 		clusterStatus("member2", resources("cpu=2"), resources("cpu=500m")),
-	})
+	}, resources("cpu=1500m"))
+	// A quota without static assignments: overallUsed is the bindings'.
+	pooled := newQuota()
+	pooled.Status = desiredStatus(pooled.Spec, nil, overallUsed(web))
 	hardChanged := collected.DeepCopy()
 	hardChanged.Status.AggregatedStatus[1].Hard = resources("cpu=3")
 	overallChanged := collected.DeepCopy()
@@ -258,6 +295,7 @@ func TestStatusReconcile(t *testing.T) {
 		name       string
 		quota      *policyv1alpha1.FederatedResourceQuota
 		works      []*workv1alpha1.Work
+		bindings   []*workv1alpha2.ResourceBinding // web unless set
 		failPatch  bool
 		wantPatch  string // a substring of the one status patch; "" for none
 		wantEvents []string
@@ -267,6 +305,16 @@ func TestStatusReconcile(t *testing.T) {
 			wantPatch:  `"overallUsed":{"cpu":"1500m"}`,
 			wantEvents: []string{"Normal AggregateStatusSucceed Collect status of FederatedResourceQuota(ns/q) succeed.", "Normal CollectOverallStatusSucceed"}},
 		{name: "unchanged", quota: collected, works: []*workv1alpha1.Work{work1, work2}},
+		{name: "with static assignments, a binding's use is the members' to report", quota: collected, works: []*workv1alpha1.Work{work1, work2},
+			bindings: append([]*workv1alpha2.ResourceBinding{scheduledBinding("api", "250m", 2)}, web...)},
+		{name: "pooled: first collection", quota: newQuota(),
+			wantPatch: `"overallUsed":{"cpu":"1500m"}`, wantEvents: []string{"Normal CollectOverallStatusSucceed"}},
+		{name: "pooled: unchanged", quota: pooled},
+		{name: "pooled: a binding scheduled", quota: pooled,
+			bindings:  append([]*workv1alpha2.ResourceBinding{scheduledBinding("api", "250m", 2)}, web...),
+			wantPatch: `"overallUsed":{"cpu":"2"}`, wantEvents: []string{"Normal CollectOverallStatusSucceed"}},
+		{name: "pooled: a binding gone", quota: pooled, bindings: web[1:],
+			wantPatch: `"overallUsed":null`, wantEvents: []string{"Normal CollectOverallStatusSucceed"}},
 		{name: "a member's hard changed", quota: hardChanged, works: []*workv1alpha1.Work{work1, work2},
 			wantPatch: `"clusterName":"member2","hard":{"cpu":"2"}`, wantEvents: []string{"Normal AggregateStatusSucceed"}},
 		{name: "overall changed", quota: overallChanged, works: []*workv1alpha1.Work{work1, work2},
@@ -282,7 +330,11 @@ func TestStatusReconcile(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, client, rec := newStatusFixture(t, tc.quota, tc.works...)
+			bindings := tc.bindings
+			if bindings == nil {
+				bindings = web
+			}
+			c, client, rec := newStatusFixture(t, tc.quota, bindings, tc.works...)
 			if tc.failPatch {
 				client.PrependReactor("patch", "federatedresourcequotas", func(clienttesting.Action) (bool, runtime.Object, error) {
 					return true, nil, errors.New("boom")
@@ -318,7 +370,8 @@ func TestStatusReconcile(t *testing.T) {
 func TestStatusReconcileStaleCache(t *testing.T) {
 	t.Parallel()
 	quota := newQuota("member1", resources("cpu=4"))
-	c, client, rec := newStatusFixture(t, quota, reflectedWork("member1", true, quotaStatus(`"cpu":"4"`, `"cpu":"1"`)))
+	c, client, rec := newStatusFixture(t, quota, []*workv1alpha2.ResourceBinding{scheduledBinding("web", "1", 1)},
+		reflectedWork("member1", true, quotaStatus(`"cpu":"4"`, `"cpu":"1"`)))
 	for range 2 {
 		if err := c.reconcile(context.Background(), "ns/q"); err != nil {
 			t.Fatal(err)

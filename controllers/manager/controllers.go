@@ -284,10 +284,10 @@ func startFederatedResourceQuotaSync(ctx context.Context, c *Context) error {
 }
 
 // startFederatedResourceQuotaStatus collects the member ResourceQuotas'
-// status into their FederatedResourceQuotas.
+// status, and what the bindings use, into their FederatedResourceQuotas.
 func startFederatedResourceQuotaStatus(ctx context.Context, c *Context) error {
 	ctrl, err := federatedresourcequota.NewStatus(c.KarmadaInformers.Policy().V1alpha1().FederatedResourceQuotas(),
-		c.KarmadaInformers.Work().V1alpha1().Works(), c.Karmada, c.Recorder)
+		c.KarmadaInformers.Work().V1alpha1().Works(), c.KarmadaInformers.Work().V1alpha2().ResourceBindings(), c.Karmada, c.Recorder)
 	if err != nil {
 		return err
 	}

@@ -186,6 +186,9 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
+		if placement.IsQuotaRefusal(err) {
+			return c.quotaRefused(ctx, t, key, dec, err)
+		}
 		return fmt.Errorf("writing the scheduling result: %w", err)
 	}
 	c.written.Record(key, t.meta.ResourceVersion, struct{}{})
@@ -234,9 +237,11 @@ func (c *Controller) stampRun(ctx context.Context, t *target, key string, dec pl
 
 // checkQuotas refuses a decision that would take the binding's namespace
 // beyond the overall limit of a FederatedResourceQuota (Karmada's
-// FederatedQuotaEnforcement): the replicas it adds, at its replica
-// requirements, on top of what the namespace's other scheduled bindings
-// use. A decision that adds nothing always passes.
+// FederatedQuotaEnforcement): what its clusters take at its replica
+// requirements (placement.BindingUsage), on top of what the namespace's
+// other scheduled bindings use. A decision that raises no use always
+// passes. It only spares a write flotilla-apiserver would refuse (see
+// quotaRefused), from the cache, which may be behind.
 func (c *Controller) checkQuotas(t *target, dec placement.Decision) error {
 	ns := t.meta.Namespace
 	if ns == "" {
@@ -246,7 +251,9 @@ func (c *Controller) checkQuotas(t *target, dec placement.Decision) error {
 	if err != nil || len(quotas) == 0 {
 		return nil
 	}
-	if total(dec.Clusters) <= total(t.spec.Clusters) {
+	requested := placement.BindingUsage(t.spec, dec.Clusters)
+	current := placement.BindingUsage(t.spec, t.spec.Clusters)
+	if !raises(requested, current) {
 		return nil
 	}
 	bindings, err := c.rbs.ResourceBindings(ns).List(labels.Everything())
@@ -256,26 +263,16 @@ func (c *Controller) checkQuotas(t *target, dec placement.Decision) error {
 	var used []corev1.ResourceList
 	for _, b := range bindings {
 		if b.Name != t.meta.Name {
-			used = append(used, placement.Usage(total(b.Spec.Clusters), b.Spec.ReplicaRequirements))
+			used = append(used, placement.BindingUsage(&b.Spec, b.Spec.Clusters))
 		}
 	}
 	others := placement.Add(used...)
-	requested := placement.Usage(total(dec.Clusters), t.spec.ReplicaRequirements)
 	for _, q := range quotas {
 		if msg, exceeded := placement.QuotaExceeded(q.Name, q.Spec.Overall, others, requested); exceeded {
 			return &placement.Error{Reason: workv1alpha2.BindingReasonQuotaExceeded, Message: msg}
 		}
 	}
 	return nil
-}
-
-// total is the replicas of a scheduling result.
-func total(clusters []workv1alpha2.TargetCluster) int32 {
-	var n int32
-	for _, c := range clusters {
-		n += c.Replicas
-	}
-	return n
 }
 
 // peers finds where the other ResourceBindings of the binding's namespace

@@ -1,9 +1,13 @@
 // Package work assembles the work.karmada.io API group: Works, and the
 // bindings stored as v1alpha2 and also served, converted, as v1alpha1.
+// ResourceBinding writes are held to the overall limits of the
+// FederatedResourceQuotas of their namespace (quota.go), whoever writes
+// them.
 package work
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -102,7 +106,9 @@ func bindingDefinitions() []*resource.Definition {
 
 // NewAPIGroupInfo returns the storage of every work.karmada.io resource.
 // The same binding storage serves v1alpha2 and, converted, v1alpha1.
-func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opts generic.RESTOptionsGetter) (*genericapiserver.APIGroupInfo, error) {
+// ResourceBinding writes are checked against the FederatedResourceQuotas
+// quotas lists (see quotaCheck).
+func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opts generic.RESTOptionsGetter, quotas QuotaLister) (*genericapiserver.APIGroupInfo, error) {
 	info := genericapiserver.NewDefaultAPIGroupInfo(workv1alpha2.GroupName, scheme, runtime.NewParameterCodec(scheme), codecs)
 	works, err := resource.Storage(scheme, opts, []*resource.Definition{workDefinition()})
 	if err != nil {
@@ -112,6 +118,11 @@ func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opt
 	if err != nil {
 		return nil, err
 	}
+	rbs, ok := bindings["resourcebindings"].(*resource.REST)
+	if !ok {
+		return nil, fmt.Errorf("the resourcebindings storage is a %T", bindings["resourcebindings"])
+	}
+	bindings["resourcebindings"] = newQuotaGuardedREST(rbs, quotas)
 	v1 := map[string]rest.Storage{}
 	for k, v := range works {
 		v1[k] = v

@@ -1,0 +1,223 @@
+package work
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/placement"
+	"github.com/flotilla-io/flotilla/registry/internal/resource"
+)
+
+// QuotaLister lists the FederatedResourceQuotas of a namespace.
+type QuotaLister func(ctx context.Context, namespace string) ([]policyv1alpha1.FederatedResourceQuota, error)
+
+// NewQuotaLister reads the quotas from storage, the federatedresourcequotas
+// storage of policy.karmada.io.
+func NewQuotaLister(storage rest.Storage) (QuotaLister, error) {
+	l, ok := storage.(rest.Lister)
+	if !ok {
+		return nil, fmt.Errorf("the federatedresourcequotas storage %T cannot list", storage)
+	}
+	return func(ctx context.Context, namespace string) ([]policyv1alpha1.FederatedResourceQuota, error) {
+		// From the watch cache as it is: asked at every scheduling result
+		// written, it must cost no etcd round trip; a quota created a
+		// moment ago may be missed once.
+		obj, err := l.List(genericapirequest.WithNamespace(ctx, namespace), &metainternalversion.ListOptions{ResourceVersion: "0"})
+		if err != nil {
+			return nil, err
+		}
+		list, ok := obj.(*policyv1alpha1.FederatedResourceQuotaList)
+		if !ok {
+			return nil, fmt.Errorf("listing federatedresourcequotas returned %T", obj)
+		}
+		return list.Items, nil
+	}, nil
+}
+
+// quotaCheck is the control plane's enforcement of FederatedResourceQuota
+// overall limits on ResourceBindings (Karmada's FederatedQuotaEnforcement,
+// which Karmada does in its resourcebinding validating webhook): a write
+// that raises the binding's use of a resource a quota of its namespace
+// names (new or larger spec.clusters, higher replica requirements) beyond
+// that quota's overall, counting what the namespace's other bindings use,
+// is refused with a 403 of reason QuotaExceeded. Use is
+// placement.BindingUsage, the same the scheduler and the quota's
+// status.overallUsed count.
+type quotaCheck struct {
+	quotas QuotaLister
+	// bindings lists the ResourceBindings of a namespace as stored.
+	bindings func(ctx context.Context, namespace string) ([]workv1alpha2.ResourceBinding, error)
+	// lock, when set, is called before the bindings are listed, only for
+	// a write that raises use in a namespace with quotas; it serializes
+	// such writes (the caller releases it once the write is done).
+	lock func(namespace string)
+}
+
+// validate checks the write of rb over old (nil on create).
+func (c *quotaCheck) validate(ctx context.Context, rb, old *workv1alpha2.ResourceBinding) error {
+	requested := placement.BindingUsage(&rb.Spec, rb.Spec.Clusters)
+	var was corev1.ResourceList
+	if old != nil {
+		was = placement.BindingUsage(&old.Spec, old.Spec.Clusters)
+	}
+	if !raises(requested, was) {
+		return nil
+	}
+	quotas, err := c.quotas(ctx, rb.Namespace)
+	if err != nil {
+		return apierrors.NewInternalError(fmt.Errorf("listing the FederatedResourceQuotas of namespace %s: %w", rb.Namespace, err))
+	}
+	if len(quotas) == 0 {
+		return nil
+	}
+	if c.lock != nil {
+		c.lock(rb.Namespace)
+	}
+	bindings, err := c.bindings(ctx, rb.Namespace)
+	if err != nil {
+		return apierrors.NewInternalError(fmt.Errorf("listing the ResourceBindings of namespace %s: %w", rb.Namespace, err))
+	}
+	used := make([]corev1.ResourceList, 0, len(bindings))
+	for i := range bindings {
+		if b := &bindings[i]; b.Name != rb.Name {
+			used = append(used, placement.BindingUsage(&b.Spec, b.Spec.Clusters))
+		}
+	}
+	others := placement.Add(used...)
+	for _, q := range quotas {
+		if msg, exceeded := placement.OverallExceeded(q.Namespace, q.Name, q.Spec.Overall, others, was, requested); exceeded {
+			return quotaExceeded(rb.Name, msg)
+		}
+	}
+	return nil
+}
+
+// raises tells whether requested uses more of some resource than was.
+func raises(requested, was corev1.ResourceList) bool {
+	for name, q := range requested {
+		if q.Cmp(was[name]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// quotaExceeded is the refusal of binding name: Forbidden, with reason
+// QuotaExceeded so that its writers can tell it from an authorization
+// failure.
+func quotaExceeded(name, msg string) error {
+	err := apierrors.NewForbidden(workv1alpha2.Resource("resourcebindings"), name, errors.New(msg))
+	err.ErrStatus.Reason = placement.ReasonQuotaExceeded
+	return err
+}
+
+// quotaGuardedREST is the ResourceBinding storage with quotaCheck run on
+// every create and update (patches and apply included) after the other
+// validation. The writes that raise use in a namespace with quotas are
+// serialized, from their check to the end of their write, so two of them
+// cannot both pass on the same headroom: each lists the bindings as stored
+// (a consistent list) after the previous one's write completed. Other
+// writes (most: status, metadata, unscheduled bindings, namespaces
+// without quotas) take no lock and list nothing. Status-only writes (the
+// status subresource) change no use and are not checked.
+type quotaGuardedREST struct {
+	*resource.REST
+	quotas QuotaLister
+	locks  [64]sync.Mutex
+}
+
+// newQuotaGuardedREST guards store with the quotas of quotas.
+func newQuotaGuardedREST(store *resource.REST, quotas QuotaLister) *quotaGuardedREST {
+	return &quotaGuardedREST{REST: store, quotas: quotas}
+}
+
+var (
+	_ rest.Creater = &quotaGuardedREST{}
+	_ rest.Updater = &quotaGuardedREST{}
+)
+
+func (g *quotaGuardedREST) list(ctx context.Context, namespace string) ([]workv1alpha2.ResourceBinding, error) {
+	obj, err := g.REST.List(genericapirequest.WithNamespace(ctx, namespace), &metainternalversion.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	list, ok := obj.(*workv1alpha2.ResourceBindingList)
+	if !ok {
+		return nil, fmt.Errorf("listing resourcebindings returned %T", obj)
+	}
+	return list.Items, nil
+}
+
+// check returns the check of one write, and the release of the lock its
+// validation may take (to call once the write is done). An update's
+// validation may run more than once (conflicts are retried): the lock is
+// taken once.
+func (g *quotaGuardedREST) check() (*quotaCheck, func()) {
+	var held *sync.Mutex
+	c := &quotaCheck{quotas: g.quotas, bindings: g.list, lock: func(namespace string) {
+		if held != nil {
+			return
+		}
+		h := fnv.New32a()
+		_, _ = h.Write([]byte(namespace))
+		held = &g.locks[h.Sum32()%uint32(len(g.locks))]
+		held.Lock()
+	}}
+	return c, func() {
+		if held != nil {
+			held.Unlock()
+		}
+	}
+}
+
+// Create implements rest.Creater.
+func (g *quotaGuardedREST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
+	check, release := g.check()
+	defer release()
+	return g.REST.Create(ctx, obj, func(ctx context.Context, obj runtime.Object) error {
+		if createValidation != nil {
+			if err := createValidation(ctx, obj); err != nil {
+				return err
+			}
+		}
+		rb, ok := obj.(*workv1alpha2.ResourceBinding)
+		if !ok {
+			return nil
+		}
+		return check.validate(ctx, rb, nil)
+	}, options)
+}
+
+// Update implements rest.Updater.
+func (g *quotaGuardedREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
+	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	check, release := g.check()
+	defer release()
+	guarded := func(ctx context.Context, obj, old runtime.Object) error {
+		if updateValidation != nil {
+			if err := updateValidation(ctx, obj, old); err != nil {
+				return err
+			}
+		}
+		rb, ok1 := obj.(*workv1alpha2.ResourceBinding)
+		prev, ok2 := old.(*workv1alpha2.ResourceBinding)
+		if !ok1 || !ok2 {
+			return nil
+		}
+		return check.validate(ctx, rb, prev)
+	}
+	return g.REST.Update(ctx, name, objInfo, createValidation, guarded, forceAllowCreate, options)
+}
