@@ -3,7 +3,6 @@ package placement
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -47,32 +46,6 @@ func Add(lists ...corev1.ResourceList) corev1.ResourceList {
 		}
 	}
 	return out
-}
-
-// QuotaExceeded checks the use a binding would have against a
-// FederatedResourceQuota's overall limit, given what the namespace's other
-// bindings use: only the resources overall names count. It returns
-// Karmada's message naming the quota and each exceeded resource, and
-// whether any is exceeded.
-func QuotaExceeded(quota string, overall, others, requested corev1.ResourceList) (string, bool) {
-	var exceeded []string
-	for name, limit := range overall {
-		want, ok := requested[name]
-		if !ok {
-			continue
-		}
-		total := others[name].DeepCopy()
-		total.Add(want)
-		if total.Cmp(limit) > 0 {
-			used := others[name]
-			exceeded = append(exceeded, fmt.Sprintf("%s: requested %s, used %s, limited %s", name, want.String(), used.String(), limit.String()))
-		}
-	}
-	if len(exceeded) == 0 {
-		return "", false
-	}
-	slices.Sort(exceeded)
-	return fmt.Sprintf("exceeded FederatedResourceQuota %s: %s", quota, strings.Join(exceeded, "; ")), true
 }
 
 // BindingUsage is what the scheduling result clusters of a binding with

@@ -55,7 +55,7 @@ func TestReconcileFederatedQuota(t *testing.T) {
 				t.Fatalf("Scheduled condition %+v, want reason %s", cond, tc.wantReason)
 			}
 			if tc.wantReason == workv1alpha2.BindingReasonQuotaExceeded {
-				if len(b.Spec.Clusters) != 0 || !strings.Contains(cond.Message, "exceeded FederatedResourceQuota team: pods: requested 2, used 2, limited 3") {
+				if len(b.Spec.Clusters) != 0 || !strings.Contains(cond.Message, "FederatedResourceQuota(default/team) exceeded for resource pods: requested sum 4, limit 3.") {
 					t.Errorf("clusters %v, message %q", b.Spec.Clusters, cond.Message)
 				}
 			}

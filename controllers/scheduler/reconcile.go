@@ -268,7 +268,7 @@ func (c *Controller) checkQuotas(t *target, dec placement.Decision) error {
 	}
 	others := placement.Add(used...)
 	for _, q := range quotas {
-		if msg, exceeded := placement.QuotaExceeded(q.Name, q.Spec.Overall, others, requested); exceeded {
+		if msg, exceeded := placement.OverallExceeded(ns, q.Name, q.Spec.Overall, others, current, requested); exceeded {
 			return &placement.Error{Reason: workv1alpha2.BindingReasonQuotaExceeded, Message: msg}
 		}
 	}

@@ -53,7 +53,7 @@ spec:
 		if got != "" {
 			return fmt.Sprintf("b scheduled to %q beyond the quota", got)
 		}
-		if cond == nil || cond.Reason != workv1alpha2.BindingReasonQuotaExceeded || !strings.Contains(cond.Message, "exceeded FederatedResourceQuota team") {
+		if cond == nil || cond.Reason != workv1alpha2.BindingReasonQuotaExceeded || !strings.Contains(cond.Message, "FederatedResourceQuota("+ns+"/team) exceeded for resource pods") {
 			return fmt.Sprintf("Scheduled condition %+v, want QuotaExceeded", cond)
 		}
 		return ""
