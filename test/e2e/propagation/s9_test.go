@@ -27,35 +27,7 @@ var workloads = schema.GroupVersionResource{Group: "workload.example.io", Versio
 // subresource) with a ClusterPropagationPolicy taking it to member1 and
 // member2; kind is its kind.
 func openCRD(gvr schema.GroupVersionResource, kind string) string {
-	name := gvr.Resource + "." + gvr.Group
-	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: %[1]s}
-spec:
-  group: %[2]s
-  names: {kind: %[3]s, listKind: %[3]sList, plural: %[4]s, singular: %[5]s}
-  scope: Namespaced
-  versions:
-    - name: %[6]s
-      served: true
-      storage: true
-      subresources: {status: {}}
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
-            status: {type: object, x-kubernetes-preserve-unknown-fields: true}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: ClusterPropagationPolicy
-metadata: {name: %[5]s-crd}
-spec:
-  resourceSelectors:
-    - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: %[1]s}
-  placement:
-    clusterAffinity: {clusterNames: [member1, member2]}
-`, name, gvr.Group, kind, gvr.Resource, strings.ToLower(kind), gvr.Version)
+	return framework.OpenCRD(gvr, kind, strings.ToLower(kind)+"-crd", "member1", "member2")
 }
 
 func workloadManifest(ns, image string) string {

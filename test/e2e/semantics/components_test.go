@@ -25,35 +25,7 @@ var flinkDeployments = schema.GroupVersionResource{Group: "sem.flotilla.io", Ver
 // componentsKind is the CRD of flinkDeployments, propagated to the
 // members, and a ResourceInterpreterCustomization whose GetComponents
 // reads the two components.
-const componentsKind = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: flinkdeployments.sem.flotilla.io}
-spec:
-  group: sem.flotilla.io
-  names: {kind: FlinkDeployment, listKind: FlinkDeploymentList, plural: flinkdeployments, singular: flinkdeployment}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
-          status: {type: object, x-kubernetes-preserve-unknown-fields: true}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: ClusterPropagationPolicy
-metadata: {name: sem-flinkdeployments-crd}
-spec:
-  resourceSelectors:
-  - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: flinkdeployments.sem.flotilla.io}
-  placement:
-    clusterAffinity: {clusterNames: [member1, member2]}
----
-apiVersion: config.karmada.io/v1alpha1
+var componentsKind = framework.OpenCRD(flinkDeployments, "FlinkDeployment", "sem-flinkdeployments-crd", "member1", "member2") + "---\n" + `apiVersion: config.karmada.io/v1alpha1
 kind: ResourceInterpreterCustomization
 metadata: {name: sem-flinkdeployment}
 spec:

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
@@ -253,33 +254,7 @@ data: {k: v}
 // r2DepWidgets is a made-up kind two ResourceInterpreterCustomizations
 // each add a dependency to: the ConfigMap spec.configMap names and the
 // Secret spec.secret names.
-const r2DepWidgets = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: depwidgets.sem.flotilla.io}
-spec:
-  group: sem.flotilla.io
-  names: {kind: DepWidget, listKind: DepWidgetList, plural: depwidgets, singular: depwidget}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: ClusterPropagationPolicy
-metadata: {name: sem-depwidgets-crd}
-spec:
-  resourceSelectors:
-  - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: depwidgets.sem.flotilla.io}
-  placement:
-    clusterAffinity: {clusterNames: [member1]}
----
-apiVersion: config.karmada.io/v1alpha1
+var r2DepWidgets = framework.OpenCRD(schema.GroupVersionResource{Group: "sem.flotilla.io", Version: "v1", Resource: "depwidgets"}, "DepWidget", "sem-depwidgets-crd", "member1") + "---\n" + `apiVersion: config.karmada.io/v1alpha1
 kind: ResourceInterpreterCustomization
 metadata: {name: sem-depwidget-configmaps}
 spec:

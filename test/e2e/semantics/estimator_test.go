@@ -42,6 +42,21 @@ func memberQuota(t *testing.T, member, ns string, pods string) {
 	})
 }
 
+// waitQuotaUsed waits until memberQuota's quota in member counts pods.
+func waitQuotaUsed(t *testing.T, member, ns string, pods int64) {
+	t.Helper()
+	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
+		q, err := framework.MemberClient(t, member).CoreV1().ResourceQuotas(ns).Get(ctx, "sem-pods", metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		if used := q.Status.Used[corev1.ResourcePods]; used.Value() != pods {
+			return fmt.Sprintf("%s quota uses %s pods, want %d", member, used.String(), pods)
+		}
+		return ""
+	})
+}
+
 // scheduled returns the binding's clusters as "name:replicas" and its
 // Scheduled condition.
 func scheduled(ctx context.Context, t *testing.T, ns, name string) (string, *metav1.Condition, error) {
@@ -93,16 +108,7 @@ spec:
 	waitScheduled(t, ns, "web", "member1:2 ")
 	// Scale once member1's quota counts the two pods: before that, the
 	// replicas the binding holds there are not in the quota's use yet.
-	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
-		q, err := framework.MemberClient(t, "member1").CoreV1().ResourceQuotas(ns).Get(ctx, "sem-pods", metav1.GetOptions{})
-		if err != nil {
-			return err.Error()
-		}
-		if used := q.Status.Used[corev1.ResourcePods]; used.Value() != 2 {
-			return fmt.Sprintf("member1 quota uses %s pods, want 2", used.String())
-		}
-		return ""
-	})
+	waitQuotaUsed(t, "member1", ns, 2)
 	framework.Apply(t, nginx(ns, "web", 5, ""))
 	waitScheduled(t, ns, "web", "member1:3 member2:2 ")
 	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
@@ -14,24 +15,7 @@ import (
 
 // replicaKind is a CRD whose replicas a ResourceInterpreterCustomization
 // reads with kube.accuratePodRequirements (no built-in interpretation).
-const replicaKind = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: replicators.sem.flotilla.io}
-spec:
-  group: sem.flotilla.io
-  names: {kind: Replicator, listKind: ReplicatorList, plural: replicators, singular: replicator}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
----
-apiVersion: config.karmada.io/v1alpha1
+var replicaKind = framework.OpenCRD(schema.GroupVersionResource{Group: "sem.flotilla.io", Version: "v1", Resource: "replicators"}, "Replicator", "") + "---\n" + `apiVersion: config.karmada.io/v1alpha1
 kind: ResourceInterpreterCustomization
 metadata: {name: sem-replicator}
 spec:

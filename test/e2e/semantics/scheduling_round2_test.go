@@ -110,16 +110,7 @@ spec:
 `, ns)
 	framework.Apply(t, nginx(ns, "web", 3, "")+"---\n"+policy)
 	waitScheduled(t, ns, "web", "member1:3 ")
-	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
-		q, err := framework.MemberClient(t, "member1").CoreV1().ResourceQuotas(ns).Get(ctx, "sem-pods", metav1.GetOptions{})
-		if err != nil {
-			return err.Error()
-		}
-		if used := q.Status.Used["pods"]; used.Value() != 3 {
-			return fmt.Sprintf("member1 quota uses %s pods, want 3", used.String())
-		}
-		return ""
-	})
+	waitQuotaUsed(t, "member1", ns, 3)
 	framework.Apply(t, nginx(ns, "web", 6, ""))
 	framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
 		got, cond, err := scheduled(ctx, t, ns, "web")

@@ -30,35 +30,7 @@ var (
 // thirdPartyCRD is a minimal CRD of a real third-party kind (the schema
 // keeps any spec and status), propagated to both members.
 func thirdPartyCRD(gvr schema.GroupVersionResource, kind string) string {
-	singular := strings.ToLower(kind)
-	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: %[1]s.%[2]s}
-spec:
-  group: %[2]s
-  names: {kind: %[3]s, listKind: %[3]sList, plural: %[1]s, singular: %[4]s}
-  scope: Namespaced
-  versions:
-  - name: %[5]s
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
-          status: {type: object, x-kubernetes-preserve-unknown-fields: true}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: ClusterPropagationPolicy
-metadata: {name: sem-thirdparty-%[1]s-%[2]s}
-spec:
-  resourceSelectors:
-  - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: %[1]s.%[2]s}
-  placement:
-    clusterAffinity: {clusterNames: [member1, member2]}
-`, gvr.Resource, gvr.Group, kind, singular, gvr.Version)
+	return framework.OpenCRD(gvr, kind, "sem-thirdparty-"+gvr.Resource+"-"+gvr.Group, "member1", "member2")
 }
 
 // installThirdPartyKind installs the CRD on the control plane and waits
