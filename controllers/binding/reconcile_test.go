@@ -297,9 +297,9 @@ func TestReconcileResourceBinding(t *testing.T) {
 		wantErr      bool
 	}{
 		{
-			name: "scheduled, no Works: one Work per cluster, replicas divided",
-			in:   objects{templates: []runtime.Object{nginxTemplate()}, bindings: []runtime.Object{newRB()}, clusters: ab},
-			wantWrites: []string{"create works karmada-es-a/" + nginxWork, "create works karmada-es-b/" + nginxWork},
+			name:         "scheduled, no Works: one Work per cluster, replicas divided",
+			in:           objects{templates: []runtime.Object{nginxTemplate()}, bindings: []runtime.Object{newRB()}, clusters: ab},
+			wantWrites:   []string{"create works karmada-es-a/" + nginxWork, "create works karmada-es-b/" + nginxWork},
 			wantReplicas: map[string]int64{"karmada-es-a": 1, "karmada-es-b": 1},
 			wantEvents:   []string{rbSucceeded, rbSucceeded},
 		},
