@@ -252,6 +252,20 @@ func TestReconcile(t *testing.T) {
 			wantEvents: []string{succeeded},
 		},
 		{
+			name: "the binding's Work removed by someone else: put back",
+			in: objects{clusters: []*clusterv1alpha1.Cluster{member1()}, rbac: proxyTo("alice"),
+				works: only(roleWork, stored(t, proxyTo("alice")))},
+			wantWrites: []string{"create works " + memberNS + "/" + bindingWork},
+			wantEvents: []string{succeeded},
+		},
+		{
+			name: "the impersonator moved to another namespace: the binding's Work patched",
+			in: objects{clusters: []*clusterv1alpha1.Cluster{member1(func(c *clusterv1alpha1.Cluster) { c.Spec.ImpersonatorSecretRef.Namespace = "other" })},
+				rbac: proxyTo("alice"), works: stored(t, proxyTo("alice"))},
+			wantWrites: []string{"patch works " + memberNS + "/" + bindingWork},
+			wantEvents: []string{succeeded},
+		},
+		{
 			name: "no impersonator secret: nothing",
 			in: objects{clusters: []*clusterv1alpha1.Cluster{member1(func(c *clusterv1alpha1.Cluster) { c.Spec.ImpersonatorSecretRef = nil })},
 				rbac: proxyTo("alice")},
@@ -341,6 +355,16 @@ func checkCreated(t *testing.T, f *fixture) {
 			t.Errorf("ClusterRoleBinding %s to %v, subjects (-want +got):\n%s", b.Name, b.RoleRef, diff)
 		}
 	}
+}
+
+// only is the Work called name among works.
+func only(name string, works []*workv1alpha1.Work) []*workv1alpha1.Work {
+	for _, w := range works {
+		if w.Name == name {
+			return []*workv1alpha1.Work{w}
+		}
+	}
+	return nil
 }
 
 // sortedWrites is its arguments, sorted as writes are.
