@@ -507,7 +507,7 @@ func TestReconcileClusterResourceBinding(t *testing.T) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 
-	// Deleted: the Work goes, then the finalizer.
+	// Being deleted, its Works gone: the finalizer dropped.
 	deleted := crb.DeepCopy()
 	now := metav1.Now()
 	deleted.DeletionTimestamp = &now
