@@ -1,0 +1,389 @@
+package clusterstatus
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
+	k8sfake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
+	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/memberclient"
+)
+
+// The controller-level fixture: the Cluster lister over an indexer, the
+// fake clientset recording the status patch, a fixed clock, a queue
+// recording the delayed adds. The member is a pinned memberclient whose
+// node and pod caches are filled stores and whose discovery (/readyz,
+// /version, the API list) is an in-process HTTP handler: the probe goes
+// through the discovery REST client, which a fake clientset lacks.
+
+var fixedNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+const interval = 10 * time.Second
+
+type delayedKey struct {
+	key   string
+	delay time.Duration
+}
+
+// recordingQueue is the controller's queue recording the delayed adds
+// instead of arming timers.
+type recordingQueue struct {
+	workqueue.TypedRateLimitingInterface[string]
+	mu    sync.Mutex
+	after []delayedKey
+}
+
+func (q *recordingQueue) AddAfter(key string, d time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.after = append(q.after, delayedKey{key, d})
+}
+
+func (q *recordingQueue) delayed() []delayedKey {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.after
+	q.after = nil
+	return out
+}
+
+// member is what the member's API server answers.
+type member struct {
+	readyz     string // body of /readyz
+	readyzCode int
+	nodes      []*corev1.Node
+	pods       []*corev1.Pod
+}
+
+// memberClientset is a fake clientset whose discovery reaches the handler.
+type memberClientset struct {
+	*k8sfake.Clientset
+	disco discovery.DiscoveryInterface
+}
+
+func (m memberClientset) Discovery() discovery.DiscoveryInterface { return m.disco }
+
+func (m member) handler(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	var body any
+	switch r.URL.Path {
+	case "/readyz":
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(m.readyzCode)
+		_, _ = w.Write([]byte(m.readyz))
+		return
+	case "/version":
+		body = map[string]string{"gitVersion": "v1.31.2", "major": "1", "minor": "31"}
+	case "/api":
+		body = metav1.APIVersions{TypeMeta: metav1.TypeMeta{Kind: "APIVersions"}, Versions: []string{"v1"}}
+	case "/apis":
+		body = metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}}
+	case "/api/v1":
+		body = metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: "v1", APIResources: []metav1.APIResource{
+			{Name: "pods", Kind: "Pod", Namespaced: true, Verbs: []string{"get", "list"}},
+			{Name: "pods/status", Kind: "Pod", Namespaced: true, Verbs: []string{"get"}},
+			{Name: "nodes", Kind: "Node", Verbs: []string{"get", "list"}},
+		}}
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+type fixture struct {
+	ctrl   *Controller
+	client *fake.Clientset
+	queue  *recordingQueue
+}
+
+func newFixture(t *testing.T, cluster *clusterv1alpha1.Cluster, m *member, opts Options) *fixture {
+	t.Helper()
+	clusters := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	if cluster != nil {
+		if err := clusters.Add(cluster); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &fixture{}
+	if cluster != nil {
+		f.client = fake.NewSimpleClientset(cluster.DeepCopy())
+	} else {
+		f.client = fake.NewSimpleClientset()
+	}
+	q := worker.NewQueue(ControllerName)
+	t.Cleanup(q.ShutDown)
+	f.queue = &recordingQueue{TypedRateLimitingInterface: q}
+	members := memberclient.NewCache(func(string, string) (*corev1.Secret, error) { t.Error("secret read"); return nil, nil })
+	caches := map[string]*memberCache{}
+	if m != nil {
+		srv := httptest.NewServer(http.HandlerFunc(m.handler))
+		t.Cleanup(srv.Close)
+		cfg := &rest.Config{Host: srv.URL}
+		disco, err := discovery.NewDiscoveryClientForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cs kubernetes.Interface = memberClientset{Clientset: k8sfake.NewClientset(), disco: disco}
+		members.Pin("member1", &memberclient.Client{Config: cfg, Clientset: cs})
+		// The member's node and pod caches have listed.
+		nodes, pods := cache.NewStore(cache.MetaNamespaceKeyFunc), cache.NewStore(cache.MetaNamespaceKeyFunc)
+		for _, n := range m.nodes {
+			o, _ := trimNode(n)
+			_ = nodes.Add(o)
+		}
+		for _, p := range m.pods {
+			o, _ := trimPod(p)
+			_ = pods.Add(o)
+		}
+		caches["member1"] = &memberCache{cancel: func() {}, nodes: syncedStore{nodes}, pods: syncedStore{pods}, key: srv.URL + "/", started: fixedNow}
+	}
+	if opts.Interval == 0 {
+		opts.Interval = interval
+	}
+	if opts.CacheSyncTimeout == 0 {
+		opts.CacheSyncTimeout = time.Minute
+	}
+	f.ctrl = &Controller{
+		clusters:     clusterlisters.NewClusterLister(clusters),
+		client:       f.client,
+		members:      members,
+		caches:       memberCaches{caches: caches},
+		queue:        f.queue,
+		opts:         opts,
+		now:          func() time.Time { return fixedNow },
+		firstFailure: map[string]time.Time{},
+	}
+	return f
+}
+
+type syncedStore struct{ cache.Store }
+
+func (s syncedStore) GetStore() cache.Store { return s.Store }
+func (syncedStore) HasSynced() bool         { return true }
+
+// patched returns the status the only request, a merge patch of the
+// status subresource of member1, writes.
+func (f *fixture) patched(t *testing.T) *clusterv1alpha1.ClusterStatus {
+	t.Helper()
+	acts := f.client.Actions()
+	if len(acts) != 1 {
+		t.Fatalf("got %d requests, want one status patch: %v", len(acts), acts)
+	}
+	p, ok := acts[0].(clienttesting.PatchAction)
+	if !ok || p.GetName() != "member1" || p.GetSubresource() != "status" || p.GetResource().Resource != "clusters" || p.GetPatchType() != "application/merge-patch+json" {
+		t.Fatalf("request %s %s %s/%s, want a merge patch of clusters/status member1", acts[0].GetVerb(), acts[0].GetResource().Resource, acts[0].GetSubresource(), p.GetName())
+	}
+	var body struct {
+		Status *clusterv1alpha1.ClusterStatus `json:"status"`
+	}
+	if err := json.Unmarshal(p.GetPatch(), &body); err != nil {
+		t.Fatal(err)
+	}
+	return body.Status
+}
+
+func push(mods ...func(*clusterv1alpha1.Cluster)) *clusterv1alpha1.Cluster {
+	c := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "member1", Generation: 2},
+		Spec: clusterv1alpha1.ClusterSpec{SyncMode: clusterv1alpha1.Push, APIEndpoint: "https://member1"}}
+	for _, m := range mods {
+		m(c)
+	}
+	return c
+}
+
+func rl(cpu, pods string) corev1.ResourceList {
+	out := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}
+	if pods != "" {
+		out[corev1.ResourcePods] = resource.MustParse(pods)
+	}
+	return out
+}
+
+func memberNode(name string, ready corev1.ConditionStatus) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: corev1.NodeStatus{Allocatable: rl("4", "110"),
+		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready}}}}
+}
+
+func pod(name, nodeName string, phase corev1.PodPhase, cpu string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec:   corev1.PodSpec{NodeName: nodeName, Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: rl(cpu, "")}}}},
+		Status: corev1.PodStatus{Phase: phase}}
+}
+
+// healthy is a member with two nodes (one Ready), a running pod, a pending
+// one and a finished one.
+func healthy() *member {
+	return &member{readyz: "ok", readyzCode: http.StatusOK,
+		nodes: []*corev1.Node{memberNode("n1", corev1.ConditionTrue), memberNode("n2", corev1.ConditionFalse)},
+		pods: []*corev1.Pod{pod("running", "n1", corev1.PodRunning, "1"), pod("pending", "", corev1.PodPending, "500m"),
+			pod("done", "n1", corev1.PodSucceeded, "2")}}
+}
+
+func readyCondition(status metav1.ConditionStatus, reason, msg string) metav1.Condition {
+	return metav1.Condition{Type: clusterv1alpha1.ClusterConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: 2}
+}
+
+// healthyStatus is what a probe of healthy() reports.
+func healthyStatus() clusterv1alpha1.ClusterStatus {
+	return clusterv1alpha1.ClusterStatus{
+		KubernetesVersion: "v1.31.2",
+		APIEnablements: []clusterv1alpha1.APIEnablement{{GroupVersion: "v1",
+			Resources: []clusterv1alpha1.APIResource{{Name: "nodes", Kind: "Node"}, {Name: "pods", Kind: "Pod"}}}},
+		Conditions: []metav1.Condition{
+			readyCondition(metav1.ConditionTrue, ReasonClusterReady, MessageClusterReady),
+			{Type: clusterv1alpha1.ClusterConditionCompleteAPIEnablements, Status: metav1.ConditionTrue, Reason: "CompleteAPIEnablements",
+				Message: "collected complete APIs from member cluster", ObservedGeneration: 2},
+		},
+		NodeSummary: &clusterv1alpha1.NodeSummary{TotalNum: 2, ReadyNum: 1},
+		ResourceSummary: &clusterv1alpha1.ResourceSummary{
+			Allocatable: rl("8", "220"),
+			Allocated:   rl("1", "1"),
+			Allocating:  rl("500m", "1"),
+		},
+	}
+}
+
+var statusCmp = []cmp.Option{
+	cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime"),
+	cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 }),
+	cmpopts.EquateEmpty(),
+}
+
+func TestReconcile(t *testing.T) {
+	t.Parallel()
+	wasReady := func(c *clusterv1alpha1.Cluster) { c.Status = healthyStatus() }
+	notReady := func(m *member) *member {
+		m.readyz, m.readyzCode = "[-]etcd failed", http.StatusInternalServerError
+		return m
+	}
+	tests := []struct {
+		name    string
+		cluster *clusterv1alpha1.Cluster
+		member  *member
+		opts    Options
+		// wantStatus is the status patched (nil: no request).
+		wantStatus *clusterv1alpha1.ClusterStatus
+		// wantRequeue: probed again after the interval.
+		wantRequeue bool
+	}{
+		{name: "healthy push member: Ready, version, APIs, summaries", cluster: push(), member: healthy(),
+			wantStatus: ptrTo(healthyStatus()), wantRequeue: true},
+		{name: "status up to date: no write", cluster: push(wasReady), member: healthy(), wantRequeue: true},
+		{name: "a pod more: the summary patched", cluster: push(wasReady), wantRequeue: true,
+			member: func() *member {
+				m := healthy()
+				m.pods = append(m.pods, pod("more", "n2", corev1.PodRunning, "1"))
+				return m
+			}(),
+			wantStatus: func() *clusterv1alpha1.ClusterStatus {
+				s := healthyStatus()
+				s.ResourceSummary.Allocated = rl("2", "2")
+				return &s
+			}()},
+		{name: "readyz fails once: within the threshold, the last status kept", cluster: push(wasReady), member: notReady(healthy()),
+			opts: Options{FailureThreshold: time.Minute}, wantRequeue: true},
+		{name: "readyz fails past the threshold: ClusterNotReady", cluster: push(wasReady), member: notReady(healthy()), wantRequeue: true,
+			wantStatus: func() *clusterv1alpha1.ClusterStatus {
+				s := healthyStatus()
+				s.Conditions[0] = readyCondition(metav1.ConditionFalse, ReasonClusterNotReady, MessageClusterNotReady)
+				return &s
+			}()},
+		{name: "never ready, readyz fails: ClusterNotReady at once", cluster: push(), member: notReady(healthy()),
+			opts: Options{FailureThreshold: time.Minute}, wantRequeue: true,
+			wantStatus: &clusterv1alpha1.ClusterStatus{Conditions: []metav1.Condition{
+				readyCondition(metav1.ConditionFalse, ReasonClusterNotReady, MessageClusterNotReady)}}},
+		{name: "no client for the member: ClusterNotReachable", cluster: push(), wantRequeue: true,
+			wantStatus: &clusterv1alpha1.ClusterStatus{Conditions: []metav1.Condition{
+				readyCondition(metav1.ConditionFalse, ReasonClusterNotReachable, `cluster "member1" has no secretRef`)}}},
+		{name: "pull member: its agent reports", cluster: push(func(c *clusterv1alpha1.Cluster) { c.Spec.SyncMode = clusterv1alpha1.Pull }),
+			member: healthy()},
+		{name: "pull member in its own agent: reported", cluster: push(func(c *clusterv1alpha1.Cluster) { c.Spec.SyncMode = clusterv1alpha1.Pull }),
+			member: healthy(), opts: Options{Agent: "member1"}, wantStatus: ptrTo(healthyStatus()), wantRequeue: true},
+		{name: "another agent's member: not reported", cluster: push(), member: healthy(), opts: Options{Agent: "member2"}},
+		{name: "cluster being deleted: nothing", member: healthy(),
+			cluster: push(func(c *clusterv1alpha1.Cluster) { now := metav1.NewTime(fixedNow); c.DeletionTimestamp = &now })},
+		{name: "cluster gone: nothing", member: healthy()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, tc.cluster, tc.member, tc.opts)
+			if err := f.ctrl.reconcile(context.Background(), "member1"); err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantStatus == nil {
+				if acts := f.client.Actions(); len(acts) != 0 {
+					t.Errorf("got requests %v, want none", acts)
+				}
+			} else if diff := cmp.Diff(tc.wantStatus, f.patched(t), statusCmp...); diff != "" {
+				t.Errorf("status (-want +got):\n%s", diff)
+			}
+			var want []delayedKey
+			if tc.wantRequeue {
+				want = []delayedKey{{"member1", interval}}
+			}
+			if diff := cmp.Diff(want, f.queue.delayed(), cmp.AllowUnexported(delayedKey{})); diff != "" {
+				t.Errorf("requeues (-want +got):\n%s", diff)
+			}
+			if tc.cluster == nil || tc.cluster.DeletionTimestamp != nil {
+				if _, ok := f.ctrl.caches.caches["member1"]; ok {
+					t.Error("the member's caches were kept")
+				}
+			}
+		})
+	}
+}
+
+// A member whose caches have not listed is looked at again soon, and its
+// status is not written until they have (Ready comes with its summary).
+func TestReconcileCachesListing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, push(), healthy(), Options{})
+	mc := f.ctrl.caches.caches["member1"]
+	mc.nodes = notSynced{mc.nodes}
+	if err := f.ctrl.reconcile(context.Background(), "member1"); err != nil {
+		t.Fatal(err)
+	}
+	if acts := f.client.Actions(); len(acts) != 0 {
+		t.Errorf("got requests %v, want none", acts)
+	}
+	want := []delayedKey{{"member1", cacheSyncPoll}, {"member1", interval}}
+	if diff := cmp.Diff(want, f.queue.delayed(), cmp.AllowUnexported(delayedKey{})); diff != "" {
+		t.Errorf("requeues (-want +got):\n%s", diff)
+	}
+	// Past the timeout: an error, retried with backoff.
+	mc.started = fixedNow.Add(-2 * time.Minute)
+	if err := f.ctrl.reconcile(context.Background(), "member1"); err == nil {
+		t.Error("no error past the cache sync timeout")
+	}
+	if acts := f.client.Actions(); len(acts) != 0 {
+		t.Errorf("got requests %v, want none", acts)
+	}
+}
+
+type notSynced struct{ store }
+
+func (notSynced) HasSynced() bool { return false }
+
+func ptrTo[T any](v T) *T { return &v }
