@@ -27,7 +27,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -37,7 +36,6 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
-	clustervalidation "github.com/flotilla-io/flotilla/apis/cluster/validation"
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 )
 
@@ -207,10 +205,10 @@ func (o *registerOptions) complete(args []string) error {
 }
 
 func (o *registerOptions) validate() error {
-	var errs []error
-	if msgs := clustervalidation.ValidateClusterName(o.ClusterName, false); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("invalid cluster name %q (--cluster-name): %s", o.ClusterName, strings.Join(msgs, "; ")))
-	}
+	errs := memberFlags{
+		cluster: o.ClusterName, namespaceFlag: "--agent-namespace", namespace: o.AgentNamespace,
+		timeoutFlag: "--discovery-timeout", timeout: o.Timeout,
+	}.validate()
 	if u, err := url.Parse(o.Endpoint); err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
 		errs = append(errs, fmt.Errorf("invalid control-plane endpoint %q: want https://host[:port]", o.Endpoint))
 	}
@@ -228,14 +226,8 @@ func (o *registerOptions) validate() error {
 	if err := validateCAHashes(o.CACertHashes); err != nil {
 		errs = append(errs, err)
 	}
-	if msgs := validation.IsDNS1123Label(o.AgentNamespace); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("invalid --agent-namespace %q: %s", o.AgentNamespace, strings.Join(msgs, "; ")))
-	}
 	if o.CertExpirationSeconds < 600 {
 		errs = append(errs, fmt.Errorf("--cert-expiration-seconds must be at least 600, got %d", o.CertExpirationSeconds))
-	}
-	if o.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("--discovery-timeout must be positive, got %s", o.Timeout))
 	}
 	return utilerrors.NewAggregate(errs)
 }
@@ -269,13 +261,14 @@ func loadKubeconfig(path, kubeContext string) (*kubeconfig, error) {
 
 // run registers the member m.
 func (o *registerOptions) run(ctx context.Context, m *kubeconfig, out io.Writer) error {
-	id, err := memberID(ctx, m.kube)
-	if err != nil {
-		return err
-	}
 	if err := o.preflight(ctx, m.kube); err != nil {
 		return err
 	}
+	ident, err := o.identity(ctx, m.kube)
+	if err != nil {
+		return err
+	}
+	id := ident.id
 	info, err := o.discover(ctx)
 	if err != nil {
 		return err
@@ -288,7 +281,7 @@ func (o *registerOptions) run(ctx context.Context, m *kubeconfig, out io.Writer)
 	if err := checkBootstrapToken(ctx, bootstrap, o.tokenID); err != nil {
 		return err
 	}
-	if err := o.allowReregistration(ctx, id, out); err != nil {
+	if err := o.allowReregistration(ctx, ident, out); err != nil {
 		return err
 	}
 	certPEM, keyPEM, err := o.requestCertificate(ctx, bootstrap, id, out)
@@ -312,30 +305,37 @@ func (o *registerOptions) run(ctx context.Context, m *kubeconfig, out io.Writer)
 	return nil
 }
 
+// identity reads the member's id and, with --control-plane-kubeconfig,
+// checks it against the Cluster of the name as the other member commands
+// do: a name taken by another member, or this member registered under
+// another name, fails here rather than at the control plane's decision.
+// Without an admin's kubeconfig the control plane alone decides.
+func (o *registerOptions) identity(ctx context.Context, member kubernetes.Interface) (memberIdentity, error) {
+	if o.admin == nil {
+		id, err := memberID(ctx, member)
+		return memberIdentity{id: id}, err
+	}
+	ident, err := registerAction.readIdentity(ctx, o.admin.karmada, o.ClusterName, member)
+	if err != nil {
+		return ident, err
+	}
+	return ident, registerAction.checkIdentity(o.ClusterName, ident)
+}
+
 // allowReregistration lets the control plane issue this member's
 // registered name again, as the admin of --control-plane-kubeconfig, when
 // --force asks for it: it annotates the Cluster with the member's id (the
-// control plane removes the annotation when it approves). A Cluster of
-// another member is left alone: its name is taken.
-func (o *registerOptions) allowReregistration(ctx context.Context, id string, out io.Writer) error {
-	if !o.Force || o.admin == nil {
+// control plane removes the annotation when it approves). identity has
+// checked that the Cluster, if any, is this member's.
+func (o *registerOptions) allowReregistration(ctx context.Context, ident memberIdentity, out io.Writer) error {
+	if !o.Force || o.admin == nil || ident.existing == nil {
 		return nil
 	}
-	clusters := o.admin.karmada.ClusterV1alpha1().Clusters()
-	c, err := clusters.Get(ctx, o.ClusterName, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil
-	case err != nil:
-		return fmt.Errorf("reading cluster %s on the control plane: %w", o.ClusterName, err)
-	case c.Spec.ID != id:
-		return fmt.Errorf("cluster %s on the control plane belongs to another member (id %q, this member is %s); unregister it first", o.ClusterName, c.Spec.ID, id)
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{agentregistration.ReregisterAnnotation: id}}})
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{agentregistration.ReregisterAnnotation: ident.id}}})
 	if err != nil {
 		return err
 	}
-	if _, err := clusters.Patch(ctx, o.ClusterName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: userAgent}); err != nil {
+	if _, err := o.admin.karmada.ClusterV1alpha1().Clusters().Patch(ctx, o.ClusterName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: userAgent}); err != nil {
 		return fmt.Errorf("allowing cluster %s to be registered again: %w", o.ClusterName, err)
 	}
 	fmt.Fprintf(out, "[control plane] cluster %s may be registered again (%s)\n", o.ClusterName, agentregistration.ReregisterAnnotation)
