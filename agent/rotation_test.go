@@ -35,8 +35,10 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/transport"
 
+	"github.com/flotilla-io/flotilla/agent/agentconfig"
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 )
 
@@ -482,11 +484,18 @@ func TestRotationRenewsThroughCertificateRequest(t *testing.T) {
 			t.Fatalf("the certificate was not renewed: %v", errs)
 		}
 	}
-	if !isAgentCertificate(renewed, testCluster) || renewed.NotAfter.Before(now.Add(time.Hour)) {
+	if !agentconfig.IsAgentCertificate(renewed, testCluster) || renewed.NotAfter.Before(now.Add(time.Hour)) {
 		t.Errorf("renewed certificate %s until %s", renewed.Subject, renewed.NotAfter)
 	}
-	if cur := r.current(); cur == nil || cur.Leaf.SerialNumber.Cmp(renewed.SerialNumber) != 0 {
-		t.Errorf("the manager does not hold the renewed certificate")
+	// The manager caches the certificate once the store's Update (and the
+	// rotation's hook) returned: wait for it rather than race it.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if cur := r.current(); cur != nil && cur.Leaf.SerialNumber.Cmp(renewed.SerialNumber) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the manager does not hold the renewed certificate")
+		}
 	}
 
 	signer.mu.Lock()
@@ -556,16 +565,16 @@ func TestUpdateAgentSecret(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		secret *corev1.Secret
-		want   string
+		want   agentconfig.Outcome
 	}{
-		{"absent", nil, secretAbsent},
-		{"older certificate", secret(testCluster, kc(oldPEM, oldKey)), secretUpdated},
-		{"older certificate, no annotation", secret("", kc(oldPEM, oldKey)), secretUpdated},
-		{"same certificate", secret(testCluster, kc(curPEM, curKey)), secretUpToDate},
-		{"newer certificate", secret(testCluster, kc(newerPEM, newerKey)), secretNewer},
-		{"another cluster", secret("member1", kc(oldPEM, oldKey)), secretForeign},
-		{"another identity", secret(testCluster, kc(adminPEM, adminKey)), secretForeign},
-		{"not a kubeconfig", secret(testCluster, []byte("{{{")), secretUnreadable},
+		{"absent", nil, agentconfig.Absent},
+		{"older certificate", secret(testCluster, kc(oldPEM, oldKey)), agentconfig.Updated},
+		{"older certificate, no annotation", secret("", kc(oldPEM, oldKey)), agentconfig.Updated},
+		{"same certificate", secret(testCluster, kc(curPEM, curKey)), agentconfig.UpToDate},
+		{"newer certificate", secret(testCluster, kc(newerPEM, newerKey)), agentconfig.Newer},
+		{"another cluster", secret("member1", kc(oldPEM, oldKey)), agentconfig.Foreign},
+		{"another identity", secret(testCluster, kc(adminPEM, adminKey)), agentconfig.Foreign},
+		{"not a kubeconfig", secret(testCluster, []byte("{{{")), agentconfig.Unreadable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			member := kubefake.NewClientset()
@@ -574,7 +583,7 @@ func TestUpdateAgentSecret(t *testing.T) {
 				before = tc.secret.Data[agentregistration.AgentConfigKey]
 				member = kubefake.NewClientset(tc.secret)
 			}
-			got, err := updateAgentSecret(context.Background(), member, "karmada-system", testCluster, curPEM, curKey, cur)
+			got, err := agentconfig.UpdateCertificate(context.Background(), member, "karmada-system", testCluster, curPEM, curKey, cur)
 			if err != nil || got != tc.want {
 				t.Fatalf("outcome %q, %v; want %q", got, err, tc.want)
 			}
@@ -583,10 +592,10 @@ func TestUpdateAgentSecret(t *testing.T) {
 			}
 			s, _ := member.CoreV1().Secrets("karmada-system").Get(context.Background(), agentregistration.AgentConfigSecret, metav1.GetOptions{})
 			after := s.Data[agentregistration.AgentConfigKey]
-			if changed := string(after) != string(before); changed != (tc.want == secretUpdated) {
+			if changed := string(after) != string(before); changed != (tc.want == agentconfig.Updated) {
 				t.Fatalf("Secret changed: %v", changed)
 			}
-			if tc.want == secretUpdated {
+			if tc.want == agentconfig.Updated {
 				cfg, err := clientcmd.Load(after)
 				if err != nil {
 					t.Fatal(err)
@@ -657,4 +666,13 @@ func TestStartCatchesUpTheSecret(t *testing.T) {
 			t.Fatal("the Secret does not hold the renewed certificate")
 		}
 	}
+}
+
+// leafOf parses the first certificate of a PEM bundle.
+func leafOf(certPEM []byte) (*x509.Certificate, error) {
+	certs, err := certutil.ParseCertsPEM(certPEM)
+	if err != nil {
+		return nil, err
+	}
+	return certs[0], nil
 }

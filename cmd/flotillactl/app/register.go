@@ -21,7 +21,6 @@ import (
 	"github.com/spf13/pflag"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,9 +32,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	certutil "k8s.io/client-go/util/cert"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
+	"github.com/flotilla-io/flotilla/agent/agentconfig"
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 )
 
@@ -345,20 +344,13 @@ func (o *registerOptions) allowReregistration(ctx context.Context, ident memberI
 // preflight refuses a member that already holds an agent's credentials,
 // before anything is asked of the control plane.
 func (o *registerOptions) preflight(ctx context.Context, member kubernetes.Interface) error {
-	s, err := member.CoreV1().Secrets(o.AgentNamespace).Get(ctx, agentregistration.AgentConfigSecret, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil
-	case err != nil:
-		return fmt.Errorf("reading secret %s/%s on the member: %w", o.AgentNamespace, agentregistration.AgentConfigSecret, err)
-	case o.Force:
-		return nil
+	cluster, exists, err := agentconfig.Registered(ctx, member, o.AgentNamespace)
+	if err != nil || !exists || o.Force {
+		return err
 	}
-	as := s.Annotations[agentregistration.AgentClusterAnnotation]
-	if as == "" {
-		as = "an unknown cluster"
-	} else {
-		as = "cluster " + as
+	as := "an unknown cluster"
+	if cluster != "" {
+		as = "cluster " + cluster
 	}
 	return fmt.Errorf("this member is already registered (as %s: secret %s/%s exists); unregister it first, or pass --force to register it again and replace its credentials",
 		as, o.AgentNamespace, agentregistration.AgentConfigSecret)
@@ -548,38 +540,12 @@ func (o *registerOptions) ensureMemberObjects(ctx context.Context, member kubern
 	if err := ensureClusterRoleBinding(ctx, member, agentClusterRole, o.AgentNamespace, agentServiceAccount, p); err != nil {
 		return err
 	}
-	secrets := member.CoreV1().Secrets(o.AgentNamespace)
-	want := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: o.AgentNamespace, Name: agentregistration.AgentConfigSecret, Labels: createdLabels(),
-			Annotations: map[string]string{agentregistration.AgentClusterAnnotation: o.ClusterName},
-		},
-		Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{agentregistration.AgentConfigKey: agentKubeconfig},
+	outcome, err := agentconfig.Write(ctx, member, o.AgentNamespace, o.ClusterName, agentKubeconfig, createdLabels())
+	if err != nil {
+		return err
 	}
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur, err := secrets.Get(ctx, want.Name, metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			if _, err := secrets.Create(ctx, want, metav1.CreateOptions{}); err != nil {
-				return fmt.Errorf("creating secret %s/%s on the member: %w", want.Namespace, want.Name, err)
-			}
-			p.changed(onMember, ref("secret", want.Namespace, want.Name), "created")
-			return nil
-		case err != nil:
-			return fmt.Errorf("reading secret %s/%s on the member: %w", want.Namespace, want.Name, err)
-		}
-		cur.Data, cur.Type = want.Data, want.Type
-		if cur.Annotations == nil {
-			cur.Annotations = map[string]string{}
-		}
-		cur.Annotations[agentregistration.AgentClusterAnnotation] = o.ClusterName
-		if _, err := secrets.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("updating secret %s/%s on the member: %w", want.Namespace, want.Name, err)
-		}
-		p.changed(onMember, ref("secret", want.Namespace, want.Name), "updated")
-		return nil
-	})
+	p.changed(onMember, ref("secret", o.AgentNamespace, agentregistration.AgentConfigSecret), string(outcome))
+	return nil
 }
 
 // agentCommand is how to start the agent as a local process.
