@@ -56,7 +56,8 @@ Deletes the Cluster and, once it is gone, its two credential Secrets on the
 control plane. With --cluster-kubeconfig it then deletes, in the member, the
 objects flotillactl join created there (those labelled
 ` + managedByLabel + `=` + managedByValue + `); objects it did not create are kept.
-Objects that are already gone are not errors.`,
+Objects that are already gone are not errors. A Cluster in Pull mode (use
+unregister), or one whose id is not the member's, is refused unless --force.`,
 		Example:               fmt.Sprintf("  %s unjoin member1 --cluster-kubeconfig=member1.config", self),
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
