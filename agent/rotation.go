@@ -39,22 +39,17 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/certificate"
 	"k8s.io/client-go/util/connrotation"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 
+	"github.com/flotilla-io/flotilla/agent/agentconfig"
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 )
 
@@ -144,7 +139,7 @@ func newCertRotation(o *Options, cp *rest.Config) (*certRotation, *rest.Config, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("control-plane kubeconfig: client certificate: %w", err)
 	}
-	if !isAgentCertificate(leaf, o.ClusterName) {
+	if !agentconfig.IsAgentCertificate(leaf, o.ClusterName) {
 		logger.Info("The control-plane client certificate is not the agent's (flotillactl register issues it): no certificate rotation",
 			"subject", leaf.Subject.String(), "agent", agentregistration.UserName(o.ClusterName))
 		return nil, cp, nil
@@ -213,13 +208,6 @@ func clientCertificateOf(cfg *rest.Config) (certPEM, keyPEM []byte, err error) {
 	return certPEM, keyPEM, nil
 }
 
-// isAgentCertificate says whether cert is the identity of the agent of
-// cluster, the one the control plane renews.
-func isAgentCertificate(cert *x509.Certificate, cluster string) bool {
-	return cert.Subject.CommonName == agentregistration.UserName(cluster) &&
-		slices.Contains(cert.Subject.Organization, agentregistration.AgentsGroup)
-}
-
 // certDir is --cert-dir, by default next to the control-plane kubeconfig,
 // created if missing.
 func certDir(o *Options) (string, error) {
@@ -262,7 +250,7 @@ func bootstrapStore(logger klog.Logger, store certificate.FileStore, cluster str
 		switch {
 		case bytes.Equal(leaf.Raw, kubeCert.Raw):
 			return leaf, nil
-		case isAgentCertificate(leaf, cluster) && time.Now().Before(leaf.NotAfter) && !kubeCert.NotBefore.After(leaf.NotBefore):
+		case agentconfig.IsAgentCertificate(leaf, cluster) && time.Now().Before(leaf.NotAfter) && !kubeCert.NotBefore.After(leaf.NotBefore):
 			logger.V(1).Info("Using the renewed client certificate of the certificate store", "notAfter", leaf.NotAfter)
 			return leaf, nil
 		}
@@ -394,91 +382,12 @@ func (r *certRotation) updateSecret(certPEM, keyPEM []byte, leaf *x509.Certifica
 	logger := klog.FromContext(ctx).WithValues("secret", klog.KRef(r.secretNamespace, agentregistration.AgentConfigSecret))
 	ctx, cancel := context.WithTimeout(ctx, secretUpdateTimeout)
 	defer cancel()
-	outcome, err := updateAgentSecret(ctx, member, r.secretNamespace, r.cluster, certPEM, keyPEM, leaf)
+	outcome, err := agentconfig.UpdateCertificate(ctx, member, r.secretNamespace, r.cluster, certPEM, keyPEM, leaf)
 	if err != nil {
 		logger.Error(err, "The agent's kubeconfig Secret in the member could not be updated with the renewed client certificate; a restarted agent may start from an older certificate")
 		return
 	}
-	logger.V(1).Info("Agent kubeconfig Secret", "outcome", outcome)
-}
-
-// Outcomes of updateAgentSecret.
-const (
-	secretUpdated    = "updated with the current certificate"
-	secretUpToDate   = "already holds the current certificate"
-	secretAbsent     = "absent: not updated"
-	secretForeign    = "holds another cluster's or identity's kubeconfig: not updated"
-	secretNewer      = "holds a newer certificate: not updated"
-	secretUnreadable = "holds no readable kubeconfig: not updated"
-)
-
-// updateAgentSecret replaces the client certificate and key of the
-// kubeconfig in the member Secret namespace/AgentConfigSecret with the
-// agent's current ones, keeping the rest (server, CA). It changes nothing
-// when the Secret is absent, belongs to another cluster, holds another
-// identity's credentials or a certificate at least as new.
-func updateAgentSecret(ctx context.Context, member kubernetes.Interface, namespace, cluster string, certPEM, keyPEM []byte, leaf *x509.Certificate) (string, error) {
-	secrets := member.CoreV1().Secrets(namespace)
-	outcome := ""
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		s, err := secrets.Get(ctx, agentregistration.AgentConfigSecret, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			outcome = secretAbsent
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if name := s.Annotations[agentregistration.AgentClusterAnnotation]; name != "" && name != cluster {
-			outcome = secretForeign
-			return nil
-		}
-		kc, err := clientcmd.Load(s.Data[agentregistration.AgentConfigKey])
-		if err != nil {
-			outcome = secretUnreadable
-			return nil
-		}
-		ctxt := kc.Contexts[kc.CurrentContext]
-		if ctxt == nil || kc.AuthInfos[ctxt.AuthInfo] == nil {
-			outcome = secretUnreadable
-			return nil
-		}
-		ai := kc.AuthInfos[ctxt.AuthInfo]
-		held, err := leafOf(ai.ClientCertificateData)
-		switch {
-		case err != nil || !isAgentCertificate(held, cluster):
-			outcome = secretForeign
-			return nil
-		case bytes.Equal(held.Raw, leaf.Raw):
-			outcome = secretUpToDate
-			return nil
-		case held.NotBefore.After(leaf.NotBefore):
-			outcome = secretNewer
-			return nil
-		}
-		ai.ClientCertificateData, ai.ClientKeyData = certPEM, keyPEM
-		ai.ClientCertificate, ai.ClientKey = "", ""
-		data, err := clientcmd.Write(*kc)
-		if err != nil {
-			return err
-		}
-		s.Data[agentregistration.AgentConfigKey] = data
-		if _, err := secrets.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
-			return err
-		}
-		outcome = secretUpdated
-		return nil
-	})
-	return outcome, err
-}
-
-// leafOf parses the first certificate of a PEM bundle.
-func leafOf(certPEM []byte) (*x509.Certificate, error) {
-	certs, err := certutil.ParseCertsPEM(certPEM)
-	if err != nil {
-		return nil, err
-	}
-	return certs[0], nil
+	logger.V(1).Info("Agent kubeconfig Secret", "outcome", string(outcome))
 }
 
 // renewOnSignal renews the certificate now whenever sig arrives (SIGUSR1 in

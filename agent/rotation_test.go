@@ -2,16 +2,12 @@ package agent
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -37,124 +33,9 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/client-go/transport"
 
+	"github.com/flotilla-io/flotilla/agent/agentconfig"
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 )
-
-const testCluster = "member3"
-
-// testCA signs client certificates.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
-}
-
-var serials atomic.Int64
-
-func newTestCA(t *testing.T) *testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serials.Add(1)), Subject: pkix.Name{CommonName: "test-ca"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	return &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-}
-
-// sign issues a client certificate for pub.
-func (ca *testCA) sign(t *testing.T, subject pkix.Name, pub any, notBefore, notAfter time.Time) (*x509.Certificate, []byte) {
-	t.Helper()
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serials.Add(1)), Subject: subject, NotBefore: notBefore, NotAfter: notAfter,
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, pub, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	return cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-}
-
-// issue returns a new key and a certificate for subject.
-func (ca *testCA) issue(t *testing.T, subject pkix.Name, notBefore, notAfter time.Time) (cert *x509.Certificate, certPEM, keyPEM []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, certPEM = ca.sign(t, subject, &key.PublicKey, notBefore, notAfter)
-	return cert, certPEM, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der})
-}
-
-func agentSubject() pkix.Name {
-	return pkix.Name{CommonName: agentregistration.UserName(testCluster), Organization: []string{agentregistration.AgentsGroup}}
-}
-
-// agentKubeconfig is a kubeconfig as flotillactl register writes it.
-func agentKubeconfig(t *testing.T, server string, ca, certPEM, keyPEM []byte) []byte {
-	t.Helper()
-	user := agentregistration.UserName(testCluster)
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["karmada-apiserver"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
-	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}
-	cfg.Contexts["karmada-apiserver"] = &clientcmdapi.Context{Cluster: "karmada-apiserver", AuthInfo: user}
-	cfg.CurrentContext = "karmada-apiserver"
-	data, err := clientcmd.Write(*cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
-// writeKubeconfig writes data as dir/agent.kubeconfig and returns the options
-// of an agent using it.
-func writeKubeconfig(t *testing.T, dir string, data []byte) *Options {
-	t.Helper()
-	path := filepath.Join(dir, "agent.kubeconfig")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	o := NewOptions()
-	o.ClusterName, o.ControlPlaneKubeconfig = testCluster, path
-	return o
-}
-
-// rotationFor builds the control-plane configuration of o as Options.Config does.
-func rotationFor(t *testing.T, o *Options) (*certRotation, *rest.Config) {
-	t.Helper()
-	cp, err := clientcmd.BuildConfigFromFlags("", o.ControlPlaneKubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, cfg, err := newCertRotation(o, cp)
-	if err != nil {
-		t.Fatalf("newCertRotation: %v", err)
-	}
-	return r, cfg
-}
-
-func storeLeaf(t *testing.T, r *certRotation) *x509.Certificate {
-	t.Helper()
-	cur, err := r.store.Current()
-	if err != nil {
-		t.Fatalf("store: %v", err)
-	}
-	return cur.Leaf
-}
 
 func TestRotationBootstrapsStoreFromKubeconfig(t *testing.T) {
 	ca := newTestCA(t)
@@ -482,11 +363,18 @@ func TestRotationRenewsThroughCertificateRequest(t *testing.T) {
 			t.Fatalf("the certificate was not renewed: %v", errs)
 		}
 	}
-	if !isAgentCertificate(renewed, testCluster) || renewed.NotAfter.Before(now.Add(time.Hour)) {
+	if !agentconfig.IsAgentCertificate(renewed, testCluster) || renewed.NotAfter.Before(now.Add(time.Hour)) {
 		t.Errorf("renewed certificate %s until %s", renewed.Subject, renewed.NotAfter)
 	}
-	if cur := r.current(); cur == nil || cur.Leaf.SerialNumber.Cmp(renewed.SerialNumber) != 0 {
-		t.Errorf("the manager does not hold the renewed certificate")
+	// The manager caches the certificate once the store's Update (and the
+	// rotation's hook) returned: wait for it rather than race it.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if cur := r.current(); cur != nil && cur.Leaf.SerialNumber.Cmp(renewed.SerialNumber) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the manager does not hold the renewed certificate")
+		}
 	}
 
 	signer.mu.Lock()
@@ -533,73 +421,6 @@ func TestRotationRenewsThroughCertificateRequest(t *testing.T) {
 	}
 }
 
-func TestUpdateAgentSecret(t *testing.T) {
-	ca := newTestCA(t)
-	now := time.Now()
-	_, oldPEM, oldKey := ca.issue(t, agentSubject(), now.Add(-time.Hour), now.Add(time.Hour))
-	cur, curPEM, curKey := ca.issue(t, agentSubject(), now, now.Add(2*time.Hour))
-	_, newerPEM, newerKey := ca.issue(t, agentSubject(), now.Add(time.Minute), now.Add(2*time.Hour))
-	_, adminPEM, adminKey := ca.issue(t, pkix.Name{CommonName: "kubernetes-admin"}, now, now.Add(time.Hour))
-	secret := func(annotation string, kubeconfig []byte) *corev1.Secret {
-		s := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "karmada-system", Name: agentregistration.AgentConfigSecret},
-			Data:       map[string][]byte{agentregistration.AgentConfigKey: kubeconfig},
-		}
-		if annotation != "" {
-			s.Annotations = map[string]string{agentregistration.AgentClusterAnnotation: annotation}
-		}
-		return s
-	}
-	kc := func(certPEM, keyPEM []byte) []byte {
-		return agentKubeconfig(t, "https://cp:6443", ca.pem, certPEM, keyPEM)
-	}
-	for _, tc := range []struct {
-		name   string
-		secret *corev1.Secret
-		want   string
-	}{
-		{"absent", nil, secretAbsent},
-		{"older certificate", secret(testCluster, kc(oldPEM, oldKey)), secretUpdated},
-		{"older certificate, no annotation", secret("", kc(oldPEM, oldKey)), secretUpdated},
-		{"same certificate", secret(testCluster, kc(curPEM, curKey)), secretUpToDate},
-		{"newer certificate", secret(testCluster, kc(newerPEM, newerKey)), secretNewer},
-		{"another cluster", secret("member1", kc(oldPEM, oldKey)), secretForeign},
-		{"another identity", secret(testCluster, kc(adminPEM, adminKey)), secretForeign},
-		{"not a kubeconfig", secret(testCluster, []byte("{{{")), secretUnreadable},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			member := kubefake.NewClientset()
-			var before []byte
-			if tc.secret != nil {
-				before = tc.secret.Data[agentregistration.AgentConfigKey]
-				member = kubefake.NewClientset(tc.secret)
-			}
-			got, err := updateAgentSecret(context.Background(), member, "karmada-system", testCluster, curPEM, curKey, cur)
-			if err != nil || got != tc.want {
-				t.Fatalf("outcome %q, %v; want %q", got, err, tc.want)
-			}
-			if tc.secret == nil {
-				return
-			}
-			s, _ := member.CoreV1().Secrets("karmada-system").Get(context.Background(), agentregistration.AgentConfigSecret, metav1.GetOptions{})
-			after := s.Data[agentregistration.AgentConfigKey]
-			if changed := string(after) != string(before); changed != (tc.want == secretUpdated) {
-				t.Fatalf("Secret changed: %v", changed)
-			}
-			if tc.want == secretUpdated {
-				cfg, err := clientcmd.Load(after)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ai := cfg.AuthInfos[cfg.Contexts[cfg.CurrentContext].AuthInfo]
-				if string(ai.ClientCertificateData) != string(curPEM) || string(ai.ClientKeyData) != string(curKey) {
-					t.Error("the Secret does not hold the current certificate and key")
-				}
-			}
-		})
-	}
-}
-
 func TestOptionsCertFlags(t *testing.T) {
 	o := NewOptions()
 	if o.AgentNamespace != "karmada-system" || o.CertDir != "" {
@@ -618,43 +439,3 @@ func TestOptionsCertFlags(t *testing.T) {
 
 // A certificate renewed before a restart reaches the member's Secret when
 // the agent starts, even when the Secret update failed at the time.
-func TestStartCatchesUpTheSecret(t *testing.T) {
-	ca := newTestCA(t)
-	now := time.Now()
-	_, kPEM, kKey := ca.issue(t, agentSubject(), now.Add(-time.Hour), now.Add(time.Hour))
-	kubeconfig := agentKubeconfig(t, "https://cp:6443", ca.pem, kPEM, kKey)
-	o := writeKubeconfig(t, t.TempDir(), kubeconfig)
-	r, _ := rotationFor(t, o)
-	_, sPEM, sKey := ca.issue(t, agentSubject(), now.Add(-time.Minute), now.Add(2*time.Hour))
-	if _, err := r.store.FileStore.Update(sPEM, sKey); err != nil {
-		t.Fatal(err)
-	}
-	r, _ = rotationFor(t, o)
-	renewed := storeLeaf(t, r)
-	r.newClientset = func(*rest.Config) (kubernetes.Interface, error) { return kubefake.NewClientset(), nil }
-	member := kubefake.NewClientset(&corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "karmada-system", Name: agentregistration.AgentConfigSecret},
-		Data:       map[string][]byte{agentregistration.AgentConfigKey: kubeconfig},
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := r.start(ctx, member); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		s, err := member.CoreV1().Secrets("karmada-system").Get(ctx, agentregistration.AgentConfigSecret, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		kc, err := clientcmd.Load(s.Data[agentregistration.AgentConfigKey])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if held, err := leafOf(kc.AuthInfos[kc.Contexts[kc.CurrentContext].AuthInfo].ClientCertificateData); err == nil && held.SerialNumber.Cmp(renewed.SerialNumber) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the Secret does not hold the renewed certificate")
-		}
-	}
-}

@@ -1,84 +1,40 @@
 package app
 
 import (
-	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"regexp"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	certutil "k8s.io/client-go/util/cert"
+	bootstrapapi "k8s.io/cluster-bootstrap/token/api"
+	"k8s.io/cluster-bootstrap/token/jws"
+	bootstraputil "k8s.io/cluster-bootstrap/token/util"
+	bootstraptokens "k8s.io/cluster-bootstrap/util/tokens"
 )
 
-// Bootstrap tokens, as kube-apiserver's bootstrap authenticator reads them
-// (k8s.io/cluster-bootstrap/token/api, written out here because that module
-// is not among Flotilla's dependencies).
-const (
-	bootstrapTokenSecretPrefix = "bootstrap-token-"
-	bootstrapTokenIDKey        = "token-id"
-	bootstrapTokenSecretKey    = "token-secret"
-	bootstrapTokenExpiration   = "expiration"
-	bootstrapTokenDescription  = "description"
-	bootstrapTokenExtraGroups  = "auth-extra-groups"
-	bootstrapTokenUsageAuth    = "usage-bootstrap-authentication"
-	bootstrapTokenUsageSigning = "usage-bootstrap-signing"
-	// clusterInfoKubeconfigKey holds the control plane's endpoint and CA
-	// in kube-public/cluster-info; jwsKeyPrefix+<token id> its signature
-	// with that token (written by the bootstrap signer).
-	clusterInfoKubeconfigKey = "kubeconfig"
-	jwsKeyPrefix             = "jws-kubeconfig-"
+// Bootstrap tokens and kube-public/cluster-info are kube-apiserver's and
+// kube-controller-manager's formats (the bootstrap authenticator and the
+// bootstrap signer read and write them): their names, the token format and
+// the detached JWS of cluster-info come from k8s.io/cluster-bootstrap, the
+// module kubeadm and karmadactl use, so tokens and signatures are
+// interchangeable with theirs.
 
-	tokenIDLength     = 6
-	tokenSecretLength = 16
-	tokenAlphabet     = "0123456789abcdefghijklmnopqrstuvwxyz"
-)
+var caHashPattern = regexp.MustCompile(`\Asha256:[0-9a-f]{64}\z`)
 
-var (
-	tokenPattern      = regexp.MustCompile(`\A([a-z0-9]{6})\.([a-z0-9]{16})\z`)
-	tokenGroupPattern = regexp.MustCompile(`\Asystem:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]\z`)
-	caHashPattern     = regexp.MustCompile(`\Asha256:[0-9a-f]{64}\z`)
-)
-
-// generateToken returns a fresh bootstrap token <id>.<secret>.
-func generateToken() (string, error) {
-	pick := func(n int) (string, error) {
-		var b strings.Builder
-		for range n {
-			i, err := rand.Int(rand.Reader, big.NewInt(int64(len(tokenAlphabet))))
-			if err != nil {
-				return "", fmt.Errorf("generating a bootstrap token: %w", err)
-			}
-			b.WriteByte(tokenAlphabet[i.Int64()])
-		}
-		return b.String(), nil
-	}
-	id, err := pick(tokenIDLength)
-	if err != nil {
-		return "", err
-	}
-	secret, err := pick(tokenSecretLength)
-	if err != nil {
-		return "", err
-	}
-	return id + "." + secret, nil
-}
-
-// parseToken splits a bootstrap token into its id and secret.
+// parseToken splits a bootstrap token into its id and secret. The error
+// never repeats the token: it is a credential.
 func parseToken(token string) (id, secret string, err error) {
-	m := tokenPattern.FindStringSubmatch(token)
-	if m == nil {
+	id, secret, err = bootstraptokens.ParseToken(token)
+	if err != nil {
 		return "", "", errors.New(`a bootstrap token has the form "[a-z0-9]{6}.[a-z0-9]{16}"`)
 	}
-	return m[1], m[2], nil
+	return id, secret, nil
 }
 
 // caCertHash is the public-key pin of a CA certificate, as kubeadm writes
@@ -135,9 +91,9 @@ type clusterInfo struct {
 
 // parseClusterInfo reads the kubeconfig of kube-public/cluster-info.
 func parseClusterInfo(cm *corev1.ConfigMap) (clusterInfo, error) {
-	raw, ok := cm.Data[clusterInfoKubeconfigKey]
+	raw, ok := cm.Data[bootstrapapi.KubeConfigKey]
 	if !ok {
-		return clusterInfo{}, fmt.Errorf("configmap %s/%s has no %q key", cm.Namespace, cm.Name, clusterInfoKubeconfigKey)
+		return clusterInfo{}, fmt.Errorf("configmap %s/%s has no %q key", cm.Namespace, cm.Name, bootstrapapi.KubeConfigKey)
 	}
 	cfg, err := clientcmd.Load([]byte(raw))
 	if err != nil {
@@ -151,54 +107,31 @@ func parseClusterInfo(cm *corev1.ConfigMap) (clusterInfo, error) {
 	return clusterInfo{}, fmt.Errorf("configmap %s/%s: its kubeconfig has no cluster with certificate-authority-data", cm.Namespace, cm.Name)
 }
 
-// signClusterInfo computes the detached JWS (HS256, key = the token secret,
-// kid = the token id) the bootstrap signer writes for content, in the
-// compact form "<header>..<signature>".
-func signClusterInfo(content, tokenID, tokenSecret string) string {
-	header := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","kid":"` + tokenID + `"}`))
-	return header + ".." + jwsSignature(header, content, tokenSecret)
-}
-
-func jwsSignature(header, content, secret string) string {
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write([]byte(header + "." + base64.RawURLEncoding.EncodeToString([]byte(content))))
-	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
-}
-
 // errNoSignature says cluster-info carries no signature for a token id:
 // the bootstrap signer has not signed it yet, or the token is unknown,
 // expired or not usable for signing.
 var errNoSignature = errors.New("kube-public/cluster-info has no signature for this token")
 
 // verifyClusterInfo checks the bootstrap signer's signature of cluster-info
-// for the token: it proves that the content comes from a control plane
-// that knows the token.
+// for the token (a detached JWS, HS256 keyed by the token secret, with the
+// token id as key id): it proves that the content comes from a control
+// plane that knows the token.
 func verifyClusterInfo(cm *corev1.ConfigMap, tokenID, tokenSecret string) error {
-	sig, ok := cm.Data[jwsKeyPrefix+tokenID]
+	sig, ok := cm.Data[bootstrapapi.JWSSignatureKeyPrefix+tokenID]
 	if !ok {
 		return errNoSignature
 	}
-	parts := strings.Split(sig, ".")
-	if len(parts) != 3 || parts[1] != "" {
-		return fmt.Errorf("the signature of kube-public/cluster-info for token %s is not a detached JWS", tokenID)
-	}
-	rawHeader, err := base64.RawURLEncoding.DecodeString(parts[0])
-	if err != nil {
-		return fmt.Errorf("the signature of kube-public/cluster-info for token %s: %w", tokenID, err)
-	}
-	var header struct {
-		Alg string `json:"alg"`
-		Kid string `json:"kid"`
-	}
-	if err := json.Unmarshal(rawHeader, &header); err != nil {
-		return fmt.Errorf("the signature of kube-public/cluster-info for token %s: %w", tokenID, err)
-	}
-	if header.Alg != "HS256" || header.Kid != tokenID {
-		return fmt.Errorf("the signature of kube-public/cluster-info for token %s has algorithm %q and key id %q, want HS256 and %s", tokenID, header.Alg, header.Kid, tokenID)
-	}
-	want := jwsSignature(parts[0], cm.Data[clusterInfoKubeconfigKey], tokenSecret)
-	if !hmac.Equal([]byte(want), []byte(parts[2])) {
+	if !jws.DetachedTokenIsValid(sig, cm.Data[bootstrapapi.KubeConfigKey], tokenID, tokenSecret) {
 		return fmt.Errorf("the signature of kube-public/cluster-info does not match token %s: the token is wrong, or the content was tampered with", tokenID)
 	}
 	return nil
+}
+
+// generateToken returns a fresh bootstrap token <id>.<secret>.
+func generateToken() (string, error) {
+	token, err := bootstraputil.GenerateBootstrapToken()
+	if err != nil {
+		return "", fmt.Errorf("generating a bootstrap token: %w", err)
+	}
+	return token, nil
 }

@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/cluster-bootstrap/token/jws"
 )
 
 // newTestCA returns a self-signed CA and a leaf it issued, PEM-encoded.
@@ -145,8 +146,8 @@ func TestClusterInfoSignature(t *testing.T) {
 	// Computed independently (Python hmac) for header {"alg":"HS256","kid":"abcdef"},
 	// the header the bootstrap signer (go-jose) writes.
 	const want = "eyJhbGciOiJIUzI1NiIsImtpZCI6ImFiY2RlZiJ9..vH_kT4yiol-nrAWgjfCYqvum5wsKETXe0S7OOp1VgnE"
-	if got := signClusterInfo(content, "abcdef", "0123456789abcdef"); got != want {
-		t.Fatalf("signature %s, want %s", got, want)
+	if got, err := jws.ComputeDetachedSignature(content, "abcdef", "0123456789abcdef"); err != nil || got != want {
+		t.Fatalf("signature %s, %v, want %s", got, err, want)
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-public", Name: "cluster-info"},
 		Data: map[string]string{"kubeconfig": content, "jws-kubeconfig-abcdef": want}}
@@ -165,8 +166,18 @@ func TestClusterInfoSignature(t *testing.T) {
 		t.Error("tampered content verified")
 	}
 	wrongKid := cm.DeepCopy()
-	wrongKid.Data["jws-kubeconfig-abcdef"] = signClusterInfo(content, "zzzzzz", "0123456789abcdef")
-	if err := verifyClusterInfo(wrongKid, "abcdef", "0123456789abcdef"); err == nil || !strings.Contains(err.Error(), "key id") {
+	wrongKid.Data["jws-kubeconfig-abcdef"] = mustSign(t, content, "zzzzzz", "0123456789abcdef")
+	if err := verifyClusterInfo(wrongKid, "abcdef", "0123456789abcdef"); err == nil || !strings.Contains(err.Error(), "does not match") {
 		t.Errorf("signature with another key id: %v", err)
 	}
+}
+
+// mustSign is the bootstrap signer's detached JWS of content for a token.
+func mustSign(t *testing.T, content, tokenID, tokenSecret string) string {
+	t.Helper()
+	sig, err := jws.ComputeDetachedSignature(content, tokenID, tokenSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sig
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -20,7 +19,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-	clustervalidation "github.com/flotilla-io/flotilla/apis/cluster/validation"
 )
 
 // joinOptions holds the flags of join. Zero values are never valid; use newJoinOptions.
@@ -116,15 +114,9 @@ func (o *joinOptions) complete(fs *pflag.FlagSet, args []string) error {
 }
 
 func (o *joinOptions) validate() error {
-	var errs []error
-	if msgs := clustervalidation.ValidateClusterName(o.ClusterName, false); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("invalid cluster name %q: %s", o.ClusterName, strings.Join(msgs, "; ")))
-	}
+	errs := memberFlags{cluster: o.ClusterName, namespaceFlag: "--cluster-namespace", namespace: o.ClusterNamespace}.validate()
 	if o.ClusterKubeconfig == "" {
 		errs = append(errs, errors.New("--cluster-kubeconfig is required"))
-	}
-	if msgs := validation.IsDNS1123Label(o.ClusterNamespace); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("invalid --cluster-namespace %q: %s", o.ClusterNamespace, strings.Join(msgs, "; ")))
 	}
 	// provider, region and zones must be label values (placement selects on them).
 	for _, f := range []struct {
@@ -161,56 +153,19 @@ func (o *joinOptions) run(ctx context.Context, cp controlPlane, m *memberCluster
 }
 
 func (o *joinOptions) join(ctx context.Context, cp controlPlane, m *memberCluster, p printer) error {
-	id, err := memberID(ctx, m.kube)
+	action := joinAction.withForce(o.Force)
+	ident, err := action.readIdentity(ctx, cp.karmada, o.ClusterName, m.kube)
 	if err != nil {
 		return err
 	}
-	existing, err := cp.karmada.ClusterV1alpha1().Clusters().Get(ctx, o.ClusterName, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		existing = nil
-	case err != nil:
-		return fmt.Errorf("reading cluster %s on the control plane: %w", o.ClusterName, err)
-	}
-	if err := o.checkConflicts(ctx, cp, existing, id); err != nil {
+	if err := action.checkIdentity(o.ClusterName, ident); err != nil {
 		return err
 	}
-
 	creds, err := o.ensureMember(ctx, m, p)
 	if err != nil {
 		return err
 	}
-	return o.ensureControlPlane(ctx, cp, m, creds, existing, id, p)
-}
-
-// checkConflicts refuses to overwrite another member's registration: a
-// Cluster of that name with another id or in Pull mode, or this member
-// already registered under another name (karmadactl refuses that too).
-func (o *joinOptions) checkConflicts(ctx context.Context, cp controlPlane, existing *clusterv1alpha1.Cluster, id string) error {
-	if o.Force {
-		return nil
-	}
-	if existing != nil {
-		if existing.DeletionTimestamp != nil {
-			return fmt.Errorf("cluster %s on the control plane is being deleted; retry when it is gone", o.ClusterName)
-		}
-		if existing.Spec.ID != "" && existing.Spec.ID != id {
-			return fmt.Errorf("cluster %s is already registered for another member (id %s; this member's kube-system uid is %s); unjoin it first, pick another name, or pass --force to take it over", o.ClusterName, existing.Spec.ID, id)
-		}
-		if existing.Spec.SyncMode == clusterv1alpha1.Pull {
-			return fmt.Errorf("cluster %s is registered in Pull mode; unregister it first or pass --force to switch it to Push", o.ClusterName)
-		}
-	}
-	list, err := cp.karmada.ClusterV1alpha1().Clusters().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return fmt.Errorf("listing clusters on the control plane to check that id %s is not registered yet: %w", id, err)
-	}
-	for i := range list.Items {
-		if c := &list.Items[i]; c.Name != o.ClusterName && c.Spec.ID == id {
-			return fmt.Errorf("this member (id %s) is already registered as cluster %s; unjoin it first or pass --force", id, c.Name)
-		}
-	}
-	return nil
+	return o.ensureControlPlane(ctx, cp, m, creds, ident.existing, ident.id, p)
 }
 
 // ensureMember creates the namespace, service accounts, RBAC and token

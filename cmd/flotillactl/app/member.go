@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"io"
 
@@ -109,18 +108,6 @@ func loadMember(kubeconfig, kubeContext, clusterName string) (*memberCluster, er
 		return nil, fmt.Errorf("building the member client for %s: %w", cfg.Host, err)
 	}
 	return m, nil
-}
-
-// memberID is the id Karmada gives a member: the uid of its kube-system namespace.
-func memberID(ctx context.Context, kube kubernetes.Interface) (string, error) {
-	ns, err := kube.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
-	if err != nil {
-		return "", fmt.Errorf("reading the kube-system namespace of the member (its uid is the cluster id): %w", err)
-	}
-	if ns.UID == "" {
-		return "", fmt.Errorf("the kube-system namespace of the member has no uid")
-	}
-	return string(ns.UID), nil
 }
 
 // printer reports each change, in kubectl's "<kind>/<name> <verb>" style,

@@ -2,13 +2,7 @@ package app
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -19,25 +13,15 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	authenticationv1 "k8s.io/api/authentication/v1"
-	certificatesv1 "k8s.io/api/certificates/v1"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	certutil "k8s.io/client-go/util/cert"
-	"k8s.io/client-go/util/retry"
-	"k8s.io/utils/ptr"
 
-	clustervalidation "github.com/flotilla-io/flotilla/apis/cluster/validation"
+	"github.com/flotilla-io/flotilla/agent/agentconfig"
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 )
 
@@ -207,10 +191,10 @@ func (o *registerOptions) complete(args []string) error {
 }
 
 func (o *registerOptions) validate() error {
-	var errs []error
-	if msgs := clustervalidation.ValidateClusterName(o.ClusterName, false); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("invalid cluster name %q (--cluster-name): %s", o.ClusterName, strings.Join(msgs, "; ")))
-	}
+	errs := memberFlags{
+		cluster: o.ClusterName, namespaceFlag: "--agent-namespace", namespace: o.AgentNamespace,
+		timeoutFlag: "--discovery-timeout", timeout: o.Timeout,
+	}.validate()
 	if u, err := url.Parse(o.Endpoint); err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
 		errs = append(errs, fmt.Errorf("invalid control-plane endpoint %q: want https://host[:port]", o.Endpoint))
 	}
@@ -228,14 +212,8 @@ func (o *registerOptions) validate() error {
 	if err := validateCAHashes(o.CACertHashes); err != nil {
 		errs = append(errs, err)
 	}
-	if msgs := validation.IsDNS1123Label(o.AgentNamespace); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("invalid --agent-namespace %q: %s", o.AgentNamespace, strings.Join(msgs, "; ")))
-	}
 	if o.CertExpirationSeconds < 600 {
 		errs = append(errs, fmt.Errorf("--cert-expiration-seconds must be at least 600, got %d", o.CertExpirationSeconds))
-	}
-	if o.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("--discovery-timeout must be positive, got %s", o.Timeout))
 	}
 	return utilerrors.NewAggregate(errs)
 }
@@ -269,13 +247,14 @@ func loadKubeconfig(path, kubeContext string) (*kubeconfig, error) {
 
 // run registers the member m.
 func (o *registerOptions) run(ctx context.Context, m *kubeconfig, out io.Writer) error {
-	id, err := memberID(ctx, m.kube)
-	if err != nil {
-		return err
-	}
 	if err := o.preflight(ctx, m.kube); err != nil {
 		return err
 	}
+	ident, err := o.identity(ctx, m.kube)
+	if err != nil {
+		return err
+	}
+	id := ident.id
 	info, err := o.discover(ctx)
 	if err != nil {
 		return err
@@ -288,7 +267,7 @@ func (o *registerOptions) run(ctx context.Context, m *kubeconfig, out io.Writer)
 	if err := checkBootstrapToken(ctx, bootstrap, o.tokenID); err != nil {
 		return err
 	}
-	if err := o.allowReregistration(ctx, id, out); err != nil {
+	if err := o.allowReregistration(ctx, ident, out); err != nil {
 		return err
 	}
 	certPEM, keyPEM, err := o.requestCertificate(ctx, bootstrap, id, out)
@@ -312,30 +291,37 @@ func (o *registerOptions) run(ctx context.Context, m *kubeconfig, out io.Writer)
 	return nil
 }
 
+// identity reads the member's id and, with --control-plane-kubeconfig,
+// checks it against the Cluster of the name as the other member commands
+// do: a name taken by another member, or this member registered under
+// another name, fails here rather than at the control plane's decision.
+// Without an admin's kubeconfig the control plane alone decides.
+func (o *registerOptions) identity(ctx context.Context, member kubernetes.Interface) (memberIdentity, error) {
+	if o.admin == nil {
+		id, err := memberID(ctx, member)
+		return memberIdentity{id: id}, err
+	}
+	ident, err := registerAction.readIdentity(ctx, o.admin.karmada, o.ClusterName, member)
+	if err != nil {
+		return ident, err
+	}
+	return ident, registerAction.checkIdentity(o.ClusterName, ident)
+}
+
 // allowReregistration lets the control plane issue this member's
 // registered name again, as the admin of --control-plane-kubeconfig, when
 // --force asks for it: it annotates the Cluster with the member's id (the
-// control plane removes the annotation when it approves). A Cluster of
-// another member is left alone: its name is taken.
-func (o *registerOptions) allowReregistration(ctx context.Context, id string, out io.Writer) error {
-	if !o.Force || o.admin == nil {
+// control plane removes the annotation when it approves). identity has
+// checked that the Cluster, if any, is this member's.
+func (o *registerOptions) allowReregistration(ctx context.Context, ident memberIdentity, out io.Writer) error {
+	if !o.Force || o.admin == nil || ident.existing == nil {
 		return nil
 	}
-	clusters := o.admin.karmada.ClusterV1alpha1().Clusters()
-	c, err := clusters.Get(ctx, o.ClusterName, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil
-	case err != nil:
-		return fmt.Errorf("reading cluster %s on the control plane: %w", o.ClusterName, err)
-	case c.Spec.ID != id:
-		return fmt.Errorf("cluster %s on the control plane belongs to another member (id %q, this member is %s); unregister it first", o.ClusterName, c.Spec.ID, id)
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{agentregistration.ReregisterAnnotation: id}}})
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{agentregistration.ReregisterAnnotation: ident.id}}})
 	if err != nil {
 		return err
 	}
-	if _, err := clusters.Patch(ctx, o.ClusterName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: userAgent}); err != nil {
+	if _, err := o.admin.karmada.ClusterV1alpha1().Clusters().Patch(ctx, o.ClusterName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: userAgent}); err != nil {
 		return fmt.Errorf("allowing cluster %s to be registered again: %w", o.ClusterName, err)
 	}
 	fmt.Fprintf(out, "[control plane] cluster %s may be registered again (%s)\n", o.ClusterName, agentregistration.ReregisterAnnotation)
@@ -345,181 +331,16 @@ func (o *registerOptions) allowReregistration(ctx context.Context, id string, ou
 // preflight refuses a member that already holds an agent's credentials,
 // before anything is asked of the control plane.
 func (o *registerOptions) preflight(ctx context.Context, member kubernetes.Interface) error {
-	s, err := member.CoreV1().Secrets(o.AgentNamespace).Get(ctx, agentregistration.AgentConfigSecret, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil
-	case err != nil:
-		return fmt.Errorf("reading secret %s/%s on the member: %w", o.AgentNamespace, agentregistration.AgentConfigSecret, err)
-	case o.Force:
-		return nil
+	cluster, exists, err := agentconfig.Registered(ctx, member, o.AgentNamespace)
+	if err != nil || !exists || o.Force {
+		return err
 	}
-	as := s.Annotations[agentregistration.AgentClusterAnnotation]
-	if as == "" {
-		as = "an unknown cluster"
-	} else {
-		as = "cluster " + as
+	as := "an unknown cluster"
+	if cluster != "" {
+		as = "cluster " + cluster
 	}
 	return fmt.Errorf("this member is already registered (as %s: secret %s/%s exists); unregister it first, or pass --force to register it again and replace its credentials",
 		as, o.AgentNamespace, agentregistration.AgentConfigSecret)
-}
-
-// discover reads cluster-info from the endpoint without trusting it yet,
-// and trusts its CA only if it matches a pinned hash, or with
-// --discovery-token-unsafe-skip-ca-verification if the token signed it.
-func (o *registerOptions) discover(ctx context.Context) (clusterInfo, error) {
-	anon, err := o.clientFor(&rest.Config{Host: o.Endpoint, TLSClientConfig: rest.TLSClientConfig{Insecure: true}, Timeout: 10 * time.Second})
-	if err != nil {
-		return clusterInfo{}, err
-	}
-	var (
-		info    clusterInfo
-		lastErr error
-	)
-	err = wait.PollUntilContextTimeout(ctx, o.interval, o.Timeout, true, func(ctx context.Context) (bool, error) {
-		cm, err := anon.CoreV1().ConfigMaps(agentregistration.ClusterInfoNamespace).Get(ctx, agentregistration.ClusterInfoName, metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			return false, fmt.Errorf("the control plane %s has no %s/%s: run `%s token create` on the control plane first", o.Endpoint, agentregistration.ClusterInfoNamespace, agentregistration.ClusterInfoName, o.self)
-		case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
-			return false, fmt.Errorf("the control plane %s refuses to show %s/%s to anonymous users: %w", o.Endpoint, agentregistration.ClusterInfoNamespace, agentregistration.ClusterInfoName, err)
-		case err != nil:
-			lastErr = fmt.Errorf("reading %s/%s from %s: %w", agentregistration.ClusterInfoNamespace, agentregistration.ClusterInfoName, o.Endpoint, err)
-			return false, nil // the control plane may be starting
-		}
-		if info, err = parseClusterInfo(cm); err != nil {
-			return false, err
-		}
-		if len(o.CACertHashes) > 0 {
-			certs, err := certutil.ParseCertsPEM(info.ca)
-			if err != nil {
-				return false, fmt.Errorf("the CA of %s/%s: %w", agentregistration.ClusterInfoNamespace, agentregistration.ClusterInfoName, err)
-			}
-			if _, ok := matchingCA(certs, o.CACertHashes); !ok {
-				var got []string
-				for _, c := range certs {
-					got = append(got, caCertHash(c))
-				}
-				return false, fmt.Errorf("the CA of the control plane %s does not match --discovery-token-ca-cert-hash: its hash is %s, not %s; nothing was registered",
-					o.Endpoint, strings.Join(got, ", "), strings.Join(o.CACertHashes, ", "))
-			}
-		}
-		// With a pinned CA the token is checked against the server itself;
-		// a signature, if there is one yet, must match it all the same.
-		switch err := verifyClusterInfo(cm, o.tokenID, o.secret); {
-		case errors.Is(err, errNoSignature) && len(o.CACertHashes) > 0:
-			return true, nil
-		case errors.Is(err, errNoSignature):
-			lastErr = fmt.Errorf("%w %s yet: the token is wrong, expired, or the control plane's bootstrap signer has not signed it", err, o.tokenID)
-			return false, nil
-		case err != nil:
-			return false, err
-		}
-		return true, nil
-	})
-	if err != nil {
-		if wait.Interrupted(err) && lastErr != nil {
-			return clusterInfo{}, fmt.Errorf("after %s: %w", o.Timeout, lastErr)
-		}
-		return clusterInfo{}, err
-	}
-	return info, nil
-}
-
-// checkBootstrapToken asks the control plane who the token is: a refused
-// token fails here, clearly, before anything is requested.
-func checkBootstrapToken(ctx context.Context, bootstrap kubernetes.Interface, tokenID string) error {
-	review, err := bootstrap.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
-	switch {
-	case apierrors.IsUnauthorized(err):
-		return fmt.Errorf("the control plane refused bootstrap token %s: it is wrong, expired or deleted (create one with `token create`); nothing was registered", tokenID)
-	case err != nil:
-		return fmt.Errorf("authenticating with bootstrap token %s: %w", tokenID, err)
-	}
-	user := review.Status.UserInfo
-	if user.Username != agentregistration.BootstrapUserPrefix+tokenID {
-		return fmt.Errorf("the token authenticates as %q, not as bootstrap token %s", user.Username, tokenID)
-	}
-	return nil
-}
-
-// requestCertificate posts the agent's certificate request with the
-// bootstrap client and waits for the control plane's decision.
-func (o *registerOptions) requestCertificate(ctx context.Context, bootstrap kubernetes.Interface, clusterID string, out io.Writer) (certPEM, keyPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
-		Subject: pkix.Name{CommonName: agentregistration.UserName(o.ClusterName), Organization: []string{agentregistration.AgentsGroup}},
-	}, key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("creating the certificate request: %w", err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, nil, err
-	}
-	keyPEM = pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
-	csr := &certificatesv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{
-			GenerateName: "agent-csr-" + o.ClusterName + "-",
-			Annotations:  map[string]string{agentregistration.ClusterIDAnnotation: clusterID},
-		},
-		Spec: certificatesv1.CertificateSigningRequestSpec{
-			Request:           pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
-			SignerName:        certificatesv1.KubeAPIServerClientSignerName,
-			Usages:            []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth},
-			ExpirationSeconds: ptr.To(o.CertExpirationSeconds),
-		},
-	}
-	csrs := bootstrap.CertificatesV1().CertificateSigningRequests()
-	csr, err = csrs.Create(ctx, csr, metav1.CreateOptions{})
-	if err != nil {
-		return nil, nil, fmt.Errorf("posting the certificate request with the bootstrap token: %w", err)
-	}
-	fmt.Fprintf(out, "control plane: certificatesigningrequest/%s created for %s\n", csr.Name, agentregistration.UserName(o.ClusterName))
-
-	var last *certificatesv1.CertificateSigningRequest
-	err = wait.PollUntilContextTimeout(ctx, o.interval, o.Timeout, true, func(ctx context.Context) (bool, error) {
-		cur, err := csrs.Get(ctx, csr.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, fmt.Errorf("reading certificate request %s: %w", csr.Name, err)
-		}
-		last = cur
-		for _, c := range cur.Status.Conditions {
-			switch c.Type {
-			case certificatesv1.CertificateDenied:
-				return false, fmt.Errorf("the control plane denied the certificate request %s: %s; nothing was registered", csr.Name, c.Message)
-			case certificatesv1.CertificateFailed:
-				return false, fmt.Errorf("the control plane failed to sign the certificate request %s: %s", csr.Name, c.Message)
-			}
-		}
-		return len(cur.Status.Certificate) > 0, nil
-	})
-	if err != nil {
-		if wait.Interrupted(err) {
-			approved := last != nil && len(last.Status.Conditions) > 0
-			if approved {
-				return nil, nil, fmt.Errorf("certificate request %s was approved but not signed after %s (does the control plane's kube-controller-manager run the csrsigning controller?)", csr.Name, o.Timeout)
-			}
-			return nil, nil, fmt.Errorf("certificate request %s was not decided after %s (does flotilla-apiserver run the %s controller?)", csr.Name, o.Timeout, agentregistration.ControllerName)
-		}
-		return nil, nil, err
-	}
-	fmt.Fprintf(out, "control plane: certificatesigningrequest/%s approved and signed\n", csr.Name)
-	return last.Status.Certificate, keyPEM, nil
-}
-
-// agentKubeconfig is the agent's kubeconfig of the control plane.
-func (o *registerOptions) agentKubeconfig(ca, certPEM, keyPEM []byte) ([]byte, error) {
-	user := agentregistration.UserName(o.ClusterName)
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters[agentKubeconfigCluster] = &clientcmdapi.Cluster{Server: o.Endpoint, CertificateAuthorityData: ca}
-	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}
-	cfg.Contexts[agentKubeconfigCluster] = &clientcmdapi.Context{Cluster: agentKubeconfigCluster, AuthInfo: user}
-	cfg.CurrentContext = agentKubeconfigCluster
-	return clientcmd.Write(*cfg)
 }
 
 // agentMemberRules are the agent's rights in its member: everything, as
@@ -548,38 +369,12 @@ func (o *registerOptions) ensureMemberObjects(ctx context.Context, member kubern
 	if err := ensureClusterRoleBinding(ctx, member, agentClusterRole, o.AgentNamespace, agentServiceAccount, p); err != nil {
 		return err
 	}
-	secrets := member.CoreV1().Secrets(o.AgentNamespace)
-	want := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: o.AgentNamespace, Name: agentregistration.AgentConfigSecret, Labels: createdLabels(),
-			Annotations: map[string]string{agentregistration.AgentClusterAnnotation: o.ClusterName},
-		},
-		Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{agentregistration.AgentConfigKey: agentKubeconfig},
+	outcome, err := agentconfig.Write(ctx, member, o.AgentNamespace, o.ClusterName, agentKubeconfig, createdLabels())
+	if err != nil {
+		return err
 	}
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur, err := secrets.Get(ctx, want.Name, metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			if _, err := secrets.Create(ctx, want, metav1.CreateOptions{}); err != nil {
-				return fmt.Errorf("creating secret %s/%s on the member: %w", want.Namespace, want.Name, err)
-			}
-			p.changed(onMember, ref("secret", want.Namespace, want.Name), "created")
-			return nil
-		case err != nil:
-			return fmt.Errorf("reading secret %s/%s on the member: %w", want.Namespace, want.Name, err)
-		}
-		cur.Data, cur.Type = want.Data, want.Type
-		if cur.Annotations == nil {
-			cur.Annotations = map[string]string{}
-		}
-		cur.Annotations[agentregistration.AgentClusterAnnotation] = o.ClusterName
-		if _, err := secrets.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("updating secret %s/%s on the member: %w", want.Namespace, want.Name, err)
-		}
-		p.changed(onMember, ref("secret", want.Namespace, want.Name), "updated")
-		return nil
-	})
+	p.changed(onMember, ref("secret", o.AgentNamespace, agentregistration.AgentConfigSecret), string(outcome))
+	return nil
 }
 
 // agentCommand is how to start the agent as a local process.

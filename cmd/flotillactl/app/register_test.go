@@ -41,7 +41,7 @@ func clusterInfoConfigMap(t *testing.T, signed bool) *corev1.ConfigMap {
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-public", Name: "cluster-info"}, Data: map[string]string{"kubeconfig": string(data)}}
 	if signed {
-		cm.Data["jws-kubeconfig-abcdef"] = signClusterInfo(string(data), "abcdef", "0123456789abcdef")
+		cm.Data["jws-kubeconfig-abcdef"] = mustSign(t, string(data), "abcdef", "0123456789abcdef")
 	}
 	return cm
 }

@@ -22,6 +22,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	bootstrapapi "k8s.io/cluster-bootstrap/token/api"
+	bootstraputil "k8s.io/cluster-bootstrap/token/util"
+	bootstrapsecrets "k8s.io/cluster-bootstrap/util/secrets"
 
 	clustervalidation "github.com/flotilla-io/flotilla/apis/cluster/validation"
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
@@ -120,8 +123,8 @@ func (o *tokenCreateOptions) validate() error {
 		errs = append(errs, fmt.Errorf("--ttl must not be negative, got %s", o.TTL))
 	}
 	for _, g := range o.Groups {
-		if !tokenGroupPattern.MatchString(g) {
-			errs = append(errs, fmt.Errorf("invalid --groups %q: must match %s", g, tokenGroupPattern))
+		if err := bootstraputil.ValidateBootstrapGroupName(g); err != nil {
+			errs = append(errs, fmt.Errorf("invalid --groups: %w", err))
 		}
 		if strings.HasPrefix(g, agentregistration.BoundTokenGroupPrefix) {
 			errs = append(errs, fmt.Errorf("invalid --groups %q: use --cluster-name to bind a token to a cluster", g))
@@ -142,27 +145,27 @@ func (o *tokenCreateOptions) tokenSecret(token string) (*corev1.Secret, error) {
 		return nil, err
 	}
 	data := map[string][]byte{
-		bootstrapTokenIDKey:        []byte(id),
-		bootstrapTokenSecretKey:    []byte(secret),
-		bootstrapTokenUsageAuth:    []byte("true"),
-		bootstrapTokenUsageSigning: []byte("true"),
+		bootstrapapi.BootstrapTokenIDKey:               []byte(id),
+		bootstrapapi.BootstrapTokenSecretKey:           []byte(secret),
+		bootstrapapi.BootstrapTokenUsageAuthentication: []byte("true"),
+		bootstrapapi.BootstrapTokenUsageSigningKey:     []byte("true"),
 	}
 	groups := o.Groups
 	if o.ClusterName != "" {
 		groups = append(slices.Clone(groups), agentregistration.BoundTokenGroup(o.ClusterName))
 	}
 	if len(groups) > 0 {
-		data[bootstrapTokenExtraGroups] = []byte(strings.Join(groups, ","))
+		data[bootstrapapi.BootstrapTokenExtraGroupsKey] = []byte(strings.Join(groups, ","))
 	}
 	if o.Description != "" {
-		data[bootstrapTokenDescription] = []byte(o.Description)
+		data[bootstrapapi.BootstrapTokenDescriptionKey] = []byte(o.Description)
 	}
 	if o.TTL > 0 {
-		data[bootstrapTokenExpiration] = []byte(o.now().Add(o.TTL).UTC().Format(time.RFC3339))
+		data[bootstrapapi.BootstrapTokenExpirationKey] = []byte(o.now().Add(o.TTL).UTC().Format(time.RFC3339))
 	}
 	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: bootstrapTokenSecretPrefix + id, Labels: createdLabels()},
-		Type:       corev1.SecretTypeBootstrapToken,
+		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: bootstrapapi.BootstrapTokenSecretPrefix + id, Labels: createdLabels()},
+		Type:       bootstrapapi.SecretTypeBootstrapToken,
 		Data:       data,
 	}, nil
 }
@@ -231,7 +234,7 @@ func ensureClusterInfo(ctx context.Context, kube kubernetes.Interface, cfg *rest
 	}
 	cm = &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Namespace: agentregistration.ClusterInfoNamespace, Name: agentregistration.ClusterInfoName, Labels: createdLabels()},
-		Data:       map[string]string{clusterInfoKubeconfigKey: string(data)},
+		Data:       map[string]string{bootstrapapi.KubeConfigKey: string(data)},
 	}
 	if _, err := cms.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		if apierrors.IsAlreadyExists(err) {
@@ -261,7 +264,7 @@ func newTokenListCommand(cp *controlPlaneFlags) *cobra.Command {
 // Secrets are never printed.
 func listTokens(ctx context.Context, kube kubernetes.Interface, now time.Time, out io.Writer) error {
 	list, err := kube.CoreV1().Secrets(metav1.NamespaceSystem).List(ctx, metav1.ListOptions{
-		FieldSelector: fields.OneTermEqualSelector("type", string(corev1.SecretTypeBootstrapToken)).String(),
+		FieldSelector: fields.OneTermEqualSelector("type", string(bootstrapapi.SecretTypeBootstrapToken)).String(),
 	})
 	if err != nil {
 		return fmt.Errorf("listing bootstrap tokens on the control plane: %w", err)
@@ -271,23 +274,20 @@ func listTokens(ctx context.Context, kube kubernetes.Interface, now time.Time, o
 	fmt.Fprintln(w, "TOKEN ID\tTTL\tEXPIRES\tUSAGES\tEXTRA GROUPS\tDESCRIPTION")
 	for _, s := range list.Items {
 		ttl, expires := "<forever>", "<never>"
-		if e := string(s.Data[bootstrapTokenExpiration]); e != "" {
-			expires = e
-			if t, err := time.Parse(time.RFC3339, e); err == nil {
-				ttl = "<expired>"
-				if left := t.Sub(now); left > 0 {
-					ttl = left.Round(time.Second).String()
-				}
+		if e := bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenExpirationKey); e != "" {
+			expires, ttl = e, "<expired>"
+			if left, expired := bootstrapsecrets.GetExpiration(&s, now); !expired {
+				ttl = left.Round(time.Second).String()
 			}
 		}
 		var usages []string
-		for _, u := range []string{bootstrapTokenUsageAuth, bootstrapTokenUsageSigning} {
-			if string(s.Data[u]) == "true" {
-				usages = append(usages, strings.TrimPrefix(u, "usage-bootstrap-"))
+		for _, u := range bootstrapapi.KnownTokenUsages {
+			if bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenUsagePrefix+u) == "true" {
+				usages = append(usages, u)
 			}
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Data[bootstrapTokenIDKey], ttl, expires, strings.Join(usages, ","),
-			s.Data[bootstrapTokenExtraGroups], s.Data[bootstrapTokenDescription])
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenIDKey), ttl, expires, strings.Join(usages, ","),
+			bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenExtraGroupsKey), bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenDescriptionKey))
 	}
 	return w.Flush()
 }
@@ -304,10 +304,10 @@ func newTokenDeleteCommand(cp *controlPlaneFlags) *cobra.Command {
 			}
 			for _, a := range args {
 				id, _, _ := strings.Cut(a, ".")
-				if !tokenPattern.MatchString(id + ".0000000000000000") {
+				if !bootstraputil.IsValidBootstrapTokenID(id) {
 					return fmt.Errorf("%q is neither a token id nor a token", a)
 				}
-				name := bootstrapTokenSecretPrefix + id
+				name := bootstraputil.BootstrapTokenSecretName(id)
 				if err := cpc.kube.CoreV1().Secrets(metav1.NamespaceSystem).Delete(cmd.Context(), name, metav1.DeleteOptions{}); err != nil {
 					return fmt.Errorf("deleting bootstrap token %s: %w", id, err)
 				}

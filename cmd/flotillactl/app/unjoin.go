@@ -15,12 +15,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-	clustervalidation "github.com/flotilla-io/flotilla/apis/cluster/validation"
 )
 
 // unjoinOptions holds the flags of unjoin. Zero values are never valid; use newUnjoinOptions.
@@ -58,7 +56,8 @@ Deletes the Cluster and, once it is gone, its two credential Secrets on the
 control plane. With --cluster-kubeconfig it then deletes, in the member, the
 objects flotillactl join created there (those labelled
 ` + managedByLabel + `=` + managedByValue + `); objects it did not create are kept.
-Objects that are already gone are not errors.`,
+Objects that are already gone are not errors. A Cluster in Pull mode (use
+unregister), or one whose id is not the member's, is refused unless --force.`,
 		Example:               fmt.Sprintf("  %s unjoin member1 --cluster-kubeconfig=member1.config", self),
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -92,7 +91,7 @@ func (o *unjoinOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the Cluster is gone before deleting its credentials, so the control plane can still clean up the member; --wait=false deletes them at once.")
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits for the Cluster to be gone.")
 	fs.BoolVar(&o.DryRun, "dry-run", o.DryRun, "Only print what would be deleted; read but write nothing.")
-	fs.BoolVar(&o.Force, "force", o.Force, "Clean up the member even if its kube-system uid is not the id of the Cluster.")
+	fs.BoolVar(&o.Force, "force", o.Force, "Unjoin even if the member's kube-system uid is not the id of the Cluster, or the Cluster is in Pull mode.")
 }
 
 func (o *unjoinOptions) complete(args []string) error {
@@ -104,17 +103,11 @@ func (o *unjoinOptions) complete(args []string) error {
 }
 
 func (o *unjoinOptions) validate() error {
-	var errs []error
-	if msgs := clustervalidation.ValidateClusterName(o.ClusterName, false); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("invalid cluster name %q: %s", o.ClusterName, strings.Join(msgs, "; ")))
+	f := memberFlags{cluster: o.ClusterName, namespaceFlag: "--cluster-namespace", namespace: o.ClusterNamespace}
+	if o.Wait {
+		f.timeoutFlag, f.timeout = "--timeout", o.Timeout
 	}
-	if msgs := validation.IsDNS1123Label(o.ClusterNamespace); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("invalid --cluster-namespace %q: %s", o.ClusterNamespace, strings.Join(msgs, "; ")))
-	}
-	if o.Wait && o.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("--timeout must be positive, got %s", o.Timeout))
-	}
-	return utilerrors.NewAggregate(errs)
+	return utilerrors.NewAggregate(f.validate())
 }
 
 // run unjoins the cluster; m is nil when no member kubeconfig was given.
@@ -136,27 +129,21 @@ func (o *unjoinOptions) run(ctx context.Context, cp controlPlane, m *memberClust
 
 func (o *unjoinOptions) unjoin(ctx context.Context, cp controlPlane, m *memberCluster, p printer) error {
 	n := joinNames{cluster: o.ClusterName, namespace: o.ClusterNamespace}
-	clusters := cp.karmada.ClusterV1alpha1().Clusters()
-	cluster, err := clusters.Get(ctx, o.ClusterName, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		cluster = nil
-	case err != nil:
-		return fmt.Errorf("reading cluster %s on the control plane: %w", o.ClusterName, err)
-	}
-
 	// Refuse to clean up a member the Cluster does not describe: it may be
 	// another member joined under its own name.
-	if m != nil && cluster != nil && cluster.Spec.ID != "" && !o.Force {
-		id, err := memberID(ctx, m.kube)
-		if err != nil {
-			return err
-		}
-		if id != cluster.Spec.ID {
-			return fmt.Errorf("the member kubeconfig points at a cluster with kube-system uid %s, but cluster %s has id %s; nothing was deleted (pass --force to clean up this member anyway)", id, o.ClusterName, cluster.Spec.ID)
-		}
+	action := unjoinAction.withForce(o.Force)
+	var member kubernetes.Interface
+	if m != nil {
+		member = m.kube
 	}
-
+	ident, err := action.readIdentity(ctx, cp.karmada, o.ClusterName, member)
+	if err != nil {
+		return err
+	}
+	if err := action.checkIdentity(o.ClusterName, ident); err != nil {
+		return err
+	}
+	cluster := ident.existing
 	if cluster == nil {
 		fmt.Fprintf(p.out, "%s: %s not found\n", onControlPlane, ref("cluster", "", o.ClusterName))
 	} else if err := o.deleteCluster(ctx, cp, cluster, p); err != nil {

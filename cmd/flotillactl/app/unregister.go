@@ -5,19 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-	clustervalidation "github.com/flotilla-io/flotilla/apis/cluster/validation"
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 )
 
@@ -109,17 +103,11 @@ func (o *unregisterOptions) addFlags(fs *pflag.FlagSet) {
 }
 
 func (o *unregisterOptions) validate() error {
-	var errs []error
-	if msgs := clustervalidation.ValidateClusterName(o.ClusterName, false); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("invalid cluster name %q: %s", o.ClusterName, strings.Join(msgs, "; ")))
+	f := memberFlags{cluster: o.ClusterName, namespaceFlag: "--agent-namespace", namespace: o.AgentNamespace}
+	if o.Wait {
+		f.timeoutFlag, f.timeout = "--timeout", o.Timeout
 	}
-	if msgs := validation.IsDNS1123Label(o.AgentNamespace); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("invalid --agent-namespace %q: %s", o.AgentNamespace, strings.Join(msgs, "; ")))
-	}
-	if o.Wait && o.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("--timeout must be positive, got %s", o.Timeout))
-	}
-	return utilerrors.NewAggregate(errs)
+	return utilerrors.NewAggregate(f.validate())
 }
 
 // run unregisters; cp is nil without --control-plane-kubeconfig.
@@ -142,25 +130,17 @@ func (o *unregisterOptions) run(ctx context.Context, cp *controlPlane, member ku
 }
 
 func (o *unregisterOptions) removeFromControlPlane(ctx context.Context, cp controlPlane, member kubernetes.Interface, p printer) error {
-	cluster, err := cp.karmada.ClusterV1alpha1().Clusters().Get(ctx, o.ClusterName, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
+	action := unregisterAction.withForce(o.Force)
+	ident, err := action.readIdentity(ctx, cp.karmada, o.ClusterName, member)
+	if err != nil {
+		return err
+	}
+	if err := action.checkIdentity(o.ClusterName, ident); err != nil {
+		return err
+	}
+	cluster := ident.existing
+	if cluster == nil {
 		fmt.Fprintf(p.out, "%s: %s not found\n", onControlPlane, ref("cluster", "", o.ClusterName))
-		cluster = nil
-	case err != nil:
-		return fmt.Errorf("reading cluster %s on the control plane: %w", o.ClusterName, err)
-	case o.Force:
-	case cluster.Spec.SyncMode != clusterv1alpha1.Pull:
-		return fmt.Errorf("cluster %s is in %s mode: use unjoin (or --force); nothing was deleted", o.ClusterName, cluster.Spec.SyncMode)
-	case cluster.Spec.ID != "":
-		// Only now is the member's id needed.
-		id, err := memberID(ctx, member)
-		if err != nil {
-			return err
-		}
-		if cluster.Spec.ID != id {
-			return fmt.Errorf("the member kubeconfig points at a cluster with kube-system uid %s, but cluster %s has id %s; nothing was deleted (pass --force to unregister anyway)", id, o.ClusterName, cluster.Spec.ID)
-		}
 	}
 	if cluster != nil {
 		// The unjoin code path: delete, then wait until the finalizer let go.
