@@ -3,9 +3,9 @@ package clusterstatus
 import (
 	"context"
 	"encoding/json"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,7 +20,6 @@ import (
 	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
@@ -40,32 +39,11 @@ var fixedNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 const interval = 10 * time.Second
 
-type delayedKey struct {
-	key   string
-	delay time.Duration
-}
-
-// recordingQueue is the controller's queue recording the delayed adds
-// instead of arming timers.
-type recordingQueue struct {
-	workqueue.TypedRateLimitingInterface[string]
-	mu    sync.Mutex
-	after []delayedKey
-}
-
-func (q *recordingQueue) AddAfter(key string, d time.Duration) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.after = append(q.after, delayedKey{key, d})
-}
-
-func (q *recordingQueue) delayed() []delayedKey {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	out := q.after
-	q.after = nil
-	return out
-}
+// The queue double of every controller test.
+type (
+	delayedKey     = workertest.Delayed
+	recordingQueue = workertest.Queue
+)
 
 // member is what the member's API server answers.
 type member struct {
@@ -341,9 +319,9 @@ func TestReconcile(t *testing.T) {
 			}
 			var want []delayedKey
 			if tc.wantRequeue {
-				want = []delayedKey{{"member1", interval}}
+				want = []delayedKey{{Key: "member1", Delay: interval}}
 			}
-			if diff := cmp.Diff(want, f.queue.delayed(), cmp.AllowUnexported(delayedKey{})); diff != "" {
+			if diff := cmp.Diff(want, f.queue.Delayed()); diff != "" {
 				t.Errorf("requeues (-want +got):\n%s", diff)
 			}
 			if tc.cluster == nil || tc.cluster.DeletionTimestamp != nil {
@@ -368,8 +346,8 @@ func TestReconcileCachesListing(t *testing.T) {
 	if acts := f.client.Actions(); len(acts) != 0 {
 		t.Errorf("got requests %v, want none", acts)
 	}
-	want := []delayedKey{{"member1", cacheSyncPoll}, {"member1", interval}}
-	if diff := cmp.Diff(want, f.queue.delayed(), cmp.AllowUnexported(delayedKey{})); diff != "" {
+	want := []delayedKey{{Key: "member1", Delay: cacheSyncPoll}, {Key: "member1", Delay: interval}}
+	if diff := cmp.Diff(want, f.queue.Delayed()); diff != "" {
 		t.Errorf("requeues (-want +got):\n%s", diff)
 	}
 	// Past the timeout: an error, retried with backoff.

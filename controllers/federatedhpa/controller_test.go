@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
 	"testing"
 	"time"
 
@@ -24,7 +24,6 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 	externalmetricsv1beta1 "k8s.io/metrics/pkg/apis/external_metrics/v1beta1"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
@@ -56,30 +55,11 @@ var (
 
 const syncPeriod = 15 * time.Second
 
-type delayedKey struct {
-	key   string
-	delay time.Duration
-}
-
-type recordingQueue struct {
-	workqueue.TypedRateLimitingInterface[string]
-	mu    sync.Mutex
-	after []delayedKey
-}
-
-func (q *recordingQueue) AddAfter(key string, d time.Duration) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.after = append(q.after, delayedKey{key, d})
-}
-
-func (q *recordingQueue) delayed() []delayedKey {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	out := q.after
-	q.after = nil
-	return out
-}
+// The queue double of every controller test.
+type (
+	delayedKey     = workertest.Delayed
+	recordingQueue = workertest.Queue
+)
 
 // fakeMetrics serves pod CPU usage, in millicores, by pod name; each pod
 // is marked with the cluster its name says (m1-..., m2-...).
@@ -397,7 +377,7 @@ func TestReconcile(t *testing.T) {
 					t.Errorf("%s condition:\n got %s\nwant %s", typ, got, want)
 				}
 			}
-			if diff := cmp.Diff([]delayedKey{{"default/web", syncPeriod}}, f.queue.delayed(), cmp.AllowUnexported(delayedKey{})); diff != "" {
+			if diff := cmp.Diff([]delayedKey{{Key: "default/web", Delay: syncPeriod}}, f.queue.Delayed()); diff != "" {
 				t.Errorf("requeues (-want +got):\n%s", diff)
 			}
 
@@ -439,7 +419,7 @@ func TestReconcileGone(t *testing.T) {
 	if n := len(f.client.Actions()) + len(f.scales.Actions()); n != 0 {
 		t.Errorf("%d requests, want none", n)
 	}
-	if d := f.queue.delayed(); len(d) != 0 {
+	if d := f.queue.Delayed(); len(d) != 0 {
 		t.Errorf("requeued %v", d)
 	}
 	if len(f.ctrl.histories)+len(f.ctrl.selectors) != 0 {

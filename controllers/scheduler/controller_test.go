@@ -122,7 +122,7 @@ func TestEnqueue(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, nil, bindings...)
 			f.ctrl.enqueueAll(tc.unscheduledOnly, false)
-			got := f.queue.keys()
+			got := f.queue.Keys()
 			slices.Sort(got)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("queued (-want +got):\n%s", diff)
@@ -136,7 +136,7 @@ func TestEnqueue(t *testing.T) {
 		f.ctrl.enqueueBinding(newRB(), false)
 		f.ctrl.enqueueBinding(newCRB(), false)
 		f.ctrl.enqueueBinding(pt.Cluster("a"), false)
-		if diff := cmp.Diff([]string{"rb/default/web", "crb/web"}, f.queue.keys()); diff != "" {
+		if diff := cmp.Diff([]string{"rb/default/web", "crb/web"}, f.queue.Keys()); diff != "" {
 			t.Errorf("queued (-want +got):\n%s", diff)
 		}
 	})

@@ -3,11 +3,11 @@ package scheduler
 import (
 	"encoding/json"
 	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
 	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 	"k8s.io/apimachinery/pkg/types"
 	"reflect"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,7 +18,6 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
@@ -96,43 +95,11 @@ func scheduledRB(b *workv1alpha2.ResourceBinding) {
 	}
 }
 
-type delayedKey struct {
-	key   string
-	delay time.Duration
-}
-
-// recordingQueue is the controller's queue recording the delayed adds
-// instead of arming timers.
-type recordingQueue struct {
-	workqueue.TypedRateLimitingInterface[string]
-	mu    sync.Mutex
-	after []delayedKey
-}
-
-func (q *recordingQueue) AddAfter(key string, d time.Duration) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.after = append(q.after, delayedKey{key, d})
-}
-
-func (q *recordingQueue) delayed() []delayedKey {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	out := q.after
-	q.after = nil
-	return out
-}
-
-// keys drains the keys queued at once.
-func (q *recordingQueue) keys() []string {
-	var out []string
-	for q.Len() > 0 {
-		k, _ := q.Get()
-		q.Done(k)
-		out = append(out, k)
-	}
-	return out
-}
+// The queue double of every controller test.
+type (
+	delayedKey     = workertest.Delayed
+	recordingQueue = workertest.Queue
+)
 
 type fixture struct {
 	ctrl                          *Controller

@@ -119,7 +119,7 @@ func TestReconcileQuotaRefusal(t *testing.T) {
 			if got := f.events(); !reflect.DeepEqual(got, want) {
 				t.Errorf("events %q, want %q (binding and template)", got, want)
 			}
-			if d := f.queue.delayed(); len(d) != 1 || d[0].delay != retryUnschedulable {
+			if d := f.queue.Delayed(); len(d) != 1 || d[0].Delay != retryUnschedulable {
 				t.Errorf("delayed %v, want one retry after %v", d, retryUnschedulable)
 			}
 			// The same refusal again: the condition already says so.

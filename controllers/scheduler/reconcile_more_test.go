@@ -131,7 +131,7 @@ func TestReconcileStampsEverySuccessfulRun(t *testing.T) {
 			f := newFixture(t, fixtureClusters(), newRB(scheduledRB, tc.mod))
 			if tc.quiet {
 				f.ctrl.enqueueAll(false, true)
-				f.queue.keys()
+				f.queue.Keys()
 			}
 			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 				t.Fatal(err)

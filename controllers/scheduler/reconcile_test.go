@@ -59,7 +59,7 @@ func TestReconcileWritesDecision(t *testing.T) {
 			if diff := cmp.Diff([]string{succeeded, succeeded}, f.events()); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
-			if d := f.queue.delayed(); len(d) != 0 {
+			if d := f.queue.Delayed(); len(d) != 0 {
 				t.Errorf("success queued retries %v", d)
 			}
 
@@ -159,8 +159,8 @@ func TestReconcileFailure(t *testing.T) {
 			if diff := cmp.Diff([]string{failed, failed}, f.events()); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
-			retry := []delayedKey{{"rb/default/web", 30 * time.Second}}
-			if diff := cmp.Diff(retry, f.queue.delayed(), cmp.AllowUnexported(delayedKey{})); diff != "" {
+			retry := []delayedKey{{Key: "rb/default/web", Delay: 30 * time.Second}}
+			if diff := cmp.Diff(retry, f.queue.Delayed()); diff != "" {
 				t.Errorf("retries (-want +got):\n%s", diff)
 			}
 
@@ -178,7 +178,7 @@ func TestReconcileFailure(t *testing.T) {
 			if ev := f.events(); len(ev) != 0 {
 				t.Errorf("retry recorded %v", ev)
 			}
-			if diff := cmp.Diff(retry, f.queue.delayed(), cmp.AllowUnexported(delayedKey{})); diff != "" {
+			if diff := cmp.Diff(retry, f.queue.Delayed()); diff != "" {
 				t.Errorf("retry retries (-want +got):\n%s", diff)
 			}
 		})
@@ -227,7 +227,7 @@ func TestReconcileSkips(t *testing.T) {
 			if got := len(f.events()); got != map[bool]int{false: 0, true: 2}[tc.wantWrite] {
 				t.Errorf("got %d events, want write %v", got, tc.wantWrite)
 			}
-			if d := f.queue.delayed(); len(d) != 0 {
+			if d := f.queue.Delayed(); len(d) != 0 {
 				t.Errorf("queued retries %v", d)
 			}
 		})
