@@ -148,7 +148,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 			// Karmada schedules such a binding again on every trigger and
 			// stamps each successful run, unchanged result or not; scripts
 			// wait for lastScheduledTime to move. The status alone.
-			return c.stampRun(ctx, t, key, dec)
+			return c.stampRun(ctx, t, key, dec, c.runTime(t, fresh))
 		}
 		klog.FromContext(ctx).V(4).Info("Scheduling decision unchanged", "binding", key)
 		return c.retryLater(key, schedErr)
@@ -171,7 +171,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		// A failure leaves the observed generation behind: scheduling of
 		// this generation is still pending (Karmada's meaning).
 		status["schedulerObservedGeneration"] = observed
-		status["lastScheduledTime"] = metav1.NewTime(c.now())
+		status["lastScheduledTime"] = c.runTime(t, fresh)
 		var affinity any
 		if dec.AffinityName != "" {
 			affinity = dec.AffinityName
@@ -210,15 +210,28 @@ func rerun(t *target, fresh bool) bool {
 	return rs == nil || rs.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDuplicated
 }
 
+// runTime is the lastScheduledTime of a successful run: now, or for a run
+// a trigger asked for, not before that trigger. A trigger may be up to a
+// second ahead of this clock (a WorkloadRebalancer writes the second after
+// the last run, see workloadrebalancer.TriggerTime); a run stamped before
+// it would leave the trigger fresh and run again until the clock passed it.
+func (c *Controller) runTime(t *target, fresh bool) metav1.Time {
+	now := metav1.NewTime(c.now())
+	if fresh && now.Before(t.spec.RescheduleTriggeredAt) {
+		return *t.spec.RescheduleTriggeredAt.DeepCopy()
+	}
+	return now
+}
+
 // stampRun writes the time and generation of a successful run whose result
 // the binding already holds, and records its events, as every successful
 // scheduling run does.
-func (c *Controller) stampRun(ctx context.Context, t *target, key string, dec placement.Decision) error {
+func (c *Controller) stampRun(ctx context.Context, t *target, key string, dec placement.Decision, at metav1.Time) error {
 	patch, err := json.Marshal(map[string]any{
 		"metadata": map[string]any{"resourceVersion": t.meta.ResourceVersion},
 		"status": map[string]any{
 			"schedulerObservedGeneration": t.meta.Generation,
-			"lastScheduledTime":           metav1.NewTime(c.now()),
+			"lastScheduledTime":           at,
 		},
 	})
 	if err != nil {

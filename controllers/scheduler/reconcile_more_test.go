@@ -157,12 +157,19 @@ func TestReconcileFresh(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name      string
+		last      time.Time     // lastScheduledTime; an hour ago when zero
 		triggered time.Duration // relative to lastScheduledTime
 		want      []workv1alpha2.TargetCluster
+		wantLast  time.Time // the clock when zero
 	}{
 		// a: 10 free + 4 held = 14, b: 10. 4 over 14:10: a, b, a, b.
 		{name: "reschedule triggered after the last scheduling", triggered: time.Minute, want: []workv1alpha2.TargetCluster{pt.At("a", 2), pt.At("b", 2)}},
 		{name: "reschedule triggered before the last scheduling", triggered: -time.Minute, want: []workv1alpha2.TargetCluster{pt.At("a", 4)}},
+		// A WorkloadRebalancer created in the second of the last run
+		// triggers the second after it, ahead of this clock: the run is
+		// stamped at the trigger, or the trigger would stay fresh.
+		{name: "reschedule triggered ahead of the clock", last: fixedNow, triggered: time.Second,
+			want: []workv1alpha2.TargetCluster{pt.At("a", 2), pt.At("b", 2)}, wantLast: fixedNow.Add(time.Second)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -172,6 +179,9 @@ func TestReconcileFresh(t *testing.T) {
 				b.Spec.Replicas = 4
 				b.Spec.Placement = &policyv1alpha1.Placement{ReplicaScheduling: pt.DynamicRS()}
 				b.Spec.Clusters = []workv1alpha2.TargetCluster{pt.At("a", 4)}
+				if !tc.last.IsZero() {
+					b.Status.LastScheduledTime = &metav1.Time{Time: tc.last}
+				}
 				b.Spec.RescheduleTriggeredAt = &metav1.Time{Time: b.Status.LastScheduledTime.Add(tc.triggered)}
 			}))
 			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
@@ -182,8 +192,19 @@ func TestReconcileFresh(t *testing.T) {
 			if diff := cmp.Diff(tc.want, obj.Spec.Clusters); diff != "" {
 				t.Errorf("spec.clusters (-want +got):\n%s", diff)
 			}
-			if got := obj.Status.LastScheduledTime; got == nil || !got.Time.Equal(fixedNow) {
-				t.Errorf("lastScheduledTime = %v, want %v", got, fixedNow)
+			wantLast := tc.wantLast
+			if wantLast.IsZero() {
+				wantLast = fixedNow
+			}
+			if got := obj.Status.LastScheduledTime; got == nil || !got.Time.Equal(wantLast) {
+				t.Errorf("lastScheduledTime = %v, want %v", got, wantLast)
+			}
+			// Run again: the trigger is served, nothing to write.
+			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+				t.Fatal(err)
+			}
+			if ps := f.patches(t); len(ps) != 0 {
+				t.Errorf("the served trigger was run again: %s", ps[0].GetPatch())
 			}
 		})
 	}

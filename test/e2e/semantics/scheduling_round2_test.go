@@ -72,10 +72,8 @@ spec:
 	if b, err := binding(t.Context(), t, ns, "web"); err != nil || b.Status.SchedulerObservedAffinityName != "backup" {
 		t.Fatalf("once primary is eligible: affinity %q (%v), want backup kept", b.Status.SchedulerObservedAffinityName, err)
 	}
-	// rescheduleTriggeredAt and lastScheduledTime have seconds: a trigger
-	// in the very second of the last run is not after it (known issue,
-	// see the issue 21 note), so the rebalancer comes a second later.
-	time.Sleep(1100 * time.Millisecond)
+	// Straight away: a rebalancer created in the second of the last run
+	// still reschedules (its trigger is the second after that run).
 	framework.Apply(t, fmt.Sprintf(`apiVersion: apps.karmada.io/v1alpha1
 kind: WorkloadRebalancer
 metadata: {name: sem-terms}
