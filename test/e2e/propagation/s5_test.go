@@ -30,7 +30,9 @@ spec:
           - {path: /spec/size, operator: replace, value: 4}
           - {path: /metadata/annotations, operator: add, value: {OverridePolicy: test}}
 `)
-	t.Cleanup(func() { _, _ = kubectl(t, "delete", "overridepolicy", "guestbook-sample", "-n", "default", "--ignore-not-found") })
+	t.Cleanup(func() {
+		_, _ = kubectl(t, "delete", "overridepolicy", "guestbook-sample", "-n", "default", "--ignore-not-found")
+	})
 	cfg, err := framework.Env.Member("member1").RESTConfig()
 	if err != nil {
 		t.Fatal(err)

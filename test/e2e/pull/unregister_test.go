@@ -9,18 +9,35 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestUnregister (S10), last: flotillactl unregister removes member3's
-// Cluster from the control plane and the agent's credentials from member3.
-// The agent runs meanwhile: deleting the Cluster deletes its Works, and the
+// TestUnregister (S10): flotillactl unregister removes member3's Cluster
+// from the control plane and the agent's credentials from member3. The
+// agent runs meanwhile: deleting the Cluster deletes its Works, and the
 // agent removes what they propagated to member3 (as unjoin does for push
-// members); then it is stopped.
+// members); then it is stopped, and member3 is registered again with a new
+// agent for the tests that follow.
 func TestUnregister(t *testing.T) {
-	p := pullMember(t)
-	defer p.Stop(5 * time.Second)
+	pullMember(t)
+	t.Cleanup(func() {
+		forgetPullMember()
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		if _, err := startPullMember(ctx); err != nil {
+			t.Errorf("registering member3 again: %v", err)
+			return
+		}
+		var last string
+		if err := wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
+			last = member3Is(ctx, t, metav1.ConditionTrue)
+			return last == "", nil
+		}); err != nil {
+			t.Errorf("member3 registered again: %s", last)
+		}
+	})
 	out, err := exec.CommandContext(t.Context(), filepath.Join(framework.Env.Options.BinDir, "flotillactl"), "unregister", "member3",
 		"--kubeconfig="+framework.Member(t, "member3").Kubeconfig, "--control-plane-kubeconfig="+framework.Env.Host.Kubeconfig).CombinedOutput()
 	if err != nil {
