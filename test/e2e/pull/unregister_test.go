@@ -26,6 +26,16 @@ func TestUnregister(t *testing.T) {
 		forgetPullMember()
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
+		// Registration refuses a member whose karmada-system namespace,
+		// which unregister deletes, is still terminating.
+		m3 := framework.MemberClient(t, "member3")
+		if err := wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
+			_, err := m3.CoreV1().Namespaces().Get(ctx, "karmada-system", metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		}); err != nil {
+			t.Errorf("member3's karmada-system namespace is still there after unregister: %v", err)
+			return
+		}
 		if _, err := startPullMember(ctx); err != nil {
 			t.Errorf("registering member3 again: %v", err)
 			return
