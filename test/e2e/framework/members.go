@@ -59,7 +59,12 @@ func Rejoin(t *testing.T, member string) {
 	defer cancel()
 	_, err := Karmada(t).ClusterV1alpha1().Clusters().Get(ctx, member, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		err = Env.Join(ctx, member)
+		// join refuses a member whose karmada-cluster namespace, which
+		// unjoin deletes, is still terminating: try again until it is gone.
+		_ = wait.PollUntilContextCancel(ctx, 2*time.Second, true, func(ctx context.Context) (bool, error) {
+			err = Env.Join(ctx, member)
+			return err == nil, nil
+		})
 	}
 	if err == nil {
 		err = WaitClusterHealthy(ctx, member)
