@@ -168,15 +168,7 @@ func TestKubectlGetClusters(t *testing.T) {
 // S1: stopping a member's API server makes it not ready and tainted; starting
 // it again heals both.
 func TestClusterOutageAndRecovery(t *testing.T) {
-	m := framework.Member(t, "member2")
-	api := m.Process("kube-apiserver")
-	api.Stop(0)
-	restarted := false
-	t.Cleanup(func() {
-		if !restarted {
-			_ = api.Restart()
-		}
-	})
+	restart := framework.StopMember(t, "member2")
 	k := karmada(t)
 	wantTaint := func(c *clusterv1alpha1.Cluster, present bool) bool {
 		has := slices.ContainsFunc(c.Spec.Taints, func(t corev1.Taint) bool {
@@ -196,10 +188,9 @@ func TestClusterOutageAndRecovery(t *testing.T) {
 	if cond := meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady); cond.Reason != "ClusterNotReachable" {
 		t.Errorf("reason %s, want ClusterNotReachable", cond.Reason)
 	}
-	if err := api.Restart(); err != nil {
+	if err := restart(); err != nil {
 		t.Fatal(err)
 	}
-	restarted = true
 	err = wait.PollUntilContextTimeout(t.Context(), 500*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		var err error
 		c, err = k.ClusterV1alpha1().Clusters().Get(ctx, "member2", metav1.GetOptions{})

@@ -1,6 +1,7 @@
 package clusters
 
 import (
+	"context"
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +37,11 @@ func hasTaint(t *testing.T, cluster, key string, effect corev1.TaintEffect) bool
 
 // S3's taint command and cordon/uncordon change the Cluster's taints.
 func TestTaintCordon(t *testing.T) {
+	t.Cleanup(func() {
+		kc := "--kubeconfig=" + framework.Env.Host.Kubeconfig
+		_, _ = registerCLI(t, "taint", "clusters", "member1", "dedicated:NoSchedule-", kc)
+		_, _ = registerCLI(t, "uncordon", "member1", kc)
+	})
 	flotillactl(t, "taint", "clusters", "member1", "dedicated=special-user:NoSchedule")
 	if !hasTaint(t, "member1", "dedicated", corev1.TaintEffectNoSchedule) {
 		t.Error("taint not added")
@@ -57,9 +63,10 @@ func TestTaintCordon(t *testing.T) {
 // Bindings are stored as v1alpha2 and served, converted, as v1alpha1.
 func TestBindingServedInBothVersions(t *testing.T) {
 	rb := &workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "nginx-deployment", Namespace: "default"},
+		// Not nginx-deployment: the samples TestSamplesApply applies have it.
+		ObjectMeta: metav1.ObjectMeta{Name: "served-both-deployment", Namespace: "default"},
 		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "nginx"},
+			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "served-both"},
 			Replicas: 2,
 			Clusters: []workv1alpha2.TargetCluster{{Name: "member1", Replicas: 1}, {Name: "member2", Replicas: 1}},
 		},
@@ -68,6 +75,9 @@ func TestBindingServedInBothVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		_ = karmada(t).WorkV1alpha2().ResourceBindings("default").Delete(context.Background(), rb.Name, metav1.DeleteOptions{})
+	})
 	if created.Labels[workv1alpha2.ResourceBindingPermanentIDLabel] == "" {
 		t.Errorf("no permanent-id label on create: %v", created.Labels)
 	}
@@ -75,7 +85,7 @@ func TestBindingServedInBothVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/apis/work.karmada.io/v1alpha1/namespaces/default/resourcebindings/nginx-deployment").DoRaw(t.Context())
+	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/apis/work.karmada.io/v1alpha1/namespaces/default/resourcebindings/" + rb.Name).DoRaw(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,16 +26,18 @@ func TestSamplesApply(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kubectl apply -f samples: %v\n%s", err, out)
 	}
-	// The sample FederatedResourceQuota puts a real ResourceQuota into
-	// member1's default namespace, where the other tests create pods
-	// without requests: remove it, and wait until member1's copy is gone.
+	// Every sample goes when the test ends: the others must find the
+	// control plane as the suite started it (the sample ClusterTaintPolicy
+	// would taint a stopped cluster, the sample FederatedResourceQuota puts
+	// a ResourceQuota into member1's default namespace, where other tests
+	// create pods without requests, the ClusterOverridePolicy changes every
+	// Deployment ...). Wait until member1's quota is gone too.
 	t.Cleanup(func() {
-		// t.Context() is done by now: kubectl(t, ...) would not run.
+		if out, err := framework.Kubectl(t, "delete", "-f", filepath.Join(root, "samples"), "--ignore-not-found", "--timeout=90s"); err != nil {
+			t.Errorf("kubectl delete -f samples: %v\n%s", err, out)
+		}
+		// t.Context() is done by now.
 		ctx := context.Background()
-		_ = karmada(t).PolicyV1alpha1().FederatedResourceQuotas("default").Delete(ctx, "team-quota", metav1.DeleteOptions{})
-		// The sample ClusterTaintPolicy would taint clusters the later
-		// tests stop.
-		_ = karmada(t).PolicyV1alpha1().ClusterTaintPolicies().Delete(ctx, "not-ready", metav1.DeleteOptions{})
 		cs, err := framework.Member(t, "member1").Client()
 		if err != nil {
 			return

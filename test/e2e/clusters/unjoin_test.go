@@ -15,9 +15,9 @@ import (
 )
 
 // S1: unjoin removes the cluster and everything Flotilla created for it, on
-// the control plane and in the member. (This file sorts last, so the suite's
-// other tests run with member2 still joined.)
+// the control plane and in the member. member2 is joined again afterwards.
 func TestUnjoin(t *testing.T) {
+	t.Cleanup(func() { framework.Rejoin(t, "member2") })
 	ctx := t.Context()
 	e := framework.Env
 	m := framework.Member(t, "member2")

@@ -44,6 +44,7 @@ spec:
 // moving, policy deletion and template deletion.
 func TestS2WeightedDivision(t *testing.T) {
 	const ns, name = "default", "nginx"
+	t.Cleanup(func() { cleanupDefault(t, name) })
 	apply(t, fmt.Sprintf(s2Deployment, name, ns, 2))
 	apply(t, fmt.Sprintf(s2Policy, name, ns, "member1, member2"))
 	wantDeployments(t, 90*time.Second, ns, name, map[string]string{"member1": "1/1", "member2": "1/1"})
@@ -114,6 +115,7 @@ func TestS2WeightedDivision(t *testing.T) {
 // S2: the policy may come before or after the Deployment.
 func TestS2PolicyFirst(t *testing.T) {
 	const ns, name = "default", "web"
+	t.Cleanup(func() { cleanupDefault(t, name) })
 	apply(t, fmt.Sprintf(s2Policy, name, ns, "member1, member2"))
 	time.Sleep(time.Second)
 	apply(t, fmt.Sprintf(s2Deployment, name, ns, 2))
@@ -122,4 +124,10 @@ func TestS2PolicyFirst(t *testing.T) {
 		t.Fatalf("%v %s", err, out)
 	}
 	wantDeployments(t, 60*time.Second, ns, name, map[string]string{"member1": "-", "member2": "-"})
+}
+
+// cleanupDefault deletes what an S2 test may have left in default when it
+// failed half-way: the Deployment name and its policy.
+func cleanupDefault(t *testing.T, name string) {
+	_, _ = kubectl(t, "delete", "-n", "default", "--ignore-not-found", "deployment/"+name, "propagationpolicy/"+name+"-propagation")
 }

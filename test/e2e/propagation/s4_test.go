@@ -139,6 +139,23 @@ var guestbooks = schema.GroupVersionResource{Group: "webapp.my.domain", Version:
 // S4: the Guestbook CRD goes to member1 by a ClusterPropagationPolicy, then
 // a Guestbook by a PropagationPolicy; member2 gets neither.
 func TestS4CRD(t *testing.T) {
+	guestbookSample(t)
+	cfg, err := framework.Env.Member("member2").RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dynamic.NewForConfigOrDie(cfg).Resource(guestbooks).Namespace("default").List(t.Context(), metav1.ListOptions{}); err == nil {
+		t.Error("member2 serves guestbooks: the CRD reached it")
+	}
+}
+
+// guestbookSample applies S4's samples (the Guestbook CRD to member1, then
+// guestbook-sample in default to member1) and waits until member1 has the
+// Guestbook. Applying is idempotent: TestS4CRD and TestS5PlaintextOverride
+// each call it, in any order, and leave the samples in place (deleting a
+// CRD while a member still serves it would slow the next test down).
+func guestbookSample(t *testing.T) {
+	t.Helper()
 	root, err := env.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -160,11 +177,4 @@ func TestS4CRD(t *testing.T) {
 		}
 		return ""
 	})
-	cfg, err := framework.Env.Member("member2").RESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := dynamic.NewForConfigOrDie(cfg).Resource(guestbooks).Namespace("default").List(t.Context(), metav1.ListOptions{}); err == nil {
-		t.Error("member2 serves guestbooks: the CRD reached it")
-	}
 }

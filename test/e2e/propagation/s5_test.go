@@ -14,11 +14,9 @@ import (
 )
 
 // S5: a plaintext OverridePolicy changes the Guestbook in member1 only
-// (runs after TestS4CRD, which propagates guestbook-sample to member1).
+// (the Guestbook of S4's samples, applied here too).
 func TestS5PlaintextOverride(t *testing.T) {
-	if _, err := kubectl(t, "get", "crd", "guestbooks.webapp.my.domain"); err != nil {
-		t.Skip("needs the Guestbook CRD of TestS4CRD")
-	}
+	guestbookSample(t)
 	apply(t, `apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: guestbook-sample, namespace: default}
@@ -32,6 +30,9 @@ spec:
           - {path: /spec/size, operator: replace, value: 4}
           - {path: /metadata/annotations, operator: add, value: {OverridePolicy: test}}
 `)
+	t.Cleanup(func() {
+		_, _ = kubectl(t, "delete", "overridepolicy", "guestbook-sample", "-n", "default", "--ignore-not-found")
+	})
 	cfg, err := framework.Env.Member("member1").RESTConfig()
 	if err != nil {
 		t.Fatal(err)

@@ -55,10 +55,25 @@ func TestPullProxy(t *testing.T) {
 	pullMember(t)
 	ctx := t.Context()
 	// Nothing may depend on reaching member3 directly.
+	before, err := framework.Karmada(t).ClusterV1alpha1().Clusters().Get(ctx, "member3", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	patch := []byte(`{"spec":{"apiEndpoint":"https://10.255.255.1:6443"}}`)
 	if _, err := framework.Karmada(t).ClusterV1alpha1().Clusters().Patch(ctx, "member3", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// Afterwards member3 is as the test found it: its endpoint, and none
+	// of the grant and pod made here.
+	t.Cleanup(func() {
+		ctx := context.Background()
+		restore := fmt.Appendf(nil, `{"spec":{"apiEndpoint":%q}}`, before.Spec.APIEndpoint)
+		_, _ = framework.Karmada(t).ClusterV1alpha1().Clusters().Patch(ctx, "member3", types.MergePatchType, restore, metav1.PatchOptions{})
+		m3 := framework.MemberClient(t, "member3")
+		_ = m3.RbacV1().RoleBindings("default").Delete(ctx, "tom-debug", metav1.DeleteOptions{})
+		_ = m3.RbacV1().Roles("default").Delete(ctx, "tom-debug", metav1.DeleteOptions{})
+		_ = m3.CoreV1().Pods("default").Delete(ctx, "edge", metav1.DeleteOptions{})
+	})
 	kc, tom := tomKubeconfig(t)
 	proxied := rest.CopyConfig(tom)
 	proxied.Host += proxyPrefix + "member3/proxy"

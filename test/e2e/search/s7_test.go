@@ -229,6 +229,10 @@ func TestS7Search(t *testing.T) {
 		if _, err := cs.AppsV1().Deployments(ns).Update(t.Context(), d, metav1.UpdateOptions{}); err != nil {
 			t.Fatalf("update: %v", err)
 		}
+		t.Cleanup(func() {
+			_, _ = member(t, "member2").AppsV1().Deployments(ns).Patch(context.Background(), "api", types.MergePatchType,
+				[]byte(`{"metadata":{"labels":{"updated":null}}}`), metav1.PatchOptions{})
+		})
 		got, err := member(t, "member2").AppsV1().Deployments(ns).Get(t.Context(), "api", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -279,6 +283,9 @@ func testWatch(t *testing.T) {
 		if _, err := member(t, m).CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() {
+			_ = member(t, m).CoreV1().Pods(ns).Delete(context.Background(), name, metav1.DeleteOptions{})
+		})
 	}
 	// await returns the resourceVersion of the first event about name.
 	await := func(w watch.Interface, name, cluster string) string {

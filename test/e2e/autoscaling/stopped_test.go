@@ -13,9 +13,9 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestS8MemberStopped runs last (it stops member2 for good): the
+// TestS8MemberStopped: while member2's API server is stopped, the
 // FederatedHPA keeps computing on member1 and its ScalingActive condition
-// names the missing cluster.
+// names the missing cluster. member2 is started again afterwards.
 func TestS8MemberStopped(t *testing.T) {
 	ns := framework.Namespace(t, "s8-stopped")
 	// minReplicas 4 keeps pods in both members: a member with no replica
@@ -56,7 +56,7 @@ func TestS8MemberStopped(t *testing.T) {
 		}
 		return ""
 	})
-	framework.Member(t, "member2").Process("kube-apiserver").Stop(0)
+	framework.StopMember(t, "member2")
 	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
 		c, msg := active(ctx)
 		if c == nil {

@@ -27,14 +27,7 @@ func TestS7ClusterNotReady(t *testing.T) {
 	}
 	defer w.Stop()
 
-	api := framework.Member(t, "member2").Process("kube-apiserver")
-	api.Stop(0)
-	restarted := false
-	t.Cleanup(func() {
-		if !restarted {
-			_ = api.Restart()
-		}
-	})
+	restart := framework.StopMember(t, "member2")
 	deployments := searchPrefix + "cache/apis/apps/v1/namespaces/" + ns + "/deployments"
 	waitList(t, deployments, []string{"member1/shared", "member1/web"})
 
@@ -80,10 +73,9 @@ loop:
 		t.Errorf("a new watch saw %v, want member1's objects only", seen)
 	}
 
-	if err := api.Restart(); err != nil {
+	if err := restart(); err != nil {
 		t.Fatal(err)
 	}
-	restarted = true
 	err = wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		l := getList(t, ctx, deployments)
 		return len(l.Items) == 4, nil
