@@ -28,7 +28,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
 	"github.com/flotilla-io/flotilla/controllers/execution"
 	"github.com/flotilla-io/flotilla/controllers/manager"
-	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/tunnel"
 )
 
@@ -79,14 +79,14 @@ func (o *Options) Config() (*Config, error) {
 // Run runs the agent until ctx ends: with leader election in the member,
 // only the elected replica works.
 func (c *Config) Run(ctx context.Context) error {
-	member, err := memberclient.NewClient(c.Member)
+	local, err := member.NewClient(c.Member)
 	if err != nil {
 		return err
 	}
 	// Every replica renews its certificate, elected or not, so that a
 	// replica taking over holds a valid one.
 	if c.rotation != nil {
-		if err := c.rotation.start(ctx, member.Clientset); err != nil {
+		if err := c.rotation.start(ctx, local.Clientset); err != nil {
 			return err
 		}
 		sigs := make(chan os.Signal, 1)
@@ -95,16 +95,16 @@ func (c *Config) Run(ctx context.Context) error {
 		go c.rotation.renewOnSignal(ctx, sigs)
 	}
 	if !c.Options.LeaderElect {
-		return c.work(ctx, member)
+		return c.work(ctx, local)
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.Options.LeaderElectNamespace}}
-	if _, err := member.Clientset.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := local.Clientset.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating the leader election namespace in the member: %w", err)
 	}
 	host, _ := os.Hostname()
 	id := fmt.Sprintf("%s_%d", host, os.Getpid())
 	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, c.Options.LeaderElectNamespace, "flotilla-agent-"+c.Options.ClusterName,
-		member.Clientset.CoreV1(), member.Clientset.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: id})
+		local.Clientset.CoreV1(), local.Clientset.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: id})
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (c *Config) Run(ctx context.Context) error {
 		Lock: lock, ReleaseOnCancel: true,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(ctx context.Context) { workErr = c.work(ctx, member) },
+			OnStartedLeading: func(ctx context.Context) { workErr = c.work(ctx, local) },
 			OnStoppedLeading: func() { klog.FromContext(ctx).Info("Not the active agent", "identity", id) },
 		},
 	})
@@ -121,7 +121,7 @@ func (c *Config) Run(ctx context.Context) error {
 }
 
 // work runs the agent's controllers until ctx ends.
-func (c *Config) work(ctx context.Context, member *memberclient.Client) error {
+func (c *Config) work(ctx context.Context, local *member.Client) error {
 	log := klog.FromContext(ctx)
 	name := c.Options.ClusterName
 	karmada, err := versioned.NewForConfig(c.ControlPlane)
@@ -132,11 +132,11 @@ func (c *Config) work(ctx context.Context, member *memberclient.Client) error {
 	if err != nil {
 		return err
 	}
-	if err := ensureCluster(ctx, karmada, member.Clientset, name, c.Options.ClusterAPIEndpoint); err != nil {
+	if err := ensureCluster(ctx, karmada, local.Clientset, name, c.Options.ClusterAPIEndpoint); err != nil {
 		return err
 	}
-	members := memberclient.NewCache(nil)
-	members.Pin(name, member)
+	members := member.NewCache(nil)
+	members.Pin(name, local)
 
 	// Only the agent's own Cluster and execution namespace are watched:
 	// its identity may read nothing else.

@@ -4,7 +4,7 @@
 // (karmada-scheduler-estimator, pkg/estimator/server), run in process.
 //
 // It owns the arithmetic only. It reads no API server and keeps no cache:
-// callers hand it the objects (memberinformers keeps them per member), and
+// callers hand it the objects (member.Hub keeps them per member), and
 // the scheduler decides how the result combines with its other estimates.
 //
 // Two estimates are made and the smaller wins (MaxReplicas):

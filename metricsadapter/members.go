@@ -17,8 +17,7 @@ import (
 	"k8s.io/metrics/pkg/client/custom_metrics"
 	cmprovider "sigs.k8s.io/custom-metrics-apiserver/pkg/provider"
 
-	"github.com/flotilla-io/flotilla/memberclient"
-	"github.com/flotilla-io/flotilla/memberinformers"
+	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/metricsadapter/provider"
 )
 
@@ -26,7 +25,7 @@ import (
 // members have the pods and nodes a request names; the metrics clients of
 // each member are built once per connection.
 type members struct {
-	set     *memberinformers.Set
+	set     *member.Hub
 	timeout time.Duration
 
 	mu      sync.Mutex
@@ -38,25 +37,25 @@ type metricsClients struct {
 	key      string
 	resource metricsclient.MetricsV1beta1Interface
 	custom   custom_metrics.CustomMetricsClient
-	client   *memberclient.Client
+	client   *member.Client
 }
 
 var _ provider.Members = &members{}
 
-func newMembers(set *memberinformers.Set, timeout time.Duration) *members {
+func newMembers(set *member.Hub, timeout time.Duration) *members {
 	return &members{set: set, timeout: timeout, clients: map[string]*metricsClients{}}
 }
 
 func (m *members) Clusters() []string {
-	return m.pick(func(memberinformers.Member) bool { return true })
+	return m.pick(func(member.Member) bool { return true })
 }
 
 func (m *members) PodClusters(namespace string, selector labels.Selector) []string {
-	return m.pick(func(mem memberinformers.Member) bool { return mem.HasPods(namespace, selector) })
+	return m.pick(func(mem member.Member) bool { return mem.HasPods(namespace, selector) })
 }
 
 func (m *members) PodClustersNamed(namespace, name string) []string {
-	return m.pick(func(mem memberinformers.Member) bool {
+	return m.pick(func(mem member.Member) bool {
 		if !mem.Synced {
 			return true
 		}
@@ -66,11 +65,11 @@ func (m *members) PodClustersNamed(namespace, name string) []string {
 }
 
 func (m *members) NodeClusters(selector labels.Selector) []string {
-	return m.pick(func(mem memberinformers.Member) bool { return mem.HasNodes(selector) })
+	return m.pick(func(mem member.Member) bool { return mem.HasNodes(selector) })
 }
 
 func (m *members) NodeClustersNamed(name string) []string {
-	return m.pick(func(mem memberinformers.Member) bool {
+	return m.pick(func(mem member.Member) bool {
 		if !mem.Synced {
 			return true
 		}
@@ -80,7 +79,7 @@ func (m *members) NodeClustersNamed(name string) []string {
 }
 
 // pick returns the sorted names of the members keep accepts.
-func (m *members) pick(keep func(memberinformers.Member) bool) []string {
+func (m *members) pick(keep func(member.Member) bool) []string {
 	var out []string
 	for _, mem := range m.set.Members() {
 		if keep(mem) {

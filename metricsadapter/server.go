@@ -35,9 +35,8 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/memberaccess"
-	"github.com/flotilla-io/flotilla/memberclient"
-	"github.com/flotilla-io/flotilla/memberinformers"
 	"github.com/flotilla-io/flotilla/metricsadapter/provider"
 )
 
@@ -75,7 +74,7 @@ type Config struct {
 	HostConfig *clientrest.Config
 	// MemberClients reach the members (shared with the rest of the
 	// process: search, the proxy).
-	MemberClients *memberclient.Cache
+	MemberClients *member.Cache
 	// Authorizer authorizes on the control plane (the server's delegating
 	// authorizer): a caller sees the metrics of the clusters it may reach
 	// through clusters/{name}/proxy. Required.
@@ -97,7 +96,7 @@ func (c *Config) Complete() CompletedConfig {
 type Server struct {
 	// Members are the member pod and node informers; the FederatedHPA
 	// controller of the same process reads pods from them.
-	Members *memberinformers.Set
+	Members *member.Hub
 
 	cfg      CompletedConfig
 	resource map[string]rest.Storage
@@ -120,7 +119,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	s := &Server{cfg: c}
 	memberClients := c.MemberClients
-	s.Members = memberinformers.New(func() ([]*clusterv1alpha1.Cluster, error) {
+	s.Members = member.NewHub(func() ([]*clusterv1alpha1.Cluster, error) {
 		if l := s.clusters.Load(); l != nil {
 			return (*l).List(labels.Everything())
 		}

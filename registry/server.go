@@ -28,7 +28,7 @@ import (
 	remedyinstall "github.com/flotilla-io/flotilla/apis/remedy/install"
 	searchinstall "github.com/flotilla-io/flotilla/apis/search/install"
 	workinstall "github.com/flotilla-io/flotilla/apis/work/install"
-	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/metricsadapter"
 	"github.com/flotilla-io/flotilla/proxy"
 	clusterregistry "github.com/flotilla-io/flotilla/registry/cluster"
@@ -140,7 +140,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	opts := c.generic.RESTOptionsGetter
 	secrets := informers.NewSharedInformerFactoryWithOptions(c.host, 0, informers.WithNamespace(SecretNamespace))
 	secretLister := secrets.Core().V1().Secrets().Lister()
-	getSecret := memberclient.OnlyClusterSecrets(func(namespace, name string) (*corev1.Secret, error) {
+	getSecret := member.OnlyClusterSecrets(func(namespace, name string) (*corev1.Secret, error) {
 		if sec, err := secretLister.Secrets(namespace).Get(name); err == nil {
 			return sec, nil
 		}
@@ -172,7 +172,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	// One client per member for search and metrics (and their shared
 	// informers).
-	memberClients := memberclient.NewCache(getSecret)
+	memberClients := member.NewCache(getSecret)
 	memberClients.Tunnel = tunnels.DialContext
 	var searchSrv *search.Server
 	if c.hostCfg != nil {
@@ -258,7 +258,7 @@ func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, srv *
 
 // installMetrics serves metrics.k8s.io and custom.metrics.k8s.io from the
 // members' metrics.
-func (c CompletedConfig) installMetrics(s *genericapiserver.GenericAPIServer, members *memberclient.Cache) (*metricsadapter.Server, error) {
+func (c CompletedConfig) installMetrics(s *genericapiserver.GenericAPIServer, members *member.Cache) (*metricsadapter.Server, error) {
 	cfg := &metricsadapter.Config{Options: c.metrics, Scheme: c.scheme, Codecs: c.codecs, HostConfig: c.hostCfg, MemberClients: members,
 		Authorizer: c.generic.Authorization.Authorizer}
 	m, err := cfg.Complete().New()

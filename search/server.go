@@ -29,8 +29,8 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
+	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/memberaccess"
-	"github.com/flotilla-io/flotilla/memberclient"
 	"github.com/flotilla-io/flotilla/proxy"
 	searchcache "github.com/flotilla-io/flotilla/search/cache"
 	"github.com/flotilla-io/flotilla/search/index"
@@ -77,11 +77,11 @@ type Config struct {
 	// HostConfig reaches the host API server with the server's credentials.
 	HostConfig *clientrest.Config
 	// Tunnel, when set, reaches Pull clusters through their agents'
-	// tunnels (memberclient.Cache.Tunnel).
-	Tunnel memberclient.TunnelDialer
+	// tunnels (member.Cache.Tunnel).
+	Tunnel member.TunnelDialer
 	// MemberClients reach the members (shared with the rest of the
 	// process: the metrics adapter).
-	MemberClients *memberclient.Cache
+	MemberClients *member.Cache
 }
 
 // CompletedConfig is a Config with defaults filled in.
@@ -98,7 +98,7 @@ type Server struct {
 	Storage map[string]rest.Storage
 
 	cfg     CompletedConfig
-	members *memberclient.Cache
+	members *member.Cache
 	manager *searchcache.Manager
 	index   *index.Index
 	// informed is set once the post-start hook made the informers.
@@ -115,7 +115,7 @@ type informed struct {
 
 // SharedListerWatcher reads the cache of resource in cluster, when it
 // holds every namespace's and has listed them, for the metrics adapter's
-// member informers (memberinformers.Shared): a member whose Pods or Nodes
+// member informers (member.Shared): a member whose Pods or Nodes
 // a ResourceRegistry caches is watched once for both.
 func (s *Server) SharedListerWatcher(cluster string, gvr schema.GroupVersionResource, decoder runtime.Decoder, newList func() runtime.Object) (cache.ListerWatcher, bool) {
 	st, ok := s.manager.Shared(cluster, gvr)

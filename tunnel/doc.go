@@ -56,5 +56,5 @@
 // (Server, and Connecter, the rest.Connecter of clusters/tunnel), and the
 // agent's side (RunAgent). What it does not own: the agent's registration,
 // its credentials and RBAC, and deciding which clusters go through a tunnel
-// (memberclient and proxy do that for Pull clusters).
+// (member and proxy do that for Pull clusters).
 package tunnel

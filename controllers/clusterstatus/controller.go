@@ -27,7 +27,7 @@ import (
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
-	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // ControllerName is the name of this controller in --controllers.
@@ -77,7 +77,7 @@ type Controller struct {
 	clusters clusterlisters.ClusterLister
 	synced   cache.InformerSynced
 	client   versioned.Interface
-	members  *memberclient.Cache
+	members  *member.Cache
 	caches   memberCaches
 	beats    *heartbeats
 	queue    workqueue.TypedRateLimitingInterface[string]
@@ -90,7 +90,7 @@ type Controller struct {
 
 // New returns the controller.
 // host, when set, receives the heartbeat Leases.
-func New(informer clusterinformers.ClusterInformer, client versioned.Interface, host kubernetes.Interface, members *memberclient.Cache, opts Options) (*Controller, error) {
+func New(informer clusterinformers.ClusterInformer, client versioned.Interface, host kubernetes.Interface, members *member.Cache, opts Options) (*Controller, error) {
 	if opts.LeaseDuration == 0 {
 		opts.LeaseDuration = 40 * time.Second
 	}
@@ -237,7 +237,7 @@ func (c *Controller) observe(ctx context.Context, cluster *clusterv1alpha1.Clust
 
 // apiEnablements lists the member's group versions and resources, sorted,
 // without subresources. complete is false when some group failed discovery.
-func apiEnablements(client *memberclient.Client) ([]clusterv1alpha1.APIEnablement, bool) {
+func apiEnablements(client *member.Client) ([]clusterv1alpha1.APIEnablement, bool) {
 	_, lists, err := client.Clientset.Discovery().ServerGroupsAndResources()
 	if len(lists) == 0 {
 		return nil, false

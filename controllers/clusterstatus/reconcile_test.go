@@ -25,12 +25,12 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
-	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // The controller-level fixture: the Cluster lister over an indexer, the
 // fake clientset recording the status patch, a fixed clock, a queue
-// recording the delayed adds. The member is a pinned memberclient whose
+// recording the delayed adds. The member is a pinned member client whose
 // node and pod caches are filled stores and whose discovery (/readyz,
 // /version, the API list) is an in-process HTTP handler: the probe goes
 // through the discovery REST client, which a fake clientset lacks.
@@ -45,8 +45,8 @@ type (
 	recordingQueue = workertest.Queue
 )
 
-// member is what the member's API server answers.
-type member struct {
+// fakeMember is what the member's API server answers.
+type fakeMember struct {
 	readyz     string // body of /readyz
 	readyzCode int
 	nodes      []*corev1.Node
@@ -61,7 +61,7 @@ type memberClientset struct {
 
 func (m memberClientset) Discovery() discovery.DiscoveryInterface { return m.disco }
 
-func (m member) handler(w http.ResponseWriter, r *http.Request) {
+func (m fakeMember) handler(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	var body any
 	switch r.URL.Path {
@@ -95,7 +95,7 @@ type fixture struct {
 	queue  *recordingQueue
 }
 
-func newFixture(t *testing.T, cluster *clusterv1alpha1.Cluster, m *member, opts Options) *fixture {
+func newFixture(t *testing.T, cluster *clusterv1alpha1.Cluster, m *fakeMember, opts Options) *fixture {
 	t.Helper()
 	clusters := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	if cluster != nil {
@@ -112,7 +112,7 @@ func newFixture(t *testing.T, cluster *clusterv1alpha1.Cluster, m *member, opts 
 	q := worker.NewQueue(ControllerName)
 	t.Cleanup(q.ShutDown)
 	f.queue = &recordingQueue{TypedRateLimitingInterface: q}
-	members := memberclient.NewCache(func(string, string) (*corev1.Secret, error) { t.Error("secret read"); return nil, nil })
+	members := member.NewCache(func(string, string) (*corev1.Secret, error) { t.Error("secret read"); return nil, nil })
 	caches := map[string]*memberCache{}
 	if m != nil {
 		srv := httptest.NewServer(http.HandlerFunc(m.handler))
@@ -123,7 +123,7 @@ func newFixture(t *testing.T, cluster *clusterv1alpha1.Cluster, m *member, opts 
 			t.Fatal(err)
 		}
 		var cs kubernetes.Interface = memberClientset{Clientset: k8sfake.NewClientset(), disco: disco}
-		members.Pin("member1", &memberclient.Client{Config: cfg, Clientset: cs})
+		members.Pin("member1", &member.Client{Config: cfg, Clientset: cs})
 		// The member's node and pod caches have listed.
 		nodes, pods := cache.NewStore(cache.MetaNamespaceKeyFunc), cache.NewStore(cache.MetaNamespaceKeyFunc)
 		for _, n := range m.nodes {
@@ -211,8 +211,8 @@ func pod(name, nodeName string, phase corev1.PodPhase, cpu string) *corev1.Pod {
 
 // healthy is a member with two nodes (one Ready), a running pod, a pending
 // one and a finished one.
-func healthy() *member {
-	return &member{readyz: "ok", readyzCode: http.StatusOK,
+func healthy() *fakeMember {
+	return &fakeMember{readyz: "ok", readyzCode: http.StatusOK,
 		nodes: []*corev1.Node{memberNode("n1", corev1.ConditionTrue), memberNode("n2", corev1.ConditionFalse)},
 		pods: []*corev1.Pod{pod("running", "n1", corev1.PodRunning, "1"), pod("pending", "", corev1.PodPending, "500m"),
 			pod("done", "n1", corev1.PodSucceeded, "2")}}
@@ -251,14 +251,14 @@ var statusCmp = []cmp.Option{
 func TestReconcile(t *testing.T) {
 	t.Parallel()
 	wasReady := func(c *clusterv1alpha1.Cluster) { c.Status = healthyStatus() }
-	notReady := func(m *member) *member {
+	notReady := func(m *fakeMember) *fakeMember {
 		m.readyz, m.readyzCode = "[-]etcd failed", http.StatusInternalServerError
 		return m
 	}
 	tests := []struct {
 		name    string
 		cluster *clusterv1alpha1.Cluster
-		member  *member
+		member  *fakeMember
 		opts    Options
 		// wantStatus is the status patched (nil: no request).
 		wantStatus *clusterv1alpha1.ClusterStatus
@@ -269,7 +269,7 @@ func TestReconcile(t *testing.T) {
 			wantStatus: ptrTo(healthyStatus()), wantRequeue: true},
 		{name: "status up to date: no write", cluster: push(wasReady), member: healthy(), wantRequeue: true},
 		{name: "a pod more: the summary patched", cluster: push(wasReady), wantRequeue: true,
-			member: func() *member {
+			member: func() *fakeMember {
 				m := healthy()
 				m.pods = append(m.pods, pod("more", "n2", corev1.PodRunning, "1"))
 				return m

@@ -15,7 +15,7 @@ import (
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
-	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // outcome is what applying one manifest came to.
@@ -34,7 +34,7 @@ type outcome struct {
 }
 
 // apply applies every manifest of work to the member.
-func (c *Controller) apply(ctx context.Context, m *member, client *memberclient.Client, cluster string, work *workv1alpha1.Work) []outcome {
+func (c *Controller) apply(ctx context.Context, m *memberState, client *member.Client, cluster string, work *workv1alpha1.Work) []outcome {
 	manifests := work.Spec.Workload.Manifests
 	out := make([]outcome, len(manifests))
 	for i := range manifests {
@@ -48,7 +48,7 @@ func (c *Controller) apply(ctx context.Context, m *member, client *memberclient.
 // absent, and otherwise updates it unless it already holds the manifest.
 // It never writes over an object Flotilla does not manage unless the
 // manifest asks for it (checkConflict).
-func (c *Controller) applyManifest(ctx context.Context, m *member, client *memberclient.Client, cluster string, work *workv1alpha1.Work, ordinal int) outcome {
+func (c *Controller) applyManifest(ctx context.Context, m *memberState, client *member.Client, cluster string, work *workv1alpha1.Work, ordinal int) outcome {
 	o := outcome{ordinal: ordinal}
 	raw := work.Spec.Workload.Manifests[ordinal].Raw
 	desired, err := decodeManifest(raw)
@@ -156,7 +156,7 @@ func (c *Controller) retain(desired, observed *unstructured.Unstructured) (*unst
 // on something other than the name (a NodePort Service answers 422
 // "provided port is already allocated", not AlreadyExists). nil: the
 // object does not exist.
-func (c *Controller) observe(ctx context.Context, m *member, client *memberclient.Client, gvr schema.GroupVersionResource, ri dynamic.ResourceInterface, desired *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (c *Controller) observe(ctx context.Context, m *memberState, client *member.Client, gvr schema.GroupVersionResource, ri dynamic.ResourceInterface, desired *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	inf, err := m.informer(client, gvr, memberEventHandler(m))
 	if err == nil && waitSynced(ctx, inf, c.opts.CacheSyncTimeout) {
 		key := desired.GetName()

@@ -17,7 +17,7 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // karmadaLabels and karmadaAnnotations are the metadata Flotilla puts on
@@ -54,7 +54,7 @@ var (
 // Work's permanent id are touched: an object Flotilla did not apply for
 // this Work is never deleted nor changed. An object Flotilla took over
 // (AdoptedAnnotation) is released, never deleted: Flotilla did not create it.
-func (c *Controller) cleanup(ctx context.Context, client *memberclient.Client, work *workv1alpha1.Work) error {
+func (c *Controller) cleanup(ctx context.Context, client *member.Client, work *workv1alpha1.Work) error {
 	id := work.Labels[workv1alpha2.WorkPermanentIDLabel]
 	preserve := ptr.Deref(work.Spec.PreserveResourcesOnDeletion, false)
 	var errs []error
@@ -71,7 +71,7 @@ func (c *Controller) cleanup(ctx context.Context, client *memberclient.Client, w
 	return errors.Join(errs...)
 }
 
-func (c *Controller) cleanupManifest(ctx context.Context, client *memberclient.Client, desired *unstructured.Unstructured, id string, preserve bool) error {
+func (c *Controller) cleanupManifest(ctx context.Context, client *member.Client, desired *unstructured.Unstructured, id string, preserve bool) error {
 	log := klog.FromContext(ctx).WithValues("kind", desired.GetKind(), "object", klog.KObj(desired))
 	mapping, err := restMapping(client.Mapper, desired.GroupVersionKind())
 	if meta.IsNoMatchError(err) {

@@ -23,7 +23,7 @@ import (
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
-	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // ControllerName is the name of this controller in --controllers, and the
@@ -68,15 +68,15 @@ type Controller struct {
 	clusters clusterlisters.ClusterLister
 	synced   []cache.InformerSynced
 	client   versioned.Interface
-	// memberClient returns the client of a member (memberclient.Cache.Get).
-	memberClient func(*clusterv1alpha1.Cluster) (*memberclient.Client, error)
+	// memberClient returns the client of a member (member.Cache.Get).
+	memberClient func(*clusterv1alpha1.Cluster) (*member.Client, error)
 	interp       interpreter.Interpreter
 	recorder     record.EventRecorder
 	opts         Options
 
 	mu sync.Mutex
 	// members holds one entry per member with Works or a Cluster.
-	members map[string]*member
+	members map[string]*memberState
 	// runCtx is the context of Run once the caches have synced; members
 	// created before wait for it to start their workers.
 	runCtx  context.Context
@@ -87,7 +87,7 @@ type Controller struct {
 // flotilla-apiserver's loopback clientset client; members builds member
 // clients; recorder records events on Works and on resource templates.
 func New(works workinformers.WorkInformer, clusters clusterinformers.ClusterInformer, client versioned.Interface,
-	members *memberclient.Cache, interp interpreter.Interpreter, recorder record.EventRecorder, opts Options) (*Controller, error) {
+	members *member.Cache, interp interpreter.Interpreter, recorder record.EventRecorder, opts Options) (*Controller, error) {
 	opts.complete()
 	c := &Controller{
 		works:        works.Lister(),
@@ -98,7 +98,7 @@ func New(works workinformers.WorkInformer, clusters clusterinformers.ClusterInfo
 		interp:       interp,
 		recorder:     recorder,
 		opts:         opts,
-		members:      map[string]*member{},
+		members:      map[string]*memberState{},
 	}
 	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.enqueueWork,
@@ -150,7 +150,7 @@ func (c *Controller) Run(ctx context.Context) {
 	c.mu.Lock()
 	c.stopped = true
 	members := c.members
-	c.members = map[string]*member{}
+	c.members = map[string]*memberState{}
 	c.mu.Unlock()
 	for _, m := range members {
 		m.stop()
@@ -159,7 +159,7 @@ func (c *Controller) Run(ctx context.Context) {
 
 // member returns the state of a member, created (and started, once Run
 // runs) on first use.
-func (c *Controller) member(name string) *member {
+func (c *Controller) member(name string) *memberState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if m, ok := c.members[name]; ok {

@@ -13,5 +13,5 @@
 //
 // It does not own Works themselves (the binding controller writes them), the
 // Works of pull-mode clusters (the agent applies those) nor member clients
-// (controllers/internal/memberclient).
+// (member.Cache).
 package execution

@@ -16,13 +16,13 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
-	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/member"
 )
 
-// member is what the controller keeps for one member cluster: a queue of
+// memberState is what the controller keeps for one member cluster: a queue of
 // the keys of its Works with workers of their own, the records of the last
 // writes, and informers on the objects applied there.
-type member struct {
+type memberState struct {
 	name    string
 	queue   workqueue.TypedRateLimitingInterface[string]
 	records *records
@@ -39,12 +39,12 @@ type member struct {
 	clientKey string
 }
 
-func newMember(name string) *member {
-	return &member{name: name, queue: worker.NewQueue(ControllerName + "-" + name), records: newRecords()}
+func newMember(name string) *memberState {
+	return &memberState{name: name, queue: worker.NewQueue(ControllerName + "-" + name), records: newRecords()}
 }
 
 // start runs workers reconciling the member's queue until ctx ends.
-func (m *member) start(ctx context.Context, workers int, reconcile func(context.Context, *member, string) error) {
+func (m *memberState) start(ctx context.Context, workers int, reconcile func(context.Context, *memberState, string) error) {
 	ctx, m.cancel = context.WithCancel(ctx)
 	m.done = make(chan struct{})
 	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("cluster", m.name))
@@ -55,7 +55,7 @@ func (m *member) start(ctx context.Context, workers int, reconcile func(context.
 }
 
 // stop stops the workers and the informers and waits for the workers.
-func (m *member) stop() {
+func (m *memberState) stop() {
 	if m.cancel == nil {
 		m.queue.ShutDown()
 	} else {
@@ -90,7 +90,7 @@ func (i *memberInformers) stop() {
 // informer returns the member's informer on gvr, started on first use. The
 // informers are rebuilt when the member's client changed (new endpoint or
 // credentials). handler receives the events of informers it starts.
-func (m *member) informer(client *memberclient.Client, gvr schema.GroupVersionResource, handler cache.ResourceEventHandler) (cache.SharedIndexInformer, error) {
+func (m *memberState) informer(client *member.Client, gvr schema.GroupVersionResource, handler cache.ResourceEventHandler) (cache.SharedIndexInformer, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.informers != nil && m.clientKey != client.Key() {
@@ -130,7 +130,7 @@ func waitSynced(ctx context.Context, inf cache.SharedIndexInformer, timeout time
 // (annotations work.karmada.io/namespace and /name), whatever happened to
 // it: a change of status is reflected, a change by someone else or a
 // deletion is undone.
-func memberEventHandler(m *member) cache.ResourceEventHandler {
+func memberEventHandler(m *memberState) cache.ResourceEventHandler {
 	enqueue := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj

@@ -21,7 +21,7 @@ import (
 // reconcile brings one Work of member m about: it releases the Work's
 // member objects when it is deleted, otherwise applies its manifests and
 // writes its status (in one write, only when it changed).
-func (c *Controller) reconcile(ctx context.Context, m *member, key string) error {
+func (c *Controller) reconcile(ctx context.Context, m *memberState, key string) error {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		return nil
@@ -84,7 +84,7 @@ func (c *Controller) reconcile(ctx context.Context, m *member, key string) error
 // finalize deletes the Work's objects from the member, or releases them
 // when the Work preserves them, then removes the Work's finalizer. A member
 // that is not Ready is waited for, unless it is being removed.
-func (c *Controller) finalize(ctx context.Context, m *member, cluster *clusterv1alpha1.Cluster, work *workv1alpha1.Work, key string) error {
+func (c *Controller) finalize(ctx context.Context, m *memberState, cluster *clusterv1alpha1.Cluster, work *workv1alpha1.Work, key string) error {
 	if !slices.Contains(work.Finalizers, workv1alpha1.ExecutionControllerFinalizer) {
 		m.records.forgetWork(work.UID)
 		return nil
@@ -129,7 +129,7 @@ func (c *Controller) ensureFinalizer(ctx context.Context, work *workv1alpha1.Wor
 // removeFinalizer removes the execution finalizer with a JSON patch that
 // tests the entry it removes, so a concurrent change of the finalizers
 // fails it rather than being lost.
-func (c *Controller) removeFinalizer(ctx context.Context, m *member, work *workv1alpha1.Work) error {
+func (c *Controller) removeFinalizer(ctx context.Context, m *memberState, work *workv1alpha1.Work) error {
 	m.records.forgetWork(work.UID)
 	i := slices.Index(work.Finalizers, workv1alpha1.ExecutionControllerFinalizer)
 	if i < 0 {

@@ -31,7 +31,7 @@ import (
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
-	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 const (
@@ -59,7 +59,7 @@ type fixture struct {
 	dyn     *dynamicfake.FakeDynamicClient
 	factory externalversions.SharedInformerFactory
 	c       *Controller
-	m       *member
+	m       *memberState
 	events  *record.FakeRecorder
 }
 
@@ -87,7 +87,7 @@ func newFixture(t *testing.T, ready bool, works []*workv1alpha1.Work, memberObje
 	mapper := meta.NewDefaultRESTMapper(nil)
 	mapper.Add(corev1.SchemeGroupVersion.WithKind("ConfigMap"), meta.RESTScopeNamespace)
 	mapper.Add(appsv1.SchemeGroupVersion.WithKind("Deployment"), meta.RESTScopeNamespace)
-	client := &memberclient.Client{Dynamic: dyn, Mapper: resettable{mapper}}
+	client := &member.Client{Dynamic: dyn, Mapper: resettable{mapper}}
 
 	factory := externalversions.NewSharedInformerFactory(karmada, 0)
 	events := record.NewFakeRecorder(100)
@@ -96,7 +96,7 @@ func newFixture(t *testing.T, ready bool, works []*workv1alpha1.Work, memberObje
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.memberClient = func(*clusterv1alpha1.Cluster) (*memberclient.Client, error) { return client, nil }
+	c.memberClient = func(*clusterv1alpha1.Cluster) (*member.Client, error) { return client, nil }
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
 	f := &fixture{t: t, ctx: ctx, karmada: karmada, dyn: dyn, factory: factory, c: c, m: c.member(testCluster), events: events}

@@ -103,7 +103,7 @@ func (c *Controller) manifestStatuses(ctx context.Context, work *workv1alpha1.Wo
 // Work's status (conditions and manifestStatuses alike), so the merge patch
 // replaces both lists whole and needs no resourceVersion. dispatching asks
 // for a WorkDispatching event once the write succeeded.
-func (c *Controller) writeStatus(ctx context.Context, m *member, work *workv1alpha1.Work, stored, status *workv1alpha1.WorkStatus, dispatching bool) error {
+func (c *Controller) writeStatus(ctx context.Context, m *memberState, work *workv1alpha1.Work, stored, status *workv1alpha1.WorkStatus, dispatching bool) error {
 	if statusEqual(stored, status) {
 		return nil
 	}

@@ -26,7 +26,7 @@ import (
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
-	"github.com/flotilla-io/flotilla/memberinformers"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // ControllerName is the name of the controller in --controllers.
@@ -53,7 +53,7 @@ type Controller struct {
 	client   versioned.Interface
 	scales   scale.ScalesGetter
 	mapper   meta.RESTMapper
-	members  *memberinformers.Set
+	members  *member.Hub
 	metrics  MetricsSource
 	recorder record.EventRecorder
 	now      func() time.Time
@@ -70,7 +70,7 @@ type Controller struct {
 // New returns the controller. members are the member pod informers;
 // metrics reads the control plane's metrics APIs.
 func New(opts Options, fhpas autoscalinginformers.FederatedHPAInformer, bindings workinformers.ResourceBindingInformer,
-	client versioned.Interface, scales scale.ScalesGetter, mapper meta.RESTMapper, members *memberinformers.Set,
+	client versioned.Interface, scales scale.ScalesGetter, mapper meta.RESTMapper, members *member.Hub,
 	metrics MetricsSource, recorder record.EventRecorder) (*Controller, error) {
 	if opts.SyncPeriod <= 0 {
 		opts.SyncPeriod = 15 * time.Second

@@ -37,8 +37,7 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
-	"github.com/flotilla-io/flotilla/memberclient"
-	"github.com/flotilla-io/flotilla/memberinformers"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // The controller-level fixture: FederatedHPA and binding listers over
@@ -167,21 +166,21 @@ func newFixture(t *testing.T, c in) *fixture {
 
 // members runs a member informer set over fake clientsets holding pods
 // and waits until it has listed them.
-func members(t *testing.T, pods map[string][]*corev1.Pod) *memberinformers.Set {
+func members(t *testing.T, pods map[string][]*corev1.Pod) *member.Hub {
 	t.Helper()
 	var clusters []*clusterv1alpha1.Cluster
-	clients := map[string]*memberclient.Client{}
+	clients := map[string]*member.Client{}
 	for name, ps := range pods {
 		var objs []runtime.Object
 		for _, p := range ps {
 			objs = append(objs, p)
 		}
-		clients[name] = &memberclient.Client{Clientset: k8sfake.NewClientset(objs...)}
+		clients[name] = &member.Client{Clientset: k8sfake.NewClientset(objs...)}
 		clusters = append(clusters, &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name},
 			Status: clusterv1alpha1.ClusterStatus{Conditions: []metav1.Condition{{Type: clusterv1alpha1.ClusterConditionReady, Status: metav1.ConditionTrue}}}})
 	}
-	set := memberinformers.New(func() ([]*clusterv1alpha1.Cluster, error) { return clusters, nil },
-		func(c *clusterv1alpha1.Cluster) (*memberclient.Client, error) { return clients[c.Name], nil })
+	set := member.NewHub(func() ([]*clusterv1alpha1.Cluster, error) { return clusters, nil },
+		func(c *clusterv1alpha1.Cluster) (*member.Client, error) { return clients[c.Name], nil })
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go set.Run(ctx)

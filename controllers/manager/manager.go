@@ -44,8 +44,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 	"github.com/flotilla-io/flotilla/controllers/interpreter/lua"
-	"github.com/flotilla-io/flotilla/memberclient"
-	"github.com/flotilla-io/flotilla/memberinformers"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // Options configure the controllers.
@@ -118,7 +117,7 @@ type Context struct {
 	// Templates watches the host's resource templates of the kinds policies select.
 	Templates *templates.Informers
 	// Members builds member clients from Clusters and their secrets.
-	Members *memberclient.Cache
+	Members *member.Cache
 	// Interpreter interprets resources of every kind.
 	Interpreter interpreter.Interpreter
 	// Customizations are the Lua interpreters of
@@ -129,7 +128,7 @@ type Context struct {
 	interpreterSynced []cache.InformerSynced
 	// MemberInformers are the member pod and node informers of the metrics
 	// adapter of the same process.
-	MemberInformers *memberinformers.Set
+	MemberInformers *member.Hub
 	// Recorder records events on templates and Karmada objects, in the host.
 	Recorder record.EventRecorder
 }
@@ -226,7 +225,7 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 		Customizations:    customizations,
 		interpreterSynced: interpSynced,
 		Recorder:          recorder,
-		Members: memberclient.NewCache(memberclient.OnlyClusterSecrets(func(ns, name string) (*corev1.Secret, error) {
+		Members: member.NewCache(member.OnlyClusterSecrets(func(ns, name string) (*corev1.Secret, error) {
 			if s, err := secrets.Secrets(ns).Get(name); err == nil {
 				return s, nil
 			}

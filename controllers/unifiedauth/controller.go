@@ -38,7 +38,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/internal/works"
-	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // ControllerName is the name of this controller in --controllers.
@@ -328,7 +328,7 @@ func sorted(s sets.Set[string]) []string {
 }
 
 // Cleanup deletes the impersonation RBAC from a member being removed.
-func Cleanup(members *memberclient.Cache) func(context.Context, *clusterv1alpha1.Cluster) error {
+func Cleanup(members *member.Cache) func(context.Context, *clusterv1alpha1.Cluster) error {
 	return func(ctx context.Context, cluster *clusterv1alpha1.Cluster) error {
 		if cluster.Spec.ImpersonatorSecretRef == nil {
 			return nil

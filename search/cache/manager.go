@@ -16,7 +16,7 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
-	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/selectors"
 )
 
@@ -28,7 +28,7 @@ import (
 type Manager struct {
 	clusters   func() ([]*clusterv1alpha1.Cluster, error)
 	registries func() ([]*searchv1alpha1.ResourceRegistry, error)
-	client     func(*clusterv1alpha1.Cluster) (*memberclient.Client, error)
+	client     func(*clusterv1alpha1.Cluster) (*member.Client, error)
 	// writeStatus sets the conditions of a registry when they changed.
 	writeStatus func(ctx context.Context, r *searchv1alpha1.ResourceRegistry, conds []metav1.Condition) error
 	index       Indexer
@@ -48,7 +48,7 @@ type Manager struct {
 type Config struct {
 	Clusters    func() ([]*clusterv1alpha1.Cluster, error)
 	Registries  func() ([]*searchv1alpha1.ResourceRegistry, error)
-	Client      func(*clusterv1alpha1.Cluster) (*memberclient.Client, error)
+	Client      func(*clusterv1alpha1.Cluster) (*member.Client, error)
 	WriteStatus func(ctx context.Context, r *searchv1alpha1.ResourceRegistry, conds []metav1.Condition) error
 	// Index, when set, is told of every change (the full-text index).
 	Index Indexer
@@ -79,7 +79,7 @@ type storeID struct {
 type want struct {
 	kind       string
 	namespaced bool
-	client     *memberclient.Client
+	client     *member.Client
 	// namespaces is nil for all namespaces.
 	namespaces sets.Set[string]
 	registries []string
@@ -261,7 +261,7 @@ func (m *Manager) sync(ctx context.Context) error {
 // mappingFor maps a selector to a resource of the member, asking the
 // member's discovery again once when the kind is unknown (a CRD installed
 // since).
-func mappingFor(client *memberclient.Client, sel searchv1alpha1.ResourceSelector) (*meta.RESTMapping, error) {
+func mappingFor(client *member.Client, sel searchv1alpha1.ResourceSelector) (*meta.RESTMapping, error) {
 	gv, err := schema.ParseGroupVersion(sel.APIVersion)
 	if err != nil {
 		return nil, err

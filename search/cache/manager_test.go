@@ -16,7 +16,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
-	"github.com/flotilla-io/flotilla/memberclient"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // resettable is a static mapper with the Reset members' mappers have.
@@ -24,7 +24,7 @@ type resettable struct{ *meta.DefaultRESTMapper }
 
 func (resettable) Reset() {}
 
-func testClient() *memberclient.Client {
+func testClient() *member.Client {
 	m := meta.NewDefaultRESTMapper(nil)
 	m.Add(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, meta.RESTScopeNamespace)
 	m.Add(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, meta.RESTScopeNamespace)
@@ -32,7 +32,7 @@ func testClient() *memberclient.Client {
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
 		{Version: "v1", Resource: "pods"}: "PodList", {Group: "apps", Version: "v1", Resource: "deployments"}: "DeploymentList", {Version: "v1", Resource: "nodes"}: "NodeList",
 	})
-	return &memberclient.Client{Dynamic: dyn, Mapper: resettable{m}}
+	return &member.Client{Dynamic: dyn, Mapper: resettable{m}}
 }
 
 func testCluster(name string, ready bool) *clusterv1alpha1.Cluster {
@@ -67,7 +67,7 @@ func TestManagerSync(t *testing.T) {
 	m := NewManager(Config{
 		Clusters:   func() ([]*clusterv1alpha1.Cluster, error) { return clusters, nil },
 		Registries: func() ([]*searchv1alpha1.ResourceRegistry, error) { return registries, nil },
-		Client:     func(*clusterv1alpha1.Cluster) (*memberclient.Client, error) { return testClient(), nil },
+		Client:     func(*clusterv1alpha1.Cluster) (*member.Client, error) { return testClient(), nil },
 		WriteStatus: func(_ context.Context, r *searchv1alpha1.ResourceRegistry, conds []metav1.Condition) error {
 			written[r.Name] = *meta.FindStatusCondition(conds, ConditionReady)
 			return nil

@@ -1,4 +1,4 @@
-package memberinformers
+package member
 
 import (
 	"fmt"
@@ -35,7 +35,7 @@ func podNodeName(obj any) ([]string, error) {
 // namespace is the namespace the replicas run in; it is passed separately
 // from req.Namespace, which replica requirements carry only with the
 // ResourceQuotaEstimate feature gate.
-func (s *Set) MaxReplicas(cluster, namespace string, req *workv1alpha2.ReplicaRequirements) (int64, bool) {
+func (s *Hub) MaxReplicas(cluster, namespace string, req *workv1alpha2.ReplicaRequirements) (int64, bool) {
 	s.mu.RLock()
 	m, ok := s.members[cluster]
 	s.mu.RUnlock()

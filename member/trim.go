@@ -1,4 +1,4 @@
-package memberinformers
+package member
 
 import (
 	corev1 "k8s.io/api/core/v1"

@@ -1,4 +1,4 @@
-package memberinformers
+package member
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/estimator"
-	"github.com/flotilla-io/flotilla/memberclient"
 )
 
 func list(kv ...string) corev1.ResourceList {
@@ -56,7 +55,7 @@ func cpuRequest(q string) *workv1alpha2.ReplicaRequirements {
 }
 
 // eventually polls MaxReplicas until it returns want.
-func eventually(t *testing.T, s *Set, cluster, namespace string, req *workv1alpha2.ReplicaRequirements, want int64) {
+func eventually(t *testing.T, s *Hub, cluster, namespace string, req *workv1alpha2.ReplicaRequirements, want int64) {
 	t.Helper()
 	var got int64
 	var ok bool
@@ -81,8 +80,8 @@ func TestSetMaxReplicas(t *testing.T) {
 		testPod("p3", "", corev1.PodPending, "cpu", "3"),
 		testQuota("limited", []string{"requests.cpu", "10"}, []string{"requests.cpu", "8"}),
 	)
-	s := New(nil, nil)
-	s.members["m1"] = s.start(ctx, "m1", &memberclient.Client{Clientset: client})
+	s := NewHub(nil, nil)
+	s.members["m1"] = s.start(ctx, "m1", &Client{Clientset: client})
 	defer s.apply(ctx, nil)
 
 	if _, ok := s.MaxReplicas("unknown", "", cpuRequest("1")); ok {
@@ -134,8 +133,8 @@ func TestSetMaxReplicasNotSynced(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the informers never run
-	s := New(nil, nil)
-	s.members["m1"] = s.start(ctx, "m1", &memberclient.Client{Clientset: fake.NewClientset()})
+	s := NewHub(nil, nil)
+	s.members["m1"] = s.start(ctx, "m1", &Client{Clientset: fake.NewClientset()})
 	if n, ok := s.MaxReplicas("m1", "ns", cpuRequest("1")); ok {
 		t.Errorf("MaxReplicas(not synced) = %d, true; want false", n)
 	}

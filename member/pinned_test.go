@@ -1,4 +1,4 @@
-package memberclient
+package member
 
 import (
 	"testing"

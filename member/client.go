@@ -1,7 +1,4 @@
-// Package memberclient builds clients of member clusters from their Cluster
-// objects and the control plane's credential Secrets, caching them until the
-// Cluster's connection settings or the Secret change.
-package memberclient
+package member
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package memberinformers
+package member
 
 import (
 	"context"
@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/metrics/testutil"
 
-	"github.com/flotilla-io/flotilla/memberclient"
 )
 
 func namedPod(name, rv string) *corev1.Pod {
@@ -63,10 +62,10 @@ func TestInformersReadTheSharedCache(t *testing.T) {
 	member := fake.NewClientset(namedPod("from-member", "5"), testNode("n1", nil, "cpu", "1"))
 	sc := &sharedCache{pods: []runtime.Object{namedPod("from-shared", "9")}, watches: make(chan *watch.FakeWatcher, 10)}
 	sc.on.Store(true)
-	s := New(nil, nil)
+	s := NewHub(nil, nil)
 	s.switchCheck = 10 * time.Millisecond
 	s.SetShared(sc.shared)
-	s.members["m1"] = s.start(ctx, "m1", &memberclient.Client{Clientset: member})
+	s.members["m1"] = s.start(ctx, "m1", &Client{Clientset: member})
 	defer s.apply(ctx, nil)
 
 	has := func(name string) bool {

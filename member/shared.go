@@ -1,4 +1,4 @@
-package memberinformers
+package member
 
 import (
 	"context"
@@ -187,7 +187,7 @@ func (w *switchWatch) ResultChan() <-chan watch.Event { return w.result }
 
 // podsAndNodes returns the member's pod and node informers, built on
 // sourceLW.
-func (st *Set) podsAndNodes(name string, cs kubernetes.Interface) (pods, nodes *sourceLW, podInformer, nodeInformer func(kubernetes.Interface, time.Duration) cache.SharedIndexInformer) {
+func (st *Hub) podsAndNodes(name string, cs kubernetes.Interface) (pods, nodes *sourceLW, podInformer, nodeInformer func(kubernetes.Interface, time.Duration) cache.SharedIndexInformer) {
 	pods = &sourceLW{cluster: name, gvr: podsResource, shared: st.shared, checkEvery: st.switchCheck, newList: func() runtime.Object { return &corev1.PodList{} },
 		member: &cache.ListWatch{
 			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {

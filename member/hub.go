@@ -1,11 +1,4 @@
-// Package memberinformers keeps informers of every Ready member's pods,
-// nodes and ResourceQuotas, trimmed to what locating them, the HPA
-// arithmetic and the replica estimate need. The metrics adapter uses them to
-// ask only the members that have the pods or nodes a request names; the
-// FederatedHPA controller reads the pods of a workload in every member from
-// them; the scheduler asks MaxReplicas how many more replicas a member can
-// run (the estimator package does the arithmetic).
-package memberinformers
+package member
 
 import (
 	"context"
@@ -22,13 +15,12 @@ import (
 	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/flotilla/memberclient"
 )
 
-// Set runs the informers of every Ready member.
-type Set struct {
+// Hub runs the informers of every Ready member.
+type Hub struct {
 	clusters func() ([]*clusterv1alpha1.Cluster, error)
-	client   func(*clusterv1alpha1.Cluster) (*memberclient.Client, error)
+	client   func(*clusterv1alpha1.Cluster) (*Client, error)
 	resync   time.Duration
 	trigger  chan struct{}
 
@@ -43,13 +35,13 @@ type Set struct {
 
 // SetShared makes the pod and node informers read shared where it holds
 // their resource; call it before Run.
-func (s *Set) SetShared(shared Shared) { s.shared = shared }
+func (s *Hub) SetShared(shared Shared) { s.shared = shared }
 
 // member is the informers of one cluster, built from one connection.
 type member struct {
 	name   string
 	key    string
-	client *memberclient.Client
+	client *Client
 	// pods are indexed by the node they are bound to (nodeNameIndex).
 	pods   cache.SharedIndexInformer
 	nodes  cache.SharedIndexInformer
@@ -61,15 +53,15 @@ type member struct {
 	cancel context.CancelFunc
 }
 
-// New returns a Set over the clusters listed by clusters, reached with
+// New returns a Hub over the clusters listed by clusters, reached with
 // client. Nothing runs before Run.
-func New(clusters func() ([]*clusterv1alpha1.Cluster, error), client func(*clusterv1alpha1.Cluster) (*memberclient.Client, error)) *Set {
-	return &Set{clusters: clusters, client: client, resync: 30 * time.Second, switchCheck: 5 * time.Second, trigger: make(chan struct{}, 1), members: map[string]*member{}}
+func NewHub(clusters func() ([]*clusterv1alpha1.Cluster, error), client func(*clusterv1alpha1.Cluster) (*Client, error)) *Hub {
+	return &Hub{clusters: clusters, client: client, resync: 30 * time.Second, switchCheck: 5 * time.Second, trigger: make(chan struct{}, 1), members: map[string]*member{}}
 }
 
 // Trigger asks for the set of members to be reconciled soon (a Cluster
 // changed).
-func (s *Set) Trigger() {
+func (s *Hub) Trigger() {
 	select {
 	case s.trigger <- struct{}{}:
 	default:
@@ -77,7 +69,7 @@ func (s *Set) Trigger() {
 }
 
 // Run reconciles the members until ctx ends, then stops their informers.
-func (s *Set) Run(ctx context.Context) {
+func (s *Hub) Run(ctx context.Context) {
 	logger := klog.FromContext(ctx).WithName("member-informers")
 	ticker := time.NewTicker(s.resync)
 	defer ticker.Stop()
@@ -96,12 +88,12 @@ func (s *Set) Run(ctx context.Context) {
 	}
 }
 
-func (s *Set) sync(ctx context.Context) error {
+func (s *Hub) sync(ctx context.Context) error {
 	clusters, err := s.clusters()
 	if err != nil {
 		return err
 	}
-	want := map[string]*memberclient.Client{}
+	want := map[string]*Client{}
 	for _, c := range clusters {
 		if !meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady) || c.DeletionTimestamp != nil {
 			continue
@@ -119,7 +111,7 @@ func (s *Set) sync(ctx context.Context) error {
 
 // apply starts the members wanted and not running (or running with another
 // connection) and stops the others.
-func (s *Set) apply(ctx context.Context, want map[string]*memberclient.Client) {
+func (s *Hub) apply(ctx context.Context, want map[string]*Client) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for name, m := range s.members {
@@ -138,7 +130,7 @@ func (s *Set) apply(ctx context.Context, want map[string]*memberclient.Client) {
 	}
 }
 
-func (s *Set) start(ctx context.Context, name string, cl *memberclient.Client) *member {
+func (s *Hub) start(ctx context.Context, name string, cl *Client) *member {
 	ctx, cancel := context.WithCancel(ctx)
 	f := informers.NewSharedInformerFactoryWithOptions(cl.Clientset, 0, informers.WithTransform(Trim))
 	podSource, nodeSource, podInformer, nodeInformer := s.podsAndNodes(name, cl.Clientset)
@@ -157,7 +149,7 @@ func (s *Set) start(ctx context.Context, name string, cl *memberclient.Client) *
 // Member is one member's informers at the time of the call.
 type Member struct {
 	Name   string
-	Client *memberclient.Client
+	Client *Client
 	// Pods and Nodes read the member's informers; they are complete only
 	// when Synced.
 	Pods   corelisters.PodLister
@@ -168,7 +160,7 @@ type Member struct {
 }
 
 // Members returns the members whose informers run, in no order.
-func (s *Set) Members() []Member {
+func (s *Hub) Members() []Member {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]Member, 0, len(s.members))
@@ -179,7 +171,7 @@ func (s *Set) Members() []Member {
 }
 
 // Member returns one member's informers.
-func (s *Set) Member(name string) (Member, bool) {
+func (s *Hub) Member(name string) (Member, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	m, ok := s.members[name]

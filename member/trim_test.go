@@ -1,4 +1,4 @@
-package memberinformers
+package member
 
 import (
 	"testing"
