@@ -19,12 +19,6 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 )
 
-// Secret keys of the control plane's credentials for a member (Karmada's).
-const (
-	SecretTokenKey    = "token"
-	SecretCABundleKey = "caBundle"
-)
-
 // Client is a member's REST config and clients.
 type Client struct {
 	Config    *rest.Config

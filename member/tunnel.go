@@ -25,7 +25,7 @@ const tunnelKey = "tunnel"
 // member identity, so a client of this configuration has the agent's rights
 // in the member (plus whatever it impersonates).
 func TunnelRESTConfig(cluster string, dial DialFunc) *rest.Config {
-	return &rest.Config{Host: "http://" + cluster + ".tunnel", Dial: dial}
+	return &rest.Config{Host: "http://" + TunnelHost(cluster), Dial: dial}
 }
 
 // getTunnel returns the client of a Pull cluster. A new client needs the

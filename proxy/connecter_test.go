@@ -364,14 +364,14 @@ func TestConnectVerifiesMemberCertificate(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		caBundle func(t *testing.T, m *member) []byte
+		caBundle func(t *testing.T, m *fakeMember) []byte
 		insecure bool
 		wantOK   bool
 	}{
-		{name: "caBundle signs the member", caBundle: func(_ *testing.T, m *member) []byte { return m.caPEM() }, wantOK: true},
-		{name: "caBundle does not sign the member", caBundle: func(t *testing.T, _ *member) []byte { return otherCAPEM(t) }},
-		{name: "wrong caBundle but insecureSkipTLSVerification", caBundle: func(t *testing.T, _ *member) []byte { return otherCAPEM(t) }, insecure: true, wantOK: true},
-		{name: "no caBundle: system roots do not sign the member", caBundle: func(*testing.T, *member) []byte { return nil }},
+		{name: "caBundle signs the member", caBundle: func(_ *testing.T, m *fakeMember) []byte { return m.caPEM() }, wantOK: true},
+		{name: "caBundle does not sign the member", caBundle: func(t *testing.T, _ *fakeMember) []byte { return otherCAPEM(t) }},
+		{name: "wrong caBundle but insecureSkipTLSVerification", caBundle: func(t *testing.T, _ *fakeMember) []byte { return otherCAPEM(t) }, insecure: true, wantOK: true},
+		{name: "no caBundle: system roots do not sign the member", caBundle: func(*testing.T, *fakeMember) []byte { return nil }},
 	}
 	for _, tc := range tests {
 		for _, upgrade := range []bool{false, true} {

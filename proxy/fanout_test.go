@@ -43,7 +43,7 @@ func pod(name string) string {
 // HTML characters), m3 (forbids everything) and m4 (not ready, pod c).
 type fanOutEnv struct {
 	store          *store
-	m1, m2, m3, m4 *member
+	m1, m2, m3, m4 *fakeMember
 }
 
 func newFanOutEnv(t *testing.T) *fanOutEnv {
@@ -111,7 +111,7 @@ func TestFanOutList(t *testing.T) {
 	if list.Kind != "PodList" || list.Metadata.ResourceVersion != "100" {
 		t.Errorf("list kind/metadata = %s/%s, want the first cluster's", list.Kind, list.Metadata.ResourceVersion)
 	}
-	for _, m := range []*member{e.m1, e.m2} {
+	for _, m := range []*fakeMember{e.m1, e.m2} {
 		got := m.last(t)
 		if got.rawQuery != "limit=500" || got.header.Get("Accept") != "application/json" {
 			t.Errorf("member saw query %q accept %q", got.rawQuery, got.header.Get("Accept"))
@@ -190,7 +190,7 @@ func TestFanOutNamedAndRejected(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newFanOutEnv(t)
-			members := map[string]*member{"m1": e.m1, "m2": e.m2, "m3": e.m3, "m4": e.m4}
+			members := map[string]*fakeMember{"m1": e.m1, "m2": e.m2, "m3": e.m3, "m4": e.m4}
 			rec := do(e.store.connecter(), tom, tc.method, tc.target, nil, "")
 			if rec.Code != tc.wantCode {
 				t.Fatalf("code = %d, want %d; body %s", rec.Code, tc.wantCode, rec.Body)

@@ -52,17 +52,17 @@ type recorded struct {
 	remote                       string
 }
 
-// member is a fake member API server over TLS that records every request.
-type member struct {
+// fakeMember is a fake member API server over TLS that records every request.
+type fakeMember struct {
 	*httptest.Server
 	mu   sync.Mutex
 	reqs []recorded
 }
 
 // newMember starts a member serving h (a 200 JSON echo when nil).
-func newMember(t *testing.T, http2 bool, h http.HandlerFunc) *member {
+func newMember(t *testing.T, http2 bool, h http.HandlerFunc) *fakeMember {
 	t.Helper()
-	m := &member{}
+	m := &fakeMember{}
 	if h == nil {
 		h = func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
@@ -86,13 +86,13 @@ func newMember(t *testing.T, http2 bool, h http.HandlerFunc) *member {
 	return m
 }
 
-func (m *member) requests() []recorded {
+func (m *fakeMember) requests() []recorded {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]recorded(nil), m.reqs...)
 }
 
-func (m *member) last(t *testing.T) recorded {
+func (m *fakeMember) last(t *testing.T) recorded {
 	t.Helper()
 	reqs := m.requests()
 	if len(reqs) == 0 {
@@ -102,7 +102,7 @@ func (m *member) last(t *testing.T) recorded {
 }
 
 // caPEM returns the PEM CA bundle that verifies the member.
-func (m *member) caPEM() []byte {
+func (m *fakeMember) caPEM() []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: m.Certificate().Raw})
 }
 
@@ -201,7 +201,7 @@ func (s *store) deleteSecret(namespace, name string) {
 // addCluster registers a Ready cluster pointing at m, with a secretRef
 // holding m's CA and an impersonator secret holding "imp-<name>". mutate may
 // change the cluster before it is stored.
-func (s *store) addCluster(name string, m *member, mutate func(*clusterv1alpha1.Cluster)) *clusterv1alpha1.Cluster {
+func (s *store) addCluster(name string, m *fakeMember, mutate func(*clusterv1alpha1.Cluster)) *clusterv1alpha1.Cluster {
 	c := &clusterv1alpha1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: "1", Generation: 1},
 		Spec: clusterv1alpha1.ClusterSpec{

@@ -23,16 +23,10 @@ import (
 	clienttransport "k8s.io/client-go/transport"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 const (
-	// caBundleKey is the key of the secretRef secret holding the PEM CA bundle
-	// of the member API server.
-	caBundleKey = "caBundle"
-	// tokenKey is the key of the impersonatorSecretRef secret holding the
-	// token of the member service account allowed to impersonate.
-	tokenKey = "token"
-
 	// maxIdleConnsPerHost bounds the warm connections kept to one member. A
 	// member is a single host; with HTTP/2 one connection carries many
 	// streams, so this only matters when a member speaks HTTP/1.1.
@@ -248,7 +242,7 @@ func (c *targetCache) inputsFor(cluster *clusterv1alpha1.Cluster) (targetInputs,
 		if err != nil {
 			return in, err
 		}
-		in.caBundle = secret.Data[caBundleKey]
+		in.caBundle = secret.Data[member.SecretCABundleKey]
 		caKey = secretKey(secret, in.caBundle)
 	}
 
@@ -261,9 +255,9 @@ func (c *targetCache) inputsFor(cluster *clusterv1alpha1.Cluster) (targetInputs,
 	if err != nil {
 		return in, err
 	}
-	token := strings.TrimSpace(string(secret.Data[tokenKey]))
+	token := strings.TrimSpace(string(secret.Data[member.SecretTokenKey]))
 	if token == "" {
-		return in, errClusterUnusable(cluster.Name, "impersonator secret %s/%s has no %q key", ref.Namespace, ref.Name, tokenKey)
+		return in, errClusterUnusable(cluster.Name, "impersonator secret %s/%s has no %q key", ref.Namespace, ref.Name, member.SecretTokenKey)
 	}
 	in.token = token
 
@@ -277,7 +271,7 @@ func (c *targetCache) inputsFor(cluster *clusterv1alpha1.Cluster) (targetInputs,
 	for _, k := range headerKeys {
 		fmt.Fprintf(&b, "header=%q:%q;", k, spec.ProxyHeader[k])
 	}
-	fmt.Fprintf(&b, "ca=%s;impersonator=%s", caKey, secretKey(secret, secret.Data[tokenKey]))
+	fmt.Fprintf(&b, "ca=%s;impersonator=%s", caKey, secretKey(secret, secret.Data[member.SecretTokenKey]))
 	in.key = b.String()
 	return in, nil
 }
@@ -320,7 +314,7 @@ func newTarget(cluster *clusterv1alpha1.Cluster, in targetInputs) (*target, erro
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(in.caBundle) {
 			return nil, errClusterUnusable(cluster.Name, "key %q of secret %s/%s holds no PEM certificate",
-				caBundleKey, spec.SecretRef.Namespace, spec.SecretRef.Name)
+				member.SecretCABundleKey, spec.SecretRef.Namespace, spec.SecretRef.Name)
 		}
 		tlsConfig.RootCAs = pool
 	}
@@ -383,7 +377,7 @@ func newTunnelTarget(cluster string, dial func(ctx context.Context, network, add
 	return &target{
 		cluster:  cluster,
 		key:      tunnelKey,
-		location: &url.URL{Scheme: "http", Host: cluster + ".tunnel"},
+		location: &url.URL{Scheme: "http", Host: member.TunnelHost(cluster)},
 		transport: &http.Transport{
 			DialContext:         dial,
 			MaxIdleConnsPerHost: maxIdleConnsPerHost,

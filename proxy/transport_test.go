@@ -15,14 +15,14 @@ func TestTargetCacheReuseAndRebuild(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name        string
-		change      func(s *store, m *member)
+		change      func(s *store, m *fakeMember)
 		wantRebuilt bool
 		wantToken   string
 	}{
 		{name: "nothing changes", wantToken: "imp-m1"},
 		{
 			name: "status update only",
-			change: func(s *store, _ *member) {
+			change: func(s *store, _ *fakeMember) {
 				s.updateCluster("m1", func(c *clusterv1alpha1.Cluster) {
 					c.ResourceVersion = "2"
 					c.Status.KubernetesVersion = "v1.36.3"
@@ -33,7 +33,7 @@ func TestTargetCacheReuseAndRebuild(t *testing.T) {
 		},
 		{
 			name: "impersonator secret rotated",
-			change: func(s *store, _ *member) {
+			change: func(s *store, _ *fakeMember) {
 				s.updateSecret(secretNamespace, "m1-impersonator", func(sec *corev1.Secret) {
 					sec.ResourceVersion = "2"
 					sec.Data["token"] = []byte("imp-rotated")
@@ -44,7 +44,7 @@ func TestTargetCacheReuseAndRebuild(t *testing.T) {
 		},
 		{
 			name: "secretRef secret updated",
-			change: func(s *store, _ *member) {
+			change: func(s *store, _ *fakeMember) {
 				s.updateSecret(secretNamespace, "m1", func(sec *corev1.Secret) { sec.ResourceVersion = "7" })
 			},
 			wantRebuilt: true,
@@ -52,7 +52,7 @@ func TestTargetCacheReuseAndRebuild(t *testing.T) {
 		},
 		{
 			name: "secret without resourceVersion changes content",
-			change: func(s *store, _ *member) {
+			change: func(s *store, _ *fakeMember) {
 				s.updateSecret(secretNamespace, "m1-impersonator", func(sec *corev1.Secret) {
 					sec.ResourceVersion = ""
 					sec.Data["token"] = []byte("imp-no-rv")
@@ -63,7 +63,7 @@ func TestTargetCacheReuseAndRebuild(t *testing.T) {
 		},
 		{
 			name: "proxyHeader changed",
-			change: func(s *store, _ *member) {
+			change: func(s *store, _ *fakeMember) {
 				s.updateCluster("m1", func(c *clusterv1alpha1.Cluster) { c.Spec.ProxyHeader = map[string]string{"X-A": "b"} })
 			},
 			wantRebuilt: true,
@@ -71,7 +71,7 @@ func TestTargetCacheReuseAndRebuild(t *testing.T) {
 		},
 		{
 			name: "insecureSkipTLSVerification toggled",
-			change: func(s *store, _ *member) {
+			change: func(s *store, _ *fakeMember) {
 				s.updateCluster("m1", func(c *clusterv1alpha1.Cluster) { c.Spec.InsecureSkipTLSVerification = true })
 			},
 			wantRebuilt: true,
@@ -79,7 +79,7 @@ func TestTargetCacheReuseAndRebuild(t *testing.T) {
 		},
 		{
 			name: "apiEndpoint changed",
-			change: func(s *store, m *member) {
+			change: func(s *store, m *fakeMember) {
 				s.updateCluster("m1", func(c *clusterv1alpha1.Cluster) { c.Spec.APIEndpoint = m.URL + "/" })
 			},
 			wantRebuilt: true,

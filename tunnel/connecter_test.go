@@ -64,7 +64,7 @@ func TestConnecterRefuses(t *testing.T) {
 		t.Errorf("ConnectMethods = %v", m)
 	}
 	agent := func(name string) context.Context {
-		return request.WithUser(context.Background(), &user.DefaultInfo{Name: AgentUserPrefix + name})
+		return request.WithUser(context.Background(), &user.DefaultInfo{Name: clusterv1alpha1.AgentUserPrefix + name})
 	}
 	for _, tc := range []struct {
 		name    string

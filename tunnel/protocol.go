@@ -18,9 +18,6 @@ const (
 	Protocol = "flotilla-tunnel"
 	// Subresource is the Cluster subresource agents open their tunnel on.
 	Subresource = "tunnel"
-	// AgentUserPrefix prefixes the name of the user a cluster's agent
-	// authenticates as: system:karmada:agent:<cluster>.
-	AgentUserPrefix = "system:karmada:agent:"
 
 	// keepAliveInterval is how often each side pings the other: a tunnel
 	// whose peer is gone (a killed agent, a dropped NAT mapping) is noticed

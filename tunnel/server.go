@@ -17,6 +17,8 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/klog/v2"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 )
 
 // maxSessions bounds the tunnels kept per cluster. Two let two agent replicas
@@ -66,9 +68,9 @@ func Authorize(u user.Info, cluster string) error {
 	if u == nil {
 		return apierrors.NewUnauthorized("no user in the tunnel request")
 	}
-	if u.GetName() != AgentUserPrefix+cluster {
+	if u.GetName() != clusterv1alpha1.AgentUserPrefix+cluster {
 		return apierrors.NewForbidden(schema.GroupResource{Group: "cluster.karmada.io", Resource: "clusters/" + Subresource}, cluster,
-			fmt.Errorf("only the agent of cluster %q (user %s%s) may open its tunnel, not %q", cluster, AgentUserPrefix, cluster, u.GetName()))
+			fmt.Errorf("only the agent of cluster %q (user %s%s) may open its tunnel, not %q", cluster, clusterv1alpha1.AgentUserPrefix, cluster, u.GetName()))
 	}
 	return nil
 }

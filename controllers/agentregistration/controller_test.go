@@ -123,7 +123,7 @@ func TestControllerApprovesNewCluster(t *testing.T) {
 	if _, err := rbac.ClusterRoleBindings().Get(ctx, ClusterRoleName("member3"), metav1.GetOptions{}); err != nil {
 		t.Error(err)
 	}
-	for ns, name := range map[string]string{"karmada-es-member3": WorkRoleName("member3"), LeaseNamespace: LeaseRoleName("member3")} {
+	for ns, name := range map[string]string{"karmada-es-member3": WorkRoleName("member3"), clusterv1alpha1.LeaseNamespace: LeaseRoleName("member3")} {
 		if _, err := f.host.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err != nil {
 			t.Error(err)
 		}
@@ -134,7 +134,7 @@ func TestControllerApprovesNewCluster(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, err := f.host.CoordinationV1().Leases(LeaseNamespace).Get(ctx, "member3", metav1.GetOptions{}); err != nil {
+	if _, err := f.host.CoordinationV1().Leases(clusterv1alpha1.LeaseNamespace).Get(ctx, "member3", metav1.GetOptions{}); err != nil {
 		t.Error(err)
 	}
 

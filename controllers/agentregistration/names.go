@@ -57,8 +57,6 @@ const (
 	// create` makes (karmadactl's default); BootstrapRBAC lets it register.
 	DefaultTokenGroup = "system:bootstrappers:karmada:default-cluster-token"
 
-	// LeaseNamespace holds the clusters' heartbeat Leases on the host.
-	LeaseNamespace = "karmada-cluster"
 	// LeaseDurationSeconds is the duration of the pre-created Lease; the
 	// agent sets its own when it renews.
 	LeaseDurationSeconds = 40

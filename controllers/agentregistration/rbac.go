@@ -85,7 +85,7 @@ func AgentRBAC(cluster *clusterv1alpha1.Cluster) AgentRBACObjects {
 		},
 		Lease: &coordinationv1.Lease{
 			TypeMeta:   metav1.TypeMeta{APIVersion: coordinationv1.SchemeGroupVersion.String(), Kind: "Lease"},
-			ObjectMeta: meta(name, LeaseNamespace),
+			ObjectMeta: meta(name, clusterv1alpha1.LeaseNamespace),
 			Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To(name), LeaseDurationSeconds: ptr.To[int32](LeaseDurationSeconds)},
 		},
 	}
@@ -99,7 +99,7 @@ func AgentRBAC(cluster *clusterv1alpha1.Cluster) AgentRBACObjects {
 			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: eventVerbs},
 			{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: eventVerbs},
 		}},
-		{LeaseRoleName(name), LeaseNamespace, []rbacv1.PolicyRule{
+		{LeaseRoleName(name), clusterv1alpha1.LeaseNamespace, []rbacv1.PolicyRule{
 			{APIGroups: []string{coordinationv1.GroupName}, Resources: []string{"leases"}, ResourceNames: []string{name}, Verbs: leaseVerbs},
 		}},
 	}

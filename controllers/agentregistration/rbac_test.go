@@ -91,12 +91,12 @@ func TestAgentRBAC(t *testing.T) {
 		{me, "", work, "works", "", "list", false}, // across namespaces
 		{me, es1, "", "events", "", "create", false},
 		// Its Lease only, never created by it.
-		{me, LeaseNamespace, "coordination.k8s.io", "leases", "member3", "update", true},
-		{me, LeaseNamespace, "coordination.k8s.io", "leases", "member3", "get", true},
-		{me, LeaseNamespace, "coordination.k8s.io", "leases", "member1", "update", false},
-		{me, LeaseNamespace, "coordination.k8s.io", "leases", "", "create", false},
+		{me, clusterv1alpha1.LeaseNamespace, "coordination.k8s.io", "leases", "member3", "update", true},
+		{me, clusterv1alpha1.LeaseNamespace, "coordination.k8s.io", "leases", "member3", "get", true},
+		{me, clusterv1alpha1.LeaseNamespace, "coordination.k8s.io", "leases", "member1", "update", false},
+		{me, clusterv1alpha1.LeaseNamespace, "coordination.k8s.io", "leases", "", "create", false},
 		// No secrets anywhere, no bindings, no other group.
-		{me, LeaseNamespace, "", "secrets", "member3", "get", false},
+		{me, clusterv1alpha1.LeaseNamespace, "", "secrets", "member3", "get", false},
 		{me, es3, "", "secrets", "", "list", false},
 		{me, "", "", "secrets", "", "list", false},
 		{me, es3, work, "resourcebindings", "", "list", false},
@@ -125,10 +125,10 @@ func TestAgentRBAC(t *testing.T) {
 			t.Errorf("%s: owner references %+v", m.GetName(), refs)
 		}
 	}
-	if got := []string{o.Roles[0].Namespace, o.Roles[1].Namespace}; got[0] != es3 || got[1] != LeaseNamespace {
+	if got := []string{o.Roles[0].Namespace, o.Roles[1].Namespace}; got[0] != es3 || got[1] != clusterv1alpha1.LeaseNamespace {
 		t.Errorf("role namespaces %v", got)
 	}
-	if o.Lease.Namespace != LeaseNamespace || o.Lease.Name != "member3" || *o.Lease.Spec.HolderIdentity != "member3" {
+	if o.Lease.Namespace != clusterv1alpha1.LeaseNamespace || o.Lease.Name != "member3" || *o.Lease.Spec.HolderIdentity != "member3" {
 		t.Errorf("lease %+v", o.Lease)
 	}
 }

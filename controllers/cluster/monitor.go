@@ -22,8 +22,6 @@ import (
 const (
 	ReasonClusterStatusUnknown  = "ClusterStatusUnknown"
 	MessageClusterStatusUnknown = "Cluster status controller stopped posting cluster status."
-	// LeaseNamespace holds the clusters' heartbeat Leases.
-	LeaseNamespace = "karmada-cluster"
 )
 
 // Monitor marks clusters Unknown when their heartbeat Lease has not been
@@ -66,7 +64,7 @@ func (m *Monitor) check(ctx context.Context) error {
 		if c.DeletionTimestamp != nil || ready == nil || ready.Status == metav1.ConditionUnknown {
 			continue
 		}
-		lease, err := m.leases.Leases(LeaseNamespace).Get(c.Name)
+		lease, err := m.leases.Leases(clusterv1alpha1.LeaseNamespace).Get(c.Name)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}

@@ -8,12 +8,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-helpers/apimachinery/lease"
 	"k8s.io/utils/clock"
-)
 
-// LeaseNamespace holds one Lease per cluster, renewed while this controller
-// posts the cluster's status: the cluster controller marks a cluster whose
-// Lease went stale Unknown (Karmada's cluster lease).
-const LeaseNamespace = "karmada-cluster"
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+)
 
 // heartbeats runs one lease controller per cluster.
 type heartbeats struct {
@@ -36,7 +33,7 @@ func (h *heartbeats) start(name string) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h.running[name] = cancel
-	c := lease.NewController(clock.RealClock{}, h.host, name, int32(h.duration/time.Second), nil, h.interval, name, LeaseNamespace, nil)
+	c := lease.NewController(clock.RealClock{}, h.host, name, int32(h.duration/time.Second), nil, h.interval, name, clusterv1alpha1.LeaseNamespace, nil)
 	go c.Run(ctx)
 }
 

@@ -8,6 +8,10 @@ const (
 	// reads member credentials nowhere else, so a Cluster cannot point it
 	// at another tenant's Secrets.
 	SecretNamespace = "karmada-cluster"
+	// LeaseNamespace holds one heartbeat Lease per cluster, named after
+	// it, renewed by whoever reports the cluster's status (Karmada's
+	// karmada-cluster namespace, which also holds the Secrets).
+	LeaseNamespace = SecretNamespace
 
 	// AgentUserPrefix starts the user name (certificate CN) of the agent of
 	// a Pull cluster: system:karmada:agent:<cluster> (Karmada's).

@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // joinOptions holds the flags of join. Zero values are never valid; use newJoinOptions.
@@ -207,12 +208,6 @@ func (o *joinOptions) ensureMember(ctx context.Context, m *memberCluster, p prin
 	}, nil
 }
 
-// Keys of the control-plane secrets (Cluster spec.secretRef and spec.impersonatorSecretRef).
-const (
-	secretTokenKey    = "token"
-	secretCABundleKey = "caBundle"
-)
-
 // ensureControlPlane writes the secrets and the Cluster in the control plane,
 // then makes the Cluster own the secrets.
 func (o *joinOptions) ensureControlPlane(ctx context.Context, cp controlPlane, m *memberCluster, creds *memberCredentials, existing *clusterv1alpha1.Cluster, id string, p printer) error {
@@ -228,14 +223,14 @@ func (o *joinOptions) ensureControlPlane(ctx context.Context, cp controlPlane, m
 		if len(caBundle) == 0 {
 			caBundle = m.caData
 		}
-		data := map[string][]byte{secretTokenKey: creds.token}
+		data := map[string][]byte{member.SecretTokenKey: creds.token}
 		if len(caBundle) > 0 {
-			data[secretCABundleKey] = caBundle
+			data[member.SecretCABundleKey] = caBundle
 		}
 		if err := ensureOpaqueSecret(ctx, cp.kube, n.namespace, n.secret(), data, p); err != nil {
 			return err
 		}
-		data = map[string][]byte{secretTokenKey: creds.impersonatorToken}
+		data = map[string][]byte{member.SecretTokenKey: creds.impersonatorToken}
 		if err := ensureOpaqueSecret(ctx, cp.kube, n.namespace, n.impersonatorSecret(), data, p); err != nil {
 			return err
 		}

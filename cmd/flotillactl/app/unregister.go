@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 )
 
 // unregisterOptions holds the flags of unregister. Use newUnregisterOptions.
@@ -156,8 +158,8 @@ func (o *unregisterOptions) removeFromControlPlane(ctx context.Context, cp contr
 		clusterRoleObject(kube, onControlPlane, agentregistration.ClusterRoleName(name)),
 		roleBindingObject(kube, onControlPlane, agentregistration.ExecutionNamespace(name), agentregistration.WorkRoleName(name)),
 		roleObject(kube, onControlPlane, agentregistration.ExecutionNamespace(name), agentregistration.WorkRoleName(name)),
-		roleBindingObject(kube, onControlPlane, agentregistration.LeaseNamespace, agentregistration.LeaseRoleName(name)),
-		roleObject(kube, onControlPlane, agentregistration.LeaseNamespace, agentregistration.LeaseRoleName(name)),
+		roleBindingObject(kube, onControlPlane, clusterv1alpha1.LeaseNamespace, agentregistration.LeaseRoleName(name)),
+		roleObject(kube, onControlPlane, clusterv1alpha1.LeaseNamespace, agentregistration.LeaseRoleName(name)),
 	}
 	for _, obj := range objs {
 		if err := obj.delete(ctx, false, p); err != nil {
