@@ -3,7 +3,6 @@ package member
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,7 +114,7 @@ func (c *Cache) Get(cluster *clusterv1alpha1.Cluster) (*Client, error) {
 		return nil, err
 	}
 	cfg.QPS, cfg.Burst = c.QPS, c.Burst
-	cfg.WrapTransport = c.WrapTransport
+	cfg.Wrap(c.WrapTransport)
 	cl, err := newClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %q: %w", cluster.Name, err)
@@ -144,7 +143,7 @@ func newClient(cfg *rest.Config) (*Client, error) {
 // seconds and must not throw away the clients and their discovery caches.
 func connectionKey(cluster *clusterv1alpha1.Cluster, secret *corev1.Secret) string {
 	return strings.Join([]string{
-		cluster.Spec.APIEndpoint, cluster.Spec.ProxyURL, strconv.FormatBool(cluster.Spec.InsecureSkipTLSVerification),
+		cluster.Spec.APIEndpoint, cluster.Spec.ProxyURL, proxyHeaderKey(cluster.Spec.ProxyHeader), strconv.FormatBool(cluster.Spec.InsecureSkipTLSVerification),
 		secret.Namespace, secret.Name, string(secret.UID), secret.ResourceVersion,
 	}, "\x00")
 }
@@ -178,11 +177,14 @@ func RESTConfig(cluster *clusterv1alpha1.Cluster, secret *corev1.Secret) (*rest.
 		cfg.CAData = nil
 	}
 	if cluster.Spec.ProxyURL != "" {
-		u, err := url.Parse(cluster.Spec.ProxyURL)
+		u, err := ProxyURL(cluster.Spec.ProxyURL)
 		if err != nil {
-			return nil, fmt.Errorf("cluster %q: proxyURL: %w", cluster.Name, err)
+			return nil, fmt.Errorf("cluster %q: %w", cluster.Name, err)
 		}
 		cfg.Proxy = http.ProxyURL(u)
+		if h := ProxyHeader(cluster.Spec.ProxyHeader); h != nil {
+			cfg.Wrap(withProxyConnectHeader(h))
+		}
 	}
 	return cfg, nil
 }

@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/metrics/testutil"
-
 )
 
 func namedPod(name, rv string) *corev1.Pod {

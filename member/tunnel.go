@@ -44,7 +44,7 @@ func (c *Cache) getTunnel(name string) (*Client, error) {
 	}
 	cfg := TunnelRESTConfig(name, dial)
 	cfg.QPS, cfg.Burst = c.QPS, c.Burst
-	cfg.WrapTransport = c.WrapTransport
+	cfg.Wrap(c.WrapTransport)
 	cl, err := newClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %q: %w", name, err)

@@ -246,15 +246,3 @@ func TestRequestsGoThroughProxyURL(t *testing.T) {
 		})
 	}
 }
-
-func TestParseProxyHeader(t *testing.T) {
-	t.Parallel()
-	got := parseProxyHeader(map[string]string{"x-a": "1, 2,,3 ", "X-B": "only"})
-	want := http.Header{"X-A": {"1", "2", "3"}, "X-B": {"only"}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("parseProxyHeader (-want +got):\n%s", diff)
-	}
-	if parseProxyHeader(nil) != nil {
-		t.Error("want nil for no headers")
-	}
-}

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -28,40 +27,6 @@ func parseEndpoint(endpoint string) (*url.URL, error) {
 	}
 	u.RawQuery, u.Fragment, u.User = "", "", nil
 	return u, nil
-}
-
-// parseProxyURL parses spec.proxyURL (http, https or socks5).
-func parseProxyURL(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, fmt.Errorf("spec.proxyURL: %w", err)
-	}
-	switch u.Scheme {
-	case "http", "https", "socks5", "socks5h":
-	default:
-		return nil, fmt.Errorf("spec.proxyURL %q: scheme must be http, https or socks5", u.Redacted())
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("spec.proxyURL %q has no host", u.Redacted())
-	}
-	return u, nil
-}
-
-// parseProxyHeader turns spec.proxyHeader into the headers of a CONNECT
-// request; a value may hold several values separated by commas.
-func parseProxyHeader(in map[string]string) http.Header {
-	if len(in) == 0 {
-		return nil
-	}
-	out := make(http.Header, len(in))
-	for k, v := range in {
-		for _, part := range strings.Split(v, ",") {
-			if part = strings.TrimSpace(part); part != "" {
-				out.Add(k, part)
-			}
-		}
-	}
-	return out
 }
 
 // joinPath joins the endpoint's path and the proxied path, keeping the

@@ -323,13 +323,13 @@ func newTarget(cluster *clusterv1alpha1.Cluster, in targetInputs) (*target, erro
 	// every client-go transport.
 	proxyFunc := utilnet.NewProxierWithNoProxyCIDR(http.ProxyFromEnvironment)
 	if spec.ProxyURL != "" {
-		proxyURL, err := parseProxyURL(spec.ProxyURL)
+		proxyURL, err := member.ProxyURL(spec.ProxyURL)
 		if err != nil {
 			return nil, errClusterUnusable(cluster.Name, "%v", err)
 		}
 		proxyFunc = http.ProxyURL(proxyURL)
 	}
-	proxyHeader := parseProxyHeader(spec.ProxyHeader)
+	proxyHeader := member.ProxyHeader(spec.ProxyHeader)
 	dialer := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
 
 	rt := &http.Transport{
