@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -162,7 +163,12 @@ func (c *Config) work(ctx context.Context, local *member.Client) error {
 	if err != nil {
 		return err
 	}
-	status, err := clusterstatus.New(clusters, karmada, host, members, clusterstatus.Options{
+	// The member's pods and nodes, for its status summaries.
+	hub := member.NewHub(func() ([]*clusterv1alpha1.Cluster, error) { return clusters.Lister().List(labels.Everything()) }, members.Get)
+	if err := hub.TriggerOn(clusters.Informer()); err != nil {
+		return err
+	}
+	status, err := clusterstatus.New(clusters, karmada, host, members, hub, clusterstatus.Options{
 		Interval: c.Options.ClusterStatusUpdateFrequency, LeaseDuration: c.Options.ClusterLeaseDuration,
 		FailureThreshold: 3 * c.Options.ClusterStatusUpdateFrequency, Workers: 1, Agent: name,
 		CacheSyncTimeout: c.Options.ClusterCacheSyncTimeout,
@@ -176,6 +182,7 @@ func (c *Config) work(ctx context.Context, local *member.Client) error {
 	}
 	own.Start(ctx.Done())
 	es.Start(ctx.Done())
+	go hub.Run(ctx)
 	go status.Run(ctx)
 	go exec.Run(ctx)
 	// The tunnel: the control plane reaches the member through it

@@ -156,6 +156,26 @@ type Usage struct {
 	requests map[corev1.ResourceName]int64
 }
 
+// Pods is the number of pods.
+func (u Usage) Pods() int64 { return u.pods }
+
+// Requests returns the pods' requests as quantities: cpu in millicores,
+// memory, storage and hugepages in binary units, everything else decimal.
+func (u Usage) Requests() corev1.ResourceList {
+	out := make(corev1.ResourceList, len(u.requests))
+	for name, v := range u.requests {
+		switch {
+		case name == corev1.ResourceCPU:
+			out[name] = *resource.NewMilliQuantity(v, resource.DecimalSI)
+		case name == corev1.ResourceMemory || name == corev1.ResourceEphemeralStorage || strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix):
+			out[name] = *resource.NewQuantity(v, resource.BinarySI)
+		default:
+			out[name] = *resource.NewQuantity(v, resource.DecimalSI)
+		}
+	}
+	return out
+}
+
 // PodsUsage returns the usage of pods, which are bound to the same node;
 // terminal pods (Succeeded, Failed) have released their share and are
 // skipped. Each pod's requests are the kubelet's and kube-scheduler's

@@ -314,3 +314,28 @@ func TestFitsMatchesSeparately(t *testing.T) {
 		t.Errorf("Matches(nil) = true")
 	}
 }
+
+func TestUsageRequests(t *testing.T) {
+	failed := withPod(boundPod("n", "cpu", "8"), func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed })
+	u := PodsUsage([]*corev1.Pod{
+		boundPod("n", "cpu", "250m", "memory", "1Gi", "nvidia.com/gpu", "1"),
+		boundPod("n", "cpu", "1", "memory", "512Mi", "ephemeral-storage", "1Gi"),
+		failed,
+	})
+	if u.Pods() != 2 {
+		t.Errorf("Pods() = %d, want 2 (the failed pod released its share)", u.Pods())
+	}
+	got := u.Requests()
+	for name, want := range map[corev1.ResourceName]string{"cpu": "1250m", "memory": "1536Mi", "ephemeral-storage": "1Gi", "nvidia.com/gpu": "1"} {
+		q := got[name]
+		if q.String() != want {
+			t.Errorf("%s = %s, want %s", name, q.String(), want)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("requests %v, want 4 resources", got)
+	}
+	if n := len((Usage{}).Requests()); n != 0 {
+		t.Errorf("the zero Usage requests %d resources", n)
+	}
+}

@@ -3,6 +3,7 @@ package member
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -17,6 +18,18 @@ import (
 // nodeNameIndex indexes pods by the node they are bound to; unbound and
 // terminal pods, which take nothing of any node, are left out.
 const nodeNameIndex = "nodeName"
+
+// unboundIndex indexes, under "true", the pods waiting for a node (not
+// bound, not terminal): what a cluster's resourceSummary calls allocating.
+const unboundIndex = "unbound"
+
+func podUnbound(obj any) ([]string, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok || p.Spec.NodeName != "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		return nil, nil
+	}
+	return []string{"true"}, nil
+}
 
 func podNodeName(obj any) ([]string, error) {
 	p, ok := obj.(*corev1.Pod)
@@ -85,7 +98,11 @@ func (m *member) maxReplicas(namespace string, req *workv1alpha2.ReplicaRequirem
 // nodeUsage computes what the pods bound to node take of it, from the pods
 // the index holds for it.
 func (m *member) nodeUsage(node string) (estimator.Usage, error) {
-	objs, err := m.pods.GetIndexer().ByIndex(nodeNameIndex, node)
+	return nodeUsage(m.pods.GetIndexer(), node)
+}
+
+func nodeUsage(index cache.Indexer, node string) (estimator.Usage, error) {
+	objs, err := index.ByIndex(nodeNameIndex, node)
 	if err != nil {
 		return estimator.Usage{}, err
 	}
@@ -101,7 +118,7 @@ func (m *member) nodeUsage(node string) (estimator.Usage, error) {
 // watchUsage indexes the pods by node and has pod and node events
 // invalidate the usage they change. It must run before the informers start.
 func (m *member) watchUsage() error {
-	if err := m.pods.AddIndexers(cache.Indexers{nodeNameIndex: podNodeName}); err != nil {
+	if err := m.pods.AddIndexers(cache.Indexers{nodeNameIndex: podNodeName, unboundIndex: podUnbound}); err != nil {
 		return err
 	}
 	if _, err := m.pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -203,3 +220,47 @@ func (c *usageCache) forgetNode(obj any) {
 	c.gen[n.Name]++
 	c.mu.Unlock()
 }
+
+// NodeList returns the member's nodes (complete when Synced).
+func (m Member) NodeList() []*corev1.Node {
+	objs := m.nodeIndex.List()
+	out := make([]*corev1.Node, 0, len(objs))
+	for _, o := range objs {
+		if n, ok := o.(*corev1.Node); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// NodeUsage returns what the pods bound to node take of it (memoized until
+// one of them changes).
+func (m Member) NodeUsage(node string) (estimator.Usage, error) {
+	return m.usage.get(node, func() (estimator.Usage, error) { return nodeUsage(m.podIndex, node) })
+}
+
+// UnboundPods returns the pods waiting for a node (not bound, not
+// terminal).
+func (m Member) UnboundPods() []*corev1.Pod {
+	objs, err := m.podIndex.ByIndex(unboundIndex, "true")
+	if err != nil {
+		return nil
+	}
+	out := make([]*corev1.Pod, 0, len(objs))
+	for _, o := range objs {
+		if p, ok := o.(*corev1.Pod); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// BoundNodes names the nodes pods (not terminal) are bound to, whether the
+// member's node list has them or not.
+func (m Member) BoundNodes() []string { return m.podIndex.ListIndexFuncValues(nodeNameIndex) }
+
+// Listed reports whether the pods and nodes have listed (Synced).
+func (m Member) Listed() bool { return m.Synced }
+
+// Since is when the informers started.
+func (m Member) Since() time.Time { return m.Started }

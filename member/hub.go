@@ -17,7 +17,9 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 )
 
-// Hub runs the informers of every Ready member.
+// Hub runs one set of informers per member: every Ready member, and a
+// member a reader asked for with Ensure (the cluster status controller,
+// which needs them before the member is Ready) while it keeps asking.
 type Hub struct {
 	clusters func() ([]*clusterv1alpha1.Cluster, error)
 	client   func(*clusterv1alpha1.Cluster) (*Client, error)
@@ -29,8 +31,15 @@ type Hub struct {
 	shared      Shared
 	switchCheck time.Duration
 
+	// keep is how long a member Ensure started is kept without being
+	// Ready or asked for again.
+	keep time.Duration
+	now  func() time.Time
+
 	mu      sync.RWMutex
 	members map[string]*member
+	// runCtx is the context of Run, the parent of members' informers.
+	runCtx context.Context
 }
 
 // SetShared makes the pod and node informers read shared where it holds
@@ -51,12 +60,16 @@ type member struct {
 	// usage memoizes what the pods of each node take of it.
 	usage  *usageCache
 	cancel context.CancelFunc
+	// started is when the informers started; ensured when a reader last
+	// asked for them (zero: never).
+	started, ensured time.Time
 }
 
 // New returns a Hub over the clusters listed by clusters, reached with
 // client. Nothing runs before Run.
 func NewHub(clusters func() ([]*clusterv1alpha1.Cluster, error), client func(*clusterv1alpha1.Cluster) (*Client, error)) *Hub {
-	return &Hub{clusters: clusters, client: client, resync: 30 * time.Second, switchCheck: 5 * time.Second, trigger: make(chan struct{}, 1), members: map[string]*member{}}
+	return &Hub{clusters: clusters, client: client, resync: 30 * time.Second, switchCheck: 5 * time.Second, keep: 2 * time.Minute,
+		now: time.Now, trigger: make(chan struct{}, 1), members: map[string]*member{}, runCtx: context.Background()}
 }
 
 // Trigger asks for the set of members to be reconciled soon (a Cluster
@@ -68,9 +81,22 @@ func (s *Hub) Trigger() {
 	}
 }
 
+// TriggerOn has every change of clusters' informer trigger the hub.
+func (s *Hub) TriggerOn(clusters cache.SharedIndexInformer) error {
+	_, err := clusters.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { s.Trigger() },
+		UpdateFunc: func(_, _ any) { s.Trigger() },
+		DeleteFunc: func(any) { s.Trigger() },
+	})
+	return err
+}
+
 // Run reconciles the members until ctx ends, then stops their informers.
 func (s *Hub) Run(ctx context.Context) {
 	logger := klog.FromContext(ctx).WithName("member-informers")
+	s.mu.Lock()
+	s.runCtx = ctx
+	s.mu.Unlock()
 	ticker := time.NewTicker(s.resync)
 	defer ticker.Stop()
 	for {
@@ -94,6 +120,15 @@ func (s *Hub) sync(ctx context.Context) error {
 		return err
 	}
 	want := map[string]*Client{}
+	s.mu.RLock()
+	now := s.now()
+	for _, c := range clusters {
+		// A member a reader asked for lately is kept on its client.
+		if m, ok := s.members[c.Name]; ok && c.DeletionTimestamp == nil && !m.ensured.IsZero() && now.Sub(m.ensured) < s.keep {
+			want[c.Name] = m.client
+		}
+	}
+	s.mu.RUnlock()
 	for _, c := range clusters {
 		if !meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady) || c.DeletionTimestamp != nil {
 			continue
@@ -116,9 +151,7 @@ func (s *Hub) apply(ctx context.Context, want map[string]*Client) {
 	defer s.mu.Unlock()
 	for name, m := range s.members {
 		if cl, ok := want[name]; !ok || cl.Key() != m.key {
-			m.cancel()
-			m.podSource.forget()
-			m.nodeSource.forget()
+			m.stop()
 			delete(s.members, name)
 		}
 	}
@@ -130,6 +163,43 @@ func (s *Hub) apply(ctx context.Context, want map[string]*Client) {
 	}
 }
 
+// Ensure returns the member's informers, starting them (or starting them
+// again on a new client) when needed: for a reader that needs them before
+// the member is Ready. The hub keeps them while the member is Ready or
+// asked for at least every two minutes, and stops them when its Cluster
+// goes away.
+func (s *Hub) Ensure(name string, cl *Client) Member {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.members[name]
+	if ok && m.key != cl.Key() {
+		m.stop()
+		ok = false
+	}
+	if !ok {
+		m = s.start(s.runCtx, name, cl)
+		s.members[name] = m
+	}
+	m.ensured = s.now()
+	return m.snapshot()
+}
+
+// Forget stops a member's informers at once (its Cluster was deleted).
+func (s *Hub) Forget(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m, ok := s.members[name]; ok {
+		m.stop()
+		delete(s.members, name)
+	}
+}
+
+func (m *member) stop() {
+	m.cancel()
+	m.podSource.forget()
+	m.nodeSource.forget()
+}
+
 func (s *Hub) start(ctx context.Context, name string, cl *Client) *member {
 	ctx, cancel := context.WithCancel(ctx)
 	f := informers.NewSharedInformerFactoryWithOptions(cl.Clientset, 0, informers.WithTransform(Trim))
@@ -137,7 +207,7 @@ func (s *Hub) start(ctx context.Context, name string, cl *Client) *member {
 	m := &member{name: name, key: cl.Key(), client: cl, cancel: cancel,
 		pods: f.InformerFor(&corev1.Pod{}, podInformer), nodes: f.InformerFor(&corev1.Node{}, nodeInformer),
 		quotas: f.Core().V1().ResourceQuotas().Informer(), usage: newUsageCache(),
-		podSource: podSource, nodeSource: nodeSource}
+		podSource: podSource, nodeSource: nodeSource, started: s.now()}
 	if err := m.watchUsage(); err != nil {
 		// Only an informer already started refuses; these are new.
 		klog.FromContext(ctx).Error(err, "Indexing member pods by node", "cluster", name)
@@ -155,8 +225,11 @@ type Member struct {
 	Pods   corelisters.PodLister
 	Nodes  corelisters.NodeLister
 	Synced bool
+	// Started is when the informers started.
+	Started time.Time
 
 	podIndex, nodeIndex cache.Indexer
+	usage               *usageCache
 }
 
 // Members returns the members whose informers run, in no order.
@@ -185,8 +258,8 @@ func (m *member) snapshot() Member {
 	return Member{Name: m.name, Client: m.client,
 		Pods:     corelisters.NewPodLister(m.pods.GetIndexer()),
 		Nodes:    corelisters.NewNodeLister(m.nodes.GetIndexer()),
-		Synced:   m.pods.HasSynced() && m.nodes.HasSynced(),
-		podIndex: m.pods.GetIndexer(), nodeIndex: m.nodes.GetIndexer()}
+		Synced:   m.pods.HasSynced() && m.nodes.HasSynced(), Started: m.started,
+		podIndex: m.pods.GetIndexer(), nodeIndex: m.nodes.GetIndexer(), usage: m.usage}
 }
 
 // HasPods reports whether the member may have pods of namespace ("" for

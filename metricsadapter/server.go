@@ -225,11 +225,7 @@ func (s *Server) PostStartHook(hctx genericapiserver.PostStartHookContext) error
 	}
 	factory := externalversions.NewSharedInformerFactory(cs, 0)
 	clusters := factory.Cluster().V1alpha1().Clusters()
-	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { s.Members.Trigger() },
-		UpdateFunc: func(old, cur any) { s.Members.Trigger() },
-		DeleteFunc: func(any) { s.Members.Trigger() },
-	}); err != nil {
+	if err := s.Members.TriggerOn(clusters.Informer()); err != nil {
 		return err
 	}
 	lister := clusters.Lister()

@@ -109,6 +109,9 @@ type Server struct {
 	// Metrics is the metrics APIs' server, whose member informers the
 	// controllers of the same process share; nil without a host.
 	Metrics *metricsadapter.Server
+	// MemberClients are the process's member clients (search, metrics;
+	// the controllers share them).
+	MemberClients *member.Cache
 	// Tunnels holds the tunnels of the pull clusters' agents
 	// (clusters/tunnel), through which clusters/proxy, search and the
 	// metrics APIs reach Pull clusters.
@@ -209,7 +212,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	server := &Server{GenericAPIServer: s, Tunnels: tunnels}
+	server := &Server{GenericAPIServer: s, Tunnels: tunnels, MemberClients: memberClients}
 	for _, g := range groups {
 		g.NegotiatedSerializer = NegotiatedSerializer(c.codecs)
 		if err := s.InstallAPIGroup(g); err != nil {

@@ -77,8 +77,13 @@ type Controller struct {
 	clusters clusterlisters.ClusterLister
 	synced   cache.InformerSynced
 	client   versioned.Interface
-	members  *member.Cache
-	caches   memberCaches
+	// memberClient returns the member's client; forgetClient drops it.
+	memberClient func(*clusterv1alpha1.Cluster) (*member.Client, error)
+	forgetClient func(name string)
+	// informers returns the member's informers, started on its client
+	// when they are not running; forgetInformers stops them.
+	informers       func(name string, client *member.Client) Informers
+	forgetInformers func(name string)
 	beats    *heartbeats
 	queue    workqueue.TypedRateLimitingInterface[string]
 	opts     Options
@@ -90,7 +95,9 @@ type Controller struct {
 
 // New returns the controller.
 // host, when set, receives the heartbeat Leases.
-func New(informer clusterinformers.ClusterInformer, client versioned.Interface, host kubernetes.Interface, members *member.Cache, opts Options) (*Controller, error) {
+// members gives the member clients and hub the node and pod informers,
+// shared with every other reader of the process.
+func New(informer clusterinformers.ClusterInformer, client versioned.Interface, host kubernetes.Interface, members *member.Cache, hub *member.Hub, opts Options) (*Controller, error) {
 	if opts.LeaseDuration == 0 {
 		opts.LeaseDuration = 40 * time.Second
 	}
@@ -102,8 +109,12 @@ func New(informer clusterinformers.ClusterInformer, client versioned.Interface, 
 		clusters:     informer.Lister(),
 		synced:       informer.Informer().HasSynced,
 		client:       client,
-		members:      members,
-		caches:       memberCaches{caches: map[string]*memberCache{}},
+		memberClient: members.Get,
+		forgetClient: members.Forget,
+		informers: func(name string, client *member.Client) Informers {
+			return hub.Ensure(name, client)
+		},
+		forgetInformers: hub.Forget,
 		queue:        worker.NewQueue(ControllerName),
 		opts:         opts,
 		now:          time.Now,
@@ -132,8 +143,8 @@ func (c *Controller) Run(ctx context.Context) {
 func (c *Controller) reconcile(ctx context.Context, name string) error {
 	cluster, err := c.clusters.Get(name)
 	if apierrors.IsNotFound(err) || (err == nil && cluster.DeletionTimestamp != nil) {
-		c.caches.drop(name)
-		c.members.Forget(name)
+		c.forgetInformers(name)
+		c.forgetClient(name)
 		c.beats.stop(name)
 		return nil
 	}
@@ -191,7 +202,7 @@ func (c *Controller) observe(ctx context.Context, cluster *clusterv1alpha1.Clust
 	setReady := func(s metav1.ConditionStatus, reason, msg string) {
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: clusterv1alpha1.ClusterConditionReady, Status: s, Reason: reason, Message: msg, ObservedGeneration: cluster.Generation})
 	}
-	client, err := c.members.Get(cluster)
+	client, err := c.memberClient(cluster)
 	if err != nil {
 		setReady(metav1.ConditionFalse, ReasonClusterNotReachable, err.Error())
 		return false, nil
@@ -222,8 +233,8 @@ func (c *Controller) observe(ctx context.Context, cluster *clusterv1alpha1.Clust
 	}
 	meta.SetStatusCondition(&status.Conditions, cond)
 
-	mc := c.caches.get(cluster.Name, client.Config.Host+"/"+client.Config.BearerToken, client.Clientset)
-	switch synced, late := mc.listed(c.now(), c.opts.CacheSyncTimeout); {
+	mc := c.informers(cluster.Name, client)
+	switch synced, late := listed(mc, c.now(), c.opts.CacheSyncTimeout); {
 	case late:
 		return false, fmt.Errorf("the caches of cluster %s's nodes and pods did not sync within %s", cluster.Name, c.opts.CacheSyncTimeout)
 	case !synced:
@@ -231,7 +242,9 @@ func (c *Controller) observe(ctx context.Context, cluster *clusterv1alpha1.Clust
 		c.queue.AddAfter(cluster.Name, cacheSyncPoll)
 		return false, errListing
 	}
-	status.NodeSummary, status.ResourceSummary = mc.summaries(cluster.Spec.ResourceModels)
+	if status.NodeSummary, status.ResourceSummary, err = summaries(mc, cluster.Spec.ResourceModels); err != nil {
+		return false, err
+	}
 	return true, nil
 }
 

@@ -3,11 +3,13 @@ package clusterstatus
 import (
 	"context"
 	"encoding/json"
-	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
+	"github.com/flotilla-io/flotilla/estimator"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -31,9 +33,10 @@ import (
 // The controller-level fixture: the Cluster lister over an indexer, the
 // fake clientset recording the status patch, a fixed clock, a queue
 // recording the delayed adds. The member is a pinned member client whose
-// node and pod caches are filled stores and whose discovery (/readyz,
-// /version, the API list) is an in-process HTTP handler: the probe goes
-// through the discovery REST client, which a fake clientset lacks.
+// discovery (/readyz, /version, the API list) is an in-process HTTP
+// handler (the probe goes through the discovery REST client, which a fake
+// clientset lacks), and whose informers are staticInformers over its
+// nodes and pods.
 
 var fixedNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
@@ -93,6 +96,10 @@ type fixture struct {
 	ctrl   *Controller
 	client *fake.Clientset
 	queue  *recordingQueue
+	// informers are the members' informers by name; ensured the members
+	// whose informers the controller asked for.
+	informers map[string]*staticInformers
+	ensured   []string
 }
 
 func newFixture(t *testing.T, cluster *clusterv1alpha1.Cluster, m *fakeMember, opts Options) *fixture {
@@ -113,7 +120,7 @@ func newFixture(t *testing.T, cluster *clusterv1alpha1.Cluster, m *fakeMember, o
 	t.Cleanup(q.ShutDown)
 	f.queue = &recordingQueue{TypedRateLimitingInterface: q}
 	members := member.NewCache(func(string, string) (*corev1.Secret, error) { t.Error("secret read"); return nil, nil })
-	caches := map[string]*memberCache{}
+	f.informers = map[string]*staticInformers{}
 	if m != nil {
 		srv := httptest.NewServer(http.HandlerFunc(m.handler))
 		t.Cleanup(srv.Close)
@@ -124,17 +131,8 @@ func newFixture(t *testing.T, cluster *clusterv1alpha1.Cluster, m *fakeMember, o
 		}
 		var cs kubernetes.Interface = memberClientset{Clientset: k8sfake.NewClientset(), disco: disco}
 		members.Pin("member1", &member.Client{Config: cfg, Clientset: cs})
-		// The member's node and pod caches have listed.
-		nodes, pods := cache.NewStore(cache.MetaNamespaceKeyFunc), cache.NewStore(cache.MetaNamespaceKeyFunc)
-		for _, n := range m.nodes {
-			o, _ := trimNode(n)
-			_ = nodes.Add(o)
-		}
-		for _, p := range m.pods {
-			o, _ := trimPod(p)
-			_ = pods.Add(o)
-		}
-		caches["member1"] = &memberCache{cancel: func() {}, nodes: syncedStore{nodes}, pods: syncedStore{pods}, key: srv.URL + "/", started: fixedNow}
+		// The member's node and pod informers have listed.
+		f.informers["member1"] = &staticInformers{nodes: m.nodes, pods: m.pods, listed: true, since: fixedNow}
 	}
 	if opts.Interval == 0 {
 		opts.Interval = interval
@@ -145,20 +143,23 @@ func newFixture(t *testing.T, cluster *clusterv1alpha1.Cluster, m *fakeMember, o
 	f.ctrl = &Controller{
 		clusters:     clusterlisters.NewClusterLister(clusters),
 		client:       f.client,
-		members:      members,
-		caches:       memberCaches{caches: caches},
-		queue:        f.queue,
-		opts:         opts,
-		now:          func() time.Time { return fixedNow },
-		firstFailure: map[string]time.Time{},
+		memberClient: members.Get,
+		forgetClient: members.Forget,
+		informers: func(name string, client *member.Client) Informers {
+			if client == nil {
+				t.Errorf("informers of %s asked for without a client", name)
+			}
+			f.ensured = append(f.ensured, name)
+			return f.informers[name]
+		},
+		forgetInformers: func(name string) { delete(f.informers, name) },
+		queue:           f.queue,
+		opts:            opts,
+		now:             func() time.Time { return fixedNow },
+		firstFailure:    map[string]time.Time{},
 	}
 	return f
 }
-
-type syncedStore struct{ cache.Store }
-
-func (s syncedStore) GetStore() cache.Store { return s.Store }
-func (syncedStore) HasSynced() bool         { return true }
 
 // patched returns the status the only request, a merge patch of the
 // status subresource of member1, writes.
@@ -325,8 +326,8 @@ func TestReconcile(t *testing.T) {
 				t.Errorf("requeues (-want +got):\n%s", diff)
 			}
 			if tc.cluster == nil || tc.cluster.DeletionTimestamp != nil {
-				if _, ok := f.ctrl.caches.caches["member1"]; ok {
-					t.Error("the member's caches were kept")
+				if _, ok := f.informers["member1"]; ok {
+					t.Error("the member's informers were kept")
 				}
 			}
 		})
@@ -338,8 +339,8 @@ func TestReconcile(t *testing.T) {
 func TestReconcileCachesListing(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, push(), healthy(), Options{})
-	mc := f.ctrl.caches.caches["member1"]
-	mc.nodes = notSynced{mc.nodes}
+	mc := f.informers["member1"]
+	mc.listed = false
 	if err := f.ctrl.reconcile(context.Background(), "member1"); err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +352,7 @@ func TestReconcileCachesListing(t *testing.T) {
 		t.Errorf("requeues (-want +got):\n%s", diff)
 	}
 	// Past the timeout: an error, retried with backoff.
-	mc.started = fixedNow.Add(-2 * time.Minute)
+	mc.since = fixedNow.Add(-2 * time.Minute)
 	if err := f.ctrl.reconcile(context.Background(), "member1"); err == nil {
 		t.Error("no error past the cache sync timeout")
 	}
@@ -360,8 +361,53 @@ func TestReconcileCachesListing(t *testing.T) {
 	}
 }
 
-type notSynced struct{ store }
+// staticInformers serve fixed nodes and pods as a member hub's informers
+// do (member.Member).
+type staticInformers struct {
+	nodes  []*corev1.Node
+	pods   []*corev1.Pod
+	listed bool
+	since  time.Time
+}
 
-func (notSynced) HasSynced() bool { return false }
+func (s *staticInformers) Listed() bool             { return s.listed }
+func (s *staticInformers) Since() time.Time         { return s.since }
+func (s *staticInformers) NodeList() []*corev1.Node { return s.nodes }
+
+func (s *staticInformers) BoundNodes() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range s.pods {
+		if p.Spec.NodeName != "" && !terminal(p) && !seen[p.Spec.NodeName] {
+			seen[p.Spec.NodeName] = true
+			out = append(out, p.Spec.NodeName)
+		}
+	}
+	return out
+}
+
+func (s *staticInformers) NodeUsage(node string) (estimator.Usage, error) {
+	var on []*corev1.Pod
+	for _, p := range s.pods {
+		if p.Spec.NodeName == node {
+			on = append(on, p)
+		}
+	}
+	return estimator.PodsUsage(on), nil
+}
+
+func (s *staticInformers) UnboundPods() []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, p := range s.pods {
+		if p.Spec.NodeName == "" && !terminal(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func terminal(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
 
 func ptrTo[T any](v T) *T { return &v }

@@ -1,66 +1,40 @@
 package clusterstatus
 
 import (
-	"context"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/estimator"
 )
 
-// memberCache watches one member's nodes and pods, keeping only what the
-// summaries need, so a status update never lists pods.
-type memberCache struct {
-	cancel  context.CancelFunc
-	nodes   store
-	pods    store
-	key     string // what the client was built from; a change rebuilds the cache
-	started time.Time
+// Informers is what the status reads of a member's pods and nodes: a
+// member.Member of the process's member hub, which every reader of the
+// member shares (one watch per kind per member).
+type Informers interface {
+	// Listed reports whether the pods and nodes have listed; Since is
+	// when their informers started.
+	Listed() bool
+	Since() time.Time
+	NodeList() []*corev1.Node
+	// BoundNodes names the nodes pods not finished are bound to, known
+	// nodes or not; NodeUsage is what those pods take of one.
+	BoundNodes() []string
+	NodeUsage(node string) (estimator.Usage, error)
+	// UnboundPods are the pods waiting for a node.
+	UnboundPods() []*corev1.Pod
 }
 
-// store is the part of an informer the summaries read.
-type store interface {
-	GetStore() cache.Store
-	HasSynced() bool
-}
-
-// trimNode keeps a node's name, allocatable and Ready condition.
-func trimNode(obj any) (any, error) {
-	n, ok := obj.(*corev1.Node)
-	if !ok {
-		return obj, nil
+// listed reports whether the member's pods and nodes have listed and,
+// while they have not, whether timeout has passed since they started.
+func listed(m Informers, now time.Time, timeout time.Duration) (synced, late bool) {
+	if m.Listed() {
+		return true, false
 	}
-	t := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.Name, Namespace: n.Namespace, ResourceVersion: n.ResourceVersion}}
-	t.Status.Allocatable = n.Status.Allocatable
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			t.Status.Conditions = []corev1.NodeCondition{{Type: c.Type, Status: c.Status}}
-		}
-	}
-	return t, nil
-}
-
-// trimPod keeps a pod's node, phase and effective requests.
-func trimPod(obj any) (any, error) {
-	p, ok := obj.(*corev1.Pod)
-	if !ok {
-		return obj, nil
-	}
-	t := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion}}
-	t.Spec.NodeName = p.Spec.NodeName
-	t.Status.Phase = p.Status.Phase
-	t.Spec.Overhead = p.Spec.Overhead
-	requests := podRequests(p)
-	t.Spec.Containers = []corev1.Container{{Name: "requests", Resources: corev1.ResourceRequirements{Requests: requests}}}
-	return t, nil
+	return false, now.Sub(m.Since()) >= timeout
 }
 
 // podRequests is what a pod asks for as the kube-scheduler counts it (sum
@@ -78,39 +52,16 @@ func addTo(total, add corev1.ResourceList) {
 	}
 }
 
-func newMemberCache(cs kubernetes.Interface, key string) *memberCache {
-	ctx, cancel := context.WithCancel(context.Background())
-	f := informers.NewSharedInformerFactoryWithOptions(cs, 0)
-	nodes := f.Core().V1().Nodes().Informer()
-	pods := f.Core().V1().Pods().Informer()
-	_ = nodes.SetTransform(trimNode)
-	_ = pods.SetTransform(trimPod)
-	f.Start(ctx.Done())
-	return &memberCache{cancel: cancel, nodes: nodes, pods: pods, key: key, started: time.Now()}
-}
-
-func (m *memberCache) synced() bool { return m.nodes.HasSynced() && m.pods.HasSynced() }
-
-// listed reports whether the node and pod caches have listed and, while
-// they have not, whether timeout has passed since they started.
-func (m *memberCache) listed(now time.Time, timeout time.Duration) (synced, late bool) {
-	if m.synced() {
-		return true, false
-	}
-	return false, now.Sub(m.started) >= timeout
-}
-
-func (m *memberCache) stop() { m.cancel() }
-
-// summaries computes nodeSummary and resourceSummary from the caches; the
-// resource summary counts the nodes per grade of models.
-func (m *memberCache) summaries(models []clusterv1alpha1.ResourceModel) (*clusterv1alpha1.NodeSummary, *clusterv1alpha1.ResourceSummary) {
+// summaries computes nodeSummary and resourceSummary from the member's
+// informers, as Karmada's cluster status controller does: allocated is
+// what pods bound to a node take (finished pods do not count), allocating
+// what pods waiting for a node ask for; the resource summary counts the
+// nodes per grade of models.
+func summaries(m Informers, models []clusterv1alpha1.ResourceModel) (*clusterv1alpha1.NodeSummary, *clusterv1alpha1.ResourceSummary, error) {
 	ns := &clusterv1alpha1.NodeSummary{}
 	rs := &clusterv1alpha1.ResourceSummary{Allocatable: corev1.ResourceList{}, Allocated: corev1.ResourceList{}, Allocating: corev1.ResourceList{}}
-	var nodes []*corev1.Node
-	for _, obj := range m.nodes.GetStore().List() {
-		n := obj.(*corev1.Node)
-		nodes = append(nodes, n)
+	nodes := m.NodeList()
+	for _, n := range nodes {
 		ns.TotalNum++
 		for _, c := range n.Status.Conditions {
 			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
@@ -119,61 +70,26 @@ func (m *memberCache) summaries(models []clusterv1alpha1.ResourceModel) (*cluste
 		}
 		addTo(rs.Allocatable, n.Status.Allocatable)
 	}
-	var allocatedPods, allocatingPods int64
+	var allocatedPods int64
 	used := map[string]corev1.ResourceList{}
 	podCount := map[string]int64{}
-	for _, obj := range m.pods.GetStore().List() {
-		p := obj.(*corev1.Pod)
-		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-			continue
+	for _, node := range m.BoundNodes() {
+		u, err := m.NodeUsage(node)
+		if err != nil {
+			return nil, nil, err
 		}
-		req := p.Spec.Containers[0].Resources.Requests
-		if node := p.Spec.NodeName; node != "" {
-			addTo(rs.Allocated, req)
-			allocatedPods++
-			if used[node] == nil {
-				used[node] = corev1.ResourceList{}
-			}
-			addTo(used[node], req)
-			podCount[node]++
-		} else {
-			addTo(rs.Allocating, req)
-			allocatingPods++
-		}
+		used[node], podCount[node] = u.Requests(), u.Pods()
+		addTo(rs.Allocated, used[node])
+		allocatedPods += u.Pods()
+	}
+	unbound := m.UnboundPods()
+	for _, p := range unbound {
+		addTo(rs.Allocating, podRequests(p))
 	}
 	rs.Allocated[corev1.ResourcePods] = *resource.NewQuantity(allocatedPods, resource.DecimalSI)
-	if allocatingPods > 0 {
-		rs.Allocating[corev1.ResourcePods] = *resource.NewQuantity(allocatingPods, resource.DecimalSI)
+	if len(unbound) > 0 {
+		rs.Allocating[corev1.ResourcePods] = *resource.NewQuantity(int64(len(unbound)), resource.DecimalSI)
 	}
 	rs.AllocatableModelings = allocatableModelings(models, nodes, used, podCount)
-	return ns, rs
-}
-
-// memberCaches holds one memberCache per cluster.
-type memberCaches struct {
-	mu     sync.Mutex
-	caches map[string]*memberCache
-}
-
-func (m *memberCaches) get(name, key string, cs kubernetes.Interface) *memberCache {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if c, ok := m.caches[name]; ok {
-		if c.key == key {
-			return c
-		}
-		c.stop()
-	}
-	c := newMemberCache(cs, key)
-	m.caches[name] = c
-	return c
-}
-
-func (m *memberCaches) drop(name string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if c, ok := m.caches[name]; ok {
-		c.stop()
-		delete(m.caches, name)
-	}
+	return ns, rs, nil
 }

@@ -2,7 +2,6 @@ package manager
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
@@ -111,7 +110,7 @@ func startCluster(ctx context.Context, c *Context) error {
 }
 
 func startClusterStatus(ctx context.Context, c *Context) error {
-	ctrl, err := clusterstatus.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada, c.Host, c.Members, clusterstatus.Options{
+	ctrl, err := clusterstatus.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada, c.Host, c.Members, c.Hub, clusterstatus.Options{
 		Interval: c.Options.ClusterStatusUpdateFrequency, FailureThreshold: c.Options.ClusterFailureThreshold, Workers: 4,
 		CacheSyncTimeout: c.Options.ClusterCacheSyncTimeout,
 		LeaseDuration:    c.Options.ClusterMonitorGracePeriod,
@@ -184,13 +183,9 @@ func startDependencies(ctx context.Context, c *Context) error {
 func startScheduler(ctx context.Context, c *Context) error {
 	w := c.KarmadaInformers.Work().V1alpha2()
 	// The accurate estimator reads the members' nodes, pods and quotas
-	// from the informers the metrics adapter keeps.
-	var estimate scheduler.ReplicaEstimator
-	if c.MemberInformers != nil {
-		estimate = c.MemberInformers.MaxReplicas
-	}
+	// from the member hub.
 	ctrl, err := scheduler.New(w.ResourceBindings(), w.ClusterResourceBindings(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
-		c.KarmadaInformers.Policy().V1alpha1().FederatedResourceQuotas(), c.Karmada, c.Recorder, estimate)
+		c.KarmadaInformers.Policy().V1alpha1().FederatedResourceQuotas(), c.Karmada, c.Recorder, c.Hub.MaxReplicas)
 	if err != nil {
 		return err
 	}
@@ -220,18 +215,14 @@ func startStatus(ctx context.Context, c *Context) error {
 	return nil
 }
 
-// startFederatedHPA reads member pods from the metrics adapter's informers
-// of the same process.
+// startFederatedHPA reads member pods from the member hub.
 func startFederatedHPA(ctx context.Context, c *Context) error {
-	if c.MemberInformers == nil {
-		return fmt.Errorf("%s needs the member informers of the metrics adapter (flotilla-apiserver with a host)", federatedhpa.ControllerName)
-	}
 	source, err := federatedhpa.NewMetricsSource(c.HostConfig, c.HostMapper)
 	if err != nil {
 		return err
 	}
 	ctrl, err := federatedhpa.New(c.Options.HPA, c.KarmadaInformers.Autoscaling().V1alpha1().FederatedHPAs(),
-		c.KarmadaInformers.Work().V1alpha2().ResourceBindings(), c.Karmada, c.HostScales, c.HostMapper, c.MemberInformers, source, c.Recorder)
+		c.KarmadaInformers.Work().V1alpha2().ResourceBindings(), c.Karmada, c.HostScales, c.HostMapper, c.Hub, source, c.Recorder)
 	if err != nil {
 		return err
 	}

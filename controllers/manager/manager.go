@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -30,12 +31,14 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
+
 	// Queue depths and client requests on /metrics: the benchmarks read
 	// them to tell when the controllers are idle and what they wrote.
 	_ "k8s.io/component-base/metrics/prometheus/restclient"
 	_ "k8s.io/component-base/metrics/prometheus/workqueue"
 	"k8s.io/klog/v2"
 
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	karmadascheme "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/scheme"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
@@ -126,9 +129,13 @@ type Context struct {
 	Customizations *lua.Customizations
 	// interpreterSynced are the informers the interpreter reads.
 	interpreterSynced []cache.InformerSynced
-	// MemberInformers are the member pod and node informers of the metrics
-	// adapter of the same process.
-	MemberInformers *member.Hub
+	// Hub runs the members' pod, node and quota informers for every reader
+	// of the process (cluster status, the scheduler's estimate,
+	// FederatedHPA); Run runs it unless UseMembers gave one run elsewhere.
+	Hub    *member.Hub
+	runHub bool
+	// startSecrets starts the Secret informer of ownMembers.
+	startSecrets func(stop <-chan struct{})
 	// Recorder records events on templates and Karmada objects, in the host.
 	Recorder record.EventRecorder
 }
@@ -205,12 +212,11 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
 	karmadaInformers := externalversions.NewSharedInformerFactory(kc, 0)
 	hostInformers := informers.NewSharedInformerFactory(hc, 0)
-	secrets := hostInformers.Core().V1().Secrets().Lister()
 	customizations, interp, interpSynced, err := NewInterpreter(karmadaInformers, hostInformers)
 	if err != nil {
 		return nil, err
 	}
-	return &Context{
+	c := &Context{
 		Options:           opts,
 		Karmada:           kc,
 		KarmadaInformers:  karmadaInformers,
@@ -225,21 +231,53 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 		Customizations:    customizations,
 		interpreterSynced: interpSynced,
 		Recorder:          recorder,
-		Members: member.NewCache(member.OnlyClusterSecrets(func(ns, name string) (*corev1.Secret, error) {
-			if s, err := secrets.Secrets(ns).Get(name); err == nil {
-				return s, nil
-			}
-			// The informer may not have seen a secret created a moment ago.
-			return hc.CoreV1().Secrets(ns).Get(context.Background(), name, metav1.GetOptions{})
-		})),
-	}, nil
+	}
+	return c, nil
+}
+
+// ownMembers gives the controllers a member client cache and hub of their
+// own, when UseMembers gave none: the Secrets of the cluster namespace
+// (only) are watched on the host, and Run runs the hub.
+func (c *Context) ownMembers() error {
+	secrets := informers.NewSharedInformerFactoryWithOptions(c.Host, 0, informers.WithNamespace(clusterv1alpha1.SecretNamespace))
+	lister := secrets.Core().V1().Secrets().Lister()
+	c.Members = member.NewCache(member.OnlyClusterSecrets(func(ns, name string) (*corev1.Secret, error) {
+		if s, err := lister.Secrets(ns).Get(name); err == nil {
+			return s, nil
+		}
+		// The informer may not have seen a secret created a moment ago.
+		return c.Host.CoreV1().Secrets(ns).Get(context.Background(), name, metav1.GetOptions{})
+	}))
+	clusters := c.KarmadaInformers.Cluster().V1alpha1().Clusters()
+	c.Hub = member.NewHub(func() ([]*clusterv1alpha1.Cluster, error) { return clusters.Lister().List(labels.Everything()) }, c.Members.Get)
+	c.runHub, c.startSecrets = true, secrets.Start
+	return c.Hub.TriggerOn(clusters.Informer())
+}
+
+// UseMembers has the controllers reach members through the member client
+// cache and hub of the rest of the process (flotilla-apiserver's search,
+// metrics and proxy), so that each member has one client and one watch
+// per kind. The hub is run by its owner.
+func (c *Context) UseMembers(members *member.Cache, hub *member.Hub) {
+	c.Members, c.Hub, c.runHub = members, hub, false
 }
 
 // Run starts the enabled controllers, under leader election when asked, and
 // blocks until ctx ends.
 func Run(ctx context.Context, c *Context) error {
 	log := klog.FromContext(ctx)
+	if c.Members == nil {
+		if err := c.ownMembers(); err != nil {
+			return err
+		}
+	}
 	start := func(ctx context.Context) {
+		if c.startSecrets != nil {
+			c.startSecrets(ctx.Done())
+		}
+		if c.runHub {
+			go c.Hub.Run(ctx)
+		}
 		// Nothing is interpreted before the customizations are known.
 		c.KarmadaInformers.Start(ctx.Done())
 		if !cache.WaitForCacheSync(ctx.Done(), c.interpreterSynced...) {

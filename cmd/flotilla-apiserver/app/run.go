@@ -61,7 +61,8 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 		if server.Metrics != nil {
-			c.MemberInformers = server.Metrics.Members
+			// One client and one watch per kind per member in the process.
+			c.UseMembers(server.MemberClients, server.Metrics.Members)
 		}
 		go func() {
 			if err := manager.Run(hctx, c); err != nil {
