@@ -114,6 +114,7 @@ func (c *Cache) Get(cluster *clusterv1alpha1.Cluster) (*Client, error) {
 		return nil, err
 	}
 	cfg.QPS, cfg.Burst = c.QPS, c.Burst
+	cfg.Wrap(countWatches(cluster.Name))
 	cfg.Wrap(c.WrapTransport)
 	cl, err := newClient(cfg)
 	if err != nil {

@@ -44,6 +44,7 @@ func (c *Cache) getTunnel(name string) (*Client, error) {
 	}
 	cfg := TunnelRESTConfig(name, dial)
 	cfg.QPS, cfg.Burst = c.QPS, c.Burst
+	cfg.Wrap(countWatches(name))
 	cfg.Wrap(c.WrapTransport)
 	cl, err := newClient(cfg)
 	if err != nil {
