@@ -27,6 +27,7 @@ import (
 	"github.com/flotilla-io/flotilla/registry"
 	"github.com/flotilla-io/flotilla/registry/admission/deletionprotection"
 	"github.com/flotilla-io/flotilla/search"
+	"github.com/flotilla-io/flotilla/server"
 )
 
 // etcdPathPrefix is where flotilla-apiserver keeps its objects in etcd.
@@ -51,7 +52,7 @@ type Options struct {
 	// heap.
 	GCPercent int
 	// APIService is how the server registers itself with the aggregator.
-	APIService APIServiceOptions
+	APIService server.APIServiceOptions
 	// Controllers configure the embedded controllers.
 	Controllers manager.Options
 	// Search configures the search cache, its index and its access checks.
@@ -66,22 +67,6 @@ type Options struct {
 	codecs serializer.CodecFactory
 }
 
-// APIServiceOptions say how flotilla-apiserver registers its groups with the host.
-type APIServiceOptions struct {
-	// Register creates or updates the APIService objects at start.
-	Register bool
-	// ServiceName and ServiceNamespace name the Service the APIServices point
-	// at; the serving certificate must be valid for <name>.<namespace>.svc.
-	ServiceName, ServiceNamespace string
-	// ExternalName, when set, makes that Service an ExternalName Service for
-	// this host name: how the aggregator reaches a server running as a local process.
-	ExternalName string
-	// CABundleFile is the CA the aggregator verifies the serving certificate
-	// with. Default: the last certificate of the serving certificate file
-	// (the self-signed CA when the server generated its own certificate).
-	CABundleFile string
-}
-
 // NewOptions returns the default options.
 func NewOptions() *Options {
 	scheme := registry.NewScheme()
@@ -89,7 +74,7 @@ func NewOptions() *Options {
 	o := &Options{
 		scheme: scheme, codecs: codecs,
 		Server: genericoptions.NewRecommendedOptions(etcdPathPrefix, codecs.LegacyCodec(storageVersions...)),
-		APIService: APIServiceOptions{
+		APIService: server.APIServiceOptions{
 			Register: true, ServiceName: "flotilla-apiserver", ServiceNamespace: "karmada-system",
 		},
 		Controllers: manager.NewOptions(),
@@ -196,7 +181,7 @@ func (o *Options) embeddedEtcd() bool {
 // Config builds the server configuration: the only place flags meet config.
 // etcdServers are the embedded etcd's URLs when it runs; host reaches the
 // host API server.
-func (o *Options) Config(etcdServers []string, host *rest.Config) (*registry.Config, error) {
+func (o *Options) Config(etcdServers []string, host *rest.Config) (*server.Config, error) {
 	if len(etcdServers) > 0 {
 		o.Server.Etcd.StorageConfig.Transport.ServerList = etcdServers
 	}
@@ -216,7 +201,10 @@ func (o *Options) Config(etcdServers []string, host *rest.Config) (*registry.Con
 	if err != nil {
 		return nil, err
 	}
-	return &registry.Config{GenericConfig: cfg, Scheme: o.scheme, Codecs: o.codecs, Host: hostClient, HostConfig: host, Search: o.Search, Metrics: o.Metrics}, nil
+	return &server.Config{
+		Registry:    &registry.Config{GenericConfig: cfg, Scheme: o.scheme, Codecs: o.codecs, Host: hostClient, HostConfig: host, Search: o.Search, Metrics: o.Metrics},
+		Controllers: o.Controllers, APIService: o.APIService, Serving: o.Server.SecureServing,
+	}, nil
 }
 
 // NewCommand returns the flotilla-apiserver command.

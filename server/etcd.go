@@ -1,4 +1,4 @@
-package app
+package server
 
 import (
 	"context"
@@ -16,11 +16,12 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// embeddedEtcd is etcd running inside flotilla-apiserver: the default
+// EmbeddedEtcd is etcd running inside flotilla-apiserver: the default
 // storage on one machine. It listens on loopback only.
-type embeddedEtcd struct {
-	etcd      *embed.Etcd
-	clientURL string
+type EmbeddedEtcd struct {
+	etcd *embed.Etcd
+	// ClientURL is where clients reach it.
+	ClientURL string
 }
 
 // etcdPorts are remembered in the data directory: a single-member etcd keeps
@@ -30,7 +31,9 @@ type etcdPorts struct {
 	Peer   int `json:"peer"`
 }
 
-func startEmbeddedEtcd(ctx context.Context, dir string, noFsync bool) (*embeddedEtcd, error) {
+// StartEmbeddedEtcd starts etcd with its data in dir; noFsync skips fsync
+// (test beds only).
+func StartEmbeddedEtcd(ctx context.Context, dir string, noFsync bool) (*EmbeddedEtcd, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -69,10 +72,11 @@ func startEmbeddedEtcd(ctx context.Context, dir string, noFsync bool) (*embedded
 		return nil, ctx.Err()
 	}
 	klog.FromContext(ctx).Info("Embedded etcd is ready", "dir", dir, "url", client.String())
-	return &embeddedEtcd{etcd: e, clientURL: client.String()}, nil
+	return &EmbeddedEtcd{etcd: e, ClientURL: client.String()}, nil
 }
 
-func (e *embeddedEtcd) Close() { e.etcd.Close() }
+// Close stops etcd.
+func (e *EmbeddedEtcd) Close() { e.etcd.Close() }
 
 func loadOrPickPorts(path string) (etcdPorts, error) {
 	var p etcdPorts

@@ -1,4 +1,4 @@
-package app
+package server
 
 import (
 	"context"
@@ -23,6 +23,22 @@ import (
 	apiregv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 )
+
+// APIServiceOptions say how flotilla-apiserver registers its groups with the host.
+type APIServiceOptions struct {
+	// Register creates or updates the APIService objects at start.
+	Register bool
+	// ServiceName and ServiceNamespace name the Service the APIServices point
+	// at; the serving certificate must be valid for <name>.<namespace>.svc.
+	ServiceName, ServiceNamespace string
+	// ExternalName, when set, makes that Service an ExternalName Service for
+	// this host name: how the aggregator reaches a server running as a local process.
+	ExternalName string
+	// CABundleFile is the CA the aggregator verifies the serving certificate
+	// with. Default: the last certificate of the serving certificate file
+	// (the self-signed CA when the server generated its own certificate).
+	CABundleFile string
+}
 
 // Priorities Karmada's aggregated servers register with.
 const (
