@@ -42,9 +42,13 @@ func TestMemberHubMemory(t *testing.T) {
 		memberCS[m] = kubernetes.NewForConfigOrDie(config(t, framework.Member(t, m)))
 		ensureNamespaces(t, memberCS[m], hubNamespace)
 	}
+	// The pods go with the test (unbound, they are deleted at once), so
+	// that the search benchmark counts only its own.
 	t.Cleanup(func() {
 		for _, m := range members {
-			_ = memberCS[m].CoreV1().Namespaces().Delete(context.Background(), hubNamespace, metav1.DeleteOptions{})
+			if err := memberCS[m].CoreV1().Pods(hubNamespace).DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+				t.Errorf("deleting the pods of %s/%s: %v", m, hubNamespace, err)
+			}
 		}
 	})
 	allocating := func(ctx context.Context) (int64, error) {
