@@ -28,8 +28,9 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
 	"github.com/flotilla-io/flotilla/controllers/execution"
-	"github.com/flotilla-io/flotilla/controllers/manager"
+	"github.com/flotilla-io/flotilla/controllers/interpreter/informed"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/recorder"
 	"github.com/flotilla-io/flotilla/tunnel"
 )
 
@@ -147,7 +148,7 @@ func (c *Config) work(ctx context.Context, local *member.Client) error {
 		}))
 	es := externalversions.NewSharedInformerFactoryWithOptions(karmada, 0, externalversions.WithNamespace(agentregistration.ExecutionNamespace(name)))
 	config := externalversions.NewSharedInformerFactory(karmada, 0)
-	_, interp, interpSynced, err := manager.NewInterpreter(config, nil)
+	_, interp, interpSynced, err := informed.New(config, nil)
 	if err != nil {
 		return err
 	}
@@ -232,7 +233,7 @@ func ensureCluster(ctx context.Context, karmada versioned.Interface, member kube
 // objects (templates in user namespaces) are dropped here rather than
 // refused there.
 func newRecorder(host kubernetes.Interface, cluster string) (record.EventRecorder, func(), error) {
-	r, shutdown, err := manager.NewEventRecorder(host.CoreV1().Events(agentregistration.ExecutionNamespace(cluster)), corev1.EventSource{Component: "flotilla-agent", Host: cluster})
+	r, shutdown, err := recorder.New(host.CoreV1().Events(agentregistration.ExecutionNamespace(cluster)), corev1.EventSource{Component: "flotilla-agent", Host: cluster})
 	if err != nil {
 		return nil, nil, err
 	}

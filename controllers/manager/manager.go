@@ -16,14 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/scale"
@@ -40,14 +37,15 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
-	karmadascheme "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/scheme"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/controllers/interpreter/informed"
 	"github.com/flotilla-io/flotilla/controllers/interpreter/lua"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/recorder"
 )
 
 // Options configure the controllers.
@@ -205,14 +203,14 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	recorder, _, err := NewEventRecorder(events.CoreV1().Events(""), corev1.EventSource{Component: "flotilla-controllers"})
+	recorder, _, err := recorder.New(events.CoreV1().Events(""), corev1.EventSource{Component: "flotilla-controllers"})
 	if err != nil {
 		return nil, err
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
 	karmadaInformers := externalversions.NewSharedInformerFactory(kc, 0)
 	hostInformers := informers.NewSharedInformerFactory(hc, 0)
-	customizations, interp, interpSynced, err := NewInterpreter(karmadaInformers, hostInformers)
+	customizations, interp, interpSynced, err := informed.New(karmadaInformers, hostInformers)
 	if err != nil {
 		return nil, err
 	}
@@ -322,29 +320,4 @@ func Run(ctx context.Context, c *Context) error {
 		},
 	})
 	return nil
-}
-
-// spamKeyByReason is client-go's event spam key with the reason added.
-func spamKeyByReason(e *corev1.Event) string {
-	return strings.Join([]string{e.Source.Component, e.Source.Host, e.InvolvedObject.Kind, e.InvolvedObject.Namespace,
-		e.InvolvedObject.Name, string(e.InvolvedObject.UID), e.InvolvedObject.APIVersion, e.Type, e.Reason}, "/")
-}
-
-// NewEventRecorder returns a recorder of events on templates (any kind:
-// the reference is built from the binding) and Karmada objects, written to
-// sink, and the shutdown of its broadcaster. Its spam filter (a burst of
-// 25 events per object, then one per five minutes) keys on the reason
-// too: a template's frequent status events must not starve its rare ones
-// (PreemptPolicySucceed...).
-func NewEventRecorder(sink typedcorev1.EventInterface, source corev1.EventSource) (record.EventRecorder, func(), error) {
-	s := runtime.NewScheme()
-	if err := scheme.AddToScheme(s); err != nil {
-		return nil, nil, err
-	}
-	if err := karmadascheme.AddToScheme(s); err != nil {
-		return nil, nil, err
-	}
-	b := record.NewBroadcaster(record.WithCorrelatorOptions(record.CorrelatorOptions{SpamKeyFunc: spamKeyByReason}))
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: sink})
-	return b.NewRecorder(s, source), b.Shutdown, nil
 }

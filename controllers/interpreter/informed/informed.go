@@ -1,4 +1,4 @@
-package manager
+package informed
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/interpreter/webhook"
 )
 
-// NewInterpreter returns the interpreter every controller uses: the
+// New returns the interpreter every controller uses: the
 // ResourceInterpreterCustomizations, then the interpreter webhooks, then
 // the customizations shipped for third-party kinds, then the native
 // built-ins (API-SPEC §5.2), and the informer syncs to wait for
@@ -26,7 +26,7 @@ import (
 // host, when nil (flotilla-agent, which may not read the host's
 // Services), leaves webhooks referring to a Service resolved by their
 // cluster DNS name.
-func NewInterpreter(factory externalversions.SharedInformerFactory, host informers.SharedInformerFactory) (*lua.Customizations, interpreter.Interpreter, []cache.InformerSynced, error) {
+func New(factory externalversions.SharedInformerFactory, host informers.SharedInformerFactory) (*lua.Customizations, interpreter.Interpreter, []cache.InformerSynced, error) {
 	customizations := lua.NewCustomizations()
 	// Several customizations may define dependencyInterpretation for one
 	// kind; the union runs them all, each from an interpreter of its own.

@@ -1,4 +1,4 @@
-package manager
+package informed
 
 import (
 	"context"
@@ -39,7 +39,7 @@ func TestDependenciesOfSeveralCustomizations(t *testing.T) {
 	withRetain.Spec.Customizations.Retention = &configv1alpha1.LocalValueRetention{LuaScript: "function Retain(desiredObj, observedObj) return desiredObj end"}
 	cs := fake.NewClientset([]runtime.Object{dependencyRIC("a-first", "one"), withRetain, dependencyRIC("c-third", "one")}...)
 	factory := externalversions.NewSharedInformerFactory(cs, 0)
-	_, interp, synced, err := NewInterpreter(factory, nil)
+	_, interp, synced, err := New(factory, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
