@@ -46,6 +46,11 @@ type Hub struct {
 // their resource; call it before Run.
 func (s *Hub) SetShared(shared Shared) { s.shared = shared }
 
+// Shared is the other cache of member objects the hub reads (nil: none):
+// other readers of member objects (execution) build their informers on
+// it with NewSource.
+func (s *Hub) Shared() Shared { return s.shared }
+
 // member is the informers of one cluster, built from one connection.
 type member struct {
 	name   string

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -17,6 +19,8 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
+
+	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
 )
 
 // Shared is another cache of members' objects kept in the same process
@@ -60,6 +64,11 @@ type sourceLW struct {
 	member  cache.ListerWatcherWithContext
 	shared  Shared // nil: none
 	newList func() runtime.Object
+	// decoder decodes the shared copy (default: the typed scheme's).
+	decoder runtime.Decoder
+	// selector, when set, selects the objects of the shared copy; the
+	// member ListerWatcher applies it itself.
+	selector labels.Selector
 	// checkEvery is how often a member watch asks whether the shared copy
 	// has appeared.
 	checkEvery time.Duration
@@ -83,7 +92,26 @@ func (s *sourceLW) sharedLW() (cache.ListerWatcher, bool) {
 	if s.shared == nil {
 		return nil, false
 	}
-	return s.shared(s.cluster, s.gvr, decoder, s.newList)
+	d := s.decoder
+	if d == nil {
+		d = decoder
+	}
+	lw, ok := s.shared(s.cluster, s.gvr, d, s.newList)
+	if !ok || s.selector == nil || s.selector.Empty() {
+		return lw, ok
+	}
+	return &selectingLW{inner: lw, selector: s.selector}, true
+}
+
+// NewSource returns a ListerWatcher of one resource of a member that reads
+// the process's shared copy when it has one (the search cache), else the
+// member through fromMember, switching as sourceLW does. selector, when
+// not empty, is what fromMember selects: the shared copy is filtered by
+// it. decoder decodes the shared copy into newList's items.
+func NewSource(cluster string, gvr schema.GroupVersionResource, shared Shared, fromMember cache.ListerWatcherWithContext,
+	newList func() runtime.Object, decoder runtime.Decoder, selector labels.Selector) cache.ListerWatcher {
+	return &sourceLW{cluster: cluster, gvr: gvr, member: fromMember, shared: shared, newList: newList, decoder: decoder,
+		selector: selector, checkEvery: 5 * time.Second}
 }
 
 // pick chooses the source of the next list or watch and records it.
@@ -213,4 +241,84 @@ func (st *Hub) podsAndNodes(name string, cs kubernetes.Interface) (pods, nodes *
 		return cache.NewSharedIndexInformer(nodes, &corev1.Node{}, resync, cache.Indexers{})
 	}
 	return pods, nodes, podInformer, nodeInformer
+}
+
+// selectingLW passes on the objects of a shared copy that selector
+// matches, as the member's API server does for a labelSelector: a
+// modification of an object that no longer matches is a deletion (an
+// informer ignores the deletion of an object it never held). The shared
+// copy marks its objects as cached; that mark is not the member's and is
+// dropped.
+type selectingLW struct {
+	inner    cache.ListerWatcher
+	selector labels.Selector
+}
+
+func (l *selectingLW) IsWatchListSemanticsUnSupported() bool { return true }
+
+func (l *selectingLW) matches(obj runtime.Object) bool {
+	m, err := meta.Accessor(obj)
+	return err == nil && l.selector.Matches(labels.Set(m.GetLabels()))
+}
+
+func (l *selectingLW) List(options metav1.ListOptions) (runtime.Object, error) {
+	list, err := l.inner.List(options)
+	if err != nil {
+		return nil, err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	kept := items[:0]
+	for _, it := range items {
+		if l.matches(it) {
+			kept = append(kept, unmark(it))
+		}
+	}
+	if err := meta.SetList(list, kept); err != nil {
+		return nil, err
+	}
+	return list, nil
+}
+
+func (l *selectingLW) Watch(options metav1.ListOptions) (watch.Interface, error) {
+	w, err := l.inner.Watch(options)
+	if err != nil {
+		return nil, err
+	}
+	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
+		switch ev.Type {
+		case watch.Added:
+			if !l.matches(ev.Object) {
+				return ev, false
+			}
+		case watch.Modified:
+			if !l.matches(ev.Object) {
+				ev.Type = watch.Deleted
+			}
+		}
+		if ev.Object != nil && ev.Type != watch.Error && ev.Type != watch.Bookmark {
+			ev.Object = unmark(ev.Object)
+		}
+		return ev, true
+	}), nil
+}
+
+// unmark drops the shared copy's cached-from-cluster annotation.
+func unmark(obj runtime.Object) runtime.Object {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return obj
+	}
+	if a := m.GetAnnotations(); a != nil {
+		if _, ok := a[searchv1alpha1.CachedFromClusterAnnotation]; ok {
+			delete(a, searchv1alpha1.CachedFromClusterAnnotation)
+			if len(a) == 0 {
+				a = nil
+			}
+			m.SetAnnotations(a)
+		}
+	}
+	return obj
 }

@@ -157,7 +157,11 @@ func (c *Controller) retain(desired, observed *unstructured.Unstructured) (*unst
 // "provided port is already allocated", not AlreadyExists). nil: the
 // object does not exist.
 func (c *Controller) observe(ctx context.Context, m *memberState, client *member.Client, gvr schema.GroupVersionResource, ri dynamic.ResourceInterface, desired *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	inf, err := m.informer(client, gvr, memberEventHandler(m))
+	var shared member.Shared
+	if c.opts.Shared != nil {
+		shared = c.opts.Shared()
+	}
+	inf, err := m.informer(client, shared, gvr, memberEventHandler(m))
 	if err == nil && waitSynced(ctx, inf, c.opts.CacheSyncTimeout) {
 		key := desired.GetName()
 		if ns := desired.GetNamespace(); ns != "" {

@@ -47,6 +47,10 @@ type Options struct {
 	// and no other's. Empty: the control plane's controller, which
 	// applies the Works of push clusters.
 	Agent string
+	// Shared, when set, is the process's other cache of member objects
+	// (the search cache, through the member hub): a member resource it
+	// holds is read from it instead of being watched a second time.
+	Shared func() member.Shared
 }
 
 func (o *Options) complete() {

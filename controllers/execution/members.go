@@ -7,8 +7,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
@@ -71,26 +73,29 @@ func (m *memberState) stop() {
 	}
 }
 
-// memberInformers are the dynamic informers of one member client, each
-// selecting only objects labelled with a Work permanent id.
+// memberInformers are the informers of one member client, each selecting
+// only objects labelled with a Work permanent id.
 type memberInformers struct {
-	factory dynamicinformer.DynamicSharedInformerFactory
-	cancel  context.CancelFunc
-	ctx     context.Context
-	byGVR   map[schema.GroupVersionResource]cache.SharedIndexInformer
+	cancel context.CancelFunc
+	ctx    context.Context
+	byGVR  map[schema.GroupVersionResource]cache.SharedIndexInformer
 }
 
-func (i *memberInformers) stop() {
-	i.cancel()
-	// Shutdown waits for the informers' goroutines; a member that does
-	// not answer must not hold up the caller.
-	go i.factory.Shutdown()
-}
+func (i *memberInformers) stop() { i.cancel() }
+
+// appliedSelector selects the objects Flotilla applied (a Work permanent id).
+var appliedSelector = func() labels.Selector {
+	s, err := labels.Parse(workv1alpha2.WorkPermanentIDLabel)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}()
 
 // informer returns the member's informer on gvr, started on first use. The
 // informers are rebuilt when the member's client changed (new endpoint or
 // credentials). handler receives the events of informers it starts.
-func (m *memberState) informer(client *member.Client, gvr schema.GroupVersionResource, handler cache.ResourceEventHandler) (cache.SharedIndexInformer, error) {
+func (m *memberState) informer(client *member.Client, shared member.Shared, gvr schema.GroupVersionResource, handler cache.ResourceEventHandler) (cache.SharedIndexInformer, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.informers != nil && m.clientKey != client.Key() {
@@ -99,20 +104,33 @@ func (m *memberState) informer(client *member.Client, gvr schema.GroupVersionRes
 	}
 	if m.informers == nil {
 		ctx, cancel := context.WithCancel(context.Background())
-		factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(client.Dynamic, 0, metav1.NamespaceAll,
-			func(o *metav1.ListOptions) { o.LabelSelector = workv1alpha2.WorkPermanentIDLabel })
-		m.informers = &memberInformers{factory: factory, ctx: ctx, cancel: cancel, byGVR: map[schema.GroupVersionResource]cache.SharedIndexInformer{}}
+		m.informers = &memberInformers{ctx: ctx, cancel: cancel, byGVR: map[schema.GroupVersionResource]cache.SharedIndexInformer{}}
 		m.clientKey = client.Key()
 	}
 	if inf, ok := m.informers.byGVR[gvr]; ok {
 		return inf, nil
 	}
-	inf := m.informers.factory.ForResource(gvr).Informer()
+	ri := client.Dynamic.Resource(gvr).Namespace(metav1.NamespaceAll)
+	fromMember := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = appliedSelector.String()
+			return ri.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = appliedSelector.String()
+			return ri.Watch(ctx, o)
+		},
+	}
+	// Where the search cache holds the resource, it is read from there:
+	// one watch per resource and member in the process.
+	lw := member.NewSource(m.name, gvr, shared, fromMember, func() runtime.Object { return &unstructured.UnstructuredList{} },
+		unstructured.UnstructuredJSONScheme, appliedSelector)
+	inf := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, cache.Indexers{})
 	if _, err := inf.AddEventHandler(handler); err != nil {
 		return nil, err
 	}
 	m.informers.byGVR[gvr] = inf
-	m.informers.factory.Start(m.informers.ctx.Done())
+	go inf.RunWithContext(m.informers.ctx)
 	return inf, nil
 }
 
