@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 	"github.com/flotilla-io/flotilla/test/env"
 )
@@ -16,8 +18,9 @@ import (
 // TestOneWatchPerKindPerMember (issue 22): with samples/s7-search.yaml
 // applied, as `make up` does, flotilla-apiserver holds one watch per
 // (kind, member): the search cache's pods and nodes serve the member hub
-// (cluster status, the scheduler's estimate, FederatedHPA, metrics) too,
-// and nothing else watches them again.
+// (cluster status, the scheduler's estimate, FederatedHPA, metrics), its
+// Deployments the execution controller, which applied one to each member,
+// and nothing watches them again.
 func TestOneWatchPerKindPerMember(t *testing.T) {
 	root, err := env.RepoRoot()
 	if err != nil {
@@ -29,6 +32,37 @@ func TestOneWatchPerKindPerMember(t *testing.T) {
 	}
 	t.Cleanup(func() { _, _ = framework.Kubectl(t, "delete", "--ignore-not-found", "-f", sample) })
 	waitRegistryReady(t, "deployments-pods-nodes")
+	const wns = "watches-e2e"
+	framework.Apply(t, fmt.Sprintf(`apiVersion: v1
+kind: Namespace
+metadata: {name: %[1]s}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: %[1]s, labels: {app: web}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: nginx, image: nginx:1.27}]}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement: {clusterAffinity: {clusterNames: [member1, member2]}}
+`, wns))
+	t.Cleanup(func() { _, _ = framework.Kubectl(t, "delete", "namespace", wns, "--ignore-not-found", "--wait=false") })
+	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
+		for _, m := range []string{"member1", "member2"} {
+			if _, err := member(t, m).AppsV1().Deployments(wns).Get(ctx, "web", metav1.GetOptions{}); err != nil {
+				return m + ": " + err.Error()
+			}
+		}
+		return ""
+	})
 
 	members := []string{"member1", "member2"}
 	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
