@@ -11,7 +11,9 @@ import (
 
 func TestStrategies(t *testing.T) {
 	t.Parallel()
-	wr := func(obj runtime.Object) *appsv1alpha1.WorkloadRebalancer { return obj.(*appsv1alpha1.WorkloadRebalancer) }
+	wr := func(obj runtime.Object) *appsv1alpha1.WorkloadRebalancer {
+		return obj.(*appsv1alpha1.WorkloadRebalancer)
+	}
 	resourcetest.Run(t, Definitions(), []resourcetest.Kind{{
 		Resource: "workloadrebalancers",
 		Manifest: `

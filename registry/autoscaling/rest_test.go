@@ -11,7 +11,9 @@ import (
 
 func TestStrategies(t *testing.T) {
 	t.Parallel()
-	fhpa := func(obj runtime.Object) *autoscalingv1alpha1.FederatedHPA { return obj.(*autoscalingv1alpha1.FederatedHPA) }
+	fhpa := func(obj runtime.Object) *autoscalingv1alpha1.FederatedHPA {
+		return obj.(*autoscalingv1alpha1.FederatedHPA)
+	}
 	cron := func(obj runtime.Object) *autoscalingv1alpha1.CronFederatedHPA {
 		return obj.(*autoscalingv1alpha1.CronFederatedHPA)
 	}

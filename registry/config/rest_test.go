@@ -89,7 +89,9 @@ func TestCustomizationsCheckedAgainstOthers(t *testing.T) {
 				return []*configv1alpha1.ResourceInterpreterCustomization{decode("other")}, nil
 			}},
 		{name: "others cannot be listed", wantPath: "spec.customizations", wantType: field.ErrorTypeInternal,
-			list: func() ([]*configv1alpha1.ResourceInterpreterCustomization, error) { return nil, errors.New("etcd down") }},
+			list: func() ([]*configv1alpha1.ResourceInterpreterCustomization, error) {
+				return nil, errors.New("etcd down")
+			}},
 		{name: "storage not ready", wantPath: "spec.customizations", wantType: field.ErrorTypeInternal},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,7 +12,9 @@ import (
 
 func TestStrategies(t *testing.T) {
 	t.Parallel()
-	rr := func(obj runtime.Object) *searchv1alpha1.ResourceRegistry { return obj.(*searchv1alpha1.ResourceRegistry) }
+	rr := func(obj runtime.Object) *searchv1alpha1.ResourceRegistry {
+		return obj.(*searchv1alpha1.ResourceRegistry)
+	}
 	resourcetest.Run(t, Definitions(), []resourcetest.Kind{{
 		Resource: "resourceregistries",
 		Manifest: `
