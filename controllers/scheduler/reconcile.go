@@ -150,7 +150,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	}
 	// The result first: a new spec.clusters is a new generation, which the
 	// status then observes.
-	written := []string{t.meta.ResourceVersion}
+	// replaced are the versions this decision's writes replace, in turn.
+	replaced := []string{t.meta.ResourceVersion}
 	rv, generation := t.meta.ResourceVersion, t.meta.Generation
 	if (schedErr == nil || noFit) && (!sameClusters(t.spec.Clusters, dec.Clusters) || t.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] != string(applied)) {
 		var clusters any // null clears the field
@@ -175,7 +176,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 			return fmt.Errorf("writing the scheduling result: %w", err)
 		}
 		rv, generation = m.GetResourceVersion(), m.GetGeneration()
-		written = append(written, rv)
+		replaced = append(replaced, rv)
 	}
 	conditions := slices.Clone(t.status.Conditions)
 	cond.LastTransitionTime = metav1.NewTime(c.now())
@@ -198,13 +199,13 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		if len(written) > 1 {
+		if len(replaced) > 1 {
 			// The result is written: wait for it, not for the status.
 			c.written.Record(key, t.meta.ResourceVersion, struct{}{})
 		}
 		return fmt.Errorf("writing the scheduling status: %w", err)
 	}
-	c.written.RecordSteps(key, struct{}{}, written...)
+	c.written.RecordSteps(key, struct{}{}, replaced...)
 	c.record(t, dec, schedErr)
 	return c.retryLater(key, schedErr)
 }
