@@ -31,9 +31,14 @@ import (
 	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/metricsadapter"
 	"github.com/flotilla-io/flotilla/proxy"
+	appsregistry "github.com/flotilla-io/flotilla/registry/apps"
+	autoscalingregistry "github.com/flotilla-io/flotilla/registry/autoscaling"
 	clusterregistry "github.com/flotilla-io/flotilla/registry/cluster"
-	"github.com/flotilla-io/flotilla/registry/internal/resource"
+	configregistry "github.com/flotilla-io/flotilla/registry/config"
+	networkingregistry "github.com/flotilla-io/flotilla/registry/networking"
 	policyregistry "github.com/flotilla-io/flotilla/registry/policy"
+	remedyregistry "github.com/flotilla-io/flotilla/registry/remedy"
+	searchregistry "github.com/flotilla-io/flotilla/registry/search"
 	workregistry "github.com/flotilla-io/flotilla/registry/work"
 	"github.com/flotilla-io/flotilla/search"
 	"github.com/flotilla-io/flotilla/tunnel"
@@ -202,12 +207,12 @@ func (c CompletedConfig) New() (*Server, error) {
 		add(clusterregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts, getSecret, tunnels, hostProxy...)),
 		add(policyGroup, nil),
 		add(workregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts, quotas)),
-		add(c.configGroup()),
-		add(c.simpleGroup("autoscaling.karmada.io", autoscalingDefinitions())),
+		add(configregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
+		add(autoscalingregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
 		add(c.searchGroup(s, searchSrv)),
-		add(c.simpleGroup("networking.karmada.io", networkingDefinitions())),
-		add(c.simpleGroup("apps.karmada.io", appsDefinitions())),
-		add(c.simpleGroup("remedy.karmada.io", remedyDefinitions())),
+		add(networkingregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
+		add(appsregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
+		add(remedyregistry.NewAPIGroupInfo(c.scheme, c.codecs, opts)),
 	)
 	if err != nil {
 		return nil, err
@@ -232,21 +237,10 @@ func (c CompletedConfig) New() (*Server, error) {
 	return server, nil
 }
 
-// simpleGroup is a group served in v1alpha1 only, every kind from Definitions.
-func (c CompletedConfig) simpleGroup(group string, defs []*resource.Definition) (*genericapiserver.APIGroupInfo, error) {
-	info := genericapiserver.NewDefaultAPIGroupInfo(group, c.scheme, runtime.NewParameterCodec(c.scheme), c.codecs)
-	storage, err := resource.Storage(c.scheme, c.generic.RESTOptionsGetter, defs)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", group, err)
-	}
-	info.VersionedResourcesStorageMap["v1alpha1"] = storage
-	return &info, nil
-}
-
 // searchGroup is search.karmada.io: resourceregistries, and the search
 // and proxying endpoints over the member caches they drive.
 func (c CompletedConfig) searchGroup(s *genericapiserver.GenericAPIServer, srv *search.Server) (*genericapiserver.APIGroupInfo, error) {
-	info, err := c.simpleGroup("search.karmada.io", searchDefinitions())
+	info, err := searchregistry.NewAPIGroupInfo(c.scheme, c.codecs, c.generic.RESTOptionsGetter)
 	if err != nil || srv == nil {
 		return info, err
 	}
@@ -275,18 +269,6 @@ func (c CompletedConfig) installMetrics(s *genericapiserver.GenericAPIServer, me
 		return nil, err
 	}
 	return m, nil
-}
-
-// configGroup is config.karmada.io, whose customizations are validated
-// against each other.
-func (c CompletedConfig) configGroup() (*genericapiserver.APIGroupInfo, error) {
-	rics := &customizationsLister{}
-	info, err := c.simpleGroup("config.karmada.io", configDefinitions(rics))
-	if err != nil {
-		return nil, err
-	}
-	rics.store = info.VersionedResourcesStorageMap["v1alpha1"]["resourceinterpretercustomizations"].(*resource.REST)
-	return info, nil
 }
 
 // NewCodecs returns the codecs of scheme.

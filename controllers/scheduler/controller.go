@@ -68,9 +68,8 @@ type Controller struct {
 // cluster can run in namespace; ok is false when it does not know.
 type ReplicaEstimator func(cluster, namespace string, req *workv1alpha2.ReplicaRequirements) (n int64, ok bool)
 
-// New returns the scheduler. The informers are of flotilla-apiserver's
-// loopback clientset client, whose identity may write a binding's spec and
-// status in one request.
+// New returns the scheduler. It writes a binding's result through the
+// binding and its status through the status subresource, as any client.
 func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterResourceBindingInformer,
 	clusters clusterinformers.ClusterInformer, quotas policyinformers.FederatedResourceQuotaInformer,
 	client versioned.Interface, recorder record.EventRecorder, estimate ReplicaEstimator) (*Controller, error) {

@@ -9,7 +9,9 @@
 // It owns spec.clusters, the applied-placement annotation and the
 // scheduler's part of the status (schedulerObservedGeneration,
 // schedulerObservingAffinityName, lastScheduledTime and the Scheduled
-// condition), and writes them in one request per decision. It writes
+// condition). A decision that changes the result writes it through the
+// binding, then the status through the status subresource (two requests);
+// one that changes only the status writes the status alone. It writes
 // nothing when the decision has not changed.
 //
 // It does not own the rest of the binding (the detector), the Works (the

@@ -2,19 +2,20 @@ package scheduler
 
 import (
 	"encoding/json"
-	jsonpatch "github.com/evanphx/json-patch/v5"
-	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
-	pt "github.com/flotilla-io/flotilla/placement/placementtest"
-	"k8s.io/apimachinery/pkg/types"
+	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -27,6 +28,8 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
+	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 )
 
 // The controller-level fixture: listers over indexers, the fake clientset,
@@ -144,9 +147,11 @@ func newFixture(t *testing.T, clusters []*clusterv1alpha1.Cluster, bindings ...r
 	return f
 }
 
-// store puts a binding into the informer cache.
-// mergePatch applies a JSON merge patch as the server does, with the
-// generation bumped when the spec changes (the fake tracker does neither).
+// mergePatch applies a JSON merge patch as flotilla-apiserver does (the
+// fake tracker does none of it): a resourceVersion in the patch is a
+// precondition; the binding keeps its stored status and the status
+// subresource keeps everything but status; the generation follows the
+// spec; every write makes a new resourceVersion.
 func (f *fixture) mergePatch(a clienttesting.Action) (bool, runtime.Object, error) {
 	p, ok := a.(clienttesting.PatchAction)
 	if !ok || p.GetPatchType() != types.MergePatchType {
@@ -156,11 +161,43 @@ func (f *fixture) mergePatch(a clienttesting.Action) (bool, runtime.Object, erro
 	if err != nil {
 		return true, nil, err
 	}
+	oldMeta := old.(metav1.Object)
+	var precondition struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(p.GetPatch(), &precondition); err != nil {
+		return true, nil, err
+	}
+	if rv := precondition.Metadata.ResourceVersion; rv != "" && rv != oldMeta.GetResourceVersion() {
+		return true, nil, apierrors.NewConflict(p.GetResource().GroupResource(), p.GetName(),
+			fmt.Errorf("resourceVersion %s, stored %s", rv, oldMeta.GetResourceVersion()))
+	}
 	before, err := json.Marshal(old)
 	if err != nil {
 		return true, nil, err
 	}
-	after, err := jsonpatch.MergePatch(before, p.GetPatch())
+	merged, err := jsonpatch.MergePatch(before, p.GetPatch())
+	if err != nil {
+		return true, nil, err
+	}
+	var was, is map[string]any
+	if err := json.Unmarshal(before, &was); err != nil {
+		return true, nil, err
+	}
+	if err := json.Unmarshal(merged, &is); err != nil {
+		return true, nil, err
+	}
+	switch p.GetSubresource() {
+	case "":
+		is["status"] = was["status"]
+	case "status":
+		was["status"], is = is["status"], was
+	default:
+		return true, nil, fmt.Errorf("no subresource %q", p.GetSubresource())
+	}
+	after, err := json.Marshal(is)
 	if err != nil {
 		return true, nil, err
 	}
@@ -168,20 +205,19 @@ func (f *fixture) mergePatch(a clienttesting.Action) (bool, runtime.Object, erro
 	if err := json.Unmarshal(after, obj); err != nil {
 		return true, nil, err
 	}
-	var oldSpec, newSpec struct {
-		Spec json.RawMessage `json:"spec"`
+	m := obj.(metav1.Object)
+	if !reflect.DeepEqual(was["spec"], is["spec"]) {
+		m.SetGeneration(oldMeta.GetGeneration() + 1)
 	}
-	_ = json.Unmarshal(before, &oldSpec)
-	_ = json.Unmarshal(after, &newSpec)
-	if m := obj.(metav1.Object); string(oldSpec.Spec) != string(newSpec.Spec) {
-		m.SetGeneration(old.(metav1.Object).GetGeneration() + 1)
-	}
+	rv, _ := strconv.Atoi(oldMeta.GetResourceVersion())
+	m.SetResourceVersion(strconv.Itoa(rv + 1))
 	if err := f.client.Tracker().Update(p.GetResource(), obj, p.GetNamespace()); err != nil {
 		return true, nil, err
 	}
 	return true, obj, nil
 }
 
+// store puts a binding into the informer cache.
 func (f *fixture) store(t *testing.T, obj runtime.Object) {
 	t.Helper()
 	idx := f.rbs
@@ -200,13 +236,6 @@ func (f *fixture) resync(t *testing.T, gvr schema.GroupVersionResource, ns, name
 	obj, err := f.client.Tracker().Get(gvr, ns, name)
 	if err != nil {
 		t.Fatal(err)
-	}
-	// A real server gives every write a new resourceVersion; the fake
-	// tracker keeps the old one, which the scheduler would take for a
-	// cache that has not caught up.
-	if m, ok := obj.(metav1.Object); ok {
-		rv, _ := strconv.Atoi(m.GetResourceVersion())
-		m.SetResourceVersion(strconv.Itoa(rv + 1000))
 	}
 	f.store(t, obj)
 	f.client.ClearActions()
@@ -239,21 +268,27 @@ func (f *fixture) patches(t *testing.T) []clienttesting.PatchAction {
 	return out
 }
 
-// onePatch returns the only action, a merge patch of gvr ns/name.
-func (f *fixture) onePatch(t *testing.T, gvr schema.GroupVersionResource, ns, name string) []byte {
+// writes returns the bodies of the actions, which must be merge patches
+// of gvr ns/name, the first of subresources[0] ("" for the binding
+// itself), the next of subresources[1], and so on.
+func (f *fixture) writes(t *testing.T, gvr schema.GroupVersionResource, ns, name string, subresources ...string) [][]byte {
 	t.Helper()
 	ps := f.patches(t)
-	if len(ps) != 1 {
-		t.Fatalf("got %d patches, want 1", len(ps))
+	got := make([]string, len(ps))
+	bodies := make([][]byte, len(ps))
+	for i, p := range ps {
+		got[i], bodies[i] = p.GetSubresource(), p.GetPatch()
+		if p.GetResource() != gvr || p.GetNamespace() != ns || p.GetName() != name {
+			t.Errorf("patched %v %s/%s, want %v %s/%s", p.GetResource(), p.GetNamespace(), p.GetName(), gvr, ns, name)
+		}
+		if p.GetPatchType() != types.MergePatchType {
+			t.Errorf("patch type %s, want a merge patch", p.GetPatchType())
+		}
 	}
-	p := ps[0]
-	if p.GetResource() != gvr || p.GetNamespace() != ns || p.GetName() != name || p.GetSubresource() != "" {
-		t.Errorf("patched %v %s/%s subresource %q, want %v %s/%s", p.GetResource(), p.GetNamespace(), p.GetName(), p.GetSubresource(), gvr, ns, name)
+	if !slices.Equal(got, subresources) {
+		t.Fatalf("wrote the subresources %q, want %q", got, subresources)
 	}
-	if p.GetPatchType() != "application/merge-patch+json" {
-		t.Errorf("patch type %s, want a merge patch", p.GetPatchType())
-	}
-	return p.GetPatch()
+	return bodies
 }
 
 // jsonEqual compares two JSON documents by value.

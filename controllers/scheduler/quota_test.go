@@ -33,9 +33,11 @@ func TestReconcileFederatedQuota(t *testing.T) {
 	for name, tc := range map[string]struct {
 		limit      string
 		wantReason string
+		writes     []string
 	}{
-		"room for both":  {limit: "4", wantReason: workv1alpha2.BindingReasonSuccess},
-		"over the limit": {limit: "3", wantReason: workv1alpha2.BindingReasonQuotaExceeded},
+		"room for both": {limit: "4", wantReason: workv1alpha2.BindingReasonSuccess, writes: []string{"", "status"}},
+		// The result is not written, only the Scheduled condition.
+		"over the limit": {limit: "3", wantReason: workv1alpha2.BindingReasonQuotaExceeded, writes: []string{"status"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -48,7 +50,7 @@ func TestReconcileFederatedQuota(t *testing.T) {
 			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 				t.Fatal(err)
 			}
-			f.onePatch(t, rbGVR, "default", "web")
+			f.writes(t, rbGVR, "default", "web", tc.writes...)
 			b := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
 			cond := meta.FindStatusCondition(b.Status.Conditions, workv1alpha2.Scheduled)
 			if cond == nil || cond.Reason != tc.wantReason {
@@ -104,6 +106,8 @@ func TestReconcileQuotaRefusal(t *testing.T) {
 			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 				t.Fatal(err)
 			}
+			// The refused result, then the condition through the status.
+			f.writes(t, rbGVR, "default", "web", "", "status")
 			b := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
 			if refused != 1 {
 				t.Fatalf("%d refused writes, want 1", refused)

@@ -38,8 +38,10 @@ type target struct {
 	meta   *metav1.ObjectMeta
 	spec   *workv1alpha2.ResourceBindingSpec
 	status *workv1alpha2.ResourceBindingStatus
-	// patch sends a merge patch to the binding (nil outside reconcile).
-	patch func(ctx context.Context, patch []byte) error
+	// patch sends a merge patch to the binding, or with subresource
+	// "status" to its status, and returns the written binding's metadata
+	// (nil outside reconcile).
+	patch func(ctx context.Context, patch []byte, subresource ...string) (metav1.Object, error)
 }
 
 // lookup reads the binding of key from the listers.
@@ -70,22 +72,21 @@ func (c *Controller) get(key string) (*target, error) {
 	}
 	ns, name := t.meta.Namespace, t.meta.Name
 	opts := metav1.PatchOptions{FieldManager: ControllerName}
-	t.patch = func(ctx context.Context, p []byte) error {
-		var err error
+	t.patch = func(ctx context.Context, p []byte, subresource ...string) (metav1.Object, error) {
 		if ns == "" {
-			_, err = c.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, name, types.MergePatchType, p, opts)
-		} else {
-			_, err = c.client.WorkV1alpha2().ResourceBindings(ns).Patch(ctx, name, types.MergePatchType, p, opts)
+			return c.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, name, types.MergePatchType, p, opts, subresource...)
 		}
-		return err
+		return c.client.WorkV1alpha2().ResourceBindings(ns).Patch(ctx, name, types.MergePatchType, p, opts, subresource...)
 	}
 	return t, nil
 }
 
 // reconcile makes the scheduling decision of one binding and writes it
-// when it differs from the stored one: one request carrying spec.clusters,
-// the applied placement and the scheduler's status, guarded by the
-// resourceVersion read, so a concurrent writer is never overwritten.
+// when it differs from the stored one: spec.clusters and the applied
+// placement through the binding when they change, then the scheduler's
+// status through the status subresource, each guarded by the
+// resourceVersion read or just written, so a concurrent writer is never
+// overwritten. A decision that changes only the status is one write.
 func (c *Controller) reconcile(ctx context.Context, key string) error {
 	t, err := c.get(key)
 	if apierrors.IsNotFound(err) {
@@ -124,14 +125,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	// A new spec.clusters is a new generation: observe the generation this
-	// very write creates, or a second write would be needed.
-	observed := t.meta.Generation
-	if schedErr == nil && !sameClusters(t.spec.Clusters, dec.Clusters) {
-		observed++
-	}
 	cond := metav1.Condition{Type: workv1alpha2.Scheduled, Status: metav1.ConditionTrue,
-		Reason: workv1alpha2.BindingReasonSuccess, Message: "Binding has been scheduled successfully.", ObservedGeneration: observed}
+		Reason: workv1alpha2.BindingReasonSuccess, Message: "Binding has been scheduled successfully.", ObservedGeneration: t.meta.Generation}
 	var se *placement.Error
 	switch {
 	case schedErr == nil:
@@ -153,24 +148,44 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		klog.FromContext(ctx).V(4).Info("Scheduling decision unchanged", "binding", key)
 		return c.retryLater(key, schedErr)
 	}
-	conditions := slices.Clone(t.status.Conditions)
-	cond.LastTransitionTime = metav1.NewTime(c.now())
-	meta.SetStatusCondition(&conditions, cond)
-	status := map[string]any{"conditions": conditions}
-	metadata := map[string]any{"resourceVersion": t.meta.ResourceVersion}
-	spec := map[string]any{}
-	if schedErr == nil || noFit {
-		metadata["annotations"] = map[string]any{workv1alpha2.AppliedPlacementAnnotation: string(applied)}
+	// The result first: a new spec.clusters is a new generation, which the
+	// status then observes.
+	// replaced are the versions this decision's writes replace, in turn.
+	replaced := []string{t.meta.ResourceVersion}
+	rv, generation := t.meta.ResourceVersion, t.meta.Generation
+	if (schedErr == nil || noFit) && (!sameClusters(t.spec.Clusters, dec.Clusters) || t.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] != string(applied)) {
 		var clusters any // null clears the field
 		if len(dec.Clusters) > 0 {
 			clusters = dec.Clusters
 		}
-		spec["clusters"] = clusters
+		patch, err := json.Marshal(map[string]any{
+			"metadata": map[string]any{"resourceVersion": rv, "annotations": map[string]any{workv1alpha2.AppliedPlacementAnnotation: string(applied)}},
+			"spec":     map[string]any{"clusters": clusters},
+		})
+		if err != nil {
+			return err
+		}
+		m, err := t.patch(ctx, patch)
+		if err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			if placement.IsQuotaRefusal(err) {
+				return c.quotaRefused(ctx, t, key, dec, err)
+			}
+			return fmt.Errorf("writing the scheduling result: %w", err)
+		}
+		rv, generation = m.GetResourceVersion(), m.GetGeneration()
+		replaced = append(replaced, rv)
 	}
+	conditions := slices.Clone(t.status.Conditions)
+	cond.LastTransitionTime = metav1.NewTime(c.now())
+	status := map[string]any{}
 	if schedErr == nil {
 		// A failure leaves the observed generation behind: scheduling of
 		// this generation is still pending (Karmada's meaning).
-		status["schedulerObservedGeneration"] = observed
+		cond.ObservedGeneration = generation
+		status["schedulerObservedGeneration"] = generation
 		status["lastScheduledTime"] = c.runTime(t, fresh)
 		var affinity any
 		if dec.AffinityName != "" {
@@ -178,22 +193,32 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		}
 		status["schedulerObservingAffinityName"] = affinity
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": metadata, "spec": spec, "status": status})
-	if err != nil {
-		return err
-	}
-	if err := t.patch(ctx, patch); err != nil {
+	meta.SetStatusCondition(&conditions, cond)
+	status["conditions"] = conditions
+	if err := c.patchStatus(ctx, t, rv, status); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		if placement.IsQuotaRefusal(err) {
-			return c.quotaRefused(ctx, t, key, dec, err)
+		if len(replaced) > 1 {
+			// The result is written: wait for it, not for the status.
+			c.written.Record(key, t.meta.ResourceVersion, struct{}{})
 		}
-		return fmt.Errorf("writing the scheduling result: %w", err)
+		return fmt.Errorf("writing the scheduling status: %w", err)
 	}
-	c.written.Record(key, t.meta.ResourceVersion, struct{}{})
+	c.written.RecordSteps(key, struct{}{}, replaced...)
 	c.record(t, dec, schedErr)
 	return c.retryLater(key, schedErr)
+}
+
+// patchStatus merges status into the binding's status subresource, on
+// condition that the binding is still at resourceVersion rv.
+func (c *Controller) patchStatus(ctx context.Context, t *target, rv string, status map[string]any) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": rv}, "status": status})
+	if err != nil {
+		return err
+	}
+	_, err = t.patch(ctx, patch, "status")
+	return err
 }
 
 // rerun tells whether Karmada's scheduler would run again for a binding
@@ -227,17 +252,11 @@ func (c *Controller) runTime(t *target, fresh bool) metav1.Time {
 // the binding already holds, and records its events, as every successful
 // scheduling run does.
 func (c *Controller) stampRun(ctx context.Context, t *target, key string, dec placement.Decision, at metav1.Time) error {
-	patch, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{"resourceVersion": t.meta.ResourceVersion},
-		"status": map[string]any{
-			"schedulerObservedGeneration": t.meta.Generation,
-			"lastScheduledTime":           at,
-		},
+	err := c.patchStatus(ctx, t, t.meta.ResourceVersion, map[string]any{
+		"schedulerObservedGeneration": t.meta.Generation,
+		"lastScheduledTime":           at,
 	})
 	if err != nil {
-		return err
-	}
-	if err := t.patch(ctx, patch); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}

@@ -31,9 +31,9 @@ func TestReconcileKeepsOtherConditions(t *testing.T) {
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 		t.Fatal(err)
 	}
+	// The result is the one held: the status alone is written.
 	jsonEqual(t, `{
-	  "metadata": {"resourceVersion": "7", "annotations": {"policy.karmada.io/applied-placement": `+quote(s2PlacementJSON)+`}},
-	  "spec": {"clusters": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1}]},
+	  "metadata": {"resourceVersion": "7"},
 	  "status": {
 	    "schedulerObservedGeneration": 4, "lastScheduledTime": "`+fixedNowJSON+`", "schedulerObservingAffinityName": null,
 	    "conditions": [
@@ -42,7 +42,7 @@ func TestReconcileKeepsOtherConditions(t *testing.T) {
 	      {"type": "Scheduled", "status": "True", "observedGeneration": 4, "lastTransitionTime": "2026-01-02T02:04:05Z",
 	        "reason": "Success", "message": "Binding has been scheduled successfully."}]
 	  }
-	}`, f.onePatch(t, rbGVR, "default", "web"))
+	}`, f.writes(t, rbGVR, "default", "web", "status")[0])
 }
 
 func TestReconcileAffinityName(t *testing.T) {
@@ -56,7 +56,7 @@ func TestReconcileAffinityName(t *testing.T) {
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 		t.Fatal(err)
 	}
-	f.onePatch(t, rbGVR, "default", "web")
+	f.writes(t, rbGVR, "default", "web", "", "status")
 	obj := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
 	if got := obj.Status.SchedulerObservedAffinityName; got != "backup" {
 		t.Errorf("schedulerObservingAffinityName = %q, want backup", got)
@@ -72,8 +72,8 @@ func TestReconcileAffinityName(t *testing.T) {
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 		t.Fatal(err)
 	}
-	jsonEqual(t, `{"metadata":{"resourceVersion":"1007"},"status":{"schedulerObservedGeneration":4,"lastScheduledTime":"`+fixedNowJSON+`"}}`,
-		f.onePatch(t, rbGVR, "default", "web"))
+	jsonEqual(t, `{"metadata":{"resourceVersion":"9"},"status":{"schedulerObservedGeneration":4,"lastScheduledTime":"`+fixedNowJSON+`"}}`,
+		f.writes(t, rbGVR, "default", "web", "status")[0])
 	obj = f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
 	if got := obj.Status.SchedulerObservedAffinityName; got != "backup" {
 		t.Errorf("after primary became eligible: schedulerObservingAffinityName = %q, want backup", got)
@@ -85,7 +85,7 @@ func TestReconcileAffinityName(t *testing.T) {
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 		t.Fatal(err)
 	}
-	f.onePatch(t, rbGVR, "default", "web")
+	f.writes(t, rbGVR, "default", "web", "", "status")
 	obj = f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
 	if got := obj.Status.SchedulerObservedAffinityName; got != "primary" {
 		t.Errorf("after a reschedule: schedulerObservingAffinityName = %q, want primary", got)
@@ -143,7 +143,7 @@ func TestReconcileStampsEverySuccessfulRun(t *testing.T) {
 				return
 			}
 			jsonEqual(t, `{"metadata":{"resourceVersion":"7"},"status":{"schedulerObservedGeneration":3,"lastScheduledTime":"`+fixedNowJSON+`"}}`,
-				f.onePatch(t, rbGVR, "default", "web"))
+				f.writes(t, rbGVR, "default", "web", "status")[0])
 			if ev := f.events(); len(ev) != 2 || !strings.Contains(ev[0], "ScheduleBindingSucceed") {
 				t.Errorf("events %q, want ScheduleBindingSucceed on the binding and the template", ev)
 			}
@@ -187,7 +187,7 @@ func TestReconcileFresh(t *testing.T) {
 			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 				t.Fatal(err)
 			}
-			f.onePatch(t, rbGVR, "default", "web")
+			f.writes(t, rbGVR, "default", "web", "", "status")
 			obj := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
 			if diff := cmp.Diff(tc.want, obj.Spec.Clusters); diff != "" {
 				t.Errorf("spec.clusters (-want +got):\n%s", diff)
@@ -222,7 +222,7 @@ func TestReconcileNoClusterFitClearsClusters(t *testing.T) {
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 		t.Fatal(err)
 	}
-	f.onePatch(t, rbGVR, "default", "web")
+	f.writes(t, rbGVR, "default", "web", "", "status")
 	obj := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
 	if len(obj.Spec.Clusters) != 0 {
 		t.Errorf("spec.clusters = %v, want none", obj.Spec.Clusters)
@@ -246,7 +246,7 @@ func TestReconcileFailureLeavesObservedGeneration(t *testing.T) {
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 		t.Fatal(err)
 	}
-	f.onePatch(t, rbGVR, "default", "web")
+	f.writes(t, rbGVR, "default", "web", "status")
 	obj := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
 	if got := obj.Status.SchedulerObservedGeneration; got != 3 {
 		t.Errorf("schedulerObservedGeneration = %d after a failure at generation 4, want 3 (unchanged)", got)
@@ -262,13 +262,28 @@ func TestReconcileWaitsForOwnWrite(t *testing.T) {
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 		t.Fatal(err)
 	}
-	f.onePatch(t, rbGVR, "default", "web")
+	f.writes(t, rbGVR, "default", "web", "", "status")
 	f.client.ClearActions()
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(f.client.Actions()); n != 0 {
 		t.Errorf("a reconcile on the stale cache made %d requests, want none", n)
+	}
+	// The cache at the result's write (8), before the status's (9), is
+	// stale too.
+	stored, err := f.client.Tracker().Get(rbGVR, "default", "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid := stored.(*workv1alpha2.ResourceBinding).DeepCopy()
+	mid.ResourceVersion, mid.Status = "8", workv1alpha2.ResourceBindingStatus{}
+	f.store(t, mid)
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.client.Actions()); n != 0 {
+		t.Errorf("a reconcile on the cache between the two writes made %d requests, want none", n)
 	}
 	// Once the cache holds the write, the binding is up to date.
 	f.resync(t, rbGVR, "default", "web")
@@ -303,7 +318,7 @@ func TestReconcileWorkloadAffinityPeers(t *testing.T) {
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 		t.Fatal(err)
 	}
-	f.onePatch(t, rbGVR, "default", "web")
+	f.writes(t, rbGVR, "default", "web", "", "status")
 	obj := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
 	if diff := cmp.Diff([]workv1alpha2.TargetCluster{pt.At("b", 2)}, obj.Spec.Clusters); diff != "" {
 		t.Errorf("spec.clusters (-want +got):\n%s", diff)

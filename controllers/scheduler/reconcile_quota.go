@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -41,14 +40,7 @@ func (c *Controller) quotaRefused(ctx context.Context, t *target, key string, de
 	conditions := slices.Clone(t.status.Conditions)
 	meta.SetStatusCondition(&conditions, metav1.Condition{Type: workv1alpha2.Scheduled, Status: metav1.ConditionFalse,
 		Reason: schedErr.Reason, Message: msg, ObservedGeneration: t.meta.Generation, LastTransitionTime: metav1.NewTime(c.now())})
-	patch, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{"resourceVersion": t.meta.ResourceVersion},
-		"status":   map[string]any{"conditions": conditions},
-	})
-	if err != nil {
-		return err
-	}
-	if err := t.patch(ctx, patch); err != nil {
+	if err := c.patchStatus(ctx, t, t.meta.ResourceVersion, map[string]any{"conditions": conditions}); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}

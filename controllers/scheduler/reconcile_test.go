@@ -22,11 +22,15 @@ import (
 
 const succeeded = "Normal ScheduleBindingSucceed Binding has been scheduled successfully. Result: {a:1, b:1}"
 
-// successPatch is the one write of S2's decision at generation 3: writing
-// spec.clusters makes generation 4, which it observes at once.
-var successPatch = `{
+// The two writes of S2's decision at generation 3: the result, which makes
+// generation 4 and resourceVersion 8, then the status observing it.
+var (
+	successSpecPatch = `{
   "metadata": {"resourceVersion": "7", "annotations": {"policy.karmada.io/applied-placement": ` + quote(s2PlacementJSON) + `}},
-  "spec": {"clusters": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1}]},
+  "spec": {"clusters": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1}]}
+}`
+	successStatusPatch = `{
+  "metadata": {"resourceVersion": "8"},
   "status": {
     "schedulerObservedGeneration": 4,
     "lastScheduledTime": "` + fixedNowJSON + `",
@@ -35,6 +39,7 @@ var successPatch = `{
       "reason": "Success", "message": "Binding has been scheduled successfully."}]
   }
 }`
+)
 
 func TestReconcileWritesDecision(t *testing.T) {
 	t.Parallel()
@@ -55,7 +60,9 @@ func TestReconcileWritesDecision(t *testing.T) {
 			if err := f.ctrl.reconcile(context.Background(), tc.key); err != nil {
 				t.Fatal(err)
 			}
-			jsonEqual(t, successPatch, f.onePatch(t, tc.gvr, tc.ns, "web"))
+			w := f.writes(t, tc.gvr, tc.ns, "web", "", "status")
+			jsonEqual(t, successSpecPatch, w[0])
+			jsonEqual(t, successStatusPatch, w[1])
 			if diff := cmp.Diff([]string{succeeded, succeeded}, f.events()); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
@@ -83,24 +90,26 @@ func TestReconcileWritesDecision(t *testing.T) {
 
 func TestReconcileUpToDate(t *testing.T) {
 	t.Parallel()
+	// writes are the subresources written, in order: "" the binding
+	// (the result), "status" its status.
 	tests := []struct {
-		name      string
-		mod       func(*workv1alpha2.ResourceBinding)
-		wantWrite bool
+		name   string
+		mod    func(*workv1alpha2.ResourceBinding)
+		writes []string
 	}{
 		{name: "stored binding holds the decision", mod: func(*workv1alpha2.ResourceBinding) {}},
 		{name: "other conditions do not matter", mod: func(b *workv1alpha2.ResourceBinding) {
 			b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: workv1alpha2.FullyApplied, Status: metav1.ConditionFalse, Reason: "x"})
 		}},
-		{name: "new generation", wantWrite: true, mod: func(b *workv1alpha2.ResourceBinding) { b.Generation = 4 }},
-		{name: "placement not applied", wantWrite: true, mod: func(b *workv1alpha2.ResourceBinding) { b.Annotations = nil }},
-		{name: "other clusters", wantWrite: true, mod: func(b *workv1alpha2.ResourceBinding) { b.Spec.Clusters[1].Replicas = 2 }},
-		{name: "stale affinity name", wantWrite: true, mod: func(b *workv1alpha2.ResourceBinding) { b.Status.SchedulerObservedAffinityName = "old" }},
-		{name: "no Scheduled condition", wantWrite: true, mod: func(b *workv1alpha2.ResourceBinding) { b.Status.Conditions = nil }},
-		{name: "Scheduled condition failed", wantWrite: true, mod: func(b *workv1alpha2.ResourceBinding) {
+		{name: "new generation", writes: []string{"status"}, mod: func(b *workv1alpha2.ResourceBinding) { b.Generation = 4 }},
+		{name: "placement not applied", writes: []string{"", "status"}, mod: func(b *workv1alpha2.ResourceBinding) { b.Annotations = nil }},
+		{name: "other clusters", writes: []string{"", "status"}, mod: func(b *workv1alpha2.ResourceBinding) { b.Spec.Clusters[1].Replicas = 2 }},
+		{name: "stale affinity name", writes: []string{"status"}, mod: func(b *workv1alpha2.ResourceBinding) { b.Status.SchedulerObservedAffinityName = "old" }},
+		{name: "no Scheduled condition", writes: []string{"status"}, mod: func(b *workv1alpha2.ResourceBinding) { b.Status.Conditions = nil }},
+		{name: "Scheduled condition failed", writes: []string{"status"}, mod: func(b *workv1alpha2.ResourceBinding) {
 			b.Status.Conditions[0].Status, b.Status.Conditions[0].Reason = metav1.ConditionFalse, workv1alpha2.BindingReasonUnschedulable
 		}},
-		{name: "Scheduled condition message", wantWrite: true, mod: func(b *workv1alpha2.ResourceBinding) { b.Status.Conditions[0].Message = "old" }},
+		{name: "Scheduled condition message", writes: []string{"status"}, mod: func(b *workv1alpha2.ResourceBinding) { b.Status.Conditions[0].Message = "old" }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,11 +118,9 @@ func TestReconcileUpToDate(t *testing.T) {
 			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 				t.Fatal(err)
 			}
-			if got := len(f.patches(t)); got != map[bool]int{false: 0, true: 1}[tc.wantWrite] {
-				t.Errorf("got %d patches, want write %v", got, tc.wantWrite)
-			}
-			if got := len(f.events()); got != map[bool]int{false: 0, true: 2}[tc.wantWrite] {
-				t.Errorf("got %d events, want write %v", got, tc.wantWrite)
+			f.writes(t, rbGVR, "default", "web", tc.writes...)
+			if got, want := len(f.events()), map[bool]int{false: 0, true: 2}[len(tc.writes) > 0]; got != want {
+				t.Errorf("got %d events, want %d", got, want)
 			}
 		})
 	}
@@ -151,10 +158,9 @@ func TestReconcileFailure(t *testing.T) {
 			// changes, so its time too.
 			jsonEqual(t, fmt.Sprintf(`{
 			  "metadata": {"resourceVersion": "7"},
-			  "spec": {},
 			  "status": {"conditions": [{"type": "Scheduled", "status": "False", "observedGeneration": 4,
 			    "lastTransitionTime": %q, "reason": %q, "message": %q}]}
-			}`, fixedNowJSON, tc.reason, tc.message), f.onePatch(t, rbGVR, "default", "web"))
+			}`, fixedNowJSON, tc.reason, tc.message), f.writes(t, rbGVR, "default", "web", "status")[0])
 			failed := "Warning ScheduleBindingFailed " + tc.message
 			if diff := cmp.Diff([]string{failed, failed}, f.events()); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
@@ -221,9 +227,11 @@ func TestReconcileSkips(t *testing.T) {
 			if err := f.ctrl.reconcile(context.Background(), key); err != nil {
 				t.Fatal(err)
 			}
-			if got := len(f.patches(t)); got != map[bool]int{false: 0, true: 1}[tc.wantWrite] {
-				t.Errorf("got %d patches, want write %v", got, tc.wantWrite)
+			var want []string
+			if tc.wantWrite {
+				want = []string{"", "status"}
 			}
+			f.writes(t, rbGVR, "default", "web", want...)
 			if got := len(f.events()); got != map[bool]int{false: 0, true: 2}[tc.wantWrite] {
 				t.Errorf("got %d events, want write %v", got, tc.wantWrite)
 			}
@@ -270,5 +278,44 @@ func TestReconcilePatchErrors(t *testing.T) {
 				t.Errorf("failed write recorded %v", ev)
 			}
 		})
+	}
+}
+
+// The result written and its status refused (a concurrent writer): the
+// error is retried, and the cache until the result's write shows is
+// stale; from the result on, the status alone is written.
+func TestReconcileStatusWriteFails(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fixtureClusters(), newRB())
+	refuse := true
+	f.client.PrependReactor("patch", "resourcebindings", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() == "status" && refuse {
+			return true, nil, apierrors.NewConflict(rbGVR.GroupResource(), "web", fmt.Errorf("changed"))
+		}
+		return false, nil, nil
+	})
+	err := f.ctrl.reconcile(context.Background(), "rb/default/web")
+	if err == nil || !strings.Contains(err.Error(), "writing the scheduling status") || !apierrors.IsConflict(err) {
+		t.Fatalf("reconcile = %v, want a conflict wrapped in %q", err, "writing the scheduling status")
+	}
+	f.writes(t, rbGVR, "default", "web", "", "status")
+	if ev := f.events(); len(ev) != 0 {
+		t.Errorf("failed write recorded %v", ev)
+	}
+	f.client.ClearActions()
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.client.Actions()); n != 0 {
+		t.Errorf("a reconcile before the result reached the cache made %d requests, want none", n)
+	}
+	refuse = false
+	f.resync(t, rbGVR, "default", "web")
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+		t.Fatal(err)
+	}
+	jsonEqual(t, successStatusPatch, f.writes(t, rbGVR, "default", "web", "status")[0])
+	if diff := cmp.Diff([]string{succeeded, succeeded}, f.events()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }

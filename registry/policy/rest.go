@@ -19,7 +19,6 @@ import (
 )
 
 var (
-	category        = []string{"karmada-io"}
 	versions        = []string{policyv1alpha1.SchemeGroupVersion.Version}
 	propagationCols = []metav1.TableColumnDefinition{
 		{Name: "Conflict-Resolution", Type: "string", Description: "What happens when a propagated resource already exists in a member."},
@@ -40,7 +39,7 @@ func Definitions() []*resource.Definition {
 	return []*resource.Definition{
 		{
 			Resource: policyv1alpha1.Resource("propagationpolicies"), Singular: "propagationpolicy", Versions: versions,
-			NamespaceScoped: true, ShortNames: []string{"pp"}, Categories: category,
+			NamespaceScoped: true, ShortNames: []string{"pp"}, Categories: resource.KarmadaCategory,
 			New:     func() runtime.Object { return &policyv1alpha1.PropagationPolicy{} },
 			NewList: func() runtime.Object { return &policyv1alpha1.PropagationPolicyList{} },
 			Mutate: func(obj, old runtime.Object) {
@@ -57,7 +56,7 @@ func Definitions() []*resource.Definition {
 		},
 		{
 			Resource: policyv1alpha1.Resource("clusterpropagationpolicies"), Singular: "clusterpropagationpolicy", Versions: versions,
-			ShortNames: []string{"cpp"}, Categories: category,
+			ShortNames: []string{"cpp"}, Categories: resource.KarmadaCategory,
 			New:     func() runtime.Object { return &policyv1alpha1.ClusterPropagationPolicy{} },
 			NewList: func() runtime.Object { return &policyv1alpha1.ClusterPropagationPolicyList{} },
 			Mutate: func(obj, old runtime.Object) {
@@ -76,7 +75,7 @@ func Definitions() []*resource.Definition {
 		},
 		{
 			Resource: policyv1alpha1.Resource("overridepolicies"), Singular: "overridepolicy", Versions: versions,
-			NamespaceScoped: true, ShortNames: []string{"op"}, Categories: category,
+			NamespaceScoped: true, ShortNames: []string{"op"}, Categories: resource.KarmadaCategory,
 			New:     func() runtime.Object { return &policyv1alpha1.OverridePolicy{} },
 			NewList: func() runtime.Object { return &policyv1alpha1.OverridePolicyList{} },
 			Mutate:  func(obj, _ runtime.Object) { mutation.MutateOverridePolicy(obj.(*policyv1alpha1.OverridePolicy)) },
@@ -89,7 +88,7 @@ func Definitions() []*resource.Definition {
 		},
 		{
 			Resource: policyv1alpha1.Resource("clusteroverridepolicies"), Singular: "clusteroverridepolicy", Versions: versions,
-			ShortNames: []string{"cop"}, Categories: category,
+			ShortNames: []string{"cop"}, Categories: resource.KarmadaCategory,
 			New:     func() runtime.Object { return &policyv1alpha1.ClusterOverridePolicy{} },
 			NewList: func() runtime.Object { return &policyv1alpha1.ClusterOverridePolicyList{} },
 			Validate: func(obj runtime.Object) field.ErrorList {
@@ -101,7 +100,7 @@ func Definitions() []*resource.Definition {
 		},
 		{
 			Resource: policyv1alpha1.Resource("federatedresourcequotas"), Singular: "federatedresourcequota", Versions: versions,
-			NamespaceScoped: true, Categories: category, Status: true,
+			NamespaceScoped: true, Categories: resource.KarmadaCategory, Status: true,
 			New:     func() runtime.Object { return &policyv1alpha1.FederatedResourceQuota{} },
 			NewList: func() runtime.Object { return &policyv1alpha1.FederatedResourceQuotaList{} },
 			Validate: func(obj runtime.Object) field.ErrorList {

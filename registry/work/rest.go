@@ -25,7 +25,6 @@ import (
 )
 
 var (
-	category      = []string{"karmada-io"}
 	bindingVers   = []string{workv1alpha2.SchemeGroupVersion.Version, workv1alpha1.SchemeGroupVersion.Version}
 	bindingColumn = []metav1.TableColumnDefinition{
 		{Name: "Scheduled", Type: "string", Description: "Status of the Scheduled condition."},
@@ -36,7 +35,7 @@ var (
 func workDefinition() *resource.Definition {
 	return &resource.Definition{
 		Resource: workv1alpha1.Resource("works"), Singular: "work", Versions: []string{workv1alpha1.SchemeGroupVersion.Version},
-		NamespaceScoped: true, ShortNames: []string{"wk"}, Categories: category, Status: true,
+		NamespaceScoped: true, ShortNames: []string{"wk"}, Categories: resource.KarmadaCategory, Status: true,
 		New:     func() runtime.Object { return &workv1alpha1.Work{} },
 		NewList: func() runtime.Object { return &workv1alpha1.WorkList{} },
 		// Unreadable manifests are left for validation to report with their path.
@@ -69,7 +68,7 @@ func bindingDefinitions() []*resource.Definition {
 	return []*resource.Definition{
 		{
 			Resource: workv1alpha2.Resource("resourcebindings"), Singular: "resourcebinding", Versions: bindingVers,
-			NamespaceScoped: true, ShortNames: []string{"rb"}, Categories: category, Status: true, LoopbackStatus: true,
+			NamespaceScoped: true, ShortNames: []string{"rb"}, Categories: resource.KarmadaCategory, Status: true,
 			New:     func() runtime.Object { return &workv1alpha2.ResourceBinding{} },
 			NewList: func() runtime.Object { return &workv1alpha2.ResourceBindingList{} },
 			Mutate: func(obj, old runtime.Object) {
@@ -86,7 +85,7 @@ func bindingDefinitions() []*resource.Definition {
 		},
 		{
 			Resource: workv1alpha2.Resource("clusterresourcebindings"), Singular: "clusterresourcebinding", Versions: bindingVers,
-			ShortNames: []string{"crb"}, Categories: category, Status: true, LoopbackStatus: true,
+			ShortNames: []string{"crb"}, Categories: resource.KarmadaCategory, Status: true,
 			New:     func() runtime.Object { return &workv1alpha2.ClusterResourceBinding{} },
 			NewList: func() runtime.Object { return &workv1alpha2.ClusterResourceBindingList{} },
 			Mutate: func(obj, old runtime.Object) {

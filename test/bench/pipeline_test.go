@@ -55,8 +55,15 @@ func TestSchedulerThroughput(t *testing.T) {
 	})
 
 	m := newFlotillaMetrics(t)
-	// Successful binding writes mark progress; every attempt counts as a
-	// write per decision, conflicts included.
+	// A decision ends with its status write (after the result's, when the
+	// result changes): successful status writes mark progress. Every
+	// attempt on the binding or its status counts as a write per
+	// decision, conflicts included.
+	statusWrites := func(ss framework.Samples) float64 {
+		return ss.Sum("apiserver_request_total", func(l map[string]string) bool {
+			return l["resource"] == "resourcebindings" && l["subresource"] == "status" && isWrite(l["verb"]) && strings.HasPrefix(l["code"], "2")
+		})
+	}
 	rbWrites := func(ss framework.Samples) float64 {
 		return ss.Sum("apiserver_request_total", func(l map[string]string) bool {
 			return l["resource"] == "resourcebindings" && isWrite(l["verb"]) && strings.HasPrefix(l["code"], "2")
@@ -74,7 +81,7 @@ func TestSchedulerThroughput(t *testing.T) {
 		if time.Since(restarted) > 10*time.Minute {
 			t.Fatal("the scheduler did not decide every binding in 10 minutes")
 		}
-		w := rbWrites(m.scrape(t))
+		w := statusWrites(m.scrape(t))
 		now := time.Now()
 		if w > 0 && first.IsZero() {
 			first = now

@@ -8,8 +8,6 @@ package resource
 import (
 	"context"
 	"fmt"
-	"k8s.io/apiserver/pkg/authentication/user"
-	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"reflect"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -43,11 +41,6 @@ type Definition struct {
 	// Status says the kind has a status subresource: the main resource
 	// ignores status and the subresource ignores everything else.
 	Status bool
-	// LoopbackStatus lets the server's own controllers (the loopback
-	// identity, system:apiserver) write spec and status of the main resource
-	// in one request, so a decision such as a scheduling result costs one
-	// write. Everyone else's status changes are still dropped.
-	LoopbackStatus bool
 	// Mutate applies write-time defaults; old is nil on create.
 	Mutate func(obj, old runtime.Object)
 	// Validate, ValidateUpdate and ValidateStatusUpdate return field errors;
@@ -91,7 +84,7 @@ func NewStatusREST(store *genericregistry.Store) *StatusREST { return &StatusRES
 
 // New returns the storage of the kind and, when it has one, of its status.
 func New(scheme *runtime.Scheme, opts generic.RESTOptionsGetter, def *Definition) (*REST, *StatusREST, error) {
-	s := &strategy{ObjectTyper: scheme, NameGenerator: names.SimpleNameGenerator, def: def}
+	s := NewStrategy(scheme, def)
 	store := &genericregistry.Store{
 		NewFunc:                   def.New,
 		NewListFunc:               def.NewList,
@@ -113,7 +106,7 @@ func New(scheme *runtime.Scheme, opts generic.RESTOptionsGetter, def *Definition
 	}
 	status := *store
 	status.CreateStrategy, status.DeleteStrategy = nil, nil
-	ss := &statusStrategy{strategy: s}
+	ss := NewStatusStrategy(s)
 	status.UpdateStrategy, status.ResetFieldsStrategy = ss, ss
 	return r, &StatusREST{store: &status}, nil
 }
@@ -144,15 +137,28 @@ func (r *StatusREST) ConvertToTable(ctx context.Context, obj runtime.Object, opt
 	return r.store.ConvertToTable(ctx, obj, opts)
 }
 
-type strategy struct {
+// Strategy is the create, update and delete strategy of a kind's main
+// resource: status is the status subresource's (reset on create, kept on
+// update, whoever writes), the generation follows the spec, def's Mutate
+// applies defaults and its validation functions check the result.
+type Strategy struct {
 	runtime.ObjectTyper
 	names.NameGenerator
 	def *Definition
 }
 
-func (s *strategy) NamespaceScoped() bool { return s.def.NamespaceScoped }
+// NewStrategy returns the strategy of the kind def describes.
+func NewStrategy(typer runtime.ObjectTyper, def *Definition) *Strategy {
+	return &Strategy{ObjectTyper: typer, NameGenerator: names.SimpleNameGenerator, def: def}
+}
 
-func (s *strategy) resetFields(path string) map[fieldpath.APIVersion]*fieldpath.Set {
+// NewStatusStrategy returns the update strategy of the status subresource
+// of s's kind: everything but status (and metadata) is kept.
+func NewStatusStrategy(s *Strategy) *StatusStrategy { return &StatusStrategy{Strategy: s} }
+
+func (s *Strategy) NamespaceScoped() bool { return s.def.NamespaceScoped }
+
+func (s *Strategy) resetFields(path string) map[fieldpath.APIVersion]*fieldpath.Set {
 	if !s.def.Status {
 		return nil
 	}
@@ -164,11 +170,11 @@ func (s *strategy) resetFields(path string) map[fieldpath.APIVersion]*fieldpath.
 	return m
 }
 
-func (s *strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+func (s *Strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 	return s.resetFields("status")
 }
 
-func (s *strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+func (s *Strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	if s.def.Status {
 		setStatus(obj, reflect.Value{})
 	}
@@ -180,8 +186,8 @@ func (s *strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	}
 }
 
-func (s *strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
-	if s.def.Status && !s.loopbackStatus(ctx) {
+func (s *Strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	if s.def.Status {
 		setStatus(obj, statusOf(old))
 	}
 	if s.def.Mutate != nil {
@@ -194,56 +200,43 @@ func (s *strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object
 	}
 }
 
-func (s *strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+func (s *Strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	if s.def.Validate == nil {
 		return nil
 	}
 	return s.def.Validate(obj)
 }
 
-func (s *strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	var errs field.ErrorList
-	if s.def.ValidateStatusUpdate != nil && s.loopbackStatus(ctx) {
-		errs = s.def.ValidateStatusUpdate(obj, old)
-	}
+func (s *Strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	if s.def.ValidateUpdate == nil {
-		return errs
+		return nil
 	}
-	return append(errs, s.def.ValidateUpdate(obj, old)...)
+	return s.def.ValidateUpdate(obj, old)
 }
 
-// loopbackStatus tells whether a main-resource update keeps the status it
-// carries: only for kinds that allow it, and only from the server itself.
-func (s *strategy) loopbackStatus(ctx context.Context) bool {
-	if !s.def.Status || !s.def.LoopbackStatus {
-		return false
-	}
-	u, ok := genericapirequest.UserFrom(ctx)
-	return ok && u.GetName() == user.APIServerUser
-}
+func (*Strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
 
-func (*strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
-
-func (*strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+func (*Strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
 	return nil
 }
 
-func (*strategy) Canonicalize(runtime.Object) {}
+func (*Strategy) Canonicalize(runtime.Object) {}
 
-func (*strategy) AllowCreateOnUpdate() bool { return false }
+func (*Strategy) AllowCreateOnUpdate() bool { return false }
 
-func (*strategy) AllowUnconditionalUpdate() bool { return true }
+func (*Strategy) AllowUnconditionalUpdate() bool { return true }
 
-type statusStrategy struct {
-	*strategy
+// StatusStrategy is the update strategy of a kind's status subresource.
+type StatusStrategy struct {
+	*Strategy
 }
 
-func (s *statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+func (s *StatusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 	return s.resetFields("spec")
 }
 
 // PrepareForUpdate keeps everything but status (and metadata) from the stored object.
-func (s *statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+func (s *StatusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	status := statusOf(obj)
 	keep := reflect.ValueOf(old.DeepCopyObject()).Elem()
 	newVal := reflect.ValueOf(obj).Elem()
@@ -257,7 +250,7 @@ func (s *statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Ob
 	setStatus(obj, status)
 }
 
-func (s *statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+func (s *StatusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	if s.def.ValidateStatusUpdate == nil {
 		return nil
 	}
