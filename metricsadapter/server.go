@@ -3,13 +3,11 @@ package metricsadapter
 import (
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -22,8 +20,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clientrest "k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-	"k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 	"k8s.io/metrics/pkg/apis/custom_metrics"
 	"k8s.io/metrics/pkg/apis/metrics"
 	cmapiserver "sigs.k8s.io/custom-metrics-apiserver/pkg/apiserver"
@@ -31,10 +27,6 @@ import (
 	cmprovider "sigs.k8s.io/custom-metrics-apiserver/pkg/provider"
 	cmstorage "sigs.k8s.io/custom-metrics-apiserver/pkg/registry/custom_metrics"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
-	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
-	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/memberaccess"
 	"github.com/flotilla-io/flotilla/metricsadapter/provider"
@@ -72,9 +64,9 @@ type Config struct {
 	// HostConfig reaches the host API server, whose discovery maps the
 	// resources of custom metrics requests to kinds.
 	HostConfig *clientrest.Config
-	// MemberClients reach the members (shared with the rest of the
-	// process: search, the proxy).
-	MemberClients *member.Cache
+	// Members are the process's member hub: which members have the pods
+	// or nodes a request names, and their clients. Required.
+	Members *member.Hub
 	// Authorizer authorizes on the control plane (the server's delegating
 	// authorizer): a caller sees the metrics of the clusters it may reach
 	// through clusters/{name}/proxy. Required.
@@ -92,16 +84,11 @@ func (c *Config) Complete() CompletedConfig {
 	return CompletedConfig{c}
 }
 
-// Server is the metrics APIs and the member informers behind them.
+// Server is the metrics APIs.
 type Server struct {
-	// Members are the member pod and node informers; the FederatedHPA
-	// controller of the same process reads pods from them.
-	Members *member.Hub
-
 	cfg      CompletedConfig
 	resource map[string]rest.Storage
 	custom   *provider.Custom
-	clusters atomic.Pointer[clusterlisters.ClusterLister]
 }
 
 // GroupVersions are the group versions the server serves, for its
@@ -117,21 +104,17 @@ func (c CompletedConfig) New() (*Server, error) {
 	if c.Authorizer == nil {
 		return nil, errors.New("an authorizer is required: metrics are served only to callers allowed clusters/proxy")
 	}
+	if c.Members == nil {
+		return nil, errors.New("the member hub is required")
+	}
 	s := &Server{cfg: c}
-	memberClients := c.MemberClients
-	s.Members = member.NewHub(func() ([]*clusterv1alpha1.Cluster, error) {
-		if l := s.clusters.Load(); l != nil {
-			return (*l).List(labels.Everything())
-		}
-		return nil, nil
-	}, memberClients.Get)
-	members := newMembers(s.Members, c.MemberTimeout)
+	members := newMembers(c.Members, c.MemberTimeout)
 	access := &memberaccess.Checker{Host: c.Authorizer}
 	if c.MemberAuthorization {
 		// Asked with the control plane's credentials in the member, as
 		// search asks.
 		access.MemberReview = memberaccess.NewReviewer(func(cluster string) (kubernetes.Interface, error) {
-			mem, ok := s.Members.Member(cluster)
+			mem, ok := c.Members.Member(cluster)
 			if !ok {
 				return nil, fmt.Errorf("cluster %q is not ready", cluster)
 			}
@@ -211,32 +194,5 @@ func installCustomMetrics(g *genericapiserver.GenericAPIServer, p cmprovider.Cus
 			container.Add(discovery.NewAPIGroupHandler(g.Serializer, group).WebService())
 		}
 	}
-	return nil
-}
-
-// PostStartHook starts the cluster informer and the member informers; the
-// server registers it as "start-metrics-members".
-func (s *Server) PostStartHook(hctx genericapiserver.PostStartHookContext) error {
-	cfg := clientrest.CopyConfig(hctx.LoopbackClientConfig)
-	cfg.QPS, cfg.Burst = 20, 40
-	cs, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	factory := externalversions.NewSharedInformerFactory(cs, 0)
-	clusters := factory.Cluster().V1alpha1().Clusters()
-	if err := s.Members.TriggerOn(clusters.Informer()); err != nil {
-		return err
-	}
-	lister := clusters.Lister()
-	s.clusters.Store(&lister)
-	factory.Start(hctx.Done())
-	go func() {
-		if !cache.WaitForCacheSync(hctx.Done(), clusters.Informer().HasSynced) {
-			return
-		}
-		// The hook's context ends when the server stops.
-		s.Members.Run(klog.NewContext(hctx.Context, klog.Background().WithName("metrics")))
-	}()
 	return nil
 }

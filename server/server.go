@@ -9,20 +9,64 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/sets"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	genericfilters "k8s.io/apiserver/pkg/server/filters"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
+	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/manager"
+	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/metricsadapter"
+	"github.com/flotilla-io/flotilla/proxy"
 	"github.com/flotilla-io/flotilla/registry"
+	appsregistry "github.com/flotilla-io/flotilla/registry/apps"
+	autoscalingregistry "github.com/flotilla-io/flotilla/registry/autoscaling"
+	clusterregistry "github.com/flotilla-io/flotilla/registry/cluster"
+	configregistry "github.com/flotilla-io/flotilla/registry/config"
+	networkingregistry "github.com/flotilla-io/flotilla/registry/networking"
+	policyregistry "github.com/flotilla-io/flotilla/registry/policy"
+	remedyregistry "github.com/flotilla-io/flotilla/registry/remedy"
+	searchregistry "github.com/flotilla-io/flotilla/registry/search"
+	workregistry "github.com/flotilla-io/flotilla/registry/work"
+	"github.com/flotilla-io/flotilla/search"
+	"github.com/flotilla-io/flotilla/tunnel"
 )
 
 // Config is the configuration of flotilla-apiserver.
 type Config struct {
-	// Registry configures the API surface: storage, search, metrics.
-	Registry *registry.Config
+	GenericConfig *genericapiserver.RecommendedConfig
+	Scheme        *runtime.Scheme
+	Codecs        serializer.CodecFactory
+	// Host reaches the host API server, where the clusters' Secrets are;
+	// HostConfig is its configuration (clusters/*/proxy sends non-resource
+	// paths there as the caller, impersonated with the server's
+	// credentials). Without it the server serves its storage only: no
+	// search, metrics, registration or controllers.
+	Host       kubernetes.Interface
+	HostConfig *rest.Config
+	// Search configures search/ and proxying/proxy of search.karmada.io.
+	Search search.Options
+	// Metrics configures metrics.k8s.io and custom.metrics.k8s.io.
+	Metrics metricsadapter.Options
 	// Controllers configure the embedded controllers.
 	Controllers manager.Options
 	// APIService says how the server registers itself with the host's
@@ -32,36 +76,103 @@ type Config struct {
 	Serving    *genericoptions.SecureServingOptionsWithLoopback
 }
 
-// CompletedConfig is a Config with its defaults filled in.
+// CompletedConfig is a Config with its defaults filled in; only it can
+// build a Server.
 type CompletedConfig struct {
-	registry    registry.CompletedConfig
-	hostCfg     *rest.Config
-	controllers manager.Options
-	apiService  APIServiceOptions
-	serving     *genericoptions.SecureServingOptionsWithLoopback
+	*Config
+	generic genericapiserver.CompletedConfig
 }
+
+// longRunning says which requests the server's request timeout does not
+// cut: watches, as by default, and the connect subresources that stream as
+// long as their client wants, like kube-apiserver's pods/proxy:
+// clusters/proxy and proxying/proxy (watch, logs -f, exec, port-forward)
+// and clusters/tunnel (open while the agent is connected).
+var longRunning = genericfilters.BasicLongRunningRequestCheck(
+	sets.NewString("watch", "proxy"),
+	sets.NewString("proxy", tunnel.Subresource),
+)
 
 // Complete fills in defaults. It does no I/O.
 func (c *Config) Complete() CompletedConfig {
-	return CompletedConfig{registry: c.Registry.Complete(), hostCfg: c.Registry.HostConfig, controllers: c.Controllers,
-		apiService: c.APIService, serving: c.Serving}
+	c.GenericConfig.LongRunningFunc = longRunning
+	return CompletedConfig{Config: c, generic: c.GenericConfig.Complete()}
 }
 
 // Server is flotilla-apiserver, ready to run.
 type Server struct {
-	*registry.Server
+	GenericAPIServer *genericapiserver.GenericAPIServer
+	// GroupVersions are the API group versions the server serves.
+	GroupVersions []schema.GroupVersion
+	// MemberClients and MemberHub reach the members: one client and one
+	// watch per kind per member for search, metrics, the proxy and the
+	// controllers together.
+	MemberClients *member.Cache
+	MemberHub     *member.Hub
+	// Tunnels holds the tunnels of the pull clusters' agents
+	// (clusters/tunnel), through which clusters/proxy, search and the
+	// metrics APIs reach Pull clusters.
+	Tunnels *tunnel.Server
 }
 
-// New builds the server: its API surface, the registration of its groups
-// on the host, and the controllers, which start once it serves.
+// New builds the server: every API group, the member clients and hub,
+// the registration of its groups on the host, and the controllers, which
+// start once it serves.
 func (c CompletedConfig) New() (*Server, error) {
-	s, err := c.registry.New()
+	g, err := c.generic.New("flotilla-apiserver", genericapiserver.NewEmptyDelegate())
 	if err != nil {
 		return nil, err
 	}
-	g := s.GenericAPIServer
-	if c.apiService.Register {
-		reg, err := newAPIServiceRegistrar(c.hostCfg, c.apiService, c.serving, s.GroupVersions)
+	s := &Server{GenericAPIServer: g}
+	getSecret, err := c.secrets(g)
+	if err != nil {
+		return nil, err
+	}
+	// The HTTP server does not close the connections it handed over:
+	// close the tunnels so their agents reconnect to another replica.
+	s.Tunnels = tunnel.NewServer()
+	if err := g.AddPreShutdownHook("close-agent-tunnels", func() error {
+		s.Tunnels.Close()
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	s.MemberClients = member.NewCache(getSecret)
+	s.MemberClients.Tunnel = s.Tunnels.DialContext
+	if s.MemberHub, err = c.memberHub(g, s.MemberClients); err != nil {
+		return nil, err
+	}
+	var searchSrv *search.Server
+	if c.HostConfig != nil {
+		cfg := &search.Config{Options: c.Search, Authorizer: c.generic.Authorization.Authorizer, GetSecret: getSecret, HostConfig: c.HostConfig,
+			Tunnel: s.Tunnels.DialContext, MemberClients: s.MemberClients}
+		if searchSrv, err = cfg.Complete().New(); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		// Members whose Pods, Nodes (or other kinds) a ResourceRegistry
+		// caches are watched once, for search and every other reader.
+		s.MemberHub.SetShared(searchSrv.SharedListerWatcher)
+	}
+	groups, err := c.apiGroups(g, getSecret, s.Tunnels, searchSrv)
+	if err != nil {
+		return nil, err
+	}
+	for _, info := range groups {
+		info.NegotiatedSerializer = registry.NegotiatedSerializer(c.Codecs)
+		if err := g.InstallAPIGroup(info); err != nil {
+			return nil, fmt.Errorf("installing %s: %w", info.PrioritizedVersions[0].Group, err)
+		}
+		s.GroupVersions = append(s.GroupVersions, info.PrioritizedVersions...)
+	}
+	if c.HostConfig == nil {
+		return s, nil
+	}
+	if err := c.installMetrics(g, s.MemberHub); err != nil {
+		return nil, err
+	}
+	s.GroupVersions = append(s.GroupVersions, metricsadapter.GroupVersions...)
+	if c.APIService.Register {
+		reg, err := newAPIServiceRegistrar(c.HostConfig, c.APIService, c.Serving, s.GroupVersions)
 		if err != nil {
 			return nil, err
 		}
@@ -74,29 +185,160 @@ func (c CompletedConfig) New() (*Server, error) {
 			return nil, err
 		}
 	}
-	if err := g.AddPostStartHook("start-controllers", func(hctx genericapiserver.PostStartHookContext) error {
+	return s, s.startControllers(c.Controllers, c.HostConfig)
+}
+
+// secrets returns the reader of the clusters' credential Secrets: only
+// the cluster namespace is watched on the host.
+func (c CompletedConfig) secrets(g *genericapiserver.GenericAPIServer) (member.SecretGetter, error) {
+	if c.Host == nil {
+		return member.OnlyClusterSecrets(func(namespace, name string) (*corev1.Secret, error) {
+			return nil, errors.New("no host: the server reads no Secrets")
+		}), nil
+	}
+	secrets := informers.NewSharedInformerFactoryWithOptions(c.Host, 0, informers.WithNamespace(clusterv1alpha1.SecretNamespace))
+	lister := secrets.Core().V1().Secrets().Lister()
+	if err := g.AddPostStartHook("start-secret-informer", func(hctx genericapiserver.PostStartHookContext) error {
+		secrets.Start(hctx.Done())
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return member.OnlyClusterSecrets(func(namespace, name string) (*corev1.Secret, error) {
+		if sec, err := lister.Secrets(namespace).Get(name); err == nil {
+			return sec, nil
+		}
+		// Not seen yet (just created): ask the host.
+		return c.Host.CoreV1().Secrets(namespace).Get(context.Background(), name, metav1.GetOptions{})
+	}), nil
+}
+
+// memberHub builds the process's member hub; it runs once the server
+// serves, over the Clusters read through the loopback client.
+func (c CompletedConfig) memberHub(g *genericapiserver.GenericAPIServer, clients *member.Cache) (*member.Hub, error) {
+	var clusters atomic.Pointer[clusterlisters.ClusterLister]
+	hub := member.NewHub(func() ([]*clusterv1alpha1.Cluster, error) {
+		if l := clusters.Load(); l != nil {
+			return (*l).List(labels.Everything())
+		}
+		return nil, nil
+	}, clients.Get)
+	err := g.AddPostStartHook("start-member-hub", func(hctx genericapiserver.PostStartHookContext) error {
+		cfg := rest.CopyConfig(hctx.LoopbackClientConfig)
+		cfg.QPS, cfg.Burst = 20, 40
+		cs, err := versioned.NewForConfig(cfg)
+		if err != nil {
+			return err
+		}
+		factory := externalversions.NewSharedInformerFactory(cs, 0)
+		informer := factory.Cluster().V1alpha1().Clusters()
+		if err := hub.TriggerOn(informer.Informer()); err != nil {
+			return err
+		}
+		lister := informer.Lister()
+		clusters.Store(&lister)
+		factory.Start(hctx.Done())
+		go func() {
+			if !cache.WaitForCacheSync(hctx.Done(), informer.Informer().HasSynced) {
+				return
+			}
+			// The hook's context ends when the server stops.
+			hub.Run(klog.NewContext(hctx.Context, klog.Background().WithName("member-hub")))
+		}()
+		return nil
+	})
+	return hub, err
+}
+
+// apiGroups builds every API group the registry stores, with search's
+// endpoints in search.karmada.io when search runs.
+func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, getSecret member.SecretGetter, tunnels *tunnel.Server, searchSrv *search.Server) ([]*genericapiserver.APIGroupInfo, error) {
+	opts := c.generic.RESTOptionsGetter
+	var hostProxy []proxy.Option
+	if c.HostConfig != nil {
+		opt, err := proxy.WithHost(c.HostConfig)
+		if err != nil {
+			return nil, fmt.Errorf("clusters/*/proxy: %w", err)
+		}
+		hostProxy = append(hostProxy, opt)
+	}
+	var groups []*genericapiserver.APIGroupInfo
+	add := func(info *genericapiserver.APIGroupInfo, err error) error {
+		groups = append(groups, info)
+		return err
+	}
+	// ResourceBinding writes are checked against the FederatedResourceQuotas.
+	policyGroup, err := policyregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)
+	if err != nil {
+		return nil, err
+	}
+	quotas, err := workregistry.NewQuotaLister(policyGroup.VersionedResourcesStorageMap["v1alpha1"]["federatedresourcequotas"])
+	if err != nil {
+		return nil, err
+	}
+	err = errors.Join(
+		add(clusterregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, getSecret, tunnels, hostProxy...)),
+		add(policyGroup, nil),
+		add(workregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, quotas)),
+		add(configregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
+		add(autoscalingregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
+		add(c.searchGroup(g, searchSrv)),
+		add(networkingregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
+		add(appsregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
+		add(remedyregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
+	)
+	return groups, err
+}
+
+// searchGroup is search.karmada.io: resourceregistries, and the search
+// and proxying endpoints over the member caches they drive.
+func (c CompletedConfig) searchGroup(g *genericapiserver.GenericAPIServer, srv *search.Server) (*genericapiserver.APIGroupInfo, error) {
+	info, err := searchregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, c.generic.RESTOptionsGetter)
+	if err != nil || srv == nil {
+		return info, err
+	}
+	for name, st := range srv.Storage {
+		info.VersionedResourcesStorageMap["v1alpha1"][name] = st
+	}
+	if err := g.AddPostStartHook("start-search-cache", srv.PostStartHook); err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
+// installMetrics serves metrics.k8s.io and custom.metrics.k8s.io from the
+// members' metrics.
+func (c CompletedConfig) installMetrics(g *genericapiserver.GenericAPIServer, hub *member.Hub) error {
+	cfg := &metricsadapter.Config{Options: c.Metrics, Scheme: c.Scheme, Codecs: c.Codecs, HostConfig: c.HostConfig, Members: hub,
+		Authorizer: c.generic.Authorization.Authorizer}
+	m, err := cfg.Complete().New()
+	if err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	return m.Install(g)
+}
+
+// startControllers runs the embedded controllers once the server serves,
+// through a loopback socket, on the process's member clients and hub.
+func (s *Server) startControllers(opts manager.Options, host *rest.Config) error {
+	g := s.GenericAPIServer
+	return g.AddPostStartHook("start-controllers", func(hctx genericapiserver.PostStartHookContext) error {
 		loopback, err := serveLoopbackSocket(hctx, g.Handler, hctx.LoopbackClientConfig)
 		if err != nil {
 			return err
 		}
-		mc, err := manager.NewContext(c.controllers, loopback, c.hostCfg)
+		mc, err := manager.NewContext(opts, loopback, host)
 		if err != nil {
 			return err
 		}
-		if s.Metrics != nil {
-			// One client and one watch per kind per member in the process.
-			mc.UseMembers(s.MemberClients, s.Metrics.Members)
-		}
+		mc.UseMembers(s.MemberClients, s.MemberHub)
 		go func() {
 			if err := manager.Run(hctx, mc); err != nil {
 				klog.FromContext(hctx).Error(err, "Controllers stopped")
 			}
 		}()
 		return nil
-	}); err != nil {
-		return nil, err
-	}
-	return &Server{Server: s}, nil
+	})
 }
 
 // Run serves until ctx ends.

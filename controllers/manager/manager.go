@@ -4,6 +4,7 @@ package manager
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -15,7 +16,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -35,7 +35,6 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/workqueue"
 	"k8s.io/klog/v2"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa"
@@ -129,11 +128,8 @@ type Context struct {
 	interpreterSynced []cache.InformerSynced
 	// Hub runs the members' pod, node and quota informers for every reader
 	// of the process (cluster status, the scheduler's estimate,
-	// FederatedHPA); Run runs it unless UseMembers gave one run elsewhere.
-	Hub    *member.Hub
-	runHub bool
-	// startSecrets starts the Secret informer of ownMembers.
-	startSecrets func(stop <-chan struct{})
+	// FederatedHPA); its owner runs it.
+	Hub *member.Hub
 	// Recorder records events on templates and Karmada objects, in the host.
 	Recorder record.EventRecorder
 }
@@ -233,49 +229,22 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 	return c, nil
 }
 
-// ownMembers gives the controllers a member client cache and hub of their
-// own, when UseMembers gave none: the Secrets of the cluster namespace
-// (only) are watched on the host, and Run runs the hub.
-func (c *Context) ownMembers() error {
-	secrets := informers.NewSharedInformerFactoryWithOptions(c.Host, 0, informers.WithNamespace(clusterv1alpha1.SecretNamespace))
-	lister := secrets.Core().V1().Secrets().Lister()
-	c.Members = member.NewCache(member.OnlyClusterSecrets(func(ns, name string) (*corev1.Secret, error) {
-		if s, err := lister.Secrets(ns).Get(name); err == nil {
-			return s, nil
-		}
-		// The informer may not have seen a secret created a moment ago.
-		return c.Host.CoreV1().Secrets(ns).Get(context.Background(), name, metav1.GetOptions{})
-	}))
-	clusters := c.KarmadaInformers.Cluster().V1alpha1().Clusters()
-	c.Hub = member.NewHub(func() ([]*clusterv1alpha1.Cluster, error) { return clusters.Lister().List(labels.Everything()) }, c.Members.Get)
-	c.runHub, c.startSecrets = true, secrets.Start
-	return c.Hub.TriggerOn(clusters.Informer())
-}
-
 // UseMembers has the controllers reach members through the member client
 // cache and hub of the rest of the process (flotilla-apiserver's search,
 // metrics and proxy), so that each member has one client and one watch
-// per kind. The hub is run by its owner.
+// per kind. The hub is run by its owner. Run needs them.
 func (c *Context) UseMembers(members *member.Cache, hub *member.Hub) {
-	c.Members, c.Hub, c.runHub = members, hub, false
+	c.Members, c.Hub = members, hub
 }
 
 // Run starts the enabled controllers, under leader election when asked, and
 // blocks until ctx ends.
 func Run(ctx context.Context, c *Context) error {
 	log := klog.FromContext(ctx)
-	if c.Members == nil {
-		if err := c.ownMembers(); err != nil {
-			return err
-		}
+	if c.Members == nil || c.Hub == nil {
+		return errors.New("the controllers need the process's member clients and hub (UseMembers)")
 	}
 	start := func(ctx context.Context) {
-		if c.startSecrets != nil {
-			c.startSecrets(ctx.Done())
-		}
-		if c.runHub {
-			go c.Hub.Run(ctx)
-		}
 		// Nothing is interpreted before the customizations are known.
 		c.KarmadaInformers.Start(ctx.Done())
 		if !cache.WaitForCacheSync(ctx.Done(), c.interpreterSynced...) {

@@ -201,10 +201,8 @@ func (o *Options) Config(etcdServers []string, host *rest.Config) (*server.Confi
 	if err != nil {
 		return nil, err
 	}
-	return &server.Config{
-		Registry:    &registry.Config{GenericConfig: cfg, Scheme: o.scheme, Codecs: o.codecs, Host: hostClient, HostConfig: host, Search: o.Search, Metrics: o.Metrics},
-		Controllers: o.Controllers, APIService: o.APIService, Serving: o.Server.SecureServing,
-	}, nil
+	return &server.Config{GenericConfig: cfg, Scheme: o.scheme, Codecs: o.codecs, Host: hostClient, HostConfig: host, Search: o.Search, Metrics: o.Metrics,
+		Controllers: o.Controllers, APIService: o.APIService, Serving: o.Server.SecureServing}, nil
 }
 
 // NewCommand returns the flotilla-apiserver command.
