@@ -10,7 +10,7 @@ export GOTOOLCHAIN := local
 OUT       := $(CURDIR)/_output
 BIN       := $(OUT)/bin
 E2E_PKGS   = ./test/e2e/...
-UNIT_PKGS  = $(shell go list ./... | grep -v -e /test/e2e/ -e /test/bench)
+UNIT_PKGS  = $(shell go list ./... | grep -v -e /test/e2e/ -e /test/bench -e /hack/verifyarch)
 
 .PHONY: help
 help: ## list the targets
@@ -19,6 +19,10 @@ help: ## list the targets
 .PHONY: tools
 tools: ## build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok and metrics-server (cached by version)
 	@hack/tools/build.sh
+
+.PHONY: golangci-lint
+golangci-lint: ## build golangci-lint, the linter make verify runs (cached by version)
+	@hack/tools/build.sh golangci-lint
 
 .PHONY: build
 build: ## build Flotilla's binaries into _output/bin
@@ -58,10 +62,14 @@ generate: ## regenerate deepcopy, defaulters, OpenAPI, clients, listers, informe
 	hack/update-codegen.sh
 
 .PHONY: verify
-verify: ## gofmt, go vet and generated code up to date
+# hack/verifyarch (the test that the dependency rules refuse what they should)
+# needs golangci-lint, so it runs here and not in test-unit.
+verify: golangci-lint ## generated code up to date, gofmt, go vet, golangci-lint (DESIGN.md's dependency rules)
 	hack/verify-codegen.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
+	$(BIN)/golangci-lint run ./...
+	GOLANGCI_LINT=$(BIN)/golangci-lint go test -count=1 ./hack/verifyarch/
 
 .PHONY: clean
 clean: down ## stop the environment and remove _output (the tools cache stays)

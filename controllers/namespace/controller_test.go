@@ -20,7 +20,7 @@ import (
 )
 
 func TestSkip(t *testing.T) {
-	c := &Controller{}
+	var c *Controller
 	var err error
 	if c, err = newSkipper([]string{DefaultSkippedPattern, "team-.*-tmp"}); err != nil {
 		t.Fatal(err)

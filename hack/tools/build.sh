@@ -3,6 +3,10 @@
 # proxy into a per-user cache keyed by version, and points _output/bin at them.
 # Idempotent: a component whose binaries are in the cache is not rebuilt.
 #
+#   build.sh                the test bed (make tools)
+#   build.sh golangci-lint  the linter of make verify only (heavy; not needed
+#                           by make test)
+#
 #   FLOTILLA_TOOLS_CACHE  cache root (default ${XDG_CACHE_HOME:-~/.cache}/flotilla)
 #   OUTPUT_BIN            where the links go (default <repo>/_output/bin)
 set -euo pipefail
@@ -58,6 +62,23 @@ build() {
 	fi
 	for spec in "$@"; do ln -sfn "$dest/${spec##*:}" "$out/${spec##*:}"; done
 }
+
+case ${1:-testbed} in
+testbed) ;;
+golangci-lint)
+	pinned golangci-lint github.com/golangci/golangci-lint/v2 "$GOLANGCI_LINT_VERSION"
+	# Its main reads the version from these (goreleaser's stamps); without
+	# them golangci-lint --version says "(devel)".
+	build "golangci-lint-$GOLANGCI_LINT_VERSION" golangci-lint \
+		"-s -w -X main.version=${GOLANGCI_LINT_VERSION#v} -X main.commit=$GOLANGCI_LINT_VERSION -X main.date=1970-01-01T00:00:00Z" \
+		github.com/golangci/golangci-lint/v2/cmd/golangci-lint:golangci-lint
+	exit 0
+	;;
+*)
+	echo "usage: $0 [testbed|golangci-lint]" >&2
+	exit 2
+	;;
+esac
 
 pinned kubernetes k8s.io/kubernetes "$K8S_VERSION"
 pinned etcd go.etcd.io/etcd/server/v3 "$ETCD_VERSION"
