@@ -261,9 +261,9 @@ func (s *Hub) Member(name string) (Member, bool) {
 
 func (m *member) snapshot() Member {
 	return Member{Name: m.name, Client: m.client,
-		Pods:     corelisters.NewPodLister(m.pods.GetIndexer()),
-		Nodes:    corelisters.NewNodeLister(m.nodes.GetIndexer()),
-		Synced:   m.pods.HasSynced() && m.nodes.HasSynced(), Started: m.started,
+		Pods:   corelisters.NewPodLister(m.pods.GetIndexer()),
+		Nodes:  corelisters.NewNodeLister(m.nodes.GetIndexer()),
+		Synced: m.pods.HasSynced() && m.nodes.HasSynced(), Started: m.started,
 		podIndex: m.pods.GetIndexer(), nodeIndex: m.nodes.GetIndexer(), usage: m.usage}
 }
 

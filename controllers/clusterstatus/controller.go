@@ -84,10 +84,10 @@ type Controller struct {
 	// when they are not running; forgetInformers stops them.
 	informers       func(name string, client *member.Client) Informers
 	forgetInformers func(name string)
-	beats    *heartbeats
-	queue    workqueue.TypedRateLimitingInterface[string]
-	opts     Options
-	now      func() time.Time
+	beats           *heartbeats
+	queue           workqueue.TypedRateLimitingInterface[string]
+	opts            Options
+	now             func() time.Time
 
 	mu           sync.Mutex
 	firstFailure map[string]time.Time
@@ -115,10 +115,10 @@ func New(informer clusterinformers.ClusterInformer, client versioned.Interface, 
 			return hub.Ensure(name, client)
 		},
 		forgetInformers: hub.Forget,
-		queue:        worker.NewQueue(ControllerName),
-		opts:         opts,
-		now:          time.Now,
-		firstFailure: map[string]time.Time{},
+		queue:           worker.NewQueue(ControllerName),
+		opts:            opts,
+		now:             time.Now,
+		firstFailure:    map[string]time.Time{},
 	}
 	enqueue := worker.EnqueueKey(c.queue)
 	_, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
