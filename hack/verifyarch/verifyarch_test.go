@@ -61,6 +61,9 @@ func TestDependencyRules(t *testing.T) {
 		{"controllers/federatedhpa/a.go", module + "/controllers/federatedhpa/calculator", ""},
 		{"controllers/federatedhpa/b.go", module + "/controllers/cronfederatedhpa", "controllers-federatedhpa"},
 
+		{"member/a.go", module + "/search", "member"},
+		{"member/b.go", module + "/controllers/clusterstatus", "member"},
+		{"member/c.go", module + "/apis/cluster/v1alpha1", ""},
 		{"placement/a.go", clientGo + "/kubernetes", "pure-algorithms"},
 		{"placement/b.go", module + "/apis/work/v1alpha2", ""},
 		{"estimator/a.go", clientGo + "/rest", "pure-algorithms"},
