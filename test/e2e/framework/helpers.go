@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	"github.com/flotilla-io/flotilla/test/env"
 )
 
 // Kubectl runs kubectl against the control plane and returns its combined
@@ -135,4 +136,19 @@ func FlotillaConfig(t *testing.T) *rest.Config {
 	cfg.Host = "https://127.0.0.1:" + strconv.Itoa(Env.Host.Ports.Flotilla)
 	cfg.TLSClientConfig.CAData, cfg.TLSClientConfig.CAFile, cfg.TLSClientConfig.Insecure = nil, "", true
 	return cfg
+}
+
+// ApplySample applies samples/<name> of the repository and deletes what it
+// created when the test ends.
+func ApplySample(t *testing.T, name string) {
+	t.Helper()
+	root, err := env.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := filepath.Join(root, "samples", name)
+	if out, err := Kubectl(t, "apply", "-f", sample); err != nil {
+		t.Fatalf("kubectl apply: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _, _ = Kubectl(t, "delete", "--ignore-not-found", "-f", sample) })
 }

@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
-	"github.com/flotilla-io/flotilla/test/env"
 )
 
 // TestOneWatchPerKindPerMember (issue 22): with samples/s7-search.yaml
@@ -22,15 +20,7 @@ import (
 // Deployments the execution controller, which applied one to each member,
 // and nothing watches them again.
 func TestOneWatchPerKindPerMember(t *testing.T) {
-	root, err := env.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sample := filepath.Join(root, "samples", "s7-search.yaml")
-	if out, err := framework.Kubectl(t, "apply", "-f", sample); err != nil {
-		t.Fatalf("kubectl apply: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { _, _ = framework.Kubectl(t, "delete", "--ignore-not-found", "-f", sample) })
+	framework.ApplySample(t, "s7-search.yaml")
 	waitRegistryReady(t, "deployments-pods-nodes")
 	const wns = "watches-e2e"
 	framework.Apply(t, fmt.Sprintf(`apiVersion: v1

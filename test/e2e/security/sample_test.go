@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
-	"github.com/flotilla-io/flotilla/test/env"
 )
 
 // TestSampleTenantAccess applies samples/s14-tenant-access.yaml and runs
@@ -22,15 +20,7 @@ import (
 // member-side Role was propagated there too) and for a namespace member1
 // does not let alice read, and pod metrics of member1 only.
 func TestSampleTenantAccess(t *testing.T) {
-	root, err := env.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sample := filepath.Join(root, "samples", "s14-tenant-access.yaml")
-	if out, err := framework.Kubectl(t, "apply", "-f", sample); err != nil {
-		t.Fatalf("kubectl apply: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { _, _ = framework.Kubectl(t, "delete", "--ignore-not-found", "-f", sample) })
+	framework.ApplySample(t, "s14-tenant-access.yaml")
 
 	asAlice := func(path string) (string, error) { return framework.Kubectl(t, "--as", "alice", "get", "--raw", path) }
 	podNames := func(raw string) ([]string, error) {
