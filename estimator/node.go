@@ -202,6 +202,24 @@ func terminal(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
 
+// Value is q in the units a Usage counts in: millicores for cpu, whole
+// units (rounded up) for everything else.
+func Value(name corev1.ResourceName, q resource.Quantity) int64 { return value(name, q) }
+
+// NewUsage returns the usage of no pod, to add pods to.
+func NewUsage() Usage { return Usage{requests: map[corev1.ResourceName]int64{}} }
+
+// AddPod counts one more pod, taking requests (in the units of Value).
+func (u *Usage) AddPod(requests map[corev1.ResourceName]int64) {
+	if u.requests == nil {
+		u.requests = map[corev1.ResourceName]int64{}
+	}
+	u.pods++
+	for name, v := range requests {
+		u.requests[name] += v
+	}
+}
+
 // value is q in the unit resources are divided in: millicores for cpu,
 // whole units for everything else (as Karmada's and the kube-scheduler's
 // Resource do).

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
@@ -60,8 +61,9 @@ func TestHubEnsure(t *testing.T) {
 	if u, err := m.NodeUsage("n1"); err != nil || u.Pods() != 1 {
 		t.Errorf("NodeUsage(n1) = %d pods, %v", u.Pods(), err)
 	}
-	if got := m.UnboundPods(); len(got) != 1 || got[0].Name != "waiting" {
-		t.Errorf("UnboundPods() = %v, want only the pending pod (not the finished one)", got)
+	u, err := m.UnboundUsage()
+	if cpu := u.Requests()[corev1.ResourceCPU]; err != nil || u.Pods() != 1 || cpu.Cmp(resource.MustParse("2")) != 0 {
+		t.Errorf("UnboundUsage() = %d pods %v, %v; want only the pending pod's (not the finished one's)", u.Pods(), u.Requests(), err)
 	}
 
 	// Asked for within two minutes: kept though not Ready.

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/labels"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -24,19 +23,31 @@ const nodeNameIndex = "nodeName"
 const unboundIndex = "unbound"
 
 func podUnbound(obj any) ([]string, error) {
-	p, ok := obj.(*corev1.Pod)
-	if !ok || p.Spec.NodeName != "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+	p, ok := obj.(*Pod)
+	if !ok || p.NodeName != "" || p.terminal() {
 		return nil, nil
 	}
 	return []string{"true"}, nil
 }
 
 func podNodeName(obj any) ([]string, error) {
-	p, ok := obj.(*corev1.Pod)
-	if !ok || p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+	p, ok := obj.(*Pod)
+	if !ok || p.NodeName == "" || p.terminal() {
 		return nil, nil
 	}
-	return []string{p.Spec.NodeName}, nil
+	return []string{p.NodeName}, nil
+}
+
+// usageOf is what pods (the hub's) take: a slot each and their requests.
+// Terminal pods have released theirs.
+func usageOf(objs []any) estimator.Usage {
+	u := estimator.NewUsage()
+	for _, o := range objs {
+		if p, ok := o.(*Pod); ok && !p.terminal() {
+			u.AddPod(p.shape.usage)
+		}
+	}
+	return u
 }
 
 // MaxReplicas returns how many more replicas described by req the member
@@ -106,13 +117,7 @@ func nodeUsage(index cache.Indexer, node string) (estimator.Usage, error) {
 	if err != nil {
 		return estimator.Usage{}, err
 	}
-	pods := make([]*corev1.Pod, 0, len(objs))
-	for _, obj := range objs {
-		if p, ok := obj.(*corev1.Pod); ok {
-			pods = append(pods, p)
-		}
-	}
-	return estimator.PodsUsage(pods), nil
+	return usageOf(objs), nil
 }
 
 // watchUsage indexes the pods by node and has pod and node events
@@ -141,12 +146,13 @@ func (m *member) watchUsage() error {
 // node: its trimmed spec (node, requests) or whether it is terminal. Status
 // changes such as readiness, the bulk of pod updates, do not.
 func usageChanged(old, cur any) bool {
-	o, ok1 := old.(*corev1.Pod)
-	c, ok2 := cur.(*corev1.Pod)
+	o, ok1 := old.(*Pod)
+	c, ok2 := cur.(*Pod)
 	if !ok1 || !ok2 {
 		return true
 	}
-	return o.Status.Phase != c.Status.Phase || !apiequality.Semantic.DeepEqual(o.Spec, c.Spec)
+	// Shapes are interned: equal requests are the same pointer.
+	return o.Phase != c.Phase || o.NodeName != c.NodeName || o.shape != c.shape
 }
 
 // usageCache memoizes each node's usage. Pod events bump the generation of
@@ -195,12 +201,12 @@ func (c *usageCache) touchPod(obj any) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
 	}
-	p, ok := obj.(*corev1.Pod)
-	if !ok || p.Spec.NodeName == "" {
+	p, ok := obj.(*Pod)
+	if !ok || p.NodeName == "" {
 		return
 	}
 	c.mu.Lock()
-	c.gen[p.Spec.NodeName]++
+	c.gen[p.NodeName]++
 	c.mu.Unlock()
 }
 
@@ -239,20 +245,14 @@ func (m Member) NodeUsage(node string) (estimator.Usage, error) {
 	return m.usage.get(node, func() (estimator.Usage, error) { return nodeUsage(m.podIndex, node) })
 }
 
-// UnboundPods returns the pods waiting for a node (not bound, not
-// terminal).
-func (m Member) UnboundPods() []*corev1.Pod {
+// UnboundUsage is what the pods waiting for a node (not bound, not
+// terminal) ask for: a resourceSummary's allocating.
+func (m Member) UnboundUsage() (estimator.Usage, error) {
 	objs, err := m.podIndex.ByIndex(unboundIndex, "true")
 	if err != nil {
-		return nil
+		return estimator.Usage{}, err
 	}
-	out := make([]*corev1.Pod, 0, len(objs))
-	for _, o := range objs {
-		if p, ok := o.(*corev1.Pod); ok {
-			out = append(out, p)
-		}
-	}
-	return out
+	return usageOf(objs), nil
 }
 
 // BoundNodes names the nodes pods (not terminal) are bound to, whether the

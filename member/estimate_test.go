@@ -158,14 +158,14 @@ func TestUsageCache(t *testing.T) {
 	}
 
 	// Events of pods of other nodes, or unbound, change nothing here.
-	c.touchPod(testPod("p", "n2", corev1.PodRunning))
-	c.touchPod(testPod("p", "", corev1.PodPending))
+	c.touchPod(NewPod(testPod("p", "n2", corev1.PodRunning)))
+	c.touchPod(NewPod(testPod("p", "", corev1.PodPending)))
 	get()
 	if computed != 1 {
 		t.Fatalf("computed %d times, want 1", computed)
 	}
 
-	c.touchPod(cache.DeletedFinalStateUnknown{Key: "ns/p", Obj: testPod("p", "n1", corev1.PodRunning)})
+	c.touchPod(cache.DeletedFinalStateUnknown{Key: "ns/p", Obj: NewPod(testPod("p", "n1", corev1.PodRunning))})
 	get()
 	get()
 	if computed != 2 {
@@ -175,10 +175,10 @@ func TestUsageCache(t *testing.T) {
 	// A change while computing: what was computed is returned, not kept.
 	touchDuring := func() (estimator.Usage, error) {
 		computed++
-		c.touchPod(testPod("p", "n1", corev1.PodRunning))
+		c.touchPod(NewPod(testPod("p", "n1", corev1.PodRunning)))
 		return estimator.Usage{}, nil
 	}
-	c.touchPod(testPod("p", "n1", corev1.PodRunning))
+	c.touchPod(NewPod(testPod("p", "n1", corev1.PodRunning)))
 	if _, err := c.get("n1", touchDuring); err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestUsageCache(t *testing.T) {
 	}
 
 	failing := func() (estimator.Usage, error) { return estimator.Usage{}, errors.New("boom") }
-	c.touchPod(testPod("p", "n1", corev1.PodRunning))
+	c.touchPod(NewPod(testPod("p", "n1", corev1.PodRunning)))
 	if _, err := c.get("n1", failing); err == nil {
 		t.Fatal("get() error = nil, want the compute error")
 	}
@@ -228,7 +228,11 @@ func TestUsageChanged(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := usageChanged(base, tc.cur); got != tc.want {
+			cur := tc.cur
+			if p, ok := cur.(*corev1.Pod); ok {
+				cur = NewPod(p)
+			}
+			if got := usageChanged(NewPod(base), cur); got != tc.want {
 				t.Errorf("usageChanged() = %t, want %t", got, tc.want)
 			}
 		})

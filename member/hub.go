@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -225,10 +224,8 @@ func (s *Hub) start(ctx context.Context, name string, cl *Client) *member {
 type Member struct {
 	Name   string
 	Client *Client
-	// Pods and Nodes read the member's informers; they are complete only
-	// when Synced.
-	Pods   corelisters.PodLister
-	Nodes  corelisters.NodeLister
+	// Synced: the pod and node informers have listed; until then what
+	// they hold is incomplete.
 	Synced bool
 	// Started is when the informers started.
 	Started time.Time
@@ -261,8 +258,6 @@ func (s *Hub) Member(name string) (Member, bool) {
 
 func (m *member) snapshot() Member {
 	return Member{Name: m.name, Client: m.client,
-		Pods:   corelisters.NewPodLister(m.pods.GetIndexer()),
-		Nodes:  corelisters.NewNodeLister(m.nodes.GetIndexer()),
 		Synced: m.pods.HasSynced() && m.nodes.HasSynced(), Started: m.started,
 		podIndex: m.pods.GetIndexer(), nodeIndex: m.nodes.GetIndexer(), usage: m.usage}
 }
@@ -295,9 +290,58 @@ func anyMatches(objs []any, selector labels.Selector) bool {
 		return len(objs) > 0
 	}
 	for _, o := range objs {
-		if o, ok := o.(metav1.Object); ok && selector.Matches(labels.Set(o.GetLabels())) {
+		if selector.Matches(labels.Set(labelsOf(o))) {
 			return true
 		}
 	}
 	return false
+}
+
+// labelsOf returns the labels of a hub object (a Pod or a trimmed node).
+func labelsOf(obj any) map[string]string {
+	switch o := obj.(type) {
+	case *Pod:
+		return o.Labels()
+	case metav1.Object:
+		return o.GetLabels()
+	}
+	return nil
+}
+
+// Pods returns the member's pods of namespace ("" for all) that selector
+// matches (shared: do not modify).
+func (m Member) Pods(namespace string, selector labels.Selector) ([]*Pod, error) {
+	var objs []any
+	var err error
+	if namespace == "" {
+		objs = m.podIndex.List()
+	} else if objs, err = m.podIndex.ByIndex(cache.NamespaceIndex, namespace); err != nil {
+		return nil, err
+	}
+	var out []*Pod
+	for _, o := range objs {
+		if p, ok := o.(*Pod); ok && selector.Matches(labels.Set(p.Labels())) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// HasPod reports whether the member may have the pod namespace/name: true
+// when it has, or when its informer has not synced and it cannot tell.
+func (m Member) HasPod(namespace, name string) bool {
+	if !m.Synced {
+		return true
+	}
+	_, ok, err := m.podIndex.GetByKey(namespace + "/" + name)
+	return ok || err != nil
+}
+
+// HasNode is HasPod for a node.
+func (m Member) HasNode(name string) bool {
+	if !m.Synced {
+		return true
+	}
+	_, ok, err := m.nodeIndex.GetByKey(name)
+	return ok || err != nil
 }

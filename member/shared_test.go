@@ -69,8 +69,8 @@ func TestInformersReadTheSharedCache(t *testing.T) {
 
 	has := func(name string) bool {
 		m, _ := s.Member("m1")
-		_, err := m.Pods.Pods("ns").Get(name)
-		return err == nil
+		_, ok, _ := m.podIndex.GetByKey("ns/" + name)
+		return ok
 	}
 	waitUntil(t, "the pods of the shared cache", func() bool { m, _ := s.Member("m1"); return m.Synced && has("from-shared") })
 	if has("from-member") {

@@ -6,10 +6,11 @@ import (
 )
 
 // Trim keeps of pods, nodes and ResourceQuotas what the metrics adapter,
-// the HPA arithmetic and the replica estimate (MaxReplicas) read:
-//   - pods: identity, labels, node name, phase, conditions, start time, and
-//     what their requests are computed from (every container's and init
-//     container's requests and restart policy, pod-level resources, overhead);
+// the HPA arithmetic, cluster status and the replica estimate
+// (MaxReplicas) read:
+//   - pods become a compact Pod: identity, labels, node name, phase,
+//     readiness, start time, and their requests (per container, pod-level,
+//     and the total a node gives them);
 //   - nodes: identity, labels, unschedulable, taints, conditions, capacity
 //     and allocatable;
 //   - ResourceQuotas: identity, hard limits and scopes, and status hard and
@@ -20,18 +21,7 @@ import (
 func Trim(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
-		return &corev1.Pod{
-			TypeMeta:   o.TypeMeta,
-			ObjectMeta: trimMeta(o.ObjectMeta),
-			Spec: corev1.PodSpec{
-				Containers:     trimContainers(o.Spec.Containers),
-				InitContainers: trimContainers(o.Spec.InitContainers),
-				NodeName:       o.Spec.NodeName,
-				Resources:      o.Spec.Resources,
-				Overhead:       o.Spec.Overhead,
-			},
-			Status: corev1.PodStatus{Phase: o.Status.Phase, Conditions: o.Status.Conditions, StartTime: o.Status.StartTime},
-		}, nil
+		return NewPod(o), nil
 	case *corev1.Node:
 		return &corev1.Node{
 			TypeMeta:   o.TypeMeta,
@@ -48,21 +38,6 @@ func Trim(obj any) (any, error) {
 		}, nil
 	}
 	return obj, nil
-}
-
-// trimContainers keeps of containers their names, requests and restart
-// policies: a pod's requests are computed from them (init containers
-// raise them to their largest, restartable ones, sidecars, add up).
-func trimContainers(cs []corev1.Container) []corev1.Container {
-	if len(cs) == 0 {
-		return nil
-	}
-	out := make([]corev1.Container, len(cs))
-	for i, c := range cs {
-		out[i] = corev1.Container{Name: c.Name, RestartPolicy: c.RestartPolicy,
-			Resources: corev1.ResourceRequirements{Requests: c.Resources.Requests}}
-	}
-	return out
 }
 
 func trimMeta(m metav1.ObjectMeta) metav1.ObjectMeta {

@@ -22,9 +22,6 @@ func TestTrim(t *testing.T) {
 		return corev1.Container{Name: name, Image: "image", RestartPolicy: restart, Env: []corev1.EnvVar{{Name: "E"}},
 			Resources: corev1.ResourceRequirements{Requests: cpu, Limits: cpu}}
 	}
-	trimmed := func(name string, restart *corev1.ContainerRestartPolicy) corev1.Container {
-		return corev1.Container{Name: name, RestartPolicy: restart, Resources: corev1.ResourceRequirements{Requests: cpu}}
-	}
 	taints := []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}
 	selector := &corev1.ScopeSelector{MatchExpressions: []corev1.ScopedResourceSelectorRequirement{
 		{ScopeName: corev1.ResourceQuotaScopePriorityClass, Operator: corev1.ScopeSelectorOpExists}}}
@@ -44,13 +41,15 @@ func TestTrim(t *testing.T) {
 				Volumes:        []corev1.Volume{{Name: "v"}},
 			}, Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1",
 				ContainerStatuses: []corev1.ContainerStatus{{Name: "app"}}}},
-			out: &corev1.Pod{ObjectMeta: meta, Spec: corev1.PodSpec{
-				NodeName:       "n1",
-				Containers:     []corev1.Container{trimmed("app", nil)},
-				InitContainers: []corev1.Container{trimmed("init", nil), trimmed("sidecar", &always)},
-				Overhead:       cpu,
-				Resources:      &corev1.ResourceRequirements{Requests: cpu},
-			}, Status: corev1.PodStatus{Phase: corev1.PodRunning}},
+			// Pod-level requests (1 cpu) plus the overhead (1 cpu) make the
+			// pod's; the app container and the sidecar are what HPA reads.
+			out: &Pod{Namespace: "ns", Name: "x", ResourceVersion: "7", NodeName: "n1", Phase: corev1.PodRunning,
+				labels: &map[string]string{"a": "b"},
+				shape: &podShape{
+					containers: []ContainerRequests{{Name: "app", Requests: map[corev1.ResourceName]int64{"cpu": 1000}}, {Name: "sidecar", Requests: map[corev1.ResourceName]int64{"cpu": 1000}}},
+					podLevel:   map[corev1.ResourceName]int64{"cpu": 2000},
+					usage:      map[corev1.ResourceName]int64{"cpu": 2000},
+				}},
 		},
 		{
 			name: "node",
@@ -82,7 +81,7 @@ func TestTrim(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.out, got); diff != "" {
+			if diff := cmp.Diff(tc.out, got, cmp.AllowUnexported(Pod{}, podShape{})); diff != "" {
 				t.Errorf("Trim() mismatch (-want +got):\n%s", diff)
 			}
 		})

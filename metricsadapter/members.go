@@ -55,13 +55,7 @@ func (m *members) PodClusters(namespace string, selector labels.Selector) []stri
 }
 
 func (m *members) PodClustersNamed(namespace, name string) []string {
-	return m.pick(func(mem member.Member) bool {
-		if !mem.Synced {
-			return true
-		}
-		_, err := mem.Pods.Pods(namespace).Get(name)
-		return !apierrors.IsNotFound(err)
-	})
+	return m.pick(func(mem member.Member) bool { return mem.HasPod(namespace, name) })
 }
 
 func (m *members) NodeClusters(selector labels.Selector) []string {
@@ -69,13 +63,7 @@ func (m *members) NodeClusters(selector labels.Selector) []string {
 }
 
 func (m *members) NodeClustersNamed(name string) []string {
-	return m.pick(func(mem member.Member) bool {
-		if !mem.Synced {
-			return true
-		}
-		_, err := mem.Nodes.Get(name)
-		return !apierrors.IsNotFound(err)
-	})
+	return m.pick(func(mem member.Member) bool { return mem.HasNode(name) })
 }
 
 // pick returns the sorted names of the members keep accepts.

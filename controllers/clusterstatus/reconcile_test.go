@@ -396,14 +396,14 @@ func (s *staticInformers) NodeUsage(node string) (estimator.Usage, error) {
 	return estimator.PodsUsage(on), nil
 }
 
-func (s *staticInformers) UnboundPods() []*corev1.Pod {
+func (s *staticInformers) UnboundUsage() (estimator.Usage, error) {
 	var out []*corev1.Pod
 	for _, p := range s.pods {
 		if p.Spec.NodeName == "" && !terminal(p) {
 			out = append(out, p)
 		}
 	}
-	return out
+	return estimator.PodsUsage(out), nil
 }
 
 func terminal(p *corev1.Pod) bool {

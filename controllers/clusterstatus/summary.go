@@ -5,7 +5,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	resourcehelper "k8s.io/component-helpers/resource"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/estimator"
@@ -24,8 +23,8 @@ type Informers interface {
 	// nodes or not; NodeUsage is what those pods take of one.
 	BoundNodes() []string
 	NodeUsage(node string) (estimator.Usage, error)
-	// UnboundPods are the pods waiting for a node.
-	UnboundPods() []*corev1.Pod
+	// UnboundUsage is what the pods waiting for a node ask for.
+	UnboundUsage() (estimator.Usage, error)
 }
 
 // listed reports whether the member's pods and nodes have listed and,
@@ -35,13 +34,6 @@ func listed(m Informers, now time.Time, timeout time.Duration) (synced, late boo
 		return true, false
 	}
 	return false, now.Sub(m.Since()) >= timeout
-}
-
-// podRequests is what a pod asks for as the kube-scheduler counts it (sum
-// of containers and sidecars, at least each init container, pod-level
-// requests, plus overhead).
-func podRequests(p *corev1.Pod) corev1.ResourceList {
-	return resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
 }
 
 func addTo(total, add corev1.ResourceList) {
@@ -82,13 +74,14 @@ func summaries(m Informers, models []clusterv1alpha1.ResourceModel) (*clusterv1a
 		addTo(rs.Allocated, used[node])
 		allocatedPods += u.Pods()
 	}
-	unbound := m.UnboundPods()
-	for _, p := range unbound {
-		addTo(rs.Allocating, podRequests(p))
+	unbound, err := m.UnboundUsage()
+	if err != nil {
+		return nil, nil, err
 	}
+	addTo(rs.Allocating, unbound.Requests())
 	rs.Allocated[corev1.ResourcePods] = *resource.NewQuantity(allocatedPods, resource.DecimalSI)
-	if len(unbound) > 0 {
-		rs.Allocating[corev1.ResourcePods] = *resource.NewQuantity(int64(len(unbound)), resource.DecimalSI)
+	if unbound.Pods() > 0 {
+		rs.Allocating[corev1.ResourcePods] = *resource.NewQuantity(unbound.Pods(), resource.DecimalSI)
 	}
 	rs.AllocatableModelings = allocatableModelings(models, nodes, used, podCount)
 	return ns, rs, nil

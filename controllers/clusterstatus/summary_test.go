@@ -15,23 +15,6 @@ func req(cpu, mem string) corev1.ResourceRequirements {
 	return corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}}
 }
 
-func TestPodRequests(t *testing.T) {
-	t.Parallel()
-	p := &corev1.Pod{Spec: corev1.PodSpec{
-		Containers:     []corev1.Container{{Resources: req("100m", "64Mi")}, {Resources: req("200m", "64Mi")}},
-		InitContainers: []corev1.Container{{Resources: req("500m", "16Mi")}},
-		Overhead:       corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")},
-	}}
-	got := podRequests(p)
-	// cpu: max(100m+200m, 500m) + 10m overhead; memory: max(128Mi, 16Mi).
-	if cpu := got.Cpu().MilliValue(); cpu != 510 {
-		t.Errorf("cpu %dm, want 510m", cpu)
-	}
-	if mem := got.Memory().String(); mem != "128Mi" {
-		t.Errorf("memory %s, want 128Mi", mem)
-	}
-}
-
 func TestSummaries(t *testing.T) {
 	t.Parallel()
 	alloc := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("32"), corev1.ResourceMemory: resource.MustParse("256Gi"), corev1.ResourcePods: resource.MustParse("110")}

@@ -10,7 +10,6 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,6 +21,7 @@ import (
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // reconcile computes one FederatedHPA: read the target's scale, its pods in
@@ -67,7 +67,7 @@ func (c *Controller) compute(ctx context.Context, fhpa *autoscalingv1alpha1.Fede
 	memberPods, missing := c.pods(fhpa.Namespace, selector, clusters)
 	pods := make([]calculator.Pod, len(memberPods))
 	for i, p := range memberPods {
-		pods[i] = calculator.NewPod(p.cluster, p.pod)
+		pods[i] = calculatorPod(p.cluster, p.pod)
 	}
 	reader := &metricReader{source: c.metrics, namespace: fhpa.Namespace, selector: selector, pods: pods}
 	data := make([]calculator.MetricData, len(fhpa.Spec.Metrics))
@@ -141,7 +141,18 @@ func (c *Controller) targetClusters(namespace string, ref autoscalingv2.CrossVer
 // memberPod is a pod of a member cluster.
 type memberPod struct {
 	cluster string
-	pod     *corev1.Pod
+	pod     *member.Pod
+}
+
+// calculatorPod is what the algorithm reads of a member pod. The request
+// maps are the hub's, shared and read-only.
+func calculatorPod(cluster string, p *member.Pod) calculator.Pod {
+	out := calculator.Pod{Cluster: cluster, Namespace: p.Namespace, Name: p.Name, Phase: p.Phase, Deleting: p.Deleting,
+		Ready: p.Ready, ReadyTransition: p.ReadyTransition(), StartTime: p.StartTime(), PodRequests: p.PodLevelRequests()}
+	for _, c := range p.Containers() {
+		out.Containers = append(out.Containers, calculator.Container{Name: c.Name, Requests: c.Requests})
+	}
+	return out
 }
 
 // pods returns the pods selector matches in the target clusters, and the
@@ -159,7 +170,7 @@ func (c *Controller) pods(namespace string, selector labels.Selector, clusters [
 			missing = append(missing, name)
 			continue
 		}
-		pods, err := m.Pods.Pods(namespace).List(selector)
+		pods, err := m.Pods(namespace, selector)
 		if err != nil {
 			missing = append(missing, name)
 			continue
@@ -226,7 +237,7 @@ func (c *Controller) autoscalersSelecting(namespace string, pods []memberPod) []
 			continue
 		}
 		for _, p := range pods {
-			if sel.Matches(labels.Set(p.pod.Labels)) {
+			if sel.Matches(labels.Set(p.pod.Labels())) {
 				out = append(out, key)
 				break
 			}

@@ -4,13 +4,19 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 func TestClustersWithoutSamples(t *testing.T) {
@@ -66,13 +72,39 @@ func TestAutoscalersSelecting(t *testing.T) {
 		"ns/web": web, "ns/web-too": web, "ns/db": db, "other/web": web, "ns/no-selector": nil,
 	}}
 	pods := []memberPod{
-		{cluster: "m1", pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"app": "web"}}}},
-		{cluster: "m2", pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"app": "web", "tier": "x"}}}},
+		{cluster: "m1", pod: member.NewPod(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"app": "web"}}})},
+		{cluster: "m2", pod: member.NewPod(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"app": "web", "tier": "x"}}})},
 	}
 	if got, want := c.autoscalersSelecting("ns", pods), []string{"ns/web", "ns/web-too"}; !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	if got := c.autoscalersSelecting("ns", nil); len(got) != 0 {
 		t.Errorf("no pods: got %v", got)
+	}
+}
+
+// The algorithm reads a pod the hub keeps as it reads the pod itself.
+func TestCalculatorPodFromTheHub(t *testing.T) {
+	always := corev1.ContainerRestartPolicyAlways
+	started := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	req := func(cpu, mem string) corev1.ResourceRequirements {
+		return corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}}
+	}
+	for name, p := range map[string]*corev1.Pod{
+		"containers and a sidecar": {ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", Labels: map[string]string{"app": "web"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Resources: req("250m", "64Mi")}, {Name: "log", Resources: req("50m", "16Mi")}},
+				InitContainers: []corev1.Container{{Name: "init", Resources: req("1", "1Gi")}, {Name: "proxy", RestartPolicy: &always, Resources: req("100m", "32Mi")}}},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &started,
+				Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: started}}}},
+		"pod-level requests, deleting": {ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "b", DeletionTimestamp: &started},
+			Spec:   corev1.PodSpec{Resources: &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}, Containers: []corev1.Container{{Name: "app"}}},
+			Status: corev1.PodStatus{Phase: corev1.PodPending}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			want := calculator.NewPod("m1", p)
+			if diff := cmp.Diff(want, calculatorPod("m1", member.NewPod(p)), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("(-from the pod +from the hub):\n%s", diff)
+			}
+		})
 	}
 }
