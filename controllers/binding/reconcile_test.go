@@ -29,6 +29,7 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 )
@@ -134,38 +135,15 @@ func mustAdd(t *testing.T, idx cache.Indexer, obj any) {
 	}
 }
 
-// events are the recorded events, sorted: Works are written concurrently.
+// events are the recorded events, sorted.
 func (f *fixture) events() []string {
-	var out []string
-	for {
-		select {
-		case e := <-f.recorder.Events:
-			out = append(out, e)
-		default:
-			sort.Strings(out)
-			return out
-		}
-	}
-}
-
-// writes are the recorded requests as "verb resource namespace/name", sorted.
-func (f *fixture) writes() []string {
-	var out []string
-	for _, a := range f.client.Actions() {
-		var name string
-		switch a := a.(type) {
-		case clienttesting.CreateAction:
-			name = a.GetObject().(metav1.Object).GetName()
-		case clienttesting.PatchAction:
-			name = a.GetName()
-		case clienttesting.DeleteAction:
-			name = a.GetName()
-		}
-		out = append(out, a.GetVerb()+" "+a.GetResource().Resource+" "+a.GetNamespace()+"/"+name)
-	}
+	out := workertest.Events(f.recorder.Events)
 	sort.Strings(out)
 	return out
 }
+
+// writes are the recorded writes as "verb resource namespace/name", sorted.
+func (f *fixture) writes() []string { return workertest.Writes(f.client.Actions()) }
 
 // written returns the Work the write to namespace ns sent (created, or the
 // patch decoded as a Work), with its manifest.

@@ -1,8 +1,9 @@
 package binding
 
 import (
-	"github.com/flotilla-io/flotilla/controllers/internal/works"
 	"testing"
+
+	"github.com/flotilla-io/flotilla/controllers/internal/works"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"

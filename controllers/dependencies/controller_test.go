@@ -21,6 +21,7 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
 
@@ -79,17 +80,7 @@ func newFixture(t *testing.T, bindings []*workv1alpha2.ResourceBinding, host ...
 	return &fixture{c: c, karmada: cs, recorder: recorder}
 }
 
-func (f *fixture) events() []string {
-	var out []string
-	for {
-		select {
-		case e := <-f.recorder.Events:
-			out = append(out, e)
-		default:
-			return out
-		}
-	}
-}
+func (f *fixture) events() []string { return workertest.Events(f.recorder.Events) }
 
 func (f *fixture) binding(t *testing.T, name string) *workv1alpha2.ResourceBinding {
 	t.Helper()

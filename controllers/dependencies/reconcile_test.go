@@ -3,38 +3,19 @@ package dependencies
 import (
 	"context"
 	"encoding/json"
-	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
 )
 
 // writes are the recorded writes as "verb resource namespace/name", sorted.
-func (f *fixture) writes() []string {
-	var out []string
-	for _, a := range f.karmada.Actions() {
-		var name string
-		switch a := a.(type) {
-		case clienttesting.CreateAction:
-			name = a.GetObject().(metav1.Object).GetName()
-		case clienttesting.PatchAction:
-			name = a.GetName()
-		case clienttesting.DeleteAction:
-			name = a.GetName()
-		default:
-			continue // reads
-		}
-		out = append(out, a.GetVerb()+" "+a.GetResource().Resource+" "+a.GetNamespace()+"/"+name)
-	}
-	sort.Strings(out)
-	return out
-}
+func (f *fixture) writes() []string { return workertest.Writes(f.karmada.Actions()) }
 
 // patchOf returns the patch sent to the binding name.
 func (f *fixture) patchOf(t *testing.T, name string) string {

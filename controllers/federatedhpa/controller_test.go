@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
 	"testing"
 	"time"
+
+	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
 
 	"github.com/google/go-cmp/cmp"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -231,17 +232,7 @@ func onePodEach() map[string][]*corev1.Pod {
 	return map[string][]*corev1.Pod{"m1": {webPod("m1-web")}, "m2": {webPod("m2-web")}}
 }
 
-func (f *fixture) events() []string {
-	var out []string
-	for {
-		select {
-		case e := <-f.recorder.Events:
-			out = append(out, e)
-		default:
-			return out
-		}
-	}
-}
+func (f *fixture) events() []string { return workertest.Events(f.recorder.Events) }
 
 // statusPatch returns the status the controller patched, nil when it
 // made no request; any other request fails the test.

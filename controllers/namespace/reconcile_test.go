@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sort"
 	"testing"
 	"time"
 
@@ -27,6 +26,7 @@ import (
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
 )
 
 // The controller-level fixture: listers over indexers, the fake clientset
@@ -104,24 +104,8 @@ func (f *nsFixture) mutateWork(a clienttesting.Action) (bool, runtime.Object, er
 	return true, w, nil
 }
 
-// writes are the recorded requests as "verb resource namespace/name", sorted.
-func (f *nsFixture) writes() []string {
-	var out []string
-	for _, a := range f.client.Actions() {
-		var name string
-		switch a := a.(type) {
-		case clienttesting.CreateAction:
-			name = a.GetObject().(metav1.Object).GetName()
-		case clienttesting.PatchAction:
-			name = a.GetName()
-		case clienttesting.DeleteAction:
-			name = a.GetName()
-		}
-		out = append(out, a.GetVerb()+" "+a.GetResource().Resource+" "+a.GetNamespace()+"/"+name)
-	}
-	sort.Strings(out)
-	return out
-}
+// writes are the recorded writes as "verb resource namespace/name", sorted.
+func (f *nsFixture) writes() []string { return workertest.Writes(f.client.Actions()) }
 
 // manifest returns the Namespace the write to the Work in ns carries.
 func (f *nsFixture) manifest(t *testing.T, ns string) *unstructured.Unstructured {

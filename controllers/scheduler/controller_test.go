@@ -1,9 +1,10 @@
 package scheduler
 
 import (
-	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 	"slices"
 	"testing"
+
+	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"

@@ -242,17 +242,7 @@ func (f *fixture) resync(t *testing.T, gvr schema.GroupVersionResource, ns, name
 	return obj
 }
 
-func (f *fixture) events() []string {
-	var out []string
-	for {
-		select {
-		case e := <-f.recorder.Events:
-			out = append(out, e)
-		default:
-			return out
-		}
-	}
-}
+func (f *fixture) events() []string { return workertest.Events(f.recorder.Events) }
 
 // patches returns the patch actions, failing on any other action.
 func (f *fixture) patches(t *testing.T) []clienttesting.PatchAction {

@@ -2,10 +2,11 @@ package scheduler
 
 import (
 	"context"
-	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 	"strings"
 	"testing"
 	"time"
+
+	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"

@@ -3,10 +3,11 @@ package scheduler
 import (
 	"context"
 	"fmt"
-	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 	"strings"
 	"testing"
 	"time"
+
+	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"

@@ -18,6 +18,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
 
@@ -112,18 +113,7 @@ func (f *fixture) templateWrites() int {
 	return n
 }
 
-// events drains the recorded events.
-func (f *fixture) events() []string {
-	var out []string
-	for {
-		select {
-		case e := <-f.recorder.Events:
-			out = append(out, e)
-		default:
-			return out
-		}
-	}
-}
+func (f *fixture) events() []string { return workertest.Events(f.recorder.Events) }
 
 func rawJSON(t *testing.T, v any) *runtime.RawExtension {
 	t.Helper()

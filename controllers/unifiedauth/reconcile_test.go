@@ -25,6 +25,7 @@ import (
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
 )
 
 // The controller-level fixture: listers over indexers (Clusters, host
@@ -110,34 +111,10 @@ func (f *fixture) mutateWork(a clienttesting.Action) (bool, runtime.Object, erro
 	return true, w, nil
 }
 
-func (f *fixture) events() []string {
-	var out []string
-	for {
-		select {
-		case e := <-f.recorder.Events:
-			out = append(out, e)
-		default:
-			return out
-		}
-	}
-}
+func (f *fixture) events() []string { return workertest.Events(f.recorder.Events) }
 
-// writes are the recorded requests as "verb resource namespace/name", sorted.
-func (f *fixture) writes() []string {
-	var out []string
-	for _, a := range f.client.Actions() {
-		var name string
-		switch a := a.(type) {
-		case clienttesting.CreateAction:
-			name = a.GetObject().(metav1.Object).GetName()
-		case clienttesting.PatchAction:
-			name = a.GetName()
-		}
-		out = append(out, a.GetVerb()+" "+a.GetResource().Resource+" "+a.GetNamespace()+"/"+name)
-	}
-	sort.Strings(out)
-	return out
-}
+// writes are the recorded writes as "verb resource namespace/name", sorted.
+func (f *fixture) writes() []string { return workertest.Writes(f.client.Actions()) }
 
 // written returns the Work the write of name sent (created, or the patch
 // decoded as a Work).
