@@ -72,7 +72,7 @@ type member struct {
 // New returns a Hub over the clusters listed by clusters, reached with
 // client. Nothing runs before Run.
 func NewHub(clusters func() ([]*clusterv1alpha1.Cluster, error), client func(*clusterv1alpha1.Cluster) (*Client, error)) *Hub {
-	return &Hub{clusters: clusters, client: client, resync: 30 * time.Second, switchCheck: 5 * time.Second, keep: 2 * time.Minute,
+	return &Hub{clusters: clusters, client: client, resync: 30 * time.Second, switchCheck: defaultSwitchCheck, keep: 2 * time.Minute,
 		now: time.Now, trigger: make(chan struct{}, 1), members: map[string]*member{}, runCtx: context.Background()}
 }
 

@@ -103,6 +103,10 @@ func (s *sourceLW) sharedLW() (cache.ListerWatcher, bool) {
 	return &selectingLW{inner: lw, selector: s.selector}, true
 }
 
+// defaultSwitchCheck is how often a watch of a member asks whether the
+// shared copy has appeared.
+const defaultSwitchCheck = 5 * time.Second
+
 // NewSource returns a ListerWatcher of one resource of a member that reads
 // the process's shared copy when it has one (the search cache), else the
 // member through fromMember, switching as sourceLW does. selector, when
@@ -111,7 +115,7 @@ func (s *sourceLW) sharedLW() (cache.ListerWatcher, bool) {
 func NewSource(cluster string, gvr schema.GroupVersionResource, shared Shared, fromMember cache.ListerWatcherWithContext,
 	newList func() runtime.Object, decoder runtime.Decoder, selector labels.Selector) cache.ListerWatcher {
 	return &sourceLW{cluster: cluster, gvr: gvr, member: fromMember, shared: shared, newList: newList, decoder: decoder,
-		selector: selector, checkEvery: 5 * time.Second}
+		selector: selector, checkEvery: defaultSwitchCheck}
 }
 
 // pick chooses the source of the next list or watch and records it.

@@ -3,6 +3,7 @@ package member
 import (
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -31,6 +32,11 @@ var requestInfo = &request.RequestInfoFactory{APIPrefixes: sets.NewString("api",
 func countWatches(cluster string) func(http.RoundTripper) http.RoundTripper {
 	return func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+			// Only a request asking to watch is parsed: this wraps every
+			// request to every member.
+			if !strings.Contains(req.URL.RawQuery, "watch=") {
+				return rt.RoundTrip(req)
+			}
 			info, err := requestInfo.NewRequestInfo(req)
 			if err != nil || info.Verb != "watch" || !info.IsResourceRequest {
 				return rt.RoundTrip(req)

@@ -191,11 +191,6 @@ func (c CompletedConfig) New() (*Server, error) {
 // secrets returns the reader of the clusters' credential Secrets: only
 // the cluster namespace is watched on the host.
 func (c CompletedConfig) secrets(g *genericapiserver.GenericAPIServer) (member.SecretGetter, error) {
-	if c.Host == nil {
-		return member.OnlyClusterSecrets(func(namespace, name string) (*corev1.Secret, error) {
-			return nil, errors.New("no host: the server reads no Secrets")
-		}), nil
-	}
 	secrets := informers.NewSharedInformerFactoryWithOptions(c.Host, 0, informers.WithNamespace(clusterv1alpha1.SecretNamespace))
 	lister := secrets.Core().V1().Secrets().Lister()
 	if err := g.AddPostStartHook("start-secret-informer", func(hctx genericapiserver.PostStartHookContext) error {
