@@ -9,10 +9,11 @@
 // It owns spec.clusters, the applied-placement annotation and the
 // scheduler's part of the status (schedulerObservedGeneration,
 // schedulerObservingAffinityName, lastScheduledTime and the Scheduled
-// condition). A decision that changes the result writes it through the
-// binding, then the status through the status subresource (two requests);
-// one that changes only the status writes the status alone. It writes
-// nothing when the decision has not changed.
+// condition). A decision that changes the result writes it with the
+// status in one request, through the bindings' scheduling subresource
+// (apis/work/v1alpha2.SchedulingSubresource); one that changes only the
+// status writes it through the status subresource. It writes nothing when
+// the decision has not changed.
 //
 // It does not own the rest of the binding (the detector), the Works (the
 // binding controller) nor the aggregated status (the status controller).

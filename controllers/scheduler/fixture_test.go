@@ -3,6 +3,7 @@ package scheduler
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -194,6 +196,16 @@ func (f *fixture) mergePatch(a clienttesting.Action) (bool, runtime.Object, erro
 		is["status"] = was["status"]
 	case "status":
 		was["status"], is = is["status"], was
+	case workv1alpha2.SchedulingSubresource:
+		// The stored spec but for its clusters.
+		spec, _ := was["spec"].(map[string]any)
+		spec = maps.Clone(spec)
+		if c, ok := is["spec"].(map[string]any)["clusters"]; ok {
+			spec["clusters"] = c
+		} else {
+			delete(spec, "clusters")
+		}
+		is["spec"] = spec
 	default:
 		return true, nil, fmt.Errorf("no subresource %q", p.GetSubresource())
 	}
@@ -208,6 +220,11 @@ func (f *fixture) mergePatch(a clienttesting.Action) (bool, runtime.Object, erro
 	m := obj.(metav1.Object)
 	if !reflect.DeepEqual(was["spec"], is["spec"]) {
 		m.SetGeneration(oldMeta.GetGeneration() + 1)
+		if p.GetSubresource() == workv1alpha2.SchedulingSubresource {
+			// A decision for the stored generation observes the one its
+			// result made.
+			observeOwnResult(obj, oldMeta.GetGeneration())
+		}
 	}
 	rv, _ := strconv.Atoi(oldMeta.GetResourceVersion())
 	m.SetResourceVersion(strconv.Itoa(rv + 1))
@@ -215,6 +232,18 @@ func (f *fixture) mergePatch(a clienttesting.Action) (bool, runtime.Object, erro
 		return true, nil, err
 	}
 	return true, obj, nil
+}
+
+// observeOwnResult moves the generations a binding's status observes from
+// was to was+1, as the scheduling subresource does when its clusters change.
+func observeOwnResult(obj runtime.Object, was int64) {
+	status := bindingOf(obj).status
+	if status.SchedulerObservedGeneration == was {
+		status.SchedulerObservedGeneration = was + 1
+	}
+	if c := meta.FindStatusCondition(status.Conditions, workv1alpha2.Scheduled); c != nil && c.ObservedGeneration == was {
+		c.ObservedGeneration = was + 1
+	}
 }
 
 // store puts a binding into the informer cache.

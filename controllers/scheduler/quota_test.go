@@ -35,7 +35,7 @@ func TestReconcileFederatedQuota(t *testing.T) {
 		wantReason string
 		writes     []string
 	}{
-		"room for both": {limit: "4", wantReason: workv1alpha2.BindingReasonSuccess, writes: []string{"", "status"}},
+		"room for both": {limit: "4", wantReason: workv1alpha2.BindingReasonSuccess, writes: []string{workv1alpha2.SchedulingSubresource}},
 		// The result is not written, only the Scheduled condition.
 		"over the limit": {limit: "3", wantReason: workv1alpha2.BindingReasonQuotaExceeded, writes: []string{"status"}},
 	} {
@@ -107,7 +107,7 @@ func TestReconcileQuotaRefusal(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The refused result, then the condition through the status.
-			f.writes(t, rbGVR, "default", "web", "", "status")
+			f.writes(t, rbGVR, "default", "web", workv1alpha2.SchedulingSubresource, "status")
 			b := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
 			if refused != 1 {
 				t.Fatalf("%d refused writes, want 1", refused)

@@ -81,12 +81,12 @@ func (c *Controller) get(key string) (*target, error) {
 	return t, nil
 }
 
-// reconcile makes the scheduling decision of one binding and writes it
-// when it differs from the stored one: spec.clusters and the applied
-// placement through the binding when they change, then the scheduler's
-// status through the status subresource, each guarded by the
-// resourceVersion read or just written, so a concurrent writer is never
-// overwritten. A decision that changes only the status is one write.
+// reconcile makes the scheduling decision of one binding and writes it,
+// in one request, when it differs from the stored one: spec.clusters, the
+// applied placement and the scheduler's status through the scheduling
+// subresource when the result changes, the status alone through the
+// status subresource otherwise; guarded by the resourceVersion read, so a
+// concurrent writer is never overwritten.
 func (c *Controller) reconcile(ctx context.Context, key string) error {
 	t, err := c.get(key)
 	if apierrors.IsNotFound(err) {
@@ -148,44 +148,17 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		klog.FromContext(ctx).V(4).Info("Scheduling decision unchanged", "binding", key)
 		return c.retryLater(key, schedErr)
 	}
-	// The result first: a new spec.clusters is a new generation, which the
-	// status then observes.
-	// replaced are the versions this decision's writes replace, in turn.
-	replaced := []string{t.meta.ResourceVersion}
-	rv, generation := t.meta.ResourceVersion, t.meta.Generation
-	if (schedErr == nil || noFit) && (!sameClusters(t.spec.Clusters, dec.Clusters) || t.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] != string(applied)) {
-		var clusters any // null clears the field
-		if len(dec.Clusters) > 0 {
-			clusters = dec.Clusters
-		}
-		patch, err := json.Marshal(map[string]any{
-			"metadata": map[string]any{"resourceVersion": rv, "annotations": map[string]any{workv1alpha2.AppliedPlacementAnnotation: string(applied)}},
-			"spec":     map[string]any{"clusters": clusters},
-		})
-		if err != nil {
-			return err
-		}
-		m, err := t.patch(ctx, patch)
-		if err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil
-			}
-			if placement.IsQuotaRefusal(err) {
-				return c.quotaRefused(ctx, t, key, dec, err)
-			}
-			return fmt.Errorf("writing the scheduling result: %w", err)
-		}
-		rv, generation = m.GetResourceVersion(), m.GetGeneration()
-		replaced = append(replaced, rv)
-	}
+	// One write: the result (spec.clusters and the applied placement),
+	// when it changes, with the status through the scheduling subresource
+	// (which moves the generation this status observes when the clusters
+	// change); the status alone through the status subresource.
 	conditions := slices.Clone(t.status.Conditions)
 	cond.LastTransitionTime = metav1.NewTime(c.now())
 	status := map[string]any{}
 	if schedErr == nil {
 		// A failure leaves the observed generation behind: scheduling of
 		// this generation is still pending (Karmada's meaning).
-		cond.ObservedGeneration = generation
-		status["schedulerObservedGeneration"] = generation
+		status["schedulerObservedGeneration"] = t.meta.Generation
 		status["lastScheduledTime"] = c.runTime(t, fresh)
 		var affinity any
 		if dec.AffinityName != "" {
@@ -195,17 +168,32 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	}
 	meta.SetStatusCondition(&conditions, cond)
 	status["conditions"] = conditions
-	if err := c.patchStatus(ctx, t, rv, status); err != nil {
+	write := map[string]any{"metadata": map[string]any{"resourceVersion": t.meta.ResourceVersion}, "status": status}
+	subresource := "status"
+	if (schedErr == nil || noFit) && (!sameClusters(t.spec.Clusters, dec.Clusters) || t.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] != string(applied)) {
+		var clusters any // null clears the field
+		if len(dec.Clusters) > 0 {
+			clusters = dec.Clusters
+		}
+		write["metadata"] = map[string]any{"resourceVersion": t.meta.ResourceVersion,
+			"annotations": map[string]any{workv1alpha2.AppliedPlacementAnnotation: string(applied)}}
+		write["spec"] = map[string]any{"clusters": clusters}
+		subresource = workv1alpha2.SchedulingSubresource
+	}
+	patch, err := json.Marshal(write)
+	if err != nil {
+		return err
+	}
+	if _, err := t.patch(ctx, patch, subresource); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		if len(replaced) > 1 {
-			// The result is written: wait for it, not for the status.
-			c.written.Record(key, t.meta.ResourceVersion, struct{}{})
+		if placement.IsQuotaRefusal(err) {
+			return c.quotaRefused(ctx, t, key, dec, err)
 		}
-		return fmt.Errorf("writing the scheduling status: %w", err)
+		return fmt.Errorf("writing the scheduling decision: %w", err)
 	}
-	c.written.RecordSteps(key, struct{}{}, replaced...)
+	c.written.Record(key, t.meta.ResourceVersion, struct{}{})
 	c.record(t, dec, schedErr)
 	return c.retryLater(key, schedErr)
 }

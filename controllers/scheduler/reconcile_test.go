@@ -23,24 +23,20 @@ import (
 
 const succeeded = "Normal ScheduleBindingSucceed Binding has been scheduled successfully. Result: {a:1, b:1}"
 
-// The two writes of S2's decision at generation 3: the result, which makes
-// generation 4 and resourceVersion 8, then the status observing it.
-var (
-	successSpecPatch = `{
+// The one write of S2's decision at generation 3: the result and the
+// status observing the generation it was made for (the scheduling
+// subresource moves both to 4, as the result changes the spec).
+var successPatch = `{
   "metadata": {"resourceVersion": "7", "annotations": {"policy.karmada.io/applied-placement": ` + quote(s2PlacementJSON) + `}},
-  "spec": {"clusters": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1}]}
-}`
-	successStatusPatch = `{
-  "metadata": {"resourceVersion": "8"},
+  "spec": {"clusters": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1}]},
   "status": {
-    "schedulerObservedGeneration": 4,
+    "schedulerObservedGeneration": 3,
     "lastScheduledTime": "` + fixedNowJSON + `",
     "schedulerObservingAffinityName": null,
-    "conditions": [{"type": "Scheduled", "status": "True", "observedGeneration": 4, "lastTransitionTime": "` + fixedNowJSON + `",
+    "conditions": [{"type": "Scheduled", "status": "True", "observedGeneration": 3, "lastTransitionTime": "` + fixedNowJSON + `",
       "reason": "Success", "message": "Binding has been scheduled successfully."}]
   }
 }`
-)
 
 func TestReconcileWritesDecision(t *testing.T) {
 	t.Parallel()
@@ -61,9 +57,7 @@ func TestReconcileWritesDecision(t *testing.T) {
 			if err := f.ctrl.reconcile(context.Background(), tc.key); err != nil {
 				t.Fatal(err)
 			}
-			w := f.writes(t, tc.gvr, tc.ns, "web", "", "status")
-			jsonEqual(t, successSpecPatch, w[0])
-			jsonEqual(t, successStatusPatch, w[1])
+			jsonEqual(t, successPatch, f.writes(t, tc.gvr, tc.ns, "web", workv1alpha2.SchedulingSubresource)[0])
 			if diff := cmp.Diff([]string{succeeded, succeeded}, f.events()); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
@@ -103,8 +97,8 @@ func TestReconcileUpToDate(t *testing.T) {
 			b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: workv1alpha2.FullyApplied, Status: metav1.ConditionFalse, Reason: "x"})
 		}},
 		{name: "new generation", writes: []string{"status"}, mod: func(b *workv1alpha2.ResourceBinding) { b.Generation = 4 }},
-		{name: "placement not applied", writes: []string{"", "status"}, mod: func(b *workv1alpha2.ResourceBinding) { b.Annotations = nil }},
-		{name: "other clusters", writes: []string{"", "status"}, mod: func(b *workv1alpha2.ResourceBinding) { b.Spec.Clusters[1].Replicas = 2 }},
+		{name: "placement not applied", writes: []string{workv1alpha2.SchedulingSubresource}, mod: func(b *workv1alpha2.ResourceBinding) { b.Annotations = nil }},
+		{name: "other clusters", writes: []string{workv1alpha2.SchedulingSubresource}, mod: func(b *workv1alpha2.ResourceBinding) { b.Spec.Clusters[1].Replicas = 2 }},
 		{name: "stale affinity name", writes: []string{"status"}, mod: func(b *workv1alpha2.ResourceBinding) { b.Status.SchedulerObservedAffinityName = "old" }},
 		{name: "no Scheduled condition", writes: []string{"status"}, mod: func(b *workv1alpha2.ResourceBinding) { b.Status.Conditions = nil }},
 		{name: "Scheduled condition failed", writes: []string{"status"}, mod: func(b *workv1alpha2.ResourceBinding) {
@@ -230,7 +224,7 @@ func TestReconcileSkips(t *testing.T) {
 			}
 			var want []string
 			if tc.wantWrite {
-				want = []string{"", "status"}
+				want = []string{workv1alpha2.SchedulingSubresource}
 			}
 			f.writes(t, rbGVR, "default", "web", want...)
 			if got := len(f.events()); got != map[bool]int{false: 0, true: 2}[tc.wantWrite] {
@@ -258,7 +252,7 @@ func TestReconcilePatchErrors(t *testing.T) {
 		err     error
 		wantErr string // "" when the error is swallowed
 	}{
-		{name: "conflict is retried", err: apierrors.NewConflict(rbGVR.GroupResource(), "web", fmt.Errorf("changed")), wantErr: "writing the scheduling result"},
+		{name: "conflict is retried", err: apierrors.NewConflict(rbGVR.GroupResource(), "web", fmt.Errorf("changed")), wantErr: "writing the scheduling decision"},
 		{name: "deleted meanwhile", err: apierrors.NewNotFound(rbGVR.GroupResource(), "web")},
 	}
 	for _, tc := range tests {
@@ -279,44 +273,5 @@ func TestReconcilePatchErrors(t *testing.T) {
 				t.Errorf("failed write recorded %v", ev)
 			}
 		})
-	}
-}
-
-// The result written and its status refused (a concurrent writer): the
-// error is retried, and the cache until the result's write shows is
-// stale; from the result on, the status alone is written.
-func TestReconcileStatusWriteFails(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, fixtureClusters(), newRB())
-	refuse := true
-	f.client.PrependReactor("patch", "resourcebindings", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		if a.GetSubresource() == "status" && refuse {
-			return true, nil, apierrors.NewConflict(rbGVR.GroupResource(), "web", fmt.Errorf("changed"))
-		}
-		return false, nil, nil
-	})
-	err := f.ctrl.reconcile(context.Background(), "rb/default/web")
-	if err == nil || !strings.Contains(err.Error(), "writing the scheduling status") || !apierrors.IsConflict(err) {
-		t.Fatalf("reconcile = %v, want a conflict wrapped in %q", err, "writing the scheduling status")
-	}
-	f.writes(t, rbGVR, "default", "web", "", "status")
-	if ev := f.events(); len(ev) != 0 {
-		t.Errorf("failed write recorded %v", ev)
-	}
-	f.client.ClearActions()
-	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(f.client.Actions()); n != 0 {
-		t.Errorf("a reconcile before the result reached the cache made %d requests, want none", n)
-	}
-	refuse = false
-	f.resync(t, rbGVR, "default", "web")
-	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
-		t.Fatal(err)
-	}
-	jsonEqual(t, successStatusPatch, f.writes(t, rbGVR, "default", "web", "status")[0])
-	if diff := cmp.Diff([]string{succeeded, succeeded}, f.events()); diff != "" {
-		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }

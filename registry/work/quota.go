@@ -124,33 +124,32 @@ func quotaExceeded(name, msg string) error {
 	return err
 }
 
-// quotaGuardedREST is the ResourceBinding storage with quotaCheck run on
-// every create and update (patches and apply included) after the other
-// validation. The writes that raise use in a namespace with quotas are
-// serialized, from their check to the end of their write, so two of them
-// cannot both pass on the same headroom: each lists the bindings as stored
-// (a consistent list) after the previous one's write completed. Other
-// writes (most: status, metadata, unscheduled bindings, namespaces
-// without quotas) take no lock and list nothing. Status-only writes (the
-// status subresource) change no use and are not checked.
-type quotaGuardedREST struct {
-	*resource.REST
+// quotaGuard runs quotaCheck on every create and update of
+// ResourceBindings (patches and apply included) after the other
+// validation, for each storage that can change their spec: the binding
+// itself and its scheduling subresource. The writes that raise use in a
+// namespace with quotas are serialized, from their check to the end of
+// their write, whichever storage they go through, so two of them cannot
+// both pass on the same headroom: each lists the bindings as stored (a
+// consistent list) after the previous one's write completed. Other writes
+// (most: status, metadata, unscheduled bindings, namespaces without
+// quotas) take no lock and list nothing. Status-only writes (the status
+// subresource) change no use and are not checked.
+type quotaGuard struct {
 	quotas QuotaLister
+	// lister lists the stored bindings; the ResourceBinding storage.
+	lister rest.Lister
 	locks  [64]sync.Mutex
 }
 
-// newQuotaGuardedREST guards store with the quotas of quotas.
-func newQuotaGuardedREST(store *resource.REST, quotas QuotaLister) *quotaGuardedREST {
-	return &quotaGuardedREST{REST: store, quotas: quotas}
+// newQuotaGuard guards the writes to the bindings of lister with the
+// quotas of quotas.
+func newQuotaGuard(lister rest.Lister, quotas QuotaLister) *quotaGuard {
+	return &quotaGuard{lister: lister, quotas: quotas}
 }
 
-var (
-	_ rest.Creater = &quotaGuardedREST{}
-	_ rest.Updater = &quotaGuardedREST{}
-)
-
-func (g *quotaGuardedREST) list(ctx context.Context, namespace string) ([]workv1alpha2.ResourceBinding, error) {
-	obj, err := g.REST.List(genericapirequest.WithNamespace(ctx, namespace), &metainternalversion.ListOptions{})
+func (g *quotaGuard) list(ctx context.Context, namespace string) ([]workv1alpha2.ResourceBinding, error) {
+	obj, err := g.lister.List(genericapirequest.WithNamespace(ctx, namespace), &metainternalversion.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +164,7 @@ func (g *quotaGuardedREST) list(ctx context.Context, namespace string) ([]workv1
 // validation may take (to call once the write is done). An update's
 // validation may run more than once (conflicts are retried): the lock is
 // taken once.
-func (g *quotaGuardedREST) check() (*quotaCheck, func()) {
+func (g *quotaGuard) check() (*quotaCheck, func()) {
 	var held *sync.Mutex
 	c := &quotaCheck{quotas: g.quotas, bindings: g.list, lock: func(namespace string) {
 		if held != nil {
@@ -183,11 +182,12 @@ func (g *quotaGuardedREST) check() (*quotaCheck, func()) {
 	}
 }
 
-// Create implements rest.Creater.
-func (g *quotaGuardedREST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
+// create is next, the storage's Create, with the check.
+func (g *quotaGuard) create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions,
+	next func(context.Context, runtime.Object, rest.ValidateObjectFunc, *metav1.CreateOptions) (runtime.Object, error)) (runtime.Object, error) {
 	check, release := g.check()
 	defer release()
-	return g.REST.Create(ctx, obj, func(ctx context.Context, obj runtime.Object) error {
+	return next(ctx, obj, func(ctx context.Context, obj runtime.Object) error {
 		if createValidation != nil {
 			if err := createValidation(ctx, obj); err != nil {
 				return err
@@ -201,23 +201,66 @@ func (g *quotaGuardedREST) Create(ctx context.Context, obj runtime.Object, creat
 	}, options)
 }
 
+// updater is a storage's Update.
+type updater func(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
+	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error)
+
+// update is next, the storage's Update, with the check.
+func (g *quotaGuard) update(next updater) updater {
+	return func(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
+		updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+		check, release := g.check()
+		defer release()
+		guarded := func(ctx context.Context, obj, old runtime.Object) error {
+			if updateValidation != nil {
+				if err := updateValidation(ctx, obj, old); err != nil {
+					return err
+				}
+			}
+			rb, ok1 := obj.(*workv1alpha2.ResourceBinding)
+			prev, ok2 := old.(*workv1alpha2.ResourceBinding)
+			if !ok1 || !ok2 {
+				return nil
+			}
+			return check.validate(ctx, rb, prev)
+		}
+		return next(ctx, name, objInfo, createValidation, guarded, forceAllowCreate, options)
+	}
+}
+
+// quotaGuardedREST is the ResourceBinding storage with its guard.
+type quotaGuardedREST struct {
+	*resource.REST
+	guard *quotaGuard
+}
+
+var (
+	_ rest.Creater = &quotaGuardedREST{}
+	_ rest.Updater = &quotaGuardedREST{}
+	_ rest.Updater = &quotaGuardedScheduling{}
+)
+
+// Create implements rest.Creater.
+func (g *quotaGuardedREST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
+	return g.guard.create(ctx, obj, createValidation, options, g.REST.Create)
+}
+
 // Update implements rest.Updater.
 func (g *quotaGuardedREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
 	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	check, release := g.check()
-	defer release()
-	guarded := func(ctx context.Context, obj, old runtime.Object) error {
-		if updateValidation != nil {
-			if err := updateValidation(ctx, obj, old); err != nil {
-				return err
-			}
-		}
-		rb, ok1 := obj.(*workv1alpha2.ResourceBinding)
-		prev, ok2 := old.(*workv1alpha2.ResourceBinding)
-		if !ok1 || !ok2 {
-			return nil
-		}
-		return check.validate(ctx, rb, prev)
-	}
-	return g.REST.Update(ctx, name, objInfo, createValidation, guarded, forceAllowCreate, options)
+	return g.guard.update(g.REST.Update)(ctx, name, objInfo, createValidation, updateValidation, forceAllowCreate, options)
+}
+
+// quotaGuardedScheduling is the ResourceBindings' scheduling subresource
+// with the guard of their storage: a decision that raises use is checked
+// like any other write.
+type quotaGuardedScheduling struct {
+	*resource.StatusREST
+	guard *quotaGuard
+}
+
+// Update implements rest.Updater.
+func (g *quotaGuardedScheduling) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
+	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return g.guard.update(g.StatusREST.Update)(ctx, name, objInfo, createValidation, updateValidation, forceAllowCreate, options)
 }

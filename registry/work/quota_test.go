@@ -113,7 +113,7 @@ func TestQuotaGuardLocking(t *testing.T) {
 	team := policyv1alpha1.FederatedResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "team"},
 		Spec: policyv1alpha1.FederatedResourceQuotaSpec{Overall: rl("cpu", "1")}}
 	var quotas []policyv1alpha1.FederatedResourceQuota
-	g := newQuotaGuardedREST(nil, func(context.Context, string) ([]policyv1alpha1.FederatedResourceQuota, error) { return quotas, nil })
+	g := newQuotaGuard(nil, func(context.Context, string) ([]policyv1alpha1.FederatedResourceQuota, error) { return quotas, nil })
 	stripe := func() *sync.Mutex {
 		h := fnv.New32a()
 		_, _ = h.Write([]byte("ns"))

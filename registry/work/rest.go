@@ -117,11 +117,25 @@ func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opt
 	if err != nil {
 		return nil, err
 	}
-	rbs, ok := bindings["resourcebindings"].(*resource.REST)
-	if !ok {
-		return nil, fmt.Errorf("the resourcebindings storage is a %T", bindings["resourcebindings"])
+	// Each binding kind has a scheduling subresource; the ResourceBindings'
+	// writes, through either, pass the same quota guard.
+	for _, def := range bindingDefinitions() {
+		name := def.Resource.Resource
+		main, ok := bindings[name].(*resource.REST)
+		if !ok {
+			return nil, fmt.Errorf("the %s storage is a %T", name, bindings[name])
+		}
+		scheduling, ok := newSchedulingREST(main)
+		if !ok {
+			return nil, fmt.Errorf("the %s storage has no binding strategy", name)
+		}
+		bindings[name+"/"+workv1alpha2.SchedulingSubresource] = scheduling
+		if name == "resourcebindings" {
+			guard := newQuotaGuard(main, quotas)
+			bindings[name] = &quotaGuardedREST{REST: main, guard: guard}
+			bindings[name+"/"+workv1alpha2.SchedulingSubresource] = &quotaGuardedScheduling{StatusREST: scheduling, guard: guard}
+		}
 	}
-	bindings["resourcebindings"] = newQuotaGuardedREST(rbs, quotas)
 	v1 := map[string]rest.Storage{}
 	for k, v := range works {
 		v1[k] = v

@@ -12,14 +12,6 @@ import (
 	"github.com/flotilla-io/flotilla/registry/internal/resource"
 )
 
-// SchedulingSubresource is where a scheduler writes a decision in one
-// request: spec.clusters, the applied-placement annotation and the
-// status, as pods/binding lets kube-scheduler set a pod's node and
-// condition together. Every other field is kept as stored, whoever
-// writes; it is Flotilla's own (a Karmada client writes the binding and
-// its status subresource, which behave as before).
-const SchedulingSubresource = "scheduling"
-
 // schedulingStrategy is the update strategy of bindings' scheduling
 // subresource: the status subresource's (new status and metadata, stored
 // spec), plus the new spec.clusters; the generation moves when they
@@ -33,36 +25,51 @@ func newSchedulingStrategy(main *resource.Strategy) schedulingStrategy {
 	return schedulingStrategy{StatusStrategy: resource.NewStatusStrategy(main), main: main}
 }
 
-// bindingSpec returns the spec of a ResourceBinding or ClusterResourceBinding.
-func bindingSpec(obj runtime.Object) *workv1alpha2.ResourceBindingSpec {
+// specAndStatus returns the spec and status of a ResourceBinding or
+// ClusterResourceBinding.
+func specAndStatus(obj runtime.Object) (*workv1alpha2.ResourceBindingSpec, *workv1alpha2.ResourceBindingStatus) {
 	switch b := obj.(type) {
 	case *workv1alpha2.ResourceBinding:
-		return &b.Spec
+		return &b.Spec, &b.Status
 	case *workv1alpha2.ClusterResourceBinding:
-		return &b.Spec
+		return &b.Spec, &b.Status
 	}
-	return nil
+	return nil, nil
 }
 
+// PrepareForUpdate keeps the stored spec but for spec.clusters. When the
+// clusters change, the generation moves, and a decision written for the
+// stored generation (schedulerObservedGeneration, the Scheduled
+// condition's observedGeneration) observes the new one: its own result is
+// the only change, as when Karmada's scheduler writes the spec and then
+// the status with the generation that write made.
 func (s schedulingStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
-	spec, prev := bindingSpec(obj), bindingSpec(old)
+	spec, _ := specAndStatus(obj)
+	prev, _ := specAndStatus(old)
 	if spec == nil || prev == nil {
 		s.StatusStrategy.PrepareForUpdate(ctx, obj, old)
 		return
 	}
 	clusters := spec.Clusters
 	s.StatusStrategy.PrepareForUpdate(ctx, obj, old)
-	spec = bindingSpec(obj)
+	spec, status := specAndStatus(obj)
 	spec.Clusters = clusters
 	newMeta, err1 := meta.Accessor(obj)
 	oldMeta, err2 := meta.Accessor(old)
 	if err1 != nil || err2 != nil {
 		return
 	}
+	was := oldMeta.GetGeneration()
 	if apiequality.Semantic.DeepEqual(clusters, prev.Clusters) {
-		newMeta.SetGeneration(oldMeta.GetGeneration())
-	} else {
-		newMeta.SetGeneration(oldMeta.GetGeneration() + 1)
+		newMeta.SetGeneration(was)
+		return
+	}
+	newMeta.SetGeneration(was + 1)
+	if status.SchedulerObservedGeneration == was {
+		status.SchedulerObservedGeneration = was + 1
+	}
+	if c := meta.FindStatusCondition(status.Conditions, workv1alpha2.Scheduled); c != nil && c.ObservedGeneration == was {
+		c.ObservedGeneration = was + 1
 	}
 }
 

@@ -132,3 +132,12 @@ const (
 	// dependencies are distributed, so the attached bindings are cleaned up.
 	BindingDependenciesDistributorFinalizer = "karmada.io/binding-dependencies-distributor"
 )
+
+// SchedulingSubresource is the subresource of ResourceBindings and
+// ClusterResourceBindings where a scheduler writes a decision in one
+// request: spec.clusters, the applied-placement annotation and the status,
+// as pods/binding lets kube-scheduler set a pod's node and condition
+// together. It is Flotilla's own: every other field is kept as stored,
+// and a Karmada client writing the binding and its status subresource
+// sees them behave as in Karmada.
+const SchedulingSubresource = "scheduling"

@@ -5,10 +5,7 @@
 // what it wrote instead, or waits.
 package ownwrites
 
-import (
-	"slices"
-	"sync"
-)
+import "sync"
 
 // Writes holds, per key, the last write: the resourceVersion it replaced
 // and what the controller wants to remember of it. It is safe for
@@ -19,26 +16,18 @@ type Writes[K comparable, V any] struct {
 }
 
 type entry[V any] struct {
-	replaced []string
+	replaced string
 	value    V
 }
 
 // Record remembers a write of key that replaced resourceVersion replaced.
 func (w *Writes[K, V]) Record(key K, replaced string, value V) {
-	w.RecordSteps(key, value, replaced)
-}
-
-// RecordSteps remembers a write of key made in several requests (a
-// binding's spec, then its status): the first replaced replaced[0], each
-// next one the version the one before made. Until the cache holds the
-// last write, it holds one of these.
-func (w *Writes[K, V]) RecordSteps(key K, value V, replaced ...string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.m == nil {
 		w.m = map[K]entry[V]{}
 	}
-	w.m[key] = entry[V]{replaced: slices.Clone(replaced), value: value}
+	w.m[key] = entry[V]{replaced: replaced, value: value}
 }
 
 // Pending returns what was recorded for key when the cache still holds
@@ -51,7 +40,7 @@ func (w *Writes[K, V]) Pending(key K, cachedRV string) (value V, ok bool) {
 	if !found {
 		return value, false
 	}
-	if !slices.Contains(e.replaced, cachedRV) {
+	if e.replaced != cachedRV {
 		delete(w.m, key)
 		return value, false
 	}

@@ -24,20 +24,3 @@ func TestPending(t *testing.T) {
 		t.Error("pending after Forget")
 	}
 }
-
-func TestPendingSteps(t *testing.T) {
-	t.Parallel()
-	var w Writes[string, int]
-	w.RecordSteps("a", 42, "5", "6")
-	for _, rv := range []string{"5", "6"} {
-		if v, ok := w.Pending("a", rv); !ok || v != 42 {
-			t.Errorf("cache at %s, a version the write replaced: %v %v, want 42 true", rv, v, ok)
-		}
-	}
-	if _, ok := w.Pending("a", "7"); ok {
-		t.Error("pending once the cache holds the last step")
-	}
-	if _, ok := w.Pending("a", "5"); ok {
-		t.Error("the record survived the cache moving on")
-	}
-}
