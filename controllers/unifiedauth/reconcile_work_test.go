@@ -27,8 +27,10 @@ func TestWorkReconciler(t *testing.T) {
 		t.Helper()
 		var created *workv1alpha1.Work
 		r := workReconciler{
-			getWork: func(ns, name string) (*workv1alpha1.Work, error) { return nil, apierrors.NewNotFound(workv1alpha1.Resource("works"), name) },
-			write:   func(_ context.Context, _, desired *workv1alpha1.Work) error { created = desired.DeepCopy(); return nil },
+			getWork: func(ns, name string) (*workv1alpha1.Work, error) {
+				return nil, apierrors.NewNotFound(workv1alpha1.Resource("works"), name)
+			},
+			write: func(_ context.Context, _, desired *workv1alpha1.Work) error { created = desired.DeepCopy(); return nil },
 		}
 		if _, err := r.reconcile(context.Background(), member1(), "ClusterRole", obj); err != nil {
 			t.Fatal(err)
