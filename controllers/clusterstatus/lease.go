@@ -14,16 +14,30 @@ import (
 
 // heartbeats runs one lease controller per cluster.
 type heartbeats struct {
-	host     kubernetes.Interface
-	duration time.Duration
-	interval time.Duration
+	// run renews the Lease of cluster name until ctx ends.
+	run func(ctx context.Context, name string)
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
 }
 
+// newHeartbeats returns the heartbeats that renew each cluster's Lease on
+// host; nil (no heartbeats) when host is nil.
+func newHeartbeats(host kubernetes.Interface, duration, interval time.Duration) *heartbeats {
+	if host == nil {
+		return nil
+	}
+	return &heartbeats{
+		run: func(ctx context.Context, name string) {
+			lease.NewController(clock.RealClock{}, host, name, int32(duration/time.Second), nil, interval, name, clusterv1alpha1.LeaseNamespace, nil).Run(ctx)
+		},
+		running: map[string]context.CancelFunc{},
+	}
+}
+
+// start starts the heartbeat of cluster name, unless it runs.
 func (h *heartbeats) start(name string) {
-	if h == nil || h.host == nil {
+	if h == nil {
 		return
 	}
 	h.mu.Lock()
@@ -33,10 +47,10 @@ func (h *heartbeats) start(name string) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h.running[name] = cancel
-	c := lease.NewController(clock.RealClock{}, h.host, name, int32(h.duration/time.Second), nil, h.interval, name, clusterv1alpha1.LeaseNamespace, nil)
-	go c.Run(ctx)
+	go h.run(ctx, name)
 }
 
+// stop stops the heartbeat of cluster name.
 func (h *heartbeats) stop(name string) {
 	if h == nil {
 		return

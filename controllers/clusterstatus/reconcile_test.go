@@ -141,23 +141,20 @@ func newFixture(t *testing.T, cluster *clusterv1alpha1.Cluster, m *fakeMember, o
 		opts.CacheSyncTimeout = time.Minute
 	}
 	f.ctrl = &Controller{
-		clusters:     clusterlisters.NewClusterLister(clusters),
-		client:       f.client,
-		memberClient: members.Get,
-		forgetClient: members.Forget,
-		informers: func(name string, client *member.Client) Informers {
-			if client == nil {
-				t.Errorf("informers of %s asked for without a client", name)
-			}
-			f.ensured = append(f.ensured, name)
-			return f.informers[name]
-		},
+		clusters:        clusterlisters.NewClusterLister(clusters),
+		client:          f.client,
+		forgetClient:    members.Forget,
 		forgetInformers: func(name string) { delete(f.informers, name) },
 		queue:           f.queue,
 		opts:            opts,
-		now:             func() time.Time { return fixedNow },
-		firstFailure:    map[string]time.Time{},
 	}
+	f.ctrl.setReconcilers(members.Get, func(name string, client *member.Client) Informers {
+		if client == nil {
+			t.Errorf("informers of %s asked for without a client", name)
+		}
+		f.ensured = append(f.ensured, name)
+		return f.informers[name]
+	}, func() time.Time { return fixedNow })
 	return f
 }
 

@@ -6,20 +6,12 @@ package unifiedauth
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"hash/fnv"
-	"maps"
-	"slices"
-	"sort"
 
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/sets"
 	rbacinformers "k8s.io/client-go/informers/rbac/v1"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
@@ -32,9 +24,7 @@ import (
 	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha1"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha1"
-	"github.com/flotilla-io/flotilla/apis/work/mutation"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
-	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/internal/works"
@@ -55,13 +45,30 @@ const ImpersonatorName = "karmada-impersonator"
 // flotilla-agent to pull members.
 type Controller struct {
 	clusters clusterlisters.ClusterLister
-	roles    rbaclisters.ClusterRoleLister
-	bindings rbaclisters.ClusterRoleBindingLister
-	works    worklisters.WorkLister
-	client   versioned.Interface
 	synced   []cache.InformerSynced
 	queue    workqueue.TypedRateLimitingInterface[string]
 	recorder record.EventRecorder
+
+	// The sub-reconcilers (reconcile.go): the member RBAC host RBAC
+	// calls for, and the Works that carry it.
+	rbac  rbacReconciler
+	works workReconciler
+}
+
+// setReconcilers builds the sub-reconcilers over the host RBAC and Work
+// listers; client writes the Works.
+func (c *Controller) setReconcilers(roles rbaclisters.ClusterRoleLister, bindings rbaclisters.ClusterRoleBindingLister,
+	workLister worklisters.WorkLister, client versioned.Interface) {
+	c.rbac = rbacReconciler{
+		listBindings: func() ([]*rbacv1.ClusterRoleBinding, error) { return bindings.List(labels.Everything()) },
+		getRole:      roles.Get,
+	}
+	c.works = workReconciler{
+		getWork: func(namespace, name string) (*workv1alpha1.Work, error) { return workLister.Works(namespace).Get(name) },
+		write: func(ctx context.Context, cur, desired *workv1alpha1.Work) error {
+			return works.Write(ctx, client, cur, desired, ControllerName)
+		},
+	}
 }
 
 // Event reasons on Clusters, Karmada's (API-SPEC §14).
@@ -75,11 +82,12 @@ func New(clusters clusterinformers.ClusterInformer, roles rbacinformers.ClusterR
 	works workinformers.WorkInformer, client versioned.Interface, recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
 		recorder: recorder,
-		clusters: clusters.Lister(), roles: roles.Lister(), bindings: bindings.Lister(), works: works.Lister(), client: client,
+		clusters: clusters.Lister(),
 		synced: []cache.InformerSynced{clusters.Informer().HasSynced, roles.Informer().HasSynced, bindings.Informer().HasSynced,
 			works.Informer().HasSynced},
 		queue: worker.NewQueue(ControllerName),
 	}
+	c.setReconcilers(roles.Lister(), bindings.Lister(), works.Lister(), client)
 	onCluster := worker.EnqueueKey(c.queue)
 	// Any RBAC change may change who may proxy to any cluster.
 	all := func(any) { c.enqueueAll() }
@@ -140,191 +148,6 @@ func (c *Controller) enqueueAll() {
 // Run reconciles until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	worker.Run(ctx, c.queue, c.synced, workers, c.reconcile)
-}
-
-func (c *Controller) reconcile(ctx context.Context, name string) error {
-	cluster, err := c.clusters.Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if cluster.DeletionTimestamp != nil || cluster.Spec.ImpersonatorSecretRef == nil {
-		return nil
-	}
-	rules, err := c.impersonationRules(name)
-	if err != nil {
-		return err
-	}
-	managed := map[string]string{"karmada.io/managed": "true"}
-	role := &rbacv1.ClusterRole{
-		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
-		ObjectMeta: metav1.ObjectMeta{Name: ImpersonatorName, Labels: managed},
-		Rules:      rules,
-	}
-	binding := &rbacv1.ClusterRoleBinding{
-		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRoleBinding"},
-		ObjectMeta: metav1.ObjectMeta{Name: ImpersonatorName, Labels: managed},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ImpersonatorName},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: ImpersonatorName,
-			Namespace: cluster.Spec.ImpersonatorSecretRef.Namespace}},
-	}
-	wroteRole, err := c.ensureWork(ctx, cluster, "ClusterRole", role)
-	wroteBinding := false
-	if err == nil {
-		wroteBinding, err = c.ensureWork(ctx, cluster, "ClusterRoleBinding", binding)
-	}
-	switch {
-	case err != nil:
-		c.event(cluster, corev1.EventTypeWarning, EventReasonSyncImpersonationConfigFailed, fmt.Sprintf("Failed to sync impersonation config, err: %v", err))
-	case wroteRole || wroteBinding:
-		c.event(cluster, corev1.EventTypeNormal, EventReasonSyncImpersonationConfigSucceed, "Sync impersonation config succeed.")
-	}
-	return err
-}
-
-func (c *Controller) event(cluster *clusterv1alpha1.Cluster, eventType, reason, msg string) {
-	if c.recorder != nil {
-		c.recorder.Event(cluster, eventType, reason, msg)
-	}
-}
-
-// ensureWork creates or updates the Work carrying obj, the cluster-scoped
-// kind called ImpersonatorName, to the cluster; a Work whose fingerprint
-// matches is left alone. wrote tells whether it wrote.
-func (c *Controller) ensureWork(ctx context.Context, cluster *clusterv1alpha1.Cluster, kind string, obj any) (bool, error) {
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return false, err
-	}
-	hash := fmt.Sprintf("%x", fnv64(string(raw)))
-	ns := names.ExecutionNamespace(cluster.Name)
-	name := names.WorkName(kind, ImpersonatorName, "")
-	annotations := map[string]string{
-		fingerprintAnnotation: hash,
-		// These objects are the control plane's own: they replace whatever
-		// an older Flotilla applied under the same name.
-		workv1alpha2.ResourceConflictResolutionAnnotation: workv1alpha2.ResourceConflictResolutionOverwrite,
-	}
-	work := &workv1alpha1.Work{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: ns, Annotations: annotations,
-			Finalizers:      []string{workv1alpha1.ExecutionControllerFinalizer},
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(cluster, clusterv1alpha1.SchemeGroupVersion.WithKind("Cluster"))},
-		},
-		Spec: workv1alpha1.WorkSpec{Workload: workv1alpha1.WorkloadTemplate{Manifests: []workv1alpha1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}}},
-	}
-	cur, err := c.works.Works(ns).Get(name)
-	if apierrors.IsNotFound(err) {
-		return true, works.Write(ctx, c.client, nil, work, ControllerName)
-	}
-	if err != nil {
-		return false, err
-	}
-	// Compared as the server stores it: the stored labels (the permanent
-	// id) kept, the manifests mutated.
-	work.Labels = maps.Clone(cur.Labels)
-	if err := mutation.MutateWork(work, false); err != nil {
-		return false, err
-	}
-	if works.Needless(cur, work) {
-		return false, nil
-	}
-	return true, works.Write(ctx, c.client, cur, work, ControllerName)
-}
-
-// impersonationRules computes the member rules: impersonate exactly the
-// users, service accounts and groups that host RBAC allows to proxy to the
-// cluster, plus the UIDs and extras the proxy forwards for them.
-func (c *Controller) impersonationRules(cluster string) ([]rbacv1.PolicyRule, error) {
-	bindings, err := c.bindings.List(labels.Everything())
-	if err != nil {
-		return nil, err
-	}
-	users, groups, sas := sets.New[string](), sets.New[string](), sets.New[string]()
-	// A group may proxy: its members cannot be listed, so any user may be
-	// impersonated, but only with the groups granted below.
-	anyUser := false
-	for _, b := range bindings {
-		if b.RoleRef.Kind != "ClusterRole" {
-			continue
-		}
-		role, err := c.roles.Get(b.RoleRef.Name)
-		if err != nil || !grantsProxy(role.Rules, cluster) {
-			continue
-		}
-		for _, s := range b.Subjects {
-			switch s.Kind {
-			case rbacv1.UserKind:
-				users.Insert(s.Name)
-			case rbacv1.GroupKind:
-				groups.Insert(s.Name)
-				anyUser = true
-			case rbacv1.ServiceAccountKind:
-				sas.Insert(s.Name)
-				users.Insert("system:serviceaccount:" + s.Namespace + ":" + s.Name)
-				// The proxy forwards a service account's groups too.
-				groups.Insert("system:serviceaccounts", "system:serviceaccounts:"+s.Namespace)
-			}
-		}
-	}
-	var rules []rbacv1.PolicyRule
-	add := func(group, resource string, names sets.Set[string]) {
-		if names.Len() > 0 {
-			rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, ResourceNames: sorted(names), Verbs: []string{"impersonate"}})
-		}
-	}
-	if anyUser {
-		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"users"}, Verbs: []string{"impersonate"}})
-	} else {
-		add("", "users", users)
-	}
-	add("", "serviceaccounts", sas)
-	add("", "groups", groups)
-	if users.Len() > 0 || anyUser {
-		// The proxy forwards the caller's UID and extras (a service account's
-		// credential id, OIDC claims). RBAC cannot wildcard the extra keys
-		// (userextras/<key>), so every resource of authentication.k8s.io is
-		// granted, with only the impersonate verb: the user and groups above
-		// still bound who can be impersonated.
-		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"*"}, Verbs: []string{"impersonate"}})
-	}
-	return rules, nil
-}
-
-// grantsProxy reports whether rules allow clusters/proxy on cluster (or the
-// search proxying/proxy, which reaches every cluster).
-func grantsProxy(rules []rbacv1.PolicyRule, cluster string) bool {
-	for _, r := range rules {
-		if len(r.Verbs) == 0 {
-			continue
-		}
-		match := func(group string, resources ...string) bool {
-			if !slices.Contains(r.APIGroups, group) && !slices.Contains(r.APIGroups, "*") {
-				return false
-			}
-			for _, res := range resources {
-				if slices.Contains(r.Resources, res) {
-					return true
-				}
-			}
-			return slices.Contains(r.Resources, "*")
-		}
-		if match("cluster.karmada.io", "clusters/proxy", "clusters/*") && (len(r.ResourceNames) == 0 || slices.Contains(r.ResourceNames, cluster)) {
-			return true
-		}
-		if match("search.karmada.io", "proxying/proxy", "proxying/*") {
-			return true
-		}
-	}
-	return false
-}
-
-func sorted(s sets.Set[string]) []string {
-	l := s.UnsortedList()
-	sort.Strings(l)
-	return l
 }
 
 // Cleanup deletes the impersonation RBAC from a member being removed.

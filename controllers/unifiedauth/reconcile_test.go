@@ -89,12 +89,10 @@ func newFixture(t *testing.T, in objects) *fixture {
 	f.client.PrependReactor("create", "works", f.mutateWork)
 	f.ctrl = &Controller{
 		clusters: clusterlisters.NewClusterLister(clusters),
-		roles:    rbaclisters.NewClusterRoleLister(roles),
-		bindings: rbaclisters.NewClusterRoleBindingLister(bindings),
-		works:    worklisters.NewWorkLister(f.works),
-		client:   f.client,
 		recorder: f.recorder,
 	}
+	f.ctrl.setReconcilers(rbaclisters.NewClusterRoleLister(roles), rbaclisters.NewClusterRoleBindingLister(bindings),
+		worklisters.NewWorkLister(f.works), f.client)
 	return f
 }
 
