@@ -137,6 +137,16 @@ spec:
 	if clusters, _, _, err := bindingState(t.Context(), t, ns, "a"); err != nil || clusters != "member1:1 " {
 		t.Fatalf("after the refused write: clusters %q (%v), want member1:1", clusters, err)
 	}
+	// So is a decision written through the scheduling subresource.
+	_, err = framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Patch(t.Context(), "a-deployment", types.MergePatchType, patch,
+		metav1.PatchOptions{}, workv1alpha2.SchedulingSubresource)
+	if !apierrors.IsForbidden(err) || apierrors.ReasonForError(err) != "QuotaExceeded" {
+		t.Fatalf("a decision beyond the quota through %s: %v (reason %s), want 403 QuotaExceeded",
+			workv1alpha2.SchedulingSubresource, err, apierrors.ReasonForError(err))
+	}
+	if clusters, _, _, err := bindingState(t.Context(), t, ns, "a"); err != nil || clusters != "member1:1 " {
+		t.Fatalf("after the refused decision: clusters %q (%v), want member1:1", clusters, err)
+	}
 
 	// Back to one replica; then a higher request is refused to the detector.
 	framework.Apply(t, cpuOnly(ns, "a", 1, "10m"))
