@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 
 	"github.com/spf13/pflag"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -72,15 +71,11 @@ type Config struct {
 	Options
 	// Authorizer is the server's (delegating) authorizer.
 	Authorizer authorizer.Authorizer
-	// GetSecret reads the clusters' credential Secrets on the host.
-	GetSecret func(namespace, name string) (*corev1.Secret, error)
 	// HostConfig reaches the host API server with the server's credentials.
 	HostConfig *clientrest.Config
-	// Tunnel, when set, reaches Pull clusters through their agents'
-	// tunnels (member.Cache.Tunnel).
-	Tunnel member.TunnelDialer
-	// MemberClients reach the members (shared with the rest of the
-	// process: the metrics adapter).
+	// MemberClients reach the members, Pull ones through their agents'
+	// tunnels when its Tunnel is set: the process's one member cache, whose
+	// transports proxying/proxy uses too.
 	MemberClients *member.Cache
 }
 
@@ -186,11 +181,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	var proxyOpts []proxy.Option
-	if c.Tunnel != nil {
-		proxyOpts = append(proxyOpts, proxy.WithTunnel(c.Tunnel))
-	}
-	clusterProxy := proxy.NewConnecter(s.getCluster, c.GetSecret, nil, proxyOpts...)
+	clusterProxy := proxy.NewConnecter(s.getCluster, s.members, nil)
 	s.Storage = map[string]rest.Storage{
 		"search":   &searchREST{reader: reader, access: access, manager: s.manager, index: s.index},
 		"proxying": proxying.Parent{},

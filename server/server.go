@@ -144,8 +144,8 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	var searchSrv *search.Server
 	if c.HostConfig != nil {
-		cfg := &search.Config{Options: c.Search, Authorizer: c.generic.Authorization.Authorizer, GetSecret: getSecret, HostConfig: c.HostConfig,
-			Tunnel: s.Tunnels.DialContext, MemberClients: s.MemberClients}
+		cfg := &search.Config{Options: c.Search, Authorizer: c.generic.Authorization.Authorizer, HostConfig: c.HostConfig,
+			MemberClients: s.MemberClients}
 		if searchSrv, err = cfg.Complete().New(); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
@@ -153,7 +153,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		// caches are watched once, for search and every other reader.
 		s.MemberHub.SetShared(searchSrv.SharedListerWatcher)
 	}
-	groups, err := c.apiGroups(g, getSecret, s.Tunnels, searchSrv)
+	groups, err := c.apiGroups(g, s.MemberClients, s.Tunnels, searchSrv)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +247,7 @@ func (c CompletedConfig) memberHub(g *genericapiserver.GenericAPIServer, clients
 
 // apiGroups builds every API group the registry stores, with search's
 // endpoints in search.karmada.io when search runs.
-func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, getSecret member.SecretGetter, tunnels *tunnel.Server, searchSrv *search.Server) ([]*genericapiserver.APIGroupInfo, error) {
+func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, members *member.Cache, tunnels *tunnel.Server, searchSrv *search.Server) ([]*genericapiserver.APIGroupInfo, error) {
 	opts := c.generic.RESTOptionsGetter
 	var hostProxy []proxy.Option
 	if c.HostConfig != nil {
@@ -272,7 +272,7 @@ func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, getSecr
 		return nil, err
 	}
 	err = errors.Join(
-		add(clusterregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, getSecret, tunnels, hostProxy...)),
+		add(clusterregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, members, tunnels, hostProxy...)),
 		add(policyGroup, nil),
 		add(workregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, quotas)),
 		add(configregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
