@@ -37,7 +37,9 @@ type Client struct {
 // to rebuild it.
 func (c *Client) Key() string { return c.key }
 
-// Cache builds and caches member clients.
+// Cache builds and caches member clients and the transports of the
+// proxy: the one place that knows how to reach a member. A process has
+// one, shared by every reader.
 type Cache struct {
 	getSecret func(namespace, name string) (*corev1.Secret, error)
 	// QPS and Burst of each member client: generous, so one busy member
@@ -57,6 +59,13 @@ type Cache struct {
 	// pinned clients are returned for their cluster whatever its Cluster
 	// says (the agent's own member).
 	pinned map[string]*Client
+
+	// transports maps a cluster name to its current *Transport (the
+	// proxy's). Reads are lock-free; a snapshot is swapped in whole.
+	transports sync.Map
+	// buildMu serialises transport builds so that concurrent requests
+	// after a change build one transport, not one each.
+	buildMu sync.Mutex
 }
 
 // SecretGetter reads a Secret of the control plane.
@@ -149,11 +158,15 @@ func connectionKey(cluster *clusterv1alpha1.Cluster, secret *corev1.Secret) stri
 	}, "\x00")
 }
 
-// Forget drops the cached client of a cluster.
+// Forget drops the cached client and transport of a cluster (deleted),
+// closing the transport's idle connections.
 func (c *Cache) Forget(name string) {
 	c.mu.Lock()
 	delete(c.clients, name)
 	c.mu.Unlock()
+	if v, ok := c.transports.LoadAndDelete(name); ok {
+		v.(*Transport).close()
+	}
 }
 
 // RESTConfig returns the configuration to reach a member with the control

@@ -3,10 +3,8 @@ package member
 import (
 	"encoding/pem"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -28,35 +26,6 @@ func TestProxyHeader(t *testing.T) {
 	}
 }
 
-// connectProxy is an HTTP CONNECT proxy recording each CONNECT's headers.
-type connectProxy struct {
-	mu      sync.Mutex
-	headers []http.Header
-}
-
-func (p *connectProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodConnect {
-		http.Error(w, "CONNECT only", http.StatusMethodNotAllowed)
-		return
-	}
-	p.mu.Lock()
-	p.headers = append(p.headers, r.Header.Clone())
-	p.mu.Unlock()
-	upstream, err := net.Dial("tcp", r.Host)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	w.WriteHeader(http.StatusOK)
-	conn, _, err := w.(http.Hijacker).Hijack()
-	if err != nil {
-		upstream.Close()
-		return
-	}
-	go func() { _, _ = io.Copy(upstream, conn); upstream.Close() }()
-	go func() { _, _ = io.Copy(conn, upstream); conn.Close() }()
-}
-
 // Every member client (the scheduler's estimate, the metrics adapter,
 // execution, status) goes through spec.proxyURL with spec.proxyHeader on
 // its CONNECT, as the clusters/proxy handler does; a change of the headers
@@ -68,16 +37,14 @@ func TestClientHonoursProxyURLAndHeader(t *testing.T) {
 		_, _ = io.WriteString(w, `{"major":"1","minor":"36","gitVersion":"v1.36.3"}`)
 	}))
 	t.Cleanup(apiserver.Close)
-	proxy := &connectProxy{}
-	proxySrv := httptest.NewServer(proxy)
-	t.Cleanup(proxySrv.Close)
+	proxy := newConnectProxy(t, false)
 
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: apiserver.Certificate().Raw})
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: clusterv1alpha1.SecretNamespace, Name: "m", ResourceVersion: "1"},
 		Data: map[string][]byte{SecretTokenKey: []byte("t"), SecretCABundleKey: ca}}
 	cache := NewCache(func(string, string) (*corev1.Secret, error) { return secret, nil })
 	cluster := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "m"}, Spec: clusterv1alpha1.ClusterSpec{
-		SyncMode: clusterv1alpha1.Push, APIEndpoint: apiserver.URL, ProxyURL: proxySrv.URL,
+		SyncMode: clusterv1alpha1.Push, APIEndpoint: apiserver.URL, ProxyURL: proxy.url,
 		ProxyHeader: map[string]string{"X-Proxy-Token": "a, b"},
 		SecretRef:   &clusterv1alpha1.LocalSecretReference{Namespace: clusterv1alpha1.SecretNamespace, Name: "m"}}}
 
@@ -92,13 +59,11 @@ func TestClientHonoursProxyURLAndHeader(t *testing.T) {
 	if v.GitVersion != "v1.36.3" {
 		t.Errorf("version %q", v.GitVersion)
 	}
-	proxy.mu.Lock()
-	seen := proxy.headers
-	proxy.mu.Unlock()
+	seen := proxy.recorded()
 	if len(seen) == 0 {
 		t.Fatal("the request did not go through spec.proxyURL")
 	}
-	if diff := cmp.Diff([]string{"a", "b"}, seen[0].Values("X-Proxy-Token")); diff != "" {
+	if diff := cmp.Diff([]string{"a", "b"}, seen[0].header.Values("X-Proxy-Token")); diff != "" {
 		t.Errorf("spec.proxyHeader on CONNECT (-want +got):\n%s", diff)
 	}
 

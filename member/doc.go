@@ -6,7 +6,13 @@
 // member through its agent's tunnel; the client is rebuilt only when those
 // connection settings change. Every reader (cluster status, execution,
 // search, the proxy, the metrics adapter, the scheduler's estimate,
-// FederatedHPA) gets its member clients here.
+// FederatedHPA) gets its member clients here. The same Cache holds the
+// transport clusters/proxy and proxying/proxy forward users' requests on
+// (Transport, transport.go): one immutable snapshot per member with the
+// impersonator's token, TLS 1.3 and keep-alives, swapped (and its idle
+// connections closed) when the Cluster's connection settings or its
+// Secrets change, and an upgrade dialer that tunnels exec, attach and
+// port-forward streams through spec.proxyURL (dial.go).
 //
 // Hub runs one set of informers per member (pods, nodes and
 // ResourceQuotas, trimmed once to what their readers need) and serves them

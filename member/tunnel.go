@@ -15,8 +15,9 @@ type DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error
 // agent is connected now (tunnel.Server.DialContext).
 type TunnelDialer func(cluster string) (DialFunc, bool)
 
-// tunnelKey is the connection key of every tunnel client: the dialer finds
-// the agent's current tunnel at each dial, so reconnects need no new client.
+// tunnelKey is the connection key of every tunnel client and transport: the
+// dialer finds the agent's current tunnel at each dial, so reconnects need
+// no new client.
 const tunnelKey = "tunnel"
 
 // TunnelRESTConfig returns the configuration reaching a Pull cluster through
@@ -40,7 +41,7 @@ func (c *Cache) getTunnel(name string) (*Client, error) {
 	}
 	dial, ok := c.Tunnel(name)
 	if !ok {
-		return nil, fmt.Errorf("cluster %q is in Pull mode and its agent is not connected", name)
+		return nil, fmt.Errorf("cluster %q is in Pull mode and %w", name, ErrAgentNotConnected)
 	}
 	cfg := TunnelRESTConfig(name, dial)
 	cfg.QPS, cfg.Burst = c.QPS, c.Burst

@@ -30,10 +30,18 @@ var requestInfo = &request.RequestInfoFactory{APIPrefixes: sets.NewString("api",
 // countWatches wraps a member client's transport so that each watch it
 // opens on cluster counts in watchesGauge until its body is closed.
 func countWatches(cluster string) func(http.RoundTripper) http.RoundTripper {
+	return CountWatches(func(resource string) metrics.GaugeMetric { return watchesGauge.WithLabelValues(cluster, resource) })
+}
+
+// CountWatches wraps a client's transport so that each watch it opens
+// counts in gauge(resource) (resource.group) until its body is closed: the
+// member clients count in flotilla_member_watches, the server's own
+// loopback clients in theirs.
+func CountWatches(gauge func(resource string) metrics.GaugeMetric) func(http.RoundTripper) http.RoundTripper {
 	return func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
 			// Only a request asking to watch is parsed: this wraps every
-			// request to every member.
+			// request of the client.
 			if !strings.Contains(req.URL.RawQuery, "watch=") {
 				return rt.RoundTrip(req)
 			}
@@ -45,7 +53,7 @@ func countWatches(cluster string) func(http.RoundTripper) http.RoundTripper {
 			if err != nil || resp.StatusCode != http.StatusOK {
 				return resp, err
 			}
-			g := watchesGauge.WithLabelValues(cluster, schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}.String())
+			g := gauge(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}.String())
 			g.Inc()
 			resp.Body = &countedBody{ReadCloser: resp.Body, done: g.Dec}
 			return resp, nil

@@ -3,12 +3,10 @@ package proxy
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -19,6 +17,7 @@ import (
 	clienttransport "k8s.io/client-go/transport"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // AllClusters is the cluster name that fans a proxy request out to every
@@ -39,7 +38,11 @@ var connectMethods = []string{
 // the requesting user, impersonated by the cluster's impersonator service
 // account. Use NewConnecter; the zero value is not usable.
 type Connecter struct {
-	targets      *targetCache
+	getCluster func(name string) (*clusterv1alpha1.Cluster, error)
+	// members is the process's member cache, which builds and keeps the
+	// transport of each cluster (and reaches Pull clusters through their
+	// agents' tunnels when its Tunnel is set).
+	members      *member.Cache
 	listClusters func() ([]*clusterv1alpha1.Cluster, error)
 	// host serves the non-resource paths of clusters/*/proxy (WithHost).
 	host         *host
@@ -56,17 +59,6 @@ var (
 
 // Option configures a Connecter.
 type Option func(*Connecter)
-
-// WithTunnel makes the Connecter reach Pull clusters through their agents'
-// tunnels instead of their apiEndpoint: dial returns the dialer of a
-// cluster's tunnel and whether its agent is connected now
-// (tunnel.Server.DialContext). Requests go to the agent as plain HTTP with
-// the impersonation headers and no credentials; the agent sends them with
-// its own member identity, so neither spec.apiEndpoint nor the cluster's
-// secrets are used. Without it, Pull clusters are proxied like Push ones.
-func WithTunnel(dial func(cluster string) (func(ctx context.Context, network, addr string) (net.Conn, error), bool)) Option {
-	return func(c *Connecter) { c.targets.tunnel = dial }
-}
 
 // WithFanOutTimeout bounds each per-cluster request a clusters/*/proxy
 // request makes to find or list resources (default 10s).
@@ -90,17 +82,19 @@ func WithMaxListBytes(n int64) Option {
 	}
 }
 
-// NewConnecter returns a Connecter. getCluster and getSecret must return an
-// error satisfying apierrors.IsNotFound for a missing object; listClusters is
-// only used by clusters/*/proxy.
+// NewConnecter returns a Connecter reaching the clusters through members,
+// the process's member cache. getCluster must return an error satisfying
+// apierrors.IsNotFound for a missing cluster (and members' Secret reader
+// for a missing Secret); listClusters is only used by clusters/*/proxy.
 func NewConnecter(
 	getCluster func(name string) (*clusterv1alpha1.Cluster, error),
-	getSecret func(namespace, name string) (*corev1.Secret, error),
+	members *member.Cache,
 	listClusters func() ([]*clusterv1alpha1.Cluster, error),
 	opts ...Option,
 ) *Connecter {
 	c := &Connecter{
-		targets:      &targetCache{getCluster: getCluster, getSecret: getSecret},
+		getCluster:   getCluster,
+		members:      members,
 		listClusters: listClusters,
 		probeTimeout: defaultProbeTimeout,
 		maxListBytes: DefaultMaxListBytes,
@@ -118,7 +112,7 @@ func (c *Connecter) New() runtime.Object {
 
 // Destroy closes the idle connections to all member clusters; it implements rest.Storage.
 func (c *Connecter) Destroy() {
-	c.targets.closeAll()
+	c.members.CloseIdleConnections()
 }
 
 // NewConnectOptions returns the options of a proxy request; the path below
@@ -150,7 +144,7 @@ func (c *Connecter) Connect(ctx context.Context, name string, options runtime.Ob
 	if name == AllClusters {
 		return c.fanOut(u, proxyPath, r), nil
 	}
-	t, err := c.targets.get(name)
+	t, err := c.target(name)
 	if err != nil {
 		return nil, err
 	}
@@ -163,8 +157,8 @@ func (c *Connecter) Connect(ctx context.Context, name string, options runtime.Ob
 func (t *target) handler(u user.Info, proxyPath string, r rest.Responder) http.Handler {
 	imp := ImpersonationFor(u)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		location := *t.location
-		location.Path = joinPath(t.location.Path, proxyPath)
+		location := *t.Location
+		location.Path = joinPath(t.Location.Path, proxyPath)
 		location.RawPath = ""
 		// The upgrade path dials Location as is, so it must carry the query.
 		location.RawQuery = req.URL.RawQuery

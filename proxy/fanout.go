@@ -85,12 +85,12 @@ func (c *Connecter) readyTargets(ctx context.Context) ([]*target, []string, erro
 			"listing clusters: %v", err)
 	}
 	slices.SortFunc(clusters, func(a, b *clusterv1alpha1.Cluster) int { return strings.Compare(a.Name, b.Name) })
-	c.targets.retain(clusters)
+	c.members.Retain(clusters)
 	logger := klog.FromContext(ctx)
 	var targets []*target
 	var skipped []string
 	for _, cl := range clusters {
-		t, err := c.targets.forCluster(cl)
+		t, err := c.targetFor(cl)
 		if err != nil {
 			logger.V(4).Info("Skipping cluster in clusters/*/proxy", "cluster", cl.Name, "err", err)
 			skipped = append(skipped, fmt.Sprintf("%s: %v", cl.Name, err))
@@ -245,8 +245,8 @@ func (c *Connecter) forEach(ctx context.Context, u user.Info, targets []*target,
 
 // get sends a GET for a JSON document to a cluster. Redirects are not followed.
 func (c *Connecter) get(ctx context.Context, t *target, rt http.RoundTripper, p, rawQuery string) (*http.Response, error) {
-	location := *t.location
-	location.Path = joinPath(t.location.Path, p)
+	location := *t.Location
+	location.Path = joinPath(t.Location.Path, p)
 	location.RawPath = ""
 	location.RawQuery = rawQuery
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, location.String(), nil)

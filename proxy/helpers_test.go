@@ -28,6 +28,7 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/request"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 const secretNamespace = "karmada-cluster"
@@ -235,8 +236,9 @@ func (s *store) addCluster(name string, m *fakeMember, mutate func(*clusterv1alp
 	return c
 }
 
+// connecter returns a Connecter over the store, with a member cache of its own.
 func (s *store) connecter(opts ...Option) *Connecter {
-	return NewConnecter(s.getCluster, s.getSecret, s.listClusters, opts...)
+	return NewConnecter(s.getCluster, member.NewCache(s.getSecret), s.listClusters, opts...)
 }
 
 // responder is the rest.Responder the API server would pass: errors become

@@ -1,33 +1,12 @@
 package proxy
 
 import (
-	"fmt"
-	"net/url"
 	"strings"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/endpoints/request"
 )
-
-// parseEndpoint parses spec.apiEndpoint, which must be an http(s) URL with a host.
-func parseEndpoint(endpoint string) (*url.URL, error) {
-	if endpoint == "" {
-		return nil, fmt.Errorf("spec.apiEndpoint is not set")
-	}
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return nil, fmt.Errorf("spec.apiEndpoint %q: %w", endpoint, err)
-	}
-	if u.Scheme != "https" && u.Scheme != "http" {
-		return nil, fmt.Errorf("spec.apiEndpoint %q: scheme must be https or http", endpoint)
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("spec.apiEndpoint %q has no host", endpoint)
-	}
-	u.RawQuery, u.Fragment, u.User = "", "", nil
-	return u, nil
-}
 
 // joinPath joins the endpoint's path and the proxied path, keeping the
 // proxied path's trailing slash. An empty result stays empty, so that the

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"sync/atomic"
 
 	"github.com/spf13/pflag"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -27,7 +25,8 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
-	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
+	searchinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/search/v1alpha1"
 	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
 	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/memberaccess"
@@ -72,16 +71,18 @@ type Config struct {
 	Options
 	// Authorizer is the server's (delegating) authorizer.
 	Authorizer authorizer.Authorizer
-	// GetSecret reads the clusters' credential Secrets on the host.
-	GetSecret func(namespace, name string) (*corev1.Secret, error)
 	// HostConfig reaches the host API server with the server's credentials.
 	HostConfig *clientrest.Config
-	// Tunnel, when set, reaches Pull clusters through their agents'
-	// tunnels (member.Cache.Tunnel).
-	Tunnel member.TunnelDialer
-	// MemberClients reach the members (shared with the rest of the
-	// process: the metrics adapter).
+	// MemberClients reach the members, Pull ones through their agents'
+	// tunnels when its Tunnel is set: the process's one member cache, whose
+	// transports proxying/proxy uses too.
 	MemberClients *member.Cache
+	// Informers is the server's one informer factory over its loopback
+	// client, started by the server: search reads Clusters (the informer
+	// the member hub and the controllers share) and ResourceRegistries
+	// from it. Client is that loopback client (ResourceRegistry status).
+	Informers externalversions.SharedInformerFactory
+	Client    versioned.Interface
 }
 
 // CompletedConfig is a Config with defaults filled in.
@@ -97,20 +98,12 @@ type Server struct {
 	// resourceregistries.
 	Storage map[string]rest.Storage
 
-	cfg     CompletedConfig
-	members *member.Cache
-	manager *searchcache.Manager
-	index   *index.Index
-	// informed is set once the post-start hook made the informers.
-	informed atomic.Pointer[informed]
-}
-
-// informed is what the cache reads once the server serves: the listers of
-// clusters and registries and a client of the server itself.
-type informed struct {
-	clusters   clusterlisters.ClusterLister
-	registries func() ([]*searchv1alpha1.ResourceRegistry, error)
-	client     versioned.Interface
+	cfg        CompletedConfig
+	members    *member.Cache
+	manager    *searchcache.Manager
+	index      *index.Index
+	clusters   clusterinformers.ClusterInformer
+	registries searchinformers.ResourceRegistryInformer
 }
 
 // SharedListerWatcher reads the cache of resource in cluster, when it
@@ -127,7 +120,8 @@ func (s *Server) SharedListerWatcher(cluster string, gvr schema.GroupVersionReso
 
 // New builds the search surface.
 func (c CompletedConfig) New() (*Server, error) {
-	s := &Server{cfg: c, members: c.MemberClients}
+	s := &Server{cfg: c, members: c.MemberClients,
+		clusters: c.Informers.Cluster().V1alpha1().Clusters(), registries: c.Informers.Search().V1alpha1().ResourceRegistries()}
 	if c.Index {
 		ix, err := index.Open(index.Options{Dir: c.IndexDir})
 		if err != nil {
@@ -149,30 +143,20 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	s.manager = searchcache.NewManager(searchcache.Config{
 		Clusters: func() ([]*clusterv1alpha1.Cluster, error) {
-			if in := s.informed.Load(); in != nil {
-				return in.clusters.List(labels.Everything())
-			}
-			return nil, nil
+			return s.clusters.Lister().List(labels.Everything())
 		},
 		Registries: func() ([]*searchv1alpha1.ResourceRegistry, error) {
-			if in := s.informed.Load(); in != nil {
-				return in.registries()
-			}
-			return nil, nil
+			return s.registries.Lister().List(labels.Everything())
 		},
 		Client: s.members.Get,
 		WriteStatus: func(ctx context.Context, r *searchv1alpha1.ResourceRegistry, conds []metav1.Condition) error {
-			in := s.informed.Load()
-			if in == nil {
-				return nil
-			}
 			// A merge patch of the conditions alone: one write, no conflict
 			// with other writers of the object.
 			patch, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
 			if err != nil {
 				return err
 			}
-			_, err = in.client.SearchV1alpha1().ResourceRegistries().Patch(ctx, r.Name, types.MergePatchType, patch,
+			_, err = c.Client.SearchV1alpha1().ResourceRegistries().Patch(ctx, r.Name, types.MergePatchType, patch,
 				metav1.PatchOptions{FieldManager: "flotilla-search"}, "status")
 			if apierrors.IsNotFound(err) {
 				return nil // deleted since it was listed
@@ -181,16 +165,25 @@ func (c CompletedConfig) New() (*Server, error) {
 		},
 		Index: indexr,
 	})
+	// The informers are registered with the factory now, before the
+	// server starts it.
+	handler := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { s.manager.Trigger() },
+		UpdateFunc: func(old, cur any) { s.manager.Trigger() },
+		DeleteFunc: func(any) { s.manager.Trigger() },
+	}
+	if _, err := s.clusters.Informer().AddEventHandler(handler); err != nil {
+		return nil, err
+	}
+	if _, err := s.registries.Informer().AddEventHandler(handler); err != nil {
+		return nil, err
+	}
 	reader := &storage.Reader{Stores: s.manager.Stores, KindFor: s.manager.KindFor, Access: access, Table: tables}
 	host, err := proxying.NewHostHandler(c.HostConfig)
 	if err != nil {
 		return nil, err
 	}
-	var proxyOpts []proxy.Option
-	if c.Tunnel != nil {
-		proxyOpts = append(proxyOpts, proxy.WithTunnel(c.Tunnel))
-	}
-	clusterProxy := proxy.NewConnecter(s.getCluster, c.GetSecret, nil, proxyOpts...)
+	clusterProxy := proxy.NewConnecter(s.getCluster, s.members, nil)
 	s.Storage = map[string]rest.Storage{
 		"search":   &searchREST{reader: reader, access: access, manager: s.manager, index: s.index},
 		"proxying": proxying.Parent{},
@@ -204,37 +197,14 @@ func (c CompletedConfig) New() (*Server, error) {
 	return s, nil
 }
 
-// PostStartHook starts the informers and the cache; the server registers
-// it as "start-search-cache".
+// PostStartHook runs the cache once the server's informers (Config.Informers,
+// which the server starts) have synced; the server registers it as
+// "start-search-cache".
 func (s *Server) PostStartHook(hctx genericapiserver.PostStartHookContext) error {
-	cfg := clientrest.CopyConfig(hctx.LoopbackClientConfig)
-	cfg.QPS, cfg.Burst = 50, 100
-	cs, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	factory := externalversions.NewSharedInformerFactory(cs, 0)
-	clusters := factory.Cluster().V1alpha1().Clusters()
-	registries := factory.Search().V1alpha1().ResourceRegistries()
-	handler := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { s.manager.Trigger() },
-		UpdateFunc: func(old, cur any) { s.manager.Trigger() },
-		DeleteFunc: func(any) { s.manager.Trigger() },
-	}
-	if _, err := clusters.Informer().AddEventHandler(handler); err != nil {
-		return err
-	}
-	if _, err := registries.Informer().AddEventHandler(handler); err != nil {
-		return err
-	}
-	s.informed.Store(&informed{clusters: clusters.Lister(), client: cs, registries: func() ([]*searchv1alpha1.ResourceRegistry, error) {
-		return registries.Lister().List(labels.Everything())
-	}})
-	factory.Start(hctx.Done())
 	go func() {
 		// The hook's context ends when the server stops.
 		ctx := klog.NewContext(hctx.Context, klog.Background().WithName("search"))
-		if !cache.WaitForCacheSync(hctx.Done(), clusters.Informer().HasSynced, registries.Informer().HasSynced) {
+		if !cache.WaitForCacheSync(hctx.Done(), s.clusters.Informer().HasSynced, s.registries.Informer().HasSynced) {
 			return
 		}
 		s.manager.Run(ctx)
@@ -246,11 +216,10 @@ func (s *Server) PostStartHook(hctx genericapiserver.PostStartHookContext) error
 }
 
 func (s *Server) getCluster(name string) (*clusterv1alpha1.Cluster, error) {
-	in := s.informed.Load()
-	if in == nil {
+	if !s.clusters.Informer().HasSynced() {
 		return nil, apierrors.NewServiceUnavailable("the search cache is starting")
 	}
-	return in.clusters.Get(name)
+	return s.clusters.Lister().Get(name)
 }
 
 // memberClientset is a member's client with the control plane's

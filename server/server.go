@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,7 +31,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
-	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/manager"
 	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/metricsadapter"
@@ -139,13 +138,18 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	s.MemberClients = member.NewCache(getSecret)
 	s.MemberClients.Tunnel = s.Tunnels.DialContext
-	if s.MemberHub, err = c.memberHub(g, s.MemberClients); err != nil {
+	informers, loopback, err := loopbackInformers(g)
+	if err != nil {
+		return nil, err
+	}
+	clusters := informers.Cluster().V1alpha1().Clusters()
+	if s.MemberHub, err = memberHub(g, s.MemberClients, clusters); err != nil {
 		return nil, err
 	}
 	var searchSrv *search.Server
 	if c.HostConfig != nil {
-		cfg := &search.Config{Options: c.Search, Authorizer: c.generic.Authorization.Authorizer, GetSecret: getSecret, HostConfig: c.HostConfig,
-			Tunnel: s.Tunnels.DialContext, MemberClients: s.MemberClients}
+		cfg := &search.Config{Options: c.Search, Authorizer: c.generic.Authorization.Authorizer, HostConfig: c.HostConfig,
+			MemberClients: s.MemberClients, Informers: informers, Client: loopback}
 		if searchSrv, err = cfg.Complete().New(); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
@@ -153,7 +157,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		// caches are watched once, for search and every other reader.
 		s.MemberHub.SetShared(searchSrv.SharedListerWatcher)
 	}
-	groups, err := c.apiGroups(g, getSecret, s.Tunnels, searchSrv)
+	groups, err := c.apiGroups(g, s.MemberClients, s.Tunnels, searchSrv)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +189,7 @@ func (c CompletedConfig) New() (*Server, error) {
 			return nil, err
 		}
 	}
-	return s, s.startControllers(c.Controllers, c.HostConfig)
+	return s, s.startControllers(c.Controllers, c.HostConfig, clusters.Informer())
 }
 
 // secrets returns the reader of the clusters' credential Secrets: only
@@ -208,33 +212,45 @@ func (c CompletedConfig) secrets(g *genericapiserver.GenericAPIServer) (member.S
 	}), nil
 }
 
-// memberHub builds the process's member hub; it runs once the server
-// serves, over the Clusters read through the loopback client.
-func (c CompletedConfig) memberHub(g *genericapiserver.GenericAPIServer, clients *member.Cache) (*member.Hub, error) {
-	var clusters atomic.Pointer[clusterlisters.ClusterLister]
-	hub := member.NewHub(func() ([]*clusterv1alpha1.Cluster, error) {
-		if l := clusters.Load(); l != nil {
-			return (*l).List(labels.Everything())
-		}
-		return nil, nil
-	}, clients.Get)
-	err := g.AddPostStartHook("start-member-hub", func(hctx genericapiserver.PostStartHookContext) error {
-		cfg := rest.CopyConfig(hctx.LoopbackClientConfig)
-		cfg.QPS, cfg.Burst = 20, 40
-		cs, err := versioned.NewForConfig(cfg)
-		if err != nil {
-			return err
-		}
-		factory := externalversions.NewSharedInformerFactory(cs, 0)
-		informer := factory.Cluster().V1alpha1().Clusters()
-		if err := hub.TriggerOn(informer.Informer()); err != nil {
-			return err
-		}
-		lister := informer.Lister()
-		clusters.Store(&lister)
+// loopbackInformers returns the server's one informer factory over its
+// loopback client, and that client: the member hub, search and the
+// embedded controllers read the Clusters of one informer (one watch, which
+// runs whether or not this replica leads the controllers), search its
+// ResourceRegistries too. Register every informer before the server
+// starts: the factory starts once it serves.
+func loopbackInformers(g *genericapiserver.GenericAPIServer) (externalversions.SharedInformerFactory, versioned.Interface, error) {
+	if g.LoopbackClientConfig == nil {
+		return nil, nil, errors.New("the server has no loopback client configuration")
+	}
+	// Every loopback client copies this configuration (the controllers'
+	// socket too), so flotilla_loopback_watches sees all their watches.
+	g.LoopbackClientConfig.Wrap(countLoopbackWatches)
+	cfg := rest.CopyConfig(g.LoopbackClientConfig)
+	cfg.QPS, cfg.Burst = 50, 100
+	cs, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	factory := externalversions.NewSharedInformerFactory(cs, 0)
+	err = g.AddPostStartHook("start-loopback-informers", func(hctx genericapiserver.PostStartHookContext) error {
 		factory.Start(hctx.Done())
+		return nil
+	})
+	return factory, cs, err
+}
+
+// memberHub builds the process's member hub; it runs once the server
+// serves and the Clusters are listed.
+func memberHub(g *genericapiserver.GenericAPIServer, clients *member.Cache, clusters clusterinformers.ClusterInformer) (*member.Hub, error) {
+	hub := member.NewHub(func() ([]*clusterv1alpha1.Cluster, error) {
+		return clusters.Lister().List(labels.Everything())
+	}, clients.Get)
+	if err := hub.TriggerOn(clusters.Informer()); err != nil {
+		return nil, err
+	}
+	err := g.AddPostStartHook("start-member-hub", func(hctx genericapiserver.PostStartHookContext) error {
 		go func() {
-			if !cache.WaitForCacheSync(hctx.Done(), informer.Informer().HasSynced) {
+			if !cache.WaitForCacheSync(hctx.Done(), clusters.Informer().HasSynced) {
 				return
 			}
 			// The hook's context ends when the server stops.
@@ -247,7 +263,7 @@ func (c CompletedConfig) memberHub(g *genericapiserver.GenericAPIServer, clients
 
 // apiGroups builds every API group the registry stores, with search's
 // endpoints in search.karmada.io when search runs.
-func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, getSecret member.SecretGetter, tunnels *tunnel.Server, searchSrv *search.Server) ([]*genericapiserver.APIGroupInfo, error) {
+func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, members *member.Cache, tunnels *tunnel.Server, searchSrv *search.Server) ([]*genericapiserver.APIGroupInfo, error) {
 	opts := c.generic.RESTOptionsGetter
 	var hostProxy []proxy.Option
 	if c.HostConfig != nil {
@@ -272,7 +288,7 @@ func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, getSecr
 		return nil, err
 	}
 	err = errors.Join(
-		add(clusterregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, getSecret, tunnels, hostProxy...)),
+		add(clusterregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, members, tunnels, hostProxy...)),
 		add(policyGroup, nil),
 		add(workregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, quotas)),
 		add(configregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
@@ -314,8 +330,9 @@ func (c CompletedConfig) installMetrics(g *genericapiserver.GenericAPIServer, hu
 }
 
 // startControllers runs the embedded controllers once the server serves,
-// through a loopback socket, on the process's member clients and hub.
-func (s *Server) startControllers(opts manager.Options, host *rest.Config) error {
+// through a loopback socket, on the process's member clients and hub and
+// its Cluster informer.
+func (s *Server) startControllers(opts manager.Options, host *rest.Config, clusters cache.SharedIndexInformer) error {
 	g := s.GenericAPIServer
 	return g.AddPostStartHook("start-controllers", func(hctx genericapiserver.PostStartHookContext) error {
 		loopback, err := serveLoopbackSocket(hctx, g.Handler, hctx.LoopbackClientConfig)
@@ -327,6 +344,7 @@ func (s *Server) startControllers(opts manager.Options, host *rest.Config) error
 			return err
 		}
 		mc.UseMembers(s.MemberClients, s.MemberHub)
+		mc.UseClusterInformer(clusters)
 		go func() {
 			if err := manager.Run(hctx, mc); err != nil {
 				klog.FromContext(hctx).Error(err, "Controllers stopped")

@@ -23,6 +23,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	members "github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/proxy"
 )
 
@@ -99,7 +100,9 @@ func proxyFront(t *testing.T, cp *controlPlane, list ...*clusterv1alpha1.Cluster
 		t.Errorf("the proxy read secret %s/%s for a Pull cluster", namespace, name)
 		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "secrets"}, name)
 	}
-	pc := proxy.NewConnecter(clusters(list...), noSecrets, nil, proxy.WithTunnel(cp.tunnels.DialContext))
+	cache := members.NewCache(noSecrets)
+	cache.Tunnel = cp.tunnels.DialContext
+	pc := proxy.NewConnecter(clusters(list...), cache, nil)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		parts := strings.SplitN(strings.TrimPrefix(r.URL.Path, "/clusters/"), "/proxy", 2)
 		ctx := request.WithUser(r.Context(), tom)

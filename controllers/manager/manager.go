@@ -35,6 +35,7 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/workqueue"
 	"k8s.io/klog/v2"
 
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa"
@@ -236,6 +237,25 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 func (c *Context) UseMembers(members *member.Cache, hub *member.Hub) {
 	c.Members, c.Hub = members, hub
 }
+
+// UseClusterInformer has the controllers read Clusters from shared, the
+// Cluster informer the rest of the process (the member hub, search) reads,
+// so the server watches its own Clusters once. Its owner runs it, whether
+// or not this replica leads: the factory's Start leaves it alone. Call it
+// before Run, before anything asks KarmadaInformers for Clusters.
+func (c *Context) UseClusterInformer(shared cache.SharedIndexInformer) {
+	c.KarmadaInformers.InformerFor(&clusterv1alpha1.Cluster{}, func(versioned.Interface, time.Duration) cache.SharedIndexInformer {
+		return runElsewhere{shared}
+	})
+}
+
+// runElsewhere is an informer its owner runs: Run and RunWithContext
+// return at once, so a factory's Start neither runs it under another
+// context (a lease that ends) nor warns that it already runs.
+type runElsewhere struct{ cache.SharedIndexInformer }
+
+func (runElsewhere) Run(<-chan struct{})            {}
+func (runElsewhere) RunWithContext(context.Context) {}
 
 // Run starts the enabled controllers, under leader election when asked, and
 // blocks until ctx ends.

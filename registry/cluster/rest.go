@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,6 +15,7 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/proxy"
 	clusterstorage "github.com/flotilla-io/flotilla/registry/cluster/cluster/storage"
 	"github.com/flotilla-io/flotilla/tunnel"
@@ -26,10 +26,10 @@ import (
 var fromCache = &metav1.GetOptions{ResourceVersion: "0"}
 
 // NewAPIGroupInfo returns the storage of every cluster.karmada.io resource.
-// getSecret reads the clusters' credential Secrets on the host. With
-// tunnels, agents open their tunnels on clusters/tunnel and clusters/proxy
-// reaches Pull clusters through them.
-func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opts generic.RESTOptionsGetter, getSecret func(namespace, name string) (*corev1.Secret, error), tunnels *tunnel.Server, proxyOpts ...proxy.Option) (*genericapiserver.APIGroupInfo, error) {
+// clusters/proxy reaches the members through members, the process's member
+// cache (Pull ones through their agents' tunnels when its Tunnel is set).
+// With tunnels, agents open their tunnels on clusters/tunnel.
+func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opts generic.RESTOptionsGetter, members *member.Cache, tunnels *tunnel.Server, proxyOpts ...proxy.Option) (*genericapiserver.APIGroupInfo, error) {
 	info := genericapiserver.NewDefaultAPIGroupInfo(clusterv1alpha1.GroupName, scheme, runtime.NewParameterCodec(scheme), codecs)
 	clusters, status, err := clusterstorage.NewREST(scheme, opts)
 	if err != nil {
@@ -60,9 +60,8 @@ func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opt
 	}
 	if tunnels != nil {
 		storage["clusters/"+tunnel.Subresource] = tunnel.NewConnecter(tunnels, getCluster)
-		proxyOpts = append(proxyOpts, proxy.WithTunnel(tunnels.DialContext))
 	}
-	storage["clusters/proxy"] = proxy.NewConnecter(getCluster, getSecret, listClusters, proxyOpts...)
+	storage["clusters/proxy"] = proxy.NewConnecter(getCluster, members, listClusters, proxyOpts...)
 	info.VersionedResourcesStorageMap[clusterv1alpha1.SchemeGroupVersion.Version] = storage
 	return &info, nil
 }

@@ -1,4 +1,4 @@
-package proxy
+package member
 
 import (
 	"bufio"
@@ -15,13 +15,13 @@ import (
 	"time"
 )
 
-// tunnelDialer dials the member for upgraded streams. The upgrade-aware
+// upgradeDialer dials the member for upgraded streams. The upgrade-aware
 // handler writes the upgrade request onto a raw connection it gets from the
 // transport's dialer, bypassing http.Transport.Proxy, so the dialer itself
 // tunnels through the cluster's proxy: HTTP CONNECT (over TLS for an https
 // proxy) with spec.proxyHeader and basic auth from the URL's userinfo, or
 // SOCKS5. It picks the proxy with the same function as the plain transport.
-type tunnelDialer struct {
+type upgradeDialer struct {
 	proxy  func(*http.Request) (*url.URL, error)
 	header http.Header
 	// scheme is the member's scheme, which selects the environment proxy.
@@ -32,7 +32,7 @@ type tunnelDialer struct {
 }
 
 // DialContext opens a connection to addr, through the proxy if there is one.
-func (d *tunnelDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+func (d *upgradeDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	proxyURL, err := d.proxy(&http.Request{URL: &url.URL{Scheme: d.scheme, Host: addr}})
 	if err != nil {
 		return nil, fmt.Errorf("choosing proxy for %s: %w", addr, err)

@@ -1,4 +1,4 @@
-package proxy
+package member
 
 import (
 	"encoding/binary"
@@ -17,8 +17,8 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 )
 
-// tunnel is one connection a test proxy opened for a client.
-type tunnel struct {
+// proxied is one connection a test proxy opened for a client.
+type proxied struct {
 	target string
 	header http.Header // CONNECT request headers (HTTP proxies)
 	user   string      // SOCKS5 user name
@@ -28,19 +28,19 @@ type tunnel struct {
 type testProxy struct {
 	url     string
 	mu      sync.Mutex
-	tunnels []tunnel
+	tunnels []proxied
 }
 
-func (p *testProxy) record(tn tunnel) {
+func (p *testProxy) record(tn proxied) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.tunnels = append(p.tunnels, tn)
 }
 
-func (p *testProxy) recorded() []tunnel {
+func (p *testProxy) recorded() []proxied {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]tunnel(nil), p.tunnels...)
+	return append([]proxied(nil), p.tunnels...)
 }
 
 func splice(a, b net.Conn) {
@@ -66,7 +66,7 @@ func newConnectProxy(t *testing.T, useTLS bool) *testProxy {
 			http.Error(w, "auth", http.StatusProxyAuthRequired)
 			return
 		}
-		p.record(tunnel{target: r.Host, header: r.Header.Clone()})
+		p.record(proxied{target: r.Host, header: r.Header.Clone()})
 		backend, err := net.Dial("tcp", r.Host)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
@@ -186,12 +186,14 @@ func (p *testProxy) serveSOCKS5(conn net.Conn, wantUser string) {
 		fail()
 		return
 	}
-	p.record(tunnel{target: target, user: gotUser})
+	p.record(proxied{target: target, user: gotUser})
 	_, _ = conn.Write([]byte{5, 0, 0, 1, 127, 0, 0, 1, 0, 0})
 	splice(conn, backend)
 }
 
-func TestRequestsGoThroughProxyURL(t *testing.T) {
+// Both the plain and the upgrade transport of a member go through
+// spec.proxyURL, with spec.proxyHeader on CONNECT and the URL's user.
+func TestTransportGoesThroughProxyURL(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name       string
@@ -207,25 +209,17 @@ func TestRequestsGoThroughProxyURL(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMember(t, false, upgradeEcho)
+			e := newTransportEnv(t)
 			p := tc.proxy(t)
-			s := newStore()
-			s.addCluster("m1", m, func(c *clusterv1alpha1.Cluster) {
+			e.updateCluster(func(c *clusterv1alpha1.Cluster) {
 				c.Spec.ProxyURL = p.url
 				c.Spec.ProxyHeader = map[string]string{"X-Proxy-Token": "a, b"}
 			})
-			c := s.connecter()
+			tr := e.transport(t)
+			get(t, tr)
+			upgradeThrough(t, tr)
 
-			rec := do(c, tom, http.MethodGet, "/clusters/m1/proxy/api/v1/nodes", nil, "")
-			if rec.Code != http.StatusOK {
-				t.Fatalf("plain request: code = %d; body %s", rec.Code, rec.Body)
-			}
-			if code, body := upgradeThrough(t, c, "m1"); code != http.StatusSwitchingProtocols {
-				t.Fatalf("upgrade: code = %d; body %s", code, body)
-			}
-			checkUpgradeRequest(t, m.last(t))
-
-			memberAddr := m.Listener.Addr().String()
+			memberAddr := e.member.Listener.Addr().String()
 			tunnels := p.recorded()
 			if len(tunnels) != 2 {
 				t.Fatalf("proxy opened %d tunnels, want 2 (plain, upgrade)", len(tunnels))
