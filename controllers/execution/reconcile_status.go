@@ -9,101 +9,29 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	"k8s.io/klog/v2"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
 
-// maxConditionMessage is the longest message a condition may carry.
-const maxConditionMessage = 32768
-
-// setDispatching sets the Dispatching condition: False while the Work is
-// suspended, True otherwise. It reports whether the condition's status
-// changed, which is worth an event.
-func setDispatching(status *workv1alpha1.WorkStatus, suspended bool) bool {
-	cond := metav1.Condition{Type: workv1alpha1.WorkDispatching, Status: metav1.ConditionTrue,
-		Reason: workv1alpha1.WorkDispatchingReason, Message: workv1alpha1.WorkDispatchingMessage}
-	if suspended {
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, workv1alpha1.WorkSuspendDispatchingReason, workv1alpha1.WorkSuspendDispatchingMessage
-	}
-	changed := !meta.IsStatusConditionPresentAndEqual(status.Conditions, cond.Type, cond.Status)
-	meta.SetStatusCondition(&status.Conditions, cond)
-	return changed
+// statusReconciler writes a Work's status: one patch of the status
+// subresource per reconcile, none when it is unchanged.
+type statusReconciler struct {
+	// patch patches the Work.
+	patch workPatchFunc
+	// event records an event.
+	event eventFunc
 }
 
-// setApplied sets the Applied condition from the outcomes, with Karmada's
-// reasons and messages; the message of a failure holds the member's
-// errors. It returns those errors.
-func setApplied(status *workv1alpha1.WorkStatus, outcomes []outcome) error {
-	var errs []error
-	for _, o := range outcomes {
-		if o.err != nil {
-			errs = append(errs, o.err)
-		}
-	}
-	cond := metav1.Condition{Type: workv1alpha1.WorkApplied, Status: metav1.ConditionTrue,
-		Reason: workv1alpha1.WorkAppliedSuccessfulReason, Message: workv1alpha1.WorkAppliedSuccessfulMessage}
-	err := utilerrors.NewAggregate(errs)
-	if err != nil {
-		msg := fmt.Sprintf("Failed to apply all manifests (%d/%d): %s", len(outcomes)-len(errs), len(outcomes), err.Error())
-		if len(msg) > maxConditionMessage {
-			msg = msg[:maxConditionMessage]
-		}
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, workv1alpha1.WorkAppliedFailedReason, msg
-	}
-	meta.SetStatusCondition(&status.Conditions, cond)
-	return err
-}
-
-// manifestStatuses reflects the status and health of the member objects,
-// one entry per manifest whose object exists, in manifest order. Failures
-// are recorded as events on the Work.
-func (c *Controller) manifestStatuses(ctx context.Context, work *workv1alpha1.Work, outcomes []outcome) []workv1alpha1.ManifestStatus {
-	var out []workv1alpha1.ManifestStatus
-	for _, o := range outcomes {
-		if o.observed == nil || o.desired == nil {
-			continue
-		}
-		gvk := o.desired.GroupVersionKind()
-		ms := workv1alpha1.ManifestStatus{
-			Identifier: workv1alpha1.ResourceIdentifier{
-				Ordinal: o.ordinal, Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Resource: o.resource,
-				Namespace: o.observed.GetNamespace(), Name: o.observed.GetName(),
-			},
-			Health: workv1alpha1.ResourceUnknown,
-		}
-		raw, err := c.interp.ReflectStatus(o.observed)
-		if err != nil {
-			klog.FromContext(ctx).Error(err, "Reflecting status failed", "object", klog.KObj(o.observed), "kind", gvk.Kind)
-			c.recorder.Eventf(work, corev1.EventTypeWarning, eventReasonReflectStatusFailed, "Reflect status for object(%s) failed: %v", objectName(ms.Identifier), err)
-		} else {
-			ms.Status = raw
-		}
-		if c.interp.HookEnabled(gvk, interpreter.InterpretHealth) {
-			if health, err := c.interp.InterpretHealth(o.observed); err == nil {
-				ms.Health = workv1alpha1.ResourceHealth(health)
-			} else {
-				klog.FromContext(ctx).Error(err, "Interpreting health failed", "object", klog.KObj(o.observed), "kind", gvk.Kind)
-				c.recorder.Eventf(work, corev1.EventTypeWarning, eventReasonInterpretHealthFailed, "Interpret health of object(%s) failed: %v", objectName(ms.Identifier), err)
-			}
-		}
-		out = append(out, ms)
-	}
-	return out
-}
-
-// writeStatus patches the Work's status subresource with status when it
+// reconcile patches the Work's status subresource with status when it
 // differs from stored, the status last stored (see records.freshStatus),
-// and records the write. The controller is the only writer of a
+// and records the write in recs. The controller is the only writer of a
 // Work's status (conditions and manifestStatuses alike), so the merge patch
-// replaces both lists whole and needs no resourceVersion. dispatching asks
-// for a WorkDispatching event once the write succeeded.
-func (c *Controller) writeStatus(ctx context.Context, m *memberState, work *workv1alpha1.Work, stored, status *workv1alpha1.WorkStatus, dispatching bool) error {
+// replaces both lists whole and needs no resourceVersion. Once written, the
+// manifests whose reflected status or health changed are reported
+// (statusEvents), and dispatching asks for a WorkDispatching event.
+func (r *statusReconciler) reconcile(ctx context.Context, recs *records, work *workv1alpha1.Work, stored, status *workv1alpha1.WorkStatus, dispatching bool) error {
 	if statusEqual(stored, status) {
 		return nil
 	}
@@ -111,18 +39,17 @@ func (c *Controller) writeStatus(ctx context.Context, m *memberState, work *work
 	if err != nil {
 		return err
 	}
-	out, err := c.client.WorkV1alpha1().Works(work.Namespace).Patch(ctx, work.Name, types.MergePatchType, patch,
-		metav1.PatchOptions{FieldManager: ControllerName}, "status")
+	out, err := r.patch(ctx, work, types.MergePatchType, patch, "status")
 	if err != nil {
 		return fmt.Errorf("writing status: %w", err)
 	}
-	m.records.wroteStatus(work.UID, work.ResourceVersion, &out.Status)
+	recs.wroteStatus(work.UID, work.ResourceVersion, &out.Status)
 	for _, e := range statusEvents(stored, status) {
-		c.recorder.Event(work, corev1.EventTypeNormal, e.reason, e.message)
+		r.event(work, corev1.EventTypeNormal, e.reason, e.message)
 	}
 	if dispatching {
 		if cond := meta.FindStatusCondition(status.Conditions, workv1alpha1.WorkDispatching); cond != nil {
-			c.recorder.Event(work, corev1.EventTypeNormal, eventReasonWorkDispatching, cond.Message)
+			r.event(work, corev1.EventTypeNormal, eventReasonWorkDispatching, cond.Message)
 		}
 	}
 	return nil
@@ -177,14 +104,6 @@ func rawValue(r *runtime.RawExtension) any {
 		return string(r.Raw)
 	}
 	return v
-}
-
-// objectName is "kind/namespace/name" (or "kind/name") of a manifest.
-func objectName(id workv1alpha1.ResourceIdentifier) string {
-	if id.Namespace == "" {
-		return id.Kind + "/" + id.Name
-	}
-	return id.Kind + "/" + id.Namespace + "/" + id.Name
 }
 
 type statusEvent struct{ reason, message string }
