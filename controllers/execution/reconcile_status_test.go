@@ -1,6 +1,7 @@
 package execution
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -123,5 +124,71 @@ func TestStatusPatchRemovesEmptyLists(t *testing.T) {
 	}
 	if diff := cmp.Diff(1, len(obj.Status["conditions"].([]any))); diff != "" {
 		t.Errorf("conditions: %s", patch)
+	}
+}
+
+func TestStatusReconciler(t *testing.T) {
+	t.Parallel()
+	applied := metav1.Condition{Type: workv1alpha1.WorkApplied, Status: metav1.ConditionTrue, Reason: workv1alpha1.WorkAppliedSuccessfulReason}
+	dispatching := metav1.Condition{Type: workv1alpha1.WorkDispatching, Status: metav1.ConditionTrue, Reason: workv1alpha1.WorkDispatchingReason,
+		Message: workv1alpha1.WorkDispatchingMessage}
+	id := workv1alpha1.ResourceIdentifier{Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: "default", Name: "cm"}
+	ms := func(status string) []workv1alpha1.ManifestStatus {
+		return []workv1alpha1.ManifestStatus{{Identifier: id, Status: &runtime.RawExtension{Raw: []byte(status)}, Health: workv1alpha1.ResourceUnknown}}
+	}
+	tests := []struct {
+		name           string
+		stored, status workv1alpha1.WorkStatus
+		dispatching    bool
+		patchErr       error
+		wantPatches    []string
+		wantEvents     []string
+		wantRecorded   bool
+		wantErr        bool
+	}{
+		{name: "unchanged: no patch, no event", dispatching: true,
+			stored: workv1alpha1.WorkStatus{Conditions: []metav1.Condition{applied}, ManifestStatuses: ms(`{"a":1,"b":2}`)},
+			status: workv1alpha1.WorkStatus{Conditions: []metav1.Condition{applied}, ManifestStatuses: ms(`{"b":2,"a":1}`)}},
+		{name: "changed: one patch of the status, the events of what changed",
+			stored:       workv1alpha1.WorkStatus{Conditions: []metav1.Condition{applied}},
+			status:       workv1alpha1.WorkStatus{Conditions: []metav1.Condition{applied}, ManifestStatuses: ms(`{"a":1}`)},
+			wantPatches:  []string{`merge/status {"status":{"conditions":[{"type":"Applied","status":"True","lastTransitionTime":null,"reason":"AppliedSuccessful","message":""}],"manifestStatuses":[{"identifier":{"ordinal":0,"version":"v1","kind":"ConfigMap","resource":"configmaps","namespace":"default","name":"cm"},"status":{"a":1},"health":"Unknown"}]}}`},
+			wantEvents:   []string{"Work/cm Normal ReflectStatusSucceed Reflect status for object(ConfigMap/default/cm) succeed."},
+			wantRecorded: true},
+		{name: "dispatching: a WorkDispatching event after the write", dispatching: true,
+			status:       workv1alpha1.WorkStatus{Conditions: []metav1.Condition{dispatching}},
+			wantPatches:  []string{`merge/status {"status":{"conditions":[{"type":"Dispatching","status":"True","lastTransitionTime":null,"reason":"Dispatching","message":"Work is being dispatched to member clusters."}],"manifestStatuses":null}}`},
+			wantEvents:   []string{"Work/cm Normal WorkDispatching Work is being dispatched to member clusters."},
+			wantRecorded: true},
+		{name: "the patch fails: its error, no event, nothing recorded", dispatching: true, patchErr: errors.New("etcd down"), wantErr: true,
+			status:      workv1alpha1.WorkStatus{Conditions: []metav1.Condition{dispatching}},
+			wantPatches: []string{`merge/status {"status":{"conditions":[{"type":"Dispatching","status":"True","lastTransitionTime":null,"reason":"Dispatching","message":"Work is being dispatched to member clusters."}],"manifestStatuses":null}}`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			works, events := &fakeWorks{err: tc.patchErr}, &fakeEvents{}
+			r := statusReconciler{patch: works.patch, event: events.event}
+			recs := newRecords()
+			work := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: testNS, UID: "w", ResourceVersion: "7"}, Status: tc.stored}
+			err := r.reconcile(context.Background(), recs, work, &tc.stored, &tc.status, tc.dispatching)
+			if (err != nil) != tc.wantErr {
+				t.Errorf("error %v, want error %v", err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.wantPatches, works.patches); diff != "" {
+				t.Errorf("patches (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantEvents, events.events); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+			// The write is remembered: the Work as cached (still at "7")
+			// reads as the status written.
+			fresh := recs.freshStatus(work)
+			if recorded := fresh != &work.Status; recorded != tc.wantRecorded {
+				t.Errorf("write recorded %v, want %v", recorded, tc.wantRecorded)
+			} else if recorded && !statusEqual(fresh, &tc.status) {
+				t.Errorf("recorded status %+v, want %+v", fresh, tc.status)
+			}
+		})
 	}
 }
