@@ -64,3 +64,21 @@ func TestDispatchReconciler(t *testing.T) {
 		})
 	}
 }
+
+func TestSetDispatching(t *testing.T) {
+	t.Parallel()
+	var status workv1alpha1.WorkStatus
+	if !setDispatching(&status, false) {
+		t.Error("first condition not reported as a change")
+	}
+	if setDispatching(&status, false) {
+		t.Error("unchanged condition reported as a change")
+	}
+	if !setDispatching(&status, true) {
+		t.Error("suspension not reported as a change")
+	}
+	c := meta.FindStatusCondition(status.Conditions, workv1alpha1.WorkDispatching)
+	if c.Status != metav1.ConditionFalse || c.Reason != "SuspendDispatching" || c.Message != "Work dispatching is in a suspended state." {
+		t.Errorf("condition %+v", c)
+	}
+}

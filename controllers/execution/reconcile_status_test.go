@@ -6,61 +6,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 )
-
-func TestSetApplied(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name       string
-		outcomes   []outcome
-		wantStatus metav1.ConditionStatus
-		wantReason string
-		wantMsg    string
-	}{
-		{"all applied", []outcome{{}, {}}, metav1.ConditionTrue, "AppliedSuccessful", "Manifest has been successfully applied"},
-		{"one failed", []outcome{{}, {err: errors.New(`Deployment.apps "web" is invalid: spec.replicas: Invalid value: -1`)}},
-			metav1.ConditionFalse, "AppliedFailed",
-			`Failed to apply all manifests (1/2): Deployment.apps "web" is invalid: spec.replicas: Invalid value: -1`},
-		{"no manifest", nil, metav1.ConditionTrue, "AppliedSuccessful", "Manifest has been successfully applied"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			var status workv1alpha1.WorkStatus
-			err := setApplied(&status, tc.outcomes)
-			if (err != nil) != (tc.wantStatus == metav1.ConditionFalse) {
-				t.Errorf("err %v", err)
-			}
-			c := meta.FindStatusCondition(status.Conditions, workv1alpha1.WorkApplied)
-			if c == nil || c.Status != tc.wantStatus || c.Reason != tc.wantReason || c.Message != tc.wantMsg {
-				t.Errorf("condition %+v", c)
-			}
-		})
-	}
-}
-
-func TestSetDispatching(t *testing.T) {
-	t.Parallel()
-	var status workv1alpha1.WorkStatus
-	if !setDispatching(&status, false) {
-		t.Error("first condition not reported as a change")
-	}
-	if setDispatching(&status, false) {
-		t.Error("unchanged condition reported as a change")
-	}
-	if !setDispatching(&status, true) {
-		t.Error("suspension not reported as a change")
-	}
-	c := meta.FindStatusCondition(status.Conditions, workv1alpha1.WorkDispatching)
-	if c.Status != metav1.ConditionFalse || c.Reason != "SuspendDispatching" || c.Message != "Work dispatching is in a suspended state." {
-		t.Errorf("condition %+v", c)
-	}
-}
 
 func TestStatusEqual(t *testing.T) {
 	t.Parallel()
