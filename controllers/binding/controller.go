@@ -8,9 +8,11 @@ package binding
 import (
 	"context"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -30,6 +32,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/controllers/internal/works"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 	"github.com/flotilla-io/flotilla/selectors"
 )
@@ -50,20 +53,53 @@ type CompletionsFunc func(completions int32, clusters []workv1alpha2.TargetClust
 
 // Controller is the binding controller.
 type Controller struct {
-	templates   *templates.Informers
-	rbs         worklisters.ResourceBindingLister
-	crbs        worklisters.ClusterResourceBindingLister
-	works       cache.Indexer
-	clusters    clusterlisters.ClusterLister
-	cops        policylisters.ClusterOverridePolicyLister
-	ops         policylisters.OverridePolicyLister
-	synced      []cache.InformerSynced
-	client      versioned.Interface
-	interp      interpreter.Interpreter
-	overrides   OverrideFunc
-	completions CompletionsFunc
-	recorder    record.EventRecorder
-	queue       workqueue.TypedRateLimitingInterface[string]
+	templates *templates.Informers
+	rbs       worklisters.ResourceBindingLister
+	crbs      worklisters.ClusterResourceBindingLister
+	works     cache.Indexer
+	clusters  clusterlisters.ClusterLister
+	cops      policylisters.ClusterOverridePolicyLister
+	ops       policylisters.OverridePolicyLister
+	synced    []cache.InformerSynced
+	interp    interpreter.Interpreter
+	overrides OverrideFunc
+	recorder  record.EventRecorder
+	queue     workqueue.TypedRateLimitingInterface[string]
+
+	// The sub-reconcilers (reconcile.go): the Works of a binding being
+	// deleted, and those of a live one.
+	finalize finalizeReconciler
+	sync     syncReconciler
+}
+
+// setReconcilers builds the sub-reconcilers over client, which writes the
+// Works and the bindings, and completions.
+func (c *Controller) setReconcilers(client versioned.Interface, completions CompletionsFunc) {
+	deleteWork := func(ctx context.Context, namespace, name string) error {
+		return client.WorkV1alpha1().Works(namespace).Delete(ctx, name, metav1.DeleteOptions{})
+	}
+	c.finalize = finalizeReconciler{
+		deleteWork: deleteWork,
+		patchBinding: func(ctx context.Context, b *bindingView, patch []byte) error {
+			var err error
+			if b.cluster {
+				_, err = client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, b.name, types.MergePatchType, patch, metav1.PatchOptions{})
+			} else {
+				_, err = client.WorkV1alpha2().ResourceBindings(b.namespace).Patch(ctx, b.name, types.MergePatchType, patch, metav1.PatchOptions{})
+			}
+			return err
+		},
+	}
+	c.sync = syncReconciler{
+		getCluster:  c.clusters.Get,
+		build:       c.buildWork,
+		completions: completions,
+		writeWork: func(ctx context.Context, cur, desired *workv1alpha1.Work) error {
+			return works.Write(ctx, client, cur, desired, "")
+		},
+		deleteWork: deleteWork,
+		event:      c.recorder.Event,
+	}
 }
 
 // New returns the binding controller.
@@ -80,9 +116,10 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 		clusters: clusters.Lister(), cops: cops.Lister(), ops: ops.Lister(),
 		synced: []cache.InformerSynced{rbs.Informer().HasSynced, crbs.Informer().HasSynced, works.Informer().HasSynced,
 			clusters.Informer().HasSynced, cops.Informer().HasSynced, ops.Informer().HasSynced},
-		client: client, interp: interp, overrides: overrides, completions: completions, recorder: recorder,
+		interp: interp, overrides: overrides, recorder: recorder,
 		queue: worker.NewQueue(ControllerName),
 	}
+	c.setReconcilers(client, completions)
 	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()} {
 		enqueue := func(obj any) {
 			if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {

@@ -2,32 +2,21 @@ package binding
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
-
-	"golang.org/x/sync/errgroup"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/klog/v2"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
-	"github.com/flotilla-io/flotilla/controllers/internal/works"
 )
-
-// maxConcurrentWorkWrites bounds the Work writes one binding has in flight.
-const maxConcurrentWorkWrites = 16
 
 // Event reasons (Karmada's).
 const (
@@ -38,6 +27,12 @@ const (
 	EventReasonSyncWorkFailed    = "SyncWorkFailed"
 )
 
+// reconcile syncs one binding: a binding being deleted has its Works
+// deleted and then its finalizer dropped (finalizeReconciler); otherwise
+// each target cluster gets the Work of the template, overridden and revised
+// for it, and the Works of clusters no longer targeted go
+// (syncReconciler). Each Work is written only when it changed; the events
+// sum the round up.
 func (c *Controller) reconcile(ctx context.Context, key string) error {
 	var (
 		b        *bindingView
@@ -71,12 +66,16 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	if b.id == "" {
 		return nil
 	}
-	existing, err := c.works.ByIndex(worksByBinding, b.id)
+	indexed, err := c.works.ByIndex(worksByBinding, b.id)
 	if err != nil {
 		return err
 	}
+	existing := make([]*workv1alpha1.Work, 0, len(indexed))
+	for _, o := range indexed {
+		existing = append(existing, o.(*workv1alpha1.Work))
+	}
 	if deleting {
-		err := c.finalize(ctx, b, existing, fin)
+		err := c.finalize.reconcile(ctx, b, existing, fin)
 		if err != nil {
 			c.recorder.Event(obj, corev1.EventTypeWarning, EventReasonCleanupWorkFailed, fmt.Sprintf("Failed to clean up the works of %s: %v", b.describe(), err))
 		}
@@ -93,7 +92,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	if uid := b.spec.Resource.UID; uid != "" && uid != template.GetUID() {
 		return nil
 	}
-	wrote, err := c.syncWorks(ctx, b, template, existing)
+	wrote, err := c.sync.reconcile(ctx, b, template, existing)
 	ref := templateRef(template)
 	if err != nil {
 		c.recorder.Event(ref, corev1.EventTypeWarning, EventReasonSyncWorkFailed, fmt.Sprintf("Failed to sync work of %s: %v", b.describe(), err))
@@ -115,160 +114,9 @@ func (b *bindingView) describe() string {
 	return fmt.Sprintf("resourceBinding(%s/%s)", b.namespace, b.name)
 }
 
-func (c *Controller) templateEvent(template *unstructured.Unstructured, e overrideEvent) {
-	c.recorder.Event(templateRef(template), e.eventType, e.reason, e.message)
-}
-
 func templateRef(obj *unstructured.Unstructured) *corev1.ObjectReference {
 	return &corev1.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(),
 		Name: obj.GetName(), UID: obj.GetUID()}
-}
-
-// syncWorks writes the Work of every target cluster and deletes the Works
-// of clusters no longer targeted; wrote tells whether anything was written.
-func (c *Controller) syncWorks(ctx context.Context, b *bindingView, template *unstructured.Unstructured, existing []any) (bool, error) {
-	stored := map[string]*workv1alpha1.Work{} // by namespace
-	for _, o := range existing {
-		w := o.(*workv1alpha1.Work)
-		stored[w.Namespace] = w
-	}
-	keep := map[string]bool{}
-	for _, t := range b.spec.GracefulEvictionTasks {
-		// Works of clusters being evicted stay until the eviction is done.
-		keep[names.ExecutionNamespace(t.FromCluster)] = true
-	}
-	var completions map[string]int32
-	if isJob(template.GroupVersionKind()) && divided(b.spec.Placement) && c.completions != nil {
-		if n, ok, _ := unstructured.NestedInt64(template.Object, "spec", "completions"); ok && n > 0 {
-			completions = c.completions(int32(n), b.spec.Clusters, string(template.GetUID()))
-		}
-	}
-	// The Works are built here and written concurrently: a binding's
-	// writes do not depend on each other, and one round trip instead of
-	// one per cluster keeps the binding's latency flat in the number of
-	// clusters when the server is busy.
-	var (
-		mu     sync.Mutex
-		wrote  bool
-		errs   []error
-		writes errgroup.Group
-	)
-	writes.SetLimit(maxConcurrentWorkWrites)
-	fail := func(err error) {
-		mu.Lock()
-		errs = append(errs, err)
-		mu.Unlock()
-	}
-	// write runs op, which says whether it wrote.
-	write := func(op func() (bool, error)) {
-		writes.Go(func() error {
-			did, err := op()
-			if err != nil {
-				fail(err)
-				return nil
-			}
-			if did {
-				mu.Lock()
-				wrote = true
-				mu.Unlock()
-			}
-			return nil
-		})
-	}
-	for _, target := range targets(b.spec) {
-		ns := names.ExecutionNamespace(target.Name)
-		keep[ns] = true
-		cluster, err := c.clusters.Get(target.Name)
-		if err != nil {
-			fail(fmt.Errorf("cluster %s: %w", target.Name, err))
-			continue
-		}
-		if cluster.DeletionTimestamp != nil {
-			continue
-		}
-		cur := stored[ns]
-		id := ""
-		if cur != nil {
-			id = cur.Labels[workv1alpha2.WorkPermanentIDLabel]
-		}
-		desired, err := c.buildWork(b, template, target, cluster, completions, id)
-		if oe := (*overrideError)(nil); errors.As(err, &oe) {
-			c.templateEvent(template, overrideFailedEvent(oe.cluster, oe.err))
-		}
-		if err != nil {
-			fail(err)
-			continue
-		}
-		if works.Needless(cur, desired) {
-			continue
-		}
-		write(func() (bool, error) {
-			if err := works.Write(ctx, c.client, cur, desired, ""); err != nil {
-				return false, err
-			}
-			// The overrides are reported when they reach a Work.
-			for _, e := range appliedOverrideEvents(desired.Annotations, template.GetNamespace(), target.Name) {
-				c.templateEvent(template, e)
-			}
-			return true, nil
-		})
-	}
-	for ns, w := range stored {
-		if keep[ns] || w.DeletionTimestamp != nil {
-			continue
-		}
-		write(func() (bool, error) {
-			if err := c.client.WorkV1alpha1().Works(ns).Delete(ctx, w.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				return false, err
-			}
-			klog.FromContext(ctx).V(2).Info("Deleted Work of a cluster no longer targeted", "work", klog.KObj(w), "binding", b.describe())
-			return true, nil
-		})
-	}
-	_ = writes.Wait()
-	return wrote, errors.Join(errs...)
-}
-
-// finalize deletes the Works of a binding being deleted and drops its
-// finalizer once they are gone.
-func (c *Controller) finalize(ctx context.Context, b *bindingView, existing []any, finalizers []string) error {
-	for _, o := range existing {
-		w := o.(*workv1alpha1.Work)
-		if w.DeletionTimestamp != nil {
-			continue
-		}
-		if err := c.client.WorkV1alpha1().Works(w.Namespace).Delete(ctx, w.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-	}
-	if len(existing) > 0 {
-		// Each Work's deletion re-queues the binding.
-		return nil
-	}
-	fin := workv1alpha2.BindingControllerFinalizer
-	if b.cluster {
-		fin = workv1alpha2.ClusterResourceBindingControllerFinalizer
-	}
-	if !hasString(finalizers, fin) {
-		return nil
-	}
-	var keep []string
-	for _, f := range finalizers {
-		if f != fin {
-			keep = append(keep, f)
-		}
-	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": keep}})
-	var err error
-	if b.cluster {
-		_, err = c.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, b.name, types.MergePatchType, patch, metav1.PatchOptions{})
-	} else {
-		_, err = c.client.WorkV1alpha2().ResourceBindings(b.namespace).Patch(ctx, b.name, types.MergePatchType, patch, metav1.PatchOptions{})
-	}
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
 }
 
 func (c *Controller) clusterOverrides() []*policyv1alpha1.ClusterOverridePolicy {

@@ -120,11 +120,11 @@ func newFixture(t *testing.T, in objects, overrides OverrideFunc) *fixture {
 		clusters:  clusterlisters.NewClusterLister(clusters),
 		cops:      policylisters.NewClusterOverridePolicyLister(newIndexer(nil)),
 		ops:       policylisters.NewOverridePolicyLister(newIndexer(nil)),
-		client:    f.client,
 		interp:    interpreter.NewNative(),
 		overrides: overrides,
 		recorder:  f.recorder,
 	}
+	f.ctrl.setReconcilers(f.client, nil)
 	return f
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/tools/cache"
@@ -71,12 +72,18 @@ type Controller struct {
 	works    worklisters.WorkLister
 	clusters clusterlisters.ClusterLister
 	synced   []cache.InformerSynced
-	client   versioned.Interface
 	// memberClient returns the client of a member (member.Cache.Get).
 	memberClient func(*clusterv1alpha1.Cluster) (*member.Client, error)
-	interp       interpreter.Interpreter
-	recorder     record.EventRecorder
 	opts         Options
+
+	// The sub-reconcilers that need no member (reconcile.go); retain is
+	// the interpreter's Retain, for applyReconciler.
+	finalizer finalizerReconciler
+	dispatch  dispatchReconciler
+	manifests manifestsReconciler
+	status    statusReconciler
+	events    eventsReconciler
+	retain    func(desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error)
 
 	mu sync.Mutex
 	// members holds one entry per member with Works or a Cluster.
@@ -97,13 +104,11 @@ func New(works workinformers.WorkInformer, clusters clusterinformers.ClusterInfo
 		works:        works.Lister(),
 		clusters:     clusters.Lister(),
 		synced:       []cache.InformerSynced{works.Informer().HasSynced, clusters.Informer().HasSynced},
-		client:       client,
 		memberClient: members.Get,
-		interp:       interp,
-		recorder:     recorder,
 		opts:         opts,
 		members:      map[string]*memberState{},
 	}
+	c.setReconcilers(client, interp, recorder)
 	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.enqueueWork,
 		UpdateFunc: func(old, cur any) {

@@ -2,25 +2,74 @@ package execution
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/ptr"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
 
-// reconcile brings one Work of member m about: it releases the Work's
-// member objects when it is deleted, otherwise applies its manifests and
-// writes its status (in one write, only when it changed).
+// workPatchFunc patches a Work (its subresource, when named) with the
+// controller's field manager and returns the Work the server stored.
+type workPatchFunc func(ctx context.Context, work *workv1alpha1.Work, pt types.PatchType, data []byte, subresources ...string) (*workv1alpha1.Work, error)
+
+// eventFunc records an event on obj.
+type eventFunc func(obj runtime.Object, eventType, reason, message string)
+
+// setReconcilers builds the process-wide sub-reconcilers over the loopback
+// client (the Work patch), the interpreter and the recorder. Those reaching
+// the objects of a member (applyReconciler, cleanupReconciler) are built
+// per reconcile over the member's client (memberObjectsOf).
+func (c *Controller) setReconcilers(client versioned.Interface, interp interpreter.Interpreter, recorder record.EventRecorder) {
+	patch := func(ctx context.Context, work *workv1alpha1.Work, pt types.PatchType, data []byte, subresources ...string) (*workv1alpha1.Work, error) {
+		return client.WorkV1alpha1().Works(work.Namespace).Patch(ctx, work.Name, pt, data, metav1.PatchOptions{FieldManager: ControllerName}, subresources...)
+	}
+	event := func(obj runtime.Object, eventType, reason, message string) {
+		recorder.Event(obj, eventType, reason, message)
+	}
+	c.finalizer = finalizerReconciler{patch: patch}
+	c.dispatch = dispatchReconciler{notReadyRetry: c.opts.NotReadyRetry}
+	c.manifests = manifestsReconciler{
+		reflect: interp.ReflectStatus,
+		health: func(obj *unstructured.Unstructured) (workv1alpha1.ResourceHealth, bool, error) {
+			if !interp.HookEnabled(obj.GroupVersionKind(), interpreter.InterpretHealth) {
+				return workv1alpha1.ResourceUnknown, false, nil
+			}
+			h, err := interp.InterpretHealth(obj)
+			return workv1alpha1.ResourceHealth(h), true, err
+		},
+		event: event,
+	}
+	c.status = statusReconciler{patch: patch, event: event}
+	c.events = eventsReconciler{event: event}
+	c.retain = func(desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		if !interp.HookEnabled(desired.GroupVersionKind(), interpreter.Retain) {
+			return desired, nil
+		}
+		return interp.Retain(desired, observed)
+	}
+}
+
+// reconcile brings one Work of member m about. A deleted Work has its
+// member objects deleted or released (cleanupReconciler) and then its
+// finalizer removed (finalizerReconciler). Otherwise the finalizer is
+// ensured, dispatchReconciler decides whether the manifests go to the
+// member now, applyReconciler writes each manifest that changed (none when
+// its applied hash matches), manifestsReconciler reflects the member
+// objects, statusReconciler writes the status in one patch (none when it is
+// unchanged), and eventsReconciler reports the apply.
 func (c *Controller) reconcile(ctx context.Context, m *memberState, key string) error {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
@@ -55,29 +104,29 @@ func (c *Controller) reconcile(ctx context.Context, m *memberState, key string) 
 	if work.Labels[workv1alpha1.PropagationInstruction] == workv1alpha1.PropagationInstructionSuppressed {
 		return nil
 	}
-	if err := c.ensureFinalizer(ctx, work); err != nil {
+	if err := c.finalizer.ensure(ctx, work); err != nil {
 		return err
 	}
 
 	stored := m.records.freshStatus(work)
 	status := stored.DeepCopy()
-	suspended := ptr.Deref(work.Spec.SuspendDispatching, false)
-	dispatching := setDispatching(status, suspended)
-	if suspended || !clusterReady(cluster) {
-		if !suspended {
-			m.queue.AddAfter(key, c.opts.NotReadyRetry)
+	dispatch, dispatching, retry := c.dispatch.reconcile(work, cluster, status)
+	if !dispatch {
+		if retry > 0 {
+			m.queue.AddAfter(key, retry)
 		}
-		return c.writeStatus(ctx, m, work, stored, status, dispatching)
+		return c.status.reconcile(ctx, m.records, work, stored, status, dispatching)
 	}
-	client, err := c.memberClient(cluster)
+	objects, err := c.memberObjectsOf(m, cluster)
 	if err != nil {
-		return fmt.Errorf("building the client of cluster %s: %w", cluster.Name, err)
+		return err
 	}
-	outcomes := c.apply(ctx, m, client, cluster.Name, work)
+	apply := applyReconciler{objects: objects, records: m.records, retain: c.retain}
+	outcomes := apply.reconcile(ctx, cluster.Name, work)
 	applyErr := setApplied(status, outcomes)
-	status.ManifestStatuses = c.manifestStatuses(ctx, work, outcomes)
-	writeErr := c.writeStatus(ctx, m, work, stored, status, dispatching)
-	c.recordApplyEvents(work, cluster.Name, outcomes, applyErr)
+	status.ManifestStatuses = c.manifests.reconcile(ctx, work, outcomes)
+	writeErr := c.status.reconcile(ctx, m.records, work, stored, status, dispatching)
+	c.events.reconcile(work, cluster.Name, outcomes, applyErr)
 	return errors.Join(applyErr, writeErr)
 }
 
@@ -90,11 +139,12 @@ func (c *Controller) finalize(ctx context.Context, m *memberState, cluster *clus
 		return nil
 	}
 	if clusterReady(cluster) {
-		client, err := c.memberClient(cluster)
+		objects, err := c.memberObjectsOf(m, cluster)
 		if err != nil {
-			return fmt.Errorf("building the client of cluster %s: %w", cluster.Name, err)
+			return err
 		}
-		if err := c.cleanup(ctx, client, work); err != nil {
+		cleanup := cleanupReconciler{objects: objects}
+		if err := cleanup.reconcile(ctx, work); err != nil {
 			return err
 		}
 	} else if cluster.DeletionTimestamp == nil {
@@ -105,50 +155,19 @@ func (c *Controller) finalize(ctx context.Context, m *memberState, cluster *clus
 	return c.removeFinalizer(ctx, m, work)
 }
 
-// ensureFinalizer adds the execution finalizer to a Work that lacks it, so
-// that the Work's member objects are cleaned up when it is deleted. The
-// binding controller creates Works with it; this covers Works made by hand.
-func (c *Controller) ensureFinalizer(ctx context.Context, work *workv1alpha1.Work) error {
-	if slices.Contains(work.Finalizers, workv1alpha1.ExecutionControllerFinalizer) {
-		return nil
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"finalizers":      append(slices.Clone(work.Finalizers), workv1alpha1.ExecutionControllerFinalizer),
-		"resourceVersion": work.ResourceVersion,
-	}})
-	if err != nil {
-		return err
-	}
-	_, err = c.client.WorkV1alpha1().Works(work.Namespace).Patch(ctx, work.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: ControllerName})
-	if err != nil {
-		return fmt.Errorf("adding finalizer: %w", err)
-	}
-	return nil
-}
-
-// removeFinalizer removes the execution finalizer with a JSON patch that
-// tests the entry it removes, so a concurrent change of the finalizers
-// fails it rather than being lost.
+// removeFinalizer forgets the records of a Work that goes and removes its
+// finalizer.
 func (c *Controller) removeFinalizer(ctx context.Context, m *memberState, work *workv1alpha1.Work) error {
 	m.records.forgetWork(work.UID)
-	i := slices.Index(work.Finalizers, workv1alpha1.ExecutionControllerFinalizer)
-	if i < 0 {
-		return nil
-	}
-	path := fmt.Sprintf("/metadata/finalizers/%d", i)
-	patch, err := json.Marshal([]map[string]any{
-		{"op": "test", "path": path, "value": workv1alpha1.ExecutionControllerFinalizer},
-		{"op": "remove", "path": path},
-	})
+	return c.finalizer.remove(ctx, work)
+}
+
+// memberObjectsOf reaches the objects of cluster's member through its
+// client.
+func (c *Controller) memberObjectsOf(m *memberState, cluster *clusterv1alpha1.Cluster) (memberObjects, error) {
+	client, err := c.memberClient(cluster)
 	if err != nil {
-		return err
+		return memberObjects{}, fmt.Errorf("building the client of cluster %s: %w", cluster.Name, err)
 	}
-	_, err = c.client.WorkV1alpha1().Works(work.Namespace).Patch(ctx, work.Name, types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: ControllerName})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("removing finalizer: %w", err)
-	}
-	return nil
+	return newMemberObjects(m, client, c.opts.Shared, c.opts.CacheSyncTimeout), nil
 }

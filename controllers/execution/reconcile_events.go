@@ -2,6 +2,7 @@ package execution
 
 import (
 	"errors"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -24,11 +25,16 @@ const (
 	eventReasonInterpretHealthFailed  = "InterpretHealthFailed"
 )
 
-// recordApplyEvents records what an apply did, on the Work and on the
-// resource template of each manifest: a success only when something was
-// written (an apply that found everything in place says nothing), a
-// failure every time.
-func (c *Controller) recordApplyEvents(work *workv1alpha1.Work, cluster string, outcomes []outcome, applyErr error) {
+// eventsReconciler reports what an apply did, on the Work and on the
+// resource template of each manifest.
+type eventsReconciler struct {
+	// event records an event.
+	event eventFunc
+}
+
+// reconcile records a success only when something was written (an apply
+// that found everything in place says nothing), a failure every time.
+func (r *eventsReconciler) reconcile(work *workv1alpha1.Work, cluster string, outcomes []outcome, applyErr error) {
 	wrote := false
 	for _, o := range outcomes {
 		if o.desired == nil {
@@ -36,34 +42,34 @@ func (c *Controller) recordApplyEvents(work *workv1alpha1.Work, cluster string, 
 		}
 		switch {
 		case o.err != nil:
-			c.templateEventf(o.desired, corev1.EventTypeWarning, eventReasonSyncFailed,
-				"Failed to create or update resource(%s) in member cluster(%s): %v", klog.KObj(o.desired), cluster, o.err)
+			r.templateEvent(o.desired, corev1.EventTypeWarning, eventReasonSyncFailed,
+				fmt.Sprintf("Failed to create or update resource(%s) in member cluster(%s): %v", klog.KObj(o.desired), cluster, o.err))
 		case o.wrote:
 			wrote = true
-			c.templateEventf(o.desired, corev1.EventTypeNormal, eventReasonSyncSucceed,
-				"Successfully applied resource(%s/%s) to cluster %s", o.desired.GetNamespace(), o.desired.GetName(), cluster)
+			r.templateEvent(o.desired, corev1.EventTypeNormal, eventReasonSyncSucceed,
+				fmt.Sprintf("Successfully applied resource(%s/%s) to cluster %s", o.desired.GetNamespace(), o.desired.GetName(), cluster))
 		}
 	}
 	switch {
 	case applyErr != nil:
-		c.recorder.Eventf(work, corev1.EventTypeWarning, eventReasonSyncFailed,
-			"Failed to sync work(%s/%s) to cluster(%s), err: %v", work.Namespace, work.Name, cluster, applyErr)
+		r.event(work, corev1.EventTypeWarning, eventReasonSyncFailed,
+			fmt.Sprintf("Failed to sync work(%s/%s) to cluster(%s), err: %v", work.Namespace, work.Name, cluster, applyErr))
 	case wrote:
-		c.recorder.Eventf(work, corev1.EventTypeNormal, eventReasonSyncSucceed,
-			"Sync work(%s/%s) to cluster(%s) successful.", work.Namespace, work.Name, cluster)
+		r.event(work, corev1.EventTypeNormal, eventReasonSyncSucceed,
+			fmt.Sprintf("Sync work(%s/%s) to cluster(%s) successful.", work.Namespace, work.Name, cluster))
 	}
 }
 
-// templateEventf records an event on the resource template a manifest was
+// templateEvent records an event on the resource template a manifest was
 // made from: its apiVersion, kind, namespace and name are the manifest's,
 // its uid the manifest's resourcetemplate.karmada.io/uid annotation. A
 // manifest without that annotation has no template to report to.
-func (c *Controller) templateEventf(manifest *unstructured.Unstructured, eventType, reason, format string, args ...any) {
+func (r *eventsReconciler) templateEvent(manifest *unstructured.Unstructured, eventType, reason, message string) {
 	ref, err := templateRef(manifest)
 	if err != nil {
 		return
 	}
-	c.recorder.Eventf(ref, eventType, reason, format, args...)
+	r.event(ref, eventType, reason, message)
 }
 
 // templateRef is the reference of the resource template of a manifest.

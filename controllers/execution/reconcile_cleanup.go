@@ -8,16 +8,13 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/member"
 )
 
 // karmadaLabels and karmadaAnnotations are the metadata Flotilla puts on
@@ -49,12 +46,19 @@ var (
 	}
 )
 
-// cleanup deletes the member objects of a deleted Work, or releases them
-// when the Work preserves its resources. Only objects labelled with the
-// Work's permanent id are touched: an object Flotilla did not apply for
-// this Work is never deleted nor changed. An object Flotilla took over
-// (AdoptedAnnotation) is released, never deleted: Flotilla did not create it.
-func (c *Controller) cleanup(ctx context.Context, client *member.Client, work *workv1alpha1.Work) error {
+// cleanupReconciler deletes the member objects of a deleted Work, or
+// releases them when the Work preserves its resources.
+type cleanupReconciler struct {
+	// objects reaches the member's objects.
+	objects memberObjects
+}
+
+// reconcile cleans up after every manifest of work. Only objects labelled
+// with the Work's permanent id are touched: an object Flotilla did not
+// apply for this Work is never deleted nor changed. An object Flotilla took
+// over (AdoptedAnnotation) is released, never deleted: Flotilla did not
+// create it.
+func (r *cleanupReconciler) reconcile(ctx context.Context, work *workv1alpha1.Work) error {
 	id := work.Labels[workv1alpha2.WorkPermanentIDLabel]
 	preserve := ptr.Deref(work.Spec.PreserveResourcesOnDeletion, false)
 	var errs []error
@@ -64,26 +68,25 @@ func (c *Controller) cleanup(ctx context.Context, client *member.Client, work *w
 			// Never applied, nothing to clean up.
 			continue
 		}
-		if err := c.cleanupManifest(ctx, client, desired, id, preserve); err != nil {
+		if err := r.cleanupManifest(ctx, desired, id, preserve); err != nil {
 			errs = append(errs, fmt.Errorf("manifest %d: %w", i, err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-func (c *Controller) cleanupManifest(ctx context.Context, client *member.Client, desired *unstructured.Unstructured, id string, preserve bool) error {
+func (r *cleanupReconciler) cleanupManifest(ctx context.Context, desired *unstructured.Unstructured, id string, preserve bool) error {
 	log := klog.FromContext(ctx).WithValues("kind", desired.GetKind(), "object", klog.KObj(desired))
-	mapping, err := restMapping(client.Mapper, desired.GroupVersionKind())
+	gvr, err := r.objects.resource(desired)
 	if meta.IsNoMatchError(err) {
 		return nil // the kind does not exist in the member: neither does the object
 	}
 	if err != nil {
 		return err
 	}
-	ri := resourceInterface(client.Dynamic, mapping, desired)
 	// A live read, not the cache: a deletion decided on a stale cache
 	// would leave an object behind for good.
-	observed, err := getObject(ctx, ri, desired.GetName())
+	observed, err := r.objects.get(ctx, gvr, desired)
 	if err != nil || observed == nil {
 		return err
 	}
@@ -96,7 +99,7 @@ func (c *Controller) cleanupManifest(ctx context.Context, client *member.Client,
 		if !ok {
 			return nil
 		}
-		_, err = ri.Patch(ctx, observed.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: ControllerName})
+		err := r.objects.patch(ctx, gvr, observed, patch)
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -105,13 +108,7 @@ func (c *Controller) cleanupManifest(ctx context.Context, client *member.Client,
 		}
 		return err
 	}
-	uid := observed.GetUID()
-	err = ri.Delete(ctx, observed.GetName(), metav1.DeleteOptions{
-		Preconditions: &metav1.Preconditions{UID: &uid},
-		// Background, also for kinds whose default is to orphan their
-		// dependents (Jobs and their pods).
-		PropagationPolicy: ptr.To(metav1.DeletePropagationBackground),
-	})
+	err = r.objects.delete(ctx, gvr, observed)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}

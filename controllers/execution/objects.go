@@ -1,0 +1,159 @@
+package execution
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/ptr"
+
+	"github.com/flotilla-io/flotilla/member"
+)
+
+// memberObjects is how the sub-reconcilers reach the objects of one
+// member: plain functions, over the member's client in the controller
+// (newMemberObjects), over maps in tests. Every write carries the
+// controller's field manager.
+type memberObjects struct {
+	// resource maps obj's kind to its resource in the member and sets obj's
+	// namespace as the member keeps it: "default" for a namespaced object
+	// without one, as with kubectl, none for a cluster-scoped object.
+	resource func(obj *unstructured.Unstructured) (schema.GroupVersionResource, error)
+	// observe reads the member object of obj, from the member informer
+	// when it holds it, otherwise live; nil when it does not exist.
+	observe func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	// get reads the member object of obj live; nil when it does not exist.
+	get func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	// create and update write obj and return the stored object.
+	create func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	update func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	// patch merge-patches the member object obj.
+	patch func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, data []byte) error
+	// delete deletes the member object obj, provided it still has obj's
+	// UID, and its dependents in the background.
+	delete func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) error
+}
+
+// newMemberObjects reaches the objects of member m through client. shared,
+// when set, returns the process's other cache of member objects; the
+// first list of a member informer is waited for up to syncTimeout.
+func newMemberObjects(m *memberState, client *member.Client, shared func() member.Shared, syncTimeout time.Duration) memberObjects {
+	ri := func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured) dynamic.ResourceInterface {
+		// An empty namespace is a cluster-scoped object (resource set it).
+		return client.Dynamic.Resource(gvr).Namespace(obj.GetNamespace())
+	}
+	get := func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		return getObject(ctx, ri(gvr, obj), obj.GetName())
+	}
+	return memberObjects{
+		resource: func(obj *unstructured.Unstructured) (schema.GroupVersionResource, error) {
+			mapping, err := restMapping(client.Mapper, obj.GroupVersionKind())
+			if err != nil {
+				return schema.GroupVersionResource{}, err
+			}
+			setMemberNamespace(mapping, obj)
+			return mapping.Resource, nil
+		},
+		// The informer holds only objects labelled with a Work permanent
+		// id, so an object someone else made is found by the GET, before
+		// any create: a create is no safe probe for it, as it may fail on
+		// something other than the name (a NodePort Service answers 422
+		// "provided port is already allocated", not AlreadyExists).
+		observe: func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+			var sh member.Shared
+			if shared != nil {
+				sh = shared()
+			}
+			inf, err := m.informer(client, sh, gvr, memberEventHandler(m))
+			if err == nil && waitSynced(ctx, inf, syncTimeout) {
+				key := obj.GetName()
+				if ns := obj.GetNamespace(); ns != "" {
+					key = ns + "/" + key
+				}
+				if cached, exists, err := inf.GetIndexer().GetByKey(key); err == nil && exists {
+					if u, ok := cached.(*unstructured.Unstructured); ok {
+						return u, nil
+					}
+				}
+			}
+			return get(ctx, gvr, obj)
+		},
+		get: get,
+		create: func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+			return ri(gvr, obj).Create(ctx, obj, metav1.CreateOptions{FieldManager: ControllerName})
+		},
+		update: func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+			return ri(gvr, obj).Update(ctx, obj, metav1.UpdateOptions{FieldManager: ControllerName})
+		},
+		patch: func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, data []byte) error {
+			_, err := ri(gvr, obj).Patch(ctx, obj.GetName(), types.MergePatchType, data, metav1.PatchOptions{FieldManager: ControllerName})
+			return err
+		},
+		delete: func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) error {
+			uid := obj.GetUID()
+			return ri(gvr, obj).Delete(ctx, obj.GetName(), metav1.DeleteOptions{
+				Preconditions: &metav1.Preconditions{UID: &uid},
+				// Background, also for kinds whose default is to orphan their
+				// dependents (Jobs and their pods).
+				PropagationPolicy: ptr.To(metav1.DeletePropagationBackground),
+			})
+		},
+	}
+}
+
+// getObject reads a member object, nil when it does not exist.
+func getObject(ctx context.Context, ri dynamic.ResourceInterface, name string) (*unstructured.Unstructured, error) {
+	obj, err := ri.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return obj, err
+}
+
+// decodeManifest reads a manifest, which must be an object with apiVersion,
+// kind and name.
+func decodeManifest(raw []byte) (*unstructured.Unstructured, error) {
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(raw); err != nil {
+		return nil, fmt.Errorf("decoding: %w", err)
+	}
+	if obj.GetName() == "" {
+		return nil, errors.New("the object has no name")
+	}
+	return obj, nil
+}
+
+// restMapping maps a kind to its resource in the member, discovering the
+// member's APIs again once when the kind is unknown (a CRD installed since).
+func restMapping(mapper meta.ResettableRESTMapper, gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		mapper.Reset()
+		mapping, err = mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mapping %s to a resource of the member: %w", gvk, err)
+	}
+	return mapping, nil
+}
+
+// setMemberNamespace sets the namespace of obj as the member keeps it: a
+// namespaced object without a namespace goes to "default", as with
+// kubectl; the namespace of a cluster-scoped object is ignored.
+func setMemberNamespace(mapping *meta.RESTMapping, obj *unstructured.Unstructured) {
+	if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+		obj.SetNamespace("")
+		return
+	}
+	if obj.GetNamespace() == "" {
+		obj.SetNamespace(metav1.NamespaceDefault)
+	}
+}

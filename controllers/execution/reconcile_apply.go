@@ -1,0 +1,152 @@
+package execution
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/klog/v2"
+
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+)
+
+// outcome is what applying one manifest came to.
+type outcome struct {
+	ordinal int
+	// desired is the manifest; nil when it cannot be read.
+	desired *unstructured.Unstructured
+	// resource is the manifest's resource (plural) in the member.
+	resource string
+	// observed is the member object after the apply, when it exists and
+	// Flotilla may manage it.
+	observed *unstructured.Unstructured
+	// wrote says the member object was created or updated.
+	wrote bool
+	err   error
+}
+
+// applyReconciler applies the manifests of a Work to its member: one write
+// per manifest that changed, none when the member object is still the one
+// the last write of the same manifest produced (records) or already holds
+// the manifest (isApplied).
+type applyReconciler struct {
+	// objects reaches the member's objects.
+	objects memberObjects
+	// records are the member's records of the last writes.
+	records *records
+	// retain returns desired with what the interpreter keeps of observed
+	// (Karmada's Retain); desired itself when the kind has no such hook.
+	retain func(desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error)
+}
+
+// reconcile applies every manifest of work to cluster's member.
+func (r *applyReconciler) reconcile(ctx context.Context, cluster string, work *workv1alpha1.Work) []outcome {
+	manifests := work.Spec.Workload.Manifests
+	out := make([]outcome, len(manifests))
+	for i := range manifests {
+		out[i] = r.applyManifest(ctx, cluster, work, i)
+	}
+	r.records.trim(work.UID, len(manifests))
+	return out
+}
+
+// applyManifest creates the manifest's object in the member if it is
+// absent, and otherwise updates it unless it already holds the manifest.
+// It never writes over an object Flotilla does not manage unless the
+// manifest asks for it (checkConflict).
+func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, work *workv1alpha1.Work, ordinal int) outcome {
+	o := outcome{ordinal: ordinal}
+	raw := work.Spec.Workload.Manifests[ordinal].Raw
+	desired, err := decodeManifest(raw)
+	if err != nil {
+		o.err = fmt.Errorf("manifest %d: %w", ordinal, err)
+		return o
+	}
+	o.desired = desired
+	gvr, err := r.objects.resource(desired)
+	if err != nil {
+		o.err = err
+		return o
+	}
+	o.resource = gvr.Resource
+	observed, err := r.objects.observe(ctx, gvr, desired)
+	if err != nil {
+		o.err = err
+		return o
+	}
+	log := klog.FromContext(ctx).WithValues("resource", gvr.GroupResource(), "object", klog.KObj(desired))
+	hash := manifestHash(raw)
+	// Two rounds at most: the second after a create found the object
+	// already there, or an update found the cache behind the member.
+	for round := 0; ; round++ {
+		retry := round == 0
+		if observed == nil {
+			created, err := r.objects.create(ctx, gvr, desired)
+			if apierrors.IsAlreadyExists(err) && retry {
+				// Made between the GET and the create.
+				if observed, err = r.objects.get(ctx, gvr, desired); err != nil {
+					o.err = err
+					return o
+				}
+				continue
+			}
+			if err != nil {
+				o.err = err
+				return o
+			}
+			log.V(2).Info("Created member object")
+			r.records.set(work.UID, ordinal, hash, created.GetResourceVersion())
+			o.observed, o.wrote = created, true
+			return o
+		}
+		if err := checkConflict(desired, observed, cluster); err != nil {
+			o.err = err
+			return o
+		}
+		o.observed = observed
+		if r.records.upToDate(work.UID, ordinal, hash, observed.GetResourceVersion()) {
+			return o
+		}
+		want, err := r.retainFields(desired, observed)
+		if err != nil {
+			o.err = err
+			return o
+		}
+		if adopting(observed) {
+			markAdopted(want)
+		}
+		if isApplied(want, observed) {
+			r.records.set(work.UID, ordinal, hash, observed.GetResourceVersion())
+			return o
+		}
+		updated, err := r.objects.update(ctx, gvr, want)
+		if apierrors.IsConflict(err) && retry {
+			if observed, err = r.objects.get(ctx, gvr, desired); err != nil {
+				o.err = err
+				return o
+			}
+			continue
+		}
+		if err != nil {
+			o.err = err
+			return o
+		}
+		log.V(2).Info("Updated member object")
+		r.records.set(work.UID, ordinal, hash, updated.GetResourceVersion())
+		o.observed, o.wrote = updated, true
+		return o
+	}
+}
+
+// retainFields returns desired with the member-owned fields of observed:
+// the metadata (retainMemberFields), then what the interpreter retains.
+func (r *applyReconciler) retainFields(desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	want := desired.DeepCopy()
+	retainMemberFields(want, observed)
+	want, err := r.retain(want, observed)
+	if err != nil {
+		return nil, fmt.Errorf("retaining the fields of %s %s: %w", observed.GetKind(), klog.KObj(observed), err)
+	}
+	return want, nil
+}

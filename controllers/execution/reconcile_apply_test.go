@@ -1,0 +1,174 @@
+package execution
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+)
+
+func TestApplyReconciler(t *testing.T) {
+	t.Parallel()
+	want := configMap("cm", map[string]string{"k": "v"}, nil)
+	// applied is the member object holding the manifest.
+	applied := func() *unstructured.Unstructured {
+		u := memberObject(want)
+		u.SetResourceVersion("12")
+		u.SetFinalizers([]string{"member.io/guard"})
+		return u
+	}
+	drifted := func() *unstructured.Unstructured {
+		u := applied()
+		_ = unstructured.SetNestedField(u.Object, "edited", "data", "k")
+		return u
+	}
+	theirs := func() *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "cm", "namespace": "default", "resourceVersion": "3"}, "data": map[string]any{"k": "theirs"}}}
+	}
+	conflictErr := apierrors.NewConflict(configMapsGVR.GroupResource(), "cm", errors.New("stale"))
+	tests := []struct {
+		name     string
+		manifest map[string]any
+		member   []*unstructured.Unstructured
+		// cached: the member informer holds this, not the member's object.
+		cached *unstructured.Unstructured
+		// unseen: the object is made after the reads of observe.
+		unseen bool
+		// upToDate: the records say the manifest was written at the
+		// member object's resourceVersion.
+		upToDate   bool
+		errs       map[string][]error
+		retainErr  error
+		wantWrites []string
+		wantWrote  bool
+		wantErr    bool
+		// wantData is the member's data.k afterwards; "" when absent.
+		wantData    string
+		wantAdopted bool
+	}{
+		{name: "absent: created", manifest: want, wantWrites: []string{"create configmaps/default/cm"}, wantWrote: true, wantData: "v"},
+		{name: "holds the manifest: no write", manifest: want, member: []*unstructured.Unstructured{applied()}, wantData: "v"},
+		{name: "recorded as written at its resourceVersion: no write, not even compared", manifest: want,
+			member: []*unstructured.Unstructured{drifted()}, upToDate: true, wantData: "edited"},
+		{name: "drifted: updated", manifest: want, member: []*unstructured.Unstructured{drifted()},
+			wantWrites: []string{"update configmaps/default/cm"}, wantWrote: true, wantData: "v"},
+		{name: "someone else's: not written, Karmada's error", manifest: want, member: []*unstructured.Unstructured{theirs()},
+			wantErr: true, wantData: "theirs"},
+		{name: "someone else's with overwrite: taken over, marked adopted",
+			manifest: configMap("cm", map[string]string{"k": "v"}, map[string]string{workv1alpha2.ResourceConflictResolutionAnnotation: workv1alpha2.ResourceConflictResolutionOverwrite}),
+			member:   []*unstructured.Unstructured{theirs()}, wantWrites: []string{"update configmaps/default/cm"}, wantWrote: true, wantData: "v", wantAdopted: true},
+		{name: "the cache is behind: the update conflicts, read live, written again", manifest: want,
+			member: []*unstructured.Unstructured{func() *unstructured.Unstructured {
+				u := drifted()
+				u.SetResourceVersion("13")
+				return u
+			}()}, cached: drifted(), errs: map[string][]error{"update": {conflictErr}},
+			wantWrites: []string{"update configmaps/default/cm", "update configmaps/default/cm"}, wantWrote: true, wantData: "v"},
+		{name: "a conflict twice: the error", manifest: want, member: []*unstructured.Unstructured{drifted()},
+			errs:       map[string][]error{"update": {conflictErr, conflictErr}},
+			wantWrites: []string{"update configmaps/default/cm", "update configmaps/default/cm"}, wantErr: true, wantData: "edited"},
+		{name: "made between the read and the create: read again, holds the manifest", manifest: want,
+			member: []*unstructured.Unstructured{applied()}, unseen: true,
+			wantWrites: []string{"create configmaps/default/cm"}, wantData: "v"},
+		{name: "made between the read and the create, drifted: read again, updated", manifest: want,
+			member: []*unstructured.Unstructured{drifted()}, unseen: true,
+			wantWrites: []string{"create configmaps/default/cm", "update configmaps/default/cm"}, wantWrote: true, wantData: "v"},
+		{name: "the create fails: its error", manifest: want, errs: map[string][]error{"create": {errors.New("quota")}},
+			wantWrites: []string{"create configmaps/default/cm"}, wantErr: true},
+		{name: "the member unreadable: no write", manifest: want, errs: map[string][]error{"get": {errors.New("refused")}}, wantErr: true},
+		{name: "retain fails: no write", manifest: want, member: []*unstructured.Unstructured{drifted()}, retainErr: errors.New("lua"),
+			wantErr: true, wantData: "edited"},
+		{name: "an unknown kind: no write", manifest: map[string]any{"apiVersion": "x/v1", "kind": "Thing", "metadata": map[string]any{"name": "t"}},
+			wantErr: true},
+		{name: "no name: no write", manifest: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}, wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFakeMember(tc.member...)
+			for verb, errs := range tc.errs {
+				f.errs[verb] = errs
+			}
+			if tc.cached != nil {
+				f.cached = map[string]*unstructured.Unstructured{"configmaps/default/cm": tc.cached}
+			}
+			if tc.unseen {
+				f.errs["get"] = []error{apierrors.NewNotFound(configMapsGVR.GroupResource(), "cm")}
+			}
+			work := newWork(t, "cm", tc.manifest)
+			recs := newRecords()
+			if tc.upToDate {
+				recs.set(work.UID, 0, manifestHash(work.Spec.Workload.Manifests[0].Raw), "12")
+			}
+			retained := 0
+			r := applyReconciler{objects: f.api(), records: recs, retain: func(desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+				retained++
+				return desired, tc.retainErr
+			}}
+			outcomes := r.reconcile(context.Background(), testCluster, work)
+			if len(outcomes) != 1 {
+				t.Fatalf("%d outcomes for one manifest", len(outcomes))
+			}
+			o := outcomes[0]
+			if (o.err != nil) != tc.wantErr || o.wrote != tc.wantWrote {
+				t.Errorf("outcome error %v wrote %v, want error %v wrote %v", o.err, o.wrote, tc.wantErr, tc.wantWrote)
+			}
+			if diff := cmp.Diff(tc.wantWrites, f.writes); diff != "" {
+				t.Errorf("member writes (-want +got):\n%s", diff)
+			}
+			stored := f.objects["configmaps/default/cm"]
+			data := ""
+			if stored != nil {
+				data, _, _ = unstructured.NestedString(stored.Object, "data", "k")
+			}
+			if data != tc.wantData {
+				t.Errorf("member data.k %q, want %q", data, tc.wantData)
+			}
+			if stored != nil && tc.wantWrote {
+				if got := stored.GetFinalizers(); len(tc.member) > 0 && len(tc.member[0].GetFinalizers()) > 0 && len(got) == 0 {
+					t.Errorf("the member's finalizers were dropped")
+				}
+				if (stored.GetAnnotations()[workv1alpha2.AdoptedAnnotation] == "true") != tc.wantAdopted {
+					t.Errorf("annotations %v, want adopted %v", stored.GetAnnotations(), tc.wantAdopted)
+				}
+				if o.observed == nil || o.observed.GetResourceVersion() != stored.GetResourceVersion() {
+					t.Errorf("observed %v, want the stored object", o.observed)
+				}
+				// Written, it is recorded: the same manifest over the
+				// same object is skipped next time.
+				if !recs.upToDate(work.UID, 0, manifestHash(work.Spec.Workload.Manifests[0].Raw), stored.GetResourceVersion()) {
+					t.Error("the write was not recorded")
+				}
+			}
+			if o.err == nil && o.observed != nil && o.resource != "configmaps" {
+				t.Errorf("resource %q", o.resource)
+			}
+			if tc.upToDate && retained != 0 {
+				t.Error("an up-to-date manifest was compared")
+			}
+		})
+	}
+}
+
+// A Work that lost manifests loses their records.
+func TestApplyReconcilerTrimsRecords(t *testing.T) {
+	t.Parallel()
+	work := newWork(t, "cm", configMap("cm", nil, nil))
+	recs := newRecords()
+	recs.set(work.UID, 3, "h", "1")
+	r := applyReconciler{objects: newFakeMember().api(), records: recs,
+		retain: func(d, _ *unstructured.Unstructured) (*unstructured.Unstructured, error) { return d, nil }}
+	r.reconcile(context.Background(), testCluster, work)
+	if recs.upToDate(work.UID, 3, "h", "1") {
+		t.Error("the record of a manifest the Work no longer has was kept")
+	}
+	if _, ok := recs.m[work.UID][0]; !ok {
+		t.Error("the created manifest was not recorded")
+	}
+}
