@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flotilla-io/flotilla/member/membertest"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,25 +26,6 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 )
-
-// upgradeEcho is a member handler that upgrades requests asking for the
-// "echo-test" protocol and echoes what it reads; other requests get JSON.
-func upgradeEcho(w http.ResponseWriter, r *http.Request) {
-	if !strings.EqualFold(r.Header.Get("Upgrade"), "echo-test") {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"kind":"Echo"}`)
-		return
-	}
-	conn, brw, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	defer func() { _ = conn.Close() }()
-	_, _ = brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo-test\r\n\r\n")
-	_ = brw.Flush()
-	_, _ = io.Copy(conn, brw)
-}
 
 // transportEnv is a member API server over TLS and the Cluster and Secrets
 // of the control plane that reach it.
@@ -57,13 +40,13 @@ type transportEnv struct {
 	cache   *Cache
 }
 
-// newTransportEnv starts a member serving upgradeEcho and a Ready-less
+// newTransportEnv starts a member serving membertest.UpgradeEcho and a Ready-less
 // Push Cluster "m1" with a secretRef holding the member's CA and an
 // impersonator Secret holding "imp-m1".
 func newTransportEnv(t *testing.T) *transportEnv {
 	t.Helper()
 	e := &transportEnv{secrets: map[string]*corev1.Secret{}}
-	e.member = httptest.NewUnstartedServer(http.HandlerFunc(upgradeEcho))
+	e.member = httptest.NewUnstartedServer(http.HandlerFunc(membertest.UpgradeEcho))
 	e.member.Config.ErrorLog = log.New(io.Discard, "", 0)
 	e.member.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateClosed {
@@ -407,7 +390,7 @@ func TestTunnelTransport(t *testing.T) {
 		mu.Lock()
 		hosts = append(hosts, r.Host)
 		mu.Unlock()
-		upgradeEcho(w, r)
+		membertest.UpgradeEcho(w, r)
 	}))
 	t.Cleanup(agent.Close)
 	var connected atomic.Bool

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flotilla-io/flotilla/member/membertest"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -377,7 +379,7 @@ func TestConnectVerifiesMemberCertificate(t *testing.T) {
 		for _, upgrade := range []bool{false, true} {
 			t.Run(tc.name+map[bool]string{false: "", true: "/upgrade"}[upgrade], func(t *testing.T) {
 				t.Parallel()
-				m := newMember(t, false, upgradeEcho)
+				m := newMember(t, false, membertest.UpgradeEcho)
 				s := newStore()
 				s.addCluster("m1", m, func(c *clusterv1alpha1.Cluster) { c.Spec.InsecureSkipTLSVerification = tc.insecure })
 				s.updateSecret(secretNamespace, "m1", func(sec *corev1.Secret) { sec.Data["caBundle"] = tc.caBundle(t, m) })

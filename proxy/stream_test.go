@@ -12,27 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flotilla-io/flotilla/member/membertest"
+
 	"k8s.io/apiserver/pkg/authentication/user"
 )
-
-// upgradeEcho is a member handler that upgrades requests asking for the
-// "echo-test" protocol and echoes what it reads; other requests get JSON.
-func upgradeEcho(w http.ResponseWriter, r *http.Request) {
-	if !strings.EqualFold(r.Header.Get("Upgrade"), "echo-test") {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"kind":"Echo"}`)
-		return
-	}
-	conn, brw, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	defer func() { _ = conn.Close() }()
-	_, _ = brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo-test\r\n\r\n")
-	_ = brw.Flush()
-	_, _ = io.Copy(conn, brw)
-}
 
 // upgradeThrough sends an exec-like upgrade request for cluster through the
 // Connecter as tom, with the client's own credentials set. On 101 it checks
@@ -104,7 +87,7 @@ func TestUpgradeIsSpliced(t *testing.T) {
 	for _, h2 := range []bool{false, true} {
 		t.Run(fmt.Sprintf("member http2=%t", h2), func(t *testing.T) {
 			t.Parallel()
-			m := newMember(t, h2, upgradeEcho)
+			m := newMember(t, h2, membertest.UpgradeEcho)
 			s := newStore()
 			s.addCluster("m1", m, nil)
 			code, body := upgradeThrough(t, s.connecter(), "m1")
@@ -195,7 +178,7 @@ func TestWatchIsFlushedIncrementally(t *testing.T) {
 
 func TestUpgradeWithoutUserFails(t *testing.T) {
 	t.Parallel()
-	m := newMember(t, false, upgradeEcho)
+	m := newMember(t, false, membertest.UpgradeEcho)
 	s := newStore()
 	s.addCluster("m1", m, nil)
 	rec := do(s.connecter(), user.Info(nil), http.MethodGet, "/clusters/m1/proxy/api/v1/namespaces/default/pods/p/exec",
