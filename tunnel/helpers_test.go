@@ -62,7 +62,9 @@ func (m *member) serve(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/watch":
 		w.Header().Set("Content-Type", "application/json;stream=watch")
 		_, _ = io.WriteString(w, `{"type":"ADDED"}`+"\n")
-		http.NewResponseController(w).Flush()
+		if err := http.NewResponseController(w).Flush(); err != nil {
+			return
+		}
 		select {
 		case <-m.release:
 		case <-r.Context().Done():

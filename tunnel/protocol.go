@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/yamux"
-	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/klog/v2"
+	"k8s.io/streaming/pkg/httpstream"
 )
 
 const (

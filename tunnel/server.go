@@ -119,7 +119,7 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, cluster string, 
 		return
 	}
 	_ = conn.SetDeadline(time.Time{})
-	var c net.Conn = conn
+	c := conn
 	if brw.Reader.Buffered() > 0 {
 		c = &bufferedConn{Conn: conn, r: brw.Reader}
 	}

@@ -44,7 +44,7 @@ func TestReconcile(t *testing.T) {
 			rec := record.NewFakeRecorder(10)
 			var patched []byte
 			c := &Controller{clusters: clusterlisters.NewClusterLister(clusters), policies: policylisters.NewClusterTaintPolicyLister(policies),
-				recorder: rec, now: now.Time.Local,
+				recorder: rec, now: now.Local,
 				patch: func(_ context.Context, name string, body []byte) error { patched = body; return tc.patchErr }}
 			err := c.reconcile(context.Background(), "m1")
 			if (err != nil) != tc.wantErr {

@@ -95,13 +95,6 @@ type claim struct {
 	ID              string
 }
 
-func (c claim) key() string {
-	if c.Cluster {
-		return "cpp/" + c.Name
-	}
-	return "pp/" + c.Namespace + "/" + c.Name
-}
-
 // claimOf reads the complete claim of a template, if any.
 func claimOf(obj *unstructured.Unstructured) (claim, bool) {
 	l, a := obj.GetLabels(), obj.GetAnnotations()

@@ -1,43 +1,22 @@
 package detector
 
 import (
-	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clienttesting "k8s.io/client-go/testing"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
 )
 
 // writes are the writes to the host's templates and to Flotilla's API, as
 // "verb resource namespace/name", sorted; reads (the informers' lists and
 // watches) are left out.
 func (h *harness) writes() []string {
-	var out []string
-	for _, acts := range [][]clienttesting.Action{h.dyn.Actions(), h.karmada.Actions()} {
-		for _, a := range acts {
-			var name string
-			switch a := a.(type) {
-			case clienttesting.CreateAction:
-				name = a.GetObject().(metav1.Object).GetName()
-			case clienttesting.UpdateAction:
-				name = a.GetObject().(metav1.Object).GetName()
-			case clienttesting.PatchAction:
-				name = a.GetName()
-			case clienttesting.DeleteAction:
-				name = a.GetName()
-			default:
-				continue
-			}
-			out = append(out, a.GetVerb()+" "+a.GetResource().Resource+" "+a.GetNamespace()+"/"+name)
-		}
-	}
-	sort.Strings(out)
-	return out
+	return workertest.Writes(append(h.dyn.Actions(), h.karmada.Actions()...))
 }
 
 func (h *harness) clearActions() {

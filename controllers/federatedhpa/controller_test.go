@@ -152,16 +152,12 @@ func newFixture(t *testing.T, c in) *fixture {
 	t.Cleanup(q.ShutDown)
 	f.queue = &recordingQueue{TypedRateLimitingInterface: q}
 	f.ctrl = &Controller{
-		opts:     Options{SyncPeriod: syncPeriod, Algorithm: calculator.DefaultConfig()},
-		fhpas:    autoscalinglisters.NewFederatedHPALister(f.fhpas),
-		bindings: worklisters.NewResourceBindingLister(bindings),
-		client:   f.client, scales: f.scales, mapper: mapper,
-		members:  members(t, c.pods),
-		metrics:  c.metrics,
-		recorder: f.recorder,
-		now:      func() time.Time { return fixedNow },
-		queue:    f.queue, histories: map[string]*calculator.History{}, selectors: map[string]labels.Selector{},
+		opts:  Options{SyncPeriod: syncPeriod, Algorithm: calculator.DefaultConfig()},
+		fhpas: autoscalinglisters.NewFederatedHPALister(f.fhpas),
+		now:   func() time.Time { return fixedNow },
+		queue: f.queue,
 	}
+	f.ctrl.setReconcilers(worklisters.NewResourceBindingLister(bindings), f.client, f.scales, mapper, members(t, c.pods), c.metrics, f.recorder)
 	return f
 }
 
@@ -401,8 +397,8 @@ func TestReconcile(t *testing.T) {
 func TestReconcileGone(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, in{pods: onePodEach(), metrics: &fakeMetrics{}})
-	f.ctrl.histories["default/web"] = &calculator.History{}
-	f.ctrl.selectors["default/web"] = labels.Everything()
+	f.ctrl.recommend.histories["default/web"] = &calculator.History{}
+	f.ctrl.recommend.selectors["default/web"] = labels.Everything()
 	if err := f.ctrl.reconcile(context.Background(), "default/web"); err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +408,7 @@ func TestReconcileGone(t *testing.T) {
 	if d := f.queue.Delayed(); len(d) != 0 {
 		t.Errorf("requeued %v", d)
 	}
-	if len(f.ctrl.histories)+len(f.ctrl.selectors) != 0 {
-		t.Errorf("kept histories %v selectors %v", f.ctrl.histories, f.ctrl.selectors)
+	if len(f.ctrl.recommend.histories)+len(f.ctrl.recommend.selectors) != 0 {
+		t.Errorf("kept histories %v selectors %v", f.ctrl.recommend.histories, f.ctrl.recommend.selectors)
 	}
 }

@@ -68,7 +68,7 @@ func TestNoteMissing(t *testing.T) {
 
 func TestAutoscalersSelecting(t *testing.T) {
 	web, db := labels.SelectorFromSet(labels.Set{"app": "web"}), labels.SelectorFromSet(labels.Set{"app": "db"})
-	c := &Controller{selectors: map[string]labels.Selector{
+	c := &recommendReconciler{selectors: map[string]labels.Selector{
 		"ns/web": web, "ns/web-too": web, "ns/db": db, "other/web": web, "ns/no-selector": nil,
 	}}
 	pods := []memberPod{

@@ -156,7 +156,7 @@ func run(t *testing.T, lint, dir string) map[string]string {
 	err := cmd.Run()
 	var exit *exec.ExitError
 	// golangci-lint exits 1 when it finds issues, which it must here.
-	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
+	if err != nil && (!errors.As(err, &exit) || exit.ExitCode() != 1) {
 		t.Fatalf("golangci-lint: %v\n%s%s", err, stdout.String(), stderr.String())
 	}
 	var report struct {

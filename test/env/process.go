@@ -52,7 +52,7 @@ func (p *Process) start() error {
 	if err != nil {
 		return err
 	}
-	defer log.Close() // the child holds its own descriptor
+	defer func() { _ = log.Close() }() // the child holds its own descriptor
 	fmt.Fprintf(log, "==> %s %s\n", time.Now().Format(time.RFC3339), strings.Join(append([]string{p.Binary}, p.Args...), " "))
 
 	cmd := exec.Command(p.Binary, p.Args...)
@@ -183,7 +183,7 @@ func tail(path string, n int) string {
 	if err != nil {
 		return "    (" + err.Error() + ")"
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // only read from
 	const window = 16 << 10
 	if st, err := f.Stat(); err == nil && st.Size() > window {
 		_, _ = f.Seek(-window, io.SeekEnd)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/robfig/cron/v3"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-	pathvalidation "k8s.io/apimachinery/pkg/api/validation/path"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -88,14 +88,14 @@ func validateCrossVersionObjectReference(ref autoscalingv2.CrossVersionObjectRef
 	if ref.Kind == "" {
 		errs = append(errs, field.Required(p.Child("kind"), ""))
 	} else {
-		for _, msg := range pathvalidation.IsValidPathSegmentName(ref.Kind) {
+		for _, msg := range content.IsPathSegmentName(ref.Kind) {
 			errs = append(errs, field.Invalid(p.Child("kind"), ref.Kind, msg))
 		}
 	}
 	if ref.Name == "" {
 		errs = append(errs, field.Required(p.Child("name"), ""))
 	} else {
-		for _, msg := range pathvalidation.IsValidPathSegmentName(ref.Name) {
+		for _, msg := range content.IsPathSegmentName(ref.Name) {
 			errs = append(errs, field.Invalid(p.Child("name"), ref.Name, msg))
 		}
 	}
@@ -260,7 +260,7 @@ func validateMetricIdentifier(id autoscalingv2.MetricIdentifier, p *field.Path) 
 	if id.Name == "" {
 		errs = append(errs, field.Required(p.Child("name"), "must specify a metric name"))
 	} else {
-		for _, msg := range pathvalidation.IsValidPathSegmentName(id.Name) {
+		for _, msg := range content.IsPathSegmentName(id.Name) {
 			errs = append(errs, field.Invalid(p.Child("name"), id.Name, msg))
 		}
 	}

@@ -162,11 +162,7 @@ func writes(fakes ...*clienttesting.Fake) []string {
 		for _, a := range f.Actions() {
 			name, ns := "", a.GetNamespace()
 			switch a := a.(type) {
-			case clienttesting.CreateAction:
-				if o, err := meta.Accessor(a.GetObject()); err == nil {
-					name = o.GetName()
-				}
-			case clienttesting.UpdateAction:
+			case clienttesting.CreateAction: // and every UpdateAction: both carry the object
 				if o, err := meta.Accessor(a.GetObject()); err == nil {
 					name = o.GetName()
 				}

@@ -29,8 +29,7 @@ func kubeAliases(chunk []ast.Stmt) map[string]bool {
 		}
 	}
 	bound := map[string]int{}
-	var bind func(names ...string)
-	bind = func(names ...string) {
+	bind := func(names ...string) {
 		for _, n := range names {
 			bound[n]++
 		}

@@ -62,7 +62,7 @@ func TestKubeHelpersMatchNative(t *testing.T) {
 		}
 		for _, asGo := range []bool{false, true} {
 			L := newState()
-			var arg lua.LValue = toLua(L, tmpl)
+			arg := toLua(L, tmpl)
 			if asGo {
 				ud := L.NewUserData()
 				ud.Value = goValue{tmpl}

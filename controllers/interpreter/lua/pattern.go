@@ -93,7 +93,7 @@ func matchClass(c, cl byte) bool {
 	case 'l':
 		res = 'a' <= c && c <= 'z'
 	case 'p':
-		res = c > 0x20 && c < 0x7f && !isAlpha(c) && !('0' <= c && c <= '9')
+		res = c > 0x20 && c < 0x7f && !isAlpha(c) && (c < '0' || c > '9')
 	case 's':
 		res = c == ' ' || ('\t' <= c && c <= '\r')
 	case 'u':

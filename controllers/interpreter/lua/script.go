@@ -44,7 +44,7 @@ func Compile(source, fn string, poolSize int) (*Script, error) {
 func CompileWithLimits(source, fn string, poolSize int, limits Limits) (*Script, error) {
 	chunk, err := parse.Parse(strings.NewReader(source), "luaScript")
 	if err != nil {
-		return nil, fmt.Errorf("Lua syntax error: %w", err)
+		return nil, fmt.Errorf("Lua syntax error: %w", err) //nolint:staticcheck // ST1005: Lua is a proper noun; apis/config/validation says the same
 	}
 	// The analyses read the script as written, before .. is rewritten.
 	f, kube := findFunction(chunk, fn), kubeAliases(chunk)
@@ -52,7 +52,7 @@ func CompileWithLimits(source, fn string, poolSize int, limits Limits) (*Script,
 	rewriteConcat(chunk)
 	proto, err := lua.Compile(chunk, "luaScript")
 	if err != nil {
-		return nil, fmt.Errorf("Lua compile error: %w", err)
+		return nil, fmt.Errorf("Lua compile error: %w", err) //nolint:staticcheck // ST1005: Lua is a proper noun
 	}
 	if poolSize <= 0 {
 		poolSize = 8

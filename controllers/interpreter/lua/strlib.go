@@ -199,7 +199,7 @@ func (l strlib) formatBound(L *lua.LState, f string, args []lua.LValue) int {
 				break scan
 			}
 		}
-		var v lua.LValue = lua.LNil
+		v := lua.LNil
 		if arg < len(args) {
 			v = args[arg]
 		}

@@ -74,5 +74,5 @@ func (p *Plugin) Validate(_ context.Context, a admission.Attributes, _ admission
 	if name == "" {
 		name = obj.GetName()
 	}
-	return apierrors.NewForbidden(a.GetResource().GroupResource(), name, errors.New(Message))
+	return apierrors.NewForbidden(a.GetResource().GroupResource(), name, errors.New(Message)) //nolint:staticcheck // ST1005: Karmada's message, verbatim
 }

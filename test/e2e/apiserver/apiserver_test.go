@@ -56,7 +56,9 @@ func TestExternalEtcdReplicaTakesOverLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	if err := ln.Close(); err != nil { // the replica listens there next
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	log := filepath.Join(e.Options.LogDir, "host", "flotilla-apiserver-2.log")
 	p, err := env.StartProcess("host", "flotilla-apiserver-2", filepath.Join(e.Options.BinDir, env.FlotillaComponent), []string{
@@ -73,7 +75,7 @@ func TestExternalEtcdReplicaTakesOverLease(t *testing.T) {
 		if err != nil {
 			return false, nil
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close() // nothing read: only the status counts
 		return resp.StatusCode == http.StatusOK, nil
 	}); err != nil {
 		data, _ := os.ReadFile(log)

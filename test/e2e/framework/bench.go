@@ -26,8 +26,11 @@ func RecordBench(t *testing.T, name, text string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	if _, err := f.WriteString(text); err != nil {
+		_ = f.Close()
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil { // the line is on disk only once closed
 		t.Fatal(err)
 	}
 }

@@ -134,7 +134,7 @@ func FlotillaConfig(t *testing.T) *rest.Config {
 	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.Host = "https://127.0.0.1:" + strconv.Itoa(Env.Host.Ports.Flotilla)
-	cfg.TLSClientConfig.CAData, cfg.TLSClientConfig.CAFile, cfg.TLSClientConfig.Insecure = nil, "", true
+	cfg.CAData, cfg.CAFile, cfg.Insecure = nil, "", true
 	return cfg
 }
 

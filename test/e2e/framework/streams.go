@@ -68,8 +68,13 @@ func CheckLogsFollow(t *testing.T, kubeconfig, pod string, member *env.Cluster) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprint(f, env.CRILogLine(marker))
-	f.Close()
+	_, err = fmt.Fprint(f, env.CRILogLine(marker))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatalf("appending to the pod log: %v", err)
+	}
 	for lines.Scan() {
 		if strings.Contains(lines.Text(), marker) {
 			return
@@ -87,7 +92,7 @@ func CheckPortForward(t *testing.T, kubeconfig, pod string, member *env.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }() // best effort: the check is done
 	greeting := fmt.Sprintf("hello-from-%s\n", pod)
 	go func() {
 		for {
@@ -96,7 +101,7 @@ func CheckPortForward(t *testing.T, kubeconfig, pod string, member *env.Cluster)
 				return
 			}
 			_, _ = io.WriteString(conn, greeting)
-			conn.Close()
+			_ = conn.Close() // the client fails the check if the greeting was lost
 		}
 	}()
 	lines, stop := streamKubectl(t, kubeconfig, "port-forward", "pod/"+pod, ":80")
@@ -116,7 +121,7 @@ func CheckPortForward(t *testing.T, kubeconfig, pod string, member *env.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }() // best effort: only read from
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	got, _ := bufio.NewReader(conn).ReadString('\n')
 	if got != greeting {

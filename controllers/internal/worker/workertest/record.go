@@ -29,11 +29,7 @@ func Writes(actions []clienttesting.Action) []string {
 	for _, a := range actions {
 		var name string
 		switch a := a.(type) {
-		case clienttesting.CreateAction:
-			if m, ok := a.GetObject().(metav1.Object); ok {
-				name = m.GetName()
-			}
-		case clienttesting.UpdateAction:
+		case clienttesting.CreateAction: // and every UpdateAction: both carry the object
 			if m, ok := a.GetObject().(metav1.Object); ok {
 				name = m.GetName()
 			}

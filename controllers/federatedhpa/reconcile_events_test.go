@@ -1,0 +1,43 @@
+package federatedhpa
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
+)
+
+func TestEventsReconciler(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		events []calculator.Event
+		want   []string
+	}{
+		{name: "none: nothing recorded"},
+		{name: "in order, on the FederatedHPA", events: []calculator.Event{
+			{Type: corev1.EventTypeWarning, Reason: calculator.ReasonFailedGetResourceMetric, Message: "first"},
+			{Type: corev1.EventTypeNormal, Reason: calculator.ReasonSuccessfulRescale, Message: "second"},
+		}, want: []string{"Warning FailedGetResourceMetric first", "Normal SuccessfulRescale second"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := fhpa()
+			var got []string
+			r := eventsReconciler{record: func(obj runtime.Object, eventType, reason, message string) {
+				if obj != h {
+					t.Errorf("event recorded on %v", obj)
+				}
+				got = append(got, eventType+" "+reason+" "+message)
+			}}
+			r.reconcile(h, tc.events)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,63 @@
+package federatedhpa
+
+import (
+	"context"
+	"slices"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
+)
+
+// metricsReconciler reads the data of a FederatedHPA's metrics through the
+// control plane's metrics APIs.
+type metricsReconciler struct {
+	source MetricsSource
+}
+
+// reconcile returns the data of each spec.metrics entry, index by index,
+// for the pods selector matches, and the clusters (not in known, those
+// whose pods are already missing) with pods of which no metric has a
+// sample: their member did not answer the metrics request.
+func (r *metricsReconciler) reconcile(ctx context.Context, fhpa *autoscalingv1alpha1.FederatedHPA, selector labels.Selector,
+	pods []calculator.Pod, known []string) ([]calculator.MetricData, []string) {
+	reader := &metricReader{source: r.source, namespace: fhpa.Namespace, selector: selector, pods: pods}
+	data := make([]calculator.MetricData, len(fhpa.Spec.Metrics))
+	for i, m := range fhpa.Spec.Metrics {
+		data[i] = reader.read(ctx, m)
+	}
+	return data, clustersWithoutSamples(pods, data, known)
+}
+
+// clustersWithoutSamples are the clusters (not already known missing)
+// with pods of which no metric read has a sample: their member did not
+// answer the metrics request.
+func clustersWithoutSamples(pods []calculator.Pod, data []calculator.MetricData, known []string) []string {
+	withPods, withSamples := map[string]bool{}, map[string]bool{}
+	for _, p := range pods {
+		withPods[p.Cluster] = true
+	}
+	read := false
+	for _, d := range data {
+		if d.PodMetrics == nil {
+			continue
+		}
+		read = true
+		for k := range d.PodMetrics {
+			withSamples[k.Cluster] = true
+		}
+	}
+	if !read {
+		return nil
+	}
+	var out []string
+	for c := range withPods {
+		if !withSamples[c] && !slices.Contains(known, c) {
+			out = append(out, c)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
