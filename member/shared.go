@@ -100,7 +100,7 @@ func (s *sourceLW) sharedLW() (cache.ListerWatcher, bool) {
 	if !ok || s.selector == nil || s.selector.Empty() {
 		return lw, ok
 	}
-	return &selectingLW{inner: lw, selector: s.selector}, true
+	return &selectingLW{inner: cache.ToListerWatcherWithContext(lw), selector: s.selector}, true
 }
 
 // defaultSwitchCheck is how often a watch of a member asks whether the
@@ -254,7 +254,7 @@ func (st *Hub) podsAndNodes(name string, cs kubernetes.Interface) (pods, nodes *
 // copy marks its objects as cached; that mark is not the member's and is
 // dropped.
 type selectingLW struct {
-	inner    cache.ListerWatcher
+	inner    cache.ListerWatcherWithContext
 	selector labels.Selector
 }
 
@@ -265,8 +265,18 @@ func (l *selectingLW) matches(obj runtime.Object) bool {
 	return err == nil && l.selector.Matches(labels.Set(m.GetLabels()))
 }
 
+// List implements cache.Lister, for callers without a context.
 func (l *selectingLW) List(options metav1.ListOptions) (runtime.Object, error) {
-	list, err := l.inner.List(options)
+	return l.ListWithContext(context.Background(), options)
+}
+
+// Watch implements cache.Watcher, for callers without a context.
+func (l *selectingLW) Watch(options metav1.ListOptions) (watch.Interface, error) {
+	return l.WatchWithContext(context.Background(), options)
+}
+
+func (l *selectingLW) ListWithContext(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+	list, err := l.inner.ListWithContext(ctx, options)
 	if err != nil {
 		return nil, err
 	}
@@ -286,8 +296,8 @@ func (l *selectingLW) List(options metav1.ListOptions) (runtime.Object, error) {
 	return list, nil
 }
 
-func (l *selectingLW) Watch(options metav1.ListOptions) (watch.Interface, error) {
-	w, err := l.inner.Watch(options)
+func (l *selectingLW) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+	w, err := l.inner.WatchWithContext(ctx, options)
 	if err != nil {
 		return nil, err
 	}

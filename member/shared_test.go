@@ -36,7 +36,7 @@ func (c *sharedCache) shared(cluster string, gvr schema.GroupVersionResource, _ 
 		return nil, false
 	}
 	return &cache.ListWatch{
-		ListFunc: func(metav1.ListOptions) (runtime.Object, error) {
+		ListWithContextFunc: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
 			l := newList().(*corev1.PodList)
 			for _, p := range c.pods {
 				l.Items = append(l.Items, *p.(*corev1.Pod))
@@ -44,7 +44,7 @@ func (c *sharedCache) shared(cluster string, gvr schema.GroupVersionResource, _ 
 			l.ResourceVersion = "10"
 			return l, nil
 		},
-		WatchFunc: func(metav1.ListOptions) (watch.Interface, error) {
+		WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
 			w := watch.NewFake()
 			c.watches <- w
 			return w, nil

@@ -41,13 +41,13 @@ func TestNewSourceSelectsTheSharedCopy(t *testing.T) {
 			return nil, false
 		}
 		return &cache.ListWatch{
-			ListFunc: func(metav1.ListOptions) (runtime.Object, error) {
+			ListWithContextFunc: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
 				l := newList().(*unstructured.UnstructuredList)
 				l.Items = []unstructured.Unstructured{*deployment("a", applied), *deployment("theirs", map[string]string{"app": "x"})}
 				l.SetResourceVersion("10")
 				return l, nil
 			},
-			WatchFunc: func(metav1.ListOptions) (watch.Interface, error) { return fw, nil },
+			WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) { return fw, nil },
 		}, true
 	}
 	memberAsked := false
@@ -63,7 +63,7 @@ func TestNewSourceSelectsTheSharedCopy(t *testing.T) {
 	}
 	lw := NewSource("m1", gvr, shared, fromMember, func() runtime.Object { return &unstructured.UnstructuredList{} }, unstructured.UnstructuredJSONScheme, sel)
 
-	obj, err := lw.List(metav1.ListOptions{})
+	obj, err := cache.ToListerWatcherWithContext(lw).ListWithContext(t.Context(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestNewSourceSelectsTheSharedCopy(t *testing.T) {
 		t.Error("the member was listed although the shared copy holds the resource")
 	}
 
-	w, err := lw.Watch(metav1.ListOptions{ResourceVersion: "10"})
+	w, err := cache.ToListerWatcherWithContext(lw).WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "10"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func probePath(info *request.RequestInfo) string {
 		parts = append(parts, info.APIGroup)
 	}
 	parts = append(parts, info.APIVersion)
-	if info.Namespace != "" && !(info.Resource == "namespaces" && info.Name == info.Namespace) {
+	if info.Namespace != "" && (info.Resource != "namespaces" || info.Name != info.Namespace) {
 		parts = append(parts, "namespaces", info.Namespace)
 	}
 	parts = append(parts, info.Resource, info.Name)

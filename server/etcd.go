@@ -89,7 +89,7 @@ func loadOrPickPorts(path string) (etcdPorts, error) {
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {
-			l.Close()
+			_ = l.Close() // only the port was wanted
 		}
 	}()
 	for _, port := range []*int{&p.Client, &p.Peer} {

@@ -80,7 +80,7 @@ func (s schedulingStrategy) ValidateUpdate(ctx context.Context, obj, old runtime
 // newSchedulingREST returns the scheduling subresource over a binding
 // kind's store.
 func newSchedulingREST(main *resource.REST) (*resource.StatusREST, bool) {
-	strategy, ok := main.Store.UpdateStrategy.(*resource.Strategy)
+	strategy, ok := main.UpdateStrategy.(*resource.Strategy)
 	if !ok {
 		return nil, false
 	}

@@ -54,7 +54,7 @@ func newCodec(samples [][]byte) (*codec, error) {
 	}
 	dec, err := zstd.NewReader(nil, decOpts...)
 	if err != nil {
-		enc.Close()
+		_ = enc.Close() // never used: nothing to flush
 		return nil, fmt.Errorf("zstd decoder: %w", err)
 	}
 	return &codec{enc: enc, dec: dec}, nil

@@ -61,7 +61,7 @@ func TestWritesAnswerUniformly(t *testing.T) {
 	// namespace half only in member1.
 	memberReview := func(_ context.Context, cluster string, sar *authorizationv1.SubjectAccessReview) (bool, error) {
 		ns := sar.Spec.ResourceAttributes.Namespace
-		return ns != "hidden" && !(ns == "half" && cluster == "member2"), nil
+		return ns != "hidden" && (ns != "half" || cluster != "member2"), nil
 	}
 	notFound := func(name string) string { return describe(apierrors.NewNotFound(gvr.GroupResource(), name)) }
 	for _, tc := range []struct {

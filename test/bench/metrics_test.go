@@ -48,7 +48,7 @@ func (m *flotillaMetrics) scrape(t *testing.T) framework.Samples {
 	if err != nil {
 		return nil
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		return nil
@@ -175,7 +175,7 @@ func (m *flotillaMetrics) profile(t *testing.T, name string, seconds int) {
 			fmt.Println("profile:", err)
 			return
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		raw, err := io.ReadAll(resp.Body)
 		if err != nil || resp.StatusCode != http.StatusOK {
 			fmt.Println("profile:", resp.Status, err)

@@ -52,7 +52,7 @@ func liveHeap(t *testing.T) int64 {
 	t.Helper()
 	cfg := config(t, framework.Env.Host)
 	cfg.Host = fmt.Sprintf("https://127.0.0.1:%d", framework.Env.Host.Ports.Flotilla)
-	cfg.TLSClientConfig.Insecure, cfg.TLSClientConfig.CAData = true, nil
+	cfg.Insecure, cfg.CAData = true, nil
 	c := httpClient(t, cfg)
 	for _, path := range []string{"/debug/pprof/heap?gc=1", "/metrics"} {
 		resp, err := c.Get(cfg.Host + path)
@@ -60,7 +60,7 @@ func liveHeap(t *testing.T) int64 {
 			t.Fatal(err)
 		}
 		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		if path != "/metrics" {
 			continue
 		}
@@ -207,7 +207,7 @@ func deleteRegistry(t *testing.T, k versioned.Interface, host *rest.Config) {
 		if err != nil {
 			return false, nil
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		return resp.StatusCode == http.StatusNotFound, nil
 	})
 	if err != nil {
@@ -243,7 +243,7 @@ func getJSON(t *testing.T, client *http.Client, url string) (time.Duration, int)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	n := 0
 	buf := make([]byte, 256<<10)
 	for {

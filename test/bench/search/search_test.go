@@ -231,7 +231,7 @@ func indexed(t *testing.T, c *http.Client, host string) int {
 	if err != nil {
 		return 0
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	var out struct{ Total int }
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(bufio.NewReader(resp.Body)).Decode(&out) != nil {
 		return 0
