@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/validate"
 	specsv1 "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
@@ -191,6 +192,19 @@ func TestImageLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	img, desc := openLayout(t, o)
+
+	// What crane validate checks: the digests, diff ids and sizes agree with
+	// the blobs, for the layout and for the docker-archive.
+	if err := validate.Image(img); err != nil {
+		t.Errorf("the layout's image is not valid: %v", err)
+	}
+	archived, err := tarball.ImageFromPath(filepath.Join(o.output, o.name+".tar"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validate.Image(archived); err != nil {
+		t.Errorf("the docker-archive's image is not valid: %v", err)
+	}
 
 	if desc.Digest != res.digest {
 		t.Errorf("the layout's image is %s, run reported %s", desc.Digest, res.digest)
