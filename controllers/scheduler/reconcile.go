@@ -168,15 +168,15 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	}
 	meta.SetStatusCondition(&conditions, cond)
 	status["conditions"] = conditions
-	write := map[string]any{"metadata": map[string]any{"resourceVersion": t.meta.ResourceVersion}, "status": status}
+	metadata := map[string]any{"resourceVersion": t.meta.ResourceVersion}
+	write := map[string]any{"metadata": metadata, "status": status}
 	subresource := "status"
 	if (schedErr == nil || noFit) && (!sameClusters(t.spec.Clusters, dec.Clusters) || t.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] != string(applied)) {
 		var clusters any // null clears the field
 		if len(dec.Clusters) > 0 {
 			clusters = dec.Clusters
 		}
-		write["metadata"] = map[string]any{"resourceVersion": t.meta.ResourceVersion,
-			"annotations": map[string]any{workv1alpha2.AppliedPlacementAnnotation: string(applied)}}
+		metadata["annotations"] = map[string]any{workv1alpha2.AppliedPlacementAnnotation: string(applied)}
 		write["spec"] = map[string]any{"clusters": clusters}
 		subresource = workv1alpha2.SchedulingSubresource
 	}
