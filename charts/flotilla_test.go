@@ -597,3 +597,41 @@ func TestRenderCertManager(t *testing.T) {
 		})
 	}
 }
+
+// Every value of values.yaml is documented in the chart's README table.
+func TestValuesDocumented(t *testing.T) {
+	chrt, err := Load(FlotillaChart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var readme string
+	for _, f := range chrt.Files {
+		if f.Name == "README.md" {
+			readme = string(f.Data)
+		}
+	}
+	if readme == "" {
+		t.Fatal("no README.md in the chart")
+	}
+	// Tables whose keys are free-form (resources, nodeSelector, ...) are documented as a whole.
+	whole := map[string]bool{"apiserver.resources": true, "apiserver.nodeSelector": true, "etcd.bundled.resources": true, "certs.certManager.issuerRef": true}
+	var walk func(prefix string, v map[string]any)
+	n := 0
+	walk = func(prefix string, v map[string]any) {
+		for k, val := range v {
+			path := prefix + k
+			if m, ok := val.(map[string]any); ok && len(m) > 0 && !whole[path] {
+				walk(path+".", m)
+				continue
+			}
+			n++
+			if !strings.Contains(readme, "| `"+path+"` |") {
+				t.Errorf("value %s is not in the README's table", path)
+			}
+		}
+	}
+	walk("", chrt.Values)
+	if n < 20 {
+		t.Errorf("only %d values walked", n)
+	}
+}
