@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -168,11 +169,15 @@ func (o *Options) Validate() error {
 	if o.Controllers.MaxClustersPerToken < 0 {
 		errs = append(errs, fmt.Errorf("--max-clusters-per-token must not be negative, got %d", o.Controllers.MaxClustersPerToken))
 	}
-	if o.APIService.Register && o.HostKubeconfig() == "" {
-		errs = append(errs, errors.New("--register-apiservices needs --kubeconfig"))
+	if o.APIService.Register && o.HostKubeconfig() == "" && !inCluster() {
+		errs = append(errs, errors.New("--register-apiservices needs --kubeconfig, or a pod's ServiceAccount (in-cluster configuration)"))
 	}
 	return utilerrors.NewAggregate(errs)
 }
+
+// inCluster says whether the process runs in a pod, where client-go's
+// in-cluster configuration reaches the host without --kubeconfig.
+func inCluster() bool { return os.Getenv("KUBERNETES_SERVICE_HOST") != "" }
 
 func (o *Options) embeddedEtcd() bool {
 	return len(o.Server.Etcd.StorageConfig.Transport.ServerList) == 0 && o.EmbeddedEtcdDir != ""

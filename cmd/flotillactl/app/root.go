@@ -62,6 +62,8 @@ the usual kubectl flags (--kubeconfig, --context, ...).`,
 		newTokenCommand(cp, display),
 		newRegisterCommand(display),
 		newUnregisterCommand(display),
+		newInitCommand(cp, display),
+		newDeinitCommand(cp, display),
 	)
 	return cmd
 }
