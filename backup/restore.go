@@ -51,6 +51,11 @@ func Restore(lg *zap.Logger, o RestoreOptions) (Status, error) {
 	if err != nil {
 		return st, err
 	}
+	return st, restoreVerified(lg, o)
+}
+
+// restoreVerified is Restore once the snapshot is verified.
+func restoreVerified(lg *zap.Logger, o RestoreOptions) error {
 	token := o.Member.ClusterToken
 	if token == "" {
 		token = embed.NewConfig().InitialClusterToken
@@ -65,9 +70,9 @@ func Restore(lg *zap.Logger, o RestoreOptions) (Status, error) {
 		RevisionBump:        o.RevisionBump,
 		MarkCompacted:       o.RevisionBump > 0,
 	}); err != nil {
-		return st, fmt.Errorf("restoring %s into %s: %w", o.Snapshot, o.DataDir, err)
+		return fmt.Errorf("restoring %s into %s: %w", o.Snapshot, o.DataDir, err)
 	}
-	return st, nil
+	return nil
 }
 
 // RestoreEmbedded restores the snapshot into dir, an --embedded-etcd-dir
@@ -81,15 +86,20 @@ func RestoreEmbedded(lg *zap.Logger, snapshotPath, dir string, revisionBump uint
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return data, Status{}, err
 	}
+	// Verified before anything is written under dir.
+	st, err := Verify(lg, snapshotPath)
+	if err != nil {
+		return data, st, err
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return data, Status{}, err
+		return data, st, err
 	}
 	ports, err := etcdlayout.LoadOrPickPorts(dir)
 	if err != nil {
-		return data, Status{}, err
+		return data, st, err
 	}
 	peer := ports.PeerURL()
-	st, err := Restore(lg, RestoreOptions{
+	err = restoreVerified(lg, RestoreOptions{
 		Snapshot: snapshotPath,
 		DataDir:  data,
 		Member: Member{
