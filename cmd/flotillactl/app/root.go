@@ -62,6 +62,8 @@ the usual kubectl flags (--kubeconfig, --context, ...).`,
 		newTokenCommand(cp, display),
 		newRegisterCommand(display),
 		newUnregisterCommand(display),
+		newBackupCommand(display),
+		newRestoreCommand(display),
 	)
 	return cmd
 }
