@@ -142,4 +142,3 @@ func startEtcd(t *testing.T, dir, name string, peer *string) (string, string, fu
 	}
 	return c.String(), p.String(), stop
 }
-
