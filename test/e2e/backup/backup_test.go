@@ -58,12 +58,27 @@ spec:
   placement: {clusterAffinity: {clusterNames: [member1, member2]}}
 `
 
+// probe is a template made after the restore, with its own policy.
+const probe = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: probe, namespace: %[1]s}
+data: {mode: probe}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: probe, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: probe}]
+  placement: {clusterAffinity: {clusterNames: [member1, member2]}}
+`
+
 // TestBackupRestore: templates propagated to two members; the control
 // plane's etcd saved with flotillactl backup, flotilla-apiserver stopped,
 // its etcd dir deleted, restored with flotillactl restore and the server
 // started again. Every Cluster, policy, binding and Work is back with its
 // UID, the templates on the host are untouched, no member object is
-// rewritten, and the pipeline propagates a change made afterwards.
+// rewritten once the restarted controllers have gone over everything, and
+// the pipeline propagates new templates and changes made afterwards.
 func TestBackupRestore(t *testing.T) {
 	ns := framework.Namespace(t, "backup")
 	framework.Apply(t, fmt.Sprintf(templates, ns, "before"))
@@ -78,6 +93,7 @@ func TestBackupRestore(t *testing.T) {
 	if !strings.Contains(out, "written to "+snap) || !strings.Contains(out, "revision ") {
 		t.Errorf("flotillactl backup said %q; want where it wrote the snapshot and its revision", out)
 	}
+	t.Logf("flotillactl backup: %s", out)
 
 	// Disaster: the server goes and its etcd with it.
 	framework.Env.Host.Process(env.FlotillaComponent).Stop(15 * time.Second)
@@ -94,6 +110,7 @@ func TestBackupRestore(t *testing.T) {
 	if !strings.Contains(out, "Restored "+snap) {
 		t.Errorf("flotillactl restore said %q", out)
 	}
+	t.Logf("flotillactl restore: %s", out)
 	if err := framework.Env.RestartFlotilla(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -107,9 +124,19 @@ func TestBackupRestore(t *testing.T) {
 		return diff("control-plane objects after the restore", controlPlaneBefore, controlPlaneObjects(t))
 	})
 	converged(t, ns)
-	// The restarted controllers list everything at start; give them time to
-	// go over every binding and Work (cluster status is probed every 2s).
-	time.Sleep(15 * time.Second)
+	// The restored conditions say nothing of the restarted controllers
+	// (they start once the leader lease is theirs): a new template
+	// propagated to both members proves that the detector, scheduler,
+	// binding and execution controllers run. They list every existing
+	// binding and Work when they start, before this one exists; a few more
+	// seconds let the work status controller go over the members too.
+	framework.Apply(t, fmt.Sprintf(probe, ns))
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		return onMembers(ctx, t, ns, "probe", "")
+	})
+	t.Log("the restarted controllers propagated a new template")
+	time.Sleep(10 * time.Second)
+	t.Logf("%d control-plane objects back with their UIDs; comparing %d member objects", len(controlPlaneBefore), len(membersBefore))
 	if d := diff("member objects (resourceVersions)", membersBefore, memberVersions(t, ns)); d != "" {
 		t.Errorf("a member object was rewritten after the restore: %s", d)
 	}
@@ -120,17 +147,23 @@ func TestBackupRestore(t *testing.T) {
 	// The pipeline runs on the restored data: a template change reaches both members.
 	framework.Apply(t, fmt.Sprintf(templates, ns, "after"))
 	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
-		for _, m := range members {
-			cm, err := framework.MemberClient(t, m).CoreV1().ConfigMaps(ns).Get(ctx, "settings", metav1.GetOptions{})
-			if err != nil {
-				return err.Error()
-			}
-			if cm.Data["mode"] != "after" {
-				return fmt.Sprintf("%s: ConfigMap data %v, want mode=after", m, cm.Data)
-			}
-		}
-		return ""
+		return onMembers(ctx, t, ns, "settings", "after")
 	})
+}
+
+// onMembers says what is missing until both members hold the ConfigMap
+// ns/name with data mode=mode (any data when mode is empty); "" once they do.
+func onMembers(ctx context.Context, t *testing.T, ns, name, mode string) string {
+	for _, m := range members {
+		cm, err := framework.MemberClient(t, m).CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Sprintf("%s: %v", m, err)
+		}
+		if mode != "" && cm.Data["mode"] != mode {
+			return fmt.Sprintf("%s: ConfigMap %s data %v, want mode=%s", m, name, cm.Data, mode)
+		}
+	}
+	return ""
 }
 
 // converged waits until every binding of ns is scheduled and fully applied,
