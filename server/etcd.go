@@ -2,18 +2,16 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
-	"path/filepath"
-	"strconv"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
 	"k8s.io/klog/v2"
+
+	"github.com/flotilla-io/flotilla/server/etcdlayout"
 )
 
 // EmbeddedEtcd is etcd running inside flotilla-apiserver: the default
@@ -24,28 +22,20 @@ type EmbeddedEtcd struct {
 	ClientURL string
 }
 
-// etcdPorts are remembered in the data directory: a single-member etcd keeps
-// its peer URL in its data, so a restart must reuse it.
-type etcdPorts struct {
-	Client int `json:"client"`
-	Peer   int `json:"peer"`
-}
-
 // StartEmbeddedEtcd starts etcd with its data in dir; noFsync skips fsync
 // (test beds only).
 func StartEmbeddedEtcd(ctx context.Context, dir string, noFsync bool) (*EmbeddedEtcd, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	ports, err := loadOrPickPorts(filepath.Join(dir, "ports.json"))
+	ports, err := etcdlayout.LoadOrPickPorts(dir)
 	if err != nil {
 		return nil, err
 	}
-	client := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports.Client))}
-	peer := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports.Peer))}
+	client, peer := ports.ClientURL(), ports.PeerURL()
 	cfg := embed.NewConfig()
-	cfg.Name = "flotilla"
-	cfg.Dir = filepath.Join(dir, "data")
+	cfg.Name = etcdlayout.MemberName
+	cfg.Dir = etcdlayout.DataDir(dir)
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
@@ -77,29 +67,3 @@ func StartEmbeddedEtcd(ctx context.Context, dir string, noFsync bool) (*Embedded
 
 // Close stops etcd.
 func (e *EmbeddedEtcd) Close() { e.etcd.Close() }
-
-func loadOrPickPorts(path string) (etcdPorts, error) {
-	var p etcdPorts
-	if data, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(data, &p); err != nil {
-			return p, fmt.Errorf("reading %s: %w", path, err)
-		}
-		return p, nil
-	}
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close() // only the port was wanted
-		}
-	}()
-	for _, port := range []*int{&p.Client, &p.Peer} {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return p, err
-		}
-		ls = append(ls, l)
-		*port = l.Addr().(*net.TCPAddr).Port
-	}
-	data, _ := json.Marshal(p)
-	return p, os.WriteFile(path, data, 0o600)
-}

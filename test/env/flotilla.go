@@ -51,7 +51,7 @@ func (e *Environment) startFlotilla(ctx context.Context) error {
 		h.Ports.Flotilla = ports[0]
 		args := append([]string{
 			"--kubeconfig=" + h.Kubeconfig,
-			"--embedded-etcd-dir=" + filepath.Join(dir, "etcd"),
+			"--embedded-etcd-dir=" + e.FlotillaEtcdDir(),
 			"--cert-dir=" + filepath.Join(dir, "certs"),
 			"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(ports[0]),
 			// A local process: the aggregator reaches it through an ExternalName Service.
@@ -61,22 +61,45 @@ func (e *Environment) startFlotilla(ctx context.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		cs, err := h.Client()
-		if err != nil {
-			return p, err
-		}
-		return p, p.waitFor(ctx, e.Options.Timeout, "served through the host", func(ctx context.Context) error {
-			if _, err := cs.Discovery().RESTClient().Get().AbsPath(flotillaProbeGroup).DoRaw(ctx); err != nil {
-				return fmt.Errorf("GET %s through the host: %w", flotillaProbeGroup, err)
-			}
-			return nil
-		})
+		return p, e.waitFlotillaServed(ctx, p)
 	})
 	if err != nil {
 		return err
 	}
 	h.Processes = append(h.Processes, p)
 	return nil
+}
+
+// FlotillaEtcdDir is flotilla-apiserver's --embedded-etcd-dir.
+func (e *Environment) FlotillaEtcdDir() string {
+	return filepath.Join(e.Host.Dir, "flotilla", "etcd")
+}
+
+// RestartFlotilla starts a stopped flotilla-apiserver again with the same
+// flags and waits until the host serves its APIs.
+func (e *Environment) RestartFlotilla(ctx context.Context) error {
+	p := e.Host.Process(FlotillaComponent)
+	if p == nil {
+		return errors.New("no flotilla-apiserver in this environment")
+	}
+	if err := p.Restart(); err != nil {
+		return err
+	}
+	return e.waitFlotillaServed(ctx, p)
+}
+
+// waitFlotillaServed waits until the host serves flotilla-apiserver's APIs.
+func (e *Environment) waitFlotillaServed(ctx context.Context, p *Process) error {
+	cs, err := e.Host.Client()
+	if err != nil {
+		return err
+	}
+	return p.waitFor(ctx, e.Options.Timeout, "served through the host", func(ctx context.Context) error {
+		if _, err := cs.Discovery().RESTClient().Get().AbsPath(flotillaProbeGroup).DoRaw(ctx); err != nil {
+			return fmt.Errorf("GET %s through the host: %w", flotillaProbeGroup, err)
+		}
+		return nil
+	})
 }
 
 // FlotillactlBinary is the CLI that joins members.

@@ -64,6 +64,8 @@ the usual kubectl flags (--kubeconfig, --context, ...).`,
 		newUnregisterCommand(display),
 		newInitCommand(cp, display),
 		newDeinitCommand(cp, display),
+		newBackupCommand(display),
+		newRestoreCommand(display),
 	)
 	return cmd
 }
