@@ -64,6 +64,7 @@ func TestExternalEtcdReplicaTakesOverLease(t *testing.T) {
 	p, err := env.StartProcess("host", "flotilla-apiserver-2", filepath.Join(e.Options.BinDir, env.FlotillaComponent), []string{
 		"--kubeconfig=" + e.Host.Kubeconfig, "--etcd-servers=" + e.EtcdURL, "--etcd-prefix=/flotilla-replica-2",
 		"--cert-dir=" + dir, "--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port), "--register-apiservices=false",
+		"--metrics-bind-address=0",
 	}, log)
 	if err != nil {
 		t.Fatal(err)
