@@ -14,40 +14,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/component-base/metrics/legacyregistry"
-	"k8s.io/component-base/metrics/testutil"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/metrics/metricstest"
 )
 
-// sample is the value of the series of name whose labels include want, in
-// legacyregistry: a counter's or gauge's value, a histogram's count; found
-// is false when there is no such series.
-func sample(t *testing.T, name string, want map[string]string) (v float64, found bool) {
+func sample(t *testing.T, name string, labels map[string]string) (float64, bool) {
 	t.Helper()
-	families, err := legacyregistry.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if !testutil.LabelsMatch(m, want) {
-				continue
-			}
-			switch {
-			case m.Counter != nil:
-				return m.Counter.GetValue(), true
-			case m.Gauge != nil:
-				return m.Gauge.GetValue(), true
-			case m.Histogram != nil:
-				return float64(m.Histogram.GetSampleCount()), true
-			}
-		}
-	}
-	return 0, false
+	return metricstest.Sample(t, name, labels)
 }
 
 // Each helper moves its metric, with Karmada's labels, by one.
