@@ -1,6 +1,7 @@
 // Package apiserver is the e2e suite of flotilla-apiserver's own operation:
-// storage in an external etcd and leader election of the embedded
-// controllers between replicas.
+// storage in an external etcd, leader election of the embedded
+// controllers between replicas, and its Prometheus metrics (with member1
+// joined, so that the propagation pipeline has work to observe).
 package apiserver
 
 import (
@@ -23,7 +24,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	framework.Main(m, "apiserver", env.Options{Flotilla: &env.FlotillaOptions{}})
+	framework.Main(m, "apiserver", env.Options{
+		Members:  []env.MemberOptions{{Name: "member1"}},
+		Flotilla: &env.FlotillaOptions{Args: []string{"--cluster-status-update-frequency=2s"}},
+	}, "member1")
 }
 
 // A second replica stores in the environment's etcd (--etcd-servers), serves,
