@@ -3,9 +3,6 @@ package apiserver
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,53 +34,9 @@ spec:
     spec: {containers: [{name: nginx, image: nginx:1.7.9}]}
 `
 
-// scrape reads flotilla-apiserver's /metrics on --metrics-bind-address,
-// over plain HTTP as Prometheus does with Karmada's components.
-func scrape(ctx context.Context, t *testing.T) (framework.Samples, error) {
-	t.Helper()
-	url := "http://127.0.0.1:" + strconv.Itoa(framework.Env.Host.Ports.FlotillaMetrics) + metrics.Path
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return framework.ParseMetrics(raw)
-}
-
-// has tells whether the page has the metric name (a histogram by its
-// _count).
-func has(ss framework.Samples, name string) bool {
-	for _, s := range ss {
-		if s.Name == name || s.Name == name+"_count" {
-			return true
-		}
-	}
-	return false
-}
-
-// value is the sum of the samples of name (a histogram's count) whose
-// labels include want.
-func value(ss framework.Samples, name string, want map[string]string) float64 {
-	keep := func(l map[string]string) bool {
-		for k, v := range want {
-			if l[k] != v {
-				return false
-			}
-		}
-		return true
-	}
-	return ss.Sum(name, keep) + ss.Sum(name+"_count", keep)
+// scrape reads flotilla-apiserver's /metrics on --metrics-bind-address.
+func scrape(ctx context.Context) (framework.Samples, error) {
+	return framework.PlainMetrics(ctx, framework.Env.Host.Ports.FlotillaMetrics)
 }
 
 // flotilla-apiserver serves Karmada's metrics, the workqueues' and the Go
@@ -96,22 +49,22 @@ func TestMetricsMoveWithPropagation(t *testing.T) {
 	var before framework.Samples
 	member1 := map[string]string{"cluster_name": "member1"}
 	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
-		ss, err := scrape(ctx, t)
+		ss, err := scrape(ctx)
 		if err != nil {
 			return err.Error()
 		}
 		before = ss
-		if v := value(ss, metrics.ClusterReadyState, member1); v != 1 {
+		if v := ss.Value(metrics.ClusterReadyState, member1); v != 1 {
 			return fmt.Sprintf("%s{cluster_name=member1} = %v, want 1", metrics.ClusterReadyState, v)
 		}
 		return ""
 	})
-	if v := value(before, metrics.BuildInfo, nil); v != 1 {
+	if v := before.Value(metrics.BuildInfo, nil); v != 1 {
 		t.Errorf("%s = %v, want 1", metrics.BuildInfo, v)
 	}
 	for _, name := range []string{metrics.ClusterNodeNumber, metrics.ClusterReadyNodeNumber, metrics.ClusterCPUAllocatableNumber,
 		metrics.ClusterMemoryAllocatableBytes, metrics.ClusterPodAllocatableNumber, metrics.ClusterSyncStatusDuration} {
-		if v := value(before, name, member1); v <= 0 {
+		if v := before.Value(name, member1); v <= 0 {
 			t.Errorf("%s{cluster_name=member1} = %v, want more than 0", name, v)
 		}
 	}
@@ -129,13 +82,13 @@ func TestMetricsMoveWithPropagation(t *testing.T) {
 	deployment := map[string]string{"result": "success", "kind": "Deployment", "member_cluster": "member1"}
 	success := map[string]string{"result": "success"}
 	moved := func(ctx context.Context, checks map[string]map[string]string) string {
-		after, err := scrape(ctx, t)
+		after, err := scrape(ctx)
 		if err != nil {
 			return err.Error()
 		}
 		var still []string
 		for metric, labels := range checks {
-			if b, a := value(before, metric, labels), value(after, metric, labels); a <= b {
+			if b, a := before.Value(metric, labels), after.Value(metric, labels); a <= b {
 				still = append(still, fmt.Sprintf("%s%v %v -> %v", metric, labels, b, a))
 			}
 		}
@@ -175,12 +128,12 @@ func TestMetricsMoveWithPropagation(t *testing.T) {
 		return moved(ctx, map[string]map[string]string{metrics.DeleteResourceFromCluster: deployment})
 	})
 
-	after, err := scrape(ctx, t)
+	after, err := scrape(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range append(metrics.Names(), "workqueue_adds_total", "workqueue_depth", "go_goroutines", "go_memstats_heap_alloc_bytes", "process_cpu_seconds_total") {
-		if !has(after, name) {
+		if !after.Has(name) {
 			t.Errorf("%s is not served", name)
 		}
 	}
