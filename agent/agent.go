@@ -30,6 +30,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/execution"
 	"github.com/flotilla-io/flotilla/controllers/interpreter/informed"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/metrics"
 	"github.com/flotilla-io/flotilla/recorder"
 	"github.com/flotilla-io/flotilla/tunnel"
 )
@@ -83,6 +84,10 @@ func (o *Options) Config() (*Config, error) {
 func (c *Config) Run(ctx context.Context) error {
 	local, err := member.NewClient(c.Member)
 	if err != nil {
+		return err
+	}
+	// Every replica serves its metrics, elected or not.
+	if _, err := metrics.Serve(ctx, c.Options.MetricsBindAddress); err != nil {
 		return err
 	}
 	// Every replica renews its certificate, elected or not, so that a

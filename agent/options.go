@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/metrics"
 )
 
 // Options are the agent's flags.
@@ -55,6 +56,10 @@ type Options struct {
 	// spec.apiEndpoint (informative: the control plane reaches a pull
 	// member only through the agent's tunnel).
 	ClusterAPIEndpoint string
+	// MetricsBindAddress is where the agent's Prometheus metrics are
+	// served over plain HTTP (Karmada's --metrics-bind-address); empty or
+	// "0": not served.
+	MetricsBindAddress string
 }
 
 // NewOptions returns the defaults.
@@ -67,6 +72,7 @@ func NewOptions() *Options {
 		LeaderElectNamespace:         "karmada-system",
 		Workers:                      8,
 		AgentNamespace:               agentregistration.DefaultAgentNamespace,
+		MetricsBindAddress:           metrics.DefaultBindAddress,
 	}
 }
 
@@ -89,6 +95,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"Directory of the agent's control-plane client certificates, renewed before they expire when --control-plane-kubeconfig holds the agent's certificate. Default: "+defaultCertDirName+" next to --control-plane-kubeconfig.")
 	fs.StringVar(&o.AgentNamespace, "agent-namespace", o.AgentNamespace,
 		"Member namespace of the Secret karmada-agent-config (key karmada.config) holding the agent's kubeconfig, updated with each renewed certificate; empty: not updated.")
+	fs.StringVar(&o.MetricsBindAddress, metrics.BindAddressFlag, o.MetricsBindAddress,
+		"Address (host:port) serving the agent's Prometheus metrics at "+metrics.Path+" over plain HTTP, on every replica; empty or 0 disables it.")
 }
 
 // Validate checks the options.

@@ -16,6 +16,8 @@
 package placement
 
 import (
+	"time"
+
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
@@ -46,7 +48,19 @@ type Input struct {
 	// for bindings with spec.components; nil: the summaries, and Estimate
 	// asked for each component alone (an upper bound, see setsByEstimator).
 	EstimateSets SetEstimator
+	// Step, when set, is told how long each step of the algorithm took
+	// (StepFilter, StepScore, StepSelect, StepAssignReplicas), for the
+	// scheduler's metrics.
+	Step func(step string, took time.Duration)
 }
+
+// The steps of the algorithm, as Karmada's scheduler names them.
+const (
+	StepFilter         = "Filter"
+	StepScore          = "Score"
+	StepSelect         = "Select"
+	StepAssignReplicas = "AssignReplicas"
+)
 
 // Decision is the result of scheduling one binding.
 type Decision struct {
@@ -64,6 +78,7 @@ type Decision struct {
 func Schedule(in Input) (Decision, error) {
 	dec, err := schedule(input{spec: in.Spec, status: in.Status, clusters: in.Clusters, fresh: in.Fresh,
 		descending: descendingTieBreak(string(in.Spec.Resource.UID)),
-		groups:     peerClusters{affinity: in.Affinity, antiAffinity: in.AntiAffinity}, estimate: in.Estimate, estimateSets: in.EstimateSets})
+		groups:     peerClusters{affinity: in.Affinity, antiAffinity: in.AntiAffinity}, estimate: in.Estimate, estimateSets: in.EstimateSets,
+		step: in.Step})
 	return Decision{Clusters: dec.clusters, AffinityName: dec.affinityName, Considered: dec.considered}, err
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"time"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
@@ -52,6 +53,22 @@ type input struct {
 	// estimateSets is the accurate estimator of component sets, nil when
 	// there is none.
 	estimateSets SetEstimator
+	// step is told how long each step took; nil: nobody asks.
+	step func(step string, took time.Duration)
+}
+
+// stopwatch returns mark, which tells in.step that a step ended and took
+// the time since the previous mark (or the stopwatch's start).
+func (in input) stopwatch() (mark func(step string)) {
+	if in.step == nil {
+		return func(string) {}
+	}
+	last := time.Now()
+	return func(step string) {
+		now := time.Now()
+		in.step(step, now.Sub(last))
+		last = now
+	}
 }
 
 // peerClusters are where the other members of a binding's workload
@@ -110,6 +127,7 @@ type candidate struct {
 // scheduleWith places the binding on clusters matching affinity: filter,
 // score, select, assign replicas.
 func scheduleWith(in input, affinity *policyv1alpha1.ClusterAffinity, overflow []policyv1alpha1.OverflowClusterAffinity) ([]workv1alpha2.TargetCluster, map[string]string, error) {
+	mark := in.stopwatch()
 	feasible, refused := filter(in.clusters, in.spec, affinity, in.groups)
 	tiers := map[string]int{}
 	if divided(in.spec.Placement) && !staticWeighted(in.spec.Placement) {
@@ -126,6 +144,7 @@ func scheduleWith(in input, affinity *policyv1alpha1.ClusterAffinity, overflow [
 			}
 		}
 	}
+	mark(StepFilter)
 	if len(feasible) == 0 {
 		return nil, refused, &Error{Reason: workv1alpha2.BindingReasonNoClusterFit, Message: fitError(len(in.clusters), refused)}
 	}
@@ -166,11 +185,14 @@ func scheduleWith(in input, affinity *policyv1alpha1.ClusterAffinity, overflow [
 		}
 		return cmp.Compare(a.cluster.Name, b.cluster.Name)
 	})
+	mark(StepScore)
 	selected, err := selectClusters(cands, in.spec)
+	mark(StepSelect)
 	if err != nil {
 		return nil, refused, err
 	}
 	clusters, err := assignReplicas(selected, in)
+	mark(StepAssignReplicas)
 	return clusters, refused, err
 }
 

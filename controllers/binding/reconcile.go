@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,6 +17,7 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
+	"github.com/flotilla-io/flotilla/metrics"
 )
 
 // Event reasons (Karmada's).
@@ -92,7 +94,9 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	if uid := b.spec.Resource.UID; uid != "" && uid != template.GetUID() {
 		return nil
 	}
+	start := time.Now()
 	wrote, err := c.sync.reconcile(ctx, b, template, existing)
+	metrics.ObserveSyncWork(err, start)
 	ref := templateRef(template)
 	if err != nil {
 		c.recorder.Event(ref, corev1.EventTypeWarning, EventReasonSyncWorkFailed, fmt.Sprintf("Failed to sync work of %s: %v", b.describe(), err))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/metrics"
 )
 
 // reconcile reports one cluster. The sub-reconcilers run in order on a
@@ -28,6 +30,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 		c.forgetInformers(name)
 		c.forgetClient(name)
 		c.beats.stop(name)
+		metrics.DeleteCluster(name)
 		return nil
 	}
 	if err != nil {
@@ -38,6 +41,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	}
 	defer c.queue.AddAfter(name, c.opts.Interval)
 	c.beats.start(name)
+	start := time.Now()
 
 	status := cluster.Status.DeepCopy()
 	client, ready := c.ready.reconcile(ctx, cluster, status)
@@ -54,9 +58,18 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	}
 	if c.failures.hold(name, ready, meta.IsStatusConditionTrue(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady)) {
 		// One failed probe is not an outage: keep reporting what we had.
+		metrics.RecordClusterStatus(name, &cluster.Status)
+		metrics.ObserveClusterSyncStatus(name, start)
 		return nil
 	}
-	return c.writeStatus(ctx, cluster, status)
+	err = c.writeStatus(ctx, cluster, status)
+	metrics.ObserveClusterSyncStatus(name, start)
+	if err != nil {
+		// The stored status stands.
+		status = &cluster.Status
+	}
+	metrics.RecordClusterStatus(name, status)
+	return err
 }
 
 // writeStatus writes status with one merge patch, none when it equals the

@@ -12,13 +12,14 @@ import (
 	"k8s.io/klog/v2"
 
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
+	"github.com/flotilla-io/flotilla/metrics"
 )
 
 // reconcile plans the rules of a CronFederatedHPA, runs those that came
 // due and records both in its status with at most one write. Executions
 // whose status write fails are kept and recorded at the retry, not run
 // again.
-func (c *Controller) reconcile(ctx context.Context, key string) error {
+func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		return nil
@@ -31,6 +32,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
+	start := time.Now()
+	defer func() { metrics.ObserveCronFederatedHPA(err, start) }()
 	for _, perr := range c.planner.sync(key, cron.UID, cron.Spec.Rules) {
 		c.recorder.Event(cron, corev1.EventTypeWarning, EventReasonStartRuleFailed, perr.Error())
 	}

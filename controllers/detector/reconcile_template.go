@@ -18,6 +18,7 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/metrics"
 )
 
 // Event reasons on templates (Karmada's).
@@ -69,12 +70,14 @@ func (c *Controller) syncTemplate(ctx context.Context, key string, changed bool)
 	if ns == "kube-system" || ns == "" && gvk.Kind == "Namespace" && reservedNamespace(name) {
 		return true, nil
 	}
+	matchStart := time.Now()
 	current, claimed := c.currentPolicy(obj)
 	pps, cpps, err := c.candidates(ns)
 	if err != nil {
 		return false, err
 	}
 	chosen, ok := choose(pps, cpps, obj, current)
+	metrics.ObserveMatchPolicy(matchStart)
 	if !ok {
 		if claimed {
 			return true, c.unclaim(ctx, gvk, obj)
@@ -87,8 +90,14 @@ func (c *Controller) syncTemplate(ctx context.Context, key string, changed bool)
 		c.queue.AddAfter(key, 5*time.Second)
 		return false, nil
 	}
+	// Applying the policy, from here: the claim, then the binding.
+	applyStart := time.Now()
 	claimedObj, err := c.claim(ctx, gvk, obj, chosen)
+	if preempting {
+		metrics.CountPolicyPreemption(err)
+	}
 	if err != nil {
+		metrics.ObserveApplyPolicy(err, applyStart)
 		if preempting {
 			c.event(obj, corev1.EventTypeWarning, EventReasonPreemptPolicyFailed, preemptMessage(chosen, current, err))
 		}
@@ -103,12 +112,16 @@ func (c *Controller) syncTemplate(ctx context.Context, key string, changed bool)
 		// The claim is chosen's at once; the binding, if any, keeps its
 		// placement and spec until the template changes. Its claim follows
 		// the template's, so that the policies find what they claim.
-		return true, c.claimBinding(ctx, gvk, ns, name, chosen)
+		err := c.claimBinding(ctx, gvk, ns, name, chosen)
+		metrics.ObserveApplyPolicy(err, applyStart)
+		return true, err
 	}
 	wrote, err := c.ensureBinding(ctx, gvk, obj, chosen)
 	if errors.Is(err, errNotCached) {
+		// Not an attempt: the binding's cache has not caught up yet.
 		return false, err
 	}
+	metrics.ObserveApplyPolicy(err, applyStart)
 	c.recordInterpretation(gvk, obj, wrote, err)
 	if err != nil {
 		c.event(obj, corev1.EventTypeWarning, EventReasonApplyPolicyFailed, fmt.Sprintf("Apply policy(%s) failed: %v", policyName(chosen), err))

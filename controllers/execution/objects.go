@@ -16,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/metrics"
 )
 
 // memberObjects is how the sub-reconcilers reach the objects of one
@@ -107,6 +108,30 @@ func newMemberObjects(m *memberState, client *member.Client, shared func() membe
 			})
 		},
 	}
+}
+
+// countWrites counts the creates, updates and deletes of o in cluster's
+// member in Karmada's metrics (create_resource_to_cluster ...). Only the
+// writes are counted: a manifest already applied reaches none of them.
+func countWrites(cluster string, o memberObjects) memberObjects {
+	create, update, del := o.create, o.update, o.delete
+	o.create = func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		out, err := create(ctx, gvr, obj)
+		metrics.CountCreateResource(err, obj.GetAPIVersion(), obj.GetKind(), cluster)
+		return out, err
+	}
+	o.update = func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		out, err := update(ctx, gvr, obj)
+		// Karmada's operationResult of a write that changed the object.
+		metrics.CountUpdateResource(err, obj.GetAPIVersion(), obj.GetKind(), cluster, "updated")
+		return out, err
+	}
+	o.delete = func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) error {
+		err := del(ctx, gvr, obj)
+		metrics.CountDeleteResource(err, obj.GetAPIVersion(), obj.GetKind(), cluster)
+		return err
+	}
+	return o
 }
 
 // getObject reads a member object, nil when it does not exist.

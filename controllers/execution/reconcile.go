@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +20,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/metrics"
 )
 
 // workPatchFunc patches a Work (its subresource, when named) with the
@@ -122,8 +124,10 @@ func (c *Controller) reconcile(ctx context.Context, m *memberState, key string) 
 		return err
 	}
 	apply := applyReconciler{objects: objects, records: m.records, retain: c.retain}
+	start := time.Now()
 	outcomes := apply.reconcile(ctx, cluster.Name, work)
 	applyErr := setApplied(status, outcomes)
+	metrics.ObserveSyncWorkload(applyErr, start)
 	status.ManifestStatuses = c.manifests.reconcile(ctx, work, outcomes)
 	writeErr := c.status.reconcile(ctx, m.records, work, stored, status, dispatching)
 	c.events.reconcile(work, cluster.Name, outcomes, applyErr)
@@ -169,5 +173,5 @@ func (c *Controller) memberObjectsOf(m *memberState, cluster *clusterv1alpha1.Cl
 	if err != nil {
 		return memberObjects{}, fmt.Errorf("building the client of cluster %s: %w", cluster.Name, err)
 	}
-	return newMemberObjects(m, client, c.opts.Shared, c.opts.CacheSyncTimeout), nil
+	return countWrites(m.name, newMemberObjects(m, client, c.opts.Shared, c.opts.CacheSyncTimeout)), nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,6 +14,7 @@ import (
 
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
+	"github.com/flotilla-io/flotilla/metrics"
 )
 
 // reconcile computes one FederatedHPA. The sub-reconcilers run in order:
@@ -23,7 +25,7 @@ import (
 // eventsReconciler records the events and statusReconciler writes the
 // status in one merge patch, none when nothing changed. It runs again after
 // SyncPeriod.
-func (c *Controller) reconcile(ctx context.Context, key string) error {
+func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		return nil
@@ -37,6 +39,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		return err
 	}
 	defer c.queue.AddAfter(key, c.opts.SyncPeriod)
+	start := time.Now()
+	defer func() { metrics.ObserveFederatedHPA(err, start) }()
 	status, events := c.compute(ctx, key, fhpa)
 	status.ObservedGeneration = &fhpa.Generation
 	c.events.reconcile(fhpa, events)

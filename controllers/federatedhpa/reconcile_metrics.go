@@ -4,11 +4,13 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
 
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
+	"github.com/flotilla-io/flotilla/metrics"
 )
 
 // metricsReconciler reads the data of a FederatedHPA's metrics through the
@@ -26,7 +28,9 @@ func (r *metricsReconciler) reconcile(ctx context.Context, fhpa *autoscalingv1al
 	reader := &metricReader{source: r.source, namespace: fhpa.Namespace, selector: selector, pods: pods}
 	data := make([]calculator.MetricData, len(fhpa.Spec.Metrics))
 	for i, m := range fhpa.Spec.Metrics {
+		start := time.Now()
 		data[i] = reader.read(ctx, m)
+		metrics.ObserveFederatedHPAPullMetrics(data[i].Err, string(m.Type), start)
 	}
 	return data, clustersWithoutSamples(pods, data, known)
 }

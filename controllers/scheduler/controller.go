@@ -25,6 +25,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/ownwrites"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/metrics"
 	"github.com/flotilla-io/flotilla/placement"
 )
 
@@ -83,9 +84,13 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 	// Higher schedulePriority first (Karmada's priority-based scheduling).
 	c.queue = worker.NewPriorityQueue(ControllerName, c.priority)
 	bindingHandler := cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc: func(obj any, initial bool) { c.enqueueBinding(obj, initial) },
+		AddFunc: func(obj any, initial bool) {
+			metrics.CountSchedulerQueueIncoming(metrics.EventBindingAdd)
+			c.enqueueBinding(obj, initial)
+		},
 		UpdateFunc: func(old, cur any) {
 			if bindingChanged(bindingOf(old), bindingOf(cur)) {
+				metrics.CountSchedulerQueueIncoming(metrics.EventBindingUpdate)
 				c.enqueueBinding(cur, false)
 			}
 		},
@@ -222,12 +227,14 @@ func (c *Controller) enqueueAll(unscheduledOnly, quiet bool) {
 	rbs, _ := c.rbs.List(labels.Everything())
 	for _, b := range rbs {
 		if keep(&b.Status) {
+			metrics.CountSchedulerQueueIncoming(metrics.EventClusterChanged)
 			c.add(names.BindingKey(b.Namespace, b.Name), quiet)
 		}
 	}
 	crbs, _ := c.crbs.List(labels.Everything())
 	for _, b := range crbs {
 		if keep(&b.Status) {
+			metrics.CountSchedulerQueueIncoming(metrics.EventClusterChanged)
 			c.add(names.BindingKey("", b.Name), quiet)
 		}
 	}
@@ -239,6 +246,8 @@ func (c *Controller) enqueueUnscheduledIn(namespace string) {
 	rbs, _ := c.rbs.ResourceBindings(namespace).List(labels.Everything())
 	for _, b := range rbs {
 		if !scheduled(&b.Status) {
+			// A FederatedResourceQuota is a policy of the namespace.
+			metrics.CountSchedulerQueueIncoming(metrics.EventPolicyChanged)
 			c.add(names.BindingKey(b.Namespace, b.Name), false)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,6 +23,7 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/metrics"
 	"github.com/flotilla-io/flotilla/placement"
 )
 
@@ -87,7 +89,7 @@ func (c *Controller) get(key string) (*target, error) {
 // subresource when the result changes, the status alone through the
 // status subresource otherwise; guarded by the resourceVersion read, so a
 // concurrent writer is never overwritten.
-func (c *Controller) reconcile(ctx context.Context, key string) error {
+func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 	t, err := c.get(key)
 	if apierrors.IsNotFound(err) {
 		return nil
@@ -103,6 +105,11 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	if !c.responsible(t) {
 		return nil
 	}
+	// One scheduling attempt from here, observed as Karmada does: failed
+	// when no decision could be made or written.
+	var schedErr error
+	start, scheduleType := time.Now(), scheduleTypeOf(t)
+	defer func() { metrics.ObserveSchedule(scheduleType, errors.Join(schedErr, err), start) }()
 	clusters, err := c.clusters.List(labels.Everything())
 	if err != nil {
 		return err
@@ -110,7 +117,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	slices.SortFunc(clusters, func(a, b *clusterv1alpha1.Cluster) int { return cmp.Compare(a.Name, b.Name) })
 	fresh := t.spec.RescheduleTriggeredAt != nil &&
 		(t.status.LastScheduledTime == nil || t.status.LastScheduledTime.Before(t.spec.RescheduleTriggeredAt))
-	in := placement.Input{Spec: t.spec, Status: t.status, Clusters: clusters, Fresh: fresh, Estimate: c.estimator(t)}
+	in := placement.Input{Spec: t.spec, Status: t.status, Clusters: clusters, Fresh: fresh, Estimate: c.estimator(t),
+		Step: metrics.ObserveScheduleStep}
 	if in.Affinity, in.AntiAffinity, err = c.peers(t); err != nil {
 		return err
 	}
@@ -371,9 +379,29 @@ func sameClusters(a, b []workv1alpha2.TargetCluster) bool {
 // changes try it sooner.
 func (c *Controller) retryLater(key string, schedErr error) error {
 	if schedErr != nil {
+		metrics.CountSchedulerQueueIncoming(metrics.EventScheduleAttemptFailure)
 		c.queue.AddAfter(key, retryUnschedulable)
 	}
 	return nil
+}
+
+// scheduleTypeOf is Karmada's kind of a scheduling attempt: the first for
+// a binding without clusters, a scale when a divided binding's replicas
+// differ from those assigned, a reconcile otherwise.
+func scheduleTypeOf(t *target) string {
+	if len(t.spec.Clusters) == 0 {
+		return metrics.ScheduleTypeFirst
+	}
+	if p := t.spec.Placement; p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDivided {
+		var assigned int32
+		for _, tc := range t.spec.Clusters {
+			assigned += tc.Replicas
+		}
+		if assigned != t.spec.Replicas {
+			return metrics.ScheduleTypeScale
+		}
+	}
+	return metrics.ScheduleTypeReconcile
 }
 
 // record writes the decision's events on the binding and its template.

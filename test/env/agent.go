@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -24,7 +25,13 @@ func (e *Environment) StartAgent(ctx context.Context, member, controlPlaneKubeco
 	if controlPlaneKubeconfig == "" {
 		controlPlaneKubeconfig = e.Host.Kubeconfig
 	}
+	ports, err := freePorts(1)
+	if err != nil {
+		return nil, err
+	}
+	m.Ports.AgentMetrics = ports[0]
 	all := append([]string{
+		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(ports[0]),
 		"--cluster-name=" + member,
 		"--control-plane-kubeconfig=" + controlPlaneKubeconfig,
 		"--member-kubeconfig=" + m.Kubeconfig,

@@ -89,6 +89,11 @@ type Ports struct {
 	Kwok      int `json:"kwok,omitempty"`
 	// Flotilla is flotilla-apiserver's port (host only).
 	Flotilla int `json:"flotilla,omitempty"`
+	// FlotillaMetrics serves flotilla-apiserver's Prometheus metrics over
+	// plain HTTP (--metrics-bind-address; host only).
+	FlotillaMetrics int `json:"flotillaMetrics,omitempty"`
+	// AgentMetrics serves flotilla-agent's (members running one only).
+	AgentMetrics int `json:"agentMetrics,omitempty"`
 	// PortForwardTarget is where kwok sends `kubectl port-forward` to any
 	// pod of a member: a test may listen there (members only).
 	PortForwardTarget int `json:"portForwardTarget,omitempty"`

@@ -44,16 +44,17 @@ func (e *Environment) startFlotilla(ctx context.Context) error {
 	h := e.Host
 	dir := filepath.Join(h.Dir, "flotilla")
 	p, err := retryOnPortClash(func() (*Process, error) {
-		ports, err := freePorts(1)
+		ports, err := freePorts(2)
 		if err != nil {
 			return nil, err
 		}
-		h.Ports.Flotilla = ports[0]
+		h.Ports.Flotilla, h.Ports.FlotillaMetrics = ports[0], ports[1]
 		args := append([]string{
 			"--kubeconfig=" + h.Kubeconfig,
 			"--embedded-etcd-dir=" + e.FlotillaEtcdDir(),
 			"--cert-dir=" + filepath.Join(dir, "certs"),
 			"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(ports[0]),
+			"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(ports[1]),
 			// A local process: the aggregator reaches it through an ExternalName Service.
 			"--service-external-name=localhost",
 		}, o.Args...)

@@ -24,6 +24,7 @@ import (
 
 	generatedopenapi "github.com/flotilla-io/flotilla/apis/generated/openapi"
 	"github.com/flotilla-io/flotilla/controllers/manager"
+	"github.com/flotilla-io/flotilla/metrics"
 	"github.com/flotilla-io/flotilla/metricsadapter"
 	"github.com/flotilla-io/flotilla/registry"
 	"github.com/flotilla-io/flotilla/registry/admission/deletionprotection"
@@ -60,6 +61,10 @@ type Options struct {
 	Search search.Options
 	// Metrics configures the metrics APIs served from the members.
 	Metrics metricsadapter.Options
+	// MetricsBindAddress is where the process's own Prometheus metrics
+	// are served over plain HTTP (Karmada's --metrics-bind-address);
+	// empty or "0": not served there (the secure port's /metrics stays).
+	MetricsBindAddress string
 
 	// searchIndexInMemory keeps the index in memory even with a data directory.
 	searchIndexInMemory bool
@@ -82,6 +87,8 @@ func NewOptions() *Options {
 		Search:      search.NewOptions(),
 		Metrics:     metricsadapter.NewOptions(),
 		GCPercent:   200,
+
+		MetricsBindAddress: metrics.DefaultBindAddress,
 	}
 	deletionprotection.Register(o.Server.Admission)
 	o.Server.Etcd.StorageConfig.EncodeVersioner = storageVersions
@@ -103,6 +110,8 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.StringVar(&o.APIService.ExternalName, "service-external-name", o.APIService.ExternalName, "make that Service an ExternalName Service for this host (for a server running outside the host cluster, e.g. localhost)")
 	o.Search.AddFlags(fss.FlagSet("search"))
 	o.Metrics.AddFlags(fss.FlagSet("metrics"))
+	fss.FlagSet("metrics").StringVar(&o.MetricsBindAddress, metrics.BindAddressFlag, o.MetricsBindAddress,
+		"address (host:port) serving this process's Prometheus metrics at "+metrics.Path+" over plain HTTP; empty or 0 disables it")
 	fss.FlagSet("search").BoolVar(&o.searchIndexInMemory, "search-index-in-memory", o.searchIndexInMemory, "keep the full-text index in memory instead of under the data directory (beside --embedded-etcd-dir)")
 	cs := fss.FlagSet("controllers")
 	cs.StringSliceVar(&o.Controllers.Controllers, "controllers", o.Controllers.Controllers, "controllers to run: '*' for all, 'name' to enable one, '-name' to disable one; known: "+strings.Join(manager.Names(), ", "))

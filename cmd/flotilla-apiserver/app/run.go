@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/flotilla-io/flotilla/metrics"
 	"github.com/flotilla-io/flotilla/server"
 )
 
@@ -15,6 +16,9 @@ import (
 func Run(ctx context.Context, o *Options) error {
 	if _, set := os.LookupEnv("GOGC"); !set && o.GCPercent > 0 {
 		debug.SetGCPercent(o.GCPercent)
+	}
+	if _, err := metrics.Serve(ctx, o.MetricsBindAddress); err != nil {
+		return err
 	}
 	var etcdServers []string
 	if o.embeddedEtcd() {

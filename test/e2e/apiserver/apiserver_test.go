@@ -1,6 +1,7 @@
 // Package apiserver is the e2e suite of flotilla-apiserver's own operation:
-// storage in an external etcd and leader election of the embedded
-// controllers between replicas.
+// storage in an external etcd, leader election of the embedded
+// controllers between replicas, and its Prometheus metrics (with member1
+// joined, so that the propagation pipeline has work to observe).
 package apiserver
 
 import (
@@ -23,7 +24,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	framework.Main(m, "apiserver", env.Options{Flotilla: &env.FlotillaOptions{}})
+	framework.Main(m, "apiserver", env.Options{
+		Members:  []env.MemberOptions{{Name: "member1"}},
+		Flotilla: &env.FlotillaOptions{Args: []string{"--cluster-status-update-frequency=2s"}},
+	}, "member1")
 }
 
 // A second replica stores in the environment's etcd (--etcd-servers), serves,
@@ -64,6 +68,7 @@ func TestExternalEtcdReplicaTakesOverLease(t *testing.T) {
 	p, err := env.StartProcess("host", "flotilla-apiserver-2", filepath.Join(e.Options.BinDir, env.FlotillaComponent), []string{
 		"--kubeconfig=" + e.Host.Kubeconfig, "--etcd-servers=" + e.EtcdURL, "--etcd-prefix=/flotilla-replica-2",
 		"--cert-dir=" + dir, "--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port), "--register-apiservices=false",
+		"--metrics-bind-address=0",
 	}, log)
 	if err != nil {
 		t.Fatal(err)

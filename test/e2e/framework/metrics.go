@@ -3,12 +3,18 @@ package framework
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/flotilla-io/flotilla/metrics"
 )
 
 // Sample is one value of a Prometheus text page: a counter, gauge or
@@ -81,4 +87,53 @@ func FlotillaMetrics(ctx context.Context, t *testing.T) (Samples, error) {
 		return nil, err
 	}
 	return ParseMetrics(raw)
+}
+
+// PlainMetrics reads and parses the /metrics a process serves over plain
+// HTTP on 127.0.0.1:port (--metrics-bind-address), as Prometheus scrapes
+// Karmada's components.
+func PlainMetrics(ctx context.Context, port int) (Samples, error) {
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + metrics.Path
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return ParseMetrics(raw)
+}
+
+// Has tells whether the page has the metric name (a histogram by its
+// _count).
+func (ss Samples) Has(name string) bool {
+	for _, s := range ss {
+		if s.Name == name || s.Name == name+"_count" {
+			return true
+		}
+	}
+	return false
+}
+
+// Value is the sum of the samples of name (a histogram's count) whose
+// labels include want.
+func (ss Samples) Value(name string, want map[string]string) float64 {
+	keep := func(l map[string]string) bool {
+		for k, v := range want {
+			if l[k] != v {
+				return false
+			}
+		}
+		return true
+	}
+	return ss.Sum(name, keep) + ss.Sum(name+"_count", keep)
 }
