@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"maps"
 	"slices"
 	"sort"
@@ -633,5 +634,31 @@ func TestValuesDocumented(t *testing.T) {
 	walk("", chrt.Values)
 	if n < 20 {
 		t.Errorf("only %d values walked", n)
+	}
+}
+
+// The dashboard ConfigMap carries the chart's dashboard file, as valid JSON, labelled for Grafana's sidecar.
+func TestDashboardConfigMap(t *testing.T) {
+	objs, err := render(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := as[corev1.ConfigMap](t, objs, "ConfigMap/flotilla-dashboards")
+	if cm.Labels["grafana_dashboard"] != "1" {
+		t.Errorf("labels %v, want grafana_dashboard=1", cm.Labels)
+	}
+	want, err := files.ReadFile("flotilla/dashboards/flotilla.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cm.Data["flotilla.json"]; strings.TrimSpace(got) != strings.TrimSpace(string(want)) || !json.Valid([]byte(got)) {
+		t.Errorf("flotilla.json in the ConfigMap is not the chart's dashboard (%d bytes, want %d)", len(got), len(want))
+	}
+	objs, err = render(t, map[string]any{"dashboards": map[string]any{"enabled": false}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := objs["ConfigMap/flotilla-dashboards"]; ok {
+		t.Error("dashboard ConfigMap rendered with dashboards.enabled false")
 	}
 }
