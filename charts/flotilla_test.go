@@ -178,6 +178,10 @@ func TestRenderDefaults(t *testing.T) {
 	wantFlag(t, c.Args, "service-name", "flotilla-apiserver")
 	wantFlag(t, c.Args, "service-namespace", namespace)
 	wantFlag(t, c.Args, "leader-elect", "true")
+	wantFlag(t, c.Args, "tunnel-relay-address", "$(POD_IP)")
+	if len(c.Env) != 1 || c.Env[0].Name != "POD_IP" || c.Env[0].ValueFrom == nil || c.Env[0].ValueFrom.FieldRef == nil || c.Env[0].ValueFrom.FieldRef.FieldPath != "status.podIP" {
+		t.Errorf("env %+v, want POD_IP from status.podIP", c.Env)
+	}
 	wantFlag(t, c.Args, "register-apiservices", "true")
 	wantNoFlag(t, c.Args, "kubeconfig")
 	wantFlag(t, c.Args, "tls-cert-file", "/etc/flotilla/serving/tls.crt")

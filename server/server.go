@@ -73,6 +73,8 @@ type Config struct {
 	// the APIServices' CA bundle comes from).
 	APIService APIServiceOptions
 	Serving    *genericoptions.SecureServingOptionsWithLoopback
+	// TunnelRelay lets every replica reach every Pull cluster.
+	TunnelRelay TunnelRelayOptions
 }
 
 // CompletedConfig is a Config with its defaults filled in; only it can
@@ -134,6 +136,9 @@ func (c CompletedConfig) New() (*Server, error) {
 		s.Tunnels.Close()
 		return nil
 	}); err != nil {
+		return nil, err
+	}
+	if err := c.installTunnelRelay(g, s.Tunnels); err != nil {
 		return nil, err
 	}
 	s.MemberClients = member.NewCache(getSecret)

@@ -102,21 +102,35 @@ func newAgent(controlPlane *rest.Config, cluster string, member *rest.Config) (*
 // authentication, impersonation and proxy, over HTTP/1.1 only, since
 // HTTP/2 has no upgrade.
 func tunnelClient(cfg *rest.Config, cluster string) (string, *http.Client, error) {
-	base, _, err := rest.DefaultServerUrlFor(cfg)
+	u, err := tunnelURL(cfg, cluster)
 	if err != nil {
 		return "", nil, err
+	}
+	c, err := upgradeClient(cfg)
+	return u, c, err
+}
+
+// tunnelURL is the URL of cluster's clusters/{name}/tunnel on the server of cfg.
+func tunnelURL(cfg *rest.Config, cluster string) (string, error) {
+	base, _, err := rest.DefaultServerUrlFor(cfg)
+	if err != nil {
+		return "", err
 	}
 	u := *base
 	u.Path = path.Join("/", base.Path, "apis", clusterv1alpha1.GroupName, clusterv1alpha1.SchemeGroupVersion.Version, "clusters", cluster, Subresource)
 	u.RawPath, u.RawQuery, u.Fragment = "", "", ""
+	return u.String(), nil
+}
 
+// upgradeClient returns the client that sends upgrade requests with cfg.
+func upgradeClient(cfg *rest.Config) (*http.Client, error) {
 	tc, err := cfg.TransportConfig()
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	tlsConfig, err := transport.TLSConfigFor(tc)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	if tlsConfig != nil {
 		tlsConfig.NextProtos = []string{"http/1.1"}
@@ -140,9 +154,9 @@ func tunnelClient(cfg *rest.Config, cluster string) (string, *http.Client, error
 	}
 	rt, err := transport.HTTPWrappersForConfig(tc, base1)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	return u.String(), &http.Client{
+	return &http.Client{
 		Transport: rt,
 		// The upgrade is answered, not redirected.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -214,15 +228,25 @@ func (a *agent) serveOnce(ctx context.Context) (up bool, err error) {
 
 // dial sends the upgrade request and returns the upgraded connection.
 func (a *agent) dial(ctx context.Context) (io.ReadWriteCloser, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url, nil)
+	conn, err := upgrade(ctx, a.client, a.url, Protocol)
+	if err != nil {
+		return nil, fmt.Errorf("opening the tunnel: %w", err)
+	}
+	return conn, nil
+}
+
+// upgrade POSTs an upgrade to protocol at url and returns the upgraded
+// connection.
+func upgrade(ctx context.Context, client *http.Client, url, protocol string) (io.ReadWriteCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Connection", "Upgrade")
-	req.Header.Set("Upgrade", Protocol)
-	resp, err := a.client.Do(req)
+	req.Header.Set("Upgrade", protocol)
+	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("opening the tunnel: %w", err)
+		return nil, err
 	}
 	if resp.StatusCode != http.StatusSwitchingProtocols {
 		defer func() { _ = resp.Body.Close() }()
@@ -231,7 +255,7 @@ func (a *agent) dial(ctx context.Context) (io.ReadWriteCloser, error) {
 	conn, ok := resp.Body.(io.ReadWriteCloser)
 	if !ok {
 		_ = resp.Body.Close()
-		return nil, fmt.Errorf("opening the tunnel: the upgraded connection is not writable (%T)", resp.Body)
+		return nil, fmt.Errorf("the upgraded connection is not writable (%T)", resp.Body)
 	}
 	return conn, nil
 }

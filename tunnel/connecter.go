@@ -56,7 +56,17 @@ func (c *Connecter) ConnectMethods() []string { return []string{http.MethodPost}
 func (c *Connecter) Connect(ctx context.Context, name string, _ runtime.Object, r rest.Responder) (http.Handler, error) {
 	u, _ := request.UserFrom(ctx)
 	if err := Authorize(u, name); err != nil {
-		return nil, err
+		if c.server.authorizeRelay(u, name) != nil {
+			return nil, err
+		}
+		// Another replica: it may only relay.
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if !isRelayRequest(req) {
+				r.Error(err)
+				return
+			}
+			c.server.serveRelay(w, req, name, r.Error)
+		}), nil
 	}
 	cluster, err := c.getCluster(name)
 	if err != nil {

@@ -52,6 +52,22 @@
 // tunnel on behalf of users; a request without Impersonate-* headers has the
 // agent's rights in the member.
 //
+// Several replicas: an agent's tunnel reaches one replica (the host's
+// aggregator picks it). That replica records itself as the holder in the
+// host Lease karmada-system/flotilla-tunnel-<cluster> (LeaseDirectory;
+// holderIdentity is its --tunnel-relay-address) and deletes it when the
+// agent leaves. Another replica asked for the cluster opens each
+// connection through the holder: a POST on the holder's own
+// clusters/{name}/tunnel with "Upgrade: flotilla-tunnel-relay", with the
+// replica's host credentials, verifying the holder's serving certificate
+// against the shared serving CA. The holder accepts only the replicas'
+// own identity (the name the host gives their credentials, learned with a
+// SelfSubjectReview), opens a stream of its tunnel and splices the two: one
+// hop, never further. The relayed connection then carries the same
+// requests, impersonation included, as a local stream. When the holder
+// dies, its agent's connection breaks, the agent reconnects through the
+// aggregator to a live replica, and that one claims the Lease.
+//
 // What it owns: the tunnel's wire protocol, the control plane's sessions
 // (Server, and Connecter, the rest.Connecter of clusters/tunnel), and the
 // agent's side (RunAgent). What it does not own: the agent's registration,

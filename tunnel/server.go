@@ -39,6 +39,13 @@ type Server struct {
 	// sessions of each cluster, oldest first; the newest serves new streams.
 	sessions map[string][]*session
 	closed   bool
+	// relay, when set, reaches the clusters whose agents are connected to
+	// another replica (SetRelay); peers are the clients of those replicas.
+	relay *Relay
+	peers map[string]*peer
+	// announcing counts the directory announcements of each cluster, so
+	// that a retried one stops when a newer one starts.
+	announcing map[string]uint64
 }
 
 // session is one agent connection.
@@ -50,7 +57,7 @@ type session struct {
 
 // NewServer returns a Server with no tunnel.
 func NewServer() *Server {
-	return &Server{config: yamuxConfig(), sessions: map[string][]*session{}}
+	return &Server{config: yamuxConfig(), sessions: map[string][]*session{}, announcing: map[string]uint64{}}
 }
 
 // NotConnectedError is returned when a cluster's agent has no tunnel open.
@@ -83,11 +90,20 @@ func Authorize(u user.Info, cluster string) error {
 func (s *Server) Handler(cluster string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, _ := request.UserFrom(r.Context())
-		if err := Authorize(u, cluster); err != nil {
-			writeError(w, err)
+		fail := func(err error) { writeError(w, err) }
+		if isRelayRequest(r) {
+			if err := s.authorizeRelay(u, cluster); err != nil {
+				fail(err)
+				return
+			}
+			s.serveRelay(w, r, cluster, fail)
 			return
 		}
-		s.accept(w, r, cluster, func(err error) { writeError(w, err) })
+		if err := Authorize(u, cluster); err != nil {
+			fail(err)
+			return
+		}
+		s.accept(w, r, cluster, fail)
 	})
 }
 
@@ -141,8 +157,17 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, cluster string, 
 }
 
 // add makes sess the newest session of cluster, closing the oldest ones
-// beyond maxSessions. It fails when the server is closed.
+// beyond maxSessions, and announces that this replica holds the tunnel. It
+// fails when the server is closed.
 func (s *Server) add(cluster string, sess *session) bool {
+	if !s.addLocked(cluster, sess) {
+		return false
+	}
+	s.announce(cluster, true)
+	return true
+}
+
+func (s *Server) addLocked(cluster string, sess *session) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -158,8 +183,15 @@ func (s *Server) add(cluster string, sess *session) bool {
 	return true
 }
 
-// remove forgets sess.
+// remove forgets sess and, when it was the cluster's last session here,
+// announces that this replica no longer holds the tunnel.
 func (s *Server) remove(cluster string, sess *session) {
+	if s.removeLocked(cluster, sess) {
+		s.announce(cluster, false)
+	}
+}
+
+func (s *Server) removeLocked(cluster string, sess *session) (last bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	list := s.sessions[cluster]
@@ -171,9 +203,10 @@ func (s *Server) remove(cluster string, sess *session) {
 	}
 	if len(out) == 0 {
 		delete(s.sessions, cluster)
-		return
+		return true
 	}
 	s.sessions[cluster] = out
+	return false
 }
 
 // live returns the open sessions of cluster, newest first.
@@ -206,6 +239,8 @@ func (s *Server) Connected(cluster string) bool {
 // new stream of its newest tunnel, and whether the agent is connected now.
 // The dialer looks the tunnel up at every dial, so it keeps working when the
 // agent reconnects, and fails with a *NotConnectedError while it is not.
+// With a relay (SetRelay), an agent connected to another replica counts as
+// connected, and the dialer goes through that replica.
 // Each connection carries plain HTTP/1.1 (no TLS) to the agent, which
 // forwards it to its member: use it as the Dial of a rest.Config or the
 // DialContext of an http.Transport, with any http:// host.
@@ -213,12 +248,41 @@ func (s *Server) DialContext(cluster string) (DialFunc, bool) {
 	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return s.open(ctx, cluster)
 	}
-	return dial, s.Connected(cluster)
+	if s.Connected(cluster) {
+		return dial, true
+	}
+	s.mu.RLock()
+	r := s.relay
+	s.mu.RUnlock()
+	if r == nil {
+		return dial, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), connectionWriteTimeout)
+	defer cancel()
+	holder, err := r.Directory.Holder(ctx, cluster)
+	return dial, err == nil && holder != "" && holder != r.Self
 }
 
-// open opens a stream on the newest open tunnel of cluster, falling back to
-// older ones if it closes meanwhile.
+// open opens a stream on this replica's tunnel of cluster or, without one,
+// through the replica holding it.
 func (s *Server) open(ctx context.Context, cluster string) (net.Conn, error) {
+	conn, err := s.openLocal(ctx, cluster)
+	var nc *NotConnectedError
+	if !errors.As(err, &nc) {
+		return conn, err
+	}
+	s.mu.RLock()
+	r := s.relay
+	s.mu.RUnlock()
+	if r == nil {
+		return nil, err
+	}
+	return s.openRelayed(ctx, r, cluster)
+}
+
+// openLocal opens a stream on the newest open tunnel of cluster, falling
+// back to older ones if it closes meanwhile.
+func (s *Server) openLocal(ctx context.Context, cluster string) (net.Conn, error) {
 	sessions := s.live(cluster)
 	if len(sessions) == 0 {
 		return nil, &NotConnectedError{Cluster: cluster}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -61,6 +62,8 @@ type Options struct {
 	Search search.Options
 	// Metrics configures the metrics APIs served from the members.
 	Metrics metricsadapter.Options
+	// TunnelRelay lets several replicas serve every Pull cluster.
+	TunnelRelay server.TunnelRelayOptions
 	// MetricsBindAddress is where the process's own Prometheus metrics
 	// are served over plain HTTP (Karmada's --metrics-bind-address);
 	// empty or "0": not served there (the secure port's /metrics stays).
@@ -107,6 +110,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.BoolVar(&o.APIService.Register, "register-apiservices", o.APIService.Register, "create or update this server's APIService objects on the host at start")
 	fs.StringVar(&o.APIService.ServiceName, "service-name", o.APIService.ServiceName, "name of the Service the APIServices point at")
 	fs.StringVar(&o.APIService.ServiceNamespace, "service-namespace", o.APIService.ServiceNamespace, "namespace of that Service")
+	fs.StringVar(&o.TunnelRelay.Address, "tunnel-relay-address", o.TunnelRelay.Address, "host:port where the other replicas reach this one: with several replicas, a request for a Pull cluster whose agent is connected to another replica is relayed through it. An IP alone takes --secure-port. Empty: --bind-address and --secure-port when the bind address is one address; \""+relayOff+"\": no relay. Every replica must share the serving certificate's CA")
 	fs.StringVar(&o.APIService.ExternalName, "service-external-name", o.APIService.ExternalName, "make that Service an ExternalName Service for this host (for a server running outside the host cluster, e.g. localhost)")
 	o.Search.AddFlags(fss.FlagSet("search"))
 	o.Metrics.AddFlags(fss.FlagSet("metrics"))
@@ -154,6 +158,7 @@ func (o *Options) Complete() error {
 	if o.Search.Index && o.Search.IndexDir == "" && o.EmbeddedEtcdDir != "" && !o.searchIndexInMemory {
 		o.Search.IndexDir = search.DefaultIndexDir(filepath.Dir(filepath.Clean(o.EmbeddedEtcdDir)))
 	}
+	o.completeRelay()
 	svcDNS := o.APIService.ServiceName + "." + o.APIService.ServiceNamespace + ".svc"
 	return o.Server.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", []string{svcDNS, "localhost"}, []net.IP{net.ParseIP("127.0.0.1")})
 }
@@ -178,10 +183,35 @@ func (o *Options) Validate() error {
 	if o.Controllers.MaxClustersPerToken < 0 {
 		errs = append(errs, fmt.Errorf("--max-clusters-per-token must not be negative, got %d", o.Controllers.MaxClustersPerToken))
 	}
+	if a := o.TunnelRelay.Address; a != "" && a != relayOff {
+		if host, port, err := net.SplitHostPort(a); err != nil || host == "" || port == "" {
+			errs = append(errs, fmt.Errorf("--tunnel-relay-address must be host:port, got %q", a))
+		}
+	}
 	if o.APIService.Register && o.HostKubeconfig() == "" && !inCluster() {
 		errs = append(errs, errors.New("--register-apiservices needs --kubeconfig, or a pod's ServiceAccount (in-cluster configuration)"))
 	}
 	return utilerrors.NewAggregate(errs)
+}
+
+// relayOff is the --tunnel-relay-address that turns the relay off.
+const relayOff = "none"
+
+// completeRelay derives the relay address from the bind address when it
+// is one address (not 0.0.0.0 or ::), and turns "none" into no relay.
+func (o *Options) completeRelay() {
+	switch a := o.TunnelRelay.Address; {
+	case a == relayOff:
+		o.TunnelRelay.Address = ""
+	case net.ParseIP(a) != nil && o.Server.SecureServing.BindPort > 0:
+		// An IP alone (a pod's, IPv6 included): the secure port's.
+		o.TunnelRelay.Address = net.JoinHostPort(a, strconv.Itoa(o.Server.SecureServing.BindPort))
+	case a == "":
+		ip, port := o.Server.SecureServing.BindAddress, o.Server.SecureServing.BindPort
+		if ip != nil && !ip.IsUnspecified() && port > 0 {
+			o.TunnelRelay.Address = net.JoinHostPort(ip.String(), strconv.Itoa(port))
+		}
+	}
 }
 
 // inCluster says whether the process runs in a pod, where client-go's
@@ -216,7 +246,7 @@ func (o *Options) Config(etcdServers []string, host *rest.Config) (*server.Confi
 		return nil, err
 	}
 	return &server.Config{GenericConfig: cfg, Scheme: o.scheme, Codecs: o.codecs, Host: hostClient, HostConfig: host, Search: o.Search, Metrics: o.Metrics,
-		Controllers: o.Controllers, APIService: o.APIService, Serving: o.Server.SecureServing}, nil
+		Controllers: o.Controllers, APIService: o.APIService, Serving: o.Server.SecureServing, TunnelRelay: o.TunnelRelay}, nil
 }
 
 // NewCommand returns the flotilla-apiserver command.

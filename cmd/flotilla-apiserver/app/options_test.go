@@ -1,0 +1,44 @@
+package app
+
+import (
+	"net"
+	"strings"
+	"testing"
+)
+
+func TestTunnelRelayAddress(t *testing.T) {
+	for _, tc := range []struct {
+		name, flag, bind string
+		port             int
+		want, wantErr    string
+	}{
+		{name: "derived from one bind address", bind: "192.0.2.2", port: 6443, want: "192.0.2.2:6443"},
+		{name: "IPv6 bind address", bind: "fd00::2", port: 6443, want: "[fd00::2]:6443"},
+		{name: "wildcard bind address: none", bind: "0.0.0.0", port: 6443},
+		{name: "explicit", flag: "10.1.2.3:6443", bind: "0.0.0.0", port: 6443, want: "10.1.2.3:6443"},
+		{name: "off", flag: "none", bind: "192.0.2.2", port: 6443},
+		{name: "an IP takes the secure port", flag: "10.1.2.3", bind: "0.0.0.0", port: 6443, want: "10.1.2.3:6443"},
+		{name: "a pod's IPv6 address", flag: "fd00::7", bind: "::", port: 6443, want: "[fd00::7]:6443"},
+		{name: "not host:port", flag: "relay.example", bind: "0.0.0.0", port: 6443, want: "relay.example", wantErr: "--tunnel-relay-address must be host:port"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewOptions()
+			o.TunnelRelay.Address = tc.flag
+			o.Server.SecureServing.BindAddress = net.ParseIP(tc.bind)
+			o.Server.SecureServing.BindPort = tc.port
+			o.completeRelay()
+			if o.TunnelRelay.Address != tc.want {
+				t.Errorf("address %q, want %q", o.TunnelRelay.Address, tc.want)
+			}
+			o.EmbeddedEtcdDir = t.TempDir()
+			o.APIService.Register = false
+			err := o.Validate()
+			if tc.wantErr == "" && err != nil && strings.Contains(err.Error(), "tunnel-relay") {
+				t.Errorf("Validate: %v", err)
+			}
+			if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("Validate: %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
