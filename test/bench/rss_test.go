@@ -1,0 +1,72 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+)
+
+// vmHWM is the peak resident memory of process pid (bytes), from
+// /proc/<pid>/status: what the kernel measured, not a sample.
+func vmHWM(pid int) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = f.Close() }()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10, err
+		}
+	}
+	if err := s.Err(); err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+}
+
+// controlPlanePeakRSS sums the peak RSS of the control plane's processes
+// since they started: every process of the host cluster (kube-apiserver,
+// kube-controller-manager, each flotilla-apiserver with its embedded
+// etcd) and the shared etcd, which also stores the members' objects (so
+// the sum is an upper bound). A sum of peaks is at least the peak of the
+// sum.
+func controlPlanePeakRSS(t *testing.T) (total int64, detail string) {
+	t.Helper()
+	e := framework.Env
+	procs := append([]*envProcess{}, hostProcesses()...)
+	if e.Etcd != nil {
+		procs = append(procs, &envProcess{name: "etcd (shared with the members)", pid: e.Etcd.PID})
+	}
+	var parts []string
+	for _, p := range procs {
+		b, err := vmHWM(p.pid)
+		if err != nil {
+			t.Errorf("peak RSS of %s: %v", p.name, err)
+			continue
+		}
+		total += b
+		parts = append(parts, fmt.Sprintf("%s %.0f MiB", p.name, float64(b)/(1<<20)))
+	}
+	return total, strings.Join(parts, ", ")
+}
+
+type envProcess struct {
+	name string
+	pid  int
+}
+
+func hostProcesses() []*envProcess {
+	var out []*envProcess
+	for _, p := range framework.Env.Host.Processes {
+		out = append(out, &envProcess{name: p.Component, pid: p.PID})
+	}
+	return out
+}
