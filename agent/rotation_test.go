@@ -352,8 +352,10 @@ func TestRotationRenewsThroughCertificateRequest(t *testing.T) {
 	}
 	var renewed *x509.Certificate
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if cur := storeLeaf(t, r); cur.SerialNumber.Cmp(k.SerialNumber) != 0 {
-			renewed = cur
+		// Polled while the rotation writes the store: a read may find the
+		// new file not yet complete; the next poll reads it whole.
+		if cur, err := r.store.Current(); err == nil && cur.Leaf.SerialNumber.Cmp(k.SerialNumber) != 0 {
+			renewed = cur.Leaf
 			break
 		}
 		signer.mu.Lock()
