@@ -199,6 +199,15 @@ func TestAgentRenderValueSets(t *testing.T) {
 			}
 		},
 	}, {
+		name:   "image by digest",
+		values: map[string]any{"image": map[string]any{"repository": "example.com/flotilla", "tag": "sha256:" + strings.Repeat("0f", 32)}},
+		check: func(t *testing.T, objs rendered) {
+			c := agentContainer(t, as[appsv1.Deployment](t, objs, agentDeploymentKey))
+			if want := "example.com/flotilla@sha256:" + strings.Repeat("0f", 32); c.Image != want {
+				t.Errorf("image %q, want %q", c.Image, want)
+			}
+		},
+	}, {
 		name:   "zero replicas",
 		values: map[string]any{"replicas": 0},
 		check: func(t *testing.T, objs rendered) {

@@ -7,6 +7,16 @@
 {{- end -}}
 {{- end -}}
 
+{{/* flotilla-agent.image is repository:tag, or repository@digest when the tag is a digest (sha256:...). */}}
+{{- define "flotilla-agent.image" -}}
+{{- $tag := .Values.image.tag | default .Chart.AppVersion -}}
+{{- if hasPrefix "sha256:" $tag -}}
+{{- printf "%s@%s" .Values.image.repository $tag -}}
+{{- else -}}
+{{- printf "%s:%s" .Values.image.repository $tag -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "flotilla-agent.labels" -}}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 app.kubernetes.io/part-of: flotilla
