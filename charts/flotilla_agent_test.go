@@ -241,8 +241,8 @@ func TestAgentRenderValueSets(t *testing.T) {
 			if v := hasVolume(d, "control-plane-kubeconfig"); v == nil || v.Secret == nil || v.Secret.SecretName != "my-agent-config" {
 				t.Errorf("control-plane-kubeconfig volume %+v, want the Secret my-agent-config", v)
 			}
-			if v := hasVolume(d, "certs"); v == nil || v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != "agent-certs" {
-				t.Errorf("certs volume %+v, want the claim agent-certs", v)
+			if v := hasVolume(d, "certs"); v == nil || v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != "agent-certs" || v.EmptyDir != nil {
+				t.Errorf("certs volume %+v, want the claim agent-certs alone", v)
 			}
 			pod := d.Spec.Template.Spec
 			if pod.NodeSelector["kubernetes.io/os"] != "linux" || len(pod.Tolerations) != 1 || pod.Tolerations[0].Key != "dedicated" {
