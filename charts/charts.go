@@ -27,7 +27,7 @@ const FlotillaChart = "flotilla"
 
 // files holds the charts; "all:" keeps _helpers.tpl and .helmignore.
 //
-//go:embed all:flotilla
+//go:embed all:flotilla all:flotilla-agent
 var files embed.FS
 
 // Load returns the embedded chart in directory name (FlotillaChart).

@@ -66,7 +66,9 @@ func (e *Environment) Register(ctx context.Context, member string) (string, erro
 	}
 	agentKubeconfig := filepath.Join(m.Dir, "agent-control-plane.kubeconfig")
 	args := append(cmd[1:], "--cluster-name="+member, "--kubeconfig="+m.Kubeconfig,
-		"--agent-kubeconfig-out="+agentKubeconfig, "--discovery-timeout=90s", "--force")
+		"--agent-kubeconfig-out="+agentKubeconfig, "--discovery-timeout=90s", "--force",
+		// The agent runs as a process (StartAgent), not as a Deployment.
+		"--karmada-agent-replicas=0")
 	out, err = exec.CommandContext(ctx, e.bin(FlotillactlBinary), args...).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("flotillactl register %s: %w\n%s", member, err, out)

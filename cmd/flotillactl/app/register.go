@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/flotilla-io/flotilla/agent/agentconfig"
+	"github.com/flotilla-io/flotilla/charts"
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 )
 
@@ -55,6 +56,13 @@ type registerOptions struct {
 	// name that is already registered.
 	ControlPlaneKubeconfig string
 	ControlPlaneContext    string
+	// AgentImage and AgentReplicas are the agent's Deployment
+	// (karmadactl's --karmada-agent-image and --karmada-agent-replicas);
+	// no Deployment with 0 replicas. An empty image is the chart's.
+	AgentImage    string
+	AgentReplicas int32
+	// DryRun prints what register would do and does nothing.
+	DryRun bool
 
 	self string
 	// admin is the control plane as ControlPlaneKubeconfig's user, or nil.
@@ -71,6 +79,7 @@ func newRegisterOptions(self string) *registerOptions {
 	return &registerOptions{
 		AgentNamespace:        agentregistration.DefaultAgentNamespace,
 		CertExpirationSeconds: 365 * 24 * 3600,
+		AgentReplicas:         1,
 		Timeout:               5 * time.Minute,
 		self:                  self,
 		interval:              time.Second,
@@ -101,8 +110,16 @@ certificate is issued.
 In the member (--kubeconfig), in --agent-namespace: the Secret
 ` + agentregistration.AgentConfigSecret + ` (key ` + agentregistration.AgentConfigKey + `) holding the agent's kubeconfig,
 ServiceAccount ` + agentServiceAccount + ` and ClusterRole/ClusterRoleBinding ` + agentClusterRole + ` (all
-rights in the member, impersonation included). A member that already holds the
-Secret is refused unless --force (which re-issues its credentials).
+rights in the member, impersonation included), and the Deployment ` + agentRelease + `
+of charts/` + charts.AgentChart + ` (the chart helm installs) with --karmada-agent-image and
+--karmada-agent-replicas, applied server-side; more than one replica elects a
+leader. --karmada-agent-replicas=0 applies no Deployment and prints how to run
+the agent as a local process. A member that already holds the Secret is
+refused unless --force (which re-issues its credentials).
+
+--dry-run checks the member as register would, prints the objects it would
+create and the Deployment as YAML, and writes nothing: it sends nothing to the
+control plane and creates nothing in the member.
 
 A cluster name that is already registered is issued again only when a
 control-plane admin allows it: --force with --control-plane-kubeconfig (an
@@ -114,7 +131,16 @@ Get the endpoint, token and hash from "token create --print-register-command"
 on the control plane.`,
 		Example: fmt.Sprintf(`  %[1]s register https://control-plane.example:6443 --token abcdef.0123456789abcdef \
     --discovery-token-ca-cert-hash sha256:<hash> --cluster-name member3 --kubeconfig member3.config \
-    --agent-kubeconfig-out member3-agent.config`, self),
+    --karmada-agent-image ghcr.io/flotilla-io/flotilla:v0.1.0 --karmada-agent-replicas 2
+
+  # Print the agent's Deployment without registering
+  %[1]s register https://control-plane.example:6443 --token abcdef.0123456789abcdef \
+    --discovery-token-ca-cert-hash sha256:<hash> --cluster-name member3 --kubeconfig member3.config --dry-run
+
+  # Register for an agent run as a local process
+  %[1]s register https://control-plane.example:6443 --token abcdef.0123456789abcdef \
+    --discovery-token-ca-cert-hash sha256:<hash> --cluster-name member3 --kubeconfig member3.config \
+    --karmada-agent-replicas 0 --agent-kubeconfig-out member3-agent.config`, self),
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.complete(args); err != nil {
@@ -164,6 +190,9 @@ func (o *registerOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Force, "force", o.Force, "Register a member that already holds an agent Secret again, replacing its credentials; with --control-plane-kubeconfig, also allow the control plane to issue a registered cluster name again.")
 	fs.StringVar(&o.ControlPlaneKubeconfig, "control-plane-kubeconfig", o.ControlPlaneKubeconfig, "Kubeconfig of a control-plane admin; with --force, allows registering a cluster name that is already registered (this member's).")
 	fs.StringVar(&o.ControlPlaneContext, "control-plane-context", o.ControlPlaneContext, "Context of the control plane in --control-plane-kubeconfig.")
+	fs.StringVar(&o.AgentImage, "karmada-agent-image", o.AgentImage, "Image of the agent's Deployment (it runs /usr/local/bin/flotilla-agent). Default: the chart's, ghcr.io/flotilla-io/flotilla at this version.")
+	fs.Int32Var(&o.AgentReplicas, "karmada-agent-replicas", o.AgentReplicas, "Replicas of the agent's Deployment; more than one elects a leader; 0 applies no Deployment, for an agent run as a local process.")
+	fs.BoolVar(&o.DryRun, "dry-run", o.DryRun, "Print what register would create, the agent's Deployment as YAML, and do nothing: nothing is sent to the control plane or written to the member.")
 }
 
 func (o *registerOptions) complete(args []string) error {
@@ -212,6 +241,14 @@ func (o *registerOptions) validate() error {
 	if err := validateCAHashes(o.CACertHashes); err != nil {
 		errs = append(errs, err)
 	}
+	if o.AgentReplicas < 0 {
+		errs = append(errs, fmt.Errorf("--karmada-agent-replicas must not be negative, got %d", o.AgentReplicas))
+	}
+	if o.AgentImage != "" {
+		if _, _, err := splitImage(o.AgentImage); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if o.CertExpirationSeconds < 600 {
 		errs = append(errs, fmt.Errorf("--cert-expiration-seconds must be at least 600, got %d", o.CertExpirationSeconds))
 	}
@@ -250,6 +287,15 @@ func (o *registerOptions) run(ctx context.Context, m *kubeconfig, out io.Writer)
 	if err := o.preflight(ctx, m.kube); err != nil {
 		return err
 	}
+	// Rendered before anything is asked of the control plane: a chart
+	// that cannot render fails here.
+	agentObjs, err := o.agentObjects()
+	if err != nil {
+		return err
+	}
+	if o.DryRun {
+		return o.printAgentObjects(out, agentObjs)
+	}
 	ident, err := o.identity(ctx, m.kube)
 	if err != nil {
 		return err
@@ -281,11 +327,21 @@ func (o *registerOptions) run(ctx context.Context, m *kubeconfig, out io.Writer)
 	if err := o.ensureMemberObjects(ctx, m.kube, agentKubeconfig, out); err != nil {
 		return err
 	}
+	if o.AgentReplicas > 0 {
+		if err := o.applyAgentObjects(ctx, m.kube, agentObjs, out); err != nil {
+			return err
+		}
+	}
 	if o.AgentKubeconfigOut != "" {
 		if err := os.WriteFile(o.AgentKubeconfigOut, agentKubeconfig, 0o600); err != nil {
 			return fmt.Errorf("writing the agent kubeconfig: %w", err)
 		}
 		fmt.Fprintf(out, "local: agent kubeconfig written to %s\n", o.AgentKubeconfigOut)
+	}
+	if o.AgentReplicas > 0 {
+		fmt.Fprintf(out, "\ncluster(%s) is registered in Pull mode; its agent runs in the member as %s (%d replicas of %s)\n",
+			o.ClusterName, ref("deployment", o.AgentNamespace, agentRelease), o.AgentReplicas, agentImage(agentObjs))
+		return nil
 	}
 	fmt.Fprintf(out, "\ncluster(%s) is registered in Pull mode\n\nStart its agent:\n  %s\n", o.ClusterName, o.agentCommand(m))
 	return nil

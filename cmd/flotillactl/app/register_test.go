@@ -114,6 +114,7 @@ func TestRegister(t *testing.T) {
 	cp.decide = &certificatesv1.CertificateSigningRequestCondition{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue}
 	o := testRegisterOptions(t, cp)
 	o.AgentKubeconfigOut = filepath.Join(t.TempDir(), "agent.config")
+	o.AgentReplicas = 0 // an agent run as a local process
 	member := newMember()
 	var out bytes.Buffer
 	if err := o.run(t.Context(), &kubeconfig{kube: member, path: "member3.config"}, &out); err != nil {
@@ -164,6 +165,9 @@ func TestRegister(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "flotilla-agent --cluster-name=member3 --control-plane-kubeconfig="+o.AgentKubeconfigOut+" --member-kubeconfig=member3.config") {
 		t.Errorf("output lacks the agent command:\n%s", out.String())
+	}
+	if ds, err := member.AppsV1().Deployments("karmada-system").List(t.Context(), metav1.ListOptions{}); err != nil || len(ds.Items) != 0 {
+		t.Errorf("deployments %v (%v) with --karmada-agent-replicas=0, want none", ds, err)
 	}
 
 	// A second register of the same member is refused before it asks the
@@ -279,6 +283,10 @@ func TestRegisterValidate(t *testing.T) {
 		{name: "bad hash", change: func(o *registerOptions) { o.CACertHashes = []string{"md5:00"} }, wantErr: "invalid --discovery-token-ca-cert-hash"},
 		{name: "bad name", change: func(o *registerOptions) { o.ClusterName = "Member_3" }, wantErr: "invalid cluster name"},
 		{name: "short certificate", change: func(o *registerOptions) { o.CertExpirationSeconds = 60 }, wantErr: "at least 600"},
+		{name: "no agent", change: func(o *registerOptions) { o.AgentReplicas = 0 }},
+		{name: "negative replicas", change: func(o *registerOptions) { o.AgentReplicas = -1 }, wantErr: "--karmada-agent-replicas must not be negative, got -1"},
+		{name: "agent image", change: func(o *registerOptions) { o.AgentImage = "registry.example:5000/team/flotilla:v1" }},
+		{name: "bad agent image", change: func(o *registerOptions) { o.AgentImage = "Registry/UPPER:v1" }, wantErr: "invalid --karmada-agent-image"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

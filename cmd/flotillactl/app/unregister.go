@@ -174,6 +174,7 @@ func (o *unregisterOptions) removeFromControlPlane(ctx context.Context, cp contr
 func (o *unregisterOptions) cleanMember(ctx context.Context, member kubernetes.Interface, p printer) error {
 	ns := o.AgentNamespace
 	for _, obj := range []object{
+		agentDeploymentObject(member, ns),
 		secretObject(member, onMember, ns, agentregistration.AgentConfigSecret),
 		clusterRoleBindingObject(member, onMember, agentClusterRole),
 		clusterRoleObject(member, onMember, agentClusterRole),

@@ -77,7 +77,9 @@ func TestRegister(t *testing.T) {
 	register := func(t *testing.T, member, name, token, hash string, extra ...string) (string, error) {
 		t.Helper()
 		args := append([]string{"register", endpoint, "--token", token, "--discovery-token-ca-cert-hash", hash,
-			"--cluster-name", name, "--kubeconfig", framework.Member(t, member).Kubeconfig, "--discovery-timeout=90s"}, extra...)
+			"--cluster-name", name, "--kubeconfig", framework.Member(t, member).Kubeconfig, "--discovery-timeout=90s",
+			// The test runs the agent as a process, not as a Deployment.
+			"--karmada-agent-replicas=0"}, extra...)
 		start := time.Now()
 		out, err := registerCLI(t, args...)
 		t.Logf("flotillactl register %s as %s (%.1f s):\n%s", member, name, time.Since(start).Seconds(), out)
