@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/lint"
-	"helm.sh/helm/v3/pkg/lint/support"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -27,28 +25,15 @@ const (
 // its defaults, in agentregistration.DefaultAgentNamespace.
 func renderAgent(t *testing.T, values map[string]any) (rendered, error) {
 	t.Helper()
-	chrt, err := Load(AgentChart)
-	if err != nil {
-		t.Fatalf("loading the chart: %v", err)
-	}
 	vals := map[string]any{"clusterName": agentCluster}
 	maps.Copy(vals, values)
-	res, err := Render(chrt, Release{Name: agentRelease, Namespace: agentregistration.DefaultAgentNamespace, Values: vals}, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := rendered{}
-	for _, u := range res.Objects {
-		key := u.GetKind() + "/" + u.GetName()
-		if _, dup := out[key]; dup {
-			t.Errorf("%s rendered twice", key)
+	out, _, err := renderRelease(t, AgentChart, Release{Name: agentRelease, Namespace: agentregistration.DefaultAgentNamespace, Values: vals})
+	for key, u := range out {
+		if strings.Count(key, "/") > 1 && namespaced(u) {
+			t.Errorf("%s outside the release's namespace", key)
 		}
-		if ns := u.GetNamespace(); namespaced(u) && ns != agentregistration.DefaultAgentNamespace {
-			t.Errorf("%s in namespace %q, want the release's", key, ns)
-		}
-		out[key] = u
 	}
-	return out, nil
+	return out, err
 }
 
 func agentContainer(t *testing.T, d *appsv1.Deployment) corev1.Container {
@@ -161,12 +146,7 @@ func TestAgentRenderDefaults(t *testing.T) {
 
 func TestAgentRenderValueSets(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		values  map[string]any
-		wantErr string // a substring of the rendering error; empty: must render
-		check   func(t *testing.T, objs rendered)
-	}{{
+	runRenderCases(t, []renderCase{{
 		name:    "no cluster name fails",
 		values:  map[string]any{"clusterName": ""},
 		wantErr: "clusterName is required",
@@ -268,45 +248,15 @@ func TestAgentRenderValueSets(t *testing.T) {
 				t.Errorf("binding roleRef %+v subjects %+v, want agent-role to %+v", b.RoleRef, b.Subjects, want)
 			}
 		},
-	}}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			objs, err := renderAgent(t, tc.values)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("rendering: %v", err)
-			}
-			tc.check(t, objs)
-		})
-	}
+	}}, renderAgent)
 }
 
 func TestAgentLint(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		values map[string]any
-	}{
+	lintChart(t, AgentChart, agentregistration.DefaultAgentNamespace, []lintCase{
 		{name: "cluster name", values: map[string]any{"clusterName": agentCluster}},
 		{name: "replicas and RBAC", values: map[string]any{"clusterName": agentCluster, "replicas": 2, "serviceAccount": map[string]any{"create": true}, "rbac": map[string]any{"create": true}}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			linter := lint.All(AgentChart, tc.values, agentregistration.DefaultAgentNamespace, false)
-			for _, m := range linter.Messages {
-				if m.Severity >= support.WarningSev {
-					t.Errorf("lint: %s", m)
-				}
-			}
-		})
-	}
+	})
 }
 
 // undocumented returns the values of c missing from its README's table;
@@ -344,15 +294,5 @@ func undocumented(t *testing.T, c *chart.Chart, whole map[string]bool) (missing 
 // Every value of the agent chart's values.yaml is in its README's table.
 func TestAgentValuesDocumented(t *testing.T) {
 	t.Parallel()
-	c, err := Load(AgentChart)
-	if err != nil {
-		t.Fatal(err)
-	}
-	missing, n := undocumented(t, c, map[string]bool{"resources": true, "nodeSelector": true, "certVolume": true})
-	for _, p := range missing {
-		t.Errorf("value %s is not in the README's table", p)
-	}
-	if n < 15 {
-		t.Errorf("only %d values walked", n)
-	}
+	checkDocumented(t, AgentChart, map[string]bool{"resources": true, "nodeSelector": true, "certVolume": true}, 15)
 }

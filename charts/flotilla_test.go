@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"helm.sh/helm/v3/pkg/lint"
-	"helm.sh/helm/v3/pkg/lint/support"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -33,24 +31,9 @@ type rendered map[string]*unstructured.Unstructured
 // render renders the embedded chart with values over its defaults, as `helm template` does.
 func render(t *testing.T, values map[string]any) (rendered, error) {
 	t.Helper()
-	chrt, err := Load(FlotillaChart)
-	if err != nil {
-		t.Fatalf("loading the chart: %v", err)
-	}
-	res, err := Render(chrt, Release{Name: release, Namespace: namespace, Values: values}, nil)
+	out, res, err := renderRelease(t, FlotillaChart, Release{Name: release, Namespace: namespace, Values: values})
 	if err != nil {
 		return nil, err
-	}
-	out := rendered{}
-	for _, u := range res.Objects {
-		key := u.GetKind() + "/" + u.GetName()
-		if ns := u.GetNamespace(); ns != namespace && ns != "" {
-			key = u.GetKind() + "/" + ns + "/" + u.GetName()
-		}
-		if _, dup := out[key]; dup {
-			t.Errorf("%s rendered twice", key)
-		}
-		out[key] = u
 	}
 	if !strings.Contains(res.Notes, "flotillactl join") {
 		t.Errorf("NOTES.txt does not say how to join a member:\n%s", res.Notes)
@@ -282,12 +265,7 @@ func TestRenderDefaults(t *testing.T) {
 
 func TestRenderValueSets(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		values  map[string]any
-		wantErr string // a substring of the rendering error; empty: must render
-		check   func(t *testing.T, objs rendered)
-	}{{
+	runRenderCases(t, []renderCase{{
 		name:    "embedded etcd with two replicas fails",
 		values:  map[string]any{"etcd": map[string]any{"mode": "embedded"}, "apiserver": map[string]any{"replicas": 2}},
 		wantErr: "etcd.mode embedded keeps the data inside one process: apiserver.replicas must be 1, got 2",
@@ -407,46 +385,16 @@ func TestRenderValueSets(t *testing.T) {
 				t.Errorf("serviceAccountName %q, want mine", got)
 			}
 		},
-	}}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			objs, err := render(t, tc.values)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("rendering: %v", err)
-			}
-			tc.check(t, objs)
-		})
-	}
+	}}, render)
 }
 
 func TestLint(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		values map[string]any
-	}{
+	lintChart(t, FlotillaChart, namespace, []lintCase{
 		{name: "defaults"},
 		{name: "embedded", values: map[string]any{"etcd": map[string]any{"mode": "embedded"}, "apiserver": map[string]any{"replicas": 1}}},
 		{name: "external", values: map[string]any{"etcd": map[string]any{"mode": "external", "external": map[string]any{"endpoints": []any{"https://etcd:2379"}}}}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			linter := lint.All(FlotillaChart, tc.values, namespace, false)
-			for _, m := range linter.Messages {
-				if m.Severity >= support.WarningSev {
-					t.Errorf("lint: %s", m)
-				}
-			}
-		})
-	}
+	})
 }
 
 // keyPair returns the certificate and checks the key of a kubernetes.io/tls Secret.
@@ -605,40 +553,9 @@ func TestRenderCertManager(t *testing.T) {
 
 // Every value of values.yaml is documented in the chart's README table.
 func TestValuesDocumented(t *testing.T) {
-	chrt, err := Load(FlotillaChart)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var readme string
-	for _, f := range chrt.Files {
-		if f.Name == "README.md" {
-			readme = string(f.Data)
-		}
-	}
-	if readme == "" {
-		t.Fatal("no README.md in the chart")
-	}
+	t.Parallel()
 	// Tables whose keys are free-form (resources, nodeSelector, ...) are documented as a whole.
-	whole := map[string]bool{"apiserver.resources": true, "apiserver.nodeSelector": true, "etcd.bundled.resources": true, "certs.certManager.issuerRef": true}
-	var walk func(prefix string, v map[string]any)
-	n := 0
-	walk = func(prefix string, v map[string]any) {
-		for k, val := range v {
-			path := prefix + k
-			if m, ok := val.(map[string]any); ok && len(m) > 0 && !whole[path] {
-				walk(path+".", m)
-				continue
-			}
-			n++
-			if !strings.Contains(readme, "| `"+path+"` |") {
-				t.Errorf("value %s is not in the README's table", path)
-			}
-		}
-	}
-	walk("", chrt.Values)
-	if n < 20 {
-		t.Errorf("only %d values walked", n)
-	}
+	checkDocumented(t, FlotillaChart, map[string]bool{"apiserver.resources": true, "apiserver.nodeSelector": true, "etcd.bundled.resources": true, "certs.certManager.issuerRef": true}, 20)
 }
 
 // The dashboard ConfigMap carries the chart's dashboard file, as valid JSON, labelled for Grafana's sidecar.

@@ -17,8 +17,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	apiregv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 )
@@ -33,6 +37,28 @@ type Clients struct {
 	Aggregator aggregator.Interface
 	// Mapper maps the chart's kinds to resources.
 	Mapper meta.RESTMapper
+}
+
+// NewClients builds the clients of the cluster of cfg.
+func NewClients(cfg *rest.Config) (Clients, error) {
+	core, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return Clients{}, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return Clients{}, err
+	}
+	agg, err := aggregator.NewForConfig(cfg)
+	if err != nil {
+		return Clients{}, err
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return Clients{}, err
+	}
+	return Clients{Core: core, Dynamic: dyn, Aggregator: agg,
+		Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))}, nil
 }
 
 // Installer applies and removes one release.

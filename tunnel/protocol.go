@@ -2,6 +2,7 @@ package tunnel
 
 import (
 	"bufio"
+	"fmt"
 	"log"
 	"net"
 	"net/http"
@@ -43,19 +44,52 @@ func yamuxConfig() *yamux.Config {
 }
 
 // isTunnelRequest says whether r asks to upgrade to the tunnel protocol.
-func isTunnelRequest(r *http.Request) bool {
+func isTunnelRequest(r *http.Request) bool { return isUpgradeTo(r, Protocol) }
+
+// isUpgradeTo says whether r asks to upgrade to protocol.
+func isUpgradeTo(r *http.Request, protocol string) bool {
 	if !httpstream.IsUpgradeRequest(r) {
 		return false
 	}
 	for _, v := range r.Header.Values("Upgrade") {
 		for _, p := range strings.Split(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(p), Protocol) {
+			if strings.EqualFold(strings.TrimSpace(p), protocol) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// switchProtocols takes the connection of r over and answers 101 to
+// protocol; the returned connection holds what the client sent after its
+// request. On error nothing is left open.
+func switchProtocols(w http.ResponseWriter, protocol string) (net.Conn, error) {
+	conn, brw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return nil, fmt.Errorf("the connection cannot be taken over (HTTP/2 has no upgrade): %w", err)
+	}
+	_ = conn.SetDeadline(time.Now().Add(connectionWriteTimeout))
+	_, err = brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: " + protocol + "\r\n\r\n")
+	if err == nil {
+		err = brw.Flush()
+	}
+	if err != nil {
+		_ = conn.Close()
+		return nil, errWritingUpgrade{err}
+	}
+	_ = conn.SetDeadline(time.Time{})
+	if brw.Reader.Buffered() > 0 {
+		return &bufferedConn{Conn: conn, r: brw.Reader}, nil
+	}
+	return conn, nil
+}
+
+// errWritingUpgrade is a failure after the connection was taken over: no
+// HTTP error can be answered any more.
+type errWritingUpgrade struct{ error }
+
+func (e errWritingUpgrade) Unwrap() error { return e.error }
 
 // klogWriter turns the lines of a standard logger (yamux's, net/http's)
 // into klog messages at verbosity 2: they are about connections dropping,

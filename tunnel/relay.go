@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
-	"k8s.io/streaming/pkg/httpstream"
 )
 
 // RelayProtocol is the Upgrade token of a relay: a replica of the control
@@ -69,27 +67,20 @@ func (s *Server) SetRelay(r *Relay) error {
 }
 
 // isRelayRequest says whether r asks to upgrade to the relay protocol.
-func isRelayRequest(r *http.Request) bool {
-	if !httpstream.IsUpgradeRequest(r) {
-		return false
-	}
-	for _, v := range r.Header.Values("Upgrade") {
-		for _, p := range strings.Split(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(p), RelayProtocol) {
-				return true
-			}
-		}
-	}
-	return false
+func isRelayRequest(r *http.Request) bool { return isUpgradeTo(r, RelayProtocol) }
+
+// currentRelay returns the relay, nil before SetRelay.
+func (s *Server) currentRelay() *Relay {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.relay
 }
 
 // authorizeRelay allows a relay only to the replicas' own identity, on
 // top of RBAC: a relayed connection reaches the member with the agent's
 // rights, unimpersonated.
 func (s *Server) authorizeRelay(u user.Info, cluster string) error {
-	s.mu.RLock()
-	r := s.relay
-	s.mu.RUnlock()
+	r := s.currentRelay()
 	gr := schema.GroupResource{Group: "cluster.karmada.io", Resource: "clusters/" + Subresource}
 	if r == nil {
 		return apierrors.NewForbidden(gr, cluster, errors.New("this replica relays no tunnel (no --tunnel-relay-address)"))
@@ -118,26 +109,14 @@ func (s *Server) serveRelay(w http.ResponseWriter, r *http.Request, cluster stri
 		fail(apierrors.NewInternalError(err))
 		return
 	}
-	conn, brw, err := http.NewResponseController(w).Hijack()
+	c, err := switchProtocols(w, RelayProtocol)
 	if err != nil {
 		_ = stream.Close()
-		fail(apierrors.NewInternalError(fmt.Errorf("the relay connection cannot be taken over (HTTP/2 has no upgrade): %w", err)))
+		var late errWritingUpgrade
+		if !errors.As(err, &late) {
+			fail(apierrors.NewInternalError(err))
+		}
 		return
-	}
-	_ = conn.SetDeadline(time.Now().Add(connectionWriteTimeout))
-	_, err = brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: " + RelayProtocol + "\r\n\r\n")
-	if err == nil {
-		err = brw.Flush()
-	}
-	if err != nil {
-		_ = conn.Close()
-		_ = stream.Close()
-		return
-	}
-	_ = conn.SetDeadline(time.Time{})
-	var c net.Conn = conn
-	if brw.Reader.Buffered() > 0 {
-		c = &bufferedConn{Conn: conn, r: brw.Reader}
 	}
 	splice(c, stream)
 }

@@ -119,29 +119,19 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, cluster string, 
 		fail(apierrors.NewServiceUnavailable("the server is shutting down"))
 		return
 	}
-	conn, brw, err := http.NewResponseController(w).Hijack()
+	c, err := switchProtocols(w, Protocol)
 	if err != nil {
-		fail(apierrors.NewInternalError(fmt.Errorf("the tunnel connection cannot be taken over (HTTP/2 has no upgrade): %w", err)))
+		var late errWritingUpgrade
+		if errors.As(err, &late) {
+			logger.Error(err, "Writing the tunnel's upgrade response")
+		} else {
+			fail(apierrors.NewInternalError(err))
+		}
 		return
-	}
-	_ = conn.SetDeadline(time.Now().Add(connectionWriteTimeout))
-	_, err = brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: " + Protocol + "\r\n\r\n")
-	if err == nil {
-		err = brw.Flush()
-	}
-	if err != nil {
-		_ = conn.Close()
-		logger.Error(err, "Writing the tunnel's upgrade response")
-		return
-	}
-	_ = conn.SetDeadline(time.Time{})
-	c := conn
-	if brw.Reader.Buffered() > 0 {
-		c = &bufferedConn{Conn: conn, r: brw.Reader}
 	}
 	mux, err := yamux.Client(c, s.config)
 	if err != nil {
-		_ = conn.Close()
+		_ = c.Close()
 		logger.Error(err, "Starting the tunnel session")
 		return
 	}
@@ -251,9 +241,7 @@ func (s *Server) DialContext(cluster string) (DialFunc, bool) {
 	if s.Connected(cluster) {
 		return dial, true
 	}
-	s.mu.RLock()
-	r := s.relay
-	s.mu.RUnlock()
+	r := s.currentRelay()
 	if r == nil {
 		return dial, false
 	}
@@ -271,9 +259,7 @@ func (s *Server) open(ctx context.Context, cluster string) (net.Conn, error) {
 	if !errors.As(err, &nc) {
 		return conn, err
 	}
-	s.mu.RLock()
-	r := s.relay
-	s.mu.RUnlock()
+	r := s.currentRelay()
 	if r == nil {
 		return nil, err
 	}

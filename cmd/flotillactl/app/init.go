@@ -13,13 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/strvals"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
-	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla-io/flotilla/charts"
@@ -75,26 +69,12 @@ func (f *installFlags) validate() error {
 
 // installer builds the clients init and deinit write with.
 func (f *installFlags) installer(cfg *rest.Config, out io.Writer) (*install.Installer, error) {
-	cfg = rest.AddUserAgent(rest.CopyConfig(cfg), userAgent)
-	core, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	agg, err := aggregator.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	clients, err := install.NewClients(rest.AddUserAgent(rest.CopyConfig(cfg), userAgent))
 	if err != nil {
 		return nil, err
 	}
 	return &install.Installer{
-		Clients: install.Clients{Core: core, Dynamic: dyn, Aggregator: agg,
-			Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))},
+		Clients: clients,
 		Release: f.Release, Namespace: f.ns(), DryRun: f.DryRun == dryRunServer, Out: out,
 		Labels: map[string]string{"app.kubernetes.io/part-of": "flotilla", "app.kubernetes.io/instance": f.Release, "app.kubernetes.io/managed-by": userAgent},
 	}, nil

@@ -15,13 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
-	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
 	"github.com/flotilla-io/flotilla/charts"
 	"github.com/flotilla-io/flotilla/install"
@@ -35,12 +30,11 @@ func hostClients(t *testing.T) (*rest.Config, install.Clients) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	core := kubernetes.NewForConfigOrDie(cfg)
-	disc := discovery.NewDiscoveryClientForConfigOrDie(cfg)
-	return cfg, install.Clients{
-		Core: core, Dynamic: dynamic.NewForConfigOrDie(cfg), Aggregator: aggregator.NewForConfigOrDie(cfg),
-		Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)),
+	clients, err := install.NewClients(cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return cfg, clients
 }
 
 // createNamespace creates a namespace for the test and deletes it after.

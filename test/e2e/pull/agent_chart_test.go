@@ -14,12 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/restmapper"
-	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla-io/flotilla/charts"
@@ -35,16 +30,17 @@ func member3Installer(t *testing.T, ns string, out *strings.Builder) *install.In
 	if err != nil {
 		t.Fatal(err)
 	}
-	core := kubernetes.NewForConfigOrDie(cfg)
+	clients, err := install.NewClients(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core := clients.Core
 	if _, err := core.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = core.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
 	return &install.Installer{
-		Clients: install.Clients{
-			Core: core, Dynamic: dynamic.NewForConfigOrDie(cfg), Aggregator: aggregator.NewForConfigOrDie(cfg),
-			Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(discovery.NewDiscoveryClientForConfigOrDie(cfg))),
-		},
+		Clients: clients,
 		Release: "flotilla-agent", Namespace: ns, DryRun: true, Out: out,
 	}
 }
