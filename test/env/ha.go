@@ -249,7 +249,7 @@ func (e *Environment) startFlotillaHA(ctx context.Context) error {
 				if err != nil {
 					return nil, err
 				}
-				return p, p.waitFor(ctx, e.Options.Timeout, "ready", healthz(e.replicaURL(i)+"/readyz"))
+				return p, p.waitFor(ctx, e.Options.Timeout, "ready", healthz(e.ReplicaURL(i)+"/readyz"))
 			})
 		})
 	}
@@ -268,8 +268,8 @@ func (e *Environment) startFlotillaHA(ctx context.Context) error {
 	return e.waitFlotillaServed(ctx, procs[0])
 }
 
-// replicaURL is replica i's own address.
-func (e *Environment) replicaURL(i int) string {
+// ReplicaURL is replica i's own address, past the aggregator.
+func (e *Environment) ReplicaURL(i int) string {
 	return "https://" + net.JoinHostPort(e.HA.HostIP, strconv.Itoa(e.HA.ReplicaPorts[i]))
 }
 
@@ -421,7 +421,7 @@ func (e *Environment) RestartReplica(ctx context.Context, i int) error {
 	if err := p.Restart(); err != nil {
 		return err
 	}
-	if err := p.waitFor(ctx, e.Options.Timeout, "ready", healthz(e.replicaURL(i)+"/readyz")); err != nil {
+	if err := p.waitFor(ctx, e.Options.Timeout, "ready", healthz(e.ReplicaURL(i)+"/readyz")); err != nil {
 		return err
 	}
 	return e.SyncFlotillaEndpoints(ctx)
