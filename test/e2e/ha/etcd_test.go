@@ -1,25 +1,37 @@
 package ha
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
+// leaderFailure is the message of etcd's rpctypes.ErrTimeoutDueToLeaderFail:
+// a proposal the killed leader accepted and could not commit.
+const leaderFailure = "request timed out, possibly due to previous leader failure"
+
 // Issue 23: an etcd member of flotilla-apiserver's three is killed with
 // SIGKILL while a client writes and reads karmada.io objects through the
-// host; no request fails (the etcd client of each replica fails over to
-// the other members), and the member rejoins when it is started again.
+// host, and rejoins when it is started again. With a follower killed no
+// request fails (the etcd client of each replica fails over to the other
+// members). With the leader killed, the one write in flight may fail with
+// etcd's leader-failure timeout, which kube-apiserver's storage does not
+// retry (a write is not idempotent) and passes on: the client sees an
+// error, not a lost write, and every later request succeeds.
 func TestEtcdMemberKilled(t *testing.T) {
 	requireHA(t)
 	tests := []struct {
 		name string
 		// victim picks the member to kill from the leader's index.
 		victim func(leader, members int) int
+		// inFlightMayFail allows the request in flight at the kill to fail
+		// with leaderFailure.
+		inFlightMayFail bool
 	}{
-		{"follower", func(leader, members int) int { return (leader + 1) % members }},
-		{"leader", func(leader, _ int) int { return leader }},
+		{"follower", func(leader, members int) int { return (leader + 1) % members }, false},
+		{"leader", func(leader, _ int) int { return leader }, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -41,8 +53,8 @@ func TestEtcdMemberKilled(t *testing.T) {
 				}
 			})
 			before, _ := l.result()
-			p.Kill()
 			killed := time.Now()
+			p.Kill()
 			time.Sleep(10 * time.Second) // the load runs on two members
 			during, _ := l.result()
 			if err := e.RestartEtcdMember(t.Context(), victim); err != nil {
@@ -52,13 +64,17 @@ func TestEtcdMemberKilled(t *testing.T) {
 			time.Sleep(3 * time.Second) // and on three again
 			l.end()
 			requests, failures := l.result()
-			t.Logf("etcd %s (member %d) killed: %d client requests (%d while it was down), %d failed; healthy again %.1f s after the kill",
-				tc.name, victim, requests, during-before, len(failures), rejoined.Seconds())
+			t.Logf("etcd %s (member %d) killed: %d client requests (%d while it was down), %d failed, slowest %.1f s; healthy again %.1f s after the kill",
+				tc.name, victim, requests, during-before, len(failures), l.slowestRequest().Seconds(), rejoined.Seconds())
 			if during-before < 10 {
 				t.Errorf("only %d requests while the member was down: the load did not run", during-before)
 			}
-			for _, f := range failures {
-				t.Errorf("request failed %.1f s after the kill: %v", f.at.Sub(killed).Seconds(), f.err)
+			for i, f := range failures {
+				if tc.inFlightMayFail && i == 0 && f.started.Before(killed) && strings.Contains(f.err.Error(), leaderFailure) {
+					t.Logf("the request in flight at the kill failed %.1f s after it, as etcd fails it: %v", f.at.Sub(killed).Seconds(), f.err)
+					continue
+				}
+				t.Errorf("request started %.1f s after the kill failed %.1f s after it: %v", f.started.Sub(killed).Seconds(), f.at.Sub(killed).Seconds(), f.err)
 			}
 		})
 	}

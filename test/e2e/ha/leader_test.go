@@ -94,12 +94,12 @@ func TestLeaderKilledDuringPropagation(t *testing.T) {
 
 	// The client: list bindings, read a Cluster, write and delete a policy.
 	roundTrip := policyRoundTrip(kc, probeNS)
-	l := startLoad(t, 5*time.Minute, func(ctx context.Context, i int, do func(func(context.Context) error)) {
-		do(func(ctx context.Context) error {
+	l := startLoad(t, 5*time.Minute, func(ctx context.Context, i int, do doFunc) {
+		_ = do(func(ctx context.Context) error {
 			_, err := kc.WorkV1alpha2().ResourceBindings(nss[i%len(nss)]).List(ctx, metav1.ListOptions{Limit: 50})
 			return err
 		})
-		do(func(ctx context.Context) error {
+		_ = do(func(ctx context.Context) error {
 			_, err := kc.ClusterV1alpha1().Clusters().Get(ctx, members[i%len(members)], metav1.GetOptions{})
 			return err
 		})
@@ -130,10 +130,10 @@ func TestLeaderKilledDuringPropagation(t *testing.T) {
 	}
 	start := time.Now()
 	create(0, leaderDeployments/3)
+	killed := time.Now()
 	if err := e.KillReplica(first); err != nil {
 		t.Fatal(err)
 	}
-	killed := time.Now()
 	// The endpoints controller's part: the dead replica's endpoint goes.
 	if err := e.SyncFlotillaEndpoints(t.Context()); err != nil {
 		t.Fatal(err)

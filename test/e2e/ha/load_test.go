@@ -20,9 +20,13 @@ const requestTimeout = 10 * time.Second
 
 // failure is one failed request of the client load.
 type failure struct {
-	at  time.Time
-	err error
+	started, at time.Time
+	err         error
 }
+
+// doFunc makes one request of the load and counts it; it returns the
+// request's error.
+type doFunc func(req func(context.Context) error) error
 
 // load is a client that keeps making requests to flotilla-apiserver's
 // APIs through the host, one after the other, and counts them.
@@ -30,29 +34,33 @@ type load struct {
 	requests atomic.Int64
 	mu       sync.Mutex
 	failures []failure
+	slowest  time.Duration
 	stop     context.CancelFunc
 	done     chan struct{}
 }
 
 // startLoad runs iteration (which makes requests with do) in a loop until
 // the returned load is stopped, at most for limit.
-func startLoad(t *testing.T, limit time.Duration, iteration func(ctx context.Context, i int, do func(func(context.Context) error))) *load {
+func startLoad(t *testing.T, limit time.Duration, iteration func(ctx context.Context, i int, do doFunc)) *load {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), limit)
 	l := &load{stop: cancel, done: make(chan struct{})}
-	do := func(req func(context.Context) error) {
+	do := func(req func(context.Context) error) error {
 		rctx, rcancel := context.WithTimeout(ctx, requestTimeout)
 		defer rcancel()
+		started := time.Now()
 		err := req(rctx)
 		if ctx.Err() != nil {
-			return // stopped: the request was cut, not failed
+			return ctx.Err() // stopped: the request was cut, not failed
 		}
 		l.requests.Add(1)
+		l.mu.Lock()
+		l.slowest = max(l.slowest, time.Since(started))
 		if err != nil {
-			l.mu.Lock()
-			l.failures = append(l.failures, failure{at: time.Now(), err: err})
-			l.mu.Unlock()
+			l.failures = append(l.failures, failure{started: started, at: time.Now(), err: err})
 		}
+		l.mu.Unlock()
+		return err
 	}
 	go func() {
 		defer close(l.done)
@@ -81,10 +89,18 @@ func (l *load) result() (requests int64, failures []failure) {
 	return l.requests.Load(), append([]failure(nil), l.failures...)
 }
 
+// slowestRequest is the longest a request of the load has taken so far.
+func (l *load) slowestRequest() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.slowest
+}
+
 // policyRoundTrip is a load iteration that writes and reads: it creates a
-// PropagationPolicy in ns, reads it back and deletes it.
-func policyRoundTrip(kc versioned.Interface, ns string) func(ctx context.Context, i int, do func(func(context.Context) error)) {
-	return func(ctx context.Context, i int, do func(func(context.Context) error)) {
+// PropagationPolicy in ns, reads it back and deletes it (when it was
+// created: the requests after a failed create would fail for that alone).
+func policyRoundTrip(kc versioned.Interface, ns string) func(ctx context.Context, i int, do doFunc) {
+	return func(ctx context.Context, i int, do doFunc) {
 		name := fmt.Sprintf("probe-%d", i)
 		pp := &policyv1alpha1.PropagationPolicy{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
@@ -94,9 +110,11 @@ func policyRoundTrip(kc versioned.Interface, ns string) func(ctx context.Context
 			},
 		}
 		pps := kc.PolicyV1alpha1().PropagationPolicies(ns)
-		do(func(ctx context.Context) error { _, err := pps.Create(ctx, pp, metav1.CreateOptions{}); return err })
-		do(func(ctx context.Context) error { _, err := pps.Get(ctx, name, metav1.GetOptions{}); return err })
-		do(func(ctx context.Context) error { return pps.Delete(ctx, name, metav1.DeleteOptions{}) })
+		if do(func(ctx context.Context) error { _, err := pps.Create(ctx, pp, metav1.CreateOptions{}); return err }) != nil {
+			return
+		}
+		_ = do(func(ctx context.Context) error { _, err := pps.Get(ctx, name, metav1.GetOptions{}); return err })
+		_ = do(func(ctx context.Context) error { return pps.Delete(ctx, name, metav1.DeleteOptions{}) })
 	}
 }
 
