@@ -211,9 +211,9 @@ func TestLeaderKilledDuringPropagation(t *testing.T) {
 			t.Logf("client request failed %.1f s after the kill, before the endpoint was withdrawn: %v", f.at.Sub(killed).Seconds(), f.err)
 		}
 	}
-	t.Logf("leader replica %d killed with %d of %d Deployments created; lease taken over in %.1f s; first binding created after the kill scheduled %.1f s after it; %d member Deployments converged %.1f s after the first create; client: %d requests, %d failed (%d after the endpoint was withdrawn %.2f s after the kill)",
+	t.Logf("leader replica %d killed with %d of %d Deployments created; lease taken over in %.1f s; first binding created after the kill scheduled %.1f s after it; %d member Deployments converged %.1f s after the first create; client: %d requests, %d failed (%d after the endpoint was withdrawn %.2f s after the kill), slowest %.1f s",
 		first, leaderDeployments/3, leaderDeployments, takeover.Seconds(), scheduled.Seconds(), len(members)*leaderDeployments, convergence.Seconds(),
-		requests, len(failures), late, withdrawn.Sub(killed).Seconds())
+		requests, len(failures), late, withdrawn.Sub(killed).Seconds(), l.slowestRequest().Seconds())
 }
 
 // converged says what is not converged yet ("" when everything is): every
