@@ -9,9 +9,11 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// leaderFailure is the message of etcd's rpctypes.ErrTimeoutDueToLeaderFail:
-// a proposal the killed leader accepted and could not commit.
-const leaderFailure = "request timed out, possibly due to previous leader failure"
+// leaderFailure starts the messages of etcd's rpctypes.ErrTimeout and
+// ErrTimeoutDueToLeaderFail ("..., possibly due to previous leader
+// failure"): a proposal that went to the killed leader and was never
+// committed, failed after etcd's request timeout (7 s here).
+const leaderFailure = "etcdserver: request timed out"
 
 // Issue 23: an etcd member of flotilla-apiserver's three is killed with
 // SIGKILL while a client writes and reads karmada.io objects through the
@@ -28,7 +30,7 @@ func TestEtcdMemberKilled(t *testing.T) {
 		name string
 		// victim picks the member to kill from the leader's index.
 		victim func(leader, members int) int
-		// leaderlessMayFail allows a write made before the members elect
+		// leaderlessMayFail allows a write made before the members elected
 		// a new leader to fail with leaderFailure.
 		leaderlessMayFail bool
 	}{
