@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -141,19 +142,28 @@ func TestLeaderKilledDuringPropagation(t *testing.T) {
 	withdrawn := time.Now()
 
 	// The lease and the first binding of a Deployment created after the kill.
+	// Both are polled beside the creates, off the test's goroutine, so
+	// they report errors rather than fail the test.
 	var takeover, scheduled time.Duration
+	var takeoverErr, scheduledErr error
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		now := leader(t, leaseDuration+takeoverMargin)
+		takeoverErr = poll(t.Context(), leaseDuration+takeoverMargin, func(ctx context.Context) string {
+			now, err := e.FlotillaLeader(ctx)
+			switch {
+			case err != nil:
+				return err.Error()
+			case now < 0 || now == first:
+				return fmt.Sprintf("no running replica holds the lease (killed: %d)", first)
+			}
+			return ""
+		})
 		takeover = time.Since(killed)
-		if now == first {
-			t.Errorf("replica %d, killed, holds the lease", now)
-		}
 	})
 	afterKill := leaderDeployments / 3
 	wg.Go(func() {
 		ns, name := nss[afterKill%leaderNamespaces], fmt.Sprintf("d%03d", afterKill)
-		framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		scheduledErr = poll(t.Context(), 2*time.Minute, func(ctx context.Context) string {
 			rb, err := kc.WorkV1alpha2().ResourceBindings(ns).Get(ctx, name+"-deployment", metav1.GetOptions{})
 			if err != nil {
 				return err.Error()
@@ -167,8 +177,11 @@ func TestLeaderKilledDuringPropagation(t *testing.T) {
 	})
 	create(afterKill, leaderDeployments)
 	wg.Wait()
-	if t.Failed() {
-		return
+	if takeoverErr != nil {
+		t.Fatalf("the lease was not taken over within LeaseDuration %s + %s: %v", leaseDuration, takeoverMargin, takeoverErr)
+	}
+	if scheduledErr != nil {
+		t.Fatalf("the first binding made after the kill was not scheduled: %v", scheduledErr)
 	}
 
 	// Convergence: every Deployment in both members, every binding
@@ -214,6 +227,20 @@ func TestLeaderKilledDuringPropagation(t *testing.T) {
 	t.Logf("leader replica %d killed with %d of %d Deployments created; lease taken over in %.1f s; first binding created after the kill scheduled %.1f s after it; %d member Deployments converged %.1f s after the first create; client: %d requests, %d failed (%d after the endpoint was withdrawn %.2f s after the kill), slowest %.1f s",
 		first, leaderDeployments/3, leaderDeployments, takeover.Seconds(), scheduled.Seconds(), len(members)*leaderDeployments, convergence.Seconds(),
 		requests, len(failures), late, withdrawn.Sub(killed).Seconds(), l.slowestRequest().Seconds())
+}
+
+// poll checks cond every 200ms until it returns "" or timeout passes; the
+// error carries cond's last complaint.
+func poll(ctx context.Context, timeout time.Duration, cond func(context.Context) string) error {
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		last = cond(ctx)
+		return last == "", nil
+	})
+	if err != nil {
+		return fmt.Errorf("after %s: %s (%w)", timeout, last, err)
+	}
+	return nil
 }
 
 // converged says what is not converged yet ("" when everything is): every
