@@ -178,6 +178,9 @@ func ps(stateDir string) error {
 		return fmt.Errorf("nothing is running (%w)", err)
 	}
 	procs := []*env.Process{e.Etcd}
+	if e.HA != nil {
+		procs = append(procs, e.HA.Etcd...)
+	}
 	for _, c := range e.Clusters() {
 		procs = append(procs, c.Processes...)
 	}
