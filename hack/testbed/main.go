@@ -59,6 +59,7 @@ func main() {
 	logDir := fs.String("log-dir", filepath.Join(out, "logs"), "where components write <cluster>/<component>.log")
 	kubeconfig := fs.String("kubeconfig", filepath.Join(out, "kubeconfig"), "the kubeconfig to write")
 	nodes := fs.Int("nodes", 2, "fake nodes per member")
+	ha := fs.Bool("ha", false, "run flotilla-apiserver as 2 replicas on a 3-member etcd cluster of its own, balanced by the host's aggregator (make up HA=1)")
 	resolution := fs.Duration("metrics-resolution", env.DefaultMetricsResolution, "how often each member's metrics-server scrapes (at least 10s)")
 	if len(os.Args) < 2 {
 		fail(errors.New("usage: testbed up|down|ps [flags]"))
@@ -69,7 +70,7 @@ func main() {
 	defer cancel()
 	switch os.Args[1] {
 	case "up":
-		err = up(ctx, *stateDir, *logDir, *kubeconfig, *nodes, *resolution)
+		err = up(ctx, *stateDir, *logDir, *kubeconfig, *nodes, *resolution, *ha)
 	case "down":
 		err = down(*stateDir, *kubeconfig)
 	case "ps":
@@ -82,7 +83,7 @@ func main() {
 	}
 }
 
-func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int, resolution time.Duration) error {
+func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int, resolution time.Duration, ha bool) error {
 	if e, err := env.Load(stateDir); err == nil {
 		if err := e.Check(ctx); err == nil {
 			fmt.Println("The environment is already up.")
@@ -99,6 +100,9 @@ func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int, res
 		return err
 	}
 	opts := env.Options{StateDir: stateDir, LogDir: logDir, Detach: true, Flotilla: &env.FlotillaOptions{Args: alphaFeatures}, MetricsResolution: resolution}
+	if ha {
+		opts.HA = &env.HAOptions{}
+	}
 	for _, m := range members {
 		opts.Members = append(opts.Members, env.MemberOptions{Name: m, Nodes: env.NodeOptions{Count: nodes}})
 	}
@@ -174,6 +178,9 @@ func ps(stateDir string) error {
 		return fmt.Errorf("nothing is running (%w)", err)
 	}
 	procs := []*env.Process{e.Etcd}
+	if e.HA != nil {
+		procs = append(procs, e.HA.Etcd...)
+	}
 	for _, c := range e.Clusters() {
 		procs = append(procs, c.Processes...)
 	}
@@ -245,7 +252,16 @@ Deployments, Pods and Nodes of every member):
 
 Logs:  %s/<cluster>/<component>.log
 Stop:  make down
-`, kubeconfig, strings.Join(pushMembers, " and "), e.Options.LogDir)
+%s`, kubeconfig, strings.Join(pushMembers, " and "), e.Options.LogDir, haUsage(e))
+}
+
+// haUsage is the line `up` adds about the replicas in HA mode.
+func haUsage(e *env.Environment) string {
+	if e.HA == nil {
+		return ""
+	}
+	return fmt.Sprintf("HA:    %d flotilla-apiserver replicas on %s (EndpointSlices karmada-system/%s-*), etcd cluster %s; the lease holder: kubectl -n karmada-system get lease\n",
+		e.Replicas(), e.HA.HostIP, env.FlotillaComponent, strings.Join(e.HA.EtcdURLs, ","))
 }
 
 // searchSample is the ResourceRegistry `up` applies.

@@ -75,6 +75,9 @@ type Cluster struct {
 	// (O=system:masters).
 	Kubeconfig string `json:"kubeconfig"`
 	Ports      Ports  `json:"ports"`
+	// AggregatorRouting makes the aggregator send requests to a Service's
+	// endpoints rather than its cluster IP (host in HA mode only).
+	AggregatorRouting bool `json:"aggregatorRouting,omitempty"`
 	// Nodes are the names of the fake nodes kwok runs (members only).
 	Nodes []string `json:"nodes,omitempty"`
 
@@ -253,6 +256,10 @@ func (c *Cluster) apiserverArgs(etcdURL string) []string {
 		// (kube-system/bootstrap-token-<id>) to request the agent's certificate.
 		args = append(args, "--enable-bootstrap-token-auth",
 			"--disable-admission-plugins="+strings.Join(hostDisabledAdmissionPlugins, ","))
+		if c.AggregatorRouting {
+			// No kube-proxy here: the aggregator picks an endpoint itself.
+			args = append(args, "--enable-aggregator-routing=true")
+		}
 	}
 	return args
 }

@@ -47,6 +47,10 @@ type Options struct {
 	Detach bool `json:"detach"`
 	// Flotilla, when set, starts flotilla-apiserver once the host is ready.
 	Flotilla *FlotillaOptions `json:"flotilla,omitempty"`
+	// HA, when set, runs flotilla-apiserver as several replicas on an etcd
+	// cluster of its own (see HAOptions); Flotilla then defaults to its
+	// zero value.
+	HA *HAOptions `json:"ha,omitempty"`
 	// Timeout bounds each readiness wait. Default two minutes: generous,
 	// because a build may be running beside the tests on two cores.
 	Timeout time.Duration `json:"timeout"`
@@ -72,6 +76,8 @@ type Environment struct {
 	Etcd    *Process   `json:"etcd"`
 	Host    *Cluster   `json:"host"`
 	Members []*Cluster `json:"members"`
+	// HA is the HA topology of flotilla-apiserver when Options.HA is set.
+	HA *HA `json:"ha,omitempty"`
 }
 
 // Member returns the member cluster called name, or nil.
@@ -130,6 +136,16 @@ func (o *Options) complete() error {
 			m.Nodes.Count = 2
 		}
 	}
+	if o.HA != nil {
+		ha := o.HA.withDefaults()
+		o.HA = &ha
+		if o.Flotilla == nil {
+			o.Flotilla = &FlotillaOptions{}
+		}
+		if o.HA.Replicas < 1 || o.HA.EtcdMembers < 1 {
+			return fmt.Errorf("options: HA needs at least one replica and one etcd member, got %d and %d", o.HA.Replicas, o.HA.EtcdMembers)
+		}
+	}
 	required := []string{binEtcd, binAPIServer, binKCM, binScheduler, binKwok, fileKwokStages, fileKwokMetrics, binMetricsServer, binCustomMetrics}
 	if o.Flotilla != nil && o.Flotilla.Binary == "" {
 		required = append(required, FlotillaComponent)
@@ -183,7 +199,7 @@ func Start(ctx context.Context, opts Options) (env *Environment, err error) {
 	if err := e.startEtcd(ctx); err != nil {
 		return nil, err
 	}
-	e.Host = &Cluster{Name: opts.HostName, Role: RoleHost, Dir: filepath.Join(opts.StateDir, opts.HostName)}
+	e.Host = &Cluster{Name: opts.HostName, Role: RoleHost, Dir: filepath.Join(opts.StateDir, opts.HostName), AggregatorRouting: opts.HA != nil}
 	for _, m := range opts.Members {
 		c := &Cluster{Name: m.Name, Role: RoleMember, Dir: filepath.Join(opts.StateDir, m.Name)}
 		for i := range m.Nodes.Count {
@@ -202,7 +218,12 @@ func Start(ctx context.Context, opts Options) (env *Environment, err error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if opts.Flotilla != nil {
+	switch {
+	case opts.HA != nil:
+		if err := e.startFlotillaHA(ctx); err != nil {
+			return nil, err
+		}
+	case opts.Flotilla != nil:
 		if err := e.startFlotilla(ctx); err != nil {
 			return nil, err
 		}
@@ -214,7 +235,7 @@ func Start(ctx context.Context, opts Options) (env *Environment, err error) {
 }
 
 // Stop stops every process of the environment: the clusters side by side,
-// then etcd. grace is how long each process may take after SIGTERM before
+// then the etcd members of HA mode, then etcd. grace is how long each process may take after SIGTERM before
 // it is killed; tests pass 0. Stopping twice is harmless.
 func (e *Environment) Stop(grace time.Duration) {
 	var wg sync.WaitGroup
@@ -224,6 +245,7 @@ func (e *Environment) Stop(grace time.Duration) {
 		}
 	}
 	wg.Wait()
+	e.stopHA(grace)
 	if e.Etcd != nil {
 		e.Etcd.Stop(grace)
 	}
@@ -262,6 +284,13 @@ func Load(stateDir string) (*Environment, error) {
 func (e *Environment) Check(ctx context.Context) error {
 	if e.Etcd == nil || !e.Etcd.owned() {
 		return errors.New("etcd is not running")
+	}
+	if e.HA != nil {
+		for _, p := range e.HA.Etcd {
+			if p == nil || !p.owned() {
+				return errors.New("an etcd member of flotilla-apiserver is not running")
+			}
+		}
 	}
 	for _, c := range e.Clusters() {
 		for _, p := range c.Processes {
@@ -441,7 +470,11 @@ func retryOnPortClash(start func() (*Process, error)) (*Process, error) {
 }
 
 // freePorts returns n distinct loopback ports that were free a moment ago.
-func freePorts(n int) ([]int, error) {
+func freePorts(n int) ([]int, error) { return freePortsAt("127.0.0.1", n) }
+
+// freePortsAt returns n distinct ports of the address ip that were free a
+// moment ago.
+func freePortsAt(ip string, n int) ([]int, error) {
 	ports := make([]int, 0, n)
 	var listeners []net.Listener
 	defer func() {
@@ -450,7 +483,7 @@ func freePorts(n int) ([]int, error) {
 		}
 	}()
 	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 		if err != nil {
 			return nil, fmt.Errorf("finding a free port: %w", err)
 		}
