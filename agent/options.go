@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -69,7 +71,7 @@ func NewOptions() *Options {
 		ClusterLeaseDuration:         40 * time.Second,
 		ClusterCacheSyncTimeout:      2 * time.Minute,
 		LeaderElect:                  true,
-		LeaderElectNamespace:         "karmada-system",
+		LeaderElectNamespace:         clusterv1alpha1.SystemNamespace,
 		Workers:                      8,
 		AgentNamespace:               agentregistration.DefaultAgentNamespace,
 		MetricsBindAddress:           metrics.DefaultBindAddress,

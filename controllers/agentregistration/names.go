@@ -67,7 +67,7 @@ const (
 	AgentConfigSecret = "karmada-agent-config"
 	AgentConfigKey    = "karmada.config"
 	// DefaultAgentNamespace is the member namespace of the agent.
-	DefaultAgentNamespace = "karmada-system"
+	DefaultAgentNamespace = clusterv1alpha1.SystemNamespace
 	// AgentClusterAnnotation names, on the member's agent Secret, the
 	// cluster the agent was registered as (flotillactl register sets it).
 	AgentClusterAnnotation = "cluster.karmada.io/name"

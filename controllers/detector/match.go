@@ -3,6 +3,9 @@ package detector
 import (
 	"strings"
 
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
@@ -151,6 +154,6 @@ func choose(pps, cpps []*policy, obj *unstructured.Unstructured, current *policy
 // reservedNamespace tells whether templates in ns are never propagated
 // (API-SPEC §9): Karmada's own namespaces and the skipped kube-* ones.
 func reservedNamespace(ns string) bool {
-	return ns == "karmada-system" || ns == "karmada-cluster" || strings.HasPrefix(ns, "karmada-es-") ||
+	return ns == clusterv1alpha1.SystemNamespace || ns == clusterv1alpha1.SecretNamespace || strings.HasPrefix(ns, names.ExecutionNamespacePrefix) ||
 		strings.HasPrefix(ns, "kube-")
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flotilla-io/flotilla/server/names"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -91,7 +93,7 @@ type Options struct {
 func NewOptions() Options {
 	return Options{
 		Controllers: []string{"*"}, LeaderElect: true,
-		LeaseNamespace: "karmada-system", LeaseName: "flotilla-controllers",
+		LeaseNamespace: clusterv1alpha1.SystemNamespace, LeaseName: names.ControllersLease,
 		ClusterStatusUpdateFrequency: 10 * time.Second, ClusterFailureThreshold: 30 * time.Second, ClusterCacheSyncTimeout: 2 * time.Minute,
 		ClusterMonitorGracePeriod: 40 * time.Second, MaxClustersPerToken: 10, SkippedPropagatingNamespaces: []string{"kube-.*"},
 		HPA: federatedhpa.Options{SyncPeriod: 15 * time.Second, Algorithm: calculator.DefaultConfig()},

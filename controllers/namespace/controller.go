@@ -147,7 +147,7 @@ func (c *Controller) enqueueAll() {
 // (API-SPEC §9): reserved, default, skipped by pattern or by label.
 func (c *Controller) Skip(ns *corev1.Namespace) bool {
 	name := ns.Name
-	if name == "default" || name == "karmada-system" || name == "karmada-cluster" || strings.HasPrefix(name, names.ExecutionNamespacePrefix) {
+	if name == "default" || name == clusterv1alpha1.SystemNamespace || name == clusterv1alpha1.SecretNamespace || strings.HasPrefix(name, names.ExecutionNamespacePrefix) {
 		return true
 	}
 	for _, re := range c.skipped {

@@ -12,6 +12,9 @@ import (
 	"sync"
 	"time"
 
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/server/names"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	corev1 "k8s.io/api/core/v1"
@@ -20,8 +23,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
-
-	"github.com/flotilla-io/flotilla/cmd/flotilla-apiserver/app"
 )
 
 // HAOptions run flotilla-apiserver as several replicas on an etcd cluster of
@@ -111,8 +112,7 @@ func ReplicaComponent(i int) string { return FlotillaComponent + "-" + strconv.I
 // flotillaService is the Service the APIServices point at and the lease the
 // controllers are elected with: flotilla-apiserver's defaults.
 func flotillaDefaults() (service, namespace, leaseNamespace, lease string) {
-	o := app.NewOptions()
-	return o.APIService.ServiceName, o.APIService.ServiceNamespace, o.Controllers.LeaseNamespace, o.Controllers.LeaseName
+	return names.Service, clusterv1alpha1.SystemNamespace, clusterv1alpha1.SystemNamespace, names.ControllersLease
 }
 
 // startEtcdCluster starts the HA etcd members side by side on loopback ports

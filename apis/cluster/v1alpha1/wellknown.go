@@ -13,6 +13,11 @@ const (
 	// karmada-cluster namespace, which also holds the Secrets).
 	LeaseNamespace = SecretNamespace
 
+	// SystemNamespace holds the control plane's own objects: its Services,
+	// leader Leases and the agents' Secrets in members (Karmada's
+	// karmada-system).
+	SystemNamespace = "karmada-system"
+
 	// AgentUserPrefix starts the user name (certificate CN) of the agent of
 	// a Pull cluster: system:karmada:agent:<cluster> (Karmada's).
 	AgentUserPrefix = "system:karmada:agent:"

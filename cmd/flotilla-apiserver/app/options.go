@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/server/names"
+
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -84,7 +87,7 @@ func NewOptions() *Options {
 		scheme: scheme, codecs: codecs,
 		Server: genericoptions.NewRecommendedOptions(etcdPathPrefix, codecs.LegacyCodec(storageVersions...)),
 		APIService: server.APIServiceOptions{
-			Register: true, ServiceName: "flotilla-apiserver", ServiceNamespace: "karmada-system",
+			Register: true, ServiceName: names.Service, ServiceNamespace: clusterv1alpha1.SystemNamespace,
 		},
 		Controllers: manager.NewOptions(),
 		Search:      search.NewOptions(),

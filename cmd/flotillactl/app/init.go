@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -22,7 +24,7 @@ import (
 
 const (
 	// defaultInstallNamespace is where init installs, as karmadactl init.
-	defaultInstallNamespace = "karmada-system"
+	defaultInstallNamespace = clusterv1alpha1.SystemNamespace
 	// defaultRelease names what init installs: the chart's release name.
 	defaultRelease = "flotilla"
 )
