@@ -58,6 +58,9 @@ type HA struct {
 	Etcd []*Process `json:"etcd"`
 	// ReplicaPorts are the replicas' secure ports, in order.
 	ReplicaPorts []int `json:"replicaPorts"`
+	// ReplicaMetricsPorts serve each replica's Prometheus metrics over
+	// plain HTTP on loopback (--metrics-bind-address).
+	ReplicaMetricsPorts []int `json:"replicaMetricsPorts"`
 }
 
 // endpointSliceManager is the manager label of the EndpointSlices the test
@@ -226,6 +229,7 @@ func (e *Environment) startFlotillaHA(ctx context.Context) error {
 		bin = e.bin(FlotillaComponent)
 	}
 	e.HA.ReplicaPorts = make([]int, o.Replicas)
+	e.HA.ReplicaMetricsPorts = make([]int, o.Replicas)
 	procs := make([]*Process, o.Replicas)
 	errs := make([]error, o.Replicas)
 	var wg sync.WaitGroup
@@ -237,6 +241,11 @@ func (e *Environment) startFlotillaHA(ctx context.Context) error {
 					return nil, err
 				}
 				e.HA.ReplicaPorts[i] = ports[0]
+				metrics, err := freePorts(1)
+				if err != nil {
+					return nil, err
+				}
+				e.HA.ReplicaMetricsPorts[i] = metrics[0]
 				args := append([]string{
 					"--kubeconfig=" + e.Host.Kubeconfig,
 					"--etcd-servers=" + strings.Join(e.HA.EtcdURLs, ","),
@@ -244,6 +253,7 @@ func (e *Environment) startFlotillaHA(ctx context.Context) error {
 					"--apiservice-ca-file=" + filepath.Join(pki, "ca.crt"),
 					"--bind-address=" + e.HA.HostIP, "--secure-port=" + strconv.Itoa(ports[0]),
 					"--leader-elect=true",
+					"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metrics[0]),
 				}, e.Options.Flotilla.Args...)
 				p, err := startProcess(e.Host.Name, ReplicaComponent(i), bin, args, e.logFile(e.Host.Name, ReplicaComponent(i)), e.Options.Detach)
 				if err != nil {

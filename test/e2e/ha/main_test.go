@@ -26,6 +26,8 @@ func TestMain(m *testing.M) {
 		Members: []env.MemberOptions{
 			{Name: "member1", Nodes: env.NodeOptions{Count: 1}},
 			{Name: "member2", Nodes: env.NodeOptions{Count: 1}},
+			// Registered in Pull mode by the test that needs it.
+			{Name: "member3", Nodes: env.NodeOptions{Count: 1}},
 		},
 		Flotilla: &env.FlotillaOptions{Args: []string{"--cluster-status-update-frequency=2s"}},
 		HA:       &env.HAOptions{Replicas: 2, EtcdMembers: 3},

@@ -3,13 +3,20 @@ package ha
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
+	"github.com/flotilla-io/flotilla/tunnel"
 )
 
 // proxyPath is what the proxy tests ask member1 for through the control plane.
@@ -91,11 +98,103 @@ func proxyRequests(t *testing.T) []float64 {
 	return out
 }
 
-// TestPullProxyThroughEitherReplica is the place of the pull-mode half of
-// the proxy test: a pull member's agent keeps one tunnel to one replica,
-// so a request the aggregator sends to the other replica needs the tunnel
-// relay between replicas, which is being built (issue 23).
+// pullMu guards pullAgent: member3's registration and agent, made once by
+// the first test that needs them.
+var (
+	pullMu    sync.Mutex
+	pullAgent *env.Process
+)
+
+// pullMember registers member3 in Pull mode and starts its agent (once),
+// and waits until member3 is Ready.
+func pullMember(t *testing.T) {
+	t.Helper()
+	e := framework.Env
+	pullMu.Lock()
+	defer pullMu.Unlock()
+	if pullAgent == nil {
+		ctx, cancel := framework.CommandContext(t)
+		defer cancel()
+		kubeconfig, err := e.Register(ctx, "member3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pullAgent, err = e.StartAgent(ctx, "member3", kubeconfig); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := framework.CommandContext(t)
+	defer cancel()
+	if err := e.WaitClustersReady(ctx, []string{"member3"}, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tunnelHolder waits until the host Lease names a running replica as the
+// holder of member3's tunnel and returns it.
+func tunnelHolder(t *testing.T, not int, timeout time.Duration) int {
+	t.Helper()
+	e := framework.Env
+	host := framework.HostClient(t)
+	holder := -1
+	err := poll(t.Context(), timeout, func(ctx context.Context) string {
+		l, err := host.CoordinationV1().Leases(clusterv1alpha1.SystemNamespace).Get(ctx, tunnel.LeasePrefix+"member3", metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		h := ptr.Deref(l.Spec.HolderIdentity, "")
+		for i := range e.Replicas() {
+			if "https://"+h == e.ReplicaURL(i) && i != not {
+				holder = i
+				return ""
+			}
+		}
+		return fmt.Sprintf("the tunnel's holder is %q", h)
+	})
+	if err != nil {
+		t.Fatalf("member3's tunnel Lease: %v", err)
+	}
+	return holder
+}
+
+// Issue 23: a Pull member's agent keeps one tunnel, to one replica; the
+// aggregator sends clusters/member3/proxy to either, and the other relays
+// through the holder. 50 requests in a row are answered with both
+// replicas up, and both answer some; then the tunnel's replica is killed,
+// the agent reconnects to the other, and 50 more are answered.
 func TestPullProxyThroughEitherReplica(t *testing.T) {
 	requireHA(t)
-	t.Skip("TODO(issue 23): needs the tunnel relay between replicas; not tested until it lands")
+	restoreReplicas(t)
+	pullMember(t)
+	e := framework.Env
+	host := framework.HostClient(t)
+	const path = "/apis/cluster.karmada.io/v1alpha1/clusters/member3/proxy/api/v1/namespaces/default"
+	ask50 := func(when string) {
+		t.Helper()
+		for i := range 50 {
+			if _, err := host.Discovery().RESTClient().Get().AbsPath(path).DoRaw(t.Context()); err != nil {
+				t.Fatalf("%s: request %d of 50 to member3: %v", when, i+1, err)
+			}
+		}
+	}
+	holder := tunnelHolder(t, -1, time.Minute)
+	before := proxyRequests(t)
+	ask50(fmt.Sprintf("tunnel on replica %d, both replicas up", holder))
+	after := proxyRequests(t)
+	for i := range before {
+		if after[i] <= before[i] {
+			t.Errorf("replica %d answered none of the 50 requests (%v before, %v after)", i, before[i], after[i])
+		}
+	}
+
+	killed := time.Now()
+	if err := e.KillReplica(holder); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncFlotillaEndpoints(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	next := tunnelHolder(t, holder, time.Minute)
+	t.Logf("the agent's tunnel moved from replica %d to replica %d %.1f s after the kill", holder, next, time.Since(killed).Seconds())
+	ask50(fmt.Sprintf("replica %d, the tunnel's, killed", holder))
 }
