@@ -68,6 +68,11 @@ type Options struct {
 	ResourceQuotaEstimate bool
 	// LeaseNamespace and LeaseName name the host Lease.
 	LeaseNamespace, LeaseName string
+	// LeaseDuration, RenewDeadline and RetryPeriod time the election
+	// (client-go's, with Karmada's defaults 15s, 10s, 2s): a standby takes
+	// the lease over at most LeaseDuration plus two RetryPeriods after the
+	// leader's last renewal (it sees renewals only when it polls).
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// ClusterStatusUpdateFrequency is how often cluster status is probed.
 	ClusterStatusUpdateFrequency time.Duration
 	// ClusterFailureThreshold is how long a cluster fails before it is not ready.
@@ -94,6 +99,7 @@ func NewOptions() Options {
 	return Options{
 		Controllers: []string{"*"}, LeaderElect: true,
 		LeaseNamespace: clusterv1alpha1.SystemNamespace, LeaseName: names.ControllersLease,
+		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		ClusterStatusUpdateFrequency: 10 * time.Second, ClusterFailureThreshold: 30 * time.Second, ClusterCacheSyncTimeout: 2 * time.Minute,
 		ClusterMonitorGracePeriod: 40 * time.Second, MaxClustersPerToken: 10, SkippedPropagatingNamespaces: []string{"kube-.*"},
 		HPA: federatedhpa.Options{SyncPeriod: 15 * time.Second, Algorithm: calculator.DefaultConfig()},
@@ -304,7 +310,7 @@ func Run(ctx context.Context, c *Context) error {
 	}
 	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
 		Lock: lock, ReleaseOnCancel: true,
-		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+		LeaseDuration: c.Options.LeaseDuration, RenewDeadline: c.Options.RenewDeadline, RetryPeriod: c.Options.RetryPeriod,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: start,
 			OnStoppedLeading: func() { log.Info("Lost the controllers' lease", "identity", id) },

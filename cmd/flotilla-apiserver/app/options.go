@@ -123,6 +123,11 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	cs := fss.FlagSet("controllers")
 	cs.StringSliceVar(&o.Controllers.Controllers, "controllers", o.Controllers.Controllers, "controllers to run: '*' for all, 'name' to enable one, '-name' to disable one; known: "+strings.Join(manager.Names(), ", "))
 	cs.BoolVar(&o.Controllers.LeaderElect, "leader-elect", o.Controllers.LeaderElect, "run the controllers only in the replica holding the lease "+o.Controllers.LeaseNamespace+"/"+o.Controllers.LeaseName+" on the host")
+	cs.DurationVar(&o.Controllers.LeaseDuration, "leader-elect-lease-duration", o.Controllers.LeaseDuration, "how long a standby replica waits after the leader's last observed renewal before taking the controllers' lease")
+	cs.DurationVar(&o.Controllers.RenewDeadline, "leader-elect-renew-deadline", o.Controllers.RenewDeadline, "how long the leader keeps trying to renew before it stops its controllers; less than the lease duration")
+	cs.DurationVar(&o.Controllers.RetryPeriod, "leader-elect-retry-period", o.Controllers.RetryPeriod, "how often replicas try to acquire or renew the lease")
+	cs.StringVar(&o.Controllers.LeaseNamespace, "leader-elect-resource-namespace", o.Controllers.LeaseNamespace, "namespace of the controllers' Lease on the host")
+	cs.StringVar(&o.Controllers.LeaseName, "leader-elect-resource-name", o.Controllers.LeaseName, "name of the controllers' Lease on the host")
 	cs.DurationVar(&o.Controllers.ClusterStatusUpdateFrequency, "cluster-status-update-frequency", o.Controllers.ClusterStatusUpdateFrequency, "how often the status of each push cluster is probed")
 	cs.BoolVar(&o.Controllers.MultiplePodTemplatesScheduling, "multiple-pod-templates-scheduling", o.Controllers.MultiplePodTemplatesScheduling,
 		"schedule workloads made of several pod templates as a whole, from the interpreter's components (Karmada's alpha feature gate MultiplePodTemplatesScheduling)")
@@ -182,6 +187,9 @@ func (o *Options) Validate() error {
 	}
 	if err := manager.Validate(o.Controllers.Controllers); err != nil {
 		errs = append(errs, err)
+	}
+	if c := o.Controllers; c.LeaderElect && (c.RetryPeriod <= 0 || c.RenewDeadline <= c.RetryPeriod || c.LeaseDuration <= c.RenewDeadline) {
+		errs = append(errs, fmt.Errorf("leader election needs 0 < --leader-elect-retry-period (%s) < --leader-elect-renew-deadline (%s) < --leader-elect-lease-duration (%s)", c.RetryPeriod, c.RenewDeadline, c.LeaseDuration))
 	}
 	if o.Controllers.MaxClustersPerToken < 0 {
 		errs = append(errs, fmt.Errorf("--max-clusters-per-token must not be negative, got %d", o.Controllers.MaxClustersPerToken))

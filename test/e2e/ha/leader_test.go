@@ -33,10 +33,9 @@ const (
 	leaderNamespaces  = 5
 	leaderPerNS       = 100
 	leaderDeployments = leaderNamespaces * leaderPerNS
-	// leaseDuration is the controllers' LeaseDuration (controllers/manager);
-	// takeoverMargin covers the retry period and a busy machine.
-	leaseDuration  = 15 * time.Second
-	takeoverMargin = 10 * time.Second
+	// takeoverMargin covers two retry periods (a standby sees renewals only
+	// when it polls) and a busy machine.
+	takeoverMargin = 2*retryPeriod + 5*time.Second
 	// endpointGrace is how long after the dead replica's endpoint is
 	// withdrawn the aggregator may still send a request there.
 	endpointGrace = 2 * time.Second

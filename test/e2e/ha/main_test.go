@@ -8,9 +8,16 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 	"github.com/flotilla-io/flotilla/test/env"
+)
+
+// The controllers' election, passed to the replicas (Karmada's defaults).
+const (
+	leaseDuration = 15 * time.Second
+	retryPeriod   = 2 * time.Second
 )
 
 // noHA says why the suite cannot run here ("" when it can).
@@ -29,7 +36,8 @@ func TestMain(m *testing.M) {
 			// Registered in Pull mode by the test that needs it.
 			{Name: "member3", Nodes: env.NodeOptions{Count: 1}},
 		},
-		Flotilla: &env.FlotillaOptions{Args: []string{"--cluster-status-update-frequency=2s"}},
+		Flotilla: &env.FlotillaOptions{Args: []string{"--cluster-status-update-frequency=2s",
+			"--leader-elect-lease-duration=" + leaseDuration.String(), "--leader-elect-retry-period=" + retryPeriod.String()}},
 		HA:       &env.HAOptions{Replicas: 2, EtcdMembers: 3},
 	}, "member1", "member2")
 }
