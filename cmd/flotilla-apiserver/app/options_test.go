@@ -4,6 +4,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestTunnelRelayAddress(t *testing.T) {
@@ -38,6 +39,32 @@ func TestTunnelRelayAddress(t *testing.T) {
 			}
 			if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 				t.Errorf("Validate: %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestLeaderElectionTimingValidated(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		lease, renew, retry  time.Duration
+		leaderElect, wantErr bool
+	}{
+		{name: "Karmada's defaults", lease: 15 * time.Second, renew: 10 * time.Second, retry: 2 * time.Second, leaderElect: true},
+		{name: "renew deadline beyond the lease", lease: 5 * time.Second, renew: 10 * time.Second, retry: 2 * time.Second, leaderElect: true, wantErr: true},
+		{name: "retry beyond the renew deadline", lease: 15 * time.Second, renew: 10 * time.Second, retry: 10 * time.Second, leaderElect: true, wantErr: true},
+		{name: "no retry period", lease: 15 * time.Second, renew: 10 * time.Second, leaderElect: true, wantErr: true},
+		{name: "not electing: not checked", lease: 1, renew: 2, retry: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewOptions()
+			o.EmbeddedEtcdDir, o.APIService.Register = t.TempDir(), false
+			o.Controllers.LeaderElect = tc.leaderElect
+			o.Controllers.LeaseDuration, o.Controllers.RenewDeadline, o.Controllers.RetryPeriod = tc.lease, tc.renew, tc.retry
+			err := o.Validate()
+			got := err != nil && strings.Contains(err.Error(), "leader election needs")
+			if got != tc.wantErr {
+				t.Errorf("Validate: %v, want an election error %v", err, tc.wantErr)
 			}
 		})
 	}
