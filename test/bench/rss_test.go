@@ -13,7 +13,12 @@ import (
 
 // vmHWM is the peak resident memory of process pid (bytes), from
 // /proc/<pid>/status: what the kernel measured, not a sample.
-func vmHWM(pid int) (int64, error) {
+func vmHWM(pid int) (int64, error) { return procStatus(pid, "VmHWM") }
+
+// procStatus reads one kB field of /proc/<pid>/status, in bytes: VmHWM
+// (peak resident), RssAnon (resident heap and stacks now), RssFile
+// (resident file pages now, e.g. etcd's memory-mapped database).
+func procStatus(pid int, field string) (int64, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
@@ -21,7 +26,7 @@ func vmHWM(pid int) (int64, error) {
 	defer func() { _ = f.Close() }()
 	s := bufio.NewScanner(f)
 	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(s.Text(), field+":"); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			return kb << 10, err
 		}
@@ -29,7 +34,7 @@ func vmHWM(pid int) (int64, error) {
 	if err := s.Err(); err != nil {
 		return 0, err
 	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }
 
 // controlPlanePeakRSS sums the peak RSS of the control plane's processes
@@ -53,7 +58,13 @@ func controlPlanePeakRSS(t *testing.T) (total int64, detail string) {
 			continue
 		}
 		total += b
-		parts = append(parts, fmt.Sprintf("%s %.0f MiB", p.name, float64(b)/(1<<20)))
+		anon, errA := procStatus(p.pid, "RssAnon")
+		file, errF := procStatus(p.pid, "RssFile")
+		if errA != nil || errF != nil {
+			parts = append(parts, fmt.Sprintf("%s %.0f MiB", p.name, float64(b)/(1<<20)))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %.0f MiB (now: %.0f MiB anonymous, %.0f MiB file-backed)", p.name, float64(b)/(1<<20), float64(anon)/(1<<20), float64(file)/(1<<20)))
 	}
 	return total, strings.Join(parts, ", ")
 }
