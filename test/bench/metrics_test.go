@@ -185,6 +185,37 @@ func (m *flotillaMetrics) profile(t *testing.T, name string, seconds int) {
 	}()
 }
 
+// heapProfile saves flotilla-apiserver's heap profile (in use and
+// allocated, after a GC) to _output/bench/<name> when
+// FLOTILLA_BENCH_PROFILE is set, and returns its Go memory figures
+// (heap in use, heap the runtime holds, released to the OS) from
+// /metrics either way.
+func (m *flotillaMetrics) heapProfile(t *testing.T, name string) string {
+	t.Helper()
+	if os.Getenv("FLOTILLA_BENCH_PROFILE") != "" {
+		root, err := env.RepoRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := m.client.Get(strings.TrimSuffix(m.url, "/metrics") + "/debug/pprof/heap?gc=1")
+		if err == nil {
+			raw, rerr := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if rerr == nil && resp.StatusCode == http.StatusOK {
+				_ = os.WriteFile(filepath.Join(root, "_output", "bench", name), raw, 0o644)
+			} else {
+				fmt.Println("heap profile:", resp.Status, rerr)
+			}
+		} else {
+			fmt.Println("heap profile:", err)
+		}
+	}
+	ss := m.scrape(t)
+	mib := func(metric string) float64 { return ss.Sum(metric, nil) / (1 << 20) }
+	return fmt.Sprintf("heap in use %.0f MiB, heap held %.0f MiB (released to the OS %.0f MiB), goroutines %.0f",
+		mib("go_memstats_heap_inuse_bytes"), mib("go_memstats_heap_sys_bytes"), mib("go_memstats_heap_released_bytes"), ss.Sum("go_goroutines", nil))
+}
+
 // queueDelta returns after with the value of each sample in before
 // subtracted: the counters of what happened between two scrapes.
 func queueDelta(before, after framework.Samples) framework.Samples {

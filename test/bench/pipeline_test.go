@@ -276,6 +276,7 @@ func TestPropagationThroughput(t *testing.T) {
 	ratio := directTime.Seconds() / propagated.Seconds()
 	// Before 9c restarts flotilla-apiserver (a new process, a new peak).
 	rss, rssDetail := controlPlanePeakRSS(t)
+	heap := m.heapProfile(t, "propagation-heap.pprof")
 	record(t, "propagation.txt", fmt.Sprintf(`propagation (issue 4, 9a): %d Deployments divided over 3 members (member controllers paused)
   direct: %d objects created in the members by a plain client   %.1f s   %.0f objects/s
   flotilla: templates created in %.1f s; every member object existed after %.1f s   %.0f objects/s
@@ -284,13 +285,14 @@ func TestPropagationThroughput(t *testing.T) {
   control-plane writes %.0f (%.1f per template), 409 conflicts %.0f, member writes %.0f (%.2f per member object)
   host: template (Deployment) writes %.0f (%.2f per template), event writes %.0f (%.1f per template, %.0f/s until idle)
   control plane peak RSS (sum of each process's VmHWM) %.0f MiB = %.2f of Karmada's 2.6 GiB for six components (goal <= 0.5): %s
+  flotilla-apiserver after 9a: %s
 %s  requests:
 %s`, n, 3*n, directTime.Seconds(), float64(3*n)/directTime.Seconds(), created.Seconds(), propagated.Seconds(),
 		float64(3*n)/propagated.Seconds(), ratio, idleAt.Sub(start).Seconds(),
 		cpWrites(after)-cpWrites(before), (cpWrites(after)-cpWrites(before))/float64(n), conflicts(after)-conflicts(before),
 		memberWrites(after)-memberWrites(before), (memberWrites(after)-memberWrites(before))/float64(3*n),
 		templateWrites, templateWrites/float64(n), events, events/float64(n), events/idleAt.Sub(start).Seconds(),
-		float64(rss)/(1<<20), float64(rss)/(2.6*(1<<30)), rssDetail,
+		float64(rss)/(1<<20), float64(rss)/(2.6*(1<<30)), rssDetail, heap,
 		queueSummary(queueDelta(before, after)), writeBreakdown(before, after, float64(n))))
 
 	// 9c: restart with everything propagated.
