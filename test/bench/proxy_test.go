@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"path/filepath"
 	"testing"
 	"time"
@@ -37,12 +38,14 @@ func TestMain(m *testing.M) {
 // flotillaArgs: with FLOTILLA_BENCH_NO_FSYNC=1 flotilla-apiserver's
 // embedded etcd skips fsync like the test bed's own etcd, which stores the
 // host and the members, so both sides of a ratio write to the same kind of
-// storage.
+// storage. FLOTILLA_BENCH_FLOTILLA_ARGS adds flags (space-separated), to
+// compare settings in one command, e.g. --gc-percent=100.
 func flotillaArgs() []string {
+	var args []string
 	if os.Getenv("FLOTILLA_BENCH_NO_FSYNC") == "1" {
-		return []string{"--embedded-etcd-unsafe-no-fsync"}
+		args = append(args, "--embedded-etcd-unsafe-no-fsync")
 	}
-	return nil
+	return append(args, strings.Fields(os.Getenv("FLOTILLA_BENCH_FLOTILLA_ARGS"))...)
 }
 
 // clients returns the admin client of member1 directly and through
