@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flotilla-io/flotilla/metrics"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
@@ -15,6 +17,7 @@ import (
 // the Deployment at the next minute and records the execution.
 func TestS8CronFederatedHPA(t *testing.T) {
 	ns := framework.Namespace(t, "s8-cron")
+	processed := autoscalingMetric(t, metrics.CronFederatedHPAProcessDuration)
 	framework.Apply(t, nginx(ns, 2, "1m"))
 	framework.Apply(t, fmt.Sprintf(`apiVersion: autoscaling.karmada.io/v1alpha1
 kind: CronFederatedHPA
@@ -47,6 +50,9 @@ spec:
 		}
 		return ""
 	})
+	if now := autoscalingMetric(t, metrics.CronFederatedHPAProcessDuration); now <= processed {
+		t.Errorf("%s_count %v, was %v: the rule's execution is not counted", metrics.CronFederatedHPAProcessDuration, now, processed)
+	}
 	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
 		pods, err := runningPods(ctx, t, ns)
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flotilla-io/flotilla/metrics"
+
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -35,6 +37,7 @@ spec:
 func TestS8FederatedHPA(t *testing.T) {
 	ns := framework.Namespace(t, "s8-fhpa")
 	framework.Apply(t, nginx(ns, 2, "1m"))
+	processed, pulled := autoscalingMetric(t, metrics.FederatedHPAProcessDuration), autoscalingMetric(t, metrics.FederatedHPAPullMetricsDuration)
 	framework.Apply(t, fmt.Sprintf(fhpa, ns))
 	kc := karmada(t)
 
@@ -50,6 +53,13 @@ func TestS8FederatedHPA(t *testing.T) {
 		}
 		return ""
 	})
+	// Karmada's FederatedHPA metrics count the computation and its pulls.
+	if now := autoscalingMetric(t, metrics.FederatedHPAProcessDuration); now <= processed {
+		t.Errorf("%s_count %v, was %v: no FederatedHPA processing counted", metrics.FederatedHPAProcessDuration, now, processed)
+	}
+	if now := autoscalingMetric(t, metrics.FederatedHPAPullMetricsDuration); now <= pulled {
+		t.Errorf("%s_count %v, was %v: no metrics pull counted", metrics.FederatedHPAPullMetricsDuration, now, pulled)
+	}
 
 	// 20m of 25m is 80%, eight times the target: up to the maximum.
 	setUsage(t, ns, "20m")
@@ -101,6 +111,17 @@ func TestS8FederatedHPA(t *testing.T) {
 		}
 		return ""
 	})
+}
+
+// autoscalingMetric is the number of observations of the histogram name
+// on flotilla-apiserver's plain-HTTP metrics endpoint.
+func autoscalingMetric(t *testing.T, name string) float64 {
+	t.Helper()
+	ss, err := framework.PlainMetrics(t.Context(), framework.Env.Host.Ports.FlotillaMetrics)
+	if err != nil {
+		t.Fatalf("scraping flotilla-apiserver's metrics: %v", err)
+	}
+	return ss.Sum(name+"_count", nil)
 }
 
 func condition(conds []autoscalingv2.HorizontalPodAutoscalerCondition, t autoscalingv2.HorizontalPodAutoscalerConditionType, status string) bool {

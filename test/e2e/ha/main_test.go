@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 		},
 		Flotilla: &env.FlotillaOptions{Args: []string{"--cluster-status-update-frequency=2s",
 			"--leader-elect-lease-duration=" + leaseDuration.String(), "--leader-elect-retry-period=" + retryPeriod.String()}},
-		HA:       &env.HAOptions{Replicas: 2, EtcdMembers: 3},
+		HA: &env.HAOptions{Replicas: 2, EtcdMembers: 3},
 	}, "member1", "member2")
 }
 
