@@ -162,8 +162,11 @@ func TestRenderDefaults(t *testing.T) {
 	wantFlag(t, c.Args, "service-namespace", namespace)
 	wantFlag(t, c.Args, "leader-elect", "true")
 	wantFlag(t, c.Args, "tunnel-relay-address", "$(POD_IP)")
-	if len(c.Env) != 1 || c.Env[0].Name != "POD_IP" || c.Env[0].ValueFrom == nil || c.Env[0].ValueFrom.FieldRef == nil || c.Env[0].ValueFrom.FieldRef.FieldPath != "status.podIP" {
+	if len(c.Env) != 2 || c.Env[0].Name != "POD_IP" || c.Env[0].ValueFrom == nil || c.Env[0].ValueFrom.FieldRef == nil || c.Env[0].ValueFrom.FieldRef.FieldPath != "status.podIP" {
 		t.Errorf("env %+v, want POD_IP from status.podIP", c.Env)
+	}
+	if len(c.Env) == 2 && (c.Env[1].Name != "GOMEMLIMIT" || c.Env[1].ValueFrom == nil || c.Env[1].ValueFrom.ResourceFieldRef == nil || c.Env[1].ValueFrom.ResourceFieldRef.Resource != "limits.memory") {
+		t.Errorf("env %+v, want GOMEMLIMIT from the memory limit", c.Env)
 	}
 	wantFlag(t, c.Args, "register-apiservices", "true")
 	wantNoFlag(t, c.Args, "kubeconfig")
@@ -373,6 +376,16 @@ func TestRenderValueSets(t *testing.T) {
 			}
 			wantFlag(t, apiserverContainer(t, as[appsv1.Deployment](t, objs, deploymentKey)).Args, "etcd-servers",
 				"https://flotilla-etcd-0.flotilla-etcd.karmada-system.svc:2379")
+		},
+	}, {
+		name:   "no memory limit, no GOMEMLIMIT",
+		values: map[string]any{"apiserver": map[string]any{"resources": map[string]any{"limits": nil}}},
+		check: func(t *testing.T, objs rendered) {
+			for _, e := range apiserverContainer(t, as[appsv1.Deployment](t, objs, deploymentKey)).Env {
+				if e.Name == "GOMEMLIMIT" {
+					t.Errorf("GOMEMLIMIT %+v without a memory limit", e)
+				}
+			}
 		},
 	}, {
 		name:   "existing ServiceAccount",
