@@ -44,9 +44,9 @@ func (c CompletedConfig) installTunnelRelay(g *genericapiserver.GenericAPIServer
 		return fmt.Errorf("tunnel relay: the CA of the other replicas: %w", err)
 	}
 	peer := rest.CopyConfig(c.HostConfig)
-	peer.TLSClientConfig.CAFile, peer.TLSClientConfig.CAData = "", ca
-	peer.TLSClientConfig.Insecure = false
-	peer.TLSClientConfig.ServerName = c.APIService.ServiceName + "." + c.APIService.ServiceNamespace + ".svc"
+	peer.CAFile, peer.CAData = "", ca
+	peer.Insecure = false
+	peer.ServerName = c.APIService.ServiceName + "." + c.APIService.ServiceNamespace + ".svc"
 	host, err := kubernetes.NewForConfig(c.HostConfig)
 	if err != nil {
 		return err

@@ -64,8 +64,8 @@ func startReplica(t *testing.T, name string, extra ...string) *rest.Config {
 	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.Host = fmt.Sprintf("https://127.0.0.1:%d", port)
-	cfg.TLSClientConfig.CAFile, cfg.TLSClientConfig.CAData = "", nil
-	cfg.TLSClientConfig.Insecure = true // a loopback replica; its certificate is the first replica's
+	cfg.CAFile, cfg.CAData = "", nil
+	cfg.Insecure = true // a loopback replica; its certificate is the first replica's
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	if err := wait.PollUntilContextTimeout(t.Context(), 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		_, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
