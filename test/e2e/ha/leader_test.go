@@ -2,7 +2,10 @@ package ha
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -208,7 +211,8 @@ func TestLeaderKilledDuringPropagation(t *testing.T) {
 			}
 			for _, d := range list.Items {
 				if d.Generation != 1 || string(d.UID) != events[m].uid(ns+"/"+d.Name) {
-					t.Errorf("%s: %s/%s has generation %d and uid %s (created as %s): written twice", m, ns, d.Name, d.Generation, d.UID, events[m].uid(ns+"/"+d.Name))
+					t.Errorf("%s: %s/%s has generation %d and uid %s (created as %s): written twice; specs seen:\n  %s", m, ns, d.Name, d.Generation, d.UID, events[m].uid(ns+"/"+d.Name),
+						strings.Join(events[m].history(ns+"/"+d.Name), "\n  "))
 				}
 			}
 		}
@@ -314,6 +318,16 @@ type memberEvents struct {
 	mu      sync.Mutex
 	adds    map[string][]string // key -> uids created
 	deletes map[string]int
+	// specs holds each generation's spec (JSON) and the managers of its
+	// managed fields, to say what changed when a Deployment is written twice.
+	specs map[string][]string
+}
+
+// history returns the specs key had, one per generation seen.
+func (m *memberEvents) history(key string) []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.specs[key])
 }
 
 func (m *memberEvents) created() int {
@@ -368,7 +382,7 @@ func watchMember(t *testing.T, cs kubernetes.Interface, label string) *memberEve
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &memberEvents{adds: map[string][]string{}, deletes: map[string]int{}}
+	m := &memberEvents{adds: map[string][]string{}, deletes: map[string]int{}, specs: map[string][]string{}}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -384,6 +398,14 @@ func watchMember(t *testing.T, cs kubernetes.Interface, label string) *memberEve
 				m.adds[key] = append(m.adds[key], string(d.UID))
 			case watch.Deleted:
 				m.deletes[key]++
+			}
+			if int(d.Generation) > len(m.specs[key]) {
+				spec, _ := json.Marshal(d.Spec)
+				var managers []string
+				for _, f := range d.ManagedFields {
+					managers = append(managers, fmt.Sprintf("%s/%s@%s", f.Manager, f.Operation, f.Time))
+				}
+				m.specs[key] = append(m.specs[key], fmt.Sprintf("generation %d by %v: %s", d.Generation, managers, spec))
 			}
 			m.mu.Unlock()
 		}
