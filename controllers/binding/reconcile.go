@@ -29,6 +29,21 @@ const (
 	EventReasonSyncWorkFailed    = "SyncWorkFailed"
 )
 
+// claimKeys are the labels a policy's claim puts on both the template and
+// its binding.
+var claimKeys = []string{policyv1alpha1.PropagationPolicyPermanentIDLabel, policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel}
+
+// claimSeen says whether the template carries the policy claim its binding
+// carries (true when the binding carries none).
+func claimSeen(binding, template map[string]string) bool {
+	for _, k := range claimKeys {
+		if v, ok := binding[k]; ok && template[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
 // reconcile syncs one binding: a binding being deleted has its Works
 // deleted and then its finalizer dropped (finalizeReconciler); otherwise
 // each target cluster gets the Work of the template, overridden and revised
@@ -39,6 +54,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	var (
 		b        *bindingView
 		obj      runtime.Object
+		labels   map[string]string
 		deleting bool
 		fin      []string
 	)
@@ -54,7 +70,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 			return err
 		}
 		b = &bindingView{cluster: true, name: crb.Name, id: crb.Labels[workv1alpha2.ClusterResourceBindingPermanentIDLabel], spec: &crb.Spec}
-		obj, deleting, fin = crb, crb.DeletionTimestamp != nil, crb.Finalizers
+		obj, labels, deleting, fin = crb, crb.Labels, crb.DeletionTimestamp != nil, crb.Finalizers
 	} else {
 		rb, err := c.rbs.ResourceBindings(ns).Get(name)
 		if apierrors.IsNotFound(err) {
@@ -63,7 +79,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 			return err
 		}
 		b = &bindingView{namespace: rb.Namespace, name: rb.Name, id: rb.Labels[workv1alpha2.ResourceBindingPermanentIDLabel], spec: &rb.Spec}
-		obj, deleting, fin = rb, rb.DeletionTimestamp != nil, rb.Finalizers
+		obj, labels, deleting, fin = rb, rb.Labels, rb.DeletionTimestamp != nil, rb.Finalizers
 	}
 	if b.id == "" {
 		return nil
@@ -92,6 +108,14 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		return err
 	}
 	if uid := b.spec.Resource.UID; uid != "" && uid != template.GetUID() {
+		return nil
+	}
+	if !claimSeen(labels, template.GetLabels()) {
+		// The detector claims the template before it writes the binding;
+		// the template cache has not seen the claim yet. Works built now
+		// would miss the claim's metadata and be written again once it
+		// arrives (a second member write); the template's update queues
+		// the binding.
 		return nil
 	}
 	start := time.Now()

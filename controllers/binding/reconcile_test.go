@@ -534,3 +534,25 @@ func jsonEqual(t *testing.T, want string, got []byte) {
 		t.Errorf("patch (-want +got):\n%s\ngot: %s", diff, got)
 	}
 }
+
+func TestClaimSeen(t *testing.T) {
+	pp, cpp := policyv1alpha1.PropagationPolicyPermanentIDLabel, policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel
+	for _, tc := range []struct {
+		name              string
+		binding, template map[string]string
+		want              bool
+	}{
+		{name: "binding claims nothing", template: map[string]string{}, want: true},
+		{name: "same PropagationPolicy", binding: map[string]string{pp: "a"}, template: map[string]string{pp: "a"}, want: true},
+		{name: "same ClusterPropagationPolicy", binding: map[string]string{cpp: "c"}, template: map[string]string{cpp: "c", "x": "y"}, want: true},
+		{name: "template not claimed yet", binding: map[string]string{cpp: "c"}, template: map[string]string{"x": "y"}},
+		{name: "template claimed by another policy", binding: map[string]string{pp: "a"}, template: map[string]string{pp: "b"}},
+		{name: "template still has the old claim", binding: map[string]string{cpp: "c"}, template: map[string]string{pp: "a"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := claimSeen(tc.binding, tc.template); got != tc.want {
+				t.Errorf("claimSeen = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

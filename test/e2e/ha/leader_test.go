@@ -405,7 +405,8 @@ func watchMember(t *testing.T, cs kubernetes.Interface, label string) *memberEve
 				for _, f := range d.ManagedFields {
 					managers = append(managers, fmt.Sprintf("%s/%s@%s", f.Manager, f.Operation, f.Time))
 				}
-				m.specs[key] = append(m.specs[key], fmt.Sprintf("generation %d by %v: %s", d.Generation, managers, spec))
+				meta, _ := json.Marshal(map[string]any{"labels": d.Labels, "annotations": d.Annotations})
+				m.specs[key] = append(m.specs[key], fmt.Sprintf("generation %d by %v: metadata %s spec %s", d.Generation, managers, meta, spec))
 			}
 			m.mu.Unlock()
 		}
