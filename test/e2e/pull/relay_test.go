@@ -67,8 +67,14 @@ func startReplica(t *testing.T, name string, extra ...string) *rest.Config {
 	cfg.CAFile, cfg.CAData = "", nil
 	cfg.Insecure = true // a loopback replica; its certificate is the first replica's
 	cs := kubernetes.NewForConfigOrDie(cfg)
+	// Ready, and authenticating the admin's client certificate: /readyz
+	// answers anonymous requests before the delegated authentication has
+	// loaded the host's client CA.
 	if err := wait.PollUntilContextTimeout(t.Context(), 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		if _, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
+			return false, nil
+		}
+		_, err := cs.Discovery().RESTClient().Get().AbsPath("/apis/cluster.karmada.io/v1alpha1/clusters").DoRaw(ctx)
 		return err == nil, nil
 	}); err != nil {
 		data, _ := os.ReadFile(log)
