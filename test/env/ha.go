@@ -22,6 +22,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 )
 
@@ -107,6 +109,33 @@ func firstUnicastIPv4(addrs []net.Addr) (net.IP, error) {
 		}
 	}
 	return nil, ErrNoHostIP
+}
+
+// replicaReady checks that replica i is ready and authenticates the host
+// admin's client certificate: /readyz answers anonymous requests before
+// the delegated authentication has loaded the host's client CA, and until
+// then the aggregator's requests would be refused too.
+func (e *Environment) replicaReady(i int) func(context.Context) error {
+	ready := healthz(e.ReplicaURL(i) + "/readyz")
+	return func(ctx context.Context) error {
+		if err := ready(ctx); err != nil {
+			return err
+		}
+		cfg, err := e.Host.RESTConfig()
+		if err != nil {
+			return err
+		}
+		cfg = rest.CopyConfig(cfg)
+		cfg.Host = e.ReplicaURL(i)
+		cfg.CAFile, cfg.CAData = "", nil
+		cfg.Insecure = true // loopback readiness probe only
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return err
+		}
+		_, err = cs.Discovery().RESTClient().Get().AbsPath("/apis/cluster.karmada.io/v1alpha1/clusters").DoRaw(ctx)
+		return err
+	}
 }
 
 // ReplicaComponent is the process and log name of replica i.
@@ -259,7 +288,7 @@ func (e *Environment) startFlotillaHA(ctx context.Context) error {
 				if err != nil {
 					return nil, err
 				}
-				return p, p.waitFor(ctx, e.Options.Timeout, "ready", healthz(e.ReplicaURL(i)+"/readyz"))
+				return p, p.waitFor(ctx, e.Options.Timeout, "ready", e.replicaReady(i))
 			})
 		})
 	}
@@ -431,7 +460,7 @@ func (e *Environment) RestartReplica(ctx context.Context, i int) error {
 	if err := p.Restart(); err != nil {
 		return err
 	}
-	if err := p.waitFor(ctx, e.Options.Timeout, "ready", healthz(e.ReplicaURL(i)+"/readyz")); err != nil {
+	if err := p.waitFor(ctx, e.Options.Timeout, "ready", e.replicaReady(i)); err != nil {
 		return err
 	}
 	return e.SyncFlotillaEndpoints(ctx)
