@@ -67,15 +67,22 @@ func newAPIServiceRegistrar(host *rest.Config, opts APIServiceOptions, serving *
 	if err != nil {
 		return nil, err
 	}
-	caFile := opts.CABundleFile
-	if caFile == "" {
-		caFile = serving.ServerCert.CertKey.CertFile
-	}
-	ca, err := lastCertificate(caFile)
+	ca, err := caBundle(opts, serving)
 	if err != nil {
 		return nil, fmt.Errorf("CA bundle for the APIServices: %w", err)
 	}
 	return &apiServiceRegistrar{core: core, agg: agg, opts: opts, port: int32(serving.BindPort), caBundle: ca, versions: versions}, nil
+}
+
+// caBundle is the CA clients verify this server with: --apiservice-ca-file,
+// or the last certificate of the serving certificate file (the
+// self-signed CA when the server generated its own certificate).
+func caBundle(opts APIServiceOptions, serving *genericoptions.SecureServingOptionsWithLoopback) ([]byte, error) {
+	caFile := opts.CABundleFile
+	if caFile == "" {
+		caFile = serving.ServerCert.CertKey.CertFile
+	}
+	return lastCertificate(caFile)
 }
 
 // lastCertificate returns the last PEM certificate of a file: the CA of a

@@ -35,11 +35,7 @@ func (c CompletedConfig) installTunnelRelay(g *genericapiserver.GenericAPIServer
 	if c.TunnelRelay.Address == "" || c.HostConfig == nil {
 		return nil
 	}
-	caFile := c.APIService.CABundleFile
-	if caFile == "" {
-		caFile = c.Serving.ServerCert.CertKey.CertFile
-	}
-	ca, err := lastCertificate(caFile)
+	ca, err := caBundle(c.APIService, c.Serving)
 	if err != nil {
 		return fmt.Errorf("tunnel relay: the CA of the other replicas: %w", err)
 	}

@@ -111,6 +111,21 @@ func firstUnicastIPv4(addrs []net.Addr) (net.IP, error) {
 	return nil, ErrNoHostIP
 }
 
+// ReplicaConfig reaches replica i directly, past the aggregator, as the
+// host's admin; the replica's certificate is not verified (loopback or
+// this machine's own address, tests only).
+func (e *Environment) ReplicaConfig(i int) (*rest.Config, error) {
+	cfg, err := e.Host.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.Host = e.ReplicaURL(i)
+	cfg.CAFile, cfg.CAData = "", nil
+	cfg.Insecure = true
+	return cfg, nil
+}
+
 // replicaReady checks that replica i is ready and authenticates the host
 // admin's client certificate: /readyz answers anonymous requests before
 // the delegated authentication has loaded the host's client CA, and until
@@ -121,14 +136,10 @@ func (e *Environment) replicaReady(i int) func(context.Context) error {
 		if err := ready(ctx); err != nil {
 			return err
 		}
-		cfg, err := e.Host.RESTConfig()
+		cfg, err := e.ReplicaConfig(i)
 		if err != nil {
 			return err
 		}
-		cfg = rest.CopyConfig(cfg)
-		cfg.Host = e.ReplicaURL(i)
-		cfg.CAFile, cfg.CAData = "", nil
-		cfg.Insecure = true // loopback readiness probe only
 		cs, err := kubernetes.NewForConfig(cfg)
 		if err != nil {
 			return err

@@ -11,7 +11,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
@@ -70,13 +69,10 @@ func proxyRequests(t *testing.T) []float64 {
 	e := framework.Env
 	out := make([]float64, e.Replicas())
 	for i := range out {
-		cfg, err := e.Host.RESTConfig()
+		cfg, err := e.ReplicaConfig(i)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg = rest.CopyConfig(cfg)
-		cfg.Host = e.ReplicaURL(i)
-		cfg.CAData, cfg.CAFile, cfg.Insecure = nil, "", true
 		cs, err := kubernetes.NewForConfig(cfg)
 		if err != nil {
 			t.Fatal(err)
