@@ -17,6 +17,7 @@ import (
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/controllers/internal/trim"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/member"
 )
@@ -126,6 +127,8 @@ func (m *memberState) informer(client *member.Client, shared member.Shared, gvr 
 	lw := member.NewSource(m.name, gvr, shared, fromMember, func() runtime.Object { return &unstructured.UnstructuredList{} },
 		unstructured.UnstructuredJSONScheme, appliedSelector)
 	inf := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, cache.Indexers{})
+	// isApplied leaves managedFields out: they are not kept.
+	_ = inf.SetTransform(trim.ManagedFields)
 	if _, err := inf.AddEventHandler(handler); err != nil {
 		return nil, err
 	}

@@ -43,6 +43,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
+	"github.com/flotilla-io/flotilla/controllers/internal/trim"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 	"github.com/flotilla-io/flotilla/controllers/interpreter/informed"
 	"github.com/flotilla-io/flotilla/controllers/interpreter/lua"
@@ -213,8 +214,9 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 		return nil, err
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
-	karmadaInformers := externalversions.NewSharedInformerFactory(kc, 0)
-	hostInformers := informers.NewSharedInformerFactory(hc, 0)
+	// No controller reads managedFields: the informers keep none.
+	karmadaInformers := externalversions.NewSharedInformerFactoryWithOptions(kc, 0, externalversions.WithTransform(trim.ManagedFields))
+	hostInformers := informers.NewSharedInformerFactoryWithOptions(hc, 0, informers.WithTransform(trim.ManagedFields))
 	customizations, interp, interpSynced, err := informed.New(karmadaInformers, hostInformers)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -62,6 +63,21 @@ func workDefinition() *resource.Definition {
 			return []any{strings.Join(kinds, ","), resource.ConditionStatus(w.Status.Conditions, workv1alpha1.WorkApplied)}
 		},
 	}
+}
+
+// Uncached are the resources flotilla-apiserver serves without a watch
+// cache by default (its --watch-cache-sizes): the objects the controllers'
+// informers hold, each of them, already. A watch cache would keep a third
+// copy in the process, and during a burst of status writes its event
+// history holds every version of the last 75 seconds (with 15,000 Works,
+// a gigabyte of peak memory). Their watchers are few (the controllers, one
+// per Pull agent on its own namespace), each an etcd watch of its own.
+func Uncached() []schema.GroupResource {
+	out := []schema.GroupResource{workDefinition().Resource}
+	for _, d := range bindingDefinitions() {
+		out = append(out, d.Resource)
+	}
+	return out
 }
 
 func bindingDefinitions() []*resource.Definition {

@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/flotilla-io/flotilla/controllers/internal/trim"
 )
 
 // Handler receives the events of every watched kind.
@@ -99,6 +101,8 @@ func (i *Informers) Ensure(ctx context.Context, want map[schema.GroupVersionKind
 		}
 		kctx, cancel := context.WithCancel(ctx)
 		inf := dynamicinformer.NewFilteredDynamicInformer(i.client, m.Resource, "", 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil).Informer()
+		// Works are built from the templates without their managedFields.
+		_ = inf.SetTransform(trim.ManagedFields)
 		gvk := gvk
 		handlers := append([]Handler(nil), i.handlers...)
 		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
