@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -175,6 +176,11 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	if c.HostConfig == nil {
 		return s, nil
+	}
+	if c.generic.SecureServing != nil && c.generic.SecureServing.ClientCA != nil {
+		if err := g.AddReadyzChecks(clientCALoaded(c.generic.SecureServing.ClientCA, c.Host, time.Now)); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.installMetrics(g, s.MemberHub); err != nil {
 		return nil, err

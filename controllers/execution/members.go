@@ -17,7 +17,6 @@ import (
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
-	"github.com/flotilla-io/flotilla/controllers/internal/trim"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/member"
 )
@@ -127,8 +126,7 @@ func (m *memberState) informer(client *member.Client, shared member.Shared, gvr 
 	lw := member.NewSource(m.name, gvr, shared, fromMember, func() runtime.Object { return &unstructured.UnstructuredList{} },
 		unstructured.UnstructuredJSONScheme, appliedSelector)
 	inf := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, cache.Indexers{})
-	// isApplied leaves managedFields out: they are not kept.
-	_ = inf.SetTransform(trim.ManagedFields)
+	_ = inf.SetTransform(compactObject)
 	if _, err := inf.AddEventHandler(handler); err != nil {
 		return nil, err
 	}
@@ -156,7 +154,7 @@ func memberEventHandler(m *memberState) cache.ResourceEventHandler {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
-		u, ok := obj.(*unstructured.Unstructured)
+		u, ok := cachedMeta(obj)
 		if !ok {
 			return
 		}
@@ -170,8 +168,8 @@ func memberEventHandler(m *memberState) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: enqueue,
 		UpdateFunc: func(old, cur any) {
-			o, ok1 := old.(*unstructured.Unstructured)
-			c, ok2 := cur.(*unstructured.Unstructured)
+			o, ok1 := cachedMeta(old)
+			c, ok2 := cachedMeta(cur)
 			if ok1 && ok2 && o.GetResourceVersion() == c.GetResourceVersion() {
 				return
 			}

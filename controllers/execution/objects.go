@@ -80,7 +80,7 @@ func newMemberObjects(m *memberState, client *member.Client, shared func() membe
 					key = ns + "/" + key
 				}
 				if cached, exists, err := inf.GetIndexer().GetByKey(key); err == nil && exists {
-					if u, ok := cached.(*unstructured.Unstructured); ok {
+					if u, ok := cachedUnstructured(cached); ok {
 						return u, nil
 					}
 				}
