@@ -1,6 +1,8 @@
 package execution
 
 import (
+	"bytes"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -55,7 +57,8 @@ func compactObject(obj any) (any, error) {
 	if err != nil {
 		return u, nil
 	}
-	c := &cachedObject{raw: raw, ObjectMeta: metav1.ObjectMeta{
+	// The encoder's buffer has room to spare: keep the bytes only.
+	c := &cachedObject{raw: bytes.Clone(raw), ObjectMeta: metav1.ObjectMeta{
 		Namespace: u.GetNamespace(), Name: u.GetName(), UID: u.GetUID(), ResourceVersion: u.GetResourceVersion(),
 	}}
 	a := u.GetAnnotations()
