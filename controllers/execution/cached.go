@@ -30,7 +30,7 @@ func (c *cachedObject) GetObjectKind() schema.ObjectKind { return schema.EmptyOb
 
 func (c *cachedObject) DeepCopyObject() runtime.Object {
 	out := &cachedObject{raw: c.raw} // raw is never written to
-	c.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	c.DeepCopyInto(&out.ObjectMeta)
 	return out
 }
 
