@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +19,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-containerregistry/pkg/crane"
+	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
@@ -395,5 +399,53 @@ func TestImageRefuses(t *testing.T) {
 				t.Errorf("a refused build wrote the layout (stat: %v)", err)
 			}
 		})
+	}
+}
+
+// TestImagePushedWithCrane: what `crane push` does with the layout and with
+// the docker-archive (crane's own code, as a library), to a registry (the
+// library's registry, in memory), gives back the same image.
+func TestImagePushedWithCrane(t *testing.T) {
+	t.Parallel()
+	o := testOptions(t)
+	res, err := run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	t.Cleanup(reg.Close)
+	host := strings.TrimPrefix(reg.URL, "http://")
+
+	fromLayout, _ := openLayout(t, o)
+	fromArchive, err := crane.Load(filepath.Join(o.output, o.name+".tar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, img := range map[string]v1.Image{"layout": fromLayout, "docker-archive": fromArchive} {
+		ref := host + "/flotilla/" + name + ":" + o.version
+		if err := crane.Push(img, ref, crane.Insecure); err != nil {
+			t.Fatalf("crane push of the %s: %v", name, err)
+		}
+		pulled, err := crane.Pull(ref, crane.Insecure)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := validate.Image(pulled); err != nil {
+			t.Errorf("the %s's image pulled back is not valid: %v", name, err)
+		}
+		digest, err := pulled.Digest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "layout" && digest != res.digest {
+			t.Errorf("pulled %s, pushed %s", digest, res.digest)
+		}
+		cf, err := pulled.ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cf.Config.User != "65532:65532" || len(cf.Config.Entrypoint) != 1 {
+			t.Errorf("the %s's image pulled back has user %q entrypoint %v", name, cf.Config.User, cf.Config.Entrypoint)
+		}
 	}
 }
