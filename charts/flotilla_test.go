@@ -269,6 +269,24 @@ func TestRenderDefaults(t *testing.T) {
 func TestRenderValueSets(t *testing.T) {
 	t.Parallel()
 	runRenderCases(t, []renderCase{{
+		// values.schema.json: a misspelt key or a wrong type is refused,
+		// not silently ignored.
+		name:    "misspelt value fails",
+		values:  map[string]any{"apiserver": map[string]any{"replica": 3}},
+		wantErr: "at '/apiserver': additional properties 'replica' not allowed",
+	}, {
+		name:    "replicas not a number fails",
+		values:  map[string]any{"apiserver": map[string]any{"replicas": "two"}},
+		wantErr: "at '/apiserver/replicas': got string, want integer",
+	}, {
+		name:    "unknown certificate mode fails",
+		values:  map[string]any{"certs": map[string]any{"mode": "vault"}},
+		wantErr: "at '/certs/mode': value must be one of 'generate', 'certManager'",
+	}, {
+		name:    "external etcd endpoint without a scheme fails",
+		values:  map[string]any{"etcd": map[string]any{"mode": "external", "external": map[string]any{"endpoints": []any{"etcd-0:2379"}}}},
+		wantErr: "at '/etcd/external/endpoints/0': 'etcd-0:2379' does not match pattern",
+	}, {
 		name:    "embedded etcd with two replicas fails",
 		values:  map[string]any{"etcd": map[string]any{"mode": "embedded"}, "apiserver": map[string]any{"replicas": 2}},
 		wantErr: "etcd.mode embedded keeps the data inside one process: apiserver.replicas must be 1, got 2",
