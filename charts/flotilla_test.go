@@ -6,11 +6,13 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"maps"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"helm.sh/helm/v3/pkg/chartutil"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -613,4 +615,64 @@ func TestDashboardConfigMap(t *testing.T) {
 	if _, ok := objs["ConfigMap/flotilla-dashboards"]; ok {
 		t.Error("dashboard ConfigMap rendered with dashboards.enabled false")
 	}
+}
+
+// TestSampleValues: the values files of samples/install render what their
+// comments promise, and lint clean.
+func TestSampleValues(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("../samples/install/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no samples/install/*.yaml (%v)", err)
+	}
+	checks := map[string]func(t *testing.T, objs rendered){
+		"external-etcd.yaml": func(t *testing.T, objs rendered) {
+			d := as[appsv1.Deployment](t, objs, deploymentKey)
+			wantFlag(t, apiserverContainer(t, d).Args, "etcd-servers", "https://etcd-0.etcd.example:2379,https://etcd-1.etcd.example:2379,https://etcd-2.etcd.example:2379")
+			if *d.Spec.Replicas != 3 {
+				t.Errorf("replicas %d, want 3", *d.Spec.Replicas)
+			}
+			if _, ok := objs["StatefulSet/flotilla-etcd"]; ok {
+				t.Error("the bundled etcd is rendered too")
+			}
+		},
+		"cert-manager.yaml": func(t *testing.T, objs rendered) {
+			n := 0
+			for k, o := range objs {
+				if strings.HasPrefix(k, "Certificate/") {
+					n++
+					if ref, _, _ := unstructured.NestedString(o.Object, "spec", "issuerRef", "name"); ref != "platform-ca" {
+						t.Errorf("%s is issued by %q, want platform-ca", k, ref)
+					}
+				}
+			}
+			if n == 0 {
+				t.Error("no Certificate rendered")
+			}
+		},
+		"single-replica.yaml": func(t *testing.T, objs rendered) {
+			d := as[appsv1.Deployment](t, objs, deploymentKey)
+			wantFlag(t, apiserverContainer(t, d).Args, "embedded-etcd-dir", "/var/lib/flotilla/etcd")
+			if v := hasVolume(d, "data"); v == nil || v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != "flotilla-data" {
+				t.Errorf("data volume %+v, want the claim flotilla-data", v)
+			}
+		},
+	}
+	var renders []renderCase
+	var lints []lintCase
+	for _, f := range files {
+		vals, err := chartutil.ReadValuesFile(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		check, ok := checks[filepath.Base(f)]
+		if !ok {
+			t.Errorf("%s: no check of what it renders", f)
+			continue
+		}
+		renders = append(renders, renderCase{name: filepath.Base(f), values: vals, check: check})
+		lints = append(lints, lintCase{name: "lint " + filepath.Base(f), values: vals})
+	}
+	runRenderCases(t, renders, render)
+	lintChart(t, FlotillaChart, namespace, lints)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"helm.sh/helm/v3/pkg/chartutil"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,6 +22,7 @@ import (
 	"github.com/flotilla-io/flotilla/charts"
 	"github.com/flotilla-io/flotilla/install"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
 )
 
 // hostClients returns the host's config and the installer's clients.
@@ -58,15 +60,30 @@ func TestChartServerDryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
+	type valueSet struct {
 		name   string
 		values map[string]any
-	}{
+	}
+	sets := []valueSet{
 		{name: "bundled"},
 		{name: "embedded", values: map[string]any{"etcd": map[string]any{"mode": "embedded"}, "apiserver": map[string]any{"replicas": 1}}},
 		{name: "external", values: map[string]any{"etcd": map[string]any{"mode": "external", "external": map[string]any{
 			"endpoints": []any{"https://etcd-0.example:2379"}, "clientCertSecret": "etcd-client"}}}},
-	} {
+	}
+	// The samples of samples/install, but cert-manager's (the host has
+	// no cert-manager to take its Certificates).
+	root, err := env.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"external-etcd", "single-replica"} {
+		vals, err := chartutil.ReadValuesFile(filepath.Join(root, "samples", "install", f+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets = append(sets, valueSet{name: "sample-" + f, values: vals})
+	}
+	for _, tc := range sets {
 		t.Run(tc.name, func(t *testing.T) {
 			ns := "dryrun-" + tc.name
 			createNamespace(t, clients.Core, ns)
