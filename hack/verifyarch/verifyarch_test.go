@@ -67,6 +67,7 @@ func TestDependencyRules(t *testing.T) {
 		{"placement/a.go", clientGo + "/kubernetes", "pure-algorithms"},
 		{"placement/b.go", module + "/apis/work/v1alpha2", ""},
 		{"estimator/a.go", clientGo + "/rest", "pure-algorithms"},
+		{"failover/a.go", clientGo + "/tools/cache", "pure-algorithms"},
 
 		{"cmd/flotillactl/a.go", module + "/test/env", "no-test-in-product"},
 		{"search/a_test.go", module + "/test/env", ""},
