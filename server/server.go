@@ -290,7 +290,7 @@ func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, members
 		return err
 	}
 	// ResourceBinding writes are checked against the FederatedResourceQuotas.
-	policyGroup, err := policyregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)
+	policyGroup, err := policyregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, policyregistry.WithNoExecuteTaints(c.Controllers.EnableNoExecuteTaintEviction))
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/dependencies"
 	"github.com/flotilla-io/flotilla/controllers/deploymentreplicassyncer"
 	"github.com/flotilla-io/flotilla/controllers/detector"
+	"github.com/flotilla-io/flotilla/controllers/eviction"
 	"github.com/flotilla-io/flotilla/controllers/execution"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa"
 	"github.com/flotilla-io/flotilla/controllers/federatedresourcequota"
@@ -60,7 +61,38 @@ func Controllers() map[string]InitFunc {
 
 		clustertaintpolicy.ControllerName: startClusterTaintPolicy,
 		workloadrebalancer.ControllerName: startWorkloadRebalancer,
+
+		eviction.TaintManagerName:     startTaintManager,
+		eviction.GracefulEvictionName: startGracefulEviction,
 	}
+}
+
+// startTaintManager evicts bindings from clusters with NoExecute taints
+// they do not tolerate, when --enable-no-execute-taint-eviction is set.
+func startTaintManager(ctx context.Context, c *Context) error {
+	if !c.Options.EnableNoExecuteTaintEviction {
+		return nil
+	}
+	w := c.KarmadaInformers.Work().V1alpha2()
+	ctrl, err := eviction.NewTaintManager(w.ResourceBindings(), w.ClusterResourceBindings(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
+		c.Karmada, c.Recorder, c.Options.Taints)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 4)
+	return nil
+}
+
+// startGracefulEviction ends GracefulEvictionTasks once the workload is
+// healthy elsewhere or their grace period is over.
+func startGracefulEviction(ctx context.Context, c *Context) error {
+	w := c.KarmadaInformers.Work().V1alpha2()
+	ctrl, err := eviction.NewGracefulEviction(w.ResourceBindings(), w.ClusterResourceBindings(), c.Karmada, c.Recorder, c.Options.GracefulEvictionTimeout)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 4)
+	return nil
 }
 
 // startWorkloadRebalancer reschedules the workloads WorkloadRebalancers name.

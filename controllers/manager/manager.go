@@ -40,6 +40,8 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/eviction"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
@@ -93,6 +95,14 @@ type Options struct {
 	// HPA tunes the FederatedHPA controller (Karmada's and
 	// kube-controller-manager's --horizontal-pod-autoscaler-* flags).
 	HPA federatedhpa.Options
+	// EnableNoExecuteTaintEviction runs the taint manager, and lets
+	// ClusterTaintPolicies add NoExecute taints.
+	EnableNoExecuteTaintEviction bool
+	// Taints tune the taint manager.
+	Taints eviction.TaintOptions
+	// GracefulEvictionTimeout is the grace period of eviction tasks
+	// without their own.
+	GracefulEvictionTimeout time.Duration
 }
 
 // NewOptions returns the defaults.
@@ -103,7 +113,9 @@ func NewOptions() Options {
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		ClusterStatusUpdateFrequency: 10 * time.Second, ClusterFailureThreshold: 30 * time.Second, ClusterCacheSyncTimeout: 2 * time.Minute,
 		ClusterMonitorGracePeriod: 40 * time.Second, MaxClustersPerToken: 10, SkippedPropagatingNamespaces: []string{"kube-.*"},
-		HPA: federatedhpa.Options{SyncPeriod: 15 * time.Second, Algorithm: calculator.DefaultConfig()},
+		HPA:                     federatedhpa.Options{SyncPeriod: 15 * time.Second, Algorithm: calculator.DefaultConfig()},
+		Taints:                  eviction.TaintOptions{PurgeMode: policyv1alpha1.PurgeModeGracefully, UnhealthyClusterThreshold: 0.55, EvictionRate: 50},
+		GracefulEvictionTimeout: eviction.DefaultGracefulEvictionTimeout,
 	}
 }
 

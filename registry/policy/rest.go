@@ -35,7 +35,11 @@ func propagationCells(s *policyv1alpha1.PropagationSpec) []any {
 }
 
 // Definitions returns the kinds of the group.
-func Definitions() []*resource.Definition {
+func Definitions(opts ...Option) []*resource.Definition {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	return []*resource.Definition{
 		{
 			Resource: policyv1alpha1.Resource("propagationpolicies"), Singular: "propagationpolicy", Versions: versions,
@@ -125,12 +129,12 @@ func Definitions() []*resource.Definition {
 			Resource: policyv1alpha1.Resource("clustertaintpolicies"), Singular: "clustertaintpolicy", Versions: versions,
 			New:     func() runtime.Object { return &policyv1alpha1.ClusterTaintPolicy{} },
 			NewList: func() runtime.Object { return &policyv1alpha1.ClusterTaintPolicyList{} },
-			// NoExecute taints are refused until the taint manager can honour them.
+			// NoExecute taints are refused unless the taint manager runs.
 			Validate: func(obj runtime.Object) field.ErrorList {
-				return validation.ValidateClusterTaintPolicy(obj.(*policyv1alpha1.ClusterTaintPolicy), false)
+				return validation.ValidateClusterTaintPolicy(obj.(*policyv1alpha1.ClusterTaintPolicy), o.noExecute)
 			},
 			ValidateUpdate: func(obj, old runtime.Object) field.ErrorList {
-				return validation.ValidateClusterTaintPolicyUpdate(obj.(*policyv1alpha1.ClusterTaintPolicy), old.(*policyv1alpha1.ClusterTaintPolicy), false)
+				return validation.ValidateClusterTaintPolicyUpdate(obj.(*policyv1alpha1.ClusterTaintPolicy), old.(*policyv1alpha1.ClusterTaintPolicy), o.noExecute)
 			},
 			Columns: []metav1.TableColumnDefinition{{Name: "Taints", Type: "string", Description: "The taints the policy adds and removes (key=value:Effect)."}},
 			Cells: func(obj runtime.Object) []any {
@@ -145,10 +149,20 @@ func Definitions() []*resource.Definition {
 	}
 }
 
+// Option changes what the policy group accepts.
+type Option func(*options)
+
+type options struct{ noExecute bool }
+
+// WithNoExecuteTaints accepts ClusterTaintPolicies with NoExecute taints:
+// the taint manager runs (--enable-no-execute-taint-eviction) and evicts
+// by them.
+func WithNoExecuteTaints(enabled bool) Option { return func(o *options) { o.noExecute = enabled } }
+
 // NewAPIGroupInfo returns the storage of every policy.karmada.io resource.
-func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opts generic.RESTOptionsGetter) (*genericapiserver.APIGroupInfo, error) {
+func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opts generic.RESTOptionsGetter, options ...Option) (*genericapiserver.APIGroupInfo, error) {
 	info := genericapiserver.NewDefaultAPIGroupInfo(policyv1alpha1.GroupName, scheme, runtime.NewParameterCodec(scheme), codecs)
-	storage, err := resource.Storage(scheme, opts, Definitions())
+	storage, err := resource.Storage(scheme, opts, Definitions(options...))
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,7 @@ import (
 	cliflag "k8s.io/component-base/cli/flag"
 
 	generatedopenapi "github.com/flotilla-io/flotilla/apis/generated/openapi"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/manager"
 	"github.com/flotilla-io/flotilla/metrics"
 	"github.com/flotilla-io/flotilla/metricsadapter"
@@ -138,6 +139,16 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	cs.DurationVar(&o.Controllers.ClusterStatusUpdateFrequency, "cluster-status-update-frequency", o.Controllers.ClusterStatusUpdateFrequency, "how often the status of each push cluster is probed")
 	cs.BoolVar(&o.Controllers.MultiplePodTemplatesScheduling, "multiple-pod-templates-scheduling", o.Controllers.MultiplePodTemplatesScheduling,
 		"schedule workloads made of several pod templates as a whole, from the interpreter's components (Karmada's alpha feature gate MultiplePodTemplatesScheduling)")
+	cs.BoolVar(&o.Controllers.EnableNoExecuteTaintEviction, "enable-no-execute-taint-eviction", o.Controllers.EnableNoExecuteTaintEviction,
+		"run the taint manager: bindings leave clusters whose NoExecute taints their placement does not tolerate (after tolerationSeconds), and ClusterTaintPolicies may add NoExecute taints")
+	cs.Var(purgeModeFlag{&o.Controllers.Taints.PurgeMode}, "no-execute-taint-eviction-purge-mode",
+		"how a binding leaves a NoExecute-tainted cluster when its policy's failover.cluster.purgeMode does not say: Gracefully (keep the old workload until the new one is healthy or --graceful-eviction-timeout) or Directly")
+	cs.Float64Var(&o.Controllers.Taints.UnhealthyClusterThreshold, "unhealthy-cluster-threshold", o.Controllers.Taints.UnhealthyClusterThreshold,
+		"share (0-1) of clusters not Ready above which the taint manager pauses evictions, taking it for a partition of the control plane")
+	cs.Float64Var(&o.Controllers.Taints.EvictionRate, "resource-eviction-rate", o.Controllers.Taints.EvictionRate,
+		"bindings the taint manager may evict per second (a burst of as many)")
+	cs.DurationVar(&o.Controllers.GracefulEvictionTimeout, "graceful-eviction-timeout", o.Controllers.GracefulEvictionTimeout,
+		"how long an evicted workload stays in its old cluster, at most, waiting to be healthy in its new ones (tasks may set their own gracePeriodSeconds)")
 	cs.BoolVar(&o.Controllers.ResourceQuotaEstimate, "resource-quota-estimate", o.Controllers.ResourceQuotaEstimate,
 		"write the replicas' namespace and priority class into replica requirements, so ResourceQuotas of members are estimated by their scope (Karmada's alpha feature gate ResourceQuotaEstimate)")
 	cs.DurationVar(&o.Controllers.ClusterMonitorGracePeriod, "cluster-monitor-grace-period", o.Controllers.ClusterMonitorGracePeriod, "how long a cluster's heartbeat Lease may go unrenewed before its Ready condition becomes Unknown and it is tainted unreachable")
@@ -194,6 +205,15 @@ func (o *Options) Validate() error {
 	}
 	if err := manager.Validate(o.Controllers.Controllers); err != nil {
 		errs = append(errs, err)
+	}
+	if t := o.Controllers.Taints.UnhealthyClusterThreshold; t <= 0 || t > 1 {
+		errs = append(errs, fmt.Errorf("--unhealthy-cluster-threshold must be above 0 and at most 1, got %v", t))
+	}
+	if o.Controllers.Taints.EvictionRate <= 0 {
+		errs = append(errs, fmt.Errorf("--resource-eviction-rate must be positive, got %v", o.Controllers.Taints.EvictionRate))
+	}
+	if o.Controllers.GracefulEvictionTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--graceful-eviction-timeout must be positive, got %v", o.Controllers.GracefulEvictionTimeout))
 	}
 	if c := o.Controllers; c.LeaderElect && (c.RetryPeriod <= 0 || c.RenewDeadline <= c.RetryPeriod || c.LeaseDuration <= c.RenewDeadline) {
 		errs = append(errs, fmt.Errorf("leader election needs 0 < --leader-elect-retry-period (%s) < --leader-elect-renew-deadline (%s) < --leader-elect-lease-duration (%s)", c.RetryPeriod, c.RenewDeadline, c.LeaseDuration))
@@ -291,3 +311,25 @@ func NewCommand() *cobra.Command {
 	}
 	return cmd
 }
+
+// purgeModeFlag is --no-execute-taint-eviction-purge-mode: the purge modes
+// of a cluster failover (and their older names).
+type purgeModeFlag struct{ mode *policyv1alpha1.PurgeMode }
+
+func (f purgeModeFlag) String() string {
+	if f.mode == nil {
+		return ""
+	}
+	return string(*f.mode)
+}
+
+func (f purgeModeFlag) Set(v string) error {
+	switch m := policyv1alpha1.PurgeMode(v); m {
+	case policyv1alpha1.PurgeModeGracefully, policyv1alpha1.PurgeModeDirectly, policyv1alpha1.PurgeModeGraciously, policyv1alpha1.PurgeModeImmediately:
+		*f.mode = m
+		return nil
+	}
+	return fmt.Errorf("%q is not a purge mode: Gracefully or Directly", v)
+}
+
+func (f purgeModeFlag) Type() string { return "string" }

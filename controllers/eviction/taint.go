@@ -1,0 +1,278 @@
+package eviction
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"golang.org/x/time/rate"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
+	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
+	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/failover"
+)
+
+// TaintManagerName is the taint manager's name in --controllers.
+const TaintManagerName = "taintManager"
+
+// Event reasons (API-SPEC §14) on the binding.
+const (
+	ReasonEvictWorkloadFromClusterSucceed = "EvictWorkloadFromClusterSucceed"
+	ReasonEvictWorkloadFromClusterFailed  = "EvictWorkloadFromClusterFailed"
+	// ReasonEvictionPaused is Flotilla's: an eviction due is held back by
+	// the partition safety valve.
+	ReasonEvictionPaused = "EvictionPaused"
+)
+
+// TaintOptions tune the taint manager (Karmada's flag names).
+type TaintOptions struct {
+	// PurgeMode is how a binding leaves a cluster when its policy's
+	// failover.cluster does not say (--no-execute-taint-eviction-purge-mode).
+	PurgeMode policyv1alpha1.PurgeMode
+	// UnhealthyClusterThreshold is the share of not Ready clusters above
+	// which evictions pause (--unhealthy-cluster-threshold).
+	UnhealthyClusterThreshold float64
+	// EvictionRate is how many bindings may be evicted per second, with a
+	// burst of as many (--resource-eviction-rate).
+	EvictionRate float64
+}
+
+// TaintManager evicts bindings from clusters with NoExecute taints they
+// do not tolerate.
+type TaintManager struct {
+	bindings bindings
+	clusters clusterlisters.ClusterLister
+	synced   []cache.InformerSynced
+	opts     TaintOptions
+	limiter  *rate.Limiter
+	recorder record.EventRecorder
+	queue    workqueue.TypedRateLimitingInterface[string]
+	now      func() time.Time
+	// write patches the binding of key.
+	write func(ctx context.Context, key string, body []byte) error
+}
+
+// NewTaintManager returns the taint manager: a binding is reconsidered
+// when its clusters or tolerations change, and every binding of a cluster
+// when the cluster's NoExecute taints or readiness change.
+func NewTaintManager(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterResourceBindingInformer, clusters clusterinformers.ClusterInformer,
+	client versioned.Interface, recorder record.EventRecorder, opts TaintOptions) (*TaintManager, error) {
+	bs := newBindings(rbs, crbs, client)
+	burst := max(int(opts.EvictionRate), 1)
+	c := &TaintManager{
+		bindings: bs, clusters: clusters.Lister(), opts: opts,
+		synced:   append([]cache.InformerSynced{clusters.Informer().HasSynced}, bs.synced...),
+		limiter:  rate.NewLimiter(rate.Limit(opts.EvictionRate), burst),
+		recorder: recorder, queue: worker.NewQueue(TaintManagerName), now: time.Now,
+		write: func(ctx context.Context, key string, body []byte) error {
+			return bs.patch(ctx, key, body, TaintManagerName)
+		},
+	}
+	if err := addClusterIndex(rbs.Informer(), crbs.Informer()); err != nil {
+		return nil, err
+	}
+	onBinding := cache.ResourceEventHandlerFuncs{
+		AddFunc: c.enqueueBinding,
+		UpdateFunc: func(old, cur any) {
+			o, ok1 := bindingOf(old)
+			n, ok2 := bindingOf(cur)
+			if ok1 && ok2 && apiequality.Semantic.DeepEqual(o.spec.Clusters, n.spec.Clusters) &&
+				apiequality.Semantic.DeepEqual(tolerations(o.spec), tolerations(n.spec)) {
+				return
+			}
+			c.enqueueBinding(cur)
+		},
+	}
+	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()} {
+		if _, err := inf.AddEventHandler(onBinding); err != nil {
+			return nil, err
+		}
+	}
+	indexers := []cache.Indexer{rbs.Informer().GetIndexer(), crbs.Informer().GetIndexer()}
+	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(old, cur any) {
+			o, n := old.(*clusterv1alpha1.Cluster), cur.(*clusterv1alpha1.Cluster)
+			if apiequality.Semantic.DeepEqual(noExecute(o), noExecute(n)) && ready(o) == ready(n) {
+				return
+			}
+			for _, idx := range indexers {
+				objs, _ := idx.ByIndex(byCluster, n.Name)
+				for _, obj := range objs {
+					c.enqueueBinding(obj)
+				}
+			}
+		},
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *TaintManager) enqueueBinding(obj any) {
+	if b, ok := bindingOf(obj); ok && len(b.spec.Clusters) > 0 {
+		c.queue.Add(b.key())
+	}
+}
+
+// Run runs the taint manager until ctx ends.
+func (c *TaintManager) Run(ctx context.Context, workers int) {
+	worker.Run(ctx, c.queue, c.synced, workers, c.reconcile)
+}
+
+func (c *TaintManager) reconcile(ctx context.Context, key string) error {
+	b, err := c.bindings.get(key)
+	if apierrors.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if b.meta.DeletionTimestamp != nil || len(b.spec.Clusters) == 0 {
+		return nil
+	}
+	all, err := c.clusters.List(labels.Everything())
+	if err != nil {
+		return err
+	}
+	byName := make(map[string]*clusterv1alpha1.Cluster, len(all))
+	for _, cl := range all {
+		byName[cl.Name] = cl
+	}
+	now := c.now()
+	evict, after := failover.NoExecuteEvictions(b.spec.Clusters, tolerations(b.spec), byName, now)
+	if after > 0 {
+		c.queue.AddAfter(key, after)
+	}
+	if len(evict) == 0 {
+		return nil
+	}
+	if paused, why := failover.Partitioned(all, c.opts.UnhealthyClusterThreshold); paused {
+		c.recorder.Event(b.obj, corev1.EventTypeWarning, ReasonEvictionPaused, why)
+		klog.FromContext(ctx).Info("Eviction paused", "binding", key, "why", why)
+		c.queue.AddAfter(key, pauseRecheck)
+		return nil
+	}
+	if r := c.limiter.ReserveN(now, 1); r.DelayFrom(now) > 0 {
+		r.CancelAt(now)
+		c.queue.AddAfter(key, r.DelayFrom(now))
+		return nil
+	}
+	body, err := evictionPatch(b, evict, c.purgeMode(b.spec), metav1.NewTime(now))
+	if err != nil {
+		return err
+	}
+	if err := c.write(ctx, key, body); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if !apierrors.IsConflict(err) {
+			for _, e := range evict {
+				c.recorder.Event(b.obj, corev1.EventTypeWarning, ReasonEvictWorkloadFromClusterFailed,
+					fmt.Sprintf("Evict from cluster %s failed: %v", e.Cluster, err))
+			}
+		}
+		return err // a conflict retries from the newer binding
+	}
+	for _, e := range evict {
+		klog.FromContext(ctx).Info("Evicted a binding from a cluster", "binding", key, "cluster", e.Cluster, "why", e.Message)
+		c.recorder.Event(b.obj, corev1.EventTypeNormal, ReasonEvictWorkloadFromClusterSucceed,
+			fmt.Sprintf("Evict from cluster %s succeed.", e.Cluster))
+	}
+	return nil
+}
+
+// pauseRecheck is how often a paused eviction looks again.
+const pauseRecheck = 10 * time.Second
+
+// purgeMode is the binding's failover.cluster purge mode, else the flag's.
+func (c *TaintManager) purgeMode(spec *workv1alpha2.ResourceBindingSpec) policyv1alpha1.PurgeMode {
+	if spec.Failover != nil && spec.Failover.Cluster != nil && spec.Failover.Cluster.PurgeMode != "" {
+		return spec.Failover.Cluster.PurgeMode
+	}
+	return c.opts.PurgeMode
+}
+
+// evictionPatch removes the evicted clusters from spec.clusters and, but
+// for the purge modes that remove at once, adds a GracefulEvictionTask for
+// each: one merge patch, guarded by the binding's resourceVersion.
+func evictionPatch(b *binding, evict []failover.Eviction, mode policyv1alpha1.PurgeMode, now metav1.Time) ([]byte, error) {
+	gone := map[string]bool{}
+	for _, e := range evict {
+		gone[e.Cluster] = true
+	}
+	before := make([]string, 0, len(b.spec.Clusters))
+	var clusters []workv1alpha2.TargetCluster
+	for _, tc := range b.spec.Clusters {
+		before = append(before, tc.Name)
+		if !gone[tc.Name] {
+			clusters = append(clusters, tc)
+		}
+	}
+	tasks := append([]workv1alpha2.GracefulEvictionTask(nil), b.spec.GracefulEvictionTasks...)
+	if mode != policyv1alpha1.PurgeModeImmediately && mode != policyv1alpha1.PurgeModeDirectly {
+		for _, e := range evict {
+			tasks = append(tasks, workv1alpha2.GracefulEvictionTask{
+				FromCluster: e.Cluster, PurgeMode: mode, Replicas: replicas(b.spec, e.Replicas),
+				Reason: workv1alpha2.EvictionReasonTaintUntolerated, Message: e.Message,
+				Producer: workv1alpha2.EvictionProducerTaintManager, ClustersBeforeFailover: before, CreationTimestamp: &now,
+			})
+		}
+	}
+	spec := map[string]any{"clusters": nil, "gracefulEvictionTasks": nil}
+	if len(clusters) > 0 {
+		spec["clusters"] = clusters
+	}
+	if len(tasks) > 0 {
+		spec["gracefulEvictionTasks"] = tasks
+	}
+	return json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": b.meta.ResourceVersion}, "spec": spec})
+}
+
+// replicas is the task's replicas: none for a workload without replicas.
+func replicas(spec *workv1alpha2.ResourceBindingSpec, n int32) *int32 {
+	if spec.Replicas == 0 {
+		return nil
+	}
+	return &n
+}
+
+func tolerations(spec *workv1alpha2.ResourceBindingSpec) []corev1.Toleration {
+	if spec.Placement == nil {
+		return nil
+	}
+	return spec.Placement.ClusterTolerations
+}
+
+func noExecute(c *clusterv1alpha1.Cluster) []corev1.Taint {
+	var out []corev1.Taint
+	for _, t := range c.Spec.Taints {
+		if t.Effect == corev1.TaintEffectNoExecute {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func ready(c *clusterv1alpha1.Cluster) bool {
+	for _, cond := range c.Status.Conditions {
+		if cond.Type == clusterv1alpha1.ClusterConditionReady {
+			return cond.Status == metav1.ConditionTrue
+		}
+	}
+	return false
+}
