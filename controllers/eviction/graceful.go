@@ -41,6 +41,8 @@ type GracefulEviction struct {
 	queue    workqueue.TypedRateLimitingInterface[string]
 	now      func() time.Time
 	write    func(ctx context.Context, key string, body []byte) error
+	// requeue looks at key again after d.
+	requeue func(key string, d time.Duration)
 }
 
 // NewGracefulEviction returns the controller: a binding with tasks is
@@ -55,6 +57,7 @@ func NewGracefulEviction(rbs workinformers.ResourceBindingInformer, crbs workinf
 			return bs.patch(ctx, key, body, GracefulEvictionName)
 		},
 	}
+	c.requeue = c.queue.AddAfter
 	handler := cache.ResourceEventHandlerFuncs{
 		AddFunc: c.enqueue,
 		UpdateFunc: func(old, cur any) {
@@ -116,7 +119,7 @@ func (c *GracefulEviction) reconcile(ctx context.Context, key string) error {
 		}
 	}
 	if next > 0 {
-		c.queue.AddAfter(key, next)
+		c.requeue(key, next)
 	}
 	if len(done) == 0 {
 		return nil

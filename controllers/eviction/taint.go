@@ -66,6 +66,13 @@ type TaintManager struct {
 	now      func() time.Time
 	// write patches the binding of key.
 	write func(ctx context.Context, key string, body []byte) error
+	// requeue looks at key again after d.
+	requeue func(key string, d time.Duration)
+}
+
+// newLimiter allows rate evictions per second, in bursts of as many.
+func newLimiter(perSecond float64) *rate.Limiter {
+	return rate.NewLimiter(rate.Limit(perSecond), max(int(perSecond), 1))
 }
 
 // NewTaintManager returns the taint manager: a binding is reconsidered
@@ -74,16 +81,16 @@ type TaintManager struct {
 func NewTaintManager(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterResourceBindingInformer, clusters clusterinformers.ClusterInformer,
 	client versioned.Interface, recorder record.EventRecorder, opts TaintOptions) (*TaintManager, error) {
 	bs := newBindings(rbs, crbs, client)
-	burst := max(int(opts.EvictionRate), 1)
 	c := &TaintManager{
 		bindings: bs, clusters: clusters.Lister(), opts: opts,
 		synced:   append([]cache.InformerSynced{clusters.Informer().HasSynced}, bs.synced...),
-		limiter:  rate.NewLimiter(rate.Limit(opts.EvictionRate), burst),
+		limiter:  newLimiter(opts.EvictionRate),
 		recorder: recorder, queue: worker.NewQueue(TaintManagerName), now: time.Now,
 		write: func(ctx context.Context, key string, body []byte) error {
 			return bs.patch(ctx, key, body, TaintManagerName)
 		},
 	}
+	c.requeue = c.queue.AddAfter
 	if err := addClusterIndex(rbs.Informer(), crbs.Informer()); err != nil {
 		return nil, err
 	}
@@ -156,7 +163,7 @@ func (c *TaintManager) reconcile(ctx context.Context, key string) error {
 	now := c.now()
 	evict, after := failover.NoExecuteEvictions(b.spec.Clusters, tolerations(b.spec), byName, now)
 	if after > 0 {
-		c.queue.AddAfter(key, after)
+		c.requeue(key, after)
 	}
 	if len(evict) == 0 {
 		return nil
@@ -164,12 +171,12 @@ func (c *TaintManager) reconcile(ctx context.Context, key string) error {
 	if paused, why := failover.Partitioned(all, c.opts.UnhealthyClusterThreshold); paused {
 		c.recorder.Event(b.obj, corev1.EventTypeWarning, ReasonEvictionPaused, why)
 		klog.FromContext(ctx).Info("Eviction paused", "binding", key, "why", why)
-		c.queue.AddAfter(key, pauseRecheck)
+		c.requeue(key, pauseRecheck)
 		return nil
 	}
 	if r := c.limiter.ReserveN(now, 1); r.DelayFrom(now) > 0 {
 		r.CancelAt(now)
-		c.queue.AddAfter(key, r.DelayFrom(now))
+		c.requeue(key, r.DelayFrom(now))
 		return nil
 	}
 	body, err := evictionPatch(b, evict, c.purgeMode(b.spec), metav1.NewTime(now))
