@@ -46,6 +46,7 @@ var (
 var alphaFeatures = []string{
 	"--multiple-pod-templates-scheduling", // MultiplePodTemplatesScheduling
 	"--resource-quota-estimate",           // ResourceQuotaEstimate
+	"--enable-no-execute-taint-eviction",  // as local-up-karmada.sh's karmada-controller-manager
 }
 
 func main() {
