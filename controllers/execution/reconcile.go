@@ -126,7 +126,7 @@ func (c *Controller) reconcile(ctx context.Context, m *memberState, key string) 
 	apply := applyReconciler{objects: objects, records: m.records, retain: c.retain}
 	start := time.Now()
 	outcomes := apply.reconcile(ctx, cluster.Name, work)
-	applyErr := setApplied(status, outcomes)
+	applyErr := setApplied(status, work.Generation, outcomes)
 	metrics.ObserveSyncWorkload(applyErr, start)
 	status.ManifestStatuses = c.manifests.reconcile(ctx, work, outcomes)
 	writeErr := c.status.reconcile(ctx, m.records, work, stored, status, dispatching)

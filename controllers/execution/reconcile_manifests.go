@@ -20,8 +20,10 @@ const maxConditionMessage = 32768
 
 // setApplied sets the Applied condition from the outcomes, with Karmada's
 // reasons and messages; the message of a failure holds the member's
-// errors. It returns those errors.
-func setApplied(status *workv1alpha1.WorkStatus, outcomes []outcome) error {
+// errors. It returns those errors. The condition observes generation, the
+// Work's: until a changed Work is applied, its status (and the health a
+// binding aggregates from it) is known to be of the previous spec.
+func setApplied(status *workv1alpha1.WorkStatus, generation int64, outcomes []outcome) error {
 	var errs []error
 	for _, o := range outcomes {
 		if o.err != nil {
@@ -29,7 +31,7 @@ func setApplied(status *workv1alpha1.WorkStatus, outcomes []outcome) error {
 		}
 	}
 	cond := metav1.Condition{Type: workv1alpha1.WorkApplied, Status: metav1.ConditionTrue,
-		Reason: workv1alpha1.WorkAppliedSuccessfulReason, Message: workv1alpha1.WorkAppliedSuccessfulMessage}
+		Reason: workv1alpha1.WorkAppliedSuccessfulReason, Message: workv1alpha1.WorkAppliedSuccessfulMessage, ObservedGeneration: generation}
 	err := utilerrors.NewAggregate(errs)
 	if err != nil {
 		msg := fmt.Sprintf("Failed to apply all manifests (%d/%d): %s", len(outcomes)-len(errs), len(outcomes), err.Error())

@@ -89,7 +89,7 @@ func TestSetApplied(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var status workv1alpha1.WorkStatus
-			err := setApplied(&status, tc.outcomes)
+			err := setApplied(&status, 0, tc.outcomes)
 			if (err != nil) != (tc.wantStatus == metav1.ConditionFalse) {
 				t.Errorf("err %v", err)
 			}

@@ -29,7 +29,9 @@ const (
 // an execution namespace are skipped; a Work not applied (Applied missing,
 // False or Unknown) reports the condition's message and health Unknown and
 // no status; an applied Work reports the status and health of the manifest
-// that is the template (health Unknown when it has none yet).
+// that is the template (health Unknown when it has none yet, or when the
+// Work changed since it was applied: the condition observes an older
+// generation).
 func aggregateItems(works []*workv1alpha1.Work, resource workv1alpha2.ObjectReference) []workv1alpha2.AggregatedStatusItem {
 	type named struct {
 		work string
@@ -45,13 +47,17 @@ func aggregateItems(works []*workv1alpha1.Work, resource workv1alpha2.ObjectRefe
 			continue
 		}
 		item := workv1alpha2.AggregatedStatusItem{ClusterName: cluster, Health: workv1alpha2.ResourceUnknown}
+		var stale bool
 		if cond := meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkApplied); cond != nil {
 			item.Applied = cond.Status == metav1.ConditionTrue
 			if !item.Applied {
 				item.AppliedMessage = cond.Message
 			}
+			// Applied for an earlier spec of the Work: the status is of
+			// that spec, and the health unknown until the new one applies.
+			stale = cond.ObservedGeneration != 0 && cond.ObservedGeneration < w.Generation
 		}
-		if item.Applied {
+		if item.Applied && !stale {
 			if ms := templateStatus(w, resource); ms != nil {
 				item.Status = ms.Status.DeepCopy()
 				if ms.Health != "" {

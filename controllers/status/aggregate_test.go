@@ -22,6 +22,12 @@ func TestAggregateItems(t *testing.T) {
 	outside.Namespace = "default"
 	evicting := rb("m1")
 	evicting.Spec.GracefulEvictionTasks = []workv1alpha2.GracefulEvictionTask{{FromCluster: "m2", PurgeMode: policyv1alpha1.PurgeModeGracefully}}
+	changed := work(t, "m1", metav1.ConditionTrue, "", st)
+	changed.Generation = 3
+	changed.Status.Conditions[0].ObservedGeneration = 2
+	current := work(t, "m1", metav1.ConditionTrue, "", st)
+	current.Generation = 3
+	current.Status.Conditions[0].ObservedGeneration = 3
 	evictedNow := rb("m1")
 	evictedNow.Spec.GracefulEvictionTasks = []workv1alpha2.GracefulEvictionTask{{FromCluster: "m2", PurgeMode: policyv1alpha1.PurgeModeDirectly}}
 
@@ -46,6 +52,18 @@ func TestAggregateItems(t *testing.T) {
 		want: []workv1alpha2.AggregatedStatusItem{healthy("m1"),
 			{ClusterName: "m2", AppliedMessage: "conflict", Health: workv1alpha2.ResourceUnknown}},
 		fullyApplied: metav1.ConditionFalse,
+	}, {
+		// A Work changed (replicas moved to it) but not yet applied: its
+		// status is of the old spec, its health unknown.
+		name:    "applied for an older generation of the Work: unknown health, no status",
+		binding: rb("m1"),
+		works:   []*workv1alpha1.Work{changed},
+		want:    []workv1alpha2.AggregatedStatusItem{{ClusterName: "m1", Applied: true, Health: workv1alpha2.ResourceUnknown}}, fullyApplied: metav1.ConditionTrue,
+	}, {
+		name:    "applied for the current generation",
+		binding: rb("m1"),
+		works:   []*workv1alpha1.Work{current},
+		want:    []workv1alpha2.AggregatedStatusItem{healthy("m1")}, fullyApplied: metav1.ConditionTrue,
 	}, {
 		name:    "not applied yet: no condition",
 		binding: rb("m1"),

@@ -1,0 +1,228 @@
+package failover
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+)
+
+func kubectl(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := framework.Kubectl(t, args...)
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// divided is a Deployment of 2 replicas and a policy dividing it evenly
+// over member1 and member2; extra is appended to the policy's spec.
+func divided(ns, extra string) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: %[1]s, labels: {app: web}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: nginx, image: nginx:1.27, resources: {requests: {cpu: 10m, memory: 16Mi}}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference:
+        staticWeightList:
+        - {targetCluster: {clusterNames: [member1]}, weight: 1}
+        - {targetCluster: {clusterNames: [member2]}, weight: 1}
+%[2]s`, ns, extra)
+}
+
+// taintMember1 puts a NoExecute taint on member1 and takes it off when
+// the test ends.
+func taintMember1(t *testing.T, key string) {
+	t.Helper()
+	kubectl(t, "patch", "cluster", "member1", "--type=merge", "-p", fmt.Sprintf(`{"spec":{"taints":[{"key":%q,"effect":"NoExecute"}]}}`, key))
+	t.Cleanup(func() {
+		_, _ = framework.Kubectl(t, "patch", "cluster", "member1", "--type=merge", "-p", `{"spec":{"taints":null}}`)
+	})
+}
+
+// binding reads the Deployment web's binding.
+func binding(ctx context.Context, t *testing.T, ns string) (*workv1alpha2.ResourceBinding, error) {
+	return framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, "web-deployment", metav1.GetOptions{})
+}
+
+func clustersOf(b *workv1alpha2.ResourceBinding) string {
+	var parts []string
+	for _, c := range b.Spec.Clusters {
+		parts = append(parts, fmt.Sprintf("%s:%d", c.Name, c.Replicas))
+	}
+	return strings.Join(parts, " ")
+}
+
+// readyIn tells "" when member's web Deployment has want ready replicas.
+func readyIn(ctx context.Context, t *testing.T, member, ns string, want int32) string {
+	d, err := framework.MemberClient(t, member).AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		return fmt.Sprintf("%s: %v", member, err)
+	}
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != want || d.Status.ReadyReplicas != want {
+		return fmt.Sprintf("%s: replicas %v, ready %d; want %d", member, d.Spec.Replicas, d.Status.ReadyReplicas, want)
+	}
+	return ""
+}
+
+func goneFrom(ctx context.Context, t *testing.T, member, ns string) string {
+	_, err := framework.MemberClient(t, member).AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return ""
+	}
+	return fmt.Sprintf("web still in %s (%v)", member, err)
+}
+
+func spread(t *testing.T, ns string) {
+	t.Helper()
+	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if got := clustersOf(b); got != "member1:1 member2:1" {
+			return "scheduled to " + got
+		}
+		if msg := readyIn(ctx, t, "member1", ns, 1); msg != "" {
+			return msg
+		}
+		return readyIn(ctx, t, "member2", ns, 1)
+	})
+}
+
+// TestNoExecuteTaintGracefulEviction (issue 24, items 1-2): member1
+// tainted NoExecute, untolerated → its binding leaves member1 with a
+// GracefulEvictionTask, the scheduler moves its replica to member2, and
+// once member2's replicas are healthy the task ends (its event says so)
+// and member1's Deployment goes. The binding records
+// EvictWorkloadFromClusterSucceed. (That member1 keeps its replica while
+// member2's are not healthy: TestGracefulEvictionWaitsForHealth.)
+func TestNoExecuteTaintGracefulEviction(t *testing.T) {
+	ns := framework.Namespace(t, "fo-graceful")
+	framework.Apply(t, divided(ns, ""))
+	spread(t, ns)
+
+	taintMember1(t, "fo-graceful")
+	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if got := clustersOf(b); got != "member2:2" {
+			return "scheduled to " + got
+		}
+		if msg := readyIn(ctx, t, "member2", ns, 2); msg != "" {
+			return msg
+		}
+		if len(b.Spec.GracefulEvictionTasks) > 0 {
+			return "eviction task still open"
+		}
+		return goneFrom(ctx, t, "member1", ns)
+	})
+	// The task ended because the workload was healthy in member2.
+	wantEvent(t, ns, "web-deployment", "GracefulEvictionCompleted", "Removed the workload from cluster member1: the workload is healthy in member2.")
+	wantEvent(t, ns, "web-deployment", "EvictWorkloadFromClusterSucceed", "Evict from cluster member1 succeed.")
+}
+
+// TestNoExecuteTaintDirectly: with failover.cluster.purgeMode Directly the
+// binding leaves member1 without a task, and member1's Deployment goes at
+// once.
+func TestNoExecuteTaintDirectly(t *testing.T) {
+	ns := framework.Namespace(t, "fo-directly")
+	framework.Apply(t, divided(ns, "  failover:\n    cluster: {purgeMode: Directly}\n"))
+	spread(t, ns)
+
+	taintMember1(t, "fo-directly")
+	framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if len(b.Spec.GracefulEvictionTasks) > 0 {
+			t.Fatalf("tasks %+v with purge mode Directly, want none", b.Spec.GracefulEvictionTasks)
+		}
+		if got := clustersOf(b); got != "member2:2" {
+			return "scheduled to " + got
+		}
+		return goneFrom(ctx, t, "member1", ns)
+	})
+	wantEvent(t, ns, "web-deployment", "EvictWorkloadFromClusterSucceed", "Evict from cluster member1 succeed.")
+}
+
+// TestNoExecuteTaintTolerated: a policy that tolerates the taint keeps its
+// placement, and nothing is rewritten in the members.
+func TestNoExecuteTaintTolerated(t *testing.T) {
+	ns := framework.Namespace(t, "fo-tolerated")
+	framework.Apply(t, divided(ns, "    clusterTolerations: [{key: fo-tolerated, operator: Exists, effect: NoExecute}]\n"))
+	spread(t, ns)
+	d, err := framework.MemberClient(t, "member1").AppsV1().Deployments(ns).Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	taintMember1(t, "fo-tolerated")
+	// Give the taint manager time to act, were it to.
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		b, err := binding(t.Context(), t, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := clustersOf(b); got != "member1:1 member2:1" || len(b.Spec.GracefulEvictionTasks) > 0 {
+			t.Fatalf("scheduled to %q with tasks %+v, want the placement kept", got, b.Spec.GracefulEvictionTasks)
+		}
+		time.Sleep(time.Second)
+	}
+	now, err := framework.MemberClient(t, "member1").AppsV1().Deployments(ns).Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now.Generation != d.Generation {
+		t.Errorf("member1's Deployment rewritten: generation %d, was %d", now.Generation, d.Generation)
+	}
+}
+
+// wantEvent waits for an event of reason on the binding whose message
+// contains msg.
+func wantEvent(t *testing.T, ns, name, reason, msg string) {
+	t.Helper()
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
+		evs, err := framework.HostClient(t).CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + name})
+		if err != nil {
+			return err.Error()
+		}
+		var seen []string
+		for _, e := range evs.Items {
+			if e.Reason == reason && strings.Contains(e.Message, msg) {
+				return ""
+			}
+			seen = append(seen, e.Reason+": "+e.Message)
+		}
+		return fmt.Sprintf("no %s event containing %q on %s; events: %v", reason, msg, name, seen)
+	})
+}
