@@ -1,0 +1,20 @@
+// Package failover holds the e2e tests of issue 24 (failover) against real
+// members: for now, Remedies setting and clearing clusters'
+// status.remedyActions.
+package failover
+
+import (
+	"testing"
+
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
+)
+
+func TestMain(m *testing.M) {
+	framework.Main(m, "failover", env.Options{
+		Members: []env.MemberOptions{{Name: "member1"}, {Name: "member2"}},
+		Flotilla: &env.FlotillaOptions{Args: []string{
+			"--cluster-status-update-frequency=2s", "-v=2",
+		}},
+	}, "member1", "member2")
+}
