@@ -278,7 +278,7 @@ func TestReconcile(t *testing.T) {
 				return &s
 			}()},
 		{name: "remedy actions are not this controller's: left out of the patch", member: healthy(), wantRequeue: true,
-			cluster: push(func(c *clusterv1alpha1.Cluster) { c.Status.RemedyActions = []string{"TrafficControl"} }),
+			cluster:    push(func(c *clusterv1alpha1.Cluster) { c.Status.RemedyActions = []string{"TrafficControl"} }),
 			wantStatus: ptrTo(healthyStatus())},
 		{name: "readyz fails once: within the threshold, the last status kept", cluster: push(wasReady), member: notReady(healthy()),
 			opts: Options{FailureThreshold: time.Minute}, wantRequeue: true},
