@@ -73,15 +73,18 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 }
 
 // writeStatus writes status with one merge patch, none when it equals the
-// stored one.
+// stored one. status.remedyActions is the remedy controller's: it is left
+// out of the patch, so a stale copy never brings back cleared actions.
 func (c *Controller) writeStatus(ctx context.Context, cluster *clusterv1alpha1.Cluster, status *clusterv1alpha1.ClusterStatus) error {
 	if apiequality.Semantic.DeepEqual(*status, cluster.Status) {
 		return nil
 	}
-	// This controller is the only writer of a push cluster's status: a merge
-	// patch of the whole status needs no resourceVersion and never conflicts
-	// with the cluster controller's spec and metadata writes.
-	patch, err := json.Marshal(map[string]any{"status": status})
+	// This controller is the only writer of the rest of a push cluster's
+	// status: a merge patch of it needs no resourceVersion and never
+	// conflicts with the cluster controller's spec and metadata writes.
+	out := *status
+	out.RemedyActions = nil
+	patch, err := json.Marshal(map[string]any{"status": out})
 	if err != nil {
 		return err
 	}

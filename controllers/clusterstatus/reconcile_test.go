@@ -277,6 +277,9 @@ func TestReconcile(t *testing.T) {
 				s.ResourceSummary.Allocated = rl("2", "2")
 				return &s
 			}()},
+		{name: "remedy actions are not this controller's: left out of the patch", member: healthy(), wantRequeue: true,
+			cluster:    push(func(c *clusterv1alpha1.Cluster) { c.Status.RemedyActions = []string{"TrafficControl"} }),
+			wantStatus: ptrTo(healthyStatus())},
 		{name: "readyz fails once: within the threshold, the last status kept", cluster: push(wasReady), member: notReady(healthy()),
 			opts: Options{FailureThreshold: time.Minute}, wantRequeue: true},
 		{name: "readyz fails past the threshold: ClusterNotReady", cluster: push(wasReady), member: notReady(healthy()), wantRequeue: true,

@@ -21,6 +21,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/overrides"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 	"github.com/flotilla-io/flotilla/controllers/namespace"
+	"github.com/flotilla-io/flotilla/controllers/remedy"
 	"github.com/flotilla-io/flotilla/controllers/scheduler"
 	"github.com/flotilla-io/flotilla/controllers/status"
 	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
@@ -61,6 +62,7 @@ func Controllers() map[string]InitFunc {
 
 		clustertaintpolicy.ControllerName: startClusterTaintPolicy,
 		workloadrebalancer.ControllerName: startWorkloadRebalancer,
+		remedy.ControllerName:             startRemedy,
 
 		eviction.TaintManagerName:     startTaintManager,
 		eviction.GracefulEvictionName: startGracefulEviction,
@@ -98,6 +100,17 @@ func startGracefulEviction(ctx context.Context, c *Context) error {
 // startWorkloadRebalancer reschedules the workloads WorkloadRebalancers name.
 func startWorkloadRebalancer(ctx context.Context, c *Context) error {
 	ctrl, err := workloadrebalancer.New(c.KarmadaInformers.Apps().V1alpha1().WorkloadRebalancers(), c.Karmada)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 1)
+	return nil
+}
+
+// startRemedy writes clusters' remedyActions as Remedies say.
+func startRemedy(ctx context.Context, c *Context) error {
+	ctrl, err := remedy.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
+		c.KarmadaInformers.Remedy().V1alpha1().Remedies(), c.Karmada)
 	if err != nil {
 		return err
 	}

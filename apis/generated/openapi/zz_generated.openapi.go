@@ -6039,7 +6039,7 @@ func schema_flotilla_apis_remedy_v1alpha1_ClusterAffinity(ref common.ReferenceCa
 				Properties: map[string]spec.Schema{
 					"clusterNames": {
 						SchemaProps: spec.SchemaProps{
-							Description: "ClusterNames are the clusters; empty means all.",
+							Description: "ClusterNames are the clusters; an affinity naming none selects no cluster.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

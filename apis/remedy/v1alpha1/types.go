@@ -34,7 +34,7 @@ type RemedySpec struct {
 
 // ClusterAffinity selects clusters by name.
 type ClusterAffinity struct {
-	// ClusterNames are the clusters; empty means all.
+	// ClusterNames are the clusters; an affinity naming none selects no cluster.
 	// +optional
 	ClusterNames []string `json:"clusterNames,omitempty"`
 }

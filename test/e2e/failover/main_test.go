@@ -1,6 +1,6 @@
 // Package failover holds the e2e tests of issue 24: workloads leaving
-// clusters (NoExecute taints, graceful eviction, Remedy) against real
-// members.
+// clusters (NoExecute taints, graceful eviction) and Remedies setting
+// clusters' status.remedyActions, against real members.
 package failover
 
 import (

@@ -23,7 +23,7 @@ package v1alpha1
 //
 // ClusterAffinity selects clusters by name.
 type ClusterAffinityApplyConfiguration struct {
-	// ClusterNames are the clusters; empty means all.
+	// ClusterNames are the clusters; an affinity naming none selects no cluster.
 	ClusterNames []string `json:"clusterNames,omitempty"`
 }
 
