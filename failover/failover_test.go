@@ -204,3 +204,26 @@ func TestPartitioned(t *testing.T) {
 		})
 	}
 }
+
+func TestSettling(t *testing.T) {
+	cluster := func(status metav1.ConditionStatus, since time.Duration) *clusterv1alpha1.Cluster {
+		return &clusterv1alpha1.Cluster{Status: clusterv1alpha1.ClusterStatus{Conditions: []metav1.Condition{{
+			Type: clusterv1alpha1.ClusterConditionReady, Status: status, LastTransitionTime: metav1.NewTime(t0.Add(-since))}}}}
+	}
+	for _, tc := range []struct {
+		name    string
+		cluster *clusterv1alpha1.Cluster
+		want    time.Duration
+	}{
+		{"ready: not held", cluster(metav1.ConditionTrue, 0), 0},
+		{"not ready for 10s of 30s: 20s more", cluster(metav1.ConditionFalse, 10*time.Second), 20 * time.Second},
+		{"unknown for 40s: settled", cluster(metav1.ConditionUnknown, 40*time.Second), 0},
+		{"no Ready condition: the whole window", &clusterv1alpha1.Cluster{}, 30 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Settling(tc.cluster, 30*time.Second, t0); got != tc.want {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package failover
 
 import (
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,4 +30,27 @@ func Partitioned(clusters []*clusterv1alpha1.Cluster, share float64) (paused boo
 	}
 	return true, fmt.Sprintf("%d of %d clusters are not Ready, more than %.0f%%: evictions pause until fewer are (a partition of the control plane looks like every member failing)",
 		notReady, len(clusters), share*100)
+}
+
+// Settling returns how long an eviction from cluster c must still wait
+// (0: none) because c is not Ready and became so less than window ago.
+// When the control plane loses its network, the members go not Ready one
+// by one as their probes fail, seconds apart: deciding on the first one
+// alone, before the others show, would evict from it what Partitioned
+// would then keep everywhere else. Waiting window lets them show. A
+// cluster that is Ready (tainted by hand, say) is not held; one without a
+// Ready condition (never probed) is, as no one knows since when.
+func Settling(c *clusterv1alpha1.Cluster, window time.Duration, now time.Time) time.Duration {
+	cond := meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	if cond != nil && cond.Status == metav1.ConditionTrue {
+		return 0
+	}
+	since := now
+	if cond != nil && !cond.LastTransitionTime.IsZero() {
+		since = cond.LastTransitionTime.Time
+	}
+	if left := since.Add(window).Sub(now); left > 0 {
+		return left
+	}
+	return 0
 }

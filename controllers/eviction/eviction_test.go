@@ -96,9 +96,15 @@ func (f *fixture) write(_ context.Context, key string, body []byte) error {
 }
 
 func TestTaintManagerReconcile(t *testing.T) {
+	notReadyFor := func(d time.Duration) *clusterv1alpha1.Cluster {
+		c := cluster("m1", false, deadTaint(now))
+		c.Status.Conditions[0].LastTransitionTime = metav1.NewTime(now.Add(-d))
+		return c
+	}
 	for _, tc := range []struct {
 		name        string
 		objs        []any
+		window      time.Duration
 		purge       policyv1alpha1.PurgeMode
 		writeErr    error
 		wantPatch   string // JSON of spec, "" for no write
@@ -140,6 +146,18 @@ func TestTaintManagerReconcile(t *testing.T) {
 		wantPatch: `{"clusters":[{"name":"m2","replicas":2}],"gracefulEvictionTasks":null}`,
 		wantEvent: "Normal EvictWorkloadFromClusterSucceed",
 	}, {
+		name:        "not Ready for 5s of a 30s window: held, looked at again when it ends",
+		objs:        []any{rb(), notReadyFor(5 * time.Second), cluster("m2", true), cluster("m3", true)},
+		window:      30 * time.Second,
+		wantRequeue: "[25s]",
+	}, {
+		name:      "not Ready for 40s of a 30s window: evicted",
+		objs:      []any{rb(), notReadyFor(40 * time.Second), cluster("m2", true), cluster("m3", true)},
+		window:    30 * time.Second,
+		purge:     policyv1alpha1.PurgeModeDirectly,
+		wantPatch: `{"clusters":[{"name":"m2","replicas":2}],"gracefulEvictionTasks":null}`,
+		wantEvent: "Normal EvictWorkloadFromClusterSucceed",
+	}, {
 		name:      "write refused: a warning event, retried",
 		objs:      []any{rb(), cluster("m1", true, deadTaint(now)), cluster("m2", true)},
 		purge:     policyv1alpha1.PurgeModeDirectly,
@@ -155,7 +173,7 @@ func TestTaintManagerReconcile(t *testing.T) {
 			f := newFixture(tc.writeErr)
 			bs, cl := listers(t, tc.objs...)
 			c := &TaintManager{bindings: bs, clusters: cl, recorder: f.events, now: func() time.Time { return now },
-				opts:  TaintOptions{PurgeMode: tc.purge, UnhealthyClusterThreshold: 0.55, EvictionRate: 10},
+				opts:  TaintOptions{PurgeMode: tc.purge, UnhealthyClusterThreshold: 0.55, EvictionRate: 10, UnhealthyClusterWindow: tc.window},
 				write: f.write, requeue: f.requeue, limiter: newLimiter(10)}
 			err := c.reconcile(context.Background(), "rb/web/nginx-deployment")
 			if (err != nil) != tc.wantErr {

@@ -51,6 +51,10 @@ type TaintOptions struct {
 	// EvictionRate is how many bindings may be evicted per second, with a
 	// burst of as many (--resource-eviction-rate).
 	EvictionRate float64
+	// UnhealthyClusterWindow is how long a cluster must have been not
+	// Ready before evictions from it start, so that the other clusters of
+	// a partition show as not Ready first (--unhealthy-cluster-window).
+	UnhealthyClusterWindow time.Duration
 }
 
 // TaintManager evicts bindings from clusters with NoExecute taints they
@@ -161,7 +165,18 @@ func (c *TaintManager) reconcile(ctx context.Context, key string) error {
 		byName[cl.Name] = cl
 	}
 	now := c.now()
-	evict, after := failover.NoExecuteEvictions(b.spec.Clusters, tolerations(b.spec), byName, now)
+	due, after := failover.NoExecuteEvictions(b.spec.Clusters, tolerations(b.spec), byName, now)
+	var evict []failover.Eviction
+	for _, e := range due {
+		if wait := failover.Settling(byName[e.Cluster], c.opts.UnhealthyClusterWindow, now); wait > 0 {
+			klog.FromContext(ctx).V(2).Info("Eviction waits for the cluster's failure to settle", "binding", key, "cluster", e.Cluster, "wait", wait)
+			if after == 0 || wait < after {
+				after = wait
+			}
+			continue
+		}
+		evict = append(evict, e)
+	}
 	if after > 0 {
 		c.requeue(key, after)
 	}

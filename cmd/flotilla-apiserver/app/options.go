@@ -145,6 +145,8 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 		"how a binding leaves a NoExecute-tainted cluster when its policy's failover.cluster.purgeMode does not say: Gracefully (keep the old workload until the new one is healthy or --graceful-eviction-timeout) or Directly")
 	cs.Float64Var(&o.Controllers.Taints.UnhealthyClusterThreshold, "unhealthy-cluster-threshold", o.Controllers.Taints.UnhealthyClusterThreshold,
 		"share (0-1) of clusters not Ready above which the taint manager pauses evictions, taking it for a partition of the control plane")
+	cs.DurationVar(&o.Controllers.Taints.UnhealthyClusterWindow, "unhealthy-cluster-window", o.Controllers.Taints.UnhealthyClusterWindow,
+		"how long a cluster must have been not Ready before the taint manager evicts from it, so that the other clusters of a partition show as not Ready first and --unhealthy-cluster-threshold pauses the evictions")
 	cs.Float64Var(&o.Controllers.Taints.EvictionRate, "resource-eviction-rate", o.Controllers.Taints.EvictionRate,
 		"bindings the taint manager may evict per second (a burst of as many)")
 	cs.DurationVar(&o.Controllers.GracefulEvictionTimeout, "graceful-eviction-timeout", o.Controllers.GracefulEvictionTimeout,

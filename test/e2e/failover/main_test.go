@@ -16,6 +16,10 @@ func TestMain(m *testing.M) {
 		Flotilla: &env.FlotillaOptions{Args: []string{
 			"--cluster-status-update-frequency=2s", "-v=2",
 			"--enable-no-execute-taint-eviction",
+			// A stopped member is NotReady after this (30s by default).
+			"--cluster-failure-threshold=6s",
+			// Evictions from a not Ready cluster wait this (30s by default).
+			"--unhealthy-cluster-window=12s",
 		}},
 	}, "member1", "member2")
 }

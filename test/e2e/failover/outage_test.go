@@ -1,0 +1,201 @@
+package failover
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+)
+
+// notReadyNoExecute is a ClusterTaintPolicy tainting the named clusters
+// NoExecute while they are not Ready.
+func notReadyNoExecute(t *testing.T, name string, clusters ...string) {
+	t.Helper()
+	names := ""
+	for i, c := range clusters {
+		if i > 0 {
+			names += ", "
+		}
+		names += c
+	}
+	framework.Apply(t, fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterTaintPolicy
+metadata: {name: %s}
+spec:
+  targetClusters: {clusterNames: [%s]}
+  addOnConditions: [{conditionType: Ready, operator: NotIn, statusValues: ["True"]}]
+  removeOnConditions: [{conditionType: Ready, operator: In, statusValues: ["True"]}]
+  taints: [{key: %s, effect: NoExecute}]
+`, name, names, name))
+	t.Cleanup(func() {
+		_, _ = framework.Kubectl(t, "delete", "clustertaintpolicy", name, "--ignore-not-found")
+		for _, c := range clusters {
+			_, _ = framework.Kubectl(t, "patch", "cluster", c, "--type=merge", "-p", `{"spec":{"taints":null}}`)
+		}
+	})
+}
+
+// generation reads the generation of web in member ("" when absent).
+func generation(ctx context.Context, t *testing.T, member, ns string) (int64, error) {
+	d, err := framework.MemberClient(t, member).AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		return 0, err
+	}
+	return d.Generation, nil
+}
+
+// TestOutageWithoutNoExecuteKeepsEverything (issue 24, safe defaults):
+// member1's kube-apiserver stopped for 2 minutes, with no NoExecute
+// ClusterTaintPolicy: member1 becomes NotReady (NoSchedule taints only),
+// the binding keeps both clusters throughout, and once member1 is back
+// nothing is deleted or rewritten in either member.
+func TestOutageWithoutNoExecuteKeepsEverything(t *testing.T) {
+	ns := framework.Namespace(t, "fo-outage")
+	framework.Apply(t, divided(ns, ""))
+	spread(t, ns)
+	gen1, err := generation(t.Context(), t, "member1", ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen2, err := generation(t.Context(), t, "member2", ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	restart := framework.StopMember(t, "member1")
+	deadline := time.Now().Add(2 * time.Minute)
+	sawNotReady := false
+	for time.Now().Before(deadline) {
+		b, err := binding(t.Context(), t, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := clustersOf(b); got != "member1:1 member2:1" || len(b.Spec.GracefulEvictionTasks) > 0 {
+			t.Fatalf("during the outage: scheduled to %q, tasks %+v; want the placement kept", got, b.Spec.GracefulEvictionTasks)
+		}
+		c, err := framework.Karmada(t).ClusterV1alpha1().Clusters().Get(t.Context(), "member1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ready(c) {
+			sawNotReady = true
+		}
+		time.Sleep(2 * time.Second)
+	}
+	if !sawNotReady {
+		t.Fatal("member1 never became NotReady while stopped")
+	}
+	if err := restart(); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		if err := framework.WaitClusterHealthy(ctx, "member1"); err != nil {
+			return err.Error()
+		}
+		return ""
+	})
+	// Give the execution controller time to act on member1 again.
+	time.Sleep(10 * time.Second)
+	for member, was := range map[string]int64{"member1": gen1, "member2": gen2} {
+		g, err := generation(t.Context(), t, member, ns)
+		if err != nil || g != was {
+			t.Errorf("%s's Deployment after the outage: generation %d (%v), want %d: nothing rewritten or deleted", member, g, err, was)
+		}
+	}
+}
+
+// TestNotReadyNoExecuteFailsOver (issue 24): a ClusterTaintPolicy taints
+// member1 NoExecute while it is not Ready; member1's kube-apiserver stops,
+// and its replica moves to member2. When member1 is back, the old
+// Deployment there is removed.
+func TestNotReadyNoExecuteFailsOver(t *testing.T) {
+	ns := framework.Namespace(t, "fo-notready")
+	framework.Apply(t, divided(ns, ""))
+	spread(t, ns)
+	notReadyNoExecute(t, "fo-notready", "member1")
+
+	restart := framework.StopMember(t, "member1")
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if got := clustersOf(b); got != "member2:2" {
+			return "scheduled to " + got
+		}
+		return readyIn(ctx, t, "member2", ns, 2)
+	})
+	wantEvent(t, ns, "web-deployment", "EvictWorkloadFromClusterSucceed", "Evict from cluster member1 succeed.")
+	if err := restart(); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		return goneFrom(ctx, t, "member1", ns)
+	})
+}
+
+// TestAllMembersDownPausesEviction (issue 24, safety valve): every member
+// is not Ready at once (tainted NoExecute by a ClusterTaintPolicy): the
+// taint manager takes it for a partition of the control plane, pauses
+// with an EvictionPaused event, and nothing is evicted or deleted; when
+// the members are back, both keep their replica.
+func TestAllMembersDownPausesEviction(t *testing.T) {
+	ns := framework.Namespace(t, "fo-partition")
+	framework.Apply(t, divided(ns, ""))
+	spread(t, ns)
+	gen1, err := generation(t.Context(), t, "member1", ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen2, err := generation(t.Context(), t, "member2", ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notReadyNoExecute(t, "fo-partition", "member1", "member2")
+
+	restart1 := framework.StopMember(t, "member1")
+	restart2 := framework.StopMember(t, "member2")
+	wantEvent(t, ns, "web-deployment", "EvictionPaused", "2 of 2 clusters are not Ready")
+	b, err := binding(t.Context(), t, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := clustersOf(b); got != "member1:1 member2:1" || len(b.Spec.GracefulEvictionTasks) > 0 {
+		t.Fatalf("while paused: scheduled to %q, tasks %+v; want the placement kept", got, b.Spec.GracefulEvictionTasks)
+	}
+	for _, restart := range []func() error{restart1, restart2} {
+		if err := restart(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	framework.Eventually(t, 3*time.Minute, func(ctx context.Context) string {
+		if err := framework.WaitClusterHealthy(ctx, "member1", "member2"); err != nil {
+			return err.Error()
+		}
+		return ""
+	})
+	time.Sleep(5 * time.Second)
+	b, err = binding(t.Context(), t, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := clustersOf(b); got != "member1:1 member2:1" || len(b.Spec.GracefulEvictionTasks) > 0 {
+		t.Errorf("after the members came back: scheduled to %q, tasks %+v; want the placement kept", got, b.Spec.GracefulEvictionTasks)
+	}
+	for member, was := range map[string]int64{"member1": gen1, "member2": gen2} {
+		g, err := generation(t.Context(), t, member, ns)
+		if err != nil || g != was {
+			t.Errorf("%s's Deployment: generation %d (%v), want %d: nothing rewritten or deleted", member, g, err, was)
+		}
+	}
+}
+
+func ready(c *clusterv1alpha1.Cluster) bool {
+	return meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+}
