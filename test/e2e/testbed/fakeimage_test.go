@@ -39,7 +39,11 @@ func TestFakeRegistryImageNeverReady(t *testing.T) {
 	})
 
 	fakeImage := env.FakeImageRegistry + "/nginx"
-	for name, image := range map[string]string{"real": "nginx", "unpullable": fakeImage} {
+	for name, containers := range map[string][]corev1.Container{
+		"real":       {{Name: "nginx", Image: "nginx"}},
+		"unpullable": {{Name: "nginx", Image: fakeImage}},
+		"mixed":      {{Name: "app", Image: fakeImage + ":1.27"}, {Name: "sidecar", Image: "nginx:1.27"}},
+	} {
 		labels := map[string]string{"app": name}
 		d := &appsv1.Deployment{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
@@ -48,23 +52,13 @@ func TestFakeRegistryImageNeverReady(t *testing.T) {
 				Selector: &metav1.LabelSelector{MatchLabels: labels},
 				Template: corev1.PodTemplateSpec{
 					ObjectMeta: metav1.ObjectMeta{Labels: labels},
-					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: image}}},
+					Spec:       corev1.PodSpec{Containers: containers},
 				},
 			},
 		}
 		if _, err := cs.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	mixed := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "mixed", Namespace: ns, Labels: map[string]string{"app": "mixed"}},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{
-			{Name: "app", Image: fakeImage + ":1.27"},
-			{Name: "sidecar", Image: "nginx:1.27"},
-		}},
-	}
-	if _, err := cs.CoreV1().Pods(ns).Create(ctx, mixed, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
 	}
 
 	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
@@ -104,13 +98,19 @@ func TestFakeRegistryImageNeverReady(t *testing.T) {
 		return backingOff(unpullable, map[string]bool{"nginx": false}) + backingOff(mixedPod, map[string]bool{"app": false, "sidecar": true})
 	})
 
-	d, err := cs.AppsV1().Deployments(ns).Get(ctx, "unpullable", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d.Status.ReadyReplicas != 0 || d.Status.UnavailableReplicas != 1 {
-		t.Errorf("deployment unpullable: ready %d, unavailable %d; want 0 and 1", d.Status.ReadyReplicas, d.Status.UnavailableReplicas)
-	}
+	// Their Deployments count them unavailable.
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
+		for _, name := range []string{"unpullable", "mixed"} {
+			d, err := cs.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err.Error()
+			}
+			if d.Status.Replicas != 1 || d.Status.ReadyReplicas != 0 || d.Status.UnavailableReplicas != 1 {
+				return fmt.Sprintf("deployment %s: replicas %d, ready %d, unavailable %d; want 1, 0 and 1", name, d.Status.Replicas, d.Status.ReadyReplicas, d.Status.UnavailableReplicas)
+			}
+		}
+		return ""
+	})
 
 	// kubectl shows them as it shows an unpullable image.
 	out, err := framework.KubectlAt(t, member.Kubeconfig, "get", "pods", "-n", ns, "--no-headers", "-l", "app in (unpullable,mixed)")
