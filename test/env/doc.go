@@ -8,7 +8,9 @@
 // the namespace, garbage-collector, service-account and cluster-role
 // aggregation controllers), and member clusters (kube-apiserver,
 // kube-controller-manager, kube-scheduler, kwok with fake nodes on which
-// Pods become Running and Ready, and metrics-server serving metrics.k8s.io
+// Pods become Running and Ready (except those with an image of
+// FakeImageRegistry, whose containers wait in ImagePullBackOff), and
+// metrics-server serving metrics.k8s.io
 // from kwok's emulated resource usage: a pod uses what its annotations
 // kwok.x-k8s.io/usage-cpu and kwok.x-k8s.io/usage-memory say, and
 // custom-metrics-emulator serving custom.metrics.k8s.io from pod annotations

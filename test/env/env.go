@@ -404,7 +404,11 @@ func (e *Environment) startCluster(ctx context.Context, c *Cluster) (err error) 
 	}
 	comps := []component{{binKCM, binKCM, &c.Ports.KCM, c.kcmArgs, func() string { return fmt.Sprintf("https://127.0.0.1:%d/healthz", c.Ports.KCM) }}}
 	if c.Role == RoleMember {
-		stages, metrics := e.bin(fileKwokStages), e.bin(fileKwokMetrics)
+		metrics := e.bin(fileKwokMetrics)
+		stages, err := c.writeKwokStages(e.bin(fileKwokStages))
+		if err != nil {
+			return err
+		}
 		streams, err := c.writeKwokStreams()
 		if err != nil {
 			return err
