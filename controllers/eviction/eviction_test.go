@@ -105,6 +105,7 @@ func TestTaintManagerReconcile(t *testing.T) {
 		name        string
 		objs        []any
 		window      time.Duration
+		quietSince  time.Duration // a partition was seen this long ago
 		purge       policyv1alpha1.PurgeMode
 		writeErr    error
 		wantPatch   string // JSON of spec, "" for no write
@@ -138,7 +139,13 @@ func TestTaintManagerReconcile(t *testing.T) {
 		name:        "two of three clusters not Ready: paused",
 		objs:        []any{rb(), cluster("m1", false, deadTaint(now)), cluster("m2", false), cluster("m3", true)},
 		wantEvent:   "Warning EvictionPaused 2 of 3 clusters are not Ready",
-		wantRequeue: "[10s]",
+		wantRequeue: "[5s]",
+	}, {
+		name:        "a partition seen 5s ago, the window 30s: held 25s more",
+		objs:        []any{rb(), cluster("m1", true, deadTaint(now)), cluster("m2", true)},
+		window:      30 * time.Second,
+		quietSince:  5 * time.Second,
+		wantRequeue: "[25s]",
 	}, {
 		name:      "one of three not Ready: evicted",
 		objs:      []any{rb(), cluster("m1", false, deadTaint(now)), cluster("m2", true), cluster("m3", true)},
@@ -175,6 +182,9 @@ func TestTaintManagerReconcile(t *testing.T) {
 			c := &TaintManager{bindings: bs, clusters: cl, recorder: f.events, now: func() time.Time { return now },
 				opts:  TaintOptions{PurgeMode: tc.purge, UnhealthyClusterThreshold: 0.55, EvictionRate: 10, UnhealthyClusterWindow: tc.window},
 				write: f.write, requeue: f.requeue, limiter: newLimiter(10)}
+			if tc.quietSince > 0 {
+				c.partitioned(now.Add(-tc.quietSince))
+			}
 			err := c.reconcile(context.Background(), "rb/web/nginx-deployment")
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("error %v, want error %v", err, tc.wantErr)

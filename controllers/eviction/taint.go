@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -72,6 +73,30 @@ type TaintManager struct {
 	write func(ctx context.Context, key string, body []byte) error
 	// requeue looks at key again after d.
 	requeue func(key string, d time.Duration)
+
+	// quietUntil holds evictions back: until a window after the last
+	// partition was seen (its members come back one by one, and their
+	// NoExecute taints go only once each is Ready again), and a window
+	// after the taint manager started (a new leader's caches settle).
+	mu         sync.Mutex
+	quietUntil time.Time
+}
+
+// quiet returns how long evictions are still held back after a
+// partition, or after the start.
+func (c *TaintManager) quiet(now time.Time) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.quietUntil.Sub(now)
+}
+
+// partitioned holds evictions back for a window from now.
+func (c *TaintManager) partitioned(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if end := now.Add(c.opts.UnhealthyClusterWindow); end.After(c.quietUntil) {
+		c.quietUntil = end
+	}
 }
 
 // newLimiter allows rate evictions per second, in bursts of as many.
@@ -95,6 +120,7 @@ func NewTaintManager(rbs workinformers.ResourceBindingInformer, crbs workinforme
 		},
 	}
 	c.requeue = c.queue.AddAfter
+	c.partitioned(c.now())
 	if err := addClusterIndex(rbs.Informer(), crbs.Informer()); err != nil {
 		return nil, err
 	}
@@ -119,6 +145,15 @@ func NewTaintManager(rbs workinformers.ResourceBindingInformer, crbs workinforme
 	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(old, cur any) {
 			o, n := old.(*clusterv1alpha1.Cluster), cur.(*clusterv1alpha1.Cluster)
+			if ready(o) != ready(n) {
+				// The valve sees every change of readiness, not only
+				// those of clusters with bindings due.
+				if all, err := c.clusters.List(labels.Everything()); err == nil {
+					if paused, _ := failover.Partitioned(all, c.opts.UnhealthyClusterThreshold); paused {
+						c.partitioned(c.now())
+					}
+				}
+			}
 			if apiequality.Semantic.DeepEqual(noExecute(o), noExecute(n)) && ready(o) == ready(n) {
 				return
 			}
@@ -184,9 +219,15 @@ func (c *TaintManager) reconcile(ctx context.Context, key string) error {
 		return nil
 	}
 	if paused, why := failover.Partitioned(all, c.opts.UnhealthyClusterThreshold); paused {
+		c.partitioned(now)
 		c.recorder.Event(b.obj, corev1.EventTypeWarning, ReasonEvictionPaused, why)
 		klog.FromContext(ctx).Info("Eviction paused", "binding", key, "why", why)
 		c.requeue(key, pauseRecheck)
+		return nil
+	}
+	if wait := c.quiet(now); wait > 0 {
+		klog.FromContext(ctx).V(2).Info("Eviction waits after a partition or the start", "binding", key, "wait", wait)
+		c.requeue(key, wait)
 		return nil
 	}
 	if r := c.limiter.ReserveN(now, 1); r.DelayFrom(now) > 0 {
@@ -219,7 +260,7 @@ func (c *TaintManager) reconcile(ctx context.Context, key string) error {
 }
 
 // pauseRecheck is how often a paused eviction looks again.
-const pauseRecheck = 10 * time.Second
+const pauseRecheck = 5 * time.Second
 
 // purgeMode is the binding's failover.cluster purge mode, else the flag's.
 func (c *TaintManager) purgeMode(spec *workv1alpha2.ResourceBindingSpec) policyv1alpha1.PurgeMode {

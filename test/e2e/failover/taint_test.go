@@ -12,6 +12,7 @@ import (
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
 )
 
 func kubectl(t *testing.T, args ...string) string {
@@ -225,4 +226,65 @@ func wantEvent(t *testing.T, ns, name, reason, msg string) {
 		}
 		return fmt.Sprintf("no %s event containing %q on %s; events: %v", reason, msg, name, seen)
 	})
+}
+
+// TestGracefulEvictionWaitsForHealth (issue 24 item 2): the workload's
+// image never becomes Ready (the test bed's fake registry), so after
+// member1 is tainted its replacement in member2 is never healthy: the
+// eviction task stays open and member1 keeps its Deployment, untouched,
+// until the grace period ends (10 minutes, past the test).
+func TestGracefulEvictionWaitsForHealth(t *testing.T) {
+	ns := framework.Namespace(t, "fo-unhealthy")
+	framework.Apply(t, strings.Replace(divided(ns, ""), "image: nginx:1.27", "image: "+env.FakeImageRegistry+"/nginx:1.27", 1))
+	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if got := clustersOf(b); got != "member1:1 member2:1" {
+			return "scheduled to " + got
+		}
+		for _, m := range []string{"member1", "member2"} {
+			if goneFrom(ctx, t, m, ns) == "" {
+				return "web not yet in " + m
+			}
+		}
+		return ""
+	})
+	gen1, err := generation(t.Context(), t, "member1", ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	taintMember1(t, "fo-unhealthy")
+	framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if got := clustersOf(b); got != "member2:2" || len(b.Spec.GracefulEvictionTasks) != 1 {
+			return fmt.Sprintf("scheduled to %s with %d tasks", got, len(b.Spec.GracefulEvictionTasks))
+		}
+		d, err := framework.MemberClient(t, "member2").AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil || d.Spec.Replicas == nil || *d.Spec.Replicas != 2 {
+			return fmt.Sprintf("member2's web: %v", err)
+		}
+		return ""
+	})
+	// The replacement is not healthy: for 15 s the task stays and member1
+	// keeps its Deployment as it was.
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		b, err := binding(t.Context(), t, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Spec.GracefulEvictionTasks) != 1 {
+			t.Fatalf("tasks %+v while member2 is not healthy, want member1's to stay", b.Spec.GracefulEvictionTasks)
+		}
+		if g, err := generation(t.Context(), t, "member1", ns); err != nil || g != gen1 {
+			t.Fatalf("member1's web: generation %d (%v), want it kept at %d while its replacement is not healthy", g, err, gen1)
+		}
+		time.Sleep(time.Second)
+	}
 }
