@@ -41,7 +41,8 @@ func TestMain(m *testing.M) {
 // storage. FLOTILLA_BENCH_FLOTILLA_ARGS adds flags (space-separated), to
 // compare settings in one command, e.g. --gc-percent=100.
 func flotillaArgs() []string {
-	var args []string
+	// The taint manager runs (TestFailoverTaintEviction), as in make up.
+	args := []string{"--enable-no-execute-taint-eviction"}
 	if os.Getenv("FLOTILLA_BENCH_NO_FSYNC") == "1" {
 		args = append(args, "--embedded-etcd-unsafe-no-fsync")
 	}
