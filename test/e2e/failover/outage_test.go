@@ -59,14 +59,7 @@ func TestOutageWithoutNoExecuteKeepsEverything(t *testing.T) {
 	ns := framework.Namespace(t, "fo-outage")
 	framework.Apply(t, divided(ns, ""))
 	spread(t, ns)
-	gen1, err := generation(t.Context(), t, "member1", ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen2, err := generation(t.Context(), t, "member2", ns)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gens := generations(t, ns)
 
 	restart := framework.StopMember(t, "member1")
 	deadline := time.Now().Add(2 * time.Minute)
@@ -102,12 +95,7 @@ func TestOutageWithoutNoExecuteKeepsEverything(t *testing.T) {
 	})
 	// Give the execution controller time to act on member1 again.
 	time.Sleep(10 * time.Second)
-	for member, was := range map[string]int64{"member1": gen1, "member2": gen2} {
-		g, err := generation(t.Context(), t, member, ns)
-		if err != nil || g != was {
-			t.Errorf("%s's Deployment after the outage: generation %d (%v), want %d: nothing rewritten or deleted", member, g, err, was)
-		}
-	}
+	keptGenerations(t, ns, gens)
 }
 
 // TestNotReadyNoExecuteFailsOver (issue 24): a ClusterTaintPolicy taints
@@ -149,14 +137,7 @@ func TestAllMembersDownPausesEviction(t *testing.T) {
 	ns := framework.Namespace(t, "fo-partition")
 	framework.Apply(t, divided(ns, ""))
 	spread(t, ns)
-	gen1, err := generation(t.Context(), t, "member1", ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen2, err := generation(t.Context(), t, "member2", ns)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gens := generations(t, ns)
 	notReadyNoExecute(t, "fo-partition", "member1", "member2")
 
 	restart1 := framework.StopMember(t, "member1")
@@ -188,14 +169,35 @@ func TestAllMembersDownPausesEviction(t *testing.T) {
 	if got := clustersOf(b); got != "member1:1 member2:1" || len(b.Spec.GracefulEvictionTasks) > 0 {
 		t.Errorf("after the members came back: scheduled to %q, tasks %+v; want the placement kept", got, b.Spec.GracefulEvictionTasks)
 	}
-	for member, was := range map[string]int64{"member1": gen1, "member2": gen2} {
-		g, err := generation(t.Context(), t, member, ns)
-		if err != nil || g != was {
-			t.Errorf("%s's Deployment: generation %d (%v), want %d: nothing rewritten or deleted", member, g, err, was)
-		}
-	}
+	keptGenerations(t, ns, gens)
 }
 
 func ready(c *clusterv1alpha1.Cluster) bool {
 	return meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+}
+
+// generations reads the generation of web in both members.
+func generations(t *testing.T, ns string) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	for _, m := range []string{"member1", "member2"} {
+		g, err := generation(t.Context(), t, m, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[m] = g
+	}
+	return out
+}
+
+// keptGenerations fails for a member whose web was deleted or rewritten
+// since generations read it.
+func keptGenerations(t *testing.T, ns string, was map[string]int64) {
+	t.Helper()
+	for member, want := range was {
+		g, err := generation(t.Context(), t, member, ns)
+		if err != nil || g != want {
+			t.Errorf("%s's Deployment: generation %d (%v), want %d: nothing rewritten or deleted", member, g, err, want)
+		}
+	}
 }
