@@ -242,21 +242,7 @@ func wantEvent(t *testing.T, ns, name, reason, msg string) {
 func TestGracefulEvictionWaitsForHealth(t *testing.T) {
 	ns := framework.Namespace(t, "fo-unhealthy")
 	framework.Apply(t, strings.Replace(divided(ns, ""), "image: nginx:1.27", "image: "+env.FakeImageRegistry+"/nginx:1.27", 1))
-	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
-		b, err := binding(ctx, t, ns)
-		if err != nil {
-			return err.Error()
-		}
-		if got := clustersOf(b); got != "member1:1 member2:1" {
-			return "scheduled to " + got
-		}
-		for _, m := range []string{"member1", "member2"} {
-			if goneFrom(ctx, t, m, ns) == "" {
-				return "web not yet in " + m
-			}
-		}
-		return ""
-	})
+	spread(t, ns)
 	gen1, err := generation(t.Context(), t, "member1", ns)
 	if err != nil {
 		t.Fatal(err)
