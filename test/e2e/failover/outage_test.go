@@ -103,8 +103,9 @@ func TestOutageWithoutNoExecuteKeepsEverything(t *testing.T) {
 // and its replica moves to member2. When member1 is back, the old
 // Deployment there is removed.
 func TestNotReadyNoExecuteFailsOver(t *testing.T) {
-	t.Skip("known bug, issue 24 (next session): the graceful eviction task can end before the scheduler's new assignment reaches member2's Work " +
-		"(member2 still healthy with its old replica), and in a clean-clone CI run member1's Deployment was not removed within 2 minutes of member1's return")
+	t.Skip("known bug, issue 24 (next session): the graceful eviction task ended 19 ms after the eviction, before member2's Work got the new " +
+		"assignment (member2 still healthy with its old replica); and once member1 returns and its taint goes, the scheduler may divide the " +
+		"static weights over it again, so the final check that member1's Deployment is gone is wrong as written")
 	ns := framework.Namespace(t, "fo-notready")
 	framework.Apply(t, divided(ns, ""))
 	spread(t, ns)
