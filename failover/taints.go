@@ -36,12 +36,7 @@ func NoExecuteEvictions(targets []workv1alpha2.TargetCluster, tolerations []core
 		if !ok {
 			continue
 		}
-		var taints []corev1.Taint
-		for _, t := range c.Spec.Taints {
-			if t.Effect == corev1.TaintEffectNoExecute {
-				taints = append(taints, t)
-			}
-		}
+		taints := NoExecuteTaints(c)
 		if len(taints) == 0 {
 			continue
 		}
@@ -66,6 +61,17 @@ func NoExecuteEvictions(targets []workv1alpha2.TargetCluster, tolerations []core
 		}
 	}
 	return evict, after
+}
+
+// NoExecuteTaints are the cluster's taints of effect NoExecute.
+func NoExecuteTaints(c *clusterv1alpha1.Cluster) []corev1.Taint {
+	var out []corev1.Taint
+	for _, t := range c.Spec.Taints {
+		if t.Effect == corev1.TaintEffectNoExecute {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // matching returns the tolerations that tolerate some taint, or the first

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
@@ -321,21 +322,8 @@ func tolerations(spec *workv1alpha2.ResourceBindingSpec) []corev1.Toleration {
 	return spec.Placement.ClusterTolerations
 }
 
-func noExecute(c *clusterv1alpha1.Cluster) []corev1.Taint {
-	var out []corev1.Taint
-	for _, t := range c.Spec.Taints {
-		if t.Effect == corev1.TaintEffectNoExecute {
-			out = append(out, t)
-		}
-	}
-	return out
-}
+func noExecute(c *clusterv1alpha1.Cluster) []corev1.Taint { return failover.NoExecuteTaints(c) }
 
 func ready(c *clusterv1alpha1.Cluster) bool {
-	for _, cond := range c.Status.Conditions {
-		if cond.Type == clusterv1alpha1.ClusterConditionReady {
-			return cond.Status == metav1.ConditionTrue
-		}
-	}
-	return false
+	return meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
 }
