@@ -128,8 +128,15 @@ func TestAssessTask(t *testing.T) {
 		for _, c := range clusters {
 			spec.Clusters = append(spec.Clusters, workv1alpha2.TargetCluster{Name: c})
 		}
-		return Binding{Spec: spec, Status: &workv1alpha2.ResourceBindingStatus{AggregatedStatus: status, SchedulerObservedGeneration: observed}, Generation: 2}
+		return Binding{Spec: spec, Status: &workv1alpha2.ResourceBindingStatus{AggregatedStatus: status, SchedulerObservedGeneration: observed,
+			Conditions: []metav1.Condition{{Type: workv1alpha2.FullyApplied, Status: metav1.ConditionTrue, ObservedGeneration: 2}}}, Generation: 2}
 	}
+	// The scheduler's decision is current, the aggregation not yet: its
+	// items are of the clusters and assignments before it.
+	aggregatedBefore := binding(healthy("m2"), 2, "m2")
+	aggregatedBefore.Status.Conditions[0].ObservedGeneration = 1
+	notAggregated := binding(healthy("m2"), 2, "m2")
+	notAggregated.Status.Conditions = nil
 	task := func(mode policyv1alpha1.PurgeMode, mutate ...func(*workv1alpha2.GracefulEvictionTask)) *workv1alpha2.GracefulEvictionTask {
 		tk := &workv1alpha2.GracefulEvictionTask{FromCluster: "m1", PurgeMode: mode, CreationTimestamp: &created}
 		for _, m := range mutate {
@@ -151,6 +158,8 @@ func TestAssessTask(t *testing.T) {
 		{"replacement not yet healthy: wait for the rest of the timeout", task(policyv1alpha1.PurgeModeGracefully), binding(unhealthy, 2, "m2"), 10 * time.Minute, false, 9 * time.Minute},
 		{"one of two replacements not reported", task(policyv1alpha1.PurgeModeGracefully), binding(healthy("m2"), 2, "m2", "m3"), 10 * time.Minute, false, 9 * time.Minute},
 		{"status of an older schedule", task(policyv1alpha1.PurgeModeGracefully), binding(healthy("m2"), 1, "m2"), 10 * time.Minute, false, 9 * time.Minute},
+		{"aggregated status of an older generation", task(policyv1alpha1.PurgeModeGracefully), aggregatedBefore, 10 * time.Minute, false, 9 * time.Minute},
+		{"no FullyApplied condition", task(policyv1alpha1.PurgeModeGracefully), notAggregated, 10 * time.Minute, false, 9 * time.Minute},
 		{"scheduled nowhere", task(policyv1alpha1.PurgeModeGracefully), binding(nil, 2), 10 * time.Minute, false, 9 * time.Minute},
 		{"timeout ended", task(policyv1alpha1.PurgeModeGracefully), binding(unhealthy, 2, "m2"), time.Minute, true, 0},
 		{"the task's grace period wins over the timeout", task(policyv1alpha1.PurgeModeGracefully, func(tk *workv1alpha2.GracefulEvictionTask) { tk.GracePeriodSeconds = ptr.To[int32](90) }), binding(unhealthy, 2, "m2"), time.Minute, false, 30 * time.Second},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
@@ -67,9 +69,14 @@ func AssessTask(task *workv1alpha2.GracefulEvictionTask, b Binding, timeout time
 
 // healthyElsewhere tells whether the workload is applied and healthy in
 // every cluster it is scheduled to, as the status of the binding's
-// current schedule reports.
+// current schedule reports: the scheduler observed the binding's
+// generation, and so did the aggregation (its FullyApplied condition),
+// so no item is of the clusters or assignments before the eviction.
 func healthyElsewhere(b Binding) bool {
 	if len(b.Spec.Clusters) == 0 || b.Status.SchedulerObservedGeneration != b.Generation {
+		return false
+	}
+	if cond := meta.FindStatusCondition(b.Status.Conditions, workv1alpha2.FullyApplied); cond == nil || cond.ObservedGeneration != b.Generation {
 		return false
 	}
 	byCluster := map[string]workv1alpha2.AggregatedStatusItem{}

@@ -66,6 +66,7 @@ func (c *Controller) buildWork(b *bindingView, template *unstructured.Unstructur
 	gvk := template.GroupVersionKind()
 	obj := template.DeepCopy()
 	var err error
+	revised := false
 	// A workload described by components goes whole to each of its
 	// clusters (placement schedules it by sets): nothing to revise.
 	if b.spec.Replicas > 0 && len(b.spec.Components) == 0 && divided(b.spec.Placement) && c.interp != nil &&
@@ -73,6 +74,7 @@ func (c *Controller) buildWork(b *bindingView, template *unstructured.Unstructur
 		if obj, err = c.interp.ReviseReplica(obj, int64(target.Replicas)); err != nil {
 			return nil, fmt.Errorf("revising the replicas for cluster %s: %w", target.Name, err)
 		}
+		revised = true
 	}
 	if n, ok := completions[target.Name]; ok {
 		if err := unstructured.SetNestedField(obj.Object, int64(n), "spec", "completions"); err != nil {
@@ -99,6 +101,9 @@ func (c *Controller) buildWork(b *bindingView, template *unstructured.Unstructur
 		conflict = workv1alpha2.ResourceConflictResolutionOverwrite
 	}
 	workAnnos[workv1alpha2.ResourceConflictResolutionAnnotation] = conflict
+	if revised {
+		workAnnos[workv1alpha2.AssignedReplicasAnnotation] = strconv.FormatInt(int64(target.Replicas), 10)
+	}
 
 	lbls := obj.GetLabels()
 	if lbls == nil {

@@ -49,6 +49,9 @@ func TestBuildWork(t *testing.T) {
 	if r, _, _ := unstructured.NestedInt64(m.Object, "spec", "replicas"); r != 1 {
 		t.Errorf("replicas %d, want 1", r)
 	}
+	if got := w.Annotations[workv1alpha2.AssignedReplicasAnnotation]; got != "1" {
+		t.Errorf("Work annotation %s=%q, want the assignment 1", workv1alpha2.AssignedReplicasAnnotation, got)
+	}
 	if _, ok := m.Object["status"]; ok || m.GetResourceVersion() != "" || m.GetUID() != "" {
 		t.Errorf("not pruned: %v", m.Object)
 	}
@@ -82,6 +85,9 @@ func TestBuildWork(t *testing.T) {
 	dup, _ := c.buildWork(b, nginx(), workv1alpha2.TargetCluster{Name: "member1", Replicas: 2}, cluster, nil, "w1")
 	if !works.Differs(w, dup) {
 		t.Error("Duplicated Work equals the divided one")
+	}
+	if got, ok := dup.Annotations[workv1alpha2.AssignedReplicasAnnotation]; ok {
+		t.Errorf("Duplicated Work has %s=%q: nothing was revised", workv1alpha2.AssignedReplicasAnnotation, got)
 	}
 }
 

@@ -277,6 +277,7 @@ func TestGracefulEvictionReconcile(t *testing.T) {
 			b.Spec.Clusters = []workv1alpha2.TargetCluster{{Name: "m2", Replicas: 5}}
 			b.Spec.GracefulEvictionTasks = tasks
 			b.Status.SchedulerObservedGeneration = b.Generation
+			b.Status.Conditions = []metav1.Condition{{Type: workv1alpha2.FullyApplied, Status: metav1.ConditionTrue, ObservedGeneration: b.Generation}}
 			b.Status.AggregatedStatus = []workv1alpha2.AggregatedStatusItem{
 				{ClusterName: "m1", Applied: true, Health: workv1alpha2.ResourceHealthy},
 				{ClusterName: "m2", Applied: true, Health: health},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"sort"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,8 +32,15 @@ const (
 // no status; an applied Work reports the status and health of the manifest
 // that is the template (health Unknown when it has none yet, or when the
 // Work changed since it was applied: the condition observes an older
-// generation).
-func aggregateItems(works []*workv1alpha1.Work, resource workv1alpha2.ObjectReference) []workv1alpha2.AggregatedStatusItem {
+// generation, or the Work was built for another number of replicas than
+// the binding assigns to its cluster now: the binding controller has yet
+// to move replicas to it).
+func aggregateItems(works []*workv1alpha1.Work, spec *workv1alpha2.ResourceBindingSpec) []workv1alpha2.AggregatedStatusItem {
+	resource := spec.Resource
+	assigned := map[string]string{}
+	for _, tc := range spec.Clusters {
+		assigned[tc.Name] = strconv.FormatInt(int64(tc.Replicas), 10)
+	}
 	type named struct {
 		work string
 		item workv1alpha2.AggregatedStatusItem
@@ -56,6 +64,11 @@ func aggregateItems(works []*workv1alpha1.Work, resource workv1alpha2.ObjectRefe
 			// Applied for an earlier spec of the Work: the status is of
 			// that spec, and the health unknown until the new one applies.
 			stale = cond.ObservedGeneration != 0 && cond.ObservedGeneration < w.Generation
+		}
+		if built, ok := w.Annotations[workv1alpha2.AssignedReplicasAnnotation]; ok {
+			if want, scheduled := assigned[cluster]; scheduled && want != built {
+				stale = true
+			}
 		}
 		if item.Applied && !stale {
 			if ms := templateStatus(w, resource); ms != nil {
@@ -150,18 +163,21 @@ func targetClusters(spec *workv1alpha2.ResourceBindingSpec) sets.Set[string] {
 
 // fullyAppliedCondition is True when there is exactly one applied item for
 // each target cluster and no other item; False when not scheduled yet.
-func fullyAppliedCondition(spec *workv1alpha2.ResourceBindingSpec, items []workv1alpha2.AggregatedStatusItem) metav1.Condition {
+func fullyAppliedCondition(spec *workv1alpha2.ResourceBindingSpec, generation int64, items []workv1alpha2.AggregatedStatusItem) metav1.Condition {
 	targets := targetClusters(spec)
 	applied := len(targets) > 0 && len(items) == len(targets)
 	for _, item := range items {
 		applied = applied && item.Applied && targets.Has(item.ClusterName)
 	}
+	// The condition observes the binding's generation: the aggregated
+	// status beside it is of that spec (its clusters and assignments), so
+	// a reader can tell it from one written before the last scheduling.
 	if applied {
 		return metav1.Condition{Type: workv1alpha2.FullyApplied, Status: metav1.ConditionTrue,
-			Reason: workv1alpha2.FullyAppliedSuccessReason, Message: fullyAppliedSuccessMessage}
+			Reason: workv1alpha2.FullyAppliedSuccessReason, Message: fullyAppliedSuccessMessage, ObservedGeneration: generation}
 	}
 	return metav1.Condition{Type: workv1alpha2.FullyApplied, Status: metav1.ConditionFalse,
-		Reason: workv1alpha2.FullyAppliedFailedReason, Message: fullyAppliedFailedMessage}
+		Reason: workv1alpha2.FullyAppliedFailedReason, Message: fullyAppliedFailedMessage, ObservedGeneration: generation}
 }
 
 // conditionEqual compares the parts of two conditions this controller sets.
@@ -169,7 +185,7 @@ func conditionEqual(a, b *metav1.Condition) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message
+	return a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message && a.ObservedGeneration == b.ObservedGeneration
 }
 
 // itemsEqual compares aggregated status items, their statuses as JSON values

@@ -28,6 +28,11 @@ func TestAggregateItems(t *testing.T) {
 	current := work(t, "m1", metav1.ConditionTrue, "", st)
 	current.Generation = 3
 	current.Status.Conditions[0].ObservedGeneration = 3
+	// rb assigns 2 replicas to each cluster.
+	builtForOne := work(t, "m1", metav1.ConditionTrue, "", st)
+	builtForOne.Annotations[workv1alpha2.AssignedReplicasAnnotation] = "1"
+	builtForTwo := work(t, "m1", metav1.ConditionTrue, "", st)
+	builtForTwo.Annotations[workv1alpha2.AssignedReplicasAnnotation] = "2"
 	evictedNow := rb("m1")
 	evictedNow.Spec.GracefulEvictionTasks = []workv1alpha2.GracefulEvictionTask{{FromCluster: "m2", PurgeMode: policyv1alpha1.PurgeModeDirectly}}
 
@@ -64,6 +69,23 @@ func TestAggregateItems(t *testing.T) {
 		binding: rb("m1"),
 		works:   []*workv1alpha1.Work{current},
 		want:    []workv1alpha2.AggregatedStatusItem{healthy("m1")}, fullyApplied: metav1.ConditionTrue,
+	}, {
+		// Replicas moved to m1 (2 now) but its Work not yet rebuilt: its
+		// health is of the replica it had.
+		name:    "Work built for another assignment: unknown health, no status",
+		binding: rb("m1"),
+		works:   []*workv1alpha1.Work{builtForOne},
+		want:    []workv1alpha2.AggregatedStatusItem{{ClusterName: "m1", Applied: true, Health: workv1alpha2.ResourceUnknown}}, fullyApplied: metav1.ConditionTrue,
+	}, {
+		name:    "Work built for the current assignment",
+		binding: rb("m1"),
+		works:   []*workv1alpha1.Work{builtForTwo},
+		want:    []workv1alpha2.AggregatedStatusItem{healthy("m1")}, fullyApplied: metav1.ConditionTrue,
+	}, {
+		name:    "assignment of a cluster being evicted is not compared",
+		binding: evicting,
+		works:   []*workv1alpha1.Work{work(t, "m1", metav1.ConditionTrue, "", st), func() *workv1alpha1.Work { w := work(t, "m2", metav1.ConditionTrue, "", st); w.Annotations[workv1alpha2.AssignedReplicasAnnotation] = "5"; return w }()},
+		want:    []workv1alpha2.AggregatedStatusItem{healthy("m1"), healthy("m2")}, fullyApplied: metav1.ConditionTrue,
 	}, {
 		name:    "not applied yet: no condition",
 		binding: rb("m1"),
@@ -113,11 +135,11 @@ func TestAggregateItems(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := aggregateItems(tc.works, tc.binding.Spec.Resource)
+			got := aggregateItems(tc.works, &tc.binding.Spec)
 			if !itemsEqual(got, tc.want) {
 				t.Errorf("items\n got %+v\nwant %+v", got, tc.want)
 			}
-			cond := fullyAppliedCondition(&tc.binding.Spec, got)
+			cond := fullyAppliedCondition(&tc.binding.Spec, tc.binding.Generation, got)
 			if cond.Status != tc.fullyApplied {
 				t.Errorf("FullyApplied %s, want %s", cond.Status, tc.fullyApplied)
 			}

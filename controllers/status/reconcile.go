@@ -69,7 +69,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		logger.V(4).Info("Template not found; not aggregating", "resource", b.spec.Resource)
 		return nil
 	}
-	items := aggregateItems(works, b.spec.Resource)
+	items := aggregateItems(works, b.spec)
 
 	if err := c.syncBindingStatus(ctx, b, tmpl.obj, items); err != nil {
 		return err

@@ -24,7 +24,7 @@ import (
 // concurrent write by the scheduler is never lost: it conflicts and the key
 // is retried with fresh data. Events go to the binding and the template.
 func (c *Controller) syncBindingStatus(ctx context.Context, b *binding, tmpl runtime.Object, items []workv1alpha2.AggregatedStatusItem) error {
-	cond := fullyAppliedCondition(b.spec, items)
+	cond := fullyAppliedCondition(b.spec, b.meta.Generation, items)
 	if itemsEqual(b.status.AggregatedStatus, items) && conditionEqual(meta.FindStatusCondition(b.status.Conditions, workv1alpha2.FullyApplied), &cond) {
 		klog.FromContext(ctx).V(4).Info("Aggregated status is up to date")
 		return nil

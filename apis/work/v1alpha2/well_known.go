@@ -112,6 +112,14 @@ const (
 	// resolution overwrite): when the Work goes, the object is released,
 	// never deleted, as Flotilla did not create it. Value "true".
 	AdoptedAnnotation = "work.flotilla.io/adopted"
+	// AssignedReplicasAnnotation (Flotilla's; Karmada has none), on a Work
+	// of a workload whose replicas are divided among clusters, is the
+	// number of replicas its manifest was revised to: the binding's
+	// assignment to the Work's cluster when the Work was built. While the
+	// binding assigns another number, the Work is not yet current, and the
+	// status aggregation reports its health Unknown: a graceful eviction
+	// waits for the replicas moved to a cluster, not for those it had.
+	AssignedReplicasAnnotation = "work.flotilla.io/assigned-replicas"
 	// BindingDependenciesAnnotationKey lists, as JSON, the dependencies of an
 	// independent binding (those propagated because of propagateDeps).
 	BindingDependenciesAnnotationKey = "resourcebinding.karmada.io/dependencies"

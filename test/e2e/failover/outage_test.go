@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -100,19 +101,24 @@ func TestOutageWithoutNoExecuteKeepsEverything(t *testing.T) {
 
 // TestNotReadyNoExecuteFailsOver (issue 24): a ClusterTaintPolicy taints
 // member1 NoExecute while it is not Ready; member1's kube-apiserver stops,
-// and its replica moves to member2. When member1 is back, the old
-// Deployment there is removed.
+// and its replica moves to member2. The graceful eviction task ends only
+// once member2 runs both replicas (not when it is healthy with the one it
+// had). When member1 is back, the old Deployment there is removed (the
+// scheduler may place a replica on member1 again once its taint is gone:
+// that is a new Deployment).
 func TestNotReadyNoExecuteFailsOver(t *testing.T) {
-	t.Skip("known bug, issue 24 (next session): the graceful eviction task ended 19 ms after the eviction, before member2's Work got the new " +
-		"assignment (member2 still healthy with its old replica); and once member1 returns and its taint goes, the scheduler may divide the " +
-		"static weights over it again, so the final check that member1's Deployment is gone is wrong as written")
 	ns := framework.Namespace(t, "fo-notready")
 	framework.Apply(t, divided(ns, ""))
 	spread(t, ns)
+	old, err := framework.MemberClient(t, "member1").AppsV1().Deployments(ns).Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	notReadyNoExecute(t, "fo-notready", "member1")
 
 	restart := framework.StopMember(t, "member1")
-	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+	taskEndsWhenReady(t, ns, "member2", 2, 2*time.Minute)
+	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
 		b, err := binding(ctx, t, ns)
 		if err != nil {
 			return err.Error()
@@ -123,12 +129,50 @@ func TestNotReadyNoExecuteFailsOver(t *testing.T) {
 		return readyIn(ctx, t, "member2", ns, 2)
 	})
 	wantEvent(t, ns, "web-deployment", "EvictWorkloadFromClusterSucceed", "Evict from cluster member1 succeed.")
+	wantEvent(t, ns, "web-deployment", "GracefulEvictionCompleted", "Removed the workload from cluster member1: the workload is healthy in member2.")
 	if err := restart(); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
-		return goneFrom(ctx, t, "member1", ns)
+		d, err := framework.MemberClient(t, "member1").AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return ""
+		} else if err != nil {
+			return err.Error()
+		}
+		if d.UID == old.UID {
+			return "the old Deployment (uid " + string(old.UID) + ") is still in member1"
+		}
+		return ""
 	})
+}
+
+// taskEndsWhenReady waits for the binding of web to have a graceful
+// eviction task and then none, and checks that, when it ended, member ran
+// web with want replicas, all Ready: the old cluster's Work went only
+// after the replacement was healthy.
+func taskEndsWhenReady(t *testing.T, ns, member string, want int32, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	sawTask := false
+	for {
+		b, err := binding(t.Context(), t, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Spec.GracefulEvictionTasks) > 0 {
+			sawTask = true
+		} else if sawTask {
+			if msg := readyIn(t.Context(), t, member, ns, want); msg != "" {
+				t.Fatalf("the graceful eviction task ended before the replacement was ready: %s", msg)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: tasks %+v (seen one: %v), scheduled to %s", within, b.Spec.GracefulEvictionTasks, sawTask, clustersOf(b))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // TestAllMembersDownPausesEviction (issue 24, safety valve): every member

@@ -135,7 +135,8 @@ func TestNoExecuteTaintGracefulEviction(t *testing.T) {
 	taintMember1(t, "fo-graceful")
 	// Pods may take a minute to be Ready in a member an earlier test
 	// stopped (its kwok reconnects with back-off).
-	framework.Eventually(t, 3*time.Minute, func(ctx context.Context) string {
+	taskEndsWhenReady(t, ns, "member2", 2, 3*time.Minute)
+	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
 		b, err := binding(ctx, t, ns)
 		if err != nil {
 			return err.Error()
