@@ -84,8 +84,12 @@ func TestAggregateItems(t *testing.T) {
 	}, {
 		name:    "assignment of a cluster being evicted is not compared",
 		binding: evicting,
-		works:   []*workv1alpha1.Work{work(t, "m1", metav1.ConditionTrue, "", st), func() *workv1alpha1.Work { w := work(t, "m2", metav1.ConditionTrue, "", st); w.Annotations[workv1alpha2.AssignedReplicasAnnotation] = "5"; return w }()},
-		want:    []workv1alpha2.AggregatedStatusItem{healthy("m1"), healthy("m2")}, fullyApplied: metav1.ConditionTrue,
+		works: []*workv1alpha1.Work{work(t, "m1", metav1.ConditionTrue, "", st), func() *workv1alpha1.Work {
+			w := work(t, "m2", metav1.ConditionTrue, "", st)
+			w.Annotations[workv1alpha2.AssignedReplicasAnnotation] = "5"
+			return w
+		}()},
+		want: []workv1alpha2.AggregatedStatusItem{healthy("m1"), healthy("m2")}, fullyApplied: metav1.ConditionTrue,
 	}, {
 		name:    "not applied yet: no condition",
 		binding: rb("m1"),
