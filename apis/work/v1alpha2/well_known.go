@@ -43,6 +43,9 @@ const (
 	EvictionReasonApplicationFailure = "ApplicationFailure"
 	// EvictionProducerTaintManager is the producer of taint-triggered evictions.
 	EvictionProducerTaintManager = "TaintManager"
+	// EvictionProducerApplicationFailover is the producer of evictions of
+	// applications unhealthy longer than their failover tolerates.
+	EvictionProducerApplicationFailover = "ResourceBindingApplicationFailoverController"
 )
 
 // Labels of bindings, Works and the manifests in Works.

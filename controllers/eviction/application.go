@@ -1,0 +1,230 @@
+package eviction
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/jsonpath"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/failover"
+)
+
+// ApplicationFailoverName is the application failover controller's name
+// in --controllers (Karmada's applicationFailover).
+const ApplicationFailoverName = "applicationFailover"
+
+// ApplicationFailover evicts a binding from the clusters where its
+// workload has been unhealthy longer than its policy's
+// failover.application tolerates, preserving state as its rules say.
+type ApplicationFailover struct {
+	bindings bindings
+	synced   []cache.InformerSynced
+	recorder record.EventRecorder
+	queue    workqueue.TypedRateLimitingInterface[string]
+	now      func() time.Time
+	write    func(ctx context.Context, key string, body []byte) error
+	requeue  func(key string, d time.Duration)
+
+	// unhealthy is, per binding, when its workload was first seen
+	// Unhealthy in each cluster (kept in memory, as Karmada does: a new
+	// leader counts the toleration from when it first sees it).
+	mu        sync.Mutex
+	unhealthy map[string]map[string]time.Time
+}
+
+// NewApplicationFailover returns the controller: a binding with an
+// application failover is reconsidered when its clusters or aggregated
+// status change, and when a toleration ends.
+func NewApplicationFailover(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterResourceBindingInformer,
+	client versioned.Interface, recorder record.EventRecorder) (*ApplicationFailover, error) {
+	bs := newBindings(rbs, crbs, client)
+	c := &ApplicationFailover{bindings: bs, synced: bs.synced, recorder: recorder,
+		queue: worker.NewQueue(ApplicationFailoverName), now: time.Now, unhealthy: map[string]map[string]time.Time{},
+		write: func(ctx context.Context, key string, body []byte) error {
+			return bs.patch(ctx, key, body, ApplicationFailoverName)
+		},
+	}
+	c.requeue = c.queue.AddAfter
+	handler := cache.ResourceEventHandlerFuncs{
+		AddFunc: c.enqueue,
+		UpdateFunc: func(old, cur any) {
+			o, ok1 := bindingOf(old)
+			n, ok2 := bindingOf(cur)
+			if ok1 && ok2 && apiequality.Semantic.DeepEqual(o.spec.Clusters, n.spec.Clusters) &&
+				apiequality.Semantic.DeepEqual(o.status.AggregatedStatus, n.status.AggregatedStatus) &&
+				apiequality.Semantic.DeepEqual(o.spec.Failover, n.spec.Failover) {
+				return
+			}
+			c.enqueue(cur)
+		},
+		DeleteFunc: func(obj any) {
+			if b, ok := bindingOf(obj); ok {
+				c.mu.Lock()
+				delete(c.unhealthy, b.key())
+				c.mu.Unlock()
+			}
+		},
+	}
+	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()} {
+		if _, err := inf.AddEventHandler(handler); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *ApplicationFailover) enqueue(obj any) {
+	if b, ok := bindingOf(obj); ok && b.spec.Failover != nil && b.spec.Failover.Application != nil {
+		c.queue.Add(b.key())
+	}
+}
+
+// Run runs the controller until ctx ends.
+func (c *ApplicationFailover) Run(ctx context.Context, workers int) {
+	worker.Run(ctx, c.queue, c.synced, workers, c.reconcile)
+}
+
+func (c *ApplicationFailover) reconcile(ctx context.Context, key string) error {
+	b, err := c.bindings.get(key)
+	if apierrors.IsNotFound(err) {
+		c.mu.Lock()
+		delete(c.unhealthy, key)
+		c.mu.Unlock()
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if b.meta.DeletionTimestamp != nil || b.spec.Failover == nil || b.spec.Failover.Application == nil {
+		return nil
+	}
+	app := b.spec.Failover.Application
+	toleration := failover.DefaultApplicationToleration
+	if ts := app.DecisionConditions.TolerationSeconds; ts != nil {
+		toleration = time.Duration(*ts) * time.Second
+	}
+	now := c.now()
+	c.mu.Lock()
+	evict, since, after := failover.ApplicationEvictions(b.spec.Clusters, b.status.AggregatedStatus, c.unhealthy[key], toleration, now)
+	c.unhealthy[key] = since
+	c.mu.Unlock()
+	if after > 0 {
+		c.requeue(key, after)
+	}
+	if len(evict) == 0 {
+		return nil
+	}
+	body, err := applicationEvictionPatch(b, evict, app, metav1.NewTime(now))
+	if err != nil {
+		return err
+	}
+	if err := c.write(ctx, key, body); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if !apierrors.IsConflict(err) {
+			for _, e := range evict {
+				c.recorder.Event(b.obj, corev1.EventTypeWarning, ReasonEvictWorkloadFromClusterFailed,
+					fmt.Sprintf("Evict from cluster %s failed: %v", e.Cluster, err))
+			}
+		}
+		return err
+	}
+	for _, e := range evict {
+		klog.FromContext(ctx).Info("Evicted an unhealthy application from a cluster", "binding", key, "cluster", e.Cluster, "why", e.Message)
+		c.recorder.Event(b.obj, corev1.EventTypeNormal, ReasonEvictWorkloadFromClusterSucceed, fmt.Sprintf("Evict from cluster %s succeed.", e.Cluster))
+	}
+	return nil
+}
+
+// applicationEvictionPatch removes the clusters from spec.clusters and adds
+// a task for each, with the policy's purge mode and grace period and the
+// state its rules preserve from the cluster's aggregated status (Directly
+// and Immediately still leave a task: it carries the preserved state, and
+// the graceful eviction controller ends it at once).
+func applicationEvictionPatch(b *binding, evict []failover.Eviction, app *policyv1alpha1.ApplicationFailoverBehavior, now metav1.Time) ([]byte, error) {
+	gone := map[string]bool{}
+	for _, e := range evict {
+		gone[e.Cluster] = true
+	}
+	before := make([]string, 0, len(b.spec.Clusters))
+	var clusters []workv1alpha2.TargetCluster
+	for _, tc := range b.spec.Clusters {
+		before = append(before, tc.Name)
+		if !gone[tc.Name] {
+			clusters = append(clusters, tc)
+		}
+	}
+	tasks := append([]workv1alpha2.GracefulEvictionTask(nil), b.spec.GracefulEvictionTasks...)
+	for _, e := range evict {
+		state, err := preservedState(app.StatePreservation, statusOf(b.status, e.Cluster))
+		if err != nil {
+			return nil, fmt.Errorf("cluster %s: %w", e.Cluster, err)
+		}
+		tasks = append(tasks, workv1alpha2.GracefulEvictionTask{
+			FromCluster: e.Cluster, PurgeMode: app.PurgeMode, Replicas: replicas(b.spec, e.Replicas),
+			Reason: workv1alpha2.EvictionReasonApplicationFailure, Message: e.Message,
+			Producer: workv1alpha2.EvictionProducerApplicationFailover, GracePeriodSeconds: app.GracePeriodSeconds,
+			PreservedLabelState: state, ClustersBeforeFailover: before, CreationTimestamp: &now,
+		})
+	}
+	spec := map[string]any{"clusters": nil, "gracefulEvictionTasks": tasks}
+	if len(clusters) > 0 {
+		spec["clusters"] = clusters
+	}
+	return json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": b.meta.ResourceVersion}, "spec": spec})
+}
+
+// statusOf is the workload's status in cluster, from the aggregated status.
+func statusOf(status *workv1alpha2.ResourceBindingStatus, cluster string) []byte {
+	for _, s := range status.AggregatedStatus {
+		if s.ClusterName == cluster && s.Status != nil {
+			return s.Status.Raw
+		}
+	}
+	return nil
+}
+
+// preservedState evaluates the rules' JSONPaths over the workload's status
+// in the cluster it leaves: one label per rule.
+func preservedState(sp *policyv1alpha1.StatePreservation, status []byte) (map[string]string, error) {
+	if sp == nil || len(sp.Rules) == 0 {
+		return nil, nil
+	}
+	var obj any
+	if len(status) > 0 {
+		if err := json.Unmarshal(status, &obj); err != nil {
+			return nil, err
+		}
+	}
+	out := map[string]string{}
+	for _, r := range sp.Rules {
+		jp := jsonpath.New(r.AliasLabelName).AllowMissingKeys(false)
+		if err := jp.Parse(r.JSONPath); err != nil {
+			return nil, fmt.Errorf("rule %s: %w", r.AliasLabelName, err)
+		}
+		var buf bytes.Buffer
+		if err := jp.Execute(&buf, obj); err != nil {
+			return nil, fmt.Errorf("rule %s: %w", r.AliasLabelName, err)
+		}
+		out[r.AliasLabelName] = strings.TrimSpace(buf.String())
+	}
+	return out, nil
+}
