@@ -163,8 +163,11 @@ func TestAssessTask(t *testing.T) {
 		{"scheduled nowhere", task(policyv1alpha1.PurgeModeGracefully), binding(nil, 2), 10 * time.Minute, false, 9 * time.Minute},
 		{"timeout ended", task(policyv1alpha1.PurgeModeGracefully), binding(unhealthy, 2, "m2"), time.Minute, true, 0},
 		{"the task's grace period wins over the timeout", task(policyv1alpha1.PurgeModeGracefully, func(tk *workv1alpha2.GracefulEvictionTask) { tk.GracePeriodSeconds = ptr.To[int32](90) }), binding(unhealthy, 2, "m2"), time.Minute, false, 30 * time.Second},
-		{"directly", task(policyv1alpha1.PurgeModeDirectly), binding(nil, 2), time.Hour, true, 0},
-		{"immediately", task(policyv1alpha1.PurgeModeImmediately), binding(nil, 2), time.Hour, true, 0},
+		// Their Work went at once; the task waits like the others (it
+		// keeps the scheduler away and carries the preserved state).
+		{"directly: open until the replacement is healthy", task(policyv1alpha1.PurgeModeDirectly), binding(nil, 2), time.Hour, false, 59 * time.Minute},
+		{"immediately, replacement healthy", task(policyv1alpha1.PurgeModeImmediately), binding(healthy("m2"), 2, "m2"), time.Hour, true, 0},
+		{"immediately, grace period ended", task(policyv1alpha1.PurgeModeImmediately), binding(nil, 2), time.Minute, true, 0},
 		{"never, even after the timeout", task(policyv1alpha1.PurgeModeNever), binding(healthy("m2"), 2, "m2"), time.Second, false, 0},
 		{"deletion suppressed", task(policyv1alpha1.PurgeModeGracefully, func(tk *workv1alpha2.GracefulEvictionTask) { tk.SuppressDeletion = ptr.To(true) }), binding(healthy("m2"), 2, "m2"), time.Second, false, 0},
 		{"suppression lifted", task(policyv1alpha1.PurgeModeGracefully, func(tk *workv1alpha2.GracefulEvictionTask) { tk.SuppressDeletion = ptr.To(false) }), binding(nil, 2), time.Hour, true, 0},

@@ -28,12 +28,25 @@ type Verdict struct {
 	After time.Duration
 }
 
+// PurgesAtOnce tells whether a task of mode removes the workload from its
+// cluster at once (Immediately, Directly): its Work goes when the task is
+// made. The task still stays until the workload is healthy elsewhere (or
+// its grace period ends), keeping the scheduler away from the cluster and
+// carrying the state preserved for the clusters the workload moves to.
+func PurgesAtOnce(mode policyv1alpha1.PurgeMode) bool {
+	return mode == policyv1alpha1.PurgeModeImmediately || mode == policyv1alpha1.PurgeModeDirectly
+}
+
+// KeepsWork tells whether the Work of task's cluster stays while the task
+// is open.
+func KeepsWork(task *workv1alpha2.GracefulEvictionTask) bool { return !PurgesAtOnce(task.PurgeMode) }
+
 // AssessTask decides whether task is finished, as Karmada's graceful
 // eviction controller does:
 //   - suppressDeletion true keeps it (until someone sets it false, which
 //     finishes it), and so does purgeMode Never;
-//   - purgeMode Immediately or Directly finishes it at once;
-//   - otherwise it is finished when the workload is healthy in every
+//   - otherwise (Immediately and Directly too: their Work went when the
+//     task was made) it is finished when the workload is healthy in every
 //     cluster it is scheduled to now (applied and Healthy in the
 //     aggregated status of the current generation), or when its grace
 //     period (gracePeriodSeconds, else timeout) since its creation ends.
@@ -44,10 +57,7 @@ func AssessTask(task *workv1alpha2.GracefulEvictionTask, b Binding, timeout time
 		}
 		return Verdict{Done: true, Why: "suppression of the deletion lifted"}
 	}
-	switch task.PurgeMode {
-	case policyv1alpha1.PurgeModeImmediately, policyv1alpha1.PurgeModeDirectly:
-		return Verdict{Done: true, Why: "purge mode " + string(task.PurgeMode)}
-	case policyv1alpha1.PurgeModeNever:
+	if task.PurgeMode == policyv1alpha1.PurgeModeNever {
 		return Verdict{}
 	}
 	grace := timeout

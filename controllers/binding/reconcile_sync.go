@@ -18,6 +18,7 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/works"
+	"github.com/flotilla-io/flotilla/failover"
 )
 
 // maxConcurrentWorkWrites bounds the Work writes one binding has in flight.
@@ -51,9 +52,12 @@ func (r *syncReconciler) reconcile(ctx context.Context, b *bindingView, template
 		stored[w.Namespace] = w
 	}
 	keep := map[string]bool{}
-	for _, t := range b.spec.GracefulEvictionTasks {
-		// Works of clusters being evicted stay until the eviction is done.
-		keep[names.ExecutionNamespace(t.FromCluster)] = true
+	for i := range b.spec.GracefulEvictionTasks {
+		// Works of clusters being evicted gracefully stay until the
+		// eviction is done; those evicted at once go.
+		if t := &b.spec.GracefulEvictionTasks[i]; failover.KeepsWork(t) {
+			keep[names.ExecutionNamespace(t.FromCluster)] = true
+		}
 	}
 	var completions map[string]int32
 	if isJob(template.GroupVersionKind()) && divided(b.spec.Placement) && r.completions != nil {

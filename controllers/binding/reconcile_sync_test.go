@@ -61,13 +61,15 @@ func TestSyncReconciler(t *testing.T) {
 		// record; overrideErr: clusters whose overrides fail.
 		overrides   map[string]map[string]string
 		overrideErr []string
-		writeErr    map[string]error
-		wantWrites  []string
-		wantIDs     map[string]string
-		wantEvents  []string
-		wantWrote   bool
-		wantErr     bool
-		wantCompl   map[string]int32
+		// evictedAtOnce: clusters of open tasks whose purge mode removes at once.
+		evictedAtOnce []string
+		writeErr      map[string]error
+		wantWrites    []string
+		wantIDs       map[string]string
+		wantEvents    []string
+		wantWrote     bool
+		wantErr       bool
+		wantCompl     map[string]int32
 	}{
 		{name: "no Works: one per target", wantWrites: []string{"write karmada-es-a", "write karmada-es-b"}, wantWrote: true,
 			wantIDs: map[string]string{"a": "", "b": ""}},
@@ -82,6 +84,10 @@ func TestSyncReconciler(t *testing.T) {
 			works:      []*workv1alpha1.Work{stored("a", 1), stored("b", 1), stored("c", 1), stored("d", 1, deletingWork), stored("e", 1)},
 			evicted:    []string{"e"},
 			wantWrites: []string{"delete karmada-es-c/" + nginxWork}, wantWrote: true, wantIDs: map[string]string{"a": "w-a", "b": "w-b"}},
+		{name: "the Work of a cluster evicted Immediately goes though its task is open",
+			works:         []*workv1alpha1.Work{stored("a", 1), stored("b", 1), stored("e", 1)},
+			evictedAtOnce: []string{"e"},
+			wantWrites:    []string{"delete karmada-es-e/" + nginxWork}, wantWrote: true, wantIDs: map[string]string{"a": "w-a", "b": "w-b"}},
 		{name: "a cluster being deleted: no Work for it", deleting: []string{"b"},
 			wantWrites: []string{"write karmada-es-a"}, wantWrote: true, wantIDs: map[string]string{"a": ""}},
 		{name: "a cluster unknown: an error, the others written", unknown: []string{"b"},
@@ -104,6 +110,10 @@ func TestSyncReconciler(t *testing.T) {
 			rb := newRB()
 			for _, c := range tc.evicted {
 				rb.Spec.GracefulEvictionTasks = append(rb.Spec.GracefulEvictionTasks, workv1alpha2.GracefulEvictionTask{FromCluster: c})
+			}
+			for _, c := range tc.evictedAtOnce {
+				rb.Spec.GracefulEvictionTasks = append(rb.Spec.GracefulEvictionTasks,
+					workv1alpha2.GracefulEvictionTask{FromCluster: c, PurgeMode: policyv1alpha1.PurgeModeImmediately})
 			}
 			b := &bindingView{namespace: rb.Namespace, name: rb.Name, id: "rb1", spec: &rb.Spec}
 			template := nginxTemplate()

@@ -301,9 +301,9 @@ func TestGracefulEvictionReconcile(t *testing.T) {
 		wantRequeue: "[9m0s]",
 	}, {
 		name:      "of two tasks, the Never one stays",
-		binding:   evicting(workv1alpha2.ResourceUnhealthy, task("m1", policyv1alpha1.PurgeModeNever), task("m3", policyv1alpha1.PurgeModeDirectly)),
+		binding:   evicting(workv1alpha2.ResourceHealthy, task("m1", policyv1alpha1.PurgeModeNever), task("m3", policyv1alpha1.PurgeModeDirectly)),
 		wantPatch: `{"gracefulEvictionTasks":[{"fromCluster":"m1","purgeMode":"Never","reason":"TaintUntolerated","producer":"TaintManager","creationTimestamp":"2026-11-27T07:59:00Z"}]}`,
-		wantEvent: "Normal GracefulEvictionCompleted Removed the workload from cluster m3: purge mode Directly.",
+		wantEvent: "Normal GracefulEvictionCompleted Ended the eviction from cluster m3 (its workload went when it was evicted): the workload is healthy in m2.",
 	}, {
 		name:    "no tasks: nothing",
 		binding: rb(),

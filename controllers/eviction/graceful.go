@@ -110,7 +110,11 @@ func (c *GracefulEviction) reconcile(ctx context.Context, key string) error {
 		task := &b.spec.GracefulEvictionTasks[i]
 		v := failover.AssessTask(task, in, c.timeout, now)
 		if v.Done {
-			done = append(done, fmt.Sprintf("Removed the workload from cluster %s: %s.", task.FromCluster, v.Why))
+			if failover.KeepsWork(task) {
+				done = append(done, fmt.Sprintf("Removed the workload from cluster %s: %s.", task.FromCluster, v.Why))
+			} else {
+				done = append(done, fmt.Sprintf("Ended the eviction from cluster %s (its workload went when it was evicted): %s.", task.FromCluster, v.Why))
+			}
 			continue
 		}
 		keep = append(keep, *task)

@@ -13,10 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 
-	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/failover"
 )
 
 // Messages of the FullyApplied condition; Karmada's wording.
@@ -151,12 +151,11 @@ func targetClusters(spec *workv1alpha2.ResourceBindingSpec) sets.Set[string] {
 			clusters.Insert(tc.Name)
 		}
 	}
-	for _, task := range spec.GracefulEvictionTasks {
+	for i := range spec.GracefulEvictionTasks {
 		// The Work of an immediate eviction is removed at once.
-		if task.PurgeMode == policyv1alpha1.PurgeModeImmediately || task.PurgeMode == policyv1alpha1.PurgeModeDirectly {
-			continue
+		if task := &spec.GracefulEvictionTasks[i]; failover.KeepsWork(task) {
+			clusters.Insert(task.FromCluster)
 		}
-		clusters.Insert(task.FromCluster)
 	}
 	return clusters
 }

@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
@@ -86,7 +87,7 @@ func readyIn(ctx context.Context, t *testing.T, member, ns string, want int32) s
 		return fmt.Sprintf("%s: %v", member, err)
 	}
 	if d.Spec.Replicas == nil || *d.Spec.Replicas != want || d.Status.ReadyReplicas != want {
-		return fmt.Sprintf("%s: replicas %v, ready %d; want %d", member, d.Spec.Replicas, d.Status.ReadyReplicas, want)
+		return fmt.Sprintf("%s: replicas %d, ready %d; want %d", member, ptr.Deref(d.Spec.Replicas, 0), d.Status.ReadyReplicas, want)
 	}
 	return ""
 }
