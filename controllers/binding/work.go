@@ -17,6 +17,7 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/failover"
 )
 
 // ManagedLabel marks member objects Karmada manages.
@@ -108,6 +109,12 @@ func (c *Controller) buildWork(b *bindingView, template *unstructured.Unstructur
 	lbls := obj.GetLabels()
 	if lbls == nil {
 		lbls = map[string]string{}
+	}
+	// The state a failover preserved from the cluster the workload left
+	// goes, as labels, to the clusters it moved to, while the eviction is
+	// open (Karmada's StatefulFailoverInjection).
+	for k, v := range failover.PreservedLabels(b.spec.GracefulEvictionTasks, target.Name) {
+		lbls[k] = v
 	}
 	lbls[ManagedLabel] = ManagedLabelValue
 	lbls[b.idLabel()] = b.id

@@ -117,3 +117,43 @@ func TestBuildWorkComponents(t *testing.T) {
 		}
 	}
 }
+
+// The state a failover preserved goes, as labels, to the workload in the
+// clusters it moved to, not to those it already ran in, while the task
+// is open.
+func TestBuildWorkPreservedLabels(t *testing.T) {
+	c := &Controller{interp: interpreter.NewNative()}
+	spec := &workv1alpha2.ResourceBindingSpec{Replicas: 2, GracefulEvictionTasks: []workv1alpha2.GracefulEvictionTask{{
+		FromCluster: "member1", PurgeMode: policyv1alpha1.PurgeModeImmediately,
+		PreservedLabelState: map[string]string{"example.io/checkpoint": "42"}, ClustersBeforeFailover: []string{"member1", "member3"},
+	}}}
+	b := &bindingView{namespace: "default", name: "nginx-deployment", id: "rb1", spec: spec}
+	for cluster, want := range map[string]string{"member2": "42", "member3": ""} {
+		w, err := c.buildWork(b, nginx(), workv1alpha2.TargetCluster{Name: cluster, Replicas: 2},
+			&clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}, nil, "w1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := &unstructured.Unstructured{}
+		if err := m.UnmarshalJSON(w.Spec.Workload.Manifests[0].Raw); err != nil {
+			t.Fatal(err)
+		}
+		if got := m.GetLabels()["example.io/checkpoint"]; got != want {
+			t.Errorf("%s: label example.io/checkpoint=%q, want %q", cluster, got, want)
+		}
+	}
+	// The task gone, the label goes.
+	spec.GracefulEvictionTasks = nil
+	w, err := c.buildWork(b, nginx(), workv1alpha2.TargetCluster{Name: "member2", Replicas: 2},
+		&clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "member2"}}, nil, "w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &unstructured.Unstructured{}
+	if err := m.UnmarshalJSON(w.Spec.Workload.Manifests[0].Raw); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := m.GetLabels()["example.io/checkpoint"]; ok {
+		t.Errorf("label example.io/checkpoint=%q after the task ended", got)
+	}
+}

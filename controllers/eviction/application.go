@@ -1,11 +1,8 @@
 package eviction
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,13 +12,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/jsonpath"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
-	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/failover"
@@ -131,8 +126,14 @@ func (c *ApplicationFailover) reconcile(ctx context.Context, key string) error {
 	if len(evict) == 0 {
 		return nil
 	}
-	body, err := applicationEvictionPatch(b, evict, app, metav1.NewTime(now))
+	body, err := evictionPatch(b, evict, taskOptions{mode: app.PurgeMode, reason: workv1alpha2.EvictionReasonApplicationFailure,
+		producer: workv1alpha2.EvictionProducerApplicationFailover, grace: app.GracePeriodSeconds, preserve: app.StatePreservation, always: true},
+		metav1.NewTime(now))
 	if err != nil {
+		for _, e := range evict {
+			c.recorder.Event(b.obj, corev1.EventTypeWarning, ReasonEvictWorkloadFromClusterFailed,
+				fmt.Sprintf("Evict from cluster %s failed: %v", e.Cluster, err))
+		}
 		return err
 	}
 	if err := c.write(ctx, key, body); err != nil {
@@ -152,79 +153,4 @@ func (c *ApplicationFailover) reconcile(ctx context.Context, key string) error {
 		c.recorder.Event(b.obj, corev1.EventTypeNormal, ReasonEvictWorkloadFromClusterSucceed, fmt.Sprintf("Evict from cluster %s succeed.", e.Cluster))
 	}
 	return nil
-}
-
-// applicationEvictionPatch removes the clusters from spec.clusters and adds
-// a task for each, with the policy's purge mode and grace period and the
-// state its rules preserve from the cluster's aggregated status (Directly
-// and Immediately still leave a task: it carries the preserved state, and
-// the graceful eviction controller ends it at once).
-func applicationEvictionPatch(b *binding, evict []failover.Eviction, app *policyv1alpha1.ApplicationFailoverBehavior, now metav1.Time) ([]byte, error) {
-	gone := map[string]bool{}
-	for _, e := range evict {
-		gone[e.Cluster] = true
-	}
-	before := make([]string, 0, len(b.spec.Clusters))
-	var clusters []workv1alpha2.TargetCluster
-	for _, tc := range b.spec.Clusters {
-		before = append(before, tc.Name)
-		if !gone[tc.Name] {
-			clusters = append(clusters, tc)
-		}
-	}
-	tasks := append([]workv1alpha2.GracefulEvictionTask(nil), b.spec.GracefulEvictionTasks...)
-	for _, e := range evict {
-		state, err := preservedState(app.StatePreservation, statusOf(b.status, e.Cluster))
-		if err != nil {
-			return nil, fmt.Errorf("cluster %s: %w", e.Cluster, err)
-		}
-		tasks = append(tasks, workv1alpha2.GracefulEvictionTask{
-			FromCluster: e.Cluster, PurgeMode: app.PurgeMode, Replicas: replicas(b.spec, e.Replicas),
-			Reason: workv1alpha2.EvictionReasonApplicationFailure, Message: e.Message,
-			Producer: workv1alpha2.EvictionProducerApplicationFailover, GracePeriodSeconds: app.GracePeriodSeconds,
-			PreservedLabelState: state, ClustersBeforeFailover: before, CreationTimestamp: &now,
-		})
-	}
-	spec := map[string]any{"clusters": nil, "gracefulEvictionTasks": tasks}
-	if len(clusters) > 0 {
-		spec["clusters"] = clusters
-	}
-	return json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": b.meta.ResourceVersion}, "spec": spec})
-}
-
-// statusOf is the workload's status in cluster, from the aggregated status.
-func statusOf(status *workv1alpha2.ResourceBindingStatus, cluster string) []byte {
-	for _, s := range status.AggregatedStatus {
-		if s.ClusterName == cluster && s.Status != nil {
-			return s.Status.Raw
-		}
-	}
-	return nil
-}
-
-// preservedState evaluates the rules' JSONPaths over the workload's status
-// in the cluster it leaves: one label per rule.
-func preservedState(sp *policyv1alpha1.StatePreservation, status []byte) (map[string]string, error) {
-	if sp == nil || len(sp.Rules) == 0 {
-		return nil, nil
-	}
-	var obj any
-	if len(status) > 0 {
-		if err := json.Unmarshal(status, &obj); err != nil {
-			return nil, err
-		}
-	}
-	out := map[string]string{}
-	for _, r := range sp.Rules {
-		jp := jsonpath.New(r.AliasLabelName).AllowMissingKeys(false)
-		if err := jp.Parse(r.JSONPath); err != nil {
-			return nil, fmt.Errorf("rule %s: %w", r.AliasLabelName, err)
-		}
-		var buf bytes.Buffer
-		if err := jp.Execute(&buf, obj); err != nil {
-			return nil, fmt.Errorf("rule %s: %w", r.AliasLabelName, err)
-		}
-		out[r.AliasLabelName] = strings.TrimSpace(buf.String())
-	}
-	return out, nil
 }

@@ -29,7 +29,6 @@ func TestPreservedState(t *testing.T) {
 		want    string
 		wantErr bool
 	}{
-		{"no rules", nil, status, "map[]", false},
 		{"two rules", rules("{.jobID}", "{.replicas}"), status, "map[k0:j-42 k1:3]", false},
 		{"a list element", rules("{.conditions[0].type}"), status, "map[k0:Ready]", false},
 		{"a missing field fails", rules("{.missing}"), status, "", true},

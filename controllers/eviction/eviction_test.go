@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -129,6 +130,27 @@ func TestTaintManagerReconcile(t *testing.T) {
 		purge:     policyv1alpha1.PurgeModeGracefully,
 		wantPatch: `{"clusters":[{"name":"m2","replicas":2}],"gracefulEvictionTasks":null}`,
 		wantEvent: "Normal EvictWorkloadFromClusterSucceed Evict from cluster m1 succeed.",
+	}, {
+		// Cluster failover with state preservation (issue 24 item 4): a
+		// Directly task carries the state to the clusters it moves to.
+		name: "Directly with statePreservation: a task carrying the state",
+		objs: []any{rb(func(b *workv1alpha2.ResourceBinding) {
+			b.Spec.Failover = &policyv1alpha1.FailoverBehavior{Cluster: &policyv1alpha1.ClusterFailoverBehavior{PurgeMode: policyv1alpha1.PurgeModeDirectly,
+				StatePreservation: &policyv1alpha1.StatePreservation{Rules: []policyv1alpha1.StatePreservationRule{{AliasLabelName: "example.io/ready", JSONPath: "{.readyReplicas}"}}}}}
+			b.Status.AggregatedStatus = []workv1alpha2.AggregatedStatusItem{{ClusterName: "m1", Applied: true, Health: workv1alpha2.ResourceHealthy,
+				Status: &runtime.RawExtension{Raw: []byte(`{"readyReplicas":3}`)}}}
+		}), cluster("m1", true, deadTaint(now)), cluster("m2", true)},
+		wantPatch: `{"clusters":[{"name":"m2","replicas":2}],"gracefulEvictionTasks":[{"fromCluster":"m1","purgeMode":"Directly","replicas":3,"reason":"TaintUntolerated","message":"cluster m1 has the NoExecute taint dead:NoExecute, which the placement does not tolerate","producer":"TaintManager",` +
+			`"preservedLabelState":{"example.io/ready":"3"},"clustersBeforeFailover":["m1","m2"],"creationTimestamp":"2026-11-27T08:00:00Z"}]}`,
+		wantEvent: "Normal EvictWorkloadFromClusterSucceed Evict from cluster m1 succeed.",
+	}, {
+		name: "statePreservation without the status: not evicted, a warning, retried",
+		objs: []any{rb(func(b *workv1alpha2.ResourceBinding) {
+			b.Spec.Failover = &policyv1alpha1.FailoverBehavior{Cluster: &policyv1alpha1.ClusterFailoverBehavior{PurgeMode: policyv1alpha1.PurgeModeGracefully,
+				StatePreservation: &policyv1alpha1.StatePreservation{Rules: []policyv1alpha1.StatePreservationRule{{AliasLabelName: "example.io/ready", JSONPath: "{.readyReplicas}"}}}}}
+		}), cluster("m1", true, deadTaint(now)), cluster("m2", true)},
+		wantEvent: "Warning EvictWorkloadFromClusterFailed Evict from cluster m1 failed: preserving the state of the workload in cluster m1: the workload's status has not been collected yet",
+		wantErr:   true,
 	}, {
 		name: "tolerated for 30s, added 10s ago: looked at again later",
 		objs: []any{rb(func(b *workv1alpha2.ResourceBinding) {

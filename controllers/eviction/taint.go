@@ -2,7 +2,6 @@ package eviction
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -236,8 +235,16 @@ func (c *TaintManager) reconcile(ctx context.Context, key string) error {
 		c.requeue(key, r.DelayFrom(now))
 		return nil
 	}
-	body, err := evictionPatch(b, evict, c.purgeMode(b.spec), metav1.NewTime(now))
+	opts := taskOptions{mode: c.purgeMode(b.spec), reason: workv1alpha2.EvictionReasonTaintUntolerated, producer: workv1alpha2.EvictionProducerTaintManager}
+	if f := b.spec.Failover; f != nil && f.Cluster != nil {
+		opts.preserve = f.Cluster.StatePreservation
+	}
+	body, err := evictionPatch(b, evict, opts, metav1.NewTime(now))
 	if err != nil {
+		for _, e := range evict {
+			c.recorder.Event(b.obj, corev1.EventTypeWarning, ReasonEvictWorkloadFromClusterFailed,
+				fmt.Sprintf("Evict from cluster %s failed: %v", e.Cluster, err))
+		}
 		return err
 	}
 	if err := c.write(ctx, key, body); err != nil {
@@ -269,50 +276,6 @@ func (c *TaintManager) purgeMode(spec *workv1alpha2.ResourceBindingSpec) policyv
 		return spec.Failover.Cluster.PurgeMode
 	}
 	return c.opts.PurgeMode
-}
-
-// evictionPatch removes the evicted clusters from spec.clusters and, but
-// for the purge modes that remove at once, adds a GracefulEvictionTask for
-// each: one merge patch, guarded by the binding's resourceVersion.
-func evictionPatch(b *binding, evict []failover.Eviction, mode policyv1alpha1.PurgeMode, now metav1.Time) ([]byte, error) {
-	gone := map[string]bool{}
-	for _, e := range evict {
-		gone[e.Cluster] = true
-	}
-	before := make([]string, 0, len(b.spec.Clusters))
-	var clusters []workv1alpha2.TargetCluster
-	for _, tc := range b.spec.Clusters {
-		before = append(before, tc.Name)
-		if !gone[tc.Name] {
-			clusters = append(clusters, tc)
-		}
-	}
-	tasks := append([]workv1alpha2.GracefulEvictionTask(nil), b.spec.GracefulEvictionTasks...)
-	if mode != policyv1alpha1.PurgeModeImmediately && mode != policyv1alpha1.PurgeModeDirectly {
-		for _, e := range evict {
-			tasks = append(tasks, workv1alpha2.GracefulEvictionTask{
-				FromCluster: e.Cluster, PurgeMode: mode, Replicas: replicas(b.spec, e.Replicas),
-				Reason: workv1alpha2.EvictionReasonTaintUntolerated, Message: e.Message,
-				Producer: workv1alpha2.EvictionProducerTaintManager, ClustersBeforeFailover: before, CreationTimestamp: &now,
-			})
-		}
-	}
-	spec := map[string]any{"clusters": nil, "gracefulEvictionTasks": nil}
-	if len(clusters) > 0 {
-		spec["clusters"] = clusters
-	}
-	if len(tasks) > 0 {
-		spec["gracefulEvictionTasks"] = tasks
-	}
-	return json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": b.meta.ResourceVersion}, "spec": spec})
-}
-
-// replicas is the task's replicas: none for a workload without replicas.
-func replicas(spec *workv1alpha2.ResourceBindingSpec, n int32) *int32 {
-	if spec.Replicas == 0 {
-		return nil
-	}
-	return &n
 }
 
 func tolerations(spec *workv1alpha2.ResourceBindingSpec) []corev1.Toleration {

@@ -64,8 +64,9 @@ func Controllers() map[string]InitFunc {
 		workloadrebalancer.ControllerName: startWorkloadRebalancer,
 		remedy.ControllerName:             startRemedy,
 
-		eviction.TaintManagerName:     startTaintManager,
-		eviction.GracefulEvictionName: startGracefulEviction,
+		eviction.TaintManagerName:        startTaintManager,
+		eviction.GracefulEvictionName:    startGracefulEviction,
+		eviction.ApplicationFailoverName: startApplicationFailover,
 	}
 }
 
@@ -90,6 +91,19 @@ func startTaintManager(ctx context.Context, c *Context) error {
 func startGracefulEviction(ctx context.Context, c *Context) error {
 	w := c.KarmadaInformers.Work().V1alpha2()
 	ctrl, err := eviction.NewGracefulEviction(w.ResourceBindings(), w.ClusterResourceBindings(), c.Karmada, c.Recorder, c.Options.GracefulEvictionTimeout)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 4)
+	return nil
+}
+
+// startApplicationFailover evicts bindings from the clusters where their
+// workload has been unhealthy longer than their policy's
+// failover.application tolerates.
+func startApplicationFailover(ctx context.Context, c *Context) error {
+	w := c.KarmadaInformers.Work().V1alpha2()
+	ctrl, err := eviction.NewApplicationFailover(w.ResourceBindings(), w.ClusterResourceBindings(), c.Karmada, c.Recorder)
 	if err != nil {
 		return err
 	}

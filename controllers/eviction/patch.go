@@ -1,0 +1,124 @@
+package eviction
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/jsonpath"
+
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/failover"
+)
+
+// taskOptions is what the GracefulEvictionTasks of one decision carry
+// beside their cluster and replicas.
+type taskOptions struct {
+	mode     policyv1alpha1.PurgeMode
+	reason   string
+	producer string
+	// grace is the task's gracePeriodSeconds (nil: the controller's timeout).
+	grace *int32
+	// preserve: the rules whose JSONPaths, evaluated over the workload's
+	// status in the cluster it leaves, become labels of the workload in
+	// the clusters it moves to.
+	preserve *policyv1alpha1.StatePreservation
+	// always makes a task even for a purge mode that removes at once
+	// (application failover does: the open task keeps the scheduler away
+	// from the cluster); otherwise such a mode makes one only to carry
+	// preserved state.
+	always bool
+}
+
+// evictionPatch removes the evicted clusters from spec.clusters and adds a
+// GracefulEvictionTask for each, as opts say: one merge patch, guarded by
+// the binding's resourceVersion.
+func evictionPatch(b *binding, evict []failover.Eviction, opts taskOptions, now metav1.Time) ([]byte, error) {
+	gone := map[string]bool{}
+	for _, e := range evict {
+		gone[e.Cluster] = true
+	}
+	before := make([]string, 0, len(b.spec.Clusters))
+	var clusters []workv1alpha2.TargetCluster
+	for _, tc := range b.spec.Clusters {
+		before = append(before, tc.Name)
+		if !gone[tc.Name] {
+			clusters = append(clusters, tc)
+		}
+	}
+	preserving := opts.preserve != nil && len(opts.preserve.Rules) > 0
+	tasks := append([]workv1alpha2.GracefulEvictionTask(nil), b.spec.GracefulEvictionTasks...)
+	if opts.always || preserving || !failover.PurgesAtOnce(opts.mode) {
+		for _, e := range evict {
+			task := workv1alpha2.GracefulEvictionTask{
+				FromCluster: e.Cluster, PurgeMode: opts.mode, Replicas: replicas(b.spec, e.Replicas),
+				Reason: opts.reason, Message: e.Message, Producer: opts.producer, GracePeriodSeconds: opts.grace,
+				ClustersBeforeFailover: before, CreationTimestamp: &now,
+			}
+			if preserving {
+				state, err := preservedState(opts.preserve, statusOf(b.status, e.Cluster))
+				if err != nil {
+					return nil, fmt.Errorf("preserving the state of the workload in cluster %s: %w", e.Cluster, err)
+				}
+				task.PreservedLabelState = state
+			}
+			tasks = append(tasks, task)
+		}
+	}
+	spec := map[string]any{"clusters": nil, "gracefulEvictionTasks": nil}
+	if len(clusters) > 0 {
+		spec["clusters"] = clusters
+	}
+	if len(tasks) > 0 {
+		spec["gracefulEvictionTasks"] = tasks
+	}
+	return json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": b.meta.ResourceVersion}, "spec": spec})
+}
+
+// replicas is the task's replicas: none for a workload without replicas.
+func replicas(spec *workv1alpha2.ResourceBindingSpec, n int32) *int32 {
+	if spec.Replicas == 0 {
+		return nil
+	}
+	return &n
+}
+
+// statusOf is the workload's status in cluster, from the aggregated status.
+func statusOf(status *workv1alpha2.ResourceBindingStatus, cluster string) []byte {
+	for _, s := range status.AggregatedStatus {
+		if s.ClusterName == cluster && s.Status != nil {
+			return s.Status.Raw
+		}
+	}
+	return nil
+}
+
+// preservedState evaluates the rules' JSONPaths over the workload's status
+// in the cluster it leaves: one label per rule. A status not collected
+// yet, or a path it lacks, is an error: the eviction waits rather than
+// lose the state.
+func preservedState(sp *policyv1alpha1.StatePreservation, status []byte) (map[string]string, error) {
+	if len(status) == 0 {
+		return nil, fmt.Errorf("the workload's status has not been collected yet")
+	}
+	var obj any
+	if err := json.Unmarshal(status, &obj); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, r := range sp.Rules {
+		jp := jsonpath.New(r.AliasLabelName).AllowMissingKeys(false)
+		if err := jp.Parse(r.JSONPath); err != nil {
+			return nil, fmt.Errorf("rule %s: %w", r.AliasLabelName, err)
+		}
+		var buf bytes.Buffer
+		if err := jp.Execute(&buf, obj); err != nil {
+			return nil, fmt.Errorf("rule %s: %w", r.AliasLabelName, err)
+		}
+		out[r.AliasLabelName] = strings.TrimSpace(buf.String())
+	}
+	return out, nil
+}
