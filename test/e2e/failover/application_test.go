@@ -1,0 +1,137 @@
+package failover
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
+)
+
+// preservedLabel is the label the state-preservation rule of
+// TestApplicationFailover writes.
+const preservedLabel = "failover.example.io/ready-replicas"
+
+// oneCluster is a Deployment of 2 replicas and a policy placing it, whole,
+// in one of member1 and member2, with application failover: unhealthy
+// for 5 s, it leaves its cluster at once, and its ready replicas there
+// go with it as a label.
+func oneCluster(ns string) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: %[1]s, labels: {app: web}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: nginx, image: nginx:1.27, resources: {requests: {cpu: 10m, memory: 16Mi}}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: %[1]s}
+spec:
+  propagateDeps: true
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    spreadConstraints: [{spreadByField: cluster, maxGroups: 1, minGroups: 1}]
+    replicaScheduling: {replicaSchedulingType: Duplicated}
+  failover:
+    application:
+      decisionConditions: {tolerationSeconds: 5}
+      purgeMode: Immediately
+      statePreservation:
+        rules: [{aliasLabelName: %[2]s, jsonPath: "{.readyReplicas}"}]
+`, ns, preservedLabel)
+}
+
+// TestApplicationFailover (issue 24 item 3): web runs in one cluster; an
+// OverridePolicy then points its image at the test bed's fake registry
+// there, so its new pod is never Ready and the Deployment is Unhealthy.
+// After the policy's 5 s it leaves that cluster (Immediately: its
+// Deployment there goes at once), the scheduler places it in the other
+// cluster (not back: the open task keeps it away), and the Deployment
+// there carries the state preserved from the first, its 2 ready replicas,
+// as a label.
+func TestApplicationFailover(t *testing.T) {
+	ns := framework.Namespace(t, "fo-app")
+	framework.Apply(t, oneCluster(ns))
+	var from string
+	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if len(b.Spec.Clusters) != 1 {
+			return "scheduled to " + clustersOf(b)
+		}
+		from = b.Spec.Clusters[0].Name
+		return readyIn(ctx, t, from, ns, 2)
+	})
+	to := map[string]string{"member1": "member2", "member2": "member1"}[from]
+
+	// Every version of web in the other cluster, from before the failover.
+	w, err := framework.MemberClient(t, to).AppsV1().Deployments(ns).Watch(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	framework.Apply(t, fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: unpullable, namespace: %s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  overrideRules:
+  - targetCluster: {clusterNames: [%s]}
+    overriders:
+      imageOverrider: [{component: Registry, operator: replace, value: %s}]
+`, ns, from, env.FakeImageRegistry))
+
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if got := clustersOf(b); got != to+":2" {
+			return "scheduled to " + got
+		}
+		if msg := readyIn(ctx, t, to, ns, 2); msg != "" {
+			return msg
+		}
+		return goneFrom(ctx, t, from, ns)
+	})
+	wantEvent(t, ns, "web-deployment", "EvictWorkloadFromClusterSucceed", "Evict from cluster "+from+" succeed.")
+
+	// The state reached the new cluster's Deployment.
+	var labels []string
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatalf("watch of %s ended; labels seen: %v", to, labels)
+			}
+			d, isDeployment := ev.Object.(*appsv1.Deployment)
+			if !isDeployment || (ev.Type != watch.Added && ev.Type != watch.Modified) {
+				continue
+			}
+			v, has := d.Labels[preservedLabel]
+			labels = append(labels, fmt.Sprintf("%q (%v)", v, has))
+			if v == "2" {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("web in %s never had the label %s=2 (the ready replicas it had in %s); seen: %v", to, preservedLabel, from, labels)
+		}
+	}
+}
