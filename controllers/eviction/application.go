@@ -37,6 +37,9 @@ type ApplicationFailover struct {
 	now      func() time.Time
 	write    func(ctx context.Context, key string, body []byte) error
 	requeue  func(key string, d time.Duration)
+	// timeout is the graceful eviction controller's, for the messages of
+	// the tasks.
+	timeout time.Duration
 
 	// unhealthy is, per binding, when its workload was first seen
 	// Unhealthy in each cluster (kept in memory, as Karmada does: a new
@@ -49,9 +52,9 @@ type ApplicationFailover struct {
 // application failover is reconsidered when its clusters or aggregated
 // status change, and when a toleration ends.
 func NewApplicationFailover(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterResourceBindingInformer,
-	client versioned.Interface, recorder record.EventRecorder) (*ApplicationFailover, error) {
+	client versioned.Interface, recorder record.EventRecorder, timeout time.Duration) (*ApplicationFailover, error) {
 	bs := newBindings(rbs, crbs, client)
-	c := &ApplicationFailover{bindings: bs, synced: bs.synced, recorder: recorder,
+	c := &ApplicationFailover{bindings: bs, synced: bs.synced, recorder: recorder, timeout: timeout,
 		queue: worker.NewQueue(ApplicationFailoverName), now: time.Now, unhealthy: map[string]map[string]time.Time{},
 		write: func(ctx context.Context, key string, body []byte) error {
 			return bs.patch(ctx, key, body, ApplicationFailoverName)
@@ -127,7 +130,8 @@ func (c *ApplicationFailover) reconcile(ctx context.Context, key string) error {
 		return nil
 	}
 	body, err := evictionPatch(b, evict, taskOptions{mode: app.PurgeMode, reason: workv1alpha2.EvictionReasonApplicationFailure,
-		producer: workv1alpha2.EvictionProducerApplicationFailover, grace: app.GracePeriodSeconds, preserve: app.StatePreservation, always: true},
+		producer: workv1alpha2.EvictionProducerApplicationFailover, grace: app.GracePeriodSeconds, timeout: c.timeout,
+		preserve: app.StatePreservation, always: true},
 		metav1.NewTime(now))
 	if err != nil {
 		for _, e := range evict {

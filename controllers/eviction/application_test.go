@@ -78,7 +78,7 @@ func TestApplicationFailoverReconcile(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPatch(t, f, `{"clusters":[{"name":"m2","replicas":2}],"gracefulEvictionTasks":[{"fromCluster":"m1","purgeMode":"Gracefully","replicas":3,"reason":"ApplicationFailure",`+
-		`"message":"the application has been unhealthy in cluster m1 for 1m0s, longer than the 1m0s the policy tolerates","producer":"ResourceBindingApplicationFailoverController",`+
+		`"message":"the application has been unhealthy in cluster m1 for 1m0s, longer than the 1m0s the policy tolerates; its replicas in m1 stay until it is healthy in the clusters it moves to, at most until 2026-11-27T08:03:00Z","producer":"ResourceBindingApplicationFailoverController",`+
 		`"gracePeriodSeconds":120,"preservedLabelState":{"example.io/job":"j-1"},"clustersBeforeFailover":["m1","m2"],"creationTimestamp":"2026-11-27T08:01:00Z"}]}`, "7")
 	checkEvent(t, f, "Normal EvictWorkloadFromClusterSucceed Evict from cluster m1 succeed.")
 }

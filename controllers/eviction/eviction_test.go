@@ -120,7 +120,7 @@ func TestTaintManagerReconcile(t *testing.T) {
 		name:      "untolerated NoExecute on m1: m1 leaves, with a graceful task",
 		objs:      []any{rb(), cluster("m1", true, deadTaint(now)), cluster("m2", true)},
 		purge:     policyv1alpha1.PurgeModeGracefully,
-		wantPatch: `{"clusters":[{"name":"m2","replicas":2}],"gracefulEvictionTasks":[{"fromCluster":"m1","purgeMode":"Gracefully","replicas":3,"reason":"TaintUntolerated","message":"cluster m1 has the NoExecute taint dead:NoExecute, which the placement does not tolerate","producer":"TaintManager","clustersBeforeFailover":["m1","m2"],"creationTimestamp":"2026-11-27T08:00:00Z"}]}`,
+		wantPatch: `{"clusters":[{"name":"m2","replicas":2}],"gracefulEvictionTasks":[{"fromCluster":"m1","purgeMode":"Gracefully","replicas":3,"reason":"TaintUntolerated","message":"cluster m1 has the NoExecute taint dead:NoExecute, which the placement does not tolerate; its replicas in m1 stay until it is healthy in the clusters it moves to, at most until 2026-11-27T08:10:00Z","producer":"TaintManager","clustersBeforeFailover":["m1","m2"],"creationTimestamp":"2026-11-27T08:00:00Z"}]}`,
 		wantEvent: "Normal EvictWorkloadFromClusterSucceed Evict from cluster m1 succeed.",
 	}, {
 		name: "Directly, from the policy's failover.cluster: no task",
@@ -140,7 +140,7 @@ func TestTaintManagerReconcile(t *testing.T) {
 			b.Status.AggregatedStatus = []workv1alpha2.AggregatedStatusItem{{ClusterName: "m1", Applied: true, Health: workv1alpha2.ResourceHealthy,
 				Status: &runtime.RawExtension{Raw: []byte(`{"readyReplicas":3}`)}}}
 		}), cluster("m1", true, deadTaint(now)), cluster("m2", true)},
-		wantPatch: `{"clusters":[{"name":"m2","replicas":2}],"gracefulEvictionTasks":[{"fromCluster":"m1","purgeMode":"Directly","replicas":3,"reason":"TaintUntolerated","message":"cluster m1 has the NoExecute taint dead:NoExecute, which the placement does not tolerate","producer":"TaintManager",` +
+		wantPatch: `{"clusters":[{"name":"m2","replicas":2}],"gracefulEvictionTasks":[{"fromCluster":"m1","purgeMode":"Directly","replicas":3,"reason":"TaintUntolerated","message":"cluster m1 has the NoExecute taint dead:NoExecute, which the placement does not tolerate; its replicas in m1 were removed at once (purge mode Directly)","producer":"TaintManager",` +
 			`"preservedLabelState":{"example.io/ready":"3"},"clustersBeforeFailover":["m1","m2"],"creationTimestamp":"2026-11-27T08:00:00Z"}]}`,
 		wantEvent: "Normal EvictWorkloadFromClusterSucceed Evict from cluster m1 succeed.",
 	}, {
@@ -202,7 +202,8 @@ func TestTaintManagerReconcile(t *testing.T) {
 			f := newFixture(tc.writeErr)
 			bs, cl := listers(t, tc.objs...)
 			c := &TaintManager{bindings: bs, clusters: cl, recorder: f.events, now: func() time.Time { return now },
-				opts:  TaintOptions{PurgeMode: tc.purge, UnhealthyClusterThreshold: 0.55, EvictionRate: 10, UnhealthyClusterWindow: tc.window},
+				opts: TaintOptions{PurgeMode: tc.purge, UnhealthyClusterThreshold: 0.55, EvictionRate: 10, UnhealthyClusterWindow: tc.window,
+					GracefulEvictionTimeout: 10 * time.Minute},
 				write: f.write, requeue: f.requeue, limiter: newLimiter(10)}
 			if tc.quietSince > 0 {
 				c.partitioned(now.Add(-tc.quietSince))

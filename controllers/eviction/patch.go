@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/jsonpath"
@@ -20,8 +21,10 @@ type taskOptions struct {
 	mode     policyv1alpha1.PurgeMode
 	reason   string
 	producer string
-	// grace is the task's gracePeriodSeconds (nil: the controller's timeout).
-	grace *int32
+	// grace is the task's gracePeriodSeconds (nil: timeout, the graceful
+	// eviction controller's --graceful-eviction-timeout).
+	grace   *int32
+	timeout time.Duration
 	// preserve: the rules whose JSONPaths, evaluated over the workload's
 	// status in the cluster it leaves, become labels of the workload in
 	// the clusters it moves to.
@@ -55,7 +58,7 @@ func evictionPatch(b *binding, evict []failover.Eviction, opts taskOptions, now 
 		for _, e := range evict {
 			task := workv1alpha2.GracefulEvictionTask{
 				FromCluster: e.Cluster, PurgeMode: opts.mode, Replicas: replicas(b.spec, e.Replicas),
-				Reason: opts.reason, Message: e.Message, Producer: opts.producer, GracePeriodSeconds: opts.grace,
+				Reason: opts.reason, Message: taskMessage(e, opts, now.Time), Producer: opts.producer, GracePeriodSeconds: opts.grace,
 				ClustersBeforeFailover: before, CreationTimestamp: &now,
 			}
 			if preserving {
@@ -76,6 +79,25 @@ func evictionPatch(b *binding, evict []failover.Eviction, opts taskOptions, now 
 		spec["gracefulEvictionTasks"] = tasks
 	}
 	return json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": b.meta.ResourceVersion}, "spec": spec})
+}
+
+// taskMessage is why the workload left e's cluster and when its replicas
+// there go, for `kubectl describe`.
+func taskMessage(e failover.Eviction, opts taskOptions, now time.Time) string {
+	grace := opts.timeout
+	if opts.grace != nil {
+		grace = time.Duration(*opts.grace) * time.Second
+	}
+	switch {
+	case opts.mode == policyv1alpha1.PurgeModeNever:
+		return fmt.Sprintf("%s; its replicas in %s stay until this task is removed (purge mode Never)", e.Message, e.Cluster)
+	case failover.PurgesAtOnce(opts.mode):
+		return fmt.Sprintf("%s; its replicas in %s were removed at once (purge mode %s)", e.Message, e.Cluster, opts.mode)
+	case grace > 0:
+		return fmt.Sprintf("%s; its replicas in %s stay until it is healthy in the clusters it moves to, at most until %s",
+			e.Message, e.Cluster, now.Add(grace).UTC().Format(time.RFC3339))
+	}
+	return fmt.Sprintf("%s; its replicas in %s stay until it is healthy in the clusters it moves to", e.Message, e.Cluster)
 }
 
 // replicas is the task's replicas: none for a workload without replicas.

@@ -56,6 +56,9 @@ type TaintOptions struct {
 	// Ready before evictions from it start, so that the other clusters of
 	// a partition show as not Ready first (--unhealthy-cluster-window).
 	UnhealthyClusterWindow time.Duration
+	// GracefulEvictionTimeout is the graceful eviction controller's
+	// timeout, for the messages of the tasks (--graceful-eviction-timeout).
+	GracefulEvictionTimeout time.Duration
 }
 
 // TaintManager evicts bindings from clusters with NoExecute taints they
@@ -235,7 +238,8 @@ func (c *TaintManager) reconcile(ctx context.Context, key string) error {
 		c.requeue(key, r.DelayFrom(now))
 		return nil
 	}
-	opts := taskOptions{mode: c.purgeMode(b.spec), reason: workv1alpha2.EvictionReasonTaintUntolerated, producer: workv1alpha2.EvictionProducerTaintManager}
+	opts := taskOptions{mode: c.purgeMode(b.spec), reason: workv1alpha2.EvictionReasonTaintUntolerated, producer: workv1alpha2.EvictionProducerTaintManager,
+		timeout: c.opts.GracefulEvictionTimeout}
 	if f := b.spec.Failover; f != nil && f.Cluster != nil {
 		opts.preserve = f.Cluster.StatePreservation
 	}

@@ -77,8 +77,10 @@ func startTaintManager(ctx context.Context, c *Context) error {
 		return nil
 	}
 	w := c.KarmadaInformers.Work().V1alpha2()
+	opts := c.Options.Taints
+	opts.GracefulEvictionTimeout = c.Options.GracefulEvictionTimeout
 	ctrl, err := eviction.NewTaintManager(w.ResourceBindings(), w.ClusterResourceBindings(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
-		c.Karmada, c.Recorder, c.Options.Taints)
+		c.Karmada, c.Recorder, opts)
 	if err != nil {
 		return err
 	}
@@ -103,7 +105,7 @@ func startGracefulEviction(ctx context.Context, c *Context) error {
 // failover.application tolerates.
 func startApplicationFailover(ctx context.Context, c *Context) error {
 	w := c.KarmadaInformers.Work().V1alpha2()
-	ctrl, err := eviction.NewApplicationFailover(w.ResourceBindings(), w.ClusterResourceBindings(), c.Karmada, c.Recorder)
+	ctrl, err := eviction.NewApplicationFailover(w.ResourceBindings(), w.ClusterResourceBindings(), c.Karmada, c.Recorder, c.Options.GracefulEvictionTimeout)
 	if err != nil {
 		return err
 	}

@@ -30,8 +30,22 @@ var (
 	bindingColumn = []metav1.TableColumnDefinition{
 		{Name: "Scheduled", Type: "string", Description: "Status of the Scheduled condition."},
 		{Name: "FullyApplied", Type: "string", Description: "Status of the FullyApplied condition."},
+		{Name: "Evicting", Type: "string", Priority: 1, Description: "The clusters the workload is being evicted from (gracefulEvictionTasks), with the reasons (-o wide)."},
 	}
 )
+
+// bindingCells are a binding's cells of bindingColumn.
+func bindingCells(spec *workv1alpha2.ResourceBindingSpec, status *workv1alpha2.ResourceBindingStatus) []any {
+	evicting := make([]string, 0, len(spec.GracefulEvictionTasks))
+	for _, t := range spec.GracefulEvictionTasks {
+		evicting = append(evicting, t.FromCluster+"("+t.Reason+")")
+	}
+	e := "<none>"
+	if len(evicting) > 0 {
+		e = strings.Join(evicting, ",")
+	}
+	return []any{resource.ConditionStatus(status.Conditions, workv1alpha2.Scheduled), resource.ConditionStatus(status.Conditions, workv1alpha2.FullyApplied), e}
+}
 
 func workDefinition() *resource.Definition {
 	return &resource.Definition{
@@ -95,8 +109,8 @@ func bindingDefinitions() []*resource.Definition {
 			ValidateStatusUpdate: resource.UpdateValidator(validation.ValidateResourceBindingStatusUpdate),
 			Columns:              bindingColumn,
 			Cells: func(obj runtime.Object) []any {
-				c := obj.(*workv1alpha2.ResourceBinding).Status.Conditions
-				return []any{resource.ConditionStatus(c, workv1alpha2.Scheduled), resource.ConditionStatus(c, workv1alpha2.FullyApplied)}
+				b := obj.(*workv1alpha2.ResourceBinding)
+				return bindingCells(&b.Spec, &b.Status)
 			},
 		},
 		{
@@ -112,8 +126,8 @@ func bindingDefinitions() []*resource.Definition {
 			ValidateStatusUpdate: resource.UpdateValidator(validation.ValidateClusterResourceBindingStatusUpdate),
 			Columns:              bindingColumn,
 			Cells: func(obj runtime.Object) []any {
-				c := obj.(*workv1alpha2.ClusterResourceBinding).Status.Conditions
-				return []any{resource.ConditionStatus(c, workv1alpha2.Scheduled), resource.ConditionStatus(c, workv1alpha2.FullyApplied)}
+				b := obj.(*workv1alpha2.ClusterResourceBinding)
+				return bindingCells(&b.Spec, &b.Status)
 			},
 		},
 	}

@@ -1,6 +1,7 @@
 package work
 
 import (
+	"fmt"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,4 +81,23 @@ spec:
 			},
 		},
 	})
+}
+
+// TestBindingCells: kubectl get rb -o wide names the clusters a binding is
+// being evicted from, with why.
+func TestBindingCells(t *testing.T) {
+	status := &workv1alpha2.ResourceBindingStatus{Conditions: []metav1.Condition{{Type: workv1alpha2.Scheduled, Status: metav1.ConditionTrue}}}
+	for _, tc := range []struct {
+		tasks []workv1alpha2.GracefulEvictionTask
+		want  string
+	}{
+		{nil, "[True  <none>]"},
+		{[]workv1alpha2.GracefulEvictionTask{{FromCluster: "member1", Reason: workv1alpha2.EvictionReasonTaintUntolerated},
+			{FromCluster: "member3", Reason: workv1alpha2.EvictionReasonApplicationFailure}},
+			"[True  member1(TaintUntolerated),member3(ApplicationFailure)]"},
+	} {
+		if got := fmt.Sprint(bindingCells(&workv1alpha2.ResourceBindingSpec{GracefulEvictionTasks: tc.tasks}, status)); got != tc.want {
+			t.Errorf("cells %s, want %s", got, tc.want)
+		}
+	}
 }

@@ -281,4 +281,16 @@ func TestGracefulEvictionWaitsForHealth(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
+	// Explainable (issue 24 item 8): kubectl names the cluster being left,
+	// why, and when its replicas go at the latest.
+	if out := kubectl(t, "get", "rb", "web-deployment", "-n", ns, "-o", "wide"); !strings.Contains(out, "EVICTING") || !strings.Contains(out, "member1(TaintUntolerated)") {
+		t.Errorf("kubectl get rb -o wide does not show the eviction from member1:\n%s", out)
+	}
+	out := kubectl(t, "describe", "rb", "web-deployment", "-n", ns)
+	for _, want := range []string{"Graceful Eviction Tasks", "member1", "TaintUntolerated",
+		"its replicas in member1 stay until it is healthy in the clusters it moves to, at most until", "EvictWorkloadFromClusterSucceed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("kubectl describe rb lacks %q:\n%s", want, out)
+		}
+	}
 }
