@@ -16,7 +16,13 @@ import (
 	"k8s.io/utils/ptr"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	"github.com/flotilla-io/flotilla/test/env"
 )
+
+// benchNodes are the fake nodes of each bench member: one, with room for
+// 1,200 pods (TestFailoverTaintEviction runs 500 Deployments in member2
+// beside the 500 of its floor, which may still be terminating).
+var benchNodes = env.NodeOptions{Count: 1, Pods: "1200"}
 
 // readyCounter tracks, from a watch, which Deployments of a namespace in a
 // member have all their replicas Ready and which were deleted, with when.
@@ -79,9 +85,7 @@ func (k *readyCounter) counts() (ready, gone int, last time.Time) {
 // floor: the toleration plus the time member2 takes to run n Deployments
 // created directly, in the same run. Bindings of member3 must see no write.
 func TestFailoverTaintEviction(t *testing.T) {
-	// 500 is the size, but the bench's members have one node of
-	// 110 pods: the direct floor and the replacements cannot all run.
-	n := benchSize("FLOTILLA_BENCH_FAILOVER", 50)
+	n := benchSize("FLOTILLA_BENCH_FAILOVER", 500)
 	const toleration = 10
 	hc, kc := hostClients(t)
 	m1, m2, m3 := memberClient(t, "member1"), memberClient(t, "member2"), memberClient(t, "member3")

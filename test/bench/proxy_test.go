@@ -30,7 +30,9 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	framework.Main(m, "bench", env.Options{
-		Members:  []env.MemberOptions{{Name: "member1"}, {Name: "member2"}, {Name: "member3"}},
+		// One node each, with room for the failover bench's 500
+		// Deployments and the 500 of its direct floor at once.
+		Members:  []env.MemberOptions{{Name: "member1", Nodes: benchNodes}, {Name: "member2", Nodes: benchNodes}, {Name: "member3", Nodes: benchNodes}},
 		Flotilla: &env.FlotillaOptions{Args: flotillaArgs()},
 	}, "member1", "member2", "member3")
 }
