@@ -89,6 +89,22 @@ func (s bindings) patch(ctx context.Context, key string, body []byte, fieldManag
 	return err
 }
 
+// patchStatus merge-patches the status subresource of the binding of key.
+func (s bindings) patchStatus(ctx context.Context, key string, body []byte, fieldManager string) error {
+	ns, name, isCluster, ok := names.ParseBindingKey(key)
+	if !ok {
+		return fmt.Errorf("malformed key %q", key)
+	}
+	opts := metav1.PatchOptions{FieldManager: fieldManager}
+	var err error
+	if isCluster {
+		_, err = s.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, name, types.MergePatchType, body, opts, "status")
+	} else {
+		_, err = s.client.WorkV1alpha2().ResourceBindings(ns).Patch(ctx, name, types.MergePatchType, body, opts, "status")
+	}
+	return err
+}
+
 // byCluster indexes bindings by the clusters they are scheduled to.
 const byCluster = "eviction.byCluster"
 

@@ -52,10 +52,12 @@ func rb(mutate ...func(*workv1alpha2.ResourceBinding)) *workv1alpha2.ResourceBin
 
 // fixture records what one reconcile writes, records and requeues.
 type fixture struct {
-	patches  []map[string]any
-	events   *record.FakeRecorder
-	requeued []time.Duration
-	err      error
+	patches []map[string]any
+	// statusPatches are the writes to the status subresource.
+	statusPatches []map[string]any
+	events        *record.FakeRecorder
+	requeued      []time.Duration
+	err           error
 }
 
 func newFixture(err error) *fixture {
@@ -87,6 +89,38 @@ func listers(t *testing.T, objs ...any) (bindings, clusterlisters.ClusterLister)
 		clusterlisters.NewClusterLister(clIdx)
 }
 
+func (f *fixture) writeStatus(_ context.Context, key string, body []byte) error {
+	var p map[string]any
+	if err := json.Unmarshal(body, &p); err != nil {
+		return err
+	}
+	f.statusPatches = append(f.statusPatches, p)
+	return nil
+}
+
+// pausedCondition is "status reason" of the EvictionPaused condition the
+// status patches wrote last ("" if none).
+func (f *fixture) pausedCondition(t *testing.T) string {
+	t.Helper()
+	if len(f.statusPatches) == 0 {
+		return ""
+	}
+	raw, err := json.Marshal(f.statusPatches[len(f.statusPatches)-1]["status"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st workv1alpha2.ResourceBindingStatus
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range st.Conditions {
+		if c.Type == workv1alpha2.EvictionPaused {
+			return string(c.Status) + " " + c.Reason
+		}
+	}
+	return "none"
+}
+
 func (f *fixture) write(_ context.Context, key string, body []byte) error {
 	var p map[string]any
 	if err := json.Unmarshal(body, &p); err != nil {
@@ -113,6 +147,9 @@ func TestTaintManagerReconcile(t *testing.T) {
 		wantEvent   string
 		wantRequeue string
 		wantErr     bool
+		// wantPaused is the EvictionPaused condition written ("status
+		// reason"), "" for no status write.
+		wantPaused string
 	}{{
 		name: "no taint: nothing",
 		objs: []any{rb(), cluster("m1", true), cluster("m2", true)},
@@ -162,6 +199,13 @@ func TestTaintManagerReconcile(t *testing.T) {
 		objs:        []any{rb(), cluster("m1", false, deadTaint(now)), cluster("m2", false), cluster("m3", true)},
 		wantEvent:   "Warning EvictionPaused 2 of 3 clusters are not Ready",
 		wantRequeue: "[5s]",
+		wantPaused:  "True ClustersNotReady",
+	}, {
+		name: "the pause over, nothing due any more: the condition says so",
+		objs: []any{rb(func(b *workv1alpha2.ResourceBinding) {
+			b.Status.Conditions = []metav1.Condition{{Type: workv1alpha2.EvictionPaused, Status: metav1.ConditionTrue, Reason: workv1alpha2.EvictionPausedReasonClustersNotReady}}
+		}), cluster("m1", true), cluster("m2", true), cluster("m3", true)},
+		wantPaused: "False EvictionResumed",
 	}, {
 		name:        "a partition seen 5s ago, the window 30s: held 25s more",
 		objs:        []any{rb(), cluster("m1", true, deadTaint(now)), cluster("m2", true)},
@@ -204,7 +248,7 @@ func TestTaintManagerReconcile(t *testing.T) {
 			c := &TaintManager{bindings: bs, clusters: cl, recorder: f.events, now: func() time.Time { return now },
 				opts: TaintOptions{PurgeMode: tc.purge, UnhealthyClusterThreshold: 0.55, EvictionRate: 10, UnhealthyClusterWindow: tc.window,
 					GracefulEvictionTimeout: 10 * time.Minute},
-				write: f.write, requeue: f.requeue, limiter: newLimiter(10)}
+				write: f.write, writeStatus: f.writeStatus, requeue: f.requeue, limiter: newLimiter(10)}
 			if tc.quietSince > 0 {
 				c.partitioned(now.Add(-tc.quietSince))
 			}
@@ -214,6 +258,9 @@ func TestTaintManagerReconcile(t *testing.T) {
 			}
 			checkPatch(t, f, tc.wantPatch, "7")
 			checkEvent(t, f, tc.wantEvent)
+			if got := f.pausedCondition(t); got != tc.wantPaused {
+				t.Errorf("EvictionPaused condition written %q, want %q", got, tc.wantPaused)
+			}
 			want := tc.wantRequeue
 			if want == "" {
 				want = "[]"

@@ -2,7 +2,9 @@ package eviction
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -74,6 +76,8 @@ type TaintManager struct {
 	now      func() time.Time
 	// write patches the binding of key.
 	write func(ctx context.Context, key string, body []byte) error
+	// writeStatus patches the status of the binding of key.
+	writeStatus func(ctx context.Context, key string, body []byte) error
 	// requeue looks at key again after d.
 	requeue func(key string, d time.Duration)
 
@@ -120,6 +124,9 @@ func NewTaintManager(rbs workinformers.ResourceBindingInformer, crbs workinforme
 		recorder: recorder, queue: worker.NewQueue(TaintManagerName), now: time.Now,
 		write: func(ctx context.Context, key string, body []byte) error {
 			return bs.patch(ctx, key, body, TaintManagerName)
+		},
+		writeStatus: func(ctx context.Context, key string, body []byte) error {
+			return bs.patchStatus(ctx, key, body, TaintManagerName)
 		},
 	}
 	c.requeue = c.queue.AddAfter
@@ -174,9 +181,45 @@ func NewTaintManager(rbs workinformers.ResourceBindingInformer, crbs workinforme
 }
 
 func (c *TaintManager) enqueueBinding(obj any) {
-	if b, ok := bindingOf(obj); ok && len(b.spec.Clusters) > 0 {
+	if b, ok := bindingOf(obj); ok && (len(b.spec.Clusters) > 0 || pausedCondition(b)) {
 		c.queue.Add(b.key())
 	}
+}
+
+// pausedCondition tells whether the binding's EvictionPaused condition is True.
+func pausedCondition(b *binding) bool {
+	return meta.IsStatusConditionTrue(b.status.Conditions, workv1alpha2.EvictionPaused)
+}
+
+// syncPaused writes the binding's EvictionPaused condition: True with why
+// while paused, False once no longer (only if it was True: a binding never
+// paused has no such condition). Nothing is written when it is current.
+func (c *TaintManager) syncPaused(ctx context.Context, b *binding, paused bool, why string) error {
+	cond := metav1.Condition{Type: workv1alpha2.EvictionPaused, Status: metav1.ConditionTrue,
+		Reason: workv1alpha2.EvictionPausedReasonClustersNotReady, Message: why, ObservedGeneration: b.meta.Generation}
+	cur := meta.FindStatusCondition(b.status.Conditions, workv1alpha2.EvictionPaused)
+	if !paused {
+		if cur == nil || cur.Status != metav1.ConditionTrue {
+			return nil
+		}
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, workv1alpha2.EvictionPausedReasonResumed, "Evictions resumed: enough clusters are Ready."
+	} else if cur != nil && cur.Status == cond.Status && cur.Message == cond.Message {
+		return nil
+	}
+	conditions := slices.Clone(b.status.Conditions)
+	cond.LastTransitionTime = metav1.NewTime(c.now())
+	meta.SetStatusCondition(&conditions, cond)
+	body, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": b.meta.ResourceVersion},
+		"status":   map[string]any{"conditions": conditions},
+	})
+	if err != nil {
+		return err
+	}
+	if err := c.writeStatus(ctx, b.key(), body); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return nil
 }
 
 // Run runs the taint manager until ctx ends.
@@ -191,8 +234,11 @@ func (c *TaintManager) reconcile(ctx context.Context, key string) error {
 	} else if err != nil {
 		return err
 	}
-	if b.meta.DeletionTimestamp != nil || len(b.spec.Clusters) == 0 {
+	if b.meta.DeletionTimestamp != nil {
 		return nil
+	}
+	if len(b.spec.Clusters) == 0 {
+		return c.syncPaused(ctx, b, false, "")
 	}
 	all, err := c.clusters.List(labels.Everything())
 	if err != nil {
@@ -219,14 +265,15 @@ func (c *TaintManager) reconcile(ctx context.Context, key string) error {
 		c.requeue(key, after)
 	}
 	if len(evict) == 0 {
-		return nil
+		// Nothing due (any more): a pause of this binding is over.
+		return c.syncPaused(ctx, b, false, "")
 	}
 	if paused, why := failover.Partitioned(all, c.opts.UnhealthyClusterThreshold); paused {
 		c.partitioned(now)
 		c.recorder.Event(b.obj, corev1.EventTypeWarning, ReasonEvictionPaused, why)
 		klog.FromContext(ctx).Info("Eviction paused", "binding", key, "why", why)
 		c.requeue(key, pauseRecheck)
-		return nil
+		return c.syncPaused(ctx, b, true, why)
 	}
 	if wait := c.quiet(now); wait > 0 {
 		klog.FromContext(ctx).V(2).Info("Eviction waits after a partition or the start", "binding", key, "wait", wait)

@@ -7,6 +7,20 @@ const (
 	// FullyApplied says whether the resource has been applied to every
 	// cluster the binding is scheduled to.
 	FullyApplied = "FullyApplied"
+	// EvictionPaused (Flotilla's; Karmada has none) is True while the
+	// taint manager holds back an eviction of the binding because too many
+	// clusters are not Ready at once (a partition of the control plane
+	// looks like every member failing); False once evictions resume.
+	EvictionPaused = "EvictionPaused"
+)
+
+// Reasons of the EvictionPaused condition.
+const (
+	// EvictionPausedReasonClustersNotReady: more than the
+	// --unhealthy-cluster-threshold share of clusters are not Ready.
+	EvictionPausedReasonClustersNotReady = "ClustersNotReady"
+	// EvictionPausedReasonResumed: evictions are no longer paused.
+	EvictionPausedReasonResumed = "EvictionResumed"
 )
 
 // Reasons of the Scheduled condition.

@@ -3,6 +3,7 @@ package failover
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
@@ -197,6 +199,18 @@ func TestAllMembersDownPausesEviction(t *testing.T) {
 	if got := clustersOf(b); got != "member1:1 member2:1" || len(b.Spec.GracefulEvictionTasks) > 0 {
 		t.Fatalf("while paused: scheduled to %q, tasks %+v; want the placement kept", got, b.Spec.GracefulEvictionTasks)
 	}
+	// The binding says why (issue 24 item 5).
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		c := meta.FindStatusCondition(b.Status.Conditions, workv1alpha2.EvictionPaused)
+		if c == nil || c.Status != metav1.ConditionTrue || c.Reason != workv1alpha2.EvictionPausedReasonClustersNotReady || !strings.Contains(c.Message, "2 of 2 clusters are not Ready") {
+			return fmt.Sprintf("EvictionPaused condition %+v", c)
+		}
+		return ""
+	})
 	for _, restart := range []func() error{restart1, restart2} {
 		if err := restart(); err != nil {
 			t.Fatal(err)
@@ -216,6 +230,17 @@ func TestAllMembersDownPausesEviction(t *testing.T) {
 	if got := clustersOf(b); got != "member1:1 member2:1" || len(b.Spec.GracefulEvictionTasks) > 0 {
 		t.Errorf("after the members came back: scheduled to %q, tasks %+v; want the placement kept", got, b.Spec.GracefulEvictionTasks)
 	}
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if c := meta.FindStatusCondition(b.Status.Conditions, workv1alpha2.EvictionPaused); c == nil || c.Status != metav1.ConditionFalse ||
+			c.Reason != workv1alpha2.EvictionPausedReasonResumed {
+			return fmt.Sprintf("after the members came back: EvictionPaused condition %+v, want False", c)
+		}
+		return ""
+	})
 	keptGenerations(t, ns, gens)
 }
 
