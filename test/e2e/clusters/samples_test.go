@@ -56,6 +56,7 @@ func TestSamplesApply(t *testing.T) {
 		"propagationpolicy.policy.karmada.io/affinities",
 		"propagationpolicy.policy.karmada.io/critical-web",
 		"propagationpolicy.policy.karmada.io/edge-web",
+		"propagationpolicy.policy.karmada.io/stateful-web-failover",
 		"clusterpropagationpolicy.policy.karmada.io/aggregated",
 		"overridepolicy.policy.karmada.io/guestbook-sample",
 		"clusteroverridepolicy.policy.karmada.io/registry-and-args",
