@@ -156,6 +156,14 @@ func TestNoExecuteTaintGracefulEviction(t *testing.T) {
 	// The task ended because the workload was healthy in member2.
 	wantEvent(t, ns, "web-deployment", "GracefulEvictionCompleted", "Removed the workload from cluster member1: the workload is healthy in member2.")
 	wantEvent(t, ns, "web-deployment", "EvictWorkloadFromClusterSucceed", "Evict from cluster member1 succeed.")
+	// S11: kubectl describe says why member1 was left and when its old
+	// replicas went.
+	out := kubectl(t, "describe", "rb", "web-deployment", "-n", ns)
+	for _, want := range []string{"EvictWorkloadFromClusterSucceed", "GracefulEvictionCompleted", "Removed the workload from cluster member1: the workload is healthy in member2."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("kubectl describe rb lacks %q:\n%s", want, out)
+		}
+	}
 }
 
 // TestNoExecuteTaintDirectly: with failover.cluster.purgeMode Directly the
