@@ -3,10 +3,14 @@ package failover
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -133,5 +137,44 @@ spec:
 		case <-deadline:
 			t.Fatalf("web in %s never had the label %s=2 (the ready replicas it had in %s); seen: %v", to, preservedLabel, from, labels)
 		}
+	}
+}
+
+// TestFailoverValidation: a failover Karmada could not act on is refused
+// with field errors kubectl shows, and nothing is stored.
+func TestFailoverValidation(t *testing.T) {
+	ns := framework.Namespace(t, "fo-invalid")
+	manifest := fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: bad, namespace: %s}
+spec:
+  propagateDeps: true
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  failover:
+    application:
+      decisionConditions: {tolerationSeconds: -1}
+      purgeMode: Eventually
+      statePreservation:
+        rules: [{aliasLabelName: example.io/state}]
+    cluster:
+      purgeMode: Never
+`, ns)
+	f := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(f, []byte(manifest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := framework.Kubectl(t, "apply", "-f", f)
+	for _, field := range []string{
+		"spec.failover.application.decisionConditions.tolerationSeconds: Invalid value: -1",
+		`spec.failover.application.purgeMode: Unsupported value: "Eventually"`,
+		"spec.failover.application.statePreservation.rules[0].jsonPath: Required value",
+		`spec.failover.cluster.purgeMode: Unsupported value: "Never"`,
+	} {
+		if err == nil || !strings.Contains(out, field) {
+			t.Errorf("kubectl apply of a bad failover: %v\n%s\nwant the field error %q", err, out, field)
+		}
+	}
+	if _, err := framework.Karmada(t).PolicyV1alpha1().PropagationPolicies(ns).Get(t.Context(), "bad", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the refused policy: %v, want NotFound", err)
 	}
 }
