@@ -11,8 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
@@ -34,34 +35,56 @@ type readyCounter struct {
 
 func watchReady(t *testing.T, c kubernetes.Interface, ns string) *readyCounter {
 	t.Helper()
-	w, err := c.AppsV1().Deployments(ns).Watch(t.Context(), metav1.ListOptions{})
-	if err != nil {
+	k := &readyCounter{ready: map[string]time.Time{}, gone: map[string]time.Time{}, generations: map[string]int64{}}
+	// An informer, not a bare watch: its reflector watches again when the
+	// server ends a watch (a bare watch's channel just closes, and every
+	// later change would go unseen).
+	factory := informers.NewSharedInformerFactoryWithOptions(c, 0, informers.WithNamespace(ns))
+	inf := factory.Apps().V1().Deployments().Informer()
+	if err := inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
+		t.Logf("watch of Deployments in %s: %v", ns, err)
+	}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(w.Stop)
-	k := &readyCounter{ready: map[string]time.Time{}, gone: map[string]time.Time{}, generations: map[string]int64{}}
-	go func() {
-		for ev := range w.ResultChan() {
-			d, ok := ev.Object.(*appsv1.Deployment)
-			if !ok {
-				continue
-			}
-			now := time.Now()
-			k.mu.Lock()
-			k.generations[d.Name] = d.Generation
-			switch {
-			case ev.Type == watch.Deleted:
-				if _, ok := k.gone[d.Name]; !ok {
-					k.gone[d.Name] = now
-				}
-			case d.Spec.Replicas != nil && d.Status.ReadyReplicas == *d.Spec.Replicas && d.Status.ObservedGeneration == d.Generation:
-				if _, ok := k.ready[d.Name]; !ok {
-					k.ready[d.Name] = now
-				}
-			}
-			k.mu.Unlock()
+	seen := func(obj any, deleted bool) {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
 		}
-	}()
+		d, ok := obj.(*appsv1.Deployment)
+		if !ok {
+			return
+		}
+		now := time.Now()
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		k.generations[d.Name] = d.Generation
+		switch {
+		case deleted:
+			if _, ok := k.gone[d.Name]; !ok {
+				k.gone[d.Name] = now
+			}
+		case d.Spec.Replicas != nil && d.Status.ReadyReplicas == *d.Spec.Replicas && d.Status.ObservedGeneration == d.Generation:
+			if _, ok := k.ready[d.Name]; !ok {
+				k.ready[d.Name] = now
+			}
+		}
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { seen(obj, false) },
+		UpdateFunc: func(_, obj any) { seen(obj, false) },
+		DeleteFunc: func(obj any) { seen(obj, true) },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() {
+		cancel()
+		factory.Shutdown()
+	})
+	factory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(t.Context().Done(), inf.HasSynced) {
+		t.Fatalf("Deployments of %s never synced", ns)
+	}
 	return k
 }
 
