@@ -2,18 +2,14 @@ package eviction
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
@@ -129,32 +125,7 @@ func (c *ApplicationFailover) reconcile(ctx context.Context, key string) error {
 	if len(evict) == 0 {
 		return nil
 	}
-	body, err := evictionPatch(b, evict, taskOptions{mode: app.PurgeMode, reason: workv1alpha2.EvictionReasonApplicationFailure,
+	return writeEviction(ctx, c.write, c.recorder, b, evict, taskOptions{mode: app.PurgeMode, reason: workv1alpha2.EvictionReasonApplicationFailure,
 		producer: workv1alpha2.EvictionProducerApplicationFailover, grace: app.GracePeriodSeconds, timeout: c.timeout,
-		preserve: app.StatePreservation, always: true},
-		metav1.NewTime(now))
-	if err != nil {
-		for _, e := range evict {
-			c.recorder.Event(b.obj, corev1.EventTypeWarning, ReasonEvictWorkloadFromClusterFailed,
-				fmt.Sprintf("Evict from cluster %s failed: %v", e.Cluster, err))
-		}
-		return err
-	}
-	if err := c.write(ctx, key, body); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if !apierrors.IsConflict(err) {
-			for _, e := range evict {
-				c.recorder.Event(b.obj, corev1.EventTypeWarning, ReasonEvictWorkloadFromClusterFailed,
-					fmt.Sprintf("Evict from cluster %s failed: %v", e.Cluster, err))
-			}
-		}
-		return err
-	}
-	for _, e := range evict {
-		klog.FromContext(ctx).Info("Evicted an unhealthy application from a cluster", "binding", key, "cluster", e.Cluster, "why", e.Message)
-		c.recorder.Event(b.obj, corev1.EventTypeNormal, ReasonEvictWorkloadFromClusterSucceed, fmt.Sprintf("Evict from cluster %s succeed.", e.Cluster))
-	}
-	return nil
+		preserve: app.StatePreservation, always: true}, now)
 }

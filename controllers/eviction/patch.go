@@ -2,13 +2,18 @@ package eviction
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/jsonpath"
+	"k8s.io/klog/v2"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
@@ -34,6 +39,38 @@ type taskOptions struct {
 	// from the cluster); otherwise such a mode makes one only to carry
 	// preserved state.
 	always bool
+}
+
+// writeEviction writes one decision's evictions of b (evictionPatch) and
+// records its events on the binding: EvictWorkloadFromClusterSucceed per
+// cluster, or EvictWorkloadFromClusterFailed when the patch cannot be made
+// or is refused (not on a conflict: that retries from the newer binding).
+func writeEviction(ctx context.Context, write func(ctx context.Context, key string, body []byte) error, recorder record.EventRecorder,
+	b *binding, evict []failover.Eviction, opts taskOptions, now time.Time) error {
+	failed := func(err error) {
+		for _, e := range evict {
+			recorder.Event(b.obj, corev1.EventTypeWarning, ReasonEvictWorkloadFromClusterFailed, fmt.Sprintf("Evict from cluster %s failed: %v", e.Cluster, err))
+		}
+	}
+	body, err := evictionPatch(b, evict, opts, metav1.NewTime(now))
+	if err != nil {
+		failed(err)
+		return err
+	}
+	if err := write(ctx, b.key(), body); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if !apierrors.IsConflict(err) {
+			failed(err)
+		}
+		return err
+	}
+	for _, e := range evict {
+		klog.FromContext(ctx).Info("Evicted a binding from a cluster", "binding", b.key(), "cluster", e.Cluster, "reason", opts.reason, "why", e.Message)
+		recorder.Event(b.obj, corev1.EventTypeNormal, ReasonEvictWorkloadFromClusterSucceed, fmt.Sprintf("Evict from cluster %s succeed.", e.Cluster))
+	}
+	return nil
 }
 
 // evictionPatch removes the evicted clusters from spec.clusters and adds a

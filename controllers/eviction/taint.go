@@ -3,7 +3,6 @@ package eviction
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -290,32 +289,7 @@ func (c *TaintManager) reconcile(ctx context.Context, key string) error {
 	if f := b.spec.Failover; f != nil && f.Cluster != nil {
 		opts.preserve = f.Cluster.StatePreservation
 	}
-	body, err := evictionPatch(b, evict, opts, metav1.NewTime(now))
-	if err != nil {
-		for _, e := range evict {
-			c.recorder.Event(b.obj, corev1.EventTypeWarning, ReasonEvictWorkloadFromClusterFailed,
-				fmt.Sprintf("Evict from cluster %s failed: %v", e.Cluster, err))
-		}
-		return err
-	}
-	if err := c.write(ctx, key, body); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if !apierrors.IsConflict(err) {
-			for _, e := range evict {
-				c.recorder.Event(b.obj, corev1.EventTypeWarning, ReasonEvictWorkloadFromClusterFailed,
-					fmt.Sprintf("Evict from cluster %s failed: %v", e.Cluster, err))
-			}
-		}
-		return err // a conflict retries from the newer binding
-	}
-	for _, e := range evict {
-		klog.FromContext(ctx).Info("Evicted a binding from a cluster", "binding", key, "cluster", e.Cluster, "why", e.Message)
-		c.recorder.Event(b.obj, corev1.EventTypeNormal, ReasonEvictWorkloadFromClusterSucceed,
-			fmt.Sprintf("Evict from cluster %s succeed.", e.Cluster))
-	}
-	return nil
+	return writeEviction(ctx, c.write, c.recorder, b, evict, opts, now)
 }
 
 // pauseRecheck is how often a paused eviction looks again.
