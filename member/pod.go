@@ -34,8 +34,8 @@ type Pod struct {
 	// pod (PodScheduled False, reason Unschedulable), in Unix seconds; 0:
 	// it has not.
 	unschedulableSince int64
-	labels                     *map[string]string
-	shape                      *podShape
+	labels             *map[string]string
+	shape              *podShape
 }
 
 // podShape is a pod's requests: the same for every pod of a workload.

@@ -42,9 +42,15 @@ func TestCandidate(t *testing.T) {
 		want   bool
 	}{
 		{"dynamic weight", func(*workv1alpha2.ResourceBinding) {}, true},
-		{"aggregated", func(b *workv1alpha2.ResourceBinding) { b.Annotations[workv1alpha2.AppliedPlacementAnnotation] = aggregatedPlacement }, true},
-		{"static weights", func(b *workv1alpha2.ResourceBinding) { b.Annotations[workv1alpha2.AppliedPlacementAnnotation] = staticPlacement }, false},
-		{"duplicated", func(b *workv1alpha2.ResourceBinding) { b.Annotations[workv1alpha2.AppliedPlacementAnnotation] = duplicatedPlacement }, false},
+		{"aggregated", func(b *workv1alpha2.ResourceBinding) {
+			b.Annotations[workv1alpha2.AppliedPlacementAnnotation] = aggregatedPlacement
+		}, true},
+		{"static weights", func(b *workv1alpha2.ResourceBinding) {
+			b.Annotations[workv1alpha2.AppliedPlacementAnnotation] = staticPlacement
+		}, false},
+		{"duplicated", func(b *workv1alpha2.ResourceBinding) {
+			b.Annotations[workv1alpha2.AppliedPlacementAnnotation] = duplicatedPlacement
+		}, false},
 		{"never scheduled: no applied placement", func(b *workv1alpha2.ResourceBinding) { b.Annotations = nil }, false},
 		{"an applied placement that does not parse", func(b *workv1alpha2.ResourceBinding) { b.Annotations[workv1alpha2.AppliedPlacementAnnotation] = "{" }, false},
 		{"scheduling pending (the spec moved since)", func(b *workv1alpha2.ResourceBinding) { b.Generation = 4 }, false},
