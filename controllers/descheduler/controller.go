@@ -114,14 +114,14 @@ func New(opts Options, rbs workinformers.ResourceBindingInformer, clusters clust
 // listed.
 var errPodsUnknown = errors.New("member pods unknown")
 
-// hubPods lists a member's pods from the hub's informers.
-func hubPods(hub *member.Hub) func(cluster, namespace string, selector labels.Selector) ([]*member.Pod, error) {
-	return func(cluster, namespace string, selector labels.Selector) ([]*member.Pod, error) {
+// hubPods lists a member's pods of a namespace from the hub's informers.
+func hubPods(hub *member.Hub) func(cluster, namespace string) ([]*member.Pod, error) {
+	return func(cluster, namespace string) ([]*member.Pod, error) {
 		m, ok := hub.Member(cluster)
 		if !ok || !m.Synced {
 			return nil, errPodsUnknown
 		}
-		return m.Pods(namespace, selector)
+		return m.Pods(namespace, labels.Everything())
 	}
 }
 

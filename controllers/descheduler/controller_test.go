@@ -36,16 +36,8 @@ func newController(t *testing.T, bindings []*workv1alpha2.ResourceBinding, pods 
 			selector: func(context.Context, string, string, string) (labels.Selector, error) {
 				return labels.SelectorFromSet(labels.Set{"app": "web"}), nil
 			},
-			pods: func(cluster, _ string, selector labels.Selector) ([]*member.Pod, error) {
-				var out []*member.Pod
-				for _, p := range hubPodsOf(pods[cluster]...) {
-					if selector.Matches(labels.Set(p.Labels())) {
-						out = append(out, p)
-					}
-				}
-				return out, nil
-			},
-			now: func() time.Time { return now }, threshold: 5 * time.Minute,
+			pods: func(cluster, _ string) ([]*member.Pod, error) { return hubPodsOf(pods[cluster]...), nil },
+			now:  func() time.Time { return now }, threshold: 5 * time.Minute,
 		},
 		write: writeReconciler{
 			patch: func(_ context.Context, namespace, name string, body []byte) error {

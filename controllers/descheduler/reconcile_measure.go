@@ -24,9 +24,9 @@ type measureReconciler struct {
 	// selector returns the selector of the Deployment namespace/name in a
 	// member: the one its ReplicaSets, and so its pods, are made with.
 	selector func(ctx context.Context, cluster, namespace, name string) (labels.Selector, error)
-	// pods lists the pods of namespace selector matches in a member
-	// (shared: do not modify); an error when they are unknown.
-	pods func(cluster, namespace string, selector labels.Selector) ([]*member.Pod, error)
+	// pods lists the pods of namespace in a member (shared: do not
+	// modify); an error when they are unknown.
+	pods func(cluster, namespace string) ([]*member.Pod, error)
 	now  func() time.Time
 	// threshold is how long a pod must have been unschedulable to count.
 	threshold time.Duration
@@ -35,7 +35,9 @@ type measureReconciler struct {
 // reconcile measures rb's workload in clusters (each with the Ready
 // replicas the binding's aggregated status says). A cluster that is not
 // Ready, or whose Deployment or pods cannot be read, is left out: nothing
-// is decided there without a measurement. The Ready replicas are the
+// is decided there without a measurement. So is a cluster where no pod of
+// the namespace is unschedulable, whose Deployment is then not read (the
+// only request to the member). The Ready replicas are the
 // larger of the aggregated status's and the Ready pods counted, so a
 // stale figure never lets what runs be taken off.
 func (r *measureReconciler) reconcile(ctx context.Context, rb *workv1alpha2.ResourceBinding, clusters map[string]int32) map[string]failover.Measurement {
@@ -47,20 +49,37 @@ func (r *measureReconciler) reconcile(ctx context.Context, rb *workv1alpha2.Reso
 			logger.V(4).Info("Not descheduling from a cluster that is not Ready", "binding", klog.KObj(rb), "cluster", cluster)
 			continue
 		}
+		now := r.now()
+		pods, err := r.pods(cluster, res.Namespace)
+		if err != nil {
+			logger.V(2).Info("Cannot count the member pods; not descheduling there", "binding", klog.KObj(rb), "cluster", cluster, "err", err)
+			continue
+		}
+		if count(pods, now, r.threshold).Unschedulable == 0 {
+			// No pod of the namespace is unschedulable: nothing to take
+			// off, and no need to read the member Deployment.
+			continue
+		}
 		selector, err := r.selector(ctx, cluster, res.Namespace, res.Name)
 		if err != nil {
 			logger.V(2).Info("Cannot read the member workload; not descheduling there", "binding", klog.KObj(rb), "cluster", cluster, "err", err)
 			continue
 		}
-		pods, err := r.pods(cluster, res.Namespace, selector)
-		if err != nil {
-			logger.V(2).Info("Cannot count the member pods; not descheduling there", "binding", klog.KObj(rb), "cluster", cluster, "err", err)
-			continue
-		}
-		m := count(pods, r.now(), r.threshold)
+		m := count(selected(pods, selector), now, r.threshold)
 		m.Ready = max(m.Ready, clusters[cluster])
 		logger.V(4).Info("Measured", "binding", klog.KObj(rb), "cluster", cluster, "unschedulable", m.Unschedulable, "ready", m.Ready)
 		out[cluster] = m
+	}
+	return out
+}
+
+// selected are the pods selector matches.
+func selected(pods []*member.Pod, selector labels.Selector) []*member.Pod {
+	var out []*member.Pod
+	for _, p := range pods {
+		if selector.Matches(labels.Set(p.Labels())) {
+			out = append(out, p)
+		}
 	}
 	return out
 }

@@ -80,9 +80,15 @@ func TestMeasure(t *testing.T) {
 	t.Parallel()
 	long := now.Add(-10 * time.Minute)
 	webSelector := labels.SelectorFromSet(labels.Set{"app": "web"})
+	other := pod("o", "unschedulable", long)
+	other.Labels = map[string]string{"app": "other"}
 	members := map[string][]*corev1.Pod{
-		"m1": {pod("a", "ready", now), pod("u", "unschedulable", long), pod("v", "unschedulable", long), pod("w", "ready", now)},
+		"m1": {pod("a", "ready", now), pod("u", "unschedulable", long), pod("v", "unschedulable", long), pod("w", "ready", now), other},
 		"m2": {pod("b", "ready", now), pod("x", "unschedulable", long)},
+		// m3: another workload's pod is unschedulable, not web's.
+		"m3": {pod("c", "ready", now), other},
+		// m4: none unschedulable (long enough).
+		"m4": {pod("d", "ready", now), pod("y", "unschedulable", now)},
 	}
 	for _, tc := range []struct {
 		name string
@@ -93,37 +99,46 @@ func TestMeasure(t *testing.T) {
 		noWorkload  string // a cluster whose Deployment cannot be read
 		podsUnknown string // a cluster whose pods are unknown
 		want        map[string]failover.Measurement
+		// wantRead are the clusters whose Deployment is read.
+		wantRead []string
 	}{
-		{name: "every lacking cluster measured", clusters: map[string]int32{"m1": 0, "m2": 0},
-			want: map[string]failover.Measurement{"m1": {Unschedulable: 2, Ready: 2}, "m2": {Unschedulable: 1, Ready: 1}}},
+		{name: "every lacking cluster measured; other workloads' pods do not count", clusters: map[string]int32{"m1": 0, "m2": 0},
+			want:     map[string]failover.Measurement{"m1": {Unschedulable: 2, Ready: 2}, "m2": {Unschedulable: 1, Ready: 1}},
+			wantRead: []string{"m1", "m2"}},
 		{name: "only the lacking clusters", clusters: map[string]int32{"m2": 1},
-			want: map[string]failover.Measurement{"m2": {Unschedulable: 1, Ready: 1}}},
+			want: map[string]failover.Measurement{"m2": {Unschedulable: 1, Ready: 1}}, wantRead: []string{"m2"}},
 		{name: "the aggregated status says more are Ready than the pods show: the larger counts", clusters: map[string]int32{"m1": 3},
-			want: map[string]failover.Measurement{"m1": {Unschedulable: 2, Ready: 3}}},
+			want: map[string]failover.Measurement{"m1": {Unschedulable: 2, Ready: 3}}, wantRead: []string{"m1"}},
 		{name: "a cluster not Ready is left out", clusters: map[string]int32{"m1": 0, "m2": 0}, notReady: "m1",
-			want: map[string]failover.Measurement{"m2": {Unschedulable: 1, Ready: 1}}},
+			want: map[string]failover.Measurement{"m2": {Unschedulable: 1, Ready: 1}}, wantRead: []string{"m2"}},
 		{name: "a cluster whose Deployment cannot be read is left out", clusters: map[string]int32{"m1": 0, "m2": 0}, noWorkload: "m2",
-			want: map[string]failover.Measurement{"m1": {Unschedulable: 2, Ready: 2}}},
+			want: map[string]failover.Measurement{"m1": {Unschedulable: 2, Ready: 2}}, wantRead: []string{"m1", "m2"}},
 		{name: "a cluster whose pods are unknown is left out", clusters: map[string]int32{"m1": 0, "m2": 0}, podsUnknown: "m1",
-			want: map[string]failover.Measurement{"m2": {Unschedulable: 1, Ready: 1}}},
+			want: map[string]failover.Measurement{"m2": {Unschedulable: 1, Ready: 1}}, wantRead: []string{"m2"}},
+		{name: "another workload unschedulable: the Deployment is read, nothing of web unschedulable", clusters: map[string]int32{"m3": 0},
+			want: map[string]failover.Measurement{"m3": {Ready: 1}}, wantRead: []string{"m3"}},
+		{name: "nothing in the namespace unschedulable long enough: the member is not asked", clusters: map[string]int32{"m4": 0},
+			want: map[string]failover.Measurement{}},
 		{name: "nothing lacking: nothing measured", clusters: map[string]int32{}, want: map[string]failover.Measurement{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			var read []string
 			r := measureReconciler{
 				clusterReady: func(name string) bool { return name != tc.notReady },
 				selector: func(_ context.Context, cluster, namespace, name string) (labels.Selector, error) {
+					read = append(read, cluster)
 					if cluster == tc.noWorkload || namespace != "ns" || name != "web" {
 						return nil, errors.New("not found")
 					}
 					return webSelector, nil
 				},
-				pods: func(cluster, namespace string, selector labels.Selector) ([]*member.Pod, error) {
+				pods: func(cluster, namespace string) ([]*member.Pod, error) {
 					if cluster == tc.podsUnknown {
 						return nil, errPodsUnknown
 					}
-					if namespace != "ns" || selector.String() != webSelector.String() {
-						t.Errorf("pods of %s selected by %s, want ns and %s", namespace, selector, webSelector)
+					if namespace != "ns" {
+						t.Errorf("pods of %s, want ns", namespace)
 					}
 					return hubPodsOf(members[cluster]...), nil
 				},
@@ -133,6 +148,9 @@ func TestMeasure(t *testing.T) {
 			got := r.reconcile(context.Background(), rb(dynamicPlacement), tc.clusters)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("measurements (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantRead, read); diff != "" {
+				t.Errorf("member Deployments read (-want +got):\n%s", diff)
 			}
 		})
 	}
