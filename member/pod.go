@@ -17,8 +17,8 @@ import (
 )
 
 // Pod is what the hub keeps of a member pod: what cluster status, the
-// replica estimate, FederatedHPA and the metrics adapter read, about a
-// tenth of a trimmed corev1.Pod. The labels and the requests are interned:
+// replica estimate, FederatedHPA, the metrics adapter and the descheduler
+// read, about a tenth of a trimmed corev1.Pod. The labels and the requests are interned:
 // the pods of one workload share one copy. Everything is read-only.
 type Pod struct {
 	Namespace, Name, ResourceVersion string
@@ -30,8 +30,12 @@ type Pod struct {
 	// readyTransition and startTime are Unix seconds (the API's
 	// precision); 0: none.
 	readyTransition, startTime int64
-	labels                     *map[string]string
-	shape                      *podShape
+	// unschedulableSince is when the scheduler last found no node for the
+	// pod (PodScheduled False, reason Unschedulable), in Unix seconds; 0:
+	// it has not.
+	unschedulableSince int64
+	labels             *map[string]string
+	shape              *podShape
 }
 
 // podShape is a pod's requests: the same for every pod of a workload.
@@ -65,6 +69,11 @@ func (p *Pod) ReadyTransition() time.Time { return unixTime(p.readyTransition) }
 
 // StartTime is when the kubelet acknowledged the pod (zero: not yet).
 func (p *Pod) StartTime() time.Time { return unixTime(p.startTime) }
+
+// UnschedulableSince is when the pod's PodScheduled condition became False
+// with reason Unschedulable: the member's scheduler finds no node for it
+// (zero: it is not so).
+func (p *Pod) UnschedulableSince() time.Time { return unixTime(p.unschedulableSince) }
 
 // Containers are the containers whose requests make the pod's (shared:
 // do not modify).
@@ -102,9 +111,11 @@ func NewPod(p *corev1.Pod) *Pod {
 	out := &Pod{Namespace: p.Namespace, Name: p.Name, ResourceVersion: p.ResourceVersion, NodeName: p.Spec.NodeName,
 		Phase: p.Status.Phase, Deleting: p.DeletionTimestamp != nil, startTime: unixSeconds(p.Status.StartTime)}
 	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
+		switch {
+		case c.Type == corev1.PodReady:
 			out.Ready, out.readyTransition = c.Status, unixSeconds(&c.LastTransitionTime)
-			break
+		case c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable:
+			out.unschedulableSince = unixSeconds(&c.LastTransitionTime)
 		}
 	}
 	if len(p.Labels) > 0 {

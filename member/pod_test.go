@@ -53,7 +53,19 @@ func TestCompactPodStatus(t *testing.T) {
 	if m := c.GetObjectMeta(); m.GetNamespace() != "ns" || m.GetName() != "p" {
 		t.Errorf("object meta %s/%s", m.GetNamespace(), m.GetName())
 	}
-	if z := NewPod(testPod("q", "", corev1.PodPending)); !z.StartTime().IsZero() || !z.ReadyTransition().IsZero() || z.Ready != "" {
-		t.Errorf("a pending pod: start %v ready %q at %v", z.StartTime(), z.Ready, z.ReadyTransition())
+	if !c.UnschedulableSince().IsZero() {
+		t.Errorf("a scheduled pod unschedulable since %v", c.UnschedulableSince())
+	}
+	if z := NewPod(testPod("q", "", corev1.PodPending)); !z.StartTime().IsZero() || !z.ReadyTransition().IsZero() || z.Ready != "" || !z.UnschedulableSince().IsZero() {
+		t.Errorf("a pending pod: start %v ready %q at %v unschedulable since %v", z.StartTime(), z.Ready, z.ReadyTransition(), z.UnschedulableSince())
+	}
+	// Only the scheduler's verdict that no node fits counts: a pod
+	// waiting for its scheduling gates is not unschedulable.
+	for reason, want := range map[string]time.Time{corev1.PodReasonUnschedulable: started.Time, corev1.PodReasonSchedulingGated: {}} {
+		u := testPod("u", "", corev1.PodPending)
+		u.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: reason, LastTransitionTime: started}}
+		if got := NewPod(u).UnschedulableSince(); !got.Equal(want) {
+			t.Errorf("PodScheduled False (%s): unschedulable since %v, want %v", reason, got, want)
+		}
 	}
 }

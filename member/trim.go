@@ -6,11 +6,11 @@ import (
 )
 
 // Trim keeps of pods, nodes and ResourceQuotas what the metrics adapter,
-// the HPA arithmetic, cluster status and the replica estimate
-// (MaxReplicas) read:
+// the HPA arithmetic, cluster status, the replica estimate (MaxReplicas)
+// and the descheduler read:
 //   - pods become a compact Pod: identity, labels, node name, phase,
-//     readiness, start time, and their requests (per container, pod-level,
-//     and the total a node gives them);
+//     readiness, start time, since when they are unschedulable, and their
+//     requests (per container, pod-level, and the total a node gives them);
 //   - nodes: identity, labels, unschedulable, taints, conditions, capacity
 //     and allocatable;
 //   - ResourceQuotas: identity, hard limits and scopes, and status hard and

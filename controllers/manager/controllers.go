@@ -12,6 +12,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/cronfederatedhpa"
 	"github.com/flotilla-io/flotilla/controllers/dependencies"
 	"github.com/flotilla-io/flotilla/controllers/deploymentreplicassyncer"
+	"github.com/flotilla-io/flotilla/controllers/descheduler"
 	"github.com/flotilla-io/flotilla/controllers/detector"
 	"github.com/flotilla-io/flotilla/controllers/eviction"
 	"github.com/flotilla-io/flotilla/controllers/execution"
@@ -67,7 +68,26 @@ func Controllers() map[string]InitFunc {
 		eviction.TaintManagerName:        startTaintManager,
 		eviction.GracefulEvictionName:    startGracefulEviction,
 		eviction.ApplicationFailoverName: startApplicationFailover,
+
+		descheduler.ControllerName: startDescheduler,
 	}
+}
+
+// disabledByDefault are the controllers "*" leaves out: they run only
+// when --controllers names them. The descheduler is one: Karmada's is a
+// component of its own, installed only when asked for.
+var disabledByDefault = map[string]bool{descheduler.ControllerName: true}
+
+// startDescheduler takes the replicas their members cannot schedule off
+// dynamically divided bindings, so the scheduler places them elsewhere.
+func startDescheduler(ctx context.Context, c *Context) error {
+	ctrl, err := descheduler.New(c.Options.Descheduler, c.KarmadaInformers.Work().V1alpha2().ResourceBindings(),
+		c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada, c.Hub, c.Recorder)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 4)
+	return nil
 }
 
 // startTaintManager evicts bindings from clusters with NoExecute taints

@@ -41,6 +41,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/descheduler"
 	"github.com/flotilla-io/flotilla/controllers/eviction"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
@@ -55,8 +56,8 @@ import (
 
 // Options configure the controllers.
 type Options struct {
-	// Controllers names the controllers to run: "*" for all, "name" to add
-	// one, "-name" to remove one.
+	// Controllers names the controllers to run: "*" for all those on by
+	// default, "name" to add one, "-name" to remove one.
 	Controllers []string
 	// LeaderElect runs the controllers only in the replica holding the lease.
 	LeaderElect bool
@@ -103,6 +104,9 @@ type Options struct {
 	// GracefulEvictionTimeout is the grace period of eviction tasks
 	// without their own.
 	GracefulEvictionTimeout time.Duration
+	// Descheduler tunes the descheduler (Karmada's karmada-descheduler
+	// flags).
+	Descheduler descheduler.Options
 }
 
 // NewOptions returns the defaults.
@@ -116,6 +120,7 @@ func NewOptions() Options {
 		HPA:                     federatedhpa.Options{SyncPeriod: 15 * time.Second, Algorithm: calculator.DefaultConfig()},
 		Taints:                  eviction.TaintOptions{PurgeMode: policyv1alpha1.PurgeModeGracefully, UnhealthyClusterThreshold: 0.55, EvictionRate: 50},
 		GracefulEvictionTimeout: eviction.DefaultGracefulEvictionTimeout,
+		Descheduler:             descheduler.DefaultOptions(),
 	}
 }
 
@@ -160,12 +165,23 @@ type Context struct {
 // when the controller is running.
 type InitFunc func(ctx context.Context, c *Context) error
 
-// Enabled reports whether name is enabled by the --controllers list.
+// Enabled reports whether name is enabled by the --controllers list: named
+// there, or covered by "*" unless it is off by default (DisabledByDefault).
 func Enabled(name string, list []string) bool {
 	if slices.Contains(list, "-"+name) {
 		return false
 	}
-	return slices.Contains(list, name) || slices.Contains(list, "*")
+	return slices.Contains(list, name) || (slices.Contains(list, "*") && !disabledByDefault[name])
+}
+
+// DisabledByDefault returns the controllers "*" does not enable, sorted.
+func DisabledByDefault() []string {
+	var names []string
+	for n := range disabledByDefault {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // Validate checks that every name in list is a known controller.

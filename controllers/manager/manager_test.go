@@ -65,3 +65,31 @@ func TestUseClusterInformer(t *testing.T) {
 		}
 	}
 }
+
+// "*" enables every controller but those off by default, which run only
+// when named; "-name" always wins.
+func TestEnabled(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		list []string
+		want bool
+	}{
+		{"scheduler", []string{"*"}, true},
+		{"scheduler", []string{"*", "-scheduler"}, false},
+		{"scheduler", []string{"binding"}, false},
+		{"descheduler", []string{"*"}, false},
+		{"descheduler", []string{"*", "descheduler"}, true},
+		{"descheduler", []string{"descheduler", "-descheduler"}, false},
+	} {
+		if got := Enabled(tc.name, tc.list); got != tc.want {
+			t.Errorf("Enabled(%s, %v) = %t, want %t", tc.name, tc.list, got, tc.want)
+		}
+	}
+	if got := DisabledByDefault(); len(got) != 1 || got[0] != "descheduler" {
+		t.Errorf("DisabledByDefault() = %v", got)
+	}
+	if err := Validate([]string{"*", "descheduler"}); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+}

@@ -47,6 +47,7 @@ var alphaFeatures = []string{
 	"--multiple-pod-templates-scheduling", // MultiplePodTemplatesScheduling
 	"--resource-quota-estimate",           // ResourceQuotaEstimate
 	"--enable-no-execute-taint-eviction",  // as local-up-karmada.sh's karmada-controller-manager
+	"--controllers=*,descheduler",         // local-up-karmada.sh deploys karmada-descheduler
 }
 
 func main() {

@@ -129,7 +129,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 		"address (host:port) serving this process's Prometheus metrics at "+metrics.Path+" over plain HTTP; empty or 0 disables it")
 	fss.FlagSet("search").BoolVar(&o.searchIndexInMemory, "search-index-in-memory", o.searchIndexInMemory, "keep the full-text index in memory instead of under the data directory (beside --embedded-etcd-dir)")
 	cs := fss.FlagSet("controllers")
-	cs.StringSliceVar(&o.Controllers.Controllers, "controllers", o.Controllers.Controllers, "controllers to run: '*' for all, 'name' to enable one, '-name' to disable one; known: "+strings.Join(manager.Names(), ", "))
+	cs.StringSliceVar(&o.Controllers.Controllers, "controllers", o.Controllers.Controllers, "controllers to run: '*' for all those on by default, 'name' to enable one, '-name' to disable one; known: "+strings.Join(manager.Names(), ", ")+"; off by default: "+strings.Join(manager.DisabledByDefault(), ", "))
 	cs.BoolVar(&o.Controllers.LeaderElect, "leader-elect", o.Controllers.LeaderElect, "run the controllers only in the replica holding the lease "+o.Controllers.LeaseNamespace+"/"+o.Controllers.LeaseName+" on the host")
 	cs.DurationVar(&o.Controllers.LeaseDuration, "leader-elect-lease-duration", o.Controllers.LeaseDuration, "how long a standby replica waits after the leader's last observed renewal before taking the controllers' lease")
 	cs.DurationVar(&o.Controllers.RenewDeadline, "leader-elect-renew-deadline", o.Controllers.RenewDeadline, "how long the leader keeps trying to renew before it stops its controllers; less than the lease duration")
@@ -162,6 +162,10 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	cs.DurationVar(&o.Controllers.HPA.Algorithm.DelayOfInitialReadinessStatus, "horizontal-pod-autoscaler-initial-readiness-delay", o.Controllers.HPA.Algorithm.DelayOfInitialReadinessStatus, "period after pod start during which readiness changes count as the initial readiness")
 	cs.DurationVar(&o.Controllers.ClusterFailureThreshold, "cluster-failure-threshold", o.Controllers.ClusterFailureThreshold, "how long a cluster must fail its health probe before it is reported not ready")
 	cs.IntVar(&o.Controllers.MaxClustersPerToken, "max-clusters-per-token", o.Controllers.MaxClustersPerToken, "how many Pull clusters one bootstrap token may register unless it is bound to one cluster name (flotillactl token create --cluster-name); 0 means no limit")
+	cs.DurationVar(&o.Controllers.Descheduler.DeschedulingInterval, "descheduling-interval", o.Controllers.Descheduler.DeschedulingInterval,
+		"how often the descheduler (--controllers=*,descheduler) looks for replicas their members cannot schedule")
+	cs.DurationVar(&o.Controllers.Descheduler.UnschedulableThreshold, "unschedulable-threshold", o.Controllers.Descheduler.UnschedulableThreshold,
+		"how long a pod must have been unschedulable in its member before the descheduler takes its replica off that member")
 	cs.DurationVar(&o.Controllers.ClusterCacheSyncTimeout, "cluster-cache-sync-timeout", o.Controllers.ClusterCacheSyncTimeout, "how long to wait for a member's node and pod caches to list; a cluster's status, Ready included, is written only once they have")
 	fs.StringVar(&o.APIService.CABundleFile, "apiservice-ca-file", o.APIService.CABundleFile, "CA the aggregator verifies this server with (default: the last certificate of the serving certificate file)")
 }
@@ -219,6 +223,9 @@ func (o *Options) Validate() error {
 	}
 	if c := o.Controllers; c.LeaderElect && (c.RetryPeriod <= 0 || c.RenewDeadline <= c.RetryPeriod || c.LeaseDuration <= c.RenewDeadline) {
 		errs = append(errs, fmt.Errorf("leader election needs 0 < --leader-elect-retry-period (%s) < --leader-elect-renew-deadline (%s) < --leader-elect-lease-duration (%s)", c.RetryPeriod, c.RenewDeadline, c.LeaseDuration))
+	}
+	if d := o.Controllers.Descheduler; d.DeschedulingInterval <= 0 || d.UnschedulableThreshold < 0 {
+		errs = append(errs, fmt.Errorf("--descheduling-interval must be positive (got %s) and --unschedulable-threshold not negative (got %s)", d.DeschedulingInterval, d.UnschedulableThreshold))
 	}
 	if o.Controllers.MaxClustersPerToken < 0 {
 		errs = append(errs, fmt.Errorf("--max-clusters-per-token must not be negative, got %d", o.Controllers.MaxClustersPerToken))

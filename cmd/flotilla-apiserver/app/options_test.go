@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
+	cliflag "k8s.io/component-base/cli/flag"
 )
 
 func TestTunnelRelayAddress(t *testing.T) {
@@ -65,6 +68,41 @@ func TestLeaderElectionTimingValidated(t *testing.T) {
 			got := err != nil && strings.Contains(err.Error(), "leader election needs")
 			if got != tc.wantErr {
 				t.Errorf("Validate: %v, want an election error %v", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestDeschedulerFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		wantErr bool
+	}{
+		{name: "Karmada's defaults"},
+		{name: "short, for tests", args: []string{"--descheduling-interval=5s", "--unschedulable-threshold=0s"}},
+		{name: "no interval", args: []string{"--descheduling-interval=0s"}, wantErr: true},
+		{name: "a negative threshold", args: []string{"--unschedulable-threshold=-1s"}, wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewOptions()
+			fss := cliflag.NamedFlagSets{}
+			o.AddFlags(&fss)
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+			for _, f := range fss.FlagSets {
+				fs.AddFlagSet(f)
+			}
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			if len(tc.args) == 0 && (o.Controllers.Descheduler.DeschedulingInterval != 2*time.Minute || o.Controllers.Descheduler.UnschedulableThreshold != 5*time.Minute) {
+				t.Errorf("defaults %+v, want 2m and 5m", o.Controllers.Descheduler)
+			}
+			o.EmbeddedEtcdDir, o.APIService.Register = t.TempDir(), false
+			err := o.Validate()
+			got := err != nil && strings.Contains(err.Error(), "--descheduling-interval")
+			if got != tc.wantErr {
+				t.Errorf("Validate: %v, want a descheduler error %v", err, tc.wantErr)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 // Package failover holds the e2e tests of issue 24: workloads leaving
-// clusters (NoExecute taints, graceful eviction) and Remedies setting
-// clusters' status.remedyActions, against real members.
+// clusters (NoExecute taints, graceful eviction), the descheduler moving
+// replicas their members cannot schedule, and Remedies setting clusters'
+// status.remedyActions, against real members.
 package failover
 
 import (
@@ -20,6 +21,11 @@ func TestMain(m *testing.M) {
 			"--cluster-failure-threshold=6s",
 			// Evictions from a not Ready cluster wait this (30s by default).
 			"--unhealthy-cluster-window=12s",
+			// The descheduler (off by default) looks every 3s (2m by
+			// default) for pods unschedulable for 5s (5m by default). Only
+			// dynamically divided bindings are descheduled: the other
+			// tests' placements use static weights.
+			"--controllers=*,descheduler", "--descheduling-interval=3s", "--unschedulable-threshold=5s",
 		}},
 	}, "member1", "member2")
 }

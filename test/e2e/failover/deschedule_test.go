@@ -1,0 +1,241 @@
+package failover
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/descheduler"
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+)
+
+// dynamicReplicas is the replicas of dynamicDivided's Deployment.
+const dynamicReplicas = 6
+
+// dynamicDivided is a Deployment of dynamicReplicas replicas and a policy
+// dividing them over member1 and member2 by their available replicas.
+func dynamicDivided(ns string) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: %[1]s, labels: {app: web}}
+spec:
+  replicas: %[2]d
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: nginx, image: nginx:1.27, resources: {requests: {cpu: 10m, memory: 16Mi}}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference: {dynamicWeight: AvailableReplicas}
+`, ns, dynamicReplicas)
+}
+
+// replicasIn is what b assigns to cluster (-1: not listed).
+func replicasIn(b *workv1alpha2.ResourceBinding, cluster string) int32 {
+	for _, c := range b.Spec.Clusters {
+		if c.Name == cluster {
+			return c.Replicas
+		}
+	}
+	return -1
+}
+
+// taintMember1Nodes has member1's kube-scheduler place no new pod (a
+// NoSchedule taint on its nodes: what runs stays) until the test ends.
+func taintMember1Nodes(t *testing.T, key string) {
+	t.Helper()
+	kubeconfig := framework.Member(t, "member1").Kubeconfig
+	if out, err := framework.KubectlAt(t, kubeconfig, "taint", "nodes", "--all", key+"=:NoSchedule"); err != nil {
+		t.Fatalf("tainting member1's nodes: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := framework.KubectlAt(t, kubeconfig, "taint", "nodes", "--all", key+":NoSchedule-"); err != nil {
+			t.Errorf("untainting member1's nodes: %v\n%s", err, out)
+		}
+	})
+}
+
+// member1Floor watches the binding from resourceVersion rv and keeps the
+// fewest replicas any version of it assigned member1 (-1: a version left
+// member1 out).
+type member1Floor struct {
+	mu       sync.Mutex
+	min      int32
+	versions int
+	err      error
+}
+
+func watchMember1(t *testing.T, ns string, b *workv1alpha2.ResourceBinding) *member1Floor {
+	t.Helper()
+	f := &member1Floor{min: replicasIn(b, "member1")}
+	ctx, cancel := context.WithCancel(t.Context())
+	w, err := framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Watch(ctx, metav1.ListOptions{
+		FieldSelector: "metadata.name=" + b.Name, ResourceVersion: b.ResourceVersion})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() {
+		cancel()
+		w.Stop()
+		<-done
+	})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			f.mu.Lock()
+			switch ev.Type {
+			case watch.Added, watch.Modified:
+				if rb, ok := ev.Object.(*workv1alpha2.ResourceBinding); ok {
+					f.versions++
+					f.min = min(f.min, replicasIn(rb, "member1"))
+				}
+			case watch.Error:
+				f.err = fmt.Errorf("watch error: %v", ev.Object)
+			}
+			f.mu.Unlock()
+		}
+		f.mu.Lock()
+		if ctx.Err() == nil && f.err == nil {
+			f.err = fmt.Errorf("the watch of the binding ended early")
+		}
+		f.mu.Unlock()
+	}()
+	return f
+}
+
+// TestDeschedulerMovesUnschedulableReplicas (issue 24, item 7): a
+// Deployment divided by available replicas over member1 and member2;
+// member1's nodes then take no new pod, and all but one of its replicas
+// are deleted, so their replacements stay Pending (Unschedulable) there.
+// After --unschedulable-threshold the descheduler takes exactly those
+// replicas off member1 (DescheduleBindingSucceed on the binding and the
+// template), never going below the replica Ready there, and the
+// scheduler's scale-up places them in member2: every replica Ready again.
+func TestDeschedulerMovesUnschedulableReplicas(t *testing.T) {
+	ns := framework.Namespace(t, "fo-deschedule")
+	framework.Apply(t, dynamicDivided(ns))
+
+	// Pods may take a minute to be Ready in a member an earlier test
+	// stopped (its kwok reconnects with back-off).
+	var b *workv1alpha2.ResourceBinding
+	framework.Eventually(t, 3*time.Minute, func(ctx context.Context) string {
+		var err error
+		if b, err = binding(ctx, t, ns); err != nil {
+			return err.Error()
+		}
+		m1, m2 := replicasIn(b, "member1"), replicasIn(b, "member2")
+		if m1+m2 != dynamicReplicas || len(b.Spec.Clusters) != 2 {
+			return "scheduled to " + clustersOf(b)
+		}
+		if msg := readyIn(ctx, t, "member1", ns, m1); msg != "" {
+			return msg
+		}
+		return readyIn(ctx, t, "member2", ns, m2)
+	})
+	m1, m2 := replicasIn(b, "member1"), replicasIn(b, "member2")
+	if m1 < 2 {
+		t.Fatalf("member1 got %d of %d replicas (%s); the test needs 2 or more there", m1, dynamicReplicas, clustersOf(b))
+	}
+
+	taintMember1Nodes(t, "fo-deschedule")
+	floor := watchMember1(t, ns, b)
+	member1 := framework.MemberClient(t, "member1")
+	pods, err := member1.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One Ready replica stays: the descheduler must never take it off.
+	deleted := 0
+	for _, p := range pods.Items {
+		if deleted == int(m1)-1 {
+			break
+		}
+		if err := member1.CoreV1().Pods(ns).Delete(t.Context(), p.Name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		deleted++
+	}
+	if deleted != int(m1)-1 {
+		t.Fatalf("deleted %d of member1's %d pods, want %d", deleted, len(pods.Items), m1-1)
+	}
+	// Their replacements are found unschedulable.
+	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
+		pods, err := member1.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+		if err != nil {
+			return err.Error()
+		}
+		n := 0
+		for _, p := range pods.Items {
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+					n++
+				}
+			}
+		}
+		if n != deleted {
+			return fmt.Sprintf("%d of member1's pods unschedulable, want %d", n, deleted)
+		}
+		return ""
+	})
+
+	// member1 keeps its Ready replica, member2 runs the rest.
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if want := fmt.Sprintf("member1:1 member2:%d", m2+m1-1); clustersOf(b) != want {
+			return fmt.Sprintf("scheduled to %s, want %s", clustersOf(b), want)
+		}
+		if msg := readyIn(ctx, t, "member1", ns, 1); msg != "" {
+			return msg
+		}
+		if msg := readyIn(ctx, t, "member2", ns, m2+m1-1); msg != "" {
+			return msg
+		}
+		d, err := framework.HostClient(t).AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		if d.Status.ReadyReplicas != dynamicReplicas {
+			return fmt.Sprintf("the template has %d Ready replicas, want %d", d.Status.ReadyReplicas, dynamicReplicas)
+		}
+		return ""
+	})
+	msg := fmt.Sprintf("%d replica(s) in cluster(member1)", m1-1)
+	wantEvent(t, ns, "web-deployment", descheduler.EventReasonDescheduleBindingSucceed, msg)
+	wantEvent(t, ns, "web", descheduler.EventReasonDescheduleBindingSucceed, msg)
+
+	floor.mu.Lock()
+	defer floor.mu.Unlock()
+	if floor.err != nil {
+		t.Error(floor.err)
+	}
+	if floor.min != 1 || floor.versions == 0 {
+		t.Errorf("member1 went down to %d replicas (-1: left out) over %d versions of the binding; want 1, its Ready replica", floor.min, floor.versions)
+	}
+	if out, err := framework.Kubectl(t, "get", "events", "-n", ns, "--field-selector", "reason="+descheduler.EventReasonDescheduleBindingFailed, "-o", "name"); err != nil || strings.TrimSpace(out) != "" {
+		t.Errorf("DescheduleBindingFailed events: %q (%v)", out, err)
+	}
+}
