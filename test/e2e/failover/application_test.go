@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 	"github.com/flotilla-io/flotilla/test/env"
 )
@@ -117,27 +118,7 @@ spec:
 	wantEvent(t, ns, "web-deployment", "EvictWorkloadFromClusterSucceed", "Evict from cluster "+from+" succeed.")
 
 	// The state reached the new cluster's Deployment.
-	var labels []string
-	deadline := time.After(30 * time.Second)
-	for {
-		select {
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				t.Fatalf("watch of %s ended; labels seen: %v", to, labels)
-			}
-			d, isDeployment := ev.Object.(*appsv1.Deployment)
-			if !isDeployment || (ev.Type != watch.Added && ev.Type != watch.Modified) {
-				continue
-			}
-			v, has := d.Labels[preservedLabel]
-			labels = append(labels, fmt.Sprintf("%q (%v)", v, has))
-			if v == "2" {
-				return
-			}
-		case <-deadline:
-			t.Fatalf("web in %s never had the label %s=2 (the ready replicas it had in %s); seen: %v", to, preservedLabel, from, labels)
-		}
-	}
+	wantPreservedLabel(t, w, from, to)
 }
 
 // TestFailoverValidation: a failover Karmada could not act on is refused
@@ -176,5 +157,99 @@ spec:
 	}
 	if _, err := framework.Karmada(t).PolicyV1alpha1().PropagationPolicies(ns).Get(t.Context(), "bad", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the refused policy: %v, want NotFound", err)
+	}
+}
+
+// TestClusterFailoverPreservesState (issue 24 item 4): web runs whole in
+// one cluster; that cluster gets a NoExecute taint the policy does not
+// tolerate; failover.cluster (Directly, with a state-preservation rule)
+// moves it at once to the other cluster, whose Deployment carries the
+// ready replicas it had as a label.
+func TestClusterFailoverPreservesState(t *testing.T) {
+	ns := framework.Namespace(t, "fo-cluster-state")
+	manifest := strings.Replace(oneCluster(ns), `  failover:
+    application:
+      decisionConditions: {tolerationSeconds: 5}
+      purgeMode: Immediately
+`, `  failover:
+    cluster:
+      purgeMode: Directly
+`, 1)
+	if manifest == oneCluster(ns) {
+		t.Fatal("the policy was not rewritten to cluster failover")
+	}
+	framework.Apply(t, manifest)
+	var from string
+	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if len(b.Spec.Clusters) != 1 {
+			return "scheduled to " + clustersOf(b)
+		}
+		from = b.Spec.Clusters[0].Name
+		if msg := readyIn(ctx, t, from, ns, 2); msg != "" {
+			return msg
+		}
+		// The state is taken from the aggregated status.
+		for _, s := range b.Status.AggregatedStatus {
+			if s.ClusterName == from && s.Health == workv1alpha2.ResourceHealthy {
+				return ""
+			}
+		}
+		return "not yet reported healthy in " + from
+	})
+	to := map[string]string{"member1": "member2", "member2": "member1"}[from]
+	w, err := framework.MemberClient(t, to).AppsV1().Deployments(ns).Watch(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	kubectl(t, "patch", "cluster", from, "--type=merge", "-p", `{"spec":{"taints":[{"key":"fo-cluster-state","effect":"NoExecute"}]}}`)
+	t.Cleanup(func() {
+		_, _ = framework.Kubectl(t, "patch", "cluster", from, "--type=merge", "-p", `{"spec":{"taints":null}}`)
+	})
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if got := clustersOf(b); got != to+":2" {
+			return "scheduled to " + got
+		}
+		if msg := readyIn(ctx, t, to, ns, 2); msg != "" {
+			return msg
+		}
+		return goneFrom(ctx, t, from, ns)
+	})
+	wantPreservedLabel(t, w, from, to)
+}
+
+// wantPreservedLabel waits for w, a watch of web in cluster to, to show it
+// with the label preservedLabel=2: the ready replicas it had in from.
+func wantPreservedLabel(t *testing.T, w watch.Interface, from, to string) {
+	t.Helper()
+	var labels []string
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatalf("watch of %s ended; labels seen: %v", to, labels)
+			}
+			d, isDeployment := ev.Object.(*appsv1.Deployment)
+			if !isDeployment || (ev.Type != watch.Added && ev.Type != watch.Modified) {
+				continue
+			}
+			v, has := d.Labels[preservedLabel]
+			labels = append(labels, fmt.Sprintf("%q (%v)", v, has))
+			if v == "2" {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("web in %s never had the label %s=2 (the ready replicas it had in %s); seen: %v", to, preservedLabel, from, labels)
+		}
 	}
 }

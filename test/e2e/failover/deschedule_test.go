@@ -134,6 +134,27 @@ func watchMember1(t *testing.T, ns string, b *workv1alpha2.ResourceBinding) *mem
 // scheduler's scale-up places them in member2: every replica Ready again.
 func TestDeschedulerMovesUnschedulableReplicas(t *testing.T) {
 	ns := framework.Namespace(t, "fo-deschedule")
+	// The replicas are divided once, by what each member can run then: an
+	// earlier test may have stopped or tainted a member, so wait until
+	// both are Ready, untainted and with every node Ready.
+	framework.Eventually(t, 3*time.Minute, func(ctx context.Context) string {
+		if err := framework.WaitClusterHealthy(ctx, "member1", "member2"); err != nil {
+			return err.Error()
+		}
+		for _, m := range []string{"member1", "member2"} {
+			c, err := framework.Karmada(t).ClusterV1alpha1().Clusters().Get(ctx, m, metav1.GetOptions{})
+			if err != nil {
+				return err.Error()
+			}
+			if len(c.Spec.Taints) > 0 {
+				return fmt.Sprintf("%s has taints %v", m, c.Spec.Taints)
+			}
+			if n := c.Status.NodeSummary; n == nil || n.TotalNum == 0 || n.ReadyNum != n.TotalNum {
+				return fmt.Sprintf("%s's nodes: %+v", m, n)
+			}
+		}
+		return ""
+	})
 	framework.Apply(t, dynamicDivided(ns))
 
 	// Pods may take a minute to be Ready in a member an earlier test
