@@ -28,22 +28,7 @@ const preservedLabel = "failover.example.io/ready-replicas"
 // for 5 s, it leaves its cluster at once, and its ready replicas there
 // go with it as a label.
 func oneCluster(ns string) string {
-	return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: %[1]s, labels: {app: web}}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: nginx, image: nginx:1.27, resources: {requests: {cpu: 10m, memory: 16Mi}}}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: web, namespace: %[1]s}
-spec:
+	return web(ns, 2) + fmt.Sprintf(`spec:
   propagateDeps: true
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
   placement:
@@ -55,8 +40,55 @@ spec:
       decisionConditions: {tolerationSeconds: 5}
       purgeMode: Immediately
       statePreservation:
-        rules: [{aliasLabelName: %[2]s, jsonPath: "{.readyReplicas}"}]
-`, ns, preservedLabel)
+        rules: [{aliasLabelName: %s, jsonPath: "{.readyReplicas}"}]
+`, preservedLabel)
+}
+
+// placedWhole waits until web runs whole in one cluster, Ready and
+// reported Healthy there (state is preserved from the aggregated status),
+// and returns that cluster and the other one.
+func placedWhole(t *testing.T, ns string) (from, to string) {
+	t.Helper()
+	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if len(b.Spec.Clusters) != 1 {
+			return "scheduled to " + clustersOf(b)
+		}
+		from = b.Spec.Clusters[0].Name
+		if msg := readyIn(ctx, t, from, ns, 2); msg != "" {
+			return msg
+		}
+		// The state is taken from the aggregated status.
+		for _, s := range b.Status.AggregatedStatus {
+			if s.ClusterName == from && s.Health == workv1alpha2.ResourceHealthy {
+				return ""
+			}
+		}
+		return "not yet reported healthy in " + from
+	})
+	return from, map[string]string{"member1": "member2", "member2": "member1"}[from]
+}
+
+// movedWhole waits until web runs whole (2 replicas, Ready) in cluster to
+// and is gone from cluster from.
+func movedWhole(t *testing.T, ns, from, to string) {
+	t.Helper()
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		b, err := binding(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if got := clustersOf(b); got != to+":2" {
+			return "scheduled to " + got
+		}
+		if msg := readyIn(ctx, t, to, ns, 2); msg != "" {
+			return msg
+		}
+		return goneFrom(ctx, t, from, ns)
+	})
 }
 
 // TestApplicationFailover (issue 24 item 3): web runs in one cluster; an
@@ -70,19 +102,7 @@ spec:
 func TestApplicationFailover(t *testing.T) {
 	ns := framework.Namespace(t, "fo-app")
 	framework.Apply(t, oneCluster(ns))
-	var from string
-	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
-		b, err := binding(ctx, t, ns)
-		if err != nil {
-			return err.Error()
-		}
-		if len(b.Spec.Clusters) != 1 {
-			return "scheduled to " + clustersOf(b)
-		}
-		from = b.Spec.Clusters[0].Name
-		return readyIn(ctx, t, from, ns, 2)
-	})
-	to := map[string]string{"member1": "member2", "member2": "member1"}[from]
+	from, to := placedWhole(t, ns)
 
 	// Every version of web in the other cluster, from before the failover.
 	w, err := framework.MemberClient(t, to).AppsV1().Deployments(ns).Watch(t.Context(), metav1.ListOptions{})
@@ -102,19 +122,7 @@ spec:
       imageOverrider: [{component: Registry, operator: replace, value: %s}]
 `, ns, from, env.FakeImageRegistry))
 
-	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
-		b, err := binding(ctx, t, ns)
-		if err != nil {
-			return err.Error()
-		}
-		if got := clustersOf(b); got != to+":2" {
-			return "scheduled to " + got
-		}
-		if msg := readyIn(ctx, t, to, ns, 2); msg != "" {
-			return msg
-		}
-		return goneFrom(ctx, t, from, ns)
-	})
+	movedWhole(t, ns, from, to)
 	wantEvent(t, ns, "web-deployment", "EvictWorkloadFromClusterSucceed", "Evict from cluster "+from+" succeed.")
 
 	// The state reached the new cluster's Deployment.
@@ -179,28 +187,7 @@ func TestClusterFailoverPreservesState(t *testing.T) {
 		t.Fatal("the policy was not rewritten to cluster failover")
 	}
 	framework.Apply(t, manifest)
-	var from string
-	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
-		b, err := binding(ctx, t, ns)
-		if err != nil {
-			return err.Error()
-		}
-		if len(b.Spec.Clusters) != 1 {
-			return "scheduled to " + clustersOf(b)
-		}
-		from = b.Spec.Clusters[0].Name
-		if msg := readyIn(ctx, t, from, ns, 2); msg != "" {
-			return msg
-		}
-		// The state is taken from the aggregated status.
-		for _, s := range b.Status.AggregatedStatus {
-			if s.ClusterName == from && s.Health == workv1alpha2.ResourceHealthy {
-				return ""
-			}
-		}
-		return "not yet reported healthy in " + from
-	})
-	to := map[string]string{"member1": "member2", "member2": "member1"}[from]
+	from, to := placedWhole(t, ns)
 	w, err := framework.MemberClient(t, to).AppsV1().Deployments(ns).Watch(t.Context(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -211,19 +198,7 @@ func TestClusterFailoverPreservesState(t *testing.T) {
 	t.Cleanup(func() {
 		_, _ = framework.Kubectl(t, "patch", "cluster", from, "--type=merge", "-p", `{"spec":{"taints":null}}`)
 	})
-	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
-		b, err := binding(ctx, t, ns)
-		if err != nil {
-			return err.Error()
-		}
-		if got := clustersOf(b); got != to+":2" {
-			return "scheduled to " + got
-		}
-		if msg := readyIn(ctx, t, to, ns, 2); msg != "" {
-			return msg
-		}
-		return goneFrom(ctx, t, from, ns)
-	})
+	movedWhole(t, ns, from, to)
 	wantPreservedLabel(t, w, from, to)
 }
 

@@ -23,22 +23,7 @@ const dynamicReplicas = 6
 // dynamicDivided is a Deployment of dynamicReplicas replicas and a policy
 // dividing them over member1 and member2 by their available replicas.
 func dynamicDivided(ns string) string {
-	return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: %[1]s, labels: {app: web}}
-spec:
-  replicas: %[2]d
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: nginx, image: nginx:1.27, resources: {requests: {cpu: 10m, memory: 16Mi}}}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: web, namespace: %[1]s}
-spec:
+	return web(ns, dynamicReplicas) + `spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
   placement:
     clusterAffinity: {clusterNames: [member1, member2]}
@@ -46,7 +31,7 @@ spec:
       replicaSchedulingType: Divided
       replicaDivisionPreference: Weighted
       weightPreference: {dynamicWeight: AvailableReplicas}
-`, ns, dynamicReplicas)
+`
 }
 
 // replicasIn is what b assigns to cluster (-1: not listed).

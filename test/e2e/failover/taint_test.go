@@ -25,14 +25,15 @@ func kubectl(t *testing.T, args ...string) string {
 	return out
 }
 
-// divided is a Deployment of 2 replicas and a policy dividing it evenly
-// over member1 and member2; extra is appended to the policy's spec.
-func divided(ns, extra string) string {
+// web is the Deployment web of replicas replicas in ns, one nginx
+// container with small requests, followed by a PropagationPolicy of it,
+// "---" and the policy's head ("spec:" comes next, from the caller).
+func web(ns string, replicas int) string {
 	return fmt.Sprintf(`apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web, namespace: %[1]s, labels: {app: web}}
 spec:
-  replicas: 2
+  replicas: %[2]d
   selector: {matchLabels: {app: web}}
   template:
     metadata: {labels: {app: web}}
@@ -43,7 +44,13 @@ spec:
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: web, namespace: %[1]s}
-spec:
+`, ns, replicas)
+}
+
+// divided is a Deployment of 2 replicas and a policy dividing it evenly
+// over member1 and member2; extra is appended to the policy's spec.
+func divided(ns, extra string) string {
+	return web(ns, 2) + `spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
   placement:
     clusterAffinity: {clusterNames: [member1, member2]}
@@ -54,7 +61,7 @@ spec:
         staticWeightList:
         - {targetCluster: {clusterNames: [member1]}, weight: 1}
         - {targetCluster: {clusterNames: [member2]}, weight: 1}
-%[2]s`, ns, extra)
+` + extra
 }
 
 // taintMember1 puts a NoExecute taint on member1 and takes it off when
