@@ -77,10 +77,8 @@ func NewApplicationFailover(rbs workinformers.ResourceBindingInformer, crbs work
 			}
 		},
 	}
-	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()} {
-		if _, err := inf.AddEventHandler(handler); err != nil {
-			return nil, err
-		}
+	if err := onBindings(handler, rbs.Informer(), crbs.Informer()); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

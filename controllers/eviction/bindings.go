@@ -73,8 +73,9 @@ func (s bindings) get(key string) (*binding, error) {
 	return out, nil
 }
 
-// patch merge-patches the binding of key (its spec: no subresource).
-func (s bindings) patch(ctx context.Context, key string, body []byte, fieldManager string) error {
+// patch merge-patches the binding of key: its spec, or the subresource
+// named ("status").
+func (s bindings) patch(ctx context.Context, key string, body []byte, fieldManager string, subresource ...string) error {
 	ns, name, isCluster, ok := names.ParseBindingKey(key)
 	if !ok {
 		return fmt.Errorf("malformed key %q", key)
@@ -82,27 +83,21 @@ func (s bindings) patch(ctx context.Context, key string, body []byte, fieldManag
 	opts := metav1.PatchOptions{FieldManager: fieldManager}
 	var err error
 	if isCluster {
-		_, err = s.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, name, types.MergePatchType, body, opts)
+		_, err = s.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, name, types.MergePatchType, body, opts, subresource...)
 	} else {
-		_, err = s.client.WorkV1alpha2().ResourceBindings(ns).Patch(ctx, name, types.MergePatchType, body, opts)
+		_, err = s.client.WorkV1alpha2().ResourceBindings(ns).Patch(ctx, name, types.MergePatchType, body, opts, subresource...)
 	}
 	return err
 }
 
-// patchStatus merge-patches the status subresource of the binding of key.
-func (s bindings) patchStatus(ctx context.Context, key string, body []byte, fieldManager string) error {
-	ns, name, isCluster, ok := names.ParseBindingKey(key)
-	if !ok {
-		return fmt.Errorf("malformed key %q", key)
+// onBindings adds handler to both binding informers.
+func onBindings(handler cache.ResourceEventHandler, infs ...cache.SharedIndexInformer) error {
+	for _, inf := range infs {
+		if _, err := inf.AddEventHandler(handler); err != nil {
+			return err
+		}
 	}
-	opts := metav1.PatchOptions{FieldManager: fieldManager}
-	var err error
-	if isCluster {
-		_, err = s.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, name, types.MergePatchType, body, opts, "status")
-	} else {
-		_, err = s.client.WorkV1alpha2().ResourceBindings(ns).Patch(ctx, name, types.MergePatchType, body, opts, "status")
-	}
-	return err
+	return nil
 }
 
 // byCluster indexes bindings by the clusters they are scheduled to.

@@ -70,10 +70,8 @@ func NewGracefulEviction(rbs workinformers.ResourceBindingInformer, crbs workinf
 			c.enqueue(cur)
 		},
 	}
-	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()} {
-		if _, err := inf.AddEventHandler(handler); err != nil {
-			return nil, err
-		}
+	if err := onBindings(handler, rbs.Informer(), crbs.Informer()); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -125,7 +125,7 @@ func NewTaintManager(rbs workinformers.ResourceBindingInformer, crbs workinforme
 			return bs.patch(ctx, key, body, TaintManagerName)
 		},
 		writeStatus: func(ctx context.Context, key string, body []byte) error {
-			return bs.patchStatus(ctx, key, body, TaintManagerName)
+			return bs.patch(ctx, key, body, TaintManagerName, "status")
 		},
 	}
 	c.requeue = c.queue.AddAfter
@@ -145,10 +145,8 @@ func NewTaintManager(rbs workinformers.ResourceBindingInformer, crbs workinforme
 			c.enqueueBinding(cur)
 		},
 	}
-	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()} {
-		if _, err := inf.AddEventHandler(onBinding); err != nil {
-			return nil, err
-		}
+	if err := onBindings(onBinding, rbs.Informer(), crbs.Informer()); err != nil {
+		return nil, err
 	}
 	indexers := []cache.Indexer{rbs.Informer().GetIndexer(), crbs.Informer().GetIndexer()}
 	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
