@@ -82,4 +82,6 @@ func DerivedServiceName(service string) string { return "derived-" + service }
 // ImportedEndpointSliceName is the name an EndpointSlice collected from
 // cluster has in the members importing its service:
 // "imported-<cluster>-<slice>", Karmada's name.
-func ImportedEndpointSliceName(cluster, slice string) string { return "imported-" + cluster + "-" + slice }
+func ImportedEndpointSliceName(cluster, slice string) string {
+	return "imported-" + cluster + "-" + slice
+}
