@@ -65,7 +65,7 @@ type member struct {
 	// podSource and nodeSource choose the shared cache or the member.
 	podSource, nodeSource *sourceLW
 	// usage memoizes what the pods of each node take of it.
-	usage  *usageCache
+	usage *usageCache
 	// resources are the running informers of registered resources.
 	resources map[schema.GroupVersionResource]*resourceInformer
 	// ctx is the context of the member's informers; cancel ends it.
