@@ -48,10 +48,13 @@ func (r *resourceInformer) stop() {
 }
 
 // AddResource registers r, and handler for the events of its informers;
-// registering r again adds a handler. Call it before Run. The handlers
-// receive each member's events from the informer's start, the listed
-// objects as additions, and never from a stopped member.
+// registering r again adds a handler. The handlers receive each member's
+// events from the informer's start (or, for an informer already running,
+// from their registration), the objects present as additions, and never
+// from a stopped member. Registered while the hub runs, r's informers start
+// at the sync it triggers.
 func (s *Hub) AddResource(r Resource, handler HandlerFunc) error {
+	defer s.Trigger()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.resources == nil {
@@ -65,6 +68,13 @@ func (s *Hub) AddResource(r Resource, handler HandlerFunc) error {
 		return fmt.Errorf("resource %s registered both on demand and not", r.GVR)
 	}
 	reg.handlers = append(reg.handlers, handler)
+	for _, m := range s.members {
+		if running, ok := m.resources[r.GVR]; ok {
+			if _, err := running.informer.AddEventHandler(handler(m.name)); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 

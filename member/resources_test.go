@@ -117,6 +117,12 @@ func TestHubResources(t *testing.T) {
 	if u := obj.(*unstructured.Unstructured); len(u.GetManagedFields()) != 0 || len(u.GetAnnotations()) != 1 {
 		t.Errorf("stored object not trimmed: managedFields %v annotations %v", u.GetManagedFields(), u.GetAnnotations())
 	}
+	// A handler registered while the informer runs gets what it holds.
+	late := &seen{names: map[string][]string{}}
+	if err := s.AddResource(Resource{GVR: testExports}, late.handler); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(late.of("m1")) == 1 })
 	// On demand: nothing until asked for; not registered: refused.
 	if _, ok := s.Informer("m1", testSlices); ok {
 		t.Error("an on-demand resource was watched before a reader asked")
