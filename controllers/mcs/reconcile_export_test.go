@@ -21,12 +21,16 @@ func TestCollectReconcile(t *testing.T) {
 		t.Fatal(err)
 	}
 	webB := memberSlice("web-b", "web", "10.0.0.2")
+	// The member's EndpointSlice controller copies a propagated Service's
+	// labels onto its slices.
+	webB.SetLabels(map[string]string{"kubernetes.io/service-name": "web", "karmada.io/managed": "true"})
 	collectedB, err := plan.CollectedWork("member1", webB)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dispatched := memberSlice("imported-member2-web-x", "web", "10.0.9.9")
-	dispatched.SetLabels(map[string]string{"kubernetes.io/service-name": "web", "karmada.io/managed": "true"})
+	dispatched.SetLabels(map[string]string{"kubernetes.io/service-name": "web", "karmada.io/managed": "true",
+		"endpointslice.kubernetes.io/managed-by": "endpointslice-dispatch-controller.karmada.io"})
 	other := memberSlice("db-a", "db", "10.0.0.3")
 	sharedB := asStored(t, collectedB)
 	sharedB.Labels["endpointslice.karmada.io/managed-by"] = "EndpointSliceCollect.ServiceExport"

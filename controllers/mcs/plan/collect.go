@@ -15,13 +15,14 @@ import (
 const EndpointSliceKind = "EndpointSlice"
 
 // Collectable tells whether a member EndpointSlice with labels is one of
-// service's that is collected: the member's own, not one Flotilla
-// dispatched there (those belong to derived Services, and an object
-// Flotilla applied is never collected back).
+// service's that is collected: not one Flotilla dispatched there (those
+// belong to derived Services, and are never collected back), as Karmada
+// tells them by their endpointslice.kubernetes.io/managed-by. (The
+// member's EndpointSlice controller copies the Service's labels onto its
+// slices: a propagated Service's karmada.io/managed says nothing of them.)
 func Collectable(labels map[string]string, service string) bool {
 	return labels[discoveryv1.LabelServiceName] == service && service != "" &&
-		labels[discoveryv1.LabelManagedBy] != networkingv1alpha1.EndpointSliceDispatchControllerLabelValue &&
-		labels[workv1alpha1.ManagedByKarmadaLabel] != workv1alpha1.ManagedByKarmadaLabelValue
+		labels[discoveryv1.LabelManagedBy] != networkingv1alpha1.EndpointSliceDispatchControllerLabelValue
 }
 
 // keptMetadata are the metadata fields of a member EndpointSlice a Work

@@ -74,7 +74,8 @@ func TestCollectable(t *testing.T) {
 		{"no service", map[string]string{}, "", false},
 		{"dispatched by Flotilla", map[string]string{"kubernetes.io/service-name": "web",
 			"endpointslice.kubernetes.io/managed-by": networkingv1alpha1.EndpointSliceDispatchControllerLabelValue}, "web", false},
-		{"applied by Flotilla", map[string]string{"kubernetes.io/service-name": "web", "karmada.io/managed": "true"}, "web", false},
+		{"of a Service Flotilla propagated (its labels copied)", map[string]string{"kubernetes.io/service-name": "web", "karmada.io/managed": "true",
+			"endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io"}, "web", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
