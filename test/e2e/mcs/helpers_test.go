@@ -140,7 +140,9 @@ spec:
 `, ns, replicas)
 }
 
-// readyPodIPs returns the IPs of member's Ready pods of app=nginx in ns.
+// readyPodIPs returns member's Ready pods of app=nginx in ns, as
+// "<pod>=<IP>": kwok hands the same addresses out in every member, and
+// again to a pod's replacement, so the pod tells endpoints apart.
 func readyPodIPs(ctx context.Context, t *testing.T, member, ns string) ([]string, error) {
 	pods, err := framework.MemberClient(t, member).CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=nginx"})
 	if err != nil {
@@ -153,7 +155,7 @@ func readyPodIPs(ctx context.Context, t *testing.T, member, ns string) ([]string
 		}
 		for _, c := range p.Status.Conditions {
 			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-				out = append(out, p.Status.PodIP)
+				out = append(out, p.Name+"="+p.Status.PodIP)
 			}
 		}
 	}
@@ -162,7 +164,7 @@ func readyPodIPs(ctx context.Context, t *testing.T, member, ns string) ([]string
 }
 
 // providerIPs waits until member1 and member2 have want Ready pods of
-// nginx between them, and returns their IPs.
+// nginx between them, and returns them as readyPodIPs does.
 func providerIPs(t *testing.T, ns string, want int) []string {
 	t.Helper()
 	var ips []string
@@ -187,8 +189,9 @@ func providerIPs(t *testing.T, ns string, want int) []string {
 	return ips
 }
 
-// importedIPs returns the ready addresses of member3's EndpointSlices of
-// derived-<service> in ns, and their names.
+// importedIPs returns the ready endpoints of member3's EndpointSlices of
+// derived-<service> in ns, as "<pod>=<address>" (the pod their targetRef
+// names), and the slices' names.
 func importedIPs(ctx context.Context, t *testing.T, ns, service string) (ips, slices []string, err error) {
 	list, err := framework.MemberClient(t, "member3").DiscoveryV1().EndpointSlices(ns).List(ctx,
 		metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=derived-" + service})
@@ -198,8 +201,15 @@ func importedIPs(ctx context.Context, t *testing.T, ns, service string) (ips, sl
 	for _, s := range list.Items {
 		slices = append(slices, s.Name)
 		for _, ep := range s.Endpoints {
-			if ep.Conditions.Ready == nil || *ep.Conditions.Ready {
-				ips = append(ips, ep.Addresses...)
+			if ep.Conditions.Ready != nil && !*ep.Conditions.Ready {
+				continue
+			}
+			pod := ""
+			if ep.TargetRef != nil {
+				pod = ep.TargetRef.Name
+			}
+			for _, a := range ep.Addresses {
+				ips = append(ips, pod+"="+a)
 			}
 		}
 	}

@@ -130,8 +130,8 @@ func TestServiceExportImport(t *testing.T) {
 		return fmt.Sprintf("pod %s not gone yet (%v)", victim.Name, err)
 	})
 	ips = providerIPs(t, ns, 6)
-	if slices.Contains(ips, victim.Status.PodIP) {
-		t.Logf("the replacement of %s got its address %s again", victim.Name, victim.Status.PodIP)
+	if slices.Contains(ips, victim.Name+"="+victim.Status.PodIP) {
+		t.Fatalf("the deleted pod %s is still listed Ready: %v", victim.Name, ips)
 	}
 	waitImported(t, ns, ips, follow)
 
