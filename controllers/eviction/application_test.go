@@ -40,7 +40,7 @@ func TestPreservedState(t *testing.T) {
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("error %v, want error %v", err, tc.wantErr)
 			}
-			if !tc.wantErr && fmt.Sprint(got) != tc.want && !(got == nil && tc.want == "map[]") {
+			if !tc.wantErr && fmt.Sprint(got) != tc.want {
 				t.Errorf("got %v, want %s", got, tc.want)
 			}
 		})
