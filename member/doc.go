@@ -21,7 +21,11 @@
 // the arithmetic), FederatedHPA's pods of a workload, and the metrics
 // adapter's choice of members to ask. Where the search cache already holds
 // a member's pods or nodes, the hub's informers read that copy (Shared)
-// instead of watching the member a second time.
+// instead of watching the member a second time. Readers register other
+// kinds with AddResource (the multi-cluster services controllers:
+// ServiceExports, ServiceImports, EndpointSlices): the hub runs one
+// informer per member and kind for all of them, in the members that serve
+// the kind or, on demand, from a reader's first Watch (resources.go).
 //
 // The names members, agents and the control plane share (Secret keys, the
 // cluster namespace, the agent user prefix, the tunnel host) are declared

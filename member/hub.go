@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -37,6 +38,8 @@ type Hub struct {
 
 	mu      sync.RWMutex
 	members map[string]*member
+	// resources are the kinds readers registered with AddResource.
+	resources map[schema.GroupVersionResource]*registeredResource
 	// runCtx is the context of Run, the parent of members' informers.
 	runCtx context.Context
 }
@@ -62,7 +65,11 @@ type member struct {
 	// podSource and nodeSource choose the shared cache or the member.
 	podSource, nodeSource *sourceLW
 	// usage memoizes what the pods of each node take of it.
-	usage  *usageCache
+	usage *usageCache
+	// resources are the running informers of registered resources.
+	resources map[schema.GroupVersionResource]*resourceInformer
+	// ctx is the context of the member's informers; cancel ends it.
+	ctx    context.Context
 	cancel context.CancelFunc
 	// started is when the informers started; ensured when a reader last
 	// asked for them (zero: never).
@@ -145,6 +152,9 @@ func (s *Hub) sync(ctx context.Context) error {
 		want[c.Name] = cl
 	}
 	s.apply(ctx, want)
+	s.mu.Lock()
+	s.syncResources(clusters)
+	s.mu.Unlock()
 	return nil
 }
 
@@ -202,13 +212,16 @@ func (m *member) stop() {
 	m.cancel()
 	m.podSource.forget()
 	m.nodeSource.forget()
+	for _, r := range m.resources {
+		r.stop()
+	}
 }
 
 func (s *Hub) start(ctx context.Context, name string, cl *Client) *member {
 	ctx, cancel := context.WithCancel(ctx)
 	f := informers.NewSharedInformerFactoryWithOptions(cl.Clientset, 0, informers.WithTransform(Trim))
 	podSource, nodeSource, podInformer, nodeInformer := s.podsAndNodes(name, cl.Clientset)
-	m := &member{name: name, key: cl.Key(), client: cl, cancel: cancel,
+	m := &member{name: name, key: cl.Key(), client: cl, ctx: ctx, cancel: cancel, resources: map[schema.GroupVersionResource]*resourceInformer{},
 		pods: f.InformerFor(&corev1.Pod{}, podInformer), nodes: f.InformerFor(&corev1.Node{}, nodeInformer),
 		quotas: f.Core().V1().ResourceQuotas().Informer(), usage: newUsageCache(),
 		podSource: podSource, nodeSource: nodeSource, started: s.now()}

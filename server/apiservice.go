@@ -12,6 +12,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,11 +48,13 @@ const (
 )
 
 // apiServiceRegistrar creates or updates, on the host, the Service and the
-// APIService objects that route this server's groups to it, and the
-// admission policy that protects labelled objects from deletion.
+// APIService objects that route this server's groups to it, the admission
+// policy that protects labelled objects from deletion, and the CRDs of the
+// MCS API (ServiceExport, ServiceImport).
 type apiServiceRegistrar struct {
 	core     kubernetes.Interface
 	agg      aggregator.Interface
+	crds     apiextensionsclient.CustomResourceDefinitionInterface
 	opts     APIServiceOptions
 	port     int32
 	caBundle []byte
@@ -67,11 +70,15 @@ func newAPIServiceRegistrar(host *rest.Config, opts APIServiceOptions, serving *
 	if err != nil {
 		return nil, err
 	}
+	ext, err := apiextensionsclient.NewForConfig(host)
+	if err != nil {
+		return nil, err
+	}
 	ca, err := caBundle(opts, serving)
 	if err != nil {
 		return nil, fmt.Errorf("CA bundle for the APIServices: %w", err)
 	}
-	return &apiServiceRegistrar{core: core, agg: agg, opts: opts, port: int32(serving.BindPort), caBundle: ca, versions: versions}, nil
+	return &apiServiceRegistrar{core: core, agg: agg, crds: ext.CustomResourceDefinitions(), opts: opts, port: int32(serving.BindPort), caBundle: ca, versions: versions}, nil
 }
 
 // caBundle is the CA clients verify this server with: --apiservice-ca-file,
@@ -136,7 +143,7 @@ func (r *apiServiceRegistrar) register(ctx context.Context) error {
 		}
 	}
 	// Deletion protection first: it is in force before the APIs are routed.
-	errs := []error{r.ensureDeletionProtection(ctx), r.ensureProxyAdmin(ctx), r.ensureAgentBootstrapRBAC(ctx)}
+	errs := []error{r.ensureDeletionProtection(ctx), r.ensureProxyAdmin(ctx), r.ensureAgentBootstrapRBAC(ctx), ensureMCSCRDs(ctx, r.crds)}
 	for _, gv := range r.versions {
 		errs = append(errs, r.ensureAPIService(ctx, gv))
 	}

@@ -4,7 +4,7 @@
 // the agents' tunnels, the member clients and hub every part shares, the
 // embedded controllers, and what the server installs on its host
 // (APIServices and their Service, the RBAC of agent registration, the
-// deletion-protection admission policy).
+// deletion-protection admission policy, the MCS API's CRDs).
 package server
 
 import (

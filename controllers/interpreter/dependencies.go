@@ -6,9 +6,12 @@ import (
 	"slices"
 	"strings"
 
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
 )
 
 // volumeSecretRefs are the volume sources naming a Secret in a reference
@@ -248,14 +251,14 @@ func ingressDependencies(obj *unstructured.Unstructured) ([]DependentObjectRefer
 
 // serviceImportDependencies lists the derived service and its endpoint slices.
 func serviceImportDependencies(obj *unstructured.Unstructured) ([]DependentObjectReference, error) {
-	derived := "derived-" + obj.GetName()
+	derived := names.DerivedServiceName(obj.GetName())
 	return []DependentObjectReference{
 		{APIVersion: "v1", Kind: "Service", Namespace: obj.GetNamespace(), Name: derived},
 		{
 			APIVersion:    "discovery.k8s.io/v1",
 			Kind:          "EndpointSlice",
 			Namespace:     obj.GetNamespace(),
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/service-name": derived}},
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{discoveryv1.LabelServiceName: derived}},
 		},
 	}, nil
 }

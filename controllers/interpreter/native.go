@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	multiclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/multicluster/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
 
@@ -43,7 +44,7 @@ var (
 	ingressGVK       = networkingv1.SchemeGroupVersion.WithKind("Ingress")
 	pdbGVK           = policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget")
 	hpaGVK           = autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler")
-	serviceImportGVK = schema.GroupVersionKind{Group: "multicluster.x-k8s.io", Version: "v1alpha1", Kind: "ServiceImport"}
+	serviceImportGVK = multiclusterv1alpha1.SchemeGroupVersion.WithKind(multiclusterv1alpha1.ServiceImportKind)
 )
 
 type (

@@ -21,6 +21,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/hpascaletargetmarker"
 	"github.com/flotilla-io/flotilla/controllers/internal/overrides"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/controllers/mcs"
 	"github.com/flotilla-io/flotilla/controllers/namespace"
 	"github.com/flotilla-io/flotilla/controllers/remedy"
 	"github.com/flotilla-io/flotilla/controllers/scheduler"
@@ -65,6 +66,9 @@ func Controllers() map[string]InitFunc {
 		workloadrebalancer.ControllerName: startWorkloadRebalancer,
 		remedy.ControllerName:             startRemedy,
 
+		mcs.ServiceExportControllerName: startServiceExport,
+		mcs.ServiceImportControllerName: startServiceImport,
+
 		eviction.TaintManagerName:        startTaintManager,
 		eviction.GracefulEvictionName:    startGracefulEviction,
 		eviction.ApplicationFailoverName: startApplicationFailover,
@@ -83,6 +87,29 @@ var disabledByDefault = map[string]bool{descheduler.ControllerName: true}
 func startDescheduler(ctx context.Context, c *Context) error {
 	ctrl, err := descheduler.New(c.Options.Descheduler, c.KarmadaInformers.Work().V1alpha2().ResourceBindings(),
 		c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada, c.Hub, c.Recorder)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 4)
+	return nil
+}
+
+// startServiceExport collects the members' EndpointSlices of the Services
+// their ServiceExports export, reading the members through the hub.
+func startServiceExport(ctx context.Context, c *Context) error {
+	ctrl, err := mcs.NewExport(c.Hub, c.KarmadaInformers.Work().V1alpha1().Works(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 4)
+	return nil
+}
+
+// startServiceImport gives the members importing a service with a
+// ServiceImport its derived Service and the collected EndpointSlices.
+func startServiceImport(ctx context.Context, c *Context) error {
+	ctrl, err := mcs.NewImport(c.Hub, c.KarmadaInformers.Work().V1alpha1().Works(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
+		c.Karmada, c.Recorder)
 	if err != nil {
 		return err
 	}

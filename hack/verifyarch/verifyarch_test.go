@@ -60,6 +60,9 @@ func TestDependencyRules(t *testing.T) {
 		{"controllers/execution/a_test.go", module + "/controllers/status", ""},
 		{"controllers/federatedhpa/a.go", module + "/controllers/federatedhpa/calculator", ""},
 		{"controllers/federatedhpa/b.go", module + "/controllers/cronfederatedhpa", "controllers-federatedhpa"},
+		{"controllers/mcs/a.go", module + "/controllers/mcs/plan", ""},
+		{"controllers/mcs/b.go", module + "/controllers/execution", "controllers-mcs"},
+		{"controllers/mcs/plan/a.go", module + "/controllers/binding", "controllers-mcs"},
 
 		{"member/a.go", module + "/search", "member"},
 		{"member/b.go", module + "/controllers/clusterstatus", "member"},

@@ -12,14 +12,15 @@ import (
 	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	multiclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/multicluster/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 )
 
 // The MCS ServiceImport: propagating one requires its dependencies (the
 // derived Service and EndpointSlices), so selecting it turns propagateDeps on.
-const (
-	serviceImportAPIVersion = "multicluster.x-k8s.io/v1alpha1"
-	serviceImportKind       = "ServiceImport"
+var (
+	serviceImportAPIVersion = multiclusterv1alpha1.SchemeGroupVersion.String()
+	serviceImportKind       = multiclusterv1alpha1.ServiceImportKind
 )
 
 // MutatePropagationPolicy mutates pp in place. create says whether pp is being

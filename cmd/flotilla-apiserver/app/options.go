@@ -118,7 +118,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.StringVar(&o.EmbeddedEtcdDir, "embedded-etcd-dir", o.EmbeddedEtcdDir, "run etcd inside the process with its data in this directory (used when --etcd-servers is empty)")
 	fs.BoolVar(&o.EmbeddedEtcdUnsafeNoFsync, "embedded-etcd-unsafe-no-fsync", o.EmbeddedEtcdUnsafeNoFsync, "UNSAFE: skip fsync in the embedded etcd (a machine crash loses the last writes); for test beds only")
 	fs.IntVar(&o.GCPercent, "gc-percent", o.GCPercent, "garbage collector target percentage when GOGC is not set (higher: less CPU, more memory)")
-	fs.BoolVar(&o.APIService.Register, "register-apiservices", o.APIService.Register, "create or update this server's APIService objects on the host at start")
+	fs.BoolVar(&o.APIService.Register, "register-apiservices", o.APIService.Register, "create or update this server's APIService objects on the host at start, and install the CRDs of the MCS API (multicluster.x-k8s.io ServiceExport and ServiceImport) unless someone else installed them")
 	fs.StringVar(&o.APIService.ServiceName, "service-name", o.APIService.ServiceName, "name of the Service the APIServices point at")
 	fs.StringVar(&o.APIService.ServiceNamespace, "service-namespace", o.APIService.ServiceNamespace, "namespace of that Service")
 	fs.StringVar(&o.TunnelRelay.Address, "tunnel-relay-address", o.TunnelRelay.Address, "host:port where the other replicas reach this one: with several replicas, a request for a Pull cluster whose agent is connected to another replica is relayed through it. An IP alone takes --secure-port. Empty: --bind-address and --secure-port when the bind address is one address; \""+relayOff+"\": no relay. Every replica must share the serving certificate's CA")

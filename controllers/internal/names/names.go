@@ -74,3 +74,14 @@ func ParseBindingKey(key string) (namespace, name string, cluster, ok bool) {
 	}
 	return "", "", false, false
 }
+
+// DerivedServiceName is the Service a member importing service (a
+// ServiceImport of that name) gets: "derived-<service>", Karmada's name.
+func DerivedServiceName(service string) string { return "derived-" + service }
+
+// ImportedEndpointSliceName is the name an EndpointSlice collected from
+// cluster has in the members importing its service:
+// "imported-<cluster>-<slice>", Karmada's name.
+func ImportedEndpointSliceName(cluster, slice string) string {
+	return "imported-" + cluster + "-" + slice
+}

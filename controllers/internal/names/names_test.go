@@ -14,6 +14,8 @@ func TestNames(t *testing.T) {
 		{"binding name", BindingName("Deployment", "nginx"), "nginx-deployment"},
 		{"binding name with a colon", BindingName("ClusterRole", "system:aggregate"), "system.aggregate-clusterrole"},
 		{"execution namespace", ExecutionNamespace("member1"), "karmada-es-member1"},
+		{"derived service", DerivedServiceName("nginx"), "derived-nginx"},
+		{"imported endpoint slice", ImportedEndpointSliceName("member1", "nginx-x7k2p"), "imported-member1-nginx-x7k2p"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

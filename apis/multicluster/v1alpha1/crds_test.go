@@ -1,0 +1,39 @@
+package v1alpha1
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// The CRDs define the kinds and resources this package names, in the
+// group and version it names, served and stored.
+func TestCRDs(t *testing.T) {
+	t.Parallel()
+	crds, err := CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		gvr  schema.GroupVersionResource
+		kind string
+	}{{ServiceExports, ServiceExportKind}, {ServiceImports, ServiceImportKind}}
+	if len(crds) != len(want) {
+		t.Fatalf("%d CRDs, want %d", len(crds), len(want))
+	}
+	for i, w := range want {
+		c := crds[i]
+		if c.Name != w.gvr.Resource+"."+w.gvr.Group || c.Spec.Group != w.gvr.Group || c.Spec.Names.Plural != w.gvr.Resource || c.Spec.Names.Kind != w.kind {
+			t.Errorf("CRD %d: %s group %s plural %s kind %s, want %v %s", i, c.Name, c.Spec.Group, c.Spec.Names.Plural, c.Spec.Names.Kind, w.gvr, w.kind)
+		}
+		if len(c.Spec.Versions) != 1 || c.Spec.Versions[0].Name != w.gvr.Version || !c.Spec.Versions[0].Served || !c.Spec.Versions[0].Storage ||
+			c.Spec.Versions[0].Schema == nil || c.Spec.Versions[0].Schema.OpenAPIV3Schema == nil {
+			t.Errorf("CRD %s: versions %+v, want %s served and stored with a schema", c.Name, c.Spec.Versions, w.gvr.Version)
+		}
+	}
+	// The ServiceImport schema requires what the controllers read.
+	spec := crds[1].Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+	if len(spec.Required) != 2 || spec.Properties["ports"].Items == nil || len(spec.Properties["type"].Enum) != 2 {
+		t.Errorf("ServiceImport spec schema: %+v", spec)
+	}
+}

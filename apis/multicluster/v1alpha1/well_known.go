@@ -1,0 +1,37 @@
+package v1alpha1
+
+import "k8s.io/apimachinery/pkg/runtime/schema"
+
+// GroupName is the group of the MCS API.
+const GroupName = "multicluster.x-k8s.io"
+
+// SchemeGroupVersion is the group and version of ServiceExport and ServiceImport.
+var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "v1alpha1"}
+
+// Kinds and resources of the group.
+const (
+	// ServiceExportKind declares that the Service of the same namespace and
+	// name is consumable from other clusters.
+	ServiceExportKind = "ServiceExport"
+	// ServiceImportKind describes a service imported from the clusters
+	// exporting it.
+	ServiceImportKind = "ServiceImport"
+	// ServiceExportResource and ServiceImportResource are their resources.
+	ServiceExportResource = "serviceexports"
+	ServiceImportResource = "serviceimports"
+)
+
+// Resources of the group, as informers and clients name them.
+var (
+	ServiceExports = SchemeGroupVersion.WithResource(ServiceExportResource)
+	ServiceImports = SchemeGroupVersion.WithResource(ServiceImportResource)
+)
+
+// Values of a ServiceImport's spec.type.
+const (
+	// ClusterSetIP imports get a cluster-set IP: the importing cluster gets
+	// a derived ClusterIP Service.
+	ClusterSetIP = "ClusterSetIP"
+	// Headless imports get no derived Service, only the endpoints.
+	Headless = "Headless"
+)

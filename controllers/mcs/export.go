@@ -1,0 +1,260 @@
+package mcs
+
+import (
+	"context"
+	"strings"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
+	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha1"
+	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	multiclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/multicluster/v1alpha1"
+	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/controllers/mcs/plan"
+	"github.com/flotilla-io/flotilla/member"
+)
+
+// ExportController collects the EndpointSlices of exported Services.
+// Its keys are "<cluster>/<namespace>/<service>".
+type ExportController struct {
+	hub      Hub
+	clusters clusterlisters.ClusterLister
+	works    cache.Indexer
+	queue    workqueue.TypedRateLimitingInterface[string]
+	synced   []cache.InformerSynced
+	collect  collectReconciler
+}
+
+// NewExport returns the serviceExport controller. It registers the
+// members' ServiceExports and EndpointSlices with hub: call it before the
+// hub runs.
+func NewExport(hub Hub, works workinformers.WorkInformer, clusters clusterinformers.ClusterInformer, client versioned.Interface) (*ExportController, error) {
+	if err := addWorkIndex(works.Informer()); err != nil {
+		return nil, err
+	}
+	c := &ExportController{hub: hub, clusters: clusters.Lister(), works: works.Informer().GetIndexer(),
+		queue:  worker.NewQueue(ServiceExportControllerName),
+		synced: []cache.InformerSynced{works.Informer().HasSynced, clusters.Informer().HasSynced}}
+	c.collect = collectReconciler{
+		cluster: func(name string) (*clusterv1alpha1.Cluster, error) {
+			cl, err := c.clusters.Get(name)
+			if apierrors.IsNotFound(err) {
+				return nil, nil
+			}
+			return cl, err
+		},
+		exported: func(cluster, namespace, name string) (bool, bool) {
+			inf, ok := hub.Informer(cluster, multiclusterv1alpha1.ServiceExports)
+			if !ok || !inf.HasSynced() {
+				return false, false
+			}
+			obj, exists, err := inf.GetStore().GetByKey(namespace + "/" + name)
+			if err != nil {
+				return false, false
+			}
+			u, ok := obj.(*unstructured.Unstructured)
+			return exists && ok && u.GetDeletionTimestamp() == nil, true
+		},
+		slices: func(cluster, namespace string) ([]*unstructured.Unstructured, bool) {
+			inf, ok := hub.Watch(cluster, endpointSlices)
+			if !ok || !inf.HasSynced() {
+				return nil, false
+			}
+			objs, err := inf.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
+			if err != nil {
+				return nil, false
+			}
+			out := make([]*unstructured.Unstructured, 0, len(objs))
+			for _, o := range objs {
+				if u, ok := o.(*unstructured.Unstructured); ok {
+					out = append(out, u)
+				}
+			}
+			return out, true
+		},
+		works: serviceWorks(c.works),
+		work:  workByName(c.works),
+		write: newWorksWriter(client),
+	}
+	if err := hub.AddResource(member.Resource{GVR: multiclusterv1alpha1.ServiceExports}, c.onServiceExport); err != nil {
+		return nil, err
+	}
+	if err := hub.AddResource(member.Resource{GVR: endpointSlices, OnDemand: true}, c.onEndpointSlice); err != nil {
+		return nil, err
+	}
+	onWork := func(obj any) {
+		if w, ok := work(obj); ok && plan.ManagedBy(w, networkingv1alpha1.ManagedByServiceExport) {
+			if cluster, ok := names.ClusterOf(w.Namespace); ok {
+				if key := serviceKeyOf(w); key != "" {
+					c.queue.Add(cluster + "/" + key)
+				}
+			}
+		}
+	}
+	if _, err := works.Informer().AddEventHandler(workHandler(onWork)); err != nil {
+		return nil, err
+	}
+	if _, err := clusters.Informer().AddEventHandler(clusterHandler(multiclusterv1alpha1.ServiceExports, c.enqueueCluster)); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Run reconciles until ctx ends.
+func (c *ExportController) Run(ctx context.Context, workers int) {
+	worker.Run(ctx, c.queue, c.synced, workers, c.reconcile)
+}
+
+func (c *ExportController) reconcile(ctx context.Context, key string) error {
+	parts := strings.SplitN(key, "/", 3)
+	if len(parts) != 3 {
+		return nil
+	}
+	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("cluster", parts[0], "service", parts[1]+"/"+parts[2]))
+	retry, err := c.collect.reconcile(ctx, parts[0], parts[1], parts[2])
+	if err == nil && retry > 0 {
+		c.queue.AddAfter(key, retry)
+	}
+	return err
+}
+
+// onServiceExport queues the service of a member's ServiceExport.
+func (c *ExportController) onServiceExport(cluster string) cache.ResourceEventHandler {
+	return memberHandler(func(u *unstructured.Unstructured) {
+		c.queue.Add(cluster + "/" + u.GetNamespace() + "/" + u.GetName())
+	})
+}
+
+// onEndpointSlice queues the service of a member's EndpointSlice when the
+// member exports it, or did (collected Works remain).
+func (c *ExportController) onEndpointSlice(cluster string) cache.ResourceEventHandler {
+	return memberHandler(func(u *unstructured.Unstructured) {
+		svc := u.GetLabels()[discoveryv1.LabelServiceName]
+		if !plan.Collectable(u.GetLabels(), svc) {
+			return
+		}
+		if exists, _ := c.collect.exported(cluster, u.GetNamespace(), svc); !exists && !c.collected(cluster, u.GetNamespace(), svc) {
+			return
+		}
+		c.queue.Add(cluster + "/" + u.GetNamespace() + "/" + svc)
+	})
+}
+
+// collected tells whether Works collected from cluster hold slices of
+// service namespace/name.
+func (c *ExportController) collected(cluster, namespace, name string) bool {
+	ws, _ := c.collect.works(namespace, name)
+	for _, w := range ws {
+		if w.Namespace == names.ExecutionNamespace(cluster) {
+			return true
+		}
+	}
+	return false
+}
+
+// enqueueCluster queues every service collected from, or exported by, a
+// cluster whose readiness changed.
+func (c *ExportController) enqueueCluster(cluster string) {
+	objs, _ := c.works.ByIndex(cache.NamespaceIndex, names.ExecutionNamespace(cluster))
+	for _, o := range objs {
+		if w, ok := o.(*workv1alpha1.Work); ok && plan.ManagedBy(w, networkingv1alpha1.ManagedByServiceExport) {
+			if key := serviceKeyOf(w); key != "" {
+				c.queue.Add(cluster + "/" + key)
+			}
+		}
+	}
+	if inf, ok := c.hub.Informer(cluster, multiclusterv1alpha1.ServiceExports); ok {
+		for _, key := range inf.GetStore().ListKeys() {
+			c.queue.Add(cluster + "/" + key)
+		}
+	}
+}
+
+// memberHandler calls f with the object of every event of a member
+// informer whose object changed.
+func memberHandler(f func(*unstructured.Unstructured)) cache.ResourceEventHandler {
+	call := func(obj any) {
+		if u, ok := memberObject(obj); ok {
+			f(u)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: call,
+		UpdateFunc: func(old, cur any) {
+			o, ok1 := memberObject(old)
+			n, ok2 := memberObject(cur)
+			if ok1 && ok2 && o.GetResourceVersion() == n.GetResourceVersion() {
+				return
+			}
+			call(cur)
+		},
+		DeleteFunc: call,
+	}
+}
+
+// work reads a Work from an event.
+func work(obj any) (*workv1alpha1.Work, bool) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	w, ok := obj.(*workv1alpha1.Work)
+	return w, ok
+}
+
+// workHandler calls f for the Works whose spec, labels or deletion
+// changed: the execution controller's status writes are not worth a look.
+func workHandler(f func(any)) cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: f,
+		UpdateFunc: func(old, cur any) {
+			o, ok1 := work(old)
+			n, ok2 := work(cur)
+			if ok1 && ok2 && o.Generation == n.Generation && labels.Equals(o.Labels, n.Labels) &&
+				(o.DeletionTimestamp == nil) == (n.DeletionTimestamp == nil) {
+				return
+			}
+			f(old)
+			f(cur)
+		},
+		DeleteFunc: f,
+	}
+}
+
+// clusterHandler calls f with the name of a Cluster that became or
+// stopped being Ready, started or stopped serving gvr, or went.
+func clusterHandler(gvr schema.GroupVersionResource, f func(cluster string)) cache.ResourceEventHandler {
+	cluster := func(obj any) (*clusterv1alpha1.Cluster, bool) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		c, ok := obj.(*clusterv1alpha1.Cluster)
+		return c, ok
+	}
+	return cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(old, cur any) {
+			o, ok1 := cluster(old)
+			n, ok2 := cluster(cur)
+			if ok1 && ok2 && (clusterReady(o) != clusterReady(n) || member.Serves(o, gvr) != member.Serves(n, gvr)) {
+				f(n.Name)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if c, ok := cluster(obj); ok {
+				f(c.Name)
+			}
+		},
+	}
+}

@@ -1,0 +1,161 @@
+package mcs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	multiclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/multicluster/v1alpha1"
+	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/controllers/mcs/plan"
+	"github.com/flotilla-io/flotilla/member"
+)
+
+// dispatchReconciler keeps the Works of one service in the members
+// importing it.
+type dispatchReconciler struct {
+	clusters func() ([]*clusterv1alpha1.Cluster, error)
+	// serviceImport reads a member's ServiceImport namespace/name (nil
+	// when it has none); state says whether its informer has listed.
+	serviceImport func(cluster, namespace, name string) (*unstructured.Unstructured, informerState)
+	works         func(namespace, name string) ([]*workv1alpha1.Work, error)
+	work          func(namespace, name string) (*workv1alpha1.Work, bool)
+	write         worksWriter
+	// event records an event on a ServiceImport template.
+	event func(ref *corev1.ObjectReference, eventType, reason, message string)
+}
+
+// informerState is how far a member informer is.
+type informerState int
+
+const (
+	// notRunning: the hub runs no such informer in the member (it is not
+	// Ready, does not serve the kind, or is being started).
+	notRunning informerState = iota
+	// listing: it runs and has not listed yet.
+	listing
+	// listed: what it holds is the member's.
+	listed
+)
+
+// reconcile gives every member where Flotilla applied a ServiceImport
+// namespace/name the derived Service and the collected EndpointSlices of
+// the service, and takes them from the members where it no longer is. A
+// member whose ServiceImports cannot be read keeps what it has. retry > 0
+// asks for the key again then: a member's informer has not listed yet.
+func (r *dispatchReconciler) reconcile(ctx context.Context, namespace, name string) (retry time.Duration, _ error) {
+	all, err := r.works(namespace, name)
+	if err != nil {
+		return 0, err
+	}
+	var collected []plan.Collected
+	dispatched := map[string][]*workv1alpha1.Work{}
+	for _, w := range all {
+		if c, ok := plan.CollectedFrom(w); ok {
+			collected = append(collected, c)
+		}
+		if cluster, ok := names.ClusterOf(w.Namespace); ok && plan.ManagedBy(w, networkingv1alpha1.ManagedByServiceImport) {
+			dispatched[cluster] = append(dispatched[cluster], w)
+		}
+	}
+	clusters, err := r.clusters()
+	if err != nil {
+		return 0, err
+	}
+	var errs []error
+	for _, cl := range clusters {
+		if cl.DeletionTimestamp != nil {
+			continue // its execution namespace goes, and its Works with it
+		}
+		obj, state := r.serviceImport(cl.Name, namespace, name)
+		switch {
+		case state == listed:
+		case clusterReady(cl) && !member.Serves(cl, multiclusterv1alpha1.ServiceImports):
+			obj = nil // the member serves no ServiceImports: it imports nothing
+		case state == listing || clusterReady(cl):
+			retry = notListedRetry
+			continue
+		default:
+			continue // not Ready: what it has waits for it
+		}
+		if obj != nil && !appliedByFlotilla(obj) {
+			obj = nil
+		}
+		if obj == nil && len(dispatched[cl.Name]) == 0 {
+			continue
+		}
+		if err := r.dispatch(ctx, cl.Name, obj, collected, dispatched[cl.Name]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return retry, errors.Join(errs...)
+}
+
+// appliedByFlotilla tells whether a member's ServiceImport is one Flotilla
+// applied (propagated from a template) and is not going: only those are
+// acted upon, as Karmada acts only on its control plane's. A ServiceImport
+// another MCS implementation made in the member is not Flotilla's to
+// serve.
+func appliedByFlotilla(u *unstructured.Unstructured) bool {
+	return u.GetDeletionTimestamp() == nil && u.GetLabels()[workv1alpha1.ManagedByKarmadaLabel] == workv1alpha1.ManagedByKarmadaLabelValue
+}
+
+// dispatch makes the Works of importer match si (nil: no import).
+func (r *dispatchReconciler) dispatch(ctx context.Context, importer string, si *unstructured.Unstructured, collected []plan.Collected, existing []*workv1alpha1.Work) error {
+	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("importer", importer))
+	var desired []*workv1alpha1.Work
+	if si != nil {
+		parsed, err := plan.ParseServiceImport(si)
+		if err == nil {
+			desired, err = plan.ImportWorks(importer, parsed, collected)
+		}
+		if err != nil {
+			r.event(templateRef(si), corev1.EventTypeWarning, EventReasonSyncDerivedServiceFailed, err.Error())
+			return err
+		}
+	}
+	changes, err := plan.Reconcile(networkingv1alpha1.ManagedByServiceImport, desired, withNamed(existing, desired, r.work))
+	if err != nil {
+		return err
+	}
+	written, err := r.write.apply(ctx, changes)
+	if si == nil {
+		return err
+	}
+	derived := names.WorkName(plan.ServiceKind, names.DerivedServiceName(si.GetName()), si.GetNamespace())
+	if err != nil {
+		r.event(templateRef(si), corev1.EventTypeWarning, EventReasonSyncDerivedServiceFailed,
+			fmt.Sprintf("Sync derived service for serviceImport(%s) in cluster %s failed: %v", si.GetName(), importer, err))
+		return err
+	}
+	for _, c := range changes.Conflicts {
+		if c.Name == derived {
+			r.event(templateRef(si), corev1.EventTypeWarning, EventReasonSyncDerivedServiceFailed,
+				fmt.Sprintf("Work %s/%s of the derived service exists and is not Flotilla's", c.Namespace, c.Name))
+		}
+	}
+	for _, w := range written {
+		if w.Name == derived {
+			r.event(templateRef(si), corev1.EventTypeNormal, EventReasonSyncDerivedServiceSucceed,
+				fmt.Sprintf("Sync derived service for serviceImport(%s) in cluster %s succeed.", si.GetName(), importer))
+		}
+	}
+	return nil
+}
+
+// templateRef refers to the template a member's ServiceImport was applied
+// from: events go to the control plane's object, where users look.
+func templateRef(si *unstructured.Unstructured) *corev1.ObjectReference {
+	return &corev1.ObjectReference{APIVersion: multiclusterv1alpha1.SchemeGroupVersion.String(), Kind: multiclusterv1alpha1.ServiceImportKind,
+		Namespace: si.GetNamespace(), Name: si.GetName(), UID: types.UID(si.GetAnnotations()[workv1alpha2.ResourceTemplateUIDAnnotation])}
+}

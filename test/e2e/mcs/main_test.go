@@ -1,0 +1,26 @@
+// Package mcs holds the e2e tests of issue 25 (scenario S12), items 1, 2
+// and 6: the MCS API's ServiceExport and ServiceImport, installed on the
+// control plane and propagated to members with their CRDs, the exporting
+// members' EndpointSlices collected, and the importing member's derived
+// Service with them, against real members. member3 is a push member here:
+// Pull mode is another issue's test.
+package mcs
+
+import (
+	"testing"
+
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
+)
+
+func TestMain(m *testing.M) {
+	framework.Main(m, "mcs", env.Options{
+		Members: []env.MemberOptions{{Name: "member1"}, {Name: "member2"}, {Name: "member3"}},
+		Flotilla: &env.FlotillaOptions{Args: []string{
+			// The CRDs a test propagates show in the Clusters' APIs within
+			// seconds, and a stopped member is NotReady after six.
+			"--cluster-status-update-frequency=2s", "-v=2",
+			"--cluster-failure-threshold=6s",
+		}},
+	}, "member1", "member2", "member3")
+}
