@@ -24,6 +24,7 @@ import (
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/controllers/internal/works"
 )
 
 // Names of the controllers in --controllers, as in Karmada.
@@ -312,43 +313,23 @@ const worksByQuota = "federatedresourcequota"
 // quotaKeyOf returns the key of the quota a Work belongs to; "" for a Work
 // of anything else.
 func quotaKeyOf(w *workv1alpha1.Work) string {
-	ns, name := w.Labels[policyv1alpha1.FederatedResourceQuotaNamespaceLabel], w.Labels[policyv1alpha1.FederatedResourceQuotaNameLabel]
-	if ns == "" || name == "" {
-		return ""
-	}
-	return ns + "/" + name
+	return works.OwnerKey(w, policyv1alpha1.FederatedResourceQuotaNamespaceLabel, policyv1alpha1.FederatedResourceQuotaNameLabel)
 }
 
-func indexByQuota(obj any) ([]string, error) {
-	if w, ok := obj.(*workv1alpha1.Work); ok {
-		if key := quotaKeyOf(w); key != "" {
-			return []string{key}, nil
-		}
-	}
-	return nil, nil
-}
+var indexByQuota = works.OwnerIndexFunc(policyv1alpha1.FederatedResourceQuotaNamespaceLabel, policyv1alpha1.FederatedResourceQuotaNameLabel)
 
 // addWorkIndex adds the worksByQuota index to the Work informer unless the
 // other controller of the package already did.
 func addWorkIndex(inf cache.SharedIndexInformer) error {
-	if _, ok := inf.GetIndexer().GetIndexers()[worksByQuota]; ok {
-		return nil
-	}
-	return inf.AddIndexers(cache.Indexers{worksByQuota: indexByQuota})
+	return works.AddIndex(inf, worksByQuota, indexByQuota)
 }
 
 // quotaWorks returns the Works of the quota with key, from the index,
 // sorted by namespace.
-func quotaWorks(works cache.Indexer, key string) ([]*workv1alpha1.Work, error) {
-	objs, err := works.ByIndex(worksByQuota, key)
+func quotaWorks(idx cache.Indexer, key string) ([]*workv1alpha1.Work, error) {
+	out, err := works.Indexed(idx, worksByQuota, key)
 	if err != nil {
 		return nil, err
-	}
-	out := make([]*workv1alpha1.Work, 0, len(objs))
-	for _, o := range objs {
-		if w, ok := o.(*workv1alpha1.Work); ok {
-			out = append(out, w)
-		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Namespace < out[j].Namespace })
 	return out, nil

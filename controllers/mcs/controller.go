@@ -19,6 +19,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/internal/works"
 	"github.com/flotilla-io/flotilla/controllers/mcs/plan"
 	"github.com/flotilla-io/flotilla/member"
 )
@@ -61,45 +62,20 @@ var _ Hub = (*member.Hub)(nil)
 const worksByService = "mcs-service"
 
 func serviceKeyOf(w *workv1alpha1.Work) string {
-	ns, name := w.Labels[networkingv1alpha1.EndpointSliceNamespaceLabel], w.Labels[networkingv1alpha1.EndpointSliceNameLabel]
-	if ns == "" || name == "" {
-		return ""
-	}
-	return ns + "/" + name
-}
-
-func indexByService(obj any) ([]string, error) {
-	if w, ok := obj.(*workv1alpha1.Work); ok {
-		if key := serviceKeyOf(w); key != "" {
-			return []string{key}, nil
-		}
-	}
-	return nil, nil
+	return works.OwnerKey(w, networkingv1alpha1.EndpointSliceNamespaceLabel, networkingv1alpha1.EndpointSliceNameLabel)
 }
 
 // addWorkIndex adds the worksByService index to the Work informer unless
 // the other controller of the package already did.
 func addWorkIndex(inf cache.SharedIndexInformer) error {
-	if _, ok := inf.GetIndexer().GetIndexers()[worksByService]; ok {
-		return nil
-	}
-	return inf.AddIndexers(cache.Indexers{worksByService: indexByService})
+	return works.AddIndex(inf, worksByService,
+		works.OwnerIndexFunc(networkingv1alpha1.EndpointSliceNamespaceLabel, networkingv1alpha1.EndpointSliceNameLabel))
 }
 
 // serviceWorks returns the Works of service namespace/name from the index.
-func serviceWorks(works cache.Indexer) func(namespace, name string) ([]*workv1alpha1.Work, error) {
+func serviceWorks(idx cache.Indexer) func(namespace, name string) ([]*workv1alpha1.Work, error) {
 	return func(namespace, name string) ([]*workv1alpha1.Work, error) {
-		objs, err := works.ByIndex(worksByService, namespace+"/"+name)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]*workv1alpha1.Work, 0, len(objs))
-		for _, o := range objs {
-			if w, ok := o.(*workv1alpha1.Work); ok {
-				out = append(out, w)
-			}
-		}
-		return out, nil
+		return works.Indexed(idx, worksByService, namespace+"/"+name)
 	}
 }
 
