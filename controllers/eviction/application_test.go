@@ -34,6 +34,7 @@ func TestPreservedState(t *testing.T) {
 		{"a missing field fails", rules("{.missing}"), status, "", true},
 		{"no status fails", rules("{.jobID}"), nil, "", true},
 		{"a bad path fails", rules("{.jobID"), status, "", true},
+		{"a value that is no label value fails", rules("{.conditions}"), status, "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := preservedState(tc.sp, tc.status)

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/jsonpath"
 	"k8s.io/klog/v2"
@@ -177,7 +178,13 @@ func preservedState(sp *policyv1alpha1.StatePreservation, status []byte) (map[st
 		if err := jp.Execute(&buf, obj); err != nil {
 			return nil, fmt.Errorf("rule %s: %w", r.AliasLabelName, err)
 		}
-		out[r.AliasLabelName] = strings.TrimSpace(buf.String())
+		v := strings.TrimSpace(buf.String())
+		// The value becomes a label of the workload in its new clusters:
+		// one no member would accept must not reach a Work.
+		if msgs := validation.IsValidLabelValue(v); len(msgs) > 0 {
+			return nil, fmt.Errorf("rule %s: %q is not a label value: %s", r.AliasLabelName, v, strings.Join(msgs, "; "))
+		}
+		out[r.AliasLabelName] = v
 	}
 	return out, nil
 }

@@ -110,6 +110,13 @@ func validateFailover(f *policyv1alpha1.FailoverBehavior, propagateDeps bool, p 
 	return errs
 }
 
+// Bounds of statePreservation: each rule becomes a label of the workload
+// and a JSONPath evaluated at every eviction.
+const (
+	maxStatePreservationRules = 32
+	maxStateJSONPathLength    = 1024
+)
+
 func validateStatePreservation(sp *policyv1alpha1.StatePreservation, p *field.Path) field.ErrorList {
 	if sp == nil {
 		return nil
@@ -118,6 +125,8 @@ func validateStatePreservation(sp *policyv1alpha1.StatePreservation, p *field.Pa
 	rulesPath := p.Child("rules")
 	if len(sp.Rules) == 0 {
 		errs = append(errs, field.Required(rulesPath, "at least one rule is required"))
+	} else if len(sp.Rules) > maxStatePreservationRules {
+		errs = append(errs, field.TooMany(rulesPath, len(sp.Rules), maxStatePreservationRules))
 	}
 	for i, r := range sp.Rules {
 		ip := rulesPath.Index(i)
@@ -128,6 +137,8 @@ func validateStatePreservation(sp *policyv1alpha1.StatePreservation, p *field.Pa
 		}
 		if r.JSONPath == "" {
 			errs = append(errs, field.Required(ip.Child("jsonPath"), ""))
+		} else if len(r.JSONPath) > maxStateJSONPathLength {
+			errs = append(errs, field.TooLong(ip.Child("jsonPath"), "", maxStateJSONPathLength))
 		} else if err := jsonpath.New("statePreservation").Parse(r.JSONPath); err != nil {
 			errs = append(errs, field.Invalid(ip.Child("jsonPath"), r.JSONPath, fmt.Sprintf("must be a JSONPath template: %v", err)))
 		}

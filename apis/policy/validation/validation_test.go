@@ -357,6 +357,17 @@ func TestValidatePropagationPolicy(t *testing.T) {
 			"spec.failover.application.statePreservation.rules[1].aliasLabelName: Required value",
 			"spec.failover.application.statePreservation.rules[1].jsonPath: Required value",
 		}},
+		{name: "state preservation bounds", mod: appFailover(func(app *policyv1alpha1.ApplicationFailoverBehavior) {
+			app.StatePreservation = &policyv1alpha1.StatePreservation{}
+			for i := range 33 {
+				app.StatePreservation.Rules = append(app.StatePreservation.Rules,
+					policyv1alpha1.StatePreservationRule{AliasLabelName: fmt.Sprintf("k%d", i), JSONPath: "{.replicas}"})
+			}
+			app.StatePreservation.Rules[0].JSONPath = "{." + strings.Repeat("a", 1024) + "}"
+		}), want: []string{
+			"spec.failover.application.statePreservation.rules: Too many",
+			"spec.failover.application.statePreservation.rules[0].jsonPath: Too long",
+		}},
 		{name: "state preservation without rules", mod: appFailover(func(app *policyv1alpha1.ApplicationFailoverBehavior) {
 			app.StatePreservation = &policyv1alpha1.StatePreservation{}
 		}), want: []string{"spec.failover.application.statePreservation.rules: Required value"}},
