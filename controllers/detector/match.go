@@ -9,13 +9,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/selectors"
 )
 
 // Well-known template keys the detector reads (API-SPEC §9).
 const (
 	// ClaimedByLabel on a template says another system owns it.
-	ClaimedByLabel = "resourcetemplate.karmada.io/claimed-by"
+	ClaimedByLabel = workv1alpha2.ResourceTemplateClaimedByLabel
 )
 
 // policy is a PropagationPolicy or ClusterPropagationPolicy, as matching sees it.

@@ -66,8 +66,9 @@ func Controllers() map[string]InitFunc {
 		workloadrebalancer.ControllerName: startWorkloadRebalancer,
 		remedy.ControllerName:             startRemedy,
 
-		mcs.ServiceExportControllerName: startServiceExport,
-		mcs.ServiceImportControllerName: startServiceImport,
+		mcs.ServiceExportControllerName:       startServiceExport,
+		mcs.ServiceImportControllerName:       startServiceImport,
+		mcs.MultiClusterServiceControllerName: startMultiClusterService,
 
 		eviction.TaintManagerName:        startTaintManager,
 		eviction.GracefulEvictionName:    startGracefulEviction,
@@ -94,10 +95,26 @@ func startDescheduler(ctx context.Context, c *Context) error {
 	return nil
 }
 
+// startMultiClusterService propagates the Services of CrossCluster
+// MultiClusterServices to their providers and consumers, and gives the
+// consumers the providers' endpoints (collected by serviceExport).
+func startMultiClusterService(ctx context.Context, c *Context) error {
+	ctrl, err := mcs.NewService(c.KarmadaInformers.Networking().V1alpha1().MultiClusterServices(), c.KarmadaInformers.Work().V1alpha1().Works(),
+		c.KarmadaInformers.Work().V1alpha2().ResourceBindings(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
+		c.HostInformers.Core().V1().Services(), c.Karmada, c.Host, c.Recorder)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 2)
+	return nil
+}
+
 // startServiceExport collects the members' EndpointSlices of the Services
-// their ServiceExports export, reading the members through the hub.
+// their ServiceExports export, or provide to a MultiClusterService,
+// reading the members through the hub.
 func startServiceExport(ctx context.Context, c *Context) error {
-	ctrl, err := mcs.NewExport(c.Hub, c.KarmadaInformers.Work().V1alpha1().Works(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.Karmada)
+	ctrl, err := mcs.NewExport(c.Hub, c.KarmadaInformers.Work().V1alpha1().Works(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
+		c.KarmadaInformers.Networking().V1alpha1().MultiClusterServices(), c.Karmada)
 	if err != nil {
 		return err
 	}

@@ -26,8 +26,9 @@ import (
 
 // Names of the controllers in --controllers, as in Karmada.
 const (
-	ServiceExportControllerName = "serviceExport"
-	ServiceImportControllerName = "serviceImport"
+	ServiceExportControllerName       = "serviceExport"
+	ServiceImportControllerName       = "serviceImport"
+	MultiClusterServiceControllerName = "multiclusterservice"
 )
 
 // FieldManager is the field manager of the controllers' writes.
@@ -42,6 +43,28 @@ const (
 	EventReasonSyncDerivedServiceSucceed = "SyncDerivedServiceSucceed"
 	// EventReasonSyncDerivedServiceFailed (Warning): it could not be.
 	EventReasonSyncDerivedServiceFailed = "SyncDerivedServiceFailed"
+)
+
+// Reasons of the events recorded on a MultiClusterService (Karmada's
+// pkg/events). Unlike Karmada, which records them at every reconcile, they
+// are recorded when the condition they report changes.
+const (
+	// EventReasonSyncServiceSucceed (Normal): the Service is propagated to
+	// the providers and consumers.
+	EventReasonSyncServiceSucceed = "SyncServiceSucceed"
+	// EventReasonSyncServiceFailed (Warning): it is not, or not to all.
+	EventReasonSyncServiceFailed = "SyncServiceFailed"
+	// EventReasonDispatchEndpointSliceSucceed (Normal): the consumers have
+	// the providers' endpoints.
+	EventReasonDispatchEndpointSliceSucceed = "DispatchEndpointSliceSucceed"
+	// EventReasonDispatchEndpointSliceFailed (Warning): not all have.
+	EventReasonDispatchEndpointSliceFailed = "DispatchEndpointSliceFailed"
+	// EventReasonClusterNotFound (Warning): a provider or consumer named
+	// is no cluster.
+	EventReasonClusterNotFound = "ClusterNotFound"
+	// EventReasonAPIIncompatible (Warning): a consumer serves no
+	// EndpointSlices.
+	EventReasonAPIIncompatible = "APIIncompatible"
 )
 
 // endpointSlices is the resource collected from the members.

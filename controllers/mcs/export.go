@@ -2,6 +2,7 @@ package mcs
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -16,6 +17,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
+	networkinginformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/networking/v1alpha1"
 	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha1"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	multiclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/multicluster/v1alpha1"
@@ -41,13 +43,15 @@ type ExportController struct {
 // NewExport returns the serviceExport controller. It registers the
 // members' ServiceExports and EndpointSlices with hub: call it before the
 // hub runs.
-func NewExport(hub Hub, works workinformers.WorkInformer, clusters clusterinformers.ClusterInformer, client versioned.Interface) (*ExportController, error) {
+func NewExport(hub Hub, works workinformers.WorkInformer, clusters clusterinformers.ClusterInformer,
+	services networkinginformers.MultiClusterServiceInformer, client versioned.Interface) (*ExportController, error) {
 	if err := addWorkIndex(works.Informer()); err != nil {
 		return nil, err
 	}
 	c := &ExportController{hub: hub, clusters: clusters.Lister(), works: works.Informer().GetIndexer(),
 		queue:  worker.NewQueue(ServiceExportControllerName),
-		synced: []cache.InformerSynced{works.Informer().HasSynced, clusters.Informer().HasSynced}}
+		synced: []cache.InformerSynced{works.Informer().HasSynced, clusters.Informer().HasSynced, services.Informer().HasSynced}}
+	mcsLister := services.Lister()
 	c.collect = collectReconciler{
 		cluster: func(name string) (*clusterv1alpha1.Cluster, error) {
 			cl, err := c.clusters.Get(name)
@@ -67,6 +71,10 @@ func NewExport(hub Hub, works workinformers.WorkInformer, clusters clusterinform
 			}
 			u, ok := obj.(*unstructured.Unstructured)
 			return exists && ok && u.GetDeletionTimestamp() == nil, true
+		},
+		provided: func(cluster, namespace, name string) bool {
+			m, err := mcsLister.MultiClusterServices(namespace).Get(name)
+			return err == nil && m.DeletionTimestamp == nil && plan.CrossCluster(m) && plan.Providers(m).Has(cluster)
 		},
 		slices: func(cluster, namespace string) ([]*unstructured.Unstructured, bool) {
 			inf, ok := hub.Watch(cluster, endpointSlices)
@@ -96,7 +104,7 @@ func NewExport(hub Hub, works workinformers.WorkInformer, clusters clusterinform
 		return nil, err
 	}
 	onWork := func(obj any) {
-		if w, ok := work(obj); ok && plan.ManagedBy(w, networkingv1alpha1.ManagedByServiceExport) {
+		if w, ok := work(obj); ok && plan.IsCollected(w, "") {
 			if cluster, ok := names.ClusterOf(w.Namespace); ok {
 				if key := serviceKeyOf(w); key != "" {
 					c.queue.Add(cluster + "/" + key)
@@ -108,6 +116,15 @@ func NewExport(hub Hub, works workinformers.WorkInformer, clusters clusterinform
 		return nil, err
 	}
 	if _, err := clusters.Informer().AddEventHandler(clusterHandler(multiclusterv1alpha1.ServiceExports, c.enqueueCluster)); err != nil {
+		return nil, err
+	}
+	if _, err := services.Informer().AddEventHandler(mcsHandler(func(m *networkingv1alpha1.MultiClusterService) {
+		// Its providers may have changed: every cluster is looked at.
+		cls, _ := c.clusters.List(labels.Everything())
+		for _, cl := range cls {
+			c.queue.Add(cl.Name + "/" + m.Namespace + "/" + m.Name)
+		}
+	})); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -139,14 +156,16 @@ func (c *ExportController) onServiceExport(cluster string) cache.ResourceEventHa
 }
 
 // onEndpointSlice queues the service of a member's EndpointSlice when the
-// member exports it, or did (collected Works remain).
+// member exports it or provides it to a MultiClusterService, or did
+// (collected Works remain).
 func (c *ExportController) onEndpointSlice(cluster string) cache.ResourceEventHandler {
 	return memberHandler(func(u *unstructured.Unstructured) {
 		svc := u.GetLabels()[discoveryv1.LabelServiceName]
 		if !plan.Collectable(u.GetLabels(), svc) {
 			return
 		}
-		if exists, _ := c.collect.exported(cluster, u.GetNamespace(), svc); !exists && !c.collected(cluster, u.GetNamespace(), svc) {
+		if exists, _ := c.collect.exported(cluster, u.GetNamespace(), svc); !exists && !c.collect.provided(cluster, u.GetNamespace(), svc) &&
+			!c.collected(cluster, u.GetNamespace(), svc) {
 			return
 		}
 		c.queue.Add(cluster + "/" + u.GetNamespace() + "/" + svc)
@@ -170,7 +189,7 @@ func (c *ExportController) collected(cluster, namespace, name string) bool {
 func (c *ExportController) enqueueCluster(cluster string) {
 	objs, _ := c.works.ByIndex(cache.NamespaceIndex, names.ExecutionNamespace(cluster))
 	for _, o := range objs {
-		if w, ok := o.(*workv1alpha1.Work); ok && plan.ManagedBy(w, networkingv1alpha1.ManagedByServiceExport) {
+		if w, ok := o.(*workv1alpha1.Work); ok && plan.IsCollected(w, "") {
 			if key := serviceKeyOf(w); key != "" {
 				c.queue.Add(cluster + "/" + key)
 			}
@@ -256,5 +275,35 @@ func clusterHandler(gvr schema.GroupVersionResource, f func(cluster string)) cac
 				f(c.Name)
 			}
 		},
+	}
+}
+
+// mcsHandler calls f with every MultiClusterService added, deleted, or
+// whose labels, spec or deletion changed (not its status).
+func mcsHandler(f func(*networkingv1alpha1.MultiClusterService)) cache.ResourceEventHandler {
+	get := func(obj any) (*networkingv1alpha1.MultiClusterService, bool) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		m, ok := obj.(*networkingv1alpha1.MultiClusterService)
+		return m, ok
+	}
+	call := func(obj any) {
+		if m, ok := get(obj); ok {
+			f(m)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: call,
+		UpdateFunc: func(old, cur any) {
+			o, ok1 := get(old)
+			n, ok2 := get(cur)
+			if ok1 && ok2 && o.Generation == n.Generation && labels.Equals(o.Labels, n.Labels) &&
+				(o.DeletionTimestamp == nil) == (n.DeletionTimestamp == nil) && slices.Equal(o.Finalizers, n.Finalizers) {
+				return
+			}
+			call(cur)
+		},
+		DeleteFunc: call,
 	}
 }

@@ -19,6 +19,11 @@ import (
 // it needs is starting or listing.
 const notListedRetry = time.Second
 
+// collectManagers are the managers of collected Works: a member's slices
+// of a service are collected while it exports the service, or provides it
+// to a MultiClusterService.
+var collectManagers = []string{networkingv1alpha1.ManagedByServiceExport, networkingv1alpha1.ManagedByMultiClusterService}
+
 // collectReconciler keeps the collected Works of one service in one
 // member.
 type collectReconciler struct {
@@ -27,6 +32,9 @@ type collectReconciler struct {
 	// exported tells whether the member has a ServiceExport
 	// namespace/name; known is false when its informer has not listed.
 	exported func(cluster, namespace, name string) (exists, known bool)
+	// provided tells whether a CrossCluster MultiClusterService
+	// namespace/name has the member among its provider clusters.
+	provided func(cluster, namespace, name string) bool
 	// slices returns the member's EndpointSlices of namespace, starting
 	// their informer on first use; synced is false until it has listed.
 	slices func(cluster, namespace string) (slices []*unstructured.Unstructured, synced bool)
@@ -38,7 +46,8 @@ type collectReconciler struct {
 
 // reconcile makes the collected Works of service namespace/name in
 // clusterName hold the member's EndpointSlices of the service while the
-// member is Ready and exports it, and nothing otherwise. retry > 0 asks for
+// member is Ready and exports it or provides it to a MultiClusterService,
+// and nothing otherwise. retry > 0 asks for
 // the key again then: a member informer it needs has not listed yet.
 func (r *collectReconciler) reconcile(ctx context.Context, clusterName, namespace, name string) (retry time.Duration, _ error) {
 	all, err := r.works(namespace, name)
@@ -48,7 +57,7 @@ func (r *collectReconciler) reconcile(ctx context.Context, clusterName, namespac
 	es := names.ExecutionNamespace(clusterName)
 	var existing []*workv1alpha1.Work
 	for _, w := range all {
-		if w.Namespace == es && plan.ManagedBy(w, networkingv1alpha1.ManagedByServiceExport) {
+		if w.Namespace == es && plan.IsCollected(w, "") {
 			existing = append(existing, w)
 		}
 	}
@@ -58,6 +67,7 @@ func (r *collectReconciler) reconcile(ctx context.Context, clusterName, namespac
 	}
 	var desired []*workv1alpha1.Work
 	if clusterReady(cl) {
+		var managers []string
 		exists, known := r.exported(clusterName, namespace, name)
 		if !known {
 			if member.Serves(cl, multiclusterv1alpha1.ServiceExports) {
@@ -68,6 +78,12 @@ func (r *collectReconciler) reconcile(ctx context.Context, clusterName, namespac
 			exists = false
 		}
 		if exists {
+			managers = append(managers, networkingv1alpha1.ManagedByServiceExport)
+		}
+		if r.provided(clusterName, namespace, name) {
+			managers = append(managers, networkingv1alpha1.ManagedByMultiClusterService)
+		}
+		if len(managers) > 0 {
 			slices, synced := r.slices(clusterName, namespace)
 			if !synced {
 				return notListedRetry, nil
@@ -76,7 +92,7 @@ func (r *collectReconciler) reconcile(ctx context.Context, clusterName, namespac
 				if !plan.Collectable(s.GetLabels(), name) {
 					continue
 				}
-				w, err := plan.CollectedWork(clusterName, s)
+				w, err := plan.CollectedWork(clusterName, s, managers...)
 				if err != nil {
 					return 0, err
 				}
@@ -84,7 +100,7 @@ func (r *collectReconciler) reconcile(ctx context.Context, clusterName, namespac
 			}
 		}
 	}
-	changes, err := plan.Reconcile(networkingv1alpha1.ManagedByServiceExport, desired, withNamed(existing, desired, r.work),
+	changes, err := plan.Reconcile(collectManagers, desired, withNamed(existing, desired, r.work),
 		networkingv1alpha1.EndpointSliceNamespaceLabel, networkingv1alpha1.EndpointSliceNameLabel)
 	if err != nil {
 		return 0, err

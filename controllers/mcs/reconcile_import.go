@@ -61,7 +61,7 @@ func (r *dispatchReconciler) reconcile(ctx context.Context, namespace, name stri
 	var collected []plan.Collected
 	dispatched := map[string][]*workv1alpha1.Work{}
 	for _, w := range all {
-		if c, ok := plan.CollectedFrom(w); ok {
+		if c, ok := plan.CollectedFrom(w, networkingv1alpha1.ManagedByServiceExport); ok {
 			collected = append(collected, c)
 		}
 		if cluster, ok := names.ClusterOf(w.Namespace); ok && plan.ManagedBy(w, networkingv1alpha1.ManagedByServiceImport) {
@@ -124,7 +124,7 @@ func (r *dispatchReconciler) dispatch(ctx context.Context, importer string, si *
 			return err
 		}
 	}
-	changes, err := plan.Reconcile(networkingv1alpha1.ManagedByServiceImport, desired, withNamed(existing, desired, r.work))
+	changes, err := plan.Reconcile([]string{networkingv1alpha1.ManagedByServiceImport}, desired, withNamed(existing, desired, r.work))
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/mcs/plan"
@@ -35,15 +36,15 @@ type event struct{ uid, kind, reason, message string }
 
 func TestDispatchReconcile(t *testing.T) {
 	t.Parallel()
-	c1, err := plan.CollectedWork("member1", memberSlice("web-a", "web", "10.0.1.1"))
+	c1, err := plan.CollectedWork("member1", memberSlice("web-a", "web", "10.0.1.1"), networkingv1alpha1.ManagedByServiceExport)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2, err := plan.CollectedWork("member2", memberSlice("web-b", "web", "10.0.2.1"))
+	c2, err := plan.CollectedWork("member2", memberSlice("web-b", "web", "10.0.2.1"), networkingv1alpha1.ManagedByServiceExport)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2moved, err := plan.CollectedWork("member2", memberSlice("web-b", "web", "10.0.2.9"))
+	c2moved, err := plan.CollectedWork("member2", memberSlice("web-b", "web", "10.0.2.9"), networkingv1alpha1.ManagedByServiceExport)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestDispatchReconcile(t *testing.T) {
 	read := func(ws ...*workv1alpha1.Work) []plan.Collected {
 		var out []plan.Collected
 		for _, w := range ws {
-			c, _ := plan.CollectedFrom(w)
+			c, _ := plan.CollectedFrom(w, networkingv1alpha1.ManagedByServiceExport)
 			out = append(out, c)
 		}
 		return out

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 
+	"github.com/flotilla-io/flotilla/apis/networking/mutation"
 	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/networking/validation"
 	"github.com/flotilla-io/flotilla/registry/internal/resource"
@@ -28,8 +29,11 @@ func Definitions() []*resource.Definition {
 		{
 			Resource: networkingv1alpha1.Resource("multiclusterservices"), Singular: "multiclusterservice", Versions: v,
 			NamespaceScoped: true, ShortNames: []string{"mcs"}, Categories: resource.KarmadaCategory, Status: true,
-			New:            func() runtime.Object { return &networkingv1alpha1.MultiClusterService{} },
-			NewList:        func() runtime.Object { return &networkingv1alpha1.MultiClusterServiceList{} },
+			New:     func() runtime.Object { return &networkingv1alpha1.MultiClusterService{} },
+			NewList: func() runtime.Object { return &networkingv1alpha1.MultiClusterServiceList{} },
+			Mutate: func(obj, old runtime.Object) {
+				mutation.MutateMultiClusterService(obj.(*networkingv1alpha1.MultiClusterService), old == nil)
+			},
 			Validate:       resource.Validator(validation.ValidateMultiClusterService),
 			ValidateUpdate: resource.UpdateValidator(validation.ValidateMultiClusterServiceUpdate),
 		},

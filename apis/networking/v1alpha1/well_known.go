@@ -26,6 +26,9 @@ const (
 	MultiClusterServiceNameAnnotation = "multiclusterservice.karmada.io/name"
 	// MultiClusterServiceNamespaceAnnotation is the namespace of that MultiClusterService.
 	MultiClusterServiceNamespaceAnnotation = "multiclusterservice.karmada.io/namespace"
+	// MultiClusterServiceControllerFinalizer holds a CrossCluster
+	// MultiClusterService until what it made is withdrawn.
+	MultiClusterServiceControllerFinalizer = "karmada.io/multiclusterservice-controller"
 )
 
 // Labels and annotations of the EndpointSlices Karmada collects from the
@@ -64,4 +67,9 @@ const (
 	// EndpointSlices imported from the exporting members. Flotilla's value;
 	// Karmada makes those objects as templates on its control plane.
 	ManagedByServiceImport = "ServiceImport"
+	// ManagedByMultiClusterService marks the Works of EndpointSlices
+	// collected from the provider clusters of a CrossCluster
+	// MultiClusterService, and those made for its consumer clusters
+	// (Karmada's value, the kind's name).
+	ManagedByMultiClusterService = "MultiClusterService"
 )

@@ -78,6 +78,10 @@ const (
 	// BindingManagedByLabel names the controller that manages a binding it
 	// created itself (rather than the detector).
 	BindingManagedByLabel = "binding.karmada.io/managed-by"
+	// ResourceTemplateClaimedByLabel on a resource template names the
+	// system that owns it (a MultiClusterService, for its Service): the
+	// detector leaves it to that system.
+	ResourceTemplateClaimedByLabel = "resourcetemplate.karmada.io/claimed-by"
 	// DependedByLabelKeyPrefix prefixes the label set on an attached
 	// (dependency) binding for each binding that depends on it; the suffix is
 	// a hash of the dependent's namespace and name.

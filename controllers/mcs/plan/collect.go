@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"fmt"
+
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -32,9 +34,13 @@ var keptMetadata = []string{"name", "namespace", "labels", "annotations"}
 
 // CollectedWork returns the Work holding slice, collected from cluster, in
 // the cluster's execution namespace: named as Karmada names it, labelled
-// with the service, kept by the ServiceExport collection, and never
-// applied (suppressed and suspended: the slice is the member's own).
-func CollectedWork(cluster string, slice *unstructured.Unstructured) (*workv1alpha1.Work, error) {
+// with the service, kept by managers (ServiceExport, MultiClusterService:
+// at least one), and never applied (suppressed and suspended: the slice is
+// the member's own).
+func CollectedWork(cluster string, slice *unstructured.Unstructured, managers ...string) (*workv1alpha1.Work, error) {
+	if len(managers) == 0 {
+		return nil, fmt.Errorf("collecting EndpointSlice %s/%s: no manager", slice.GetNamespace(), slice.GetName())
+	}
 	obj := trimmed(slice)
 	raw, err := obj.MarshalJSON()
 	if err != nil {
@@ -46,7 +52,7 @@ func CollectedWork(cluster string, slice *unstructured.Unstructured) (*workv1alp
 	w.Labels = map[string]string{
 		networkingv1alpha1.EndpointSliceNamespaceLabel:     slice.GetNamespace(),
 		networkingv1alpha1.EndpointSliceNameLabel:          slice.GetLabels()[discoveryv1.LabelServiceName],
-		networkingv1alpha1.EndpointSliceWorkManagedByLabel: networkingv1alpha1.ManagedByServiceExport,
+		networkingv1alpha1.EndpointSliceWorkManagedByLabel: joinManagers(managers),
 		workv1alpha1.PropagationInstruction:                workv1alpha1.PropagationInstructionSuppressed,
 	}
 	w.Spec.Workload.Manifests = []workv1alpha1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}
@@ -80,13 +86,27 @@ type Collected struct {
 	Slice   *unstructured.Unstructured
 }
 
-// CollectedFrom reads the EndpointSlice a Work collected: false for a Work
-// that is not a collected one (not in an execution namespace, not kept by
-// the ServiceExport collection, or being deleted) or whose manifest is not
-// an EndpointSlice.
-func CollectedFrom(w *workv1alpha1.Work) (Collected, bool) {
+// IsCollected tells whether w holds an EndpointSlice collected from the
+// member of its execution namespace (by manager, when it is not empty):
+// Works made for a consuming member name the member the endpoints come
+// from, collected ones do not.
+func IsCollected(w *workv1alpha1.Work, manager string) bool {
+	if w.Annotations[networkingv1alpha1.EndpointSliceProvisionClusterAnnotation] != "" {
+		return false
+	}
+	if manager != "" {
+		return ManagedBy(w, manager)
+	}
+	return ManagedBy(w, networkingv1alpha1.ManagedByServiceExport) || ManagedBy(w, networkingv1alpha1.ManagedByMultiClusterService)
+}
+
+// CollectedFrom reads the EndpointSlice a Work collected for manager:
+// false for a Work that is not such a collected one (not in an execution
+// namespace, not kept by manager, made for a consuming member, or being
+// deleted) or whose manifest is not an EndpointSlice.
+func CollectedFrom(w *workv1alpha1.Work, manager string) (Collected, bool) {
 	cluster, ok := names.ClusterOf(w.Namespace)
-	if !ok || w.DeletionTimestamp != nil || !ManagedBy(w, networkingv1alpha1.ManagedByServiceExport) || len(w.Spec.Workload.Manifests) != 1 {
+	if !ok || w.DeletionTimestamp != nil || !IsCollected(w, manager) || len(w.Spec.Workload.Manifests) != 1 {
 		return Collected{}, false
 	}
 	obj := &unstructured.Unstructured{}

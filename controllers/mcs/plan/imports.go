@@ -77,7 +77,7 @@ func ImportWorks(importer string, si ServiceImport, collected []Collected) ([]*w
 			"metadata": map[string]any{"name": derived, "namespace": si.Namespace},
 			"spec":     derivedSpec(si),
 		}
-		w, err := importWork(ns, si, &unstructured.Unstructured{Object: svc}, "")
+		w, err := dispatchedWork(ns, si.Namespace, si.Name, networkingv1alpha1.ManagedByServiceImport, &unstructured.Unstructured{Object: svc}, "")
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +107,7 @@ func ImportWorks(importer string, si ServiceImport, collected []Collected) ([]*w
 				obj[k] = runtime.DeepCopyJSONValue(v)
 			}
 		}
-		w, err := importWork(ns, si, &unstructured.Unstructured{Object: obj}, c.Cluster)
+		w, err := dispatchedWork(ns, si.Namespace, si.Name, networkingv1alpha1.ManagedByServiceImport, &unstructured.Unstructured{Object: obj}, c.Cluster)
 		if err != nil {
 			return nil, err
 		}
@@ -145,13 +145,13 @@ func derivedSpec(si ServiceImport) map[string]any {
 	return spec
 }
 
-// importWork wraps obj, bound for the importing member whose execution
+// dispatchedWork wraps obj, bound for the consuming member whose execution
 // namespace is ns, in its Work: named as Karmada names Works, labelled with
-// the service and kept by the ServiceImport dispatch; the object is
-// labelled as Flotilla's and annotated with its Work, as the binding
-// controller does the objects it propagates. provider, when set, is the
-// member the endpoints come from.
-func importWork(ns string, si ServiceImport, obj *unstructured.Unstructured, provider string) (*workv1alpha1.Work, error) {
+// service svcNamespace/svcName and kept by manager; the object is labelled as
+// Flotilla's and annotated with its Work, as the binding controller does
+// the objects it propagates. provider, when set, is the member the
+// endpoints come from.
+func dispatchedWork(ns, svcNamespace, svcName, manager string, obj *unstructured.Unstructured, provider string) (*workv1alpha1.Work, error) {
 	name := names.WorkName(obj.GetKind(), obj.GetName(), obj.GetNamespace())
 	labels := obj.GetLabels()
 	if labels == nil {
@@ -173,9 +173,9 @@ func importWork(ns string, si ServiceImport, obj *unstructured.Unstructured, pro
 	w := &workv1alpha1.Work{}
 	w.Name, w.Namespace = name, ns
 	w.Labels = map[string]string{
-		networkingv1alpha1.EndpointSliceNamespaceLabel:     si.Namespace,
-		networkingv1alpha1.EndpointSliceNameLabel:          si.Name,
-		networkingv1alpha1.EndpointSliceWorkManagedByLabel: networkingv1alpha1.ManagedByServiceImport,
+		networkingv1alpha1.EndpointSliceNamespaceLabel:     svcNamespace,
+		networkingv1alpha1.EndpointSliceNameLabel:          svcName,
+		networkingv1alpha1.EndpointSliceWorkManagedByLabel: manager,
 	}
 	if provider != "" {
 		w.Annotations = map[string]string{networkingv1alpha1.EndpointSliceProvisionClusterAnnotation: provider}

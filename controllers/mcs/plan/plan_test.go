@@ -91,7 +91,7 @@ func TestCollectable(t *testing.T) {
 // applied, and reads back as the slice it collected.
 func TestCollectedWork(t *testing.T) {
 	t.Parallel()
-	w, err := CollectedWork("member1", memberSlice(t, "web-abcde", "10.0.0.1"))
+	w, err := CollectedWork("member1", memberSlice(t, "web-abcde", "10.0.0.1"), "ServiceExport")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestCollectedWork(t *testing.T) {
 	if !ptr.Deref(w.Spec.SuspendDispatching, false) || len(w.Finalizers) != 0 {
 		t.Errorf("suspendDispatching %v finalizers %v: a collected Work is never applied and needs no execution", w.Spec.SuspendDispatching, w.Finalizers)
 	}
-	c, ok := CollectedFrom(w)
+	c, ok := CollectedFrom(w, "ServiceExport")
 	if !ok || c.Cluster != "member1" {
 		t.Fatalf("CollectedFrom = %+v, %v", c, ok)
 	}
@@ -130,7 +130,7 @@ func TestCollectedWork(t *testing.T) {
 	elsewhere := w.DeepCopy()
 	elsewhere.Namespace = "default"
 	for name, w := range map[string]*workv1alpha1.Work{"kept by another controller only": other, "being deleted": deleting, "outside execution namespaces": elsewhere} {
-		if _, ok := CollectedFrom(w); ok {
+		if _, ok := CollectedFrom(w, "ServiceExport"); ok {
 			t.Errorf("%s: read as collected", name)
 		}
 	}
@@ -174,11 +174,11 @@ func manifest(t *testing.T, w *workv1alpha1.Work) *unstructured.Unstructured {
 
 func collected(t *testing.T, cluster, name string, ips ...string) Collected {
 	t.Helper()
-	w, err := CollectedWork(cluster, memberSlice(t, name, ips...))
+	w, err := CollectedWork(cluster, memberSlice(t, name, ips...), "ServiceExport")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, ok := CollectedFrom(w)
+	c, ok := CollectedFrom(w, "ServiceExport")
 	if !ok {
 		t.Fatal("not collected")
 	}
@@ -307,7 +307,7 @@ func TestReconcile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := Reconcile("ServiceImport", tc.desired, tc.existing)
+			c, err := Reconcile([]string{"ServiceImport"}, tc.desired, tc.existing)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -342,13 +342,13 @@ func TestReconcile(t *testing.T) {
 // labels asked for.
 func TestSharedWorkPatches(t *testing.T) {
 	t.Parallel()
-	w, err := CollectedWork("member1", memberSlice(t, "web-a", "10.0.0.1"))
+	w, err := CollectedWork("member1", memberSlice(t, "web-a", "10.0.0.1"), "ServiceExport")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cur := stored(t, w)
 	cur.Labels["endpointslice.karmada.io/managed-by"] = "Other"
-	c, err := Reconcile("ServiceExport", []*workv1alpha1.Work{w}, []*workv1alpha1.Work{cur})
+	c, err := Reconcile([]string{"ServiceExport", "MultiClusterService"}, []*workv1alpha1.Work{w}, []*workv1alpha1.Work{cur})
 	if err != nil || len(c.Update) != 1 {
 		t.Fatalf("Reconcile = %+v, %v", c, err)
 	}
@@ -369,7 +369,7 @@ func TestSharedWorkPatches(t *testing.T) {
 		t.Errorf("patch %s", patch)
 	}
 	cur.Labels["endpointslice.karmada.io/managed-by"] = "Other.ServiceExport"
-	c, err = Reconcile("ServiceExport", nil, []*workv1alpha1.Work{cur}, "endpointslice.karmada.io/namespace", "endpointslice.karmada.io/name")
+	c, err = Reconcile([]string{"ServiceExport", "MultiClusterService"}, nil, []*workv1alpha1.Work{cur}, "endpointslice.karmada.io/namespace", "endpointslice.karmada.io/name")
 	if err != nil || len(c.Release) != 1 {
 		t.Fatalf("Reconcile = %+v, %v", c, err)
 	}

@@ -68,16 +68,18 @@ func (c Changes) Empty() bool {
 	return len(c.Create)+len(c.Update)+len(c.Delete)+len(c.Release) == 0
 }
 
-// Reconcile decides the writes making manager's Works desired: existing
-// are the stored Works of the same service (and those named as desired
-// ones), in any order, possibly twice. A desired Work is created when
-// absent, and updated when the stored one differs once the server's
-// mutation of Works is applied to it; a stored Work manager keeps that is
-// not desired is deleted, or released when another controller keeps it
-// too. Works being deleted are left to finish (a desired one is created
-// again once gone: its deletion queues the caller again). When manager no
-// longer keeps a Work, drop are the labels it takes off.
-func Reconcile(manager string, desired, existing []*workv1alpha1.Work, drop ...string) (Changes, error) {
+// Reconcile decides the writes making the Works of the managers in owned
+// desired: existing are the stored Works of the same service (and those
+// named as desired ones), in any order, possibly twice. A desired Work is
+// created when absent, and updated when the stored one differs once the
+// server's mutation of Works is applied to it; its managed-by label is the
+// stored one's managers outside owned plus the desired one's. A stored Work
+// an owned manager keeps that is not desired is deleted, or released when a
+// manager outside owned keeps it too. Works being deleted are left to
+// finish (a desired one is created again once gone: its deletion queues the
+// caller again). When owned managers no longer keep a Work, drop are the
+// labels they take off.
+func Reconcile(owned []string, desired, existing []*workv1alpha1.Work, drop ...string) (Changes, error) {
 	stored := make(map[string]*workv1alpha1.Work, len(existing))
 	for _, w := range existing {
 		stored[w.Namespace+"/"+w.Name] = w
@@ -98,7 +100,7 @@ func Reconcile(manager string, desired, existing []*workv1alpha1.Work, drop ...s
 			c.Conflicts = append(c.Conflicts, d)
 			continue
 		}
-		merged, err := asStored(cur, d)
+		merged, err := asStored(cur, d, owned)
 		if err != nil {
 			return Changes{}, err
 		}
@@ -109,10 +111,10 @@ func Reconcile(manager string, desired, existing []*workv1alpha1.Work, drop ...s
 	keys := slices.Sorted(maps.Keys(stored))
 	for _, key := range keys {
 		cur := stored[key]
-		if want[key] || cur.DeletionTimestamp != nil || !ManagedBy(cur, manager) {
+		if want[key] || cur.DeletionTimestamp != nil || !slices.ContainsFunc(managers(cur), func(m string) bool { return slices.Contains(owned, m) }) {
 			continue
 		}
-		others := slices.DeleteFunc(managers(cur), func(m string) bool { return m == manager })
+		others := outside(managers(cur), owned)
 		if len(others) == 0 {
 			c.Delete = append(c.Delete, cur)
 			continue
@@ -122,15 +124,21 @@ func Reconcile(manager string, desired, existing []*workv1alpha1.Work, drop ...s
 	return c, nil
 }
 
+// outside returns the managers of ms not in owned.
+func outside(ms, owned []string) []string {
+	return slices.DeleteFunc(slices.Clone(ms), func(m string) bool { return slices.Contains(owned, m) })
+}
+
 // asStored is desired as the server would store it over cur: cur's labels
 // (the permanent id, other managers' labels) kept under desired's, the
-// managers merged, the manifests mutated as the Works webhook does.
-func asStored(cur, desired *workv1alpha1.Work) (*workv1alpha1.Work, error) {
+// managers outside owned kept beside desired's, the manifests mutated as
+// the Works webhook does.
+func asStored(cur, desired *workv1alpha1.Work, owned []string) (*workv1alpha1.Work, error) {
 	out := desired.DeepCopy()
 	labels := map[string]string{}
 	maps.Copy(labels, cur.Labels)
 	maps.Copy(labels, desired.Labels)
-	labels[networkingv1alpha1.EndpointSliceWorkManagedByLabel] = joinManagers(append(managers(cur), managers(desired)...))
+	labels[networkingv1alpha1.EndpointSliceWorkManagedByLabel] = joinManagers(append(outside(managers(cur), owned), managers(desired)...))
 	out.Labels = labels
 	if err := mutation.MutateWork(out, false); err != nil {
 		return nil, err
