@@ -286,4 +286,3 @@ func ignoreNotFound(err error) error {
 	}
 	return err
 }
-
