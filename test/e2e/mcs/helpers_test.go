@@ -12,10 +12,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
 )
 
 var members = []string{"member1", "member2", "member3"}
@@ -29,11 +32,13 @@ var (
 	crdsPropagated bool
 )
 
-// mcsCRDsInMembers propagates the CRDs flotilla-apiserver installed on the
-// host to every member with a ClusterPropagationPolicy, as the seed does,
-// and waits until every Cluster lists both kinds among its APIs.
+// mcsCRDsInMembers registers member3 in Pull mode (pullMember3), then
+// propagates the CRDs flotilla-apiserver installed on the host to every
+// member with a ClusterPropagationPolicy, as the seed does, and waits until
+// every Cluster lists both kinds among its APIs.
 func mcsCRDsInMembers(t *testing.T) {
 	t.Helper()
+	pullMember3(t)
 	crdsMu.Lock()
 	defer crdsMu.Unlock()
 	if crdsPropagated {
@@ -64,6 +69,53 @@ spec:
 	crdsPropagated = true
 }
 
+// agentMu guards agent: member3's registration in Pull mode and its
+// flotilla-agent, made once by the first test that needs the members (the
+// environment stops the agent with member3).
+var (
+	agentMu sync.Mutex
+	agent   *env.Process
+)
+
+// pullMember3 registers member3 in Pull mode as a user does (bootstrap
+// token, flotillactl register) and starts its agent, unless that is done
+// (an agent that exited is started again), and waits until member3 is a
+// Ready Pull cluster: the control plane reaches it only through the
+// agent's tunnel.
+func pullMember3(t *testing.T) {
+	t.Helper()
+	agentMu.Lock()
+	defer agentMu.Unlock()
+	if agent == nil {
+		kubeconfig, err := framework.Env.Register(t.Context(), "member3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := framework.Env.StartAgent(t.Context(), "member3", kubeconfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		agent = p
+	} else if exited, _ := agent.Exited(); exited {
+		if err := agent.Restart(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		c, err := framework.Karmada(t).ClusterV1alpha1().Clusters().Get(ctx, "member3", metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		if c.Spec.SyncMode != clusterv1alpha1.Pull {
+			return fmt.Sprintf("member3 syncMode %q, want Pull", c.Spec.SyncMode)
+		}
+		if !meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
+			return fmt.Sprintf("member3 is not Ready: %v", c.Status.Conditions)
+		}
+		return ""
+	})
+}
+
 func serves(c *clusterv1alpha1.Cluster, resource string) bool {
 	for _, e := range c.Status.APIEnablements {
 		if e.GroupVersion == "multicluster.x-k8s.io/v1alpha1" && slices.ContainsFunc(e.Resources, func(r clusterv1alpha1.APIResource) bool { return r.Name == resource }) {
@@ -77,6 +129,16 @@ func serves(c *clusterv1alpha1.Cluster, resource string) bool {
 // over member1 and member2 with its Service, a ServiceExport of it
 // propagated to both, and a ServiceImport propagated to member3.
 func nginx(ns string, replicas int) string {
+	return nginxAcross(ns, replicas, []string{"member1", "member2"}, "member3")
+}
+
+// nginxAcross is nginx with other members: the Deployment divided evenly
+// over providers, which export it, and the import propagated to importer.
+func nginxAcross(ns string, replicas int, providers []string, importer string) string {
+	var weights strings.Builder
+	for _, p := range providers {
+		fmt.Fprintf(&weights, "        - {targetCluster: {clusterNames: [%s]}, weight: 1}\n", p)
+	}
 	return fmt.Sprintf(`apiVersion: apps/v1
 kind: Deployment
 metadata: {name: nginx, namespace: %[1]s, labels: {app: nginx}}
@@ -104,15 +166,13 @@ spec:
   - {apiVersion: apps/v1, kind: Deployment, name: nginx}
   - {apiVersion: v1, kind: Service, name: nginx}
   placement:
-    clusterAffinity: {clusterNames: [member1, member2]}
+    clusterAffinity: {clusterNames: [%[3]s]}
     replicaScheduling:
       replicaSchedulingType: Divided
       replicaDivisionPreference: Weighted
       weightPreference:
         staticWeightList:
-        - {targetCluster: {clusterNames: [member1]}, weight: 1}
-        - {targetCluster: {clusterNames: [member2]}, weight: 1}
----
+%[4]s---
 apiVersion: multicluster.x-k8s.io/v1alpha1
 kind: ServiceExport
 metadata: {name: nginx, namespace: %[1]s}
@@ -122,7 +182,7 @@ kind: PropagationPolicy
 metadata: {name: nginx-export, namespace: %[1]s}
 spec:
   resourceSelectors: [{apiVersion: multicluster.x-k8s.io/v1alpha1, kind: ServiceExport, name: nginx}]
-  placement: {clusterAffinity: {clusterNames: [member1, member2]}}
+  placement: {clusterAffinity: {clusterNames: [%[3]s]}}
 ---
 apiVersion: multicluster.x-k8s.io/v1alpha1
 kind: ServiceImport
@@ -136,8 +196,8 @@ kind: PropagationPolicy
 metadata: {name: nginx-import, namespace: %[1]s}
 spec:
   resourceSelectors: [{apiVersion: multicluster.x-k8s.io/v1alpha1, kind: ServiceImport, name: nginx}]
-  placement: {clusterAffinity: {clusterNames: [member3]}}
-`, ns, replicas)
+  placement: {clusterAffinity: {clusterNames: [%[5]s]}}
+`, ns, replicas, strings.Join(providers, ", "), weights.String(), importer)
 }
 
 // readyPodIPs returns member's Ready pods of app=nginx in ns, as
@@ -167,10 +227,17 @@ func readyPodIPs(ctx context.Context, t *testing.T, member, ns string) ([]string
 // nginx between them, and returns them as readyPodIPs does.
 func providerIPs(t *testing.T, ns string, want int) []string {
 	t.Helper()
+	return readyIn(t, ns, want, "member1", "member2")
+}
+
+// readyIn waits until providers, each running at least one, have want
+// Ready pods of nginx between them, and returns them as readyPodIPs does.
+func readyIn(t *testing.T, ns string, want int, providers ...string) []string {
+	t.Helper()
 	var ips []string
 	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
 		ips = nil
-		for _, m := range []string{"member1", "member2"} {
+		for _, m := range providers {
 			got, err := readyPodIPs(ctx, t, m, ns)
 			if err != nil {
 				return err.Error()
@@ -181,7 +248,7 @@ func providerIPs(t *testing.T, ns string, want int) []string {
 			ips = append(ips, got...)
 		}
 		if len(ips) != want {
-			return fmt.Sprintf("%d Ready nginx pods in member1 and member2, want %d", len(ips), want)
+			return fmt.Sprintf("%d Ready nginx pods in %v, want %d", len(ips), providers, want)
 		}
 		return ""
 	})
@@ -193,12 +260,22 @@ func providerIPs(t *testing.T, ns string, want int) []string {
 // derived-<service> in ns, as "<pod>=<address>" (the pod their targetRef
 // names), and the slices' names.
 func importedIPs(ctx context.Context, t *testing.T, ns, service string) (ips, slices []string, err error) {
-	list, err := framework.MemberClient(t, "member3").DiscoveryV1().EndpointSlices(ns).List(ctx,
+	return importedFrom(ctx, t, "member3", "", ns, service)
+}
+
+// importedFrom is importedIPs in importer, of the slices provider exports
+// (those its provision-cluster annotation names), or of all when provider
+// is "".
+func importedFrom(ctx context.Context, t *testing.T, importer, provider, ns, service string) (ips, slices []string, err error) {
+	list, err := framework.MemberClient(t, importer).DiscoveryV1().EndpointSlices(ns).List(ctx,
 		metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=derived-" + service})
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, s := range list.Items {
+		if provider != "" && s.Annotations[networkingv1alpha1.EndpointSliceProvisionClusterAnnotation] != provider {
+			continue
+		}
 		slices = append(slices, s.Name)
 		for _, ep := range s.Endpoints {
 			if ep.Conditions.Ready != nil && !*ep.Conditions.Ready {
@@ -222,13 +299,20 @@ func importedIPs(ctx context.Context, t *testing.T, ns, service string) (ips, sl
 // EndpointSlices list exactly want.
 func waitImported(t *testing.T, ns string, want []string, timeout time.Duration) {
 	t.Helper()
+	waitImportedFrom(t, "member3", "", ns, want, timeout)
+}
+
+// waitImportedFrom waits up to timeout until importer's derived-nginx
+// EndpointSlices from provider (all, when "") list exactly want.
+func waitImportedFrom(t *testing.T, importer, provider, ns string, want []string, timeout time.Duration) {
+	t.Helper()
 	framework.Eventually(t, timeout, func(ctx context.Context) string {
-		got, names, err := importedIPs(ctx, t, ns, "nginx")
+		got, names, err := importedFrom(ctx, t, importer, provider, ns, "nginx")
 		if err != nil {
 			return err.Error()
 		}
 		if !slices.Equal(got, want) {
-			return fmt.Sprintf("member3's derived-nginx EndpointSlices %v list %v, want %v", names, got, want)
+			return fmt.Sprintf("%s's derived-nginx EndpointSlices %v (from %q) list %v, want %v", importer, names, provider, got, want)
 		}
 		return ""
 	})

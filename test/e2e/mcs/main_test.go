@@ -1,9 +1,11 @@
-// Package mcs holds the e2e tests of issue 25 (scenario S12), items 1, 2
-// and 6: the MCS API's ServiceExport and ServiceImport, installed on the
+// Package mcs holds the e2e tests of issue 25 (scenario S12), items 1, 2,
+// 5 and 6: the MCS API's ServiceExport and ServiceImport, installed on the
 // control plane and propagated to members with their CRDs, the exporting
 // members' EndpointSlices collected, and the importing member's derived
-// Service with them, against real members. member3 is a push member here:
-// Pull mode is another issue's test.
+// Service with them, against real members. member1 and member2 are Push
+// members; member3 is a Pull member (pullMember3), reached only through
+// its flotilla-agent: it imports in the seed's flow and provides in
+// TestPullMemberProvides.
 package mcs
 
 import (
@@ -22,5 +24,5 @@ func TestMain(m *testing.M) {
 			"--cluster-status-update-frequency=2s", "-v=2",
 			"--cluster-failure-threshold=6s",
 		}},
-	}, "member1", "member2", "member3")
+	}, "member1", "member2")
 }
