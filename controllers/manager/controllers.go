@@ -114,7 +114,7 @@ func startMultiClusterService(ctx context.Context, c *Context) error {
 // reading the members through the hub.
 func startServiceExport(ctx context.Context, c *Context) error {
 	ctrl, err := mcs.NewExport(c.Hub, c.KarmadaInformers.Work().V1alpha1().Works(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
-		c.KarmadaInformers.Networking().V1alpha1().MultiClusterServices(), c.Karmada)
+		c.KarmadaInformers.Networking().V1alpha1().MultiClusterServices(), c.Karmada, c.Members, c.Recorder)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -67,8 +68,12 @@ const (
 	EventReasonAPIIncompatible = "APIIncompatible"
 )
 
-// endpointSlices is the resource collected from the members.
-var endpointSlices = discoveryv1.SchemeGroupVersion.WithResource("endpointslices")
+// endpointSlices is the resource collected from the members; their
+// Services are read for the ServiceExport conditions.
+var (
+	endpointSlices = discoveryv1.SchemeGroupVersion.WithResource("endpointslices")
+	memberServices = corev1.SchemeGroupVersion.WithResource("services")
+)
 
 // Hub is what the controllers use of the member hub: one informer per
 // member and kind, shared with every other reader of the process.

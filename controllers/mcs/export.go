@@ -2,15 +2,20 @@ package mcs
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
@@ -44,7 +49,8 @@ type ExportController struct {
 // members' ServiceExports and EndpointSlices with hub: call it before the
 // hub runs.
 func NewExport(hub Hub, works workinformers.WorkInformer, clusters clusterinformers.ClusterInformer,
-	services networkinginformers.MultiClusterServiceInformer, client versioned.Interface) (*ExportController, error) {
+	services networkinginformers.MultiClusterServiceInformer, client versioned.Interface, members *member.Cache,
+	recorder record.EventRecorder) (*ExportController, error) {
 	if err := addWorkIndex(works.Informer()); err != nil {
 		return nil, err
 	}
@@ -96,8 +102,45 @@ func NewExport(hub Hub, works workinformers.WorkInformer, clusters clusterinform
 		works: serviceWorks(c.works),
 		work:  workByName(c.works),
 		write: newWorksWriter(client),
+		serviceExport: func(cluster, namespace, name string) *unstructured.Unstructured {
+			return memberGet(hub.Informer(cluster, multiclusterv1alpha1.ServiceExports))(namespace, name)
+		},
+		service: func(cluster, namespace, name string) (*unstructured.Unstructured, bool) {
+			inf, ok := hub.Watch(cluster, memberServices)
+			if !ok || !inf.HasSynced() {
+				return nil, false
+			}
+			return memberGet(inf, true)(namespace, name), true
+		},
+		exporters: c.exporters,
+		exportStatus: func(ctx context.Context, cluster string, se *unstructured.Unstructured, conditions []metav1.Condition) error {
+			cl, err := c.clusters.Get(cluster)
+			if err != nil {
+				return err
+			}
+			mc, err := members.Get(cl)
+			if err != nil {
+				return err
+			}
+			p, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": conditions}})
+			if err != nil {
+				return err
+			}
+			_, err = mc.Dynamic.Resource(multiclusterv1alpha1.ServiceExports).Namespace(se.GetNamespace()).Patch(ctx, se.GetName(),
+				types.MergePatchType, p, metav1.PatchOptions{FieldManager: FieldManager}, "status")
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return err
+		},
+		event: func(ref *corev1.ObjectReference, eventType, reason, message string) {
+			recorder.Event(ref, eventType, reason, message)
+		},
 	}
 	if err := hub.AddResource(member.Resource{GVR: multiclusterv1alpha1.ServiceExports}, c.onServiceExport); err != nil {
+		return nil, err
+	}
+	if err := hub.AddResource(member.Resource{GVR: memberServices, OnDemand: true}, c.onService); err != nil {
 		return nil, err
 	}
 	if err := hub.AddResource(member.Resource{GVR: endpointSlices, OnDemand: true}, c.onEndpointSlice); err != nil {
@@ -148,11 +191,52 @@ func (c *ExportController) reconcile(ctx context.Context, key string) error {
 	return err
 }
 
-// onServiceExport queues the service of a member's ServiceExport.
+// onServiceExport queues the service of a member's ServiceExport in every
+// member exporting it: their conflicts are decided together.
 func (c *ExportController) onServiceExport(cluster string) cache.ResourceEventHandler {
 	return memberHandler(func(u *unstructured.Unstructured) {
 		c.queue.Add(cluster + "/" + u.GetNamespace() + "/" + u.GetName())
+		for _, o := range c.exporters(u.GetNamespace(), u.GetName()) {
+			c.queue.Add(o + "/" + u.GetNamespace() + "/" + u.GetName())
+		}
 	})
+}
+
+// onService queues a member's Service in every member exporting it.
+func (c *ExportController) onService(string) cache.ResourceEventHandler {
+	return memberHandler(func(u *unstructured.Unstructured) {
+		for _, o := range c.exporters(u.GetNamespace(), u.GetName()) {
+			c.queue.Add(o + "/" + u.GetNamespace() + "/" + u.GetName())
+		}
+	})
+}
+
+// exporters returns the members with a ServiceExport namespace/name.
+func (c *ExportController) exporters(namespace, name string) []string {
+	cls, _ := c.clusters.List(labels.Everything())
+	var out []string
+	for _, cl := range cls {
+		if se := memberGet(c.hub.Informer(cl.Name, multiclusterv1alpha1.ServiceExports))(namespace, name); se != nil && se.GetDeletionTimestamp() == nil {
+			out = append(out, cl.Name)
+		}
+	}
+	return out
+}
+
+// memberGet reads namespace/name from a member informer (nil when it has
+// not listed, or has no such object).
+func memberGet(inf cache.SharedIndexInformer, ok bool) func(namespace, name string) *unstructured.Unstructured {
+	return func(namespace, name string) *unstructured.Unstructured {
+		if !ok || !inf.HasSynced() {
+			return nil
+		}
+		obj, exists, err := inf.GetStore().GetByKey(namespace + "/" + name)
+		if err != nil || !exists {
+			return nil
+		}
+		u, _ := obj.(*unstructured.Unstructured)
+		return u
+	}
 }
 
 // onEndpointSlice queues the service of a member's EndpointSlice when the

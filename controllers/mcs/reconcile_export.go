@@ -2,9 +2,15 @@ package mcs
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	multiclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/multicluster/v1alpha1"
@@ -42,6 +48,18 @@ type collectReconciler struct {
 	works func(namespace, name string) ([]*workv1alpha1.Work, error)
 	work  func(namespace, name string) (*workv1alpha1.Work, bool)
 	write worksWriter
+
+	// serviceExport reads a member's ServiceExport (nil when none).
+	serviceExport func(cluster, namespace, name string) *unstructured.Unstructured
+	// service reads a member's Service, starting its informer on first
+	// use; synced is false until it has listed.
+	service func(cluster, namespace, name string) (svc *unstructured.Unstructured, synced bool)
+	// exporters are the members with a ServiceExport namespace/name.
+	exporters func(namespace, name string) []string
+	// exportStatus writes the conditions of a member's ServiceExport.
+	exportStatus func(ctx context.Context, cluster string, se *unstructured.Unstructured, conditions []metav1.Condition) error
+	// event records an event on a ServiceExport template.
+	event func(ref *corev1.ObjectReference, eventType, reason, message string)
 }
 
 // reconcile makes the collected Works of service namespace/name in
@@ -84,11 +102,11 @@ func (r *collectReconciler) reconcile(ctx context.Context, clusterName, namespac
 			managers = append(managers, networkingv1alpha1.ManagedByMultiClusterService)
 		}
 		if len(managers) > 0 {
-			slices, synced := r.slices(clusterName, namespace)
+			memberSlices, synced := r.slices(clusterName, namespace)
 			if !synced {
 				return notListedRetry, nil
 			}
-			for _, s := range slices {
+			for _, s := range memberSlices {
 				if !plan.Collectable(s.GetLabels(), name) {
 					continue
 				}
@@ -106,5 +124,86 @@ func (r *collectReconciler) reconcile(ctx context.Context, clusterName, namespac
 		return 0, err
 	}
 	_, err = r.write.apply(ctx, changes)
-	return 0, err
+	if err != nil || !clusterReady(cl) {
+		return 0, err
+	}
+	return r.report(ctx, clusterName, namespace, name)
+}
+
+// report sets the conditions of the member's ServiceExport (Valid: the
+// Service exists; Conflict: its ports agree with the other exporters'),
+// when they change, with an event on the template for each condition
+// turning bad or good again.
+func (r *collectReconciler) report(ctx context.Context, cluster, namespace, name string) (retry time.Duration, _ error) {
+	se := r.serviceExport(cluster, namespace, name)
+	if se == nil || !appliedByFlotilla(se) {
+		return 0, nil
+	}
+	svc, synced := r.service(cluster, namespace, name)
+	if !synced {
+		return notListedRetry, nil
+	}
+	var own *plan.Exported
+	if svc != nil {
+		spec, _ := svc.Object["spec"].(map[string]any)
+		own = &plan.Exported{Cluster: cluster, Ports: plan.ServicePorts(spec)}
+	}
+	var others []plan.Exported
+	for _, o := range r.exporters(namespace, name) {
+		if o == cluster {
+			continue
+		}
+		if s, ok := r.service(o, namespace, name); ok && s != nil {
+			spec, _ := s.Object["spec"].(map[string]any)
+			others = append(others, plan.Exported{Cluster: o, Ports: plan.ServicePorts(spec)})
+		}
+	}
+	want := plan.ExportConditions(cluster, namespace, name, own, others)
+	cur := statusConditions(se)
+	if plan.SameConditions(cur, want) {
+		return 0, nil
+	}
+	conds := slices.Clone(cur)
+	var changed []metav1.Condition
+	for _, c := range want {
+		if old := meta.FindStatusCondition(conds, c.Type); old != nil && old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message {
+			continue
+		}
+		meta.SetStatusCondition(&conds, c)
+		changed = append(changed, c)
+	}
+	if err := r.exportStatus(ctx, cluster, se, conds); err != nil {
+		return 0, err
+	}
+	ref := templateRef(se, multiclusterv1alpha1.ServiceExportKind)
+	for _, c := range changed {
+		bad := (c.Type == multiclusterv1alpha1.ServiceExportValid) == (c.Status == metav1.ConditionFalse)
+		switch {
+		case bad:
+			r.event(ref, corev1.EventTypeWarning, c.Reason, fmt.Sprintf("cluster %s: %s", cluster, c.Message))
+		case len(cur) > 0:
+			r.event(ref, corev1.EventTypeNormal, c.Reason, fmt.Sprintf("cluster %s: %s", cluster, c.Message))
+		}
+	}
+	return 0, nil
+}
+
+// statusConditions reads the status.conditions of a member object.
+func statusConditions(u *unstructured.Unstructured) []metav1.Condition {
+	raw, found, err := unstructured.NestedSlice(u.Object, "status", "conditions")
+	if err != nil || !found {
+		return nil
+	}
+	var out []metav1.Condition
+	for _, r := range raw {
+		m, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		c := metav1.Condition{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &c); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }

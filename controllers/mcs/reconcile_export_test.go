@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
@@ -109,6 +112,8 @@ func TestCollectReconcile(t *testing.T) {
 					return tc.slices, !tc.unsynced
 				},
 				works: rec.byService, work: rec.byName, write: rec.writer(),
+				// No ServiceExport object: the conditions are another test's.
+				serviceExport: func(string, string, string) *unstructured.Unstructured { return nil },
 			}
 			retry, err := r.reconcile(context.Background(), "member1", "ns", "web")
 			if err != nil {
@@ -121,6 +126,105 @@ func TestCollectReconcile(t *testing.T) {
 			slices.Sort(want)
 			if got := rec.sortedCalls(); !slices.Equal(got, want) {
 				t.Errorf("writes %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestCollectReportsConditions(t *testing.T) {
+	t.Parallel()
+	se := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "multicluster.x-k8s.io/v1alpha1", "kind": "ServiceExport",
+		"metadata": map[string]any{"name": "web", "namespace": "ns", "labels": map[string]any{"karmada.io/managed": "true"}}}}
+	svc := func(port int64) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Service",
+			"metadata": map[string]any{"name": "web", "namespace": "ns"},
+			"spec":     map[string]any{"ports": []any{map[string]any{"name": "http", "port": port, "protocol": "TCP"}}}}}
+	}
+	withStatus := func(conds ...map[string]any) *unstructured.Unstructured {
+		u := se.DeepCopy()
+		var cs []any
+		for _, c := range conds {
+			cs = append(cs, c)
+		}
+		u.Object["status"] = map[string]any{"conditions": cs}
+		return u
+	}
+	good := []map[string]any{
+		{"type": "Valid", "status": "True", "reason": "Exported", "message": "Service is exported", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+		{"type": "Conflict", "status": "False", "reason": "NoConflicts", "message": "The ports agree with the other exporting clusters",
+			"lastTransitionTime": "2026-01-01T00:00:00Z"},
+	}
+	foreign := se.DeepCopy()
+	foreign.SetLabels(nil)
+	for _, tc := range []struct {
+		name     string
+		se       *unstructured.Unstructured
+		services map[string]*unstructured.Unstructured // by cluster
+		unsynced bool
+		want     map[string]string // condition type -> reason written; nil: no write
+		events   []string
+		retry    bool
+	}{
+		{name: "no Service: Valid False, a warning", se: se, want: map[string]string{"Valid": "NoService"},
+			events: []string{"Warning NoService"}},
+		{name: "Service, no other exporter: valid, no conflict", se: se, services: map[string]*unstructured.Unstructured{"member1": svc(80)},
+			want: map[string]string{"Valid": "Exported", "Conflict": "NoConflicts"}},
+		{name: "another exporter's port of the same name differs: conflict", se: se,
+			services: map[string]*unstructured.Unstructured{"member1": svc(80), "member2": svc(8080)},
+			want:     map[string]string{"Valid": "Exported", "Conflict": "PortConflict"}, events: []string{"Warning PortConflict"}},
+		{name: "the same ports: no conflict", se: se, services: map[string]*unstructured.Unstructured{"member1": svc(80), "member2": svc(80)},
+			want: map[string]string{"Valid": "Exported", "Conflict": "NoConflicts"}},
+		{name: "conditions as they are: no write, no event", se: withStatus(good...),
+			services: map[string]*unstructured.Unstructured{"member1": svc(80)}},
+		{name: "conflict resolved after one: a normal event", se: withStatus(good[0], map[string]any{"type": "Conflict", "status": "True",
+			"reason": "PortConflict", "message": "x", "lastTransitionTime": "2026-01-01T00:00:00Z"}),
+			services: map[string]*unstructured.Unstructured{"member1": svc(80)},
+			want:     map[string]string{"Valid": "Exported", "Conflict": "NoConflicts"}, events: []string{"Normal NoConflicts"}},
+		{name: "Services not listed yet: wait", se: se, unsynced: true, retry: true},
+		{name: "a ServiceExport Flotilla did not apply: left alone", se: foreign},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var written []metav1.Condition
+			var events []string
+			r := collectReconciler{
+				serviceExport: func(cluster, _, _ string) *unstructured.Unstructured { return tc.se },
+				service: func(cluster, _, _ string) (*unstructured.Unstructured, bool) {
+					return tc.services[cluster], !tc.unsynced
+				},
+				exporters: func(string, string) []string { return []string{"member1", "member2"} },
+				exportStatus: func(_ context.Context, cluster string, _ *unstructured.Unstructured, conds []metav1.Condition) error {
+					if cluster != "member1" {
+						t.Errorf("status written in %s", cluster)
+					}
+					written = conds
+					return nil
+				},
+				event: func(ref *corev1.ObjectReference, eventType, reason, _ string) {
+					if ref.Kind != "ServiceExport" || ref.Name != "web" {
+						t.Errorf("event on %+v", ref)
+					}
+					events = append(events, eventType+" "+reason)
+				},
+			}
+			retry, err := r.report(context.Background(), "member1", "ns", "web")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (retry > 0) != tc.retry {
+				t.Errorf("retry %v, want %v", retry, tc.retry)
+			}
+			if tc.want == nil && written != nil {
+				t.Errorf("wrote %+v, want no write", written)
+			}
+			for typ, reason := range tc.want {
+				c := meta.FindStatusCondition(written, typ)
+				if c == nil || c.Reason != reason {
+					t.Errorf("condition %s = %+v, want reason %s (written %+v)", typ, c, reason, written)
+				}
+			}
+			if !slices.Equal(events, tc.events) {
+				t.Errorf("events %v, want %v", events, tc.events)
 			}
 		})
 	}

@@ -120,7 +120,7 @@ func (r *dispatchReconciler) dispatch(ctx context.Context, importer string, si *
 			desired, err = plan.ImportWorks(importer, parsed, collected)
 		}
 		if err != nil {
-			r.event(templateRef(si), corev1.EventTypeWarning, EventReasonSyncDerivedServiceFailed, err.Error())
+			r.event(templateRef(si, multiclusterv1alpha1.ServiceImportKind), corev1.EventTypeWarning, EventReasonSyncDerivedServiceFailed, err.Error())
 			return err
 		}
 	}
@@ -134,28 +134,29 @@ func (r *dispatchReconciler) dispatch(ctx context.Context, importer string, si *
 	}
 	derived := names.WorkName(plan.ServiceKind, names.DerivedServiceName(si.GetName()), si.GetNamespace())
 	if err != nil {
-		r.event(templateRef(si), corev1.EventTypeWarning, EventReasonSyncDerivedServiceFailed,
+		r.event(templateRef(si, multiclusterv1alpha1.ServiceImportKind), corev1.EventTypeWarning, EventReasonSyncDerivedServiceFailed,
 			fmt.Sprintf("Sync derived service for serviceImport(%s) in cluster %s failed: %v", si.GetName(), importer, err))
 		return err
 	}
 	for _, c := range changes.Conflicts {
 		if c.Name == derived {
-			r.event(templateRef(si), corev1.EventTypeWarning, EventReasonSyncDerivedServiceFailed,
+			r.event(templateRef(si, multiclusterv1alpha1.ServiceImportKind), corev1.EventTypeWarning, EventReasonSyncDerivedServiceFailed,
 				fmt.Sprintf("Work %s/%s of the derived service exists and is not Flotilla's", c.Namespace, c.Name))
 		}
 	}
 	for _, w := range written {
 		if w.Name == derived {
-			r.event(templateRef(si), corev1.EventTypeNormal, EventReasonSyncDerivedServiceSucceed,
+			r.event(templateRef(si, multiclusterv1alpha1.ServiceImportKind), corev1.EventTypeNormal, EventReasonSyncDerivedServiceSucceed,
 				fmt.Sprintf("Sync derived service for serviceImport(%s) in cluster %s succeed.", si.GetName(), importer))
 		}
 	}
 	return nil
 }
 
-// templateRef refers to the template a member's ServiceImport was applied
-// from: events go to the control plane's object, where users look.
-func templateRef(si *unstructured.Unstructured) *corev1.ObjectReference {
-	return &corev1.ObjectReference{APIVersion: multiclusterv1alpha1.SchemeGroupVersion.String(), Kind: multiclusterv1alpha1.ServiceImportKind,
-		Namespace: si.GetNamespace(), Name: si.GetName(), UID: types.UID(si.GetAnnotations()[workv1alpha2.ResourceTemplateUIDAnnotation])}
+// templateRef refers to the template a member's ServiceImport or
+// ServiceExport (of kind) was applied from: events go to the control
+// plane's object, where users look.
+func templateRef(u *unstructured.Unstructured, kind string) *corev1.ObjectReference {
+	return &corev1.ObjectReference{APIVersion: multiclusterv1alpha1.SchemeGroupVersion.String(), Kind: kind,
+		Namespace: u.GetNamespace(), Name: u.GetName(), UID: types.UID(u.GetAnnotations()[workv1alpha2.ResourceTemplateUIDAnnotation])}
 }

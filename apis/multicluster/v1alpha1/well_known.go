@@ -35,3 +35,28 @@ const (
 	// Headless imports get no derived Service, only the endpoints.
 	Headless = "Headless"
 )
+
+// Conditions of a ServiceExport (the MCS API's), set on the ServiceExport
+// in each member exporting the Service.
+const (
+	// ServiceExportValid says whether the Service exported exists in the
+	// member.
+	ServiceExportValid = "Valid"
+	// ServiceExportConflict says whether the Service's ports conflict with
+	// those of the same service exported by other members.
+	ServiceExportConflict = "Conflict"
+)
+
+// Reasons of the ServiceExport conditions, and of the events recorded on
+// the ServiceExport template when a condition turns bad.
+const (
+	// ServiceExportReasonExported: the Service exists and is exported.
+	ServiceExportReasonExported = "Exported"
+	// ServiceExportReasonNoService: the member has no such Service.
+	ServiceExportReasonNoService = "NoService"
+	// ServiceExportReasonPortConflict: a port of the same name has another
+	// number or protocol in another exporting member.
+	ServiceExportReasonPortConflict = "PortConflict"
+	// ServiceExportReasonNoConflicts: none has.
+	ServiceExportReasonNoConflicts = "NoConflicts"
+)

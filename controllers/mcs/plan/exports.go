@@ -1,0 +1,107 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	multiclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/multicluster/v1alpha1"
+)
+
+// Exported is a member's Service exported with a ServiceExport, as the
+// conditions see it: its ports (name, number, protocol).
+type Exported struct {
+	Cluster string
+	Ports   []corev1.ServicePort
+}
+
+// ExportConditions returns the conditions of cluster's ServiceExport of
+// namespace/name: Valid (the member has the Service: own is nil when it has
+// none) and Conflict (a port of the same name has another number or
+// protocol in one of the other exporting members).
+func ExportConditions(cluster, namespace, name string, own *Exported, others []Exported) []metav1.Condition {
+	if own == nil {
+		return []metav1.Condition{{Type: multiclusterv1alpha1.ServiceExportValid, Status: metav1.ConditionFalse,
+			Reason:  multiclusterv1alpha1.ServiceExportReasonNoService,
+			Message: fmt.Sprintf("Service %s/%s does not exist in cluster %s: nothing is exported", namespace, name, cluster)}}
+	}
+	valid := metav1.Condition{Type: multiclusterv1alpha1.ServiceExportValid, Status: metav1.ConditionTrue,
+		Reason: multiclusterv1alpha1.ServiceExportReasonExported, Message: "Service is exported"}
+	sorted := append([]Exported(nil), others...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Cluster < sorted[j].Cluster })
+	var conflicts []string
+	for _, p := range own.Ports {
+		for _, o := range sorted {
+			if o.Cluster == cluster {
+				continue
+			}
+			for _, q := range o.Ports {
+				if q.Name == p.Name && (q.Port != p.Port || protocol(q) != protocol(p)) {
+					conflicts = append(conflicts, fmt.Sprintf("port %q is %d/%s in %s and %d/%s in %s",
+						p.Name, p.Port, protocol(p), cluster, q.Port, protocol(q), o.Cluster))
+				}
+			}
+		}
+	}
+	conflict := metav1.Condition{Type: multiclusterv1alpha1.ServiceExportConflict, Status: metav1.ConditionFalse,
+		Reason: multiclusterv1alpha1.ServiceExportReasonNoConflicts, Message: "The ports agree with the other exporting clusters"}
+	if len(conflicts) > 0 {
+		conflict.Status, conflict.Reason = metav1.ConditionTrue, multiclusterv1alpha1.ServiceExportReasonPortConflict
+		conflict.Message = strings.Join(conflicts, "; ")
+	}
+	return []metav1.Condition{valid, conflict}
+}
+
+// protocol is p's protocol, TCP when unset (the API server's default).
+func protocol(p corev1.ServicePort) corev1.Protocol {
+	if p.Protocol == "" {
+		return corev1.ProtocolTCP
+	}
+	return p.Protocol
+}
+
+// ServicePorts reads the ports of a Service object (unstructured spec).
+func ServicePorts(spec map[string]any) []corev1.ServicePort {
+	raw, _ := spec["ports"].([]any)
+	out := make([]corev1.ServicePort, 0, len(raw))
+	for _, r := range raw {
+		m, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		p := corev1.ServicePort{}
+		p.Name, _ = m["name"].(string)
+		switch n := m["port"].(type) {
+		case int64:
+			p.Port = int32(n)
+		case float64:
+			p.Port = int32(n)
+		}
+		if s, ok := m["protocol"].(string); ok {
+			p.Protocol = corev1.Protocol(s)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// SameConditions tells whether cur already says what want says (type,
+// status, reason, message), whatever the times.
+func SameConditions(cur, want []metav1.Condition) bool {
+	for _, w := range want {
+		found := false
+		for _, c := range cur {
+			if c.Type == w.Type {
+				found = c.Status == w.Status && c.Reason == w.Reason && c.Message == w.Message
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
