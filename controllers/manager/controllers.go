@@ -126,7 +126,7 @@ func startServiceExport(ctx context.Context, c *Context) error {
 // ServiceImport its derived Service and the collected EndpointSlices.
 func startServiceImport(ctx context.Context, c *Context) error {
 	ctrl, err := mcs.NewImport(c.Hub, c.KarmadaInformers.Work().V1alpha1().Works(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
-		c.Karmada, c.Recorder)
+		c.Karmada, c.Members, c.Recorder)
 	if err != nil {
 		return err
 	}

@@ -44,6 +44,9 @@ const (
 	EventReasonSyncDerivedServiceSucceed = "SyncDerivedServiceSucceed"
 	// EventReasonSyncDerivedServiceFailed (Warning): it could not be.
 	EventReasonSyncDerivedServiceFailed = "SyncDerivedServiceFailed"
+	// EventReasonServiceNotExported (Warning): no cluster exports the
+	// service imported (Flotilla's: Karmada says nothing).
+	EventReasonServiceNotExported = "ServiceNotExported"
 )
 
 // Reasons of the events recorded on a MultiClusterService (Karmada's

@@ -2,11 +2,16 @@ package mcs
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -38,7 +43,7 @@ type ImportController struct {
 // members' ServiceImports with hub: call it before the hub runs. Events
 // go to recorder.
 func NewImport(hub Hub, works workinformers.WorkInformer, clusters clusterinformers.ClusterInformer, client versioned.Interface,
-	recorder record.EventRecorder) (*ImportController, error) {
+	members *member.Cache, recorder record.EventRecorder) (*ImportController, error) {
 	if err := addWorkIndex(works.Informer()); err != nil {
 		return nil, err
 	}
@@ -69,6 +74,31 @@ func NewImport(hub Hub, works workinformers.WorkInformer, clusters clusterinform
 		event: func(ref *corev1.ObjectReference, eventType, reason, message string) {
 			recorder.Event(ref, eventType, reason, message)
 		},
+		importStatus: func(ctx context.Context, cluster string, si *unstructured.Unstructured, names []string) error {
+			cl, err := clusters.Lister().Get(cluster)
+			if err != nil {
+				return err
+			}
+			mc, err := members.Get(cl)
+			if err != nil {
+				return err
+			}
+			list := make([]map[string]string, 0, len(names))
+			for _, n := range names {
+				list = append(list, map[string]string{"cluster": n})
+			}
+			p, err := json.Marshal(map[string]any{"status": map[string]any{"clusters": list}})
+			if err != nil {
+				return err
+			}
+			_, err = mc.Dynamic.Resource(multiclusterv1alpha1.ServiceImports).Namespace(si.GetNamespace()).Patch(ctx, si.GetName(),
+				types.MergePatchType, p, metav1.PatchOptions{FieldManager: FieldManager}, "status")
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return err
+		},
+		now: time.Now,
 	}
 	if err := hub.AddResource(member.Resource{GVR: multiclusterv1alpha1.ServiceImports}, func(string) cache.ResourceEventHandler {
 		return memberHandler(func(u *unstructured.Unstructured) { c.queue.Add(u.GetNamespace() + "/" + u.GetName()) })

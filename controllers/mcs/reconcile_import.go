@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -33,6 +34,9 @@ type dispatchReconciler struct {
 	write         worksWriter
 	// event records an event on a ServiceImport template.
 	event func(ref *corev1.ObjectReference, eventType, reason, message string)
+	// importStatus writes the status.clusters of a member's ServiceImport.
+	importStatus func(ctx context.Context, cluster string, si *unstructured.Unstructured, clusters []string) error
+	now          func() time.Time
 }
 
 // informerState is how far a member informer is.
@@ -96,9 +100,73 @@ func (r *dispatchReconciler) reconcile(ctx context.Context, namespace, name stri
 		}
 		if err := r.dispatch(ctx, cl.Name, obj, collected, dispatched[cl.Name]); err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if obj != nil {
+			wait, err := r.report(ctx, cl.Name, obj, collected)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if wait > 0 && (retry == 0 || wait < retry) {
+				retry = wait
+			}
 		}
 	}
 	return retry, errors.Join(errs...)
+}
+
+// exportGrace is how long an import may wait for its first exporter
+// before it is reported as exported by no cluster: the ServiceExport and
+// the ServiceImport are usually applied together, and the collection
+// takes a moment.
+const exportGrace = 10 * time.Second
+
+// report writes the exporting clusters (those endpoints were collected
+// from) into importer's ServiceImport status.clusters when they change,
+// and warns on the template when no cluster exports the service.
+func (r *dispatchReconciler) report(ctx context.Context, importer string, si *unstructured.Unstructured, collected []plan.Collected) (retry time.Duration, _ error) {
+	want := []string{}
+	for _, c := range collected {
+		want = append(want, c.Cluster)
+	}
+	slices.Sort(want)
+	want = slices.Compact(want)
+	cur, found := statusClusters(si)
+	if found && slices.Equal(cur, want) {
+		return 0, nil
+	}
+	if len(want) == 0 {
+		if age := r.now().Sub(si.GetCreationTimestamp().Time); age < exportGrace {
+			return exportGrace - age, nil
+		}
+	}
+	if err := r.importStatus(ctx, importer, si, want); err != nil {
+		return 0, err
+	}
+	if len(want) == 0 {
+		r.event(templateRef(si, multiclusterv1alpha1.ServiceImportKind), corev1.EventTypeWarning, EventReasonServiceNotExported,
+			fmt.Sprintf("No cluster exports Service %s/%s: derived-%s in cluster %s has no endpoints", si.GetNamespace(), si.GetName(), si.GetName(), importer))
+	}
+	return 0, nil
+}
+
+// statusClusters reads the status.clusters of a ServiceImport; found is
+// false when it has none written.
+func statusClusters(si *unstructured.Unstructured) (clusters []string, found bool) {
+	raw, found, err := unstructured.NestedSlice(si.Object, "status", "clusters")
+	if err != nil || !found {
+		return nil, false
+	}
+	out := []string{}
+	for _, r := range raw {
+		if m, ok := r.(map[string]any); ok {
+			if c, ok := m["cluster"].(string); ok {
+				out = append(out, c)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, true
 }
 
 // appliedByFlotilla tells whether a member's ServiceImport is one Flotilla

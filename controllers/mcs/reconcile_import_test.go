@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,6 +78,18 @@ func TestDispatchReconcile(t *testing.T) {
 	providers := []*clusterv1alpha1.Cluster{testCluster("member1", true, "serviceimports"), testCluster("member2", true, "serviceimports")}
 	leaving := testCluster("member3", true, "serviceimports")
 	leaving.DeletionTimestamp = &metav1.Time{}
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	young := serviceImport(true)
+	young.SetCreationTimestamp(metav1.NewTime(now.Add(-time.Second)))
+	withClusters := func(cs ...string) *unstructured.Unstructured {
+		u := serviceImport(true)
+		var list []any
+		for _, c := range cs {
+			list = append(list, map[string]any{"cluster": c})
+		}
+		u.Object["status"] = map[string]any{"clusters": list}
+		return u
+	}
 
 	for _, tc := range []struct {
 		name    string
@@ -88,6 +101,9 @@ func TestDispatchReconcile(t *testing.T) {
 		want    []string
 		events  []string
 		retry   bool
+		// status is the status.clusters written, joined ("-": none written,
+		// "<empty>": an empty list, "": not checked).
+		status string
 	}{
 		{name: "imported: derived Service and every collected slice", member3: ready, si: serviceImport(true), state: listed, stored: collected,
 			want: []string{"create " + es + derived, "create " + es + slice1, "create " + es + slice2}, events: []string{"Normal SyncDerivedServiceSucceed"}},
@@ -106,6 +122,14 @@ func TestDispatchReconcile(t *testing.T) {
 			want: []string{"delete " + es + derived, "delete " + es + slice1, "delete " + es + slice2}},
 		{name: "member leaving: its namespace takes the Works", member3: leaving, si: serviceImport(true), state: listed, stored: collected},
 		{name: "write fails: warning", member3: ready, si: serviceImport(true), state: listed, stored: collected, fail: true, events: []string{"Warning SyncDerivedServiceFailed"}},
+		{name: "exporters in the status", member3: ready, si: withClusters("member1"), state: listed, stored: append(slices.Clone(collected), importedStored...),
+			status: "member1,member2"},
+		{name: "exporters as they are: no status write", member3: ready, si: withClusters("member2", "member1"), state: listed,
+			stored: append(slices.Clone(collected), importedStored...), status: "-"},
+		{name: "no exporter yet, import just made: wait, no warning", member3: ready, si: young, state: listed,
+			want: []string{"create " + es + derived}, events: []string{"Normal SyncDerivedServiceSucceed"}, retry: true, status: "-"},
+		{name: "no exporter after the grace: empty status, warning", member3: ready, si: withClusters("member1"), state: listed,
+			stored: []*workv1alpha1.Work{importedStored[0]}, status: "<empty>", events: []string{"Warning ServiceNotExported"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -115,6 +139,7 @@ func TestDispatchReconcile(t *testing.T) {
 			}
 			var mu sync.Mutex
 			var events []event
+			var statuses []string
 			r := dispatchReconciler{
 				clusters: func() ([]*clusterv1alpha1.Cluster, error) { return append(slices.Clone(providers), tc.member3), nil },
 				serviceImport: func(cluster, namespace, name string) (*unstructured.Unstructured, informerState) {
@@ -132,6 +157,18 @@ func TestDispatchReconcile(t *testing.T) {
 					defer mu.Unlock()
 					events = append(events, event{string(ref.UID), ref.Kind, eventType + " " + reason, message})
 				},
+				importStatus: func(_ context.Context, cluster string, _ *unstructured.Unstructured, clusters []string) error {
+					if cluster != "member3" {
+						t.Errorf("status written in %s", cluster)
+					}
+					joined := strings.Join(clusters, ",")
+					if joined == "" {
+						joined = "<empty>"
+					}
+					statuses = append(statuses, joined)
+					return nil
+				},
+				now: func() time.Time { return now },
 			}
 			retry, err := r.reconcile(context.Background(), "ns", "web")
 			if (err != nil) != tc.fail {
@@ -154,6 +191,14 @@ func TestDispatchReconcile(t *testing.T) {
 			}
 			if !slices.Equal(got, tc.events) {
 				t.Errorf("events %v, want %v", got, tc.events)
+			}
+			switch {
+			case tc.status == "-" && len(statuses) > 0:
+				t.Errorf("status written %q, want none", statuses)
+			case tc.status != "-" && tc.status != "":
+				if len(statuses) != 1 || statuses[0] != tc.status {
+					t.Errorf("status written %q, want [%q]", statuses, tc.status)
+				}
 			}
 		})
 	}
