@@ -144,3 +144,80 @@ func exportsGoneNamed(t *testing.T, member, ns, name string) {
 		return ""
 	})
 }
+
+// importClusters waits until member's ServiceImport ns/name lists want in
+// status.clusters (written, possibly empty).
+func importClusters(t *testing.T, member, ns, name string, want ...string) {
+	t.Helper()
+	cfg, err := framework.Member(t, member).RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
+		si, err := dyn.Resource(multiclusterv1alpha1.ServiceImports).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		raw, found, _ := unstructured.NestedSlice(si.Object, "status", "clusters")
+		got := []string{}
+		for _, r := range raw {
+			m, _ := r.(map[string]any)
+			got = append(got, fmt.Sprint(m["cluster"]))
+		}
+		if !found || strings.Join(got, ",") != strings.Join(want, ",") {
+			return fmt.Sprintf("%s's ServiceImport %s: status.clusters %v (written: %v), want %v", member, name, got, found, want)
+		}
+		return ""
+	})
+}
+
+// TestServiceImportWithoutExport (item 4): a ServiceImport no cluster
+// exports gets its derived Service without endpoints, an empty
+// status.clusters and a ServiceNotExported warning on the template; once
+// member1 exports the Service, status.clusters names it.
+func TestServiceImportWithoutExport(t *testing.T) {
+	mcsCRDsInMembers(t)
+	ns := framework.Namespace(t, "mcs-noexport")
+	framework.Apply(t, fmt.Sprintf(`apiVersion: multicluster.x-k8s.io/v1alpha1
+kind: ServiceImport
+metadata: {name: db, namespace: %[1]s}
+spec:
+  type: ClusterSetIP
+  ports: [{name: sql, port: 5432, protocol: TCP}]
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: db-import, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: multicluster.x-k8s.io/v1alpha1, kind: ServiceImport, name: db}]
+  placement: {clusterAffinity: {clusterNames: [member2]}}
+`, ns))
+	importClusters(t, "member2", ns, "db")
+	templateEvent(t, "ServiceImport", ns, "db", "ServiceNotExported", "No cluster exports Service "+ns+"/db")
+	if _, err := framework.MemberClient(t, "member2").CoreV1().Services(ns).Get(t.Context(), "derived-db", metav1.GetOptions{}); err != nil {
+		t.Errorf("derived-db in member2: %v", err)
+	}
+
+	framework.Apply(t, fmt.Sprintf(`apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: %[1]s}
+spec:
+  selector: {app: db}
+  ports: [{name: sql, port: 5432, targetPort: 5432}]
+---
+apiVersion: multicluster.x-k8s.io/v1alpha1
+kind: ServiceExport
+metadata: {name: db, namespace: %[1]s}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: db, namespace: %[1]s}
+spec:
+  resourceSelectors:
+  - {apiVersion: v1, kind: Service, name: db}
+  - {apiVersion: multicluster.x-k8s.io/v1alpha1, kind: ServiceExport, name: db}
+  placement: {clusterAffinity: {clusterNames: [member1]}}
+`, ns))
+	importClusters(t, "member2", ns, "db", "member1")
+}
