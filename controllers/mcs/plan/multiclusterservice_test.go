@@ -49,8 +49,8 @@ func TestProvidersConsumers(t *testing.T) {
 	t.Parallel()
 	all := Named{All: true}
 	for _, tc := range []struct {
-		name                string
-		spec                networkingv1alpha1.MultiClusterServiceSpec
+		name                 string
+		spec                 networkingv1alpha1.MultiClusterServiceSpec
 		providers, consumers Named
 	}{
 		{name: "none named: all", providers: all, consumers: all},
@@ -286,7 +286,7 @@ func TestBindService(t *testing.T) {
 		t.Errorf("BindService changed its input: %v", clusters)
 	}
 	want := ServiceBinding{
-		Labels: map[string]string{"binding.karmada.io/managed-by": "MultiClusterService", "multiclusterservice.karmada.io/permanent-id": "pid-1"},
+		Labels:      map[string]string{"binding.karmada.io/managed-by": "MultiClusterService", "multiclusterservice.karmada.io/permanent-id": "pid-1"},
 		Annotations: map[string]string{"multiclusterservice.karmada.io/name": "web", "multiclusterservice.karmada.io/namespace": "ns"},
 		Spec: workv1alpha2.ResourceBindingSpec{
 			Resource: workv1alpha2.ObjectReference{APIVersion: "v1", Kind: "Service", Namespace: "ns", Name: "web",
