@@ -89,9 +89,9 @@ func (r *serviceReconciler) reconcile(ctx context.Context, namespace, name strin
 		return r.withdraw(ctx, m, namespace, name, all)
 	}
 	if !slices.Contains(m.Finalizers, networkingv1alpha1.MultiClusterServiceControllerFinalizer) {
-		if err := r.finalize(ctx, m, true); err != nil {
-			return err
-		}
+		// The finalizer's update queues m again: what follows is written
+		// with its new resourceVersion.
+		return r.finalize(ctx, m, true)
 	}
 	clusters, err := r.clusters()
 	if err != nil {
