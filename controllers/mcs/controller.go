@@ -141,11 +141,7 @@ func clusterReady(c *clusterv1alpha1.Cluster) bool {
 
 // memberObject is what the hub's informers hold: unstructured objects.
 func memberObject(obj any) (*unstructured.Unstructured, bool) {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = d.Obj
-	}
-	u, ok := obj.(*unstructured.Unstructured)
-	return u, ok
+	return eventObject[*unstructured.Unstructured](obj)
 }
 
 // worksWriter writes Works to flotilla-apiserver.

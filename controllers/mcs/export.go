@@ -289,17 +289,23 @@ func (c *ExportController) enqueueCluster(cluster string) {
 // memberHandler calls f with the object of every event of a member
 // informer whose object changed.
 func memberHandler(f func(*unstructured.Unstructured)) cache.ResourceEventHandler {
+	return changeHandler(func(o, n *unstructured.Unstructured) bool { return o.GetResourceVersion() != n.GetResourceVersion() }, f)
+}
+
+// changeHandler calls f with the object of type T of every add and delete
+// event, and of every update that changed says matters.
+func changeHandler[T any](changed func(old, cur T) bool, f func(T)) cache.ResourceEventHandler {
 	call := func(obj any) {
-		if u, ok := memberObject(obj); ok {
-			f(u)
+		if o, ok := eventObject[T](obj); ok {
+			f(o)
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: call,
 		UpdateFunc: func(old, cur any) {
-			o, ok1 := memberObject(old)
-			n, ok2 := memberObject(cur)
-			if ok1 && ok2 && o.GetResourceVersion() == n.GetResourceVersion() {
+			o, ok1 := eventObject[T](old)
+			n, ok2 := eventObject[T](cur)
+			if ok1 && ok2 && !changed(o, n) {
 				return
 			}
 			call(cur)
@@ -308,14 +314,18 @@ func memberHandler(f func(*unstructured.Unstructured)) cache.ResourceEventHandle
 	}
 }
 
-// work reads a Work from an event.
-func work(obj any) (*workv1alpha1.Work, bool) {
+// eventObject reads the object of type T of an event (a deleted one's
+// last known state included).
+func eventObject[T any](obj any) (T, bool) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
 	}
-	w, ok := obj.(*workv1alpha1.Work)
-	return w, ok
+	o, ok := obj.(T)
+	return o, ok
 }
+
+// work reads a Work from an event.
+func work(obj any) (*workv1alpha1.Work, bool) { return eventObject[*workv1alpha1.Work](obj) }
 
 // workHandler calls f for the Works whose spec, labels or deletion
 // changed: the execution controller's status writes are not worth a look.
@@ -339,13 +349,7 @@ func workHandler(f func(any)) cache.ResourceEventHandler {
 // clusterHandler calls f with the name of a Cluster that became or
 // stopped being Ready, started or stopped serving gvr, or went.
 func clusterHandler(gvr schema.GroupVersionResource, f func(cluster string)) cache.ResourceEventHandler {
-	cluster := func(obj any) (*clusterv1alpha1.Cluster, bool) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
-		c, ok := obj.(*clusterv1alpha1.Cluster)
-		return c, ok
-	}
+	cluster := eventObject[*clusterv1alpha1.Cluster]
 	return cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(old, cur any) {
 			o, ok1 := cluster(old)
@@ -363,31 +367,10 @@ func clusterHandler(gvr schema.GroupVersionResource, f func(cluster string)) cac
 }
 
 // mcsHandler calls f with every MultiClusterService added, deleted, or
-// whose labels, spec or deletion changed (not its status).
+// whose labels, spec, finalizers or deletion changed (not its status).
 func mcsHandler(f func(*networkingv1alpha1.MultiClusterService)) cache.ResourceEventHandler {
-	get := func(obj any) (*networkingv1alpha1.MultiClusterService, bool) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
-		m, ok := obj.(*networkingv1alpha1.MultiClusterService)
-		return m, ok
-	}
-	call := func(obj any) {
-		if m, ok := get(obj); ok {
-			f(m)
-		}
-	}
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc: call,
-		UpdateFunc: func(old, cur any) {
-			o, ok1 := get(old)
-			n, ok2 := get(cur)
-			if ok1 && ok2 && o.Generation == n.Generation && labels.Equals(o.Labels, n.Labels) &&
-				(o.DeletionTimestamp == nil) == (n.DeletionTimestamp == nil) && slices.Equal(o.Finalizers, n.Finalizers) {
-				return
-			}
-			call(cur)
-		},
-		DeleteFunc: call,
-	}
+	return changeHandler(func(o, n *networkingv1alpha1.MultiClusterService) bool {
+		return o.Generation != n.Generation || !labels.Equals(o.Labels, n.Labels) ||
+			(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) || !slices.Equal(o.Finalizers, n.Finalizers)
+	}, f)
 }

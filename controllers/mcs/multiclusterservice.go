@@ -181,7 +181,7 @@ func NewService(services networkinginformers.MultiClusterServiceInformer, works 
 			obj = d.Obj
 		}
 		var ns, name string
-		switch o := obj.(type) {
+		switch o := obj.(type) { // a Service or a binding
 		case *corev1.Service:
 			ns, name = o.Namespace, o.Name
 		case *workv1alpha2.ResourceBinding:

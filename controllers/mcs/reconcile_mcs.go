@@ -214,7 +214,7 @@ func (r *serviceReconciler) applyService(ctx context.Context, m *networkingv1alp
 }
 
 // bindingHas tells whether rb already is desired, in the parts a
-// MultiClusterService writes.
+// MultiClusterService writes (the Service's resourceVersion aside).
 func bindingHas(rb, desired *workv1alpha2.ResourceBinding) bool {
 	for k, v := range desired.Labels {
 		if rb.Labels[k] != v {
@@ -234,7 +234,11 @@ func bindingHas(rb, desired *workv1alpha2.ResourceBinding) bool {
 			return false
 		}
 	}
+	// A new resourceVersion of the Service alone (its claim, for one)
+	// changes no decision: it goes along with the next write, as the
+	// detector does.
 	a, b := rb.Spec, desired.Spec
+	a.Resource.ResourceVersion = b.Resource.ResourceVersion
 	return a.Resource == b.Resource && a.ConflictResolution == b.ConflictResolution && a.SchedulerName == b.SchedulerName &&
 		a.Placement != nil && a.Placement.ClusterAffinity != nil && b.Placement.ClusterAffinity != nil &&
 		slices.Equal(a.Placement.ClusterAffinity.ClusterNames, b.Placement.ClusterAffinity.ClusterNames)

@@ -16,7 +16,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
@@ -382,9 +381,14 @@ func TestServiceReconcile(t *testing.T) {
 			w.svc.Annotations = nil
 			return w
 		}(), log: []string{"claim"}},
-		{name: "Service changed: binding patched", world: func() mcsWorld {
+		{name: "a new resourceVersion of the Service alone: no write", world: func() mcsWorld {
 			w := settled()
 			w.svc.ResourceVersion = "11"
+			return w
+		}()},
+		{name: "Service made again (another uid): binding patched", world: func() mcsWorld {
+			w := settled()
+			w.svc.UID = "svc-uid-2"
 			return w
 		}(), log: []string{"bind patch"}, placement: []string{"member1", "member2"}},
 		{name: "binding claimed by a policy: patched", world: func() mcsWorld {
@@ -519,7 +523,7 @@ func TestServiceReconcile(t *testing.T) {
 				}
 				if b.Namespace != "ns" || b.Name != "web-service" || b.Labels[workv1alpha2.BindingManagedByLabel] != "MultiClusterService" ||
 					b.Labels[networkingv1alpha1.MultiClusterServicePermanentIDLabel] != "pid-1" ||
-					b.Spec.Resource.UID != types.UID("svc-uid") || b.Spec.Resource.ResourceVersion != tc.world.svc.ResourceVersion {
+					b.Spec.Resource.UID != tc.world.svc.UID || b.Spec.Resource.ResourceVersion != tc.world.svc.ResourceVersion {
 					t.Errorf("binding %s/%s labels %v resource %+v", b.Namespace, b.Name, b.Labels, b.Spec.Resource)
 				}
 			}

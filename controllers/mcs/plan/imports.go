@@ -83,6 +83,20 @@ func ImportWorks(importer string, si ServiceImport, collected []Collected) ([]*w
 		}
 		out = append(out, w)
 	}
+	for _, c := range sortedCollected(collected) {
+		obj := dispatchedSlice(c, names.ImportedEndpointSliceName(c.Cluster, c.Slice.GetName()), si.Namespace, derived)
+		w, err := dispatchedWork(ns, si.Namespace, si.Name, networkingv1alpha1.ManagedByServiceImport, obj, c.Cluster)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+// sortedCollected returns a copy of collected sorted by cluster, then by
+// slice name: the Works come out in the same order every time.
+func sortedCollected(collected []Collected) []Collected {
 	sorted := append([]Collected(nil), collected...)
 	sort.Slice(sorted, func(i, j int) bool {
 		if sorted[i].Cluster != sorted[j].Cluster {
@@ -90,30 +104,32 @@ func ImportWorks(importer string, si ServiceImport, collected []Collected) ([]*w
 		}
 		return sorted[i].Slice.GetName() < sorted[j].Slice.GetName()
 	})
-	for _, c := range sorted {
-		obj := map[string]any{
-			"apiVersion": discoveryv1.SchemeGroupVersion.String(), "kind": EndpointSliceKind,
-			"metadata": map[string]any{
-				"name": names.ImportedEndpointSliceName(c.Cluster, c.Slice.GetName()), "namespace": si.Namespace,
-				"labels": map[string]any{
-					discoveryv1.LabelServiceName: derived,
-					discoveryv1.LabelManagedBy:   networkingv1alpha1.EndpointSliceDispatchControllerLabelValue,
-				},
-				"annotations": map[string]any{networkingv1alpha1.EndpointSliceProvisionClusterAnnotation: c.Cluster},
+	return sorted
+}
+
+// dispatchedSlice is c's EndpointSlice as a consuming member gets it: named
+// name in namespace, a slice of Service service there, kept by the
+// dispatch (the member's EndpointSlice controllers leave it alone) and
+// annotated with the member it comes from; only its endpoints, ports and
+// address type are copied.
+func dispatchedSlice(c Collected, name, namespace, service string) *unstructured.Unstructured {
+	obj := map[string]any{
+		"apiVersion": discoveryv1.SchemeGroupVersion.String(), "kind": EndpointSliceKind,
+		"metadata": map[string]any{
+			"name": name, "namespace": namespace,
+			"labels": map[string]any{
+				discoveryv1.LabelServiceName: service,
+				discoveryv1.LabelManagedBy:   networkingv1alpha1.EndpointSliceDispatchControllerLabelValue,
 			},
-		}
-		for _, k := range []string{"addressType", "endpoints", "ports"} {
-			if v, ok := c.Slice.Object[k]; ok {
-				obj[k] = runtime.DeepCopyJSONValue(v)
-			}
-		}
-		w, err := dispatchedWork(ns, si.Namespace, si.Name, networkingv1alpha1.ManagedByServiceImport, &unstructured.Unstructured{Object: obj}, c.Cluster)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, w)
+			"annotations": map[string]any{networkingv1alpha1.EndpointSliceProvisionClusterAnnotation: c.Cluster},
+		},
 	}
-	return out, nil
+	for _, k := range []string{"addressType", "endpoints", "ports"} {
+		if v, ok := c.Slice.Object[k]; ok {
+			obj[k] = runtime.DeepCopyJSONValue(v)
+		}
+	}
+	return &unstructured.Unstructured{Object: obj}
 }
 
 // derivedSpec is the spec of the derived Service: a ClusterIP Service

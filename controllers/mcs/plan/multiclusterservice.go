@@ -4,9 +4,6 @@ import (
 	"slices"
 	"sort"
 
-	discoveryv1 "k8s.io/api/discovery/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
@@ -93,35 +90,13 @@ func Consumers(mcs *networkingv1alpha1.MultiClusterService) Named {
 // itself (which MultiClusterService propagates to the consumer: no derived
 // Service), managed by the dispatch, and annotated with its provider.
 func DispatchWorks(consumer, namespace, name string, from []Collected) ([]*workv1alpha1.Work, error) {
-	sorted := slices.Clone(from)
-	sort.Slice(sorted, func(i, j int) bool {
-		if sorted[i].Cluster != sorted[j].Cluster {
-			return sorted[i].Cluster < sorted[j].Cluster
-		}
-		return sorted[i].Slice.GetName() < sorted[j].Slice.GetName()
-	})
 	ns := names.ExecutionNamespace(consumer)
 	var out []*workv1alpha1.Work
-	for _, c := range sorted {
+	for _, c := range sortedCollected(from) {
 		if c.Cluster == consumer {
 			continue // its own endpoints are its own EndpointSlice controller's
 		}
-		obj := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": discoveryv1.SchemeGroupVersion.String(), "kind": EndpointSliceKind,
-			"metadata": map[string]any{
-				"name": c.Cluster + "-" + c.Slice.GetName(), "namespace": namespace,
-				"labels": map[string]any{
-					discoveryv1.LabelServiceName: name,
-					discoveryv1.LabelManagedBy:   networkingv1alpha1.EndpointSliceDispatchControllerLabelValue,
-				},
-				"annotations": map[string]any{networkingv1alpha1.EndpointSliceProvisionClusterAnnotation: c.Cluster},
-			},
-		}}
-		for _, k := range []string{"addressType", "endpoints", "ports"} {
-			if v, ok := c.Slice.Object[k]; ok {
-				obj.Object[k] = runtime.DeepCopyJSONValue(v)
-			}
-		}
+		obj := dispatchedSlice(c, c.Cluster+"-"+c.Slice.GetName(), namespace, name)
 		w, err := dispatchedWork(ns, namespace, name, networkingv1alpha1.ManagedByMultiClusterService, obj, c.Cluster)
 		if err != nil {
 			return nil, err
