@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/dynamic"
 
 	multiclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/multicluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
@@ -21,11 +20,7 @@ import (
 // typ with reason and a message containing msg.
 func exportCondition(t *testing.T, member, ns, name, typ, reason, msg string) {
 	t.Helper()
-	cfg, err := framework.Member(t, member).RESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn := dynamic.NewForConfigOrDie(cfg)
+	dyn := memberDynamic(t, member)
 	framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
 		se, err := dyn.Resource(multiclusterv1alpha1.ServiceExports).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -116,44 +111,18 @@ spec:
 
 	// The export deleted: member2's own Service stays as it was.
 	kubectl(t, "-n", ns, "delete", "serviceexport", "api")
-	exportsGoneNamed(t, "member2", ns, "api")
+	exportGone(t, "member2", ns, "api")
 	svc, err := framework.MemberClient(t, "member2").CoreV1().Services(ns).Get(t.Context(), "api", metav1.GetOptions{})
 	if err != nil || len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != 8080 {
 		t.Errorf("member2's own Service api after the export went: %v (%v)", svc, err)
 	}
 }
 
-// exportsGoneNamed waits until member has no ServiceExport ns/name.
-func exportsGoneNamed(t *testing.T, member, ns, name string) {
-	t.Helper()
-	cfg, err := framework.Member(t, member).RESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn := dynamic.NewForConfigOrDie(cfg)
-	framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
-		l, err := dyn.Resource(multiclusterv1alpha1.ServiceExports).Namespace(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err.Error()
-		}
-		for _, se := range l.Items {
-			if se.GetName() == name {
-				return member + " still has ServiceExport " + name
-			}
-		}
-		return ""
-	})
-}
-
 // importClusters waits until member's ServiceImport ns/name lists want in
 // status.clusters (written, possibly empty).
 func importClusters(t *testing.T, member, ns, name string, want ...string) {
 	t.Helper()
-	cfg, err := framework.Member(t, member).RESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn := dynamic.NewForConfigOrDie(cfg)
+	dyn := memberDynamic(t, member)
 	framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
 		si, err := dyn.Resource(multiclusterv1alpha1.ServiceImports).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {

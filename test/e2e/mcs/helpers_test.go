@@ -14,8 +14,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	multiclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/multicluster/v1alpha1"
 	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 	"github.com/flotilla-io/flotilla/test/env"
@@ -204,7 +206,12 @@ spec:
 // "<pod>=<IP>": kwok hands the same addresses out in every member, and
 // again to a pod's replacement, so the pod tells endpoints apart.
 func readyPodIPs(ctx context.Context, t *testing.T, member, ns string) ([]string, error) {
-	pods, err := framework.MemberClient(t, member).CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=nginx"})
+	return readyPodsOf(ctx, t, member, ns, "nginx")
+}
+
+// readyPodsOf returns member's Ready pods of app in ns as readyPodIPs does.
+func readyPodsOf(ctx context.Context, t *testing.T, member, ns, app string) ([]string, error) {
+	pods, err := framework.MemberClient(t, member).CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
 	if err != nil {
 		return nil, err
 	}
@@ -359,4 +366,30 @@ func kubectl(t *testing.T, args ...string) string {
 		t.Fatalf("kubectl %v: %v\n%s", args, err, out)
 	}
 	return out
+}
+
+// memberDynamic is a dynamic client of member.
+func memberDynamic(t *testing.T, member string) dynamic.Interface {
+	t.Helper()
+	cfg, err := framework.Member(t, member).RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dynamic.NewForConfigOrDie(cfg)
+}
+
+// exportGone waits until member has no ServiceExport ns/name.
+func exportGone(t *testing.T, member, ns, name string) {
+	t.Helper()
+	dyn := memberDynamic(t, member)
+	framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
+		_, err := dyn.Resource(multiclusterv1alpha1.ServiceExports).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return ""
+		case err != nil:
+			return err.Error()
+		}
+		return member + " still has ServiceExport " + name
+	})
 }

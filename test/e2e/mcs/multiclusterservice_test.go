@@ -70,6 +70,28 @@ spec:
 `, ns, sel(providers), sel(consumers))
 }
 
+// mciRefused: a MultiClusterIngress is validated as an Ingress is.
+func mciRefused(t *testing.T, ns string) {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "mci.yaml")
+	m := fmt.Sprintf(`apiVersion: networking.karmada.io/v1alpha1
+kind: MultiClusterIngress
+metadata: {name: web, namespace: %s}
+spec:
+  rules:
+  - host: "*.*.example.com"
+    http:
+      paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]
+`, ns)
+	if err := os.WriteFile(f, []byte(m), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := framework.Kubectl(t, "apply", "-f", f); err == nil || !strings.Contains(out, "spec.rules[0].host") {
+		t.Errorf("a MultiClusterIngress with host *.*.example.com: %v, %s; want refused naming spec.rules[0].host", err, out)
+	}
+	framework.Apply(t, strings.Replace(m, "*.*.example.com", "web.example.com", 1))
+}
+
 // dispatchedIPs returns the ready endpoints of the EndpointSlices of
 // Service web that Flotilla dispatched to member, as "<pod>=<address>",
 // and the slices' names.
@@ -100,27 +122,15 @@ func readyWebPods(t *testing.T, member, ns string, want int) []string {
 	t.Helper()
 	var out []string
 	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
-		pods, err := framework.MemberClient(t, member).CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
-		if err != nil {
+		var err error
+		if out, err = readyPodsOf(ctx, t, member, ns, "web"); err != nil {
 			return err.Error()
-		}
-		out = nil
-		for _, p := range pods.Items {
-			if p.DeletionTimestamp != nil || p.Status.PodIP == "" {
-				continue
-			}
-			for _, c := range p.Status.Conditions {
-				if c.Type == "Ready" && c.Status == "True" {
-					out = append(out, p.Name+"="+p.Status.PodIP)
-				}
-			}
 		}
 		if len(out) != want {
 			return fmt.Sprintf("%s runs %d Ready web pods, want %d", member, len(out), want)
 		}
 		return ""
 	})
-	sort.Strings(out)
 	return out
 }
 
@@ -260,6 +270,35 @@ func TestMultiClusterServiceCrossCluster(t *testing.T) {
 	}
 }
 
+// TestMultiClusterServiceAllConsumers: no consumerClusters means every
+// cluster: member2 and member3 (a Pull member, applied by its agent) get
+// member1's endpoints, member1 none of its own, and the Service runs in
+// all three.
+func TestMultiClusterServiceAllConsumers(t *testing.T) {
+	pullMember3(t)
+	ns := framework.Namespace(t, "mcs-all")
+	framework.Apply(t, web(ns, 2)+"---\n"+fmt.Sprintf(webService, ns)+"---\n"+crossCluster(ns, []string{"member1"}, nil))
+
+	ips := readyWebPods(t, "member1", ns, 2)
+	for _, m := range []string{"member2", "member3"} {
+		waitDispatched(t, m, ns, ips, 90*time.Second)
+	}
+	waitCondition(t, ns, "EndpointSliceDispatched", metav1.ConditionTrue)
+	if _, names, err := dispatchedIPs(t.Context(), t, "member1", ns); err != nil || len(names) > 0 {
+		t.Errorf("member1 was given EndpointSlices %v (%v): its own endpoints are its own", names, err)
+	}
+	rb, err := framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(t.Context(), "web-service", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rb.Spec.Placement.ClusterAffinity.ClusterNames; !slices.Equal(got, []string{"member1", "member2", "member3"}) {
+		t.Errorf("binding web-service places the Service on %v, want every cluster", got)
+	}
+	kubectl(t, "-n", ns, "scale", "deployment", "web", "--replicas=3")
+	ips = readyWebPods(t, "member1", ns, 3)
+	waitDispatched(t, "member3", ns, ips, follow)
+}
+
 // TestMultiClusterServiceBadInput (item 4): a MultiClusterService whose
 // Service does not exist yet and that names a cluster that does not exist
 // says so in its conditions and events, and does what it can; fixed, it
@@ -301,6 +340,7 @@ func TestMultiClusterServiceBadInput(t *testing.T) {
 			t.Errorf("applying spec %s: %v, %s; want refused naming %s", tc.manifest, err, out, tc.field)
 		}
 	}
+	mciRefused(t, ns)
 	m, err := framework.Karmada(t).NetworkingV1alpha1().MultiClusterServices(ns).Get(t.Context(), "web", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

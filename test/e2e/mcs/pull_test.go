@@ -8,11 +8,6 @@ import (
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
-
-	multiclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/multicluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
@@ -80,7 +75,7 @@ spec:
   resourceSelectors: [{apiVersion: multicluster.x-k8s.io/v1alpha1, kind: ServiceExport, name: nginx}]
   placement: {clusterAffinity: {clusterNames: [member1]}}
 `, ns))
-	exportsGone(t, "member3", ns)
+	exportGone(t, "member3", ns, "nginx")
 	waitImportedFrom(t, "member2", "", ns, m1, 30*time.Second)
 	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
 		w, err := works(ctx, t, ns, "nginx", "ServiceExport")
@@ -96,24 +91,4 @@ spec:
 	// The ServiceExport deleted: member1's endpoints go too.
 	kubectl(t, "-n", ns, "delete", "serviceexport", "nginx")
 	waitImportedFrom(t, "member2", "", ns, nil, 30*time.Second)
-}
-
-// exportsGone waits until member has no ServiceExport nginx in ns.
-func exportsGone(t *testing.T, member, ns string) {
-	t.Helper()
-	cfg, err := framework.Member(t, member).RESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn := dynamic.NewForConfigOrDie(cfg)
-	framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
-		_, err := dyn.Resource(multiclusterv1alpha1.ServiceExports).Namespace(ns).Get(ctx, "nginx", metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			return ""
-		case err != nil:
-			return err.Error()
-		}
-		return member + " still has ServiceExport nginx"
-	})
 }
