@@ -51,6 +51,17 @@ func TestMCSCRDsOnTheHost(t *testing.T) {
 			t.Errorf("%s does not serve the MCS API: %v", m, err)
 		}
 	}
+	// The schema bounds what the controllers read: a port out of range
+	// is refused, with the field named.
+	f := filepath.Join(t.TempDir(), "si.yaml")
+	si := "apiVersion: multicluster.x-k8s.io/v1alpha1\nkind: ServiceImport\nmetadata: {name: bad, namespace: default}\n" +
+		"spec: {type: ClusterSetIP, ports: [{port: 70000}]}\n"
+	if err := os.WriteFile(f, []byte(si), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := framework.Kubectl(t, "apply", "--dry-run=server", "-f", f); err == nil || !strings.Contains(out, "spec.ports[0].port") {
+		t.Errorf("a ServiceImport with port 70000: %v, %s; want refused naming spec.ports[0].port", err, out)
+	}
 }
 
 // TestServiceExportImport (items 2 and 6, the seed's flow): nginx divided
