@@ -17,7 +17,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := app.NewCommand(filepath.Base(os.Args[0])).ExecuteContext(ctx)
+	err := app.Execute(ctx, app.NewCommand(filepath.Base(os.Args[0])), os.Args[1:])
 	stop()
 	if err != nil {
 		os.Exit(1)

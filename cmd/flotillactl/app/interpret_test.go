@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,8 +141,7 @@ func runInterpret(args ...string) (stdout, stderr string, err error) {
 	cmd := NewCommand("flotillactl")
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)
-	cmd.SetArgs(append([]string{"interpret"}, args...))
-	err = cmd.Execute()
+	err = Execute(context.Background(), cmd, append([]string{"interpret"}, args...))
 	return out.String(), errOut.String(), err
 }
 
@@ -257,7 +257,7 @@ spec:
 				if out != "" {
 					t.Errorf("a failed run printed %q", out)
 				}
-				if !strings.Contains(errOut, "Error: ") {
+				if !strings.HasPrefix(errOut, "error: ") {
 					t.Errorf("the error is not reported on stderr: %q", errOut)
 				}
 				return

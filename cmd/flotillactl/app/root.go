@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -21,6 +22,17 @@ const (
 	userAgent = "flotillactl"
 )
 
+// Execute runs the root command on args (os.Args[1:]) and prints an error
+// as kubectl and karmadactl do ("error: ..."), on the command's stderr.
+func Execute(ctx context.Context, cmd *cobra.Command, args []string) error {
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "error: %v\n", err)
+	}
+	return err
+}
+
 // NewCommand returns the root command. invokedAs is the base name of the
 // executable (os.Args[0]): as kubectl-flotilla the help reads
 // "kubectl flotilla join ...", otherwise "flotillactl join ...".
@@ -38,6 +50,8 @@ Flotilla is wire-compatible with Karmada: the commands below have the effects of
 the karmadactl commands of the same name. The control plane is addressed with
 the usual kubectl flags (--kubeconfig, --context, ...).`,
 		SilenceUsage: true,
+		// main prints the error as kubectl does ("error: ..."), once.
+		SilenceErrors: true,
 		// Completion is not a concern of this tool; keep the command list short.
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
