@@ -80,6 +80,7 @@ the usual kubectl flags (--kubeconfig, --context, ...).`,
 		newDeinitCommand(cp, display),
 		newBackupCommand(display),
 		newRestoreCommand(display),
+		newAddonsCommand(cp, display),
 	)
 	return cmd
 }
