@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
@@ -137,11 +136,6 @@ func withNamed(existing, desired []*workv1alpha1.Work, get func(namespace, name 
 // clusterReady tells whether c is Ready and not leaving.
 func clusterReady(c *clusterv1alpha1.Cluster) bool {
 	return c != nil && c.DeletionTimestamp == nil && meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
-}
-
-// memberObject is what the hub's informers hold: unstructured objects.
-func memberObject(obj any) (*unstructured.Unstructured, bool) {
-	return eventObject[*unstructured.Unstructured](obj)
 }
 
 // worksWriter writes Works to flotilla-apiserver.
