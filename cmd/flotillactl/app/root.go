@@ -66,6 +66,8 @@ the usual kubectl flags (--kubeconfig, --context, ...).`,
 		newDeinitCommand(cp, display),
 		newBackupCommand(display),
 		newRestoreCommand(display),
+		newGetCommand(cp, display),
+		newDescribeCommand(cp, display),
 	)
 	return cmd
 }
