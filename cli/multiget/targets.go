@@ -191,7 +191,7 @@ func ReadAll[T any](ctx context.Context, targets []Target, timeout time.Duration
 // API status, each error of an aggregate in turn.
 func Reason(err error) string {
 	var agg utilerrors.Aggregate
-	if errors.As(err, &agg) && len(agg.Errors()) > 1 {
+	if errors.As(err, &agg) && len(agg.Errors()) > 0 {
 		parts := make([]string, 0, len(agg.Errors()))
 		for _, e := range agg.Errors() {
 			parts = append(parts, Reason(e))
