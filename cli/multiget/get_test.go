@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -29,8 +30,19 @@ func options(args ...string) (*GetOptions, *bytes.Buffer, *bytes.Buffer) {
 	return o, &out, &errOut
 }
 
-func outcome(cluster string, infos ...*resource.Info) Outcome[read] {
-	return Outcome[read]{Target: Target{Cluster: cluster, ControlPlane: cluster == ControlPlaneName}, Value: read{infos: infos}}
+// outcome is what read returns for a target: the infos and, decoded, their
+// tables.
+func outcome(t *testing.T, cluster string, infos ...*resource.Info) Outcome[read] {
+	t.Helper()
+	v := read{infos: infos}
+	for _, i := range infos {
+		table, err := DecodeTable(i.Object, time.Now(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.tables = append(v.tables, table)
+	}
+	return Outcome[read]{Target: Target{Cluster: cluster, ControlPlane: cluster == ControlPlaneName}, Value: v}
 }
 
 func info(mapping *meta.RESTMapping, obj *unstructured.Unstructured) *resource.Info {
@@ -45,11 +57,11 @@ func TestPrintTables(t *testing.T) {
 	t.Parallel()
 	outcomes := func() []Outcome[read] {
 		return []Outcome[read]{
-			outcome(ControlPlaneName, info(deployments, serverTable(t, deploymentColumns, row{namespace: "ns", name: "web", cells: []interface{}{"3/3", "5m", "nginx"}}))),
-			outcome("member1",
+			outcome(t, ControlPlaneName, info(deployments, serverTable(t, deploymentColumns, row{namespace: "ns", name: "web", cells: []interface{}{"3/3", "5m", "nginx"}}))),
+			outcome(t, "member1",
 				info(deployments, serverTable(t, deploymentColumns, row{namespace: "ns", name: "web", labels: managed, cells: []interface{}{"2/2", "5m", "nginx"}})),
 				info(pods, serverTable(t, podColumns, row{namespace: "ns", name: "web-1", cells: []interface{}{"Running", "n1"}}))),
-			outcome("member2", info(deployments, serverTable(t, deploymentColumns,
+			outcome(t, "member2", info(deployments, serverTable(t, deploymentColumns,
 				row{namespace: "ns", name: "web", labels: managed, cells: []interface{}{"1/1", "5m", "nginx"}},
 				row{namespace: "other", name: "local", cells: []interface{}{"1/1", "9d", "busybox"}}))),
 		}
@@ -89,7 +101,7 @@ local   member2   1/1     9d    N
 			o, out, errOut := options(tc.flags...)
 			in := outcomes()
 			if len(tc.flags) > 0 && tc.flags[0] == "one-kind" {
-				in[1].Value.infos = in[1].Value.infos[:1]
+				in[1].Value.infos, in[1].Value.tables = in[1].Value.infos[:1], in[1].Value.tables[:1]
 			}
 			if err := o.printTables(in, "ns"); err != nil {
 				t.Fatal(err)
@@ -107,9 +119,9 @@ local   member2   1/1     9d    N
 func TestPrintTablesNothingFound(t *testing.T) {
 	t.Parallel()
 	o, out, errOut := options()
-	failed := outcome("member2")
+	failed := outcome(t, "member2")
 	failed.Err = timeoutError{}
-	if err := o.printTables([]Outcome[read]{outcome("member1", info(deployments, serverTable(t, deploymentColumns))), failed}, "ns"); err != nil {
+	if err := o.printTables([]Outcome[read]{outcome(t, "member1", info(deployments, serverTable(t, deploymentColumns))), failed}, "ns"); err != nil {
 		t.Fatal(err)
 	}
 	if out.Len() > 0 || errOut.String() != "No resources found in ns namespace.\n" {
@@ -136,8 +148,8 @@ func TestPrintObjects(t *testing.T) {
 	t.Parallel()
 	outcomes := func() []Outcome[read] {
 		return []Outcome[read]{
-			outcome(ControlPlaneName, info(deployments, object("web"))),
-			outcome("member1", info(deployments, object("web")), info(deployments, object("other"))),
+			outcome(t, ControlPlaneName, info(deployments, object("web"))),
+			outcome(t, "member1", info(deployments, object("web")), info(deployments, object("other"))),
 		}
 	}
 	o, out, _ := options("-o", "name")
@@ -173,7 +185,7 @@ func TestPrintObjects(t *testing.T) {
 
 	// One object named in one cluster prints as itself, as in kubectl.
 	o, out, _ = options("-o", "yaml")
-	single := outcome("member1", info(deployments, object("web")))
+	single := outcome(t, "member1", info(deployments, object("web")))
 	single.Value.singleItem = true
 	if err := o.printObjects([]Outcome[read]{single}); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/apimachinery/pkg/util/json"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 )
@@ -94,34 +95,66 @@ var recognizedTables = map[schema.GroupVersionKind]bool{
 	metav1beta1.SchemeGroupVersion.WithKind("Table"): true,
 }
 
-// DecodeTable turns a server's answer into a Table with each row's
-// object decoded, as kubectl's table printer does. An object that is not
-// a Table (a server that cannot print tables) becomes a table of one row
-// with kubectl's default NAME and AGE columns.
-func DecodeTable(obj runtime.Object, now time.Time) (*metav1.Table, error) {
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
+// DecodeTable turns a server's answer, a typed Table or an unstructured
+// one, into a Table with each row's object decoded, as kubectl's table
+// printer does: whole unstructured objects when full (sorting reads their
+// fields), otherwise only the metadata the printer and the ADOPTION column
+// read (namespace, name, labels, resourceVersion), which skips the bulk of
+// each row (managedFields). An object that is not a Table (a server that
+// cannot print tables) becomes a table of one row with kubectl's default
+// NAME and AGE columns.
+func DecodeTable(obj runtime.Object, now time.Time, full bool) (*metav1.Table, error) {
+	var table *metav1.Table
+	switch o := obj.(type) {
+	case *metav1.Table:
+		table = o
+	case *unstructured.Unstructured:
+		if !recognizedTables[o.GroupVersionKind()] {
+			return defaultTable(o, now), nil
+		}
+		table = &metav1.Table{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, table); err != nil {
+			return nil, fmt.Errorf("decoding a table: %w", err)
+		}
+	default:
 		return nil, fmt.Errorf("decoding a table: unexpected %T", obj)
-	}
-	if !recognizedTables[u.GroupVersionKind()] {
-		return defaultTable(u, now), nil
-	}
-	table := &metav1.Table{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, table); err != nil {
-		return nil, fmt.Errorf("decoding a table: %w", err)
 	}
 	for i := range table.Rows {
 		row := &table.Rows[i]
 		if row.Object.Raw == nil || row.Object.Object != nil {
 			continue
 		}
-		converted, err := runtime.Decode(unstructured.UnstructuredJSONScheme, row.Object.Raw)
+		var err error
+		if full {
+			row.Object.Object, err = runtime.Decode(unstructured.UnstructuredJSONScheme, row.Object.Raw)
+		} else {
+			row.Object.Object, err = decodeRowMetadata(row.Object.Raw)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("decoding a table row: %w", err)
 		}
-		row.Object.Object = converted
 	}
 	return table, nil
+}
+
+// rowMetadata is the part of a row's object that is printed.
+type rowMetadata struct {
+	Metadata struct {
+		Name            string            `json:"name"`
+		Namespace       string            `json:"namespace"`
+		ResourceVersion string            `json:"resourceVersion"`
+		Labels          map[string]string `json:"labels"`
+	} `json:"metadata"`
+}
+
+func decodeRowMetadata(raw []byte) (*metav1.PartialObjectMetadata, error) {
+	var m rowMetadata
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+		Name: m.Metadata.Name, Namespace: m.Metadata.Namespace, ResourceVersion: m.Metadata.ResourceVersion, Labels: m.Metadata.Labels,
+	}}, nil
 }
 
 func defaultTable(u *unstructured.Unstructured, now time.Time) *metav1.Table {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 )
 
 var (
@@ -125,7 +126,7 @@ func TestDecodeTableAndClusterRow(t *testing.T) {
 	table, err := DecodeTable(serverTable(t, deploymentColumns,
 		row{namespace: "ns", name: "web", labels: managed, cells: []interface{}{"1/1", "5m", "nginx"}},
 		row{namespace: "ns", name: "local", cells: []interface{}{"0/1", "1m", "busybox"}},
-	), time.Now())
+	), time.Now(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestDecodeTableOfAnObject(t *testing.T) {
 	u.SetKind("Widget")
 	u.SetName("w")
 	u.SetCreationTimestamp(metav1.NewTime(now.Add(-3 * time.Hour)))
-	table, err := DecodeTable(u, now)
+	table, err := DecodeTable(u, now, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestDecodeTableOfAnObject(t *testing.T) {
 func TestMerge(t *testing.T) {
 	t.Parallel()
 	decode := func(u *unstructured.Unstructured) *metav1.Table {
-		table, err := DecodeTable(u, time.Now())
+		table, err := DecodeTable(u, time.Now(), false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,6 +213,42 @@ func TestWithClusterLine(t *testing.T) {
 	} {
 		if got := WithClusterLine(tc.in, "member1"); got != tc.want {
 			t.Errorf("WithClusterLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestDecodeTypedTable: a table read with the table scheme (as the
+// builder reads it) decodes to the same rows, with or without the whole
+// row objects.
+func TestDecodeTypedTable(t *testing.T) {
+	t.Parallel()
+	raw, err := serverTable(t, deploymentColumns,
+		row{namespace: "ns", name: "web", labels: managed, cells: []interface{}{"1/1", "5m", "nginx"}}).MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, full := range []bool{false, true} {
+		obj, _, err := serializer.NewCodecFactory(newTableScheme()).UniversalDeserializer().Decode(raw, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := obj.(*metav1.Table); !ok {
+			t.Fatalf("the table scheme decodes a Table into %T", obj)
+		}
+		table, err := DecodeTable(obj, time.Now(), full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := meta.Accessor(table.Rows[0].Object.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.GetNamespace() != "ns" || m.GetName() != "web" || m.GetResourceVersion() != "7" || !cmp.Equal(m.GetLabels(), managed) {
+			t.Errorf("full=%v: row object %s/%s rv %s labels %v", full, m.GetNamespace(), m.GetName(), m.GetResourceVersion(), m.GetLabels())
+		}
+		got := ClusterRow(table.Rows[0], "member1", false).Cells
+		if diff := cmp.Diff([]interface{}{"web", "member1", "1/1", "5m", "nginx", Adopted}, got); diff != "" {
+			t.Errorf("full=%v (-want +got):\n%s", full, diff)
 		}
 	}
 }

@@ -106,7 +106,7 @@ func (o *GetOptions) watch(ctx context.Context, targets []Target, namespace stri
 	print := func(t Target, e watch.Event) error {
 		obj := e.Object
 		if human {
-			table, err := DecodeTable(obj, o.now())
+			table, err := DecodeTable(obj, o.now(), true)
 			if err != nil {
 				return err
 			}
@@ -171,7 +171,7 @@ func (o *GetOptions) firstRead(ctx context.Context, t Target, namespace string, 
 	}
 	// One request: the list and its resourceVersion, where the watch
 	// starts.
-	r := o.builder(t, namespace, args, human, 0).SingleResourceType().Do()
+	r := o.builder(t, namespace, args, human, 0, false).SingleResourceType().Do()
 	if err := r.Err(); err != nil {
 		return watched{}, err
 	}
@@ -191,7 +191,7 @@ func (o *GetOptions) firstRead(ctx context.Context, t Target, namespace string, 
 		return ""
 	}
 	if human {
-		if out.table, err = DecodeTable(info.Object, o.now()); err != nil {
+		if out.table, err = DecodeTable(info.Object, o.now(), true); err != nil {
 			return watched{}, err
 		}
 		out.resourceVersion = out.table.ResourceVersion
