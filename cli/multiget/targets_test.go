@@ -3,6 +3,7 @@ package multiget
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
 func targetsNamed(names ...string) []Target {
@@ -109,5 +111,67 @@ func TestReason(t *testing.T) {
 	Warn(&b, "member2", forbidden)
 	if !strings.HasPrefix(b.String(), "warning: cluster member2 skipped: Forbidden: ") {
 		t.Errorf("warning %q", b.String())
+	}
+}
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	cp := genericclioptions.NewConfigFlags(false)
+	registered := func(context.Context) ([]string, error) { return []string{"member2", "member1"}, nil }
+	forbidden := func(context.Context) ([]string, error) {
+		return nil, apierrors.NewForbidden(schema.GroupResource{Group: "cluster.karmada.io", Resource: "clusters"}, "", errors.New("no"))
+	}
+	unused := func(context.Context) ([]string, error) { return nil, errors.New("the clusters were listed for the control plane alone") }
+	for _, tc := range []struct {
+		name    string
+		list    ListClusters
+		sel     Selection
+		want    []string
+		wantErr string
+	}{
+		{name: "control plane: no listing", list: unused, sel: Selection{Scope: ScopeKarmada}, want: []string{"Karmada*"}},
+		{name: "all", list: registered, sel: Selection{Scope: ScopeAll, ScopeSet: true}, want: []string{"Karmada*", "member1", "member2"}},
+		{name: "not listable, -C given", list: forbidden, sel: Selection{Scope: ScopeMembers, ScopeSet: true, Clusters: []string{"member2"}}, want: []string{"member2"}},
+		{name: "not listable, no -C", list: forbidden, sel: Selection{Scope: ScopeMembers, ScopeSet: true}, wantErr: "listing the member clusters: clusters.cluster.karmada.io is forbidden"},
+	} {
+		targets, err := Resolve(t.Context(), cp, tc.list, tc.sel)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: %v, want %q", tc.name, err, tc.wantErr)
+			}
+			continue
+		}
+		var got []string
+		for _, tg := range targets {
+			n := tg.Cluster
+			if tg.ControlPlane {
+				n += "*"
+			}
+			got = append(got, n)
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: targets %v (%v), want %v", tc.name, got, err, tc.want)
+		}
+	}
+}
+
+func TestTimeoutGetter(t *testing.T) {
+	t.Parallel()
+	flags := genericclioptions.NewConfigFlags(false)
+	host, timeout := "https://cp:6443", ""
+	flags.APIServer, flags.Timeout = &host, &timeout
+	for _, tc := range []struct {
+		flag string
+		want time.Duration
+	}{
+		{"0", 5 * time.Second},  // no --request-timeout: the member timeout
+		{"1s", time.Second},     // a shorter --request-timeout stays
+		{"1m", 5 * time.Second}, // a longer one is bounded
+	} {
+		timeout = tc.flag
+		cfg, err := timeoutGetter{RESTClientGetter: flags, timeout: 5 * time.Second}.ToRESTConfig()
+		if err != nil || cfg.Timeout != tc.want {
+			t.Errorf("--request-timeout=%s: %v (%v), want %v", tc.flag, cfg.Timeout, err, tc.want)
+		}
 	}
 }

@@ -463,3 +463,28 @@ func TestDescribeAcrossClusters(t *testing.T) {
 		t.Errorf("describe in the control plane:\n%s", out)
 	}
 }
+
+// TestGetMemberDown: with member2's API server stopped, get prints the
+// control plane's and member1's rows and a warning naming member2, within
+// --member-timeout; with member2 alone it fails.
+func TestGetMemberDown(t *testing.T) {
+	bed := newGetBed(t, "cli-get-down")
+	ns := bed.ns
+	framework.StopMember(t, "member2")
+
+	start := time.Now()
+	out, errOut := getMustRun(t, "", "get", "deployments", "-n", ns, "--operation-scope=all", "--member-timeout=5s")
+	if elapsed := time.Since(start); elapsed > 20*time.Second {
+		t.Errorf("get took %s with member2 down, want about --member-timeout=5s at most", elapsed)
+	}
+	getWant(t, "get deployments --operation-scope=all, member2 down", getCells(getTable(t, out)), "web@Karmada=-", "web@member1=Y")
+	if !strings.Contains(errOut, "warning: cluster member2 skipped: ") || strings.Contains(errOut, "cluster member1") {
+		t.Errorf("stderr %q, want a warning naming member2 alone", errOut)
+	}
+	t.Logf("member2 down: %s", errOut)
+
+	_, errOut, err := getRun(t, "", "get", "deployments", "-n", ns, "-C", "member2", "--member-timeout=5s")
+	if err == nil {
+		t.Errorf("get -C member2 with member2 down succeeded; stderr %q", errOut)
+	}
+}
