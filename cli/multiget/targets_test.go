@@ -121,7 +121,9 @@ func TestResolve(t *testing.T) {
 	forbidden := func(context.Context) ([]string, error) {
 		return nil, apierrors.NewForbidden(schema.GroupResource{Group: "cluster.karmada.io", Resource: "clusters"}, "", errors.New("no"))
 	}
-	unused := func(context.Context) ([]string, error) { return nil, errors.New("the clusters were listed for the control plane alone") }
+	unused := func(context.Context) ([]string, error) {
+		return nil, errors.New("the clusters were listed for the control plane alone")
+	}
 	for _, tc := range []struct {
 		name    string
 		list    ListClusters
