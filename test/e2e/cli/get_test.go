@@ -175,6 +175,27 @@ func TestGetAcrossClusters(t *testing.T) {
 		out, _ := getMustRun(t, "", "get", "deployments", "-n", ns)
 		getWant(t, "get deployments", getCells(getTable(t, out)), "web@Karmada=-")
 	})
+	t.Run("karmada.io objects of the control plane", func(t *testing.T) {
+		out, _ := getMustRun(t, "", "get", "clusters")
+		getWant(t, "get clusters", getCells(getTable(t, out)), "member1@Karmada=-", "member2@Karmada=-", "member3@Karmada=-")
+		out, _ = getMustRun(t, "", "get", "propagationpolicies", "-n", ns)
+		getWant(t, "get propagationpolicies", getCells(getTable(t, out)), "web@Karmada=-")
+	})
+	t.Run("two kinds", func(t *testing.T) {
+		out, _ := getMustRun(t, "", "get", "deployments,configmaps", "-n", ns, "-C", "member2")
+		tables := strings.Split(strings.TrimSpace(out), "\n\n")
+		if len(tables) != 2 {
+			t.Fatalf("get deployments,configmaps: %d tables, want one per kind:\n%s", len(tables), out)
+		}
+		getWant(t, "deployments", getCells(getTable(t, tables[0])), "deployment.apps/web@member2=Y")
+		var cms []string
+		for _, c := range getCells(getTable(t, tables[1])) {
+			if !strings.HasPrefix(c, "configmap/kube-root-ca.crt@") {
+				cms = append(cms, c)
+			}
+		}
+		getWant(t, "configmaps", cms, "configmap/web-config@member2=Y")
+	})
 	t.Run("members and adoption", func(t *testing.T) {
 		out, _ := getMustRun(t, "", "get", "configmaps", "-n", ns, "--operation-scope=members")
 		var got []string
