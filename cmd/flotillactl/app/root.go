@@ -81,6 +81,8 @@ the usual kubectl flags (--kubeconfig, --context, ...).`,
 		newBackupCommand(display),
 		newRestoreCommand(display),
 		newAddonsCommand(cp, display),
+		newGetCommand(cp, display),
+		newDescribeCommand(cp, display),
 	)
 	return cmd
 }
