@@ -17,7 +17,10 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := app.NewCommand(filepath.Base(os.Args[0])).ExecuteContext(ctx)
+	invokedAs := filepath.Base(os.Args[0])
+	cmd := app.NewCommand(invokedAs)
+	cmd.SetArgs(app.CompletionArgs(invokedAs, os.Args[1:]))
+	err := cmd.ExecuteContext(ctx)
 	stop()
 	if err != nil {
 		os.Exit(1)
