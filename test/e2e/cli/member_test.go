@@ -584,7 +584,7 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("version --client: %q", out)
 	}
 	var v struct {
-		ClientVersion struct{ GoVersion string } `json:"clientVersion"`
+		ClientVersion struct{ GoVersion string }  `json:"clientVersion"`
 		ServerVersion struct{ GitVersion string } `json:"serverVersion"`
 	}
 	if err := json.Unmarshal([]byte(mustCtl(t, "version", "-o", "json")), &v); err != nil || v.ServerVersion.GitVersion != sv.GitVersion || v.ClientVersion.GoVersion == "" {
