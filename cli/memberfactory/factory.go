@@ -31,7 +31,14 @@ var _ cmdutil.Factory = (*Factory)(nil)
 // New returns the Factory of the control plane located by controlPlane
 // (the root command's kubectl flags).
 func New(controlPlane genericclioptions.RESTClientGetter) *Factory {
-	return &Factory{Factory: cmdutil.NewFactory(controlPlane), controlPlane: controlPlane}
+	return &Factory{Factory: kubectlFactory(controlPlane), controlPlane: controlPlane}
+}
+
+// kubectlFactory is kubectl's Factory over getter. kubectl's own getter is
+// wrapped in MatchVersionFlags, whose configurations carry the defaults
+// the streaming commands (exec, attach) need: core/v1 and its serializer.
+func kubectlFactory(getter genericclioptions.RESTClientGetter) cmdutil.Factory {
+	return cmdutil.NewFactory(cmdutil.NewMatchVersionFlags(getter))
 }
 
 // Cluster is the member the Factory targets, "" for the control plane.
@@ -41,7 +48,7 @@ func (f *Factory) Cluster() string { return f.cluster }
 // checking that the control plane knows it.
 func (f *Factory) Use(ctx context.Context, cluster string) error {
 	if cluster == "" {
-		f.Factory, f.cluster = cmdutil.NewFactory(f.controlPlane), ""
+		f.Factory, f.cluster = kubectlFactory(f.controlPlane), ""
 		return nil
 	}
 	cfg, err := f.controlPlane.ToRESTConfig()
@@ -55,7 +62,7 @@ func (f *Factory) Use(ctx context.Context, cluster string) error {
 	if err := CheckCluster(ctx, karmada, cluster); err != nil {
 		return err
 	}
-	f.Factory, f.cluster = cmdutil.NewFactory(clusterproxy.NewGetter(f.controlPlane, cluster)), cluster
+	f.Factory, f.cluster = kubectlFactory(clusterproxy.NewGetter(f.controlPlane, cluster)), cluster
 	return nil
 }
 

@@ -75,6 +75,14 @@ func (cp *controlPlane) asked() []string {
 // podNames lists the default namespace's pods with f's clientset.
 func podNames(t *testing.T, f *Factory) []string {
 	t.Helper()
+	// exec and attach build REST clients straight from the configuration.
+	cfg, err := f.ToRESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rest.RESTClientFor(cfg); err != nil {
+		t.Fatalf("a REST client of %s: %v", cfg.Host, err)
+	}
 	cs, err := f.KubernetesClientSet()
 	if err != nil {
 		t.Fatal(err)

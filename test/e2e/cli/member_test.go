@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -60,13 +61,18 @@ func runMemberCtl(t *testing.T, stdin string, environ []string, args ...string) 
 	t.Helper()
 	ctx, cancel := framework.CommandContext(t)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(framework.Env.Options.BinDir, "flotillactl"),
-		append(args, "--kubeconfig="+framework.Env.Host.Kubeconfig, "--cache-dir="+t.TempDir())...)
+	cmd := exec.CommandContext(ctx, filepath.Join(framework.Env.Options.BinDir, "flotillactl"), args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(stdin), &stdout, &stderr
-	cmd.Env = append(os.Environ(), environ...)
+	cmd.Env = append(ctlEnv(t), environ...)
 	err := cmd.Run()
 	return ctlRun{stdout: stdout.String(), stderr: stderr.String(), err: err}
+}
+
+// ctlEnv locates the control plane by the environment, as a user's
+// shell does, so that no flag lands after a command's "--".
+func ctlEnv(t *testing.T) []string {
+	return append(os.Environ(), "KUBECONFIG="+framework.Env.Host.Kubeconfig, "KUBECACHEDIR="+t.TempDir())
 }
 
 // ctl runs flotillactl without stdin.
@@ -86,12 +92,20 @@ func mustCtl(t *testing.T, args ...string) string {
 }
 
 // streamMemberCtl starts flotillactl for at most 30 s and returns its
-// standard output line by line, and stop, which kills it.
+// standard output line by line, and stop, which kills it; its standard
+// error is logged when t fails.
 func streamMemberCtl(t *testing.T, args ...string) (*bufio.Scanner, func()) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	cmd := exec.CommandContext(ctx, filepath.Join(framework.Env.Options.BinDir, "flotillactl"),
-		append(args, "--kubeconfig="+framework.Env.Host.Kubeconfig, "--cache-dir="+t.TempDir())...)
+	cmd := exec.CommandContext(ctx, filepath.Join(framework.Env.Options.BinDir, "flotillactl"), args...)
+	cmd.Env = ctlEnv(t)
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("flotillactl %s: stderr:\n%s", strings.Join(args, " "), stderr.String())
+		}
+	})
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		cancel()
@@ -106,6 +120,24 @@ func streamMemberCtl(t *testing.T, args ...string) (*bufio.Scanner, func()) {
 		_ = cmd.Wait()
 		cancel()
 	}
+}
+
+// lockedBuffer is a bytes.Buffer a process writes while a test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // waitMemberProxy waits until the admin reaches the member through the
