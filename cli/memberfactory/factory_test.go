@@ -21,9 +21,10 @@ import (
 
 const clustersPath = "/apis/cluster.karmada.io/v1alpha1/clusters/"
 
-// controlPlane serves the Clusters member1 (readable), secret (Forbidden)
-// and nothing else, and pods in every cluster's proxy; it records the
-// paths it was asked.
+// controlPlane serves the Clusters member1 (readable), secret (Forbidden),
+// locked (Forbidden, and so is its proxy), down (its proxy does not
+// answer) and nothing else, and pods in every cluster's proxy; it records
+// the paths it was asked.
 type controlPlane struct {
 	*httptest.Server
 	mu    sync.Mutex
@@ -45,13 +46,22 @@ func newControlPlane(t *testing.T) *controlPlane {
 				return
 			}
 			http.NotFound(w, r)
+		case sub != "" && name == "locked":
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,
+				"message":"clusters.cluster.karmada.io \"locked\" is forbidden: User \"tom\" cannot get resource \"clusters/proxy\""}`))
+		case sub != "" && name == "down":
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"ServiceUnavailable","code":503,"message":"member down does not answer"}`))
+		case sub == "proxy/version":
+			_, _ = w.Write([]byte(`{"major":"1","minor":"36","gitVersion":"v1.36.3"}`))
 		case sub == "proxy/api/v1/namespaces/default/pods":
 			_, _ = w.Write([]byte(`{"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":"in-` + name + `"}}]}`))
 		case sub != "":
 			http.NotFound(w, r)
-		case name == "member1":
+		case name == "member1", name == "down":
 			_, _ = w.Write([]byte(`{"kind":"Cluster","apiVersion":"cluster.karmada.io/v1alpha1","metadata":{"name":"member1"}}`))
-		case name == "secret":
+		case name == "secret", name == "locked":
 			w.WriteHeader(http.StatusForbidden)
 			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":"forbidden"}`))
 		default:
@@ -119,9 +129,14 @@ func TestFactoryUse(t *testing.T) {
 	if got := podNames(t, f); len(got) != 1 || got[0] != "in-secret" {
 		t.Fatalf("after Use(secret): pods %v", got)
 	}
-	err := f.Use(t.Context(), "member9")
-	if err == nil || !strings.Contains(err.Error(), `cluster "member9" not found`) {
-		t.Fatalf("Use(member9) = %v, want an error naming the unknown cluster", err)
+	for cluster, want := range map[string]string{
+		"member9": `cluster "member9" not found`,
+		"locked":  `cluster(locked): clusters.cluster.karmada.io "locked" is forbidden: User "tom" cannot get resource "clusters/proxy"`,
+		"down":    "cluster(down): member down does not answer",
+	} {
+		if err := f.Use(t.Context(), cluster); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Use(%s) = %v, want an error containing %q", cluster, err, want)
+		}
 	}
 	if f.Cluster() != "secret" {
 		t.Errorf("a failed Use changed the target to %q", f.Cluster())

@@ -68,7 +68,7 @@ func Nodes(ctx context.Context, src Source, clusters []string, o NodeOptions, ou
 
 // readNodes reads one member's node metrics and the nodes they divide by.
 func readNodes(ctx context.Context, cluster string, m Member, o NodeOptions) ([]nodeRow, error) {
-	if err := metricsAvailable(m.Discovery); err != nil {
+	if err := m.MetricsAPI(ctx); err != nil {
 		return nil, err
 	}
 	var versioned []metricsv1beta1api.NodeMetrics

@@ -101,7 +101,7 @@ func Pods(ctx context.Context, src Source, clusters []string, o PodOptions, out,
 // readPods reads one member's pod metrics. A member without the named
 // pod answers the pod's NotFound; one whose pods have no metrics says why.
 func readPods(ctx context.Context, cluster string, m Member, o PodOptions, now time.Time) ([]podRow, error) {
-	if err := metricsAvailable(m.Discovery); err != nil {
+	if err := m.MetricsAPI(ctx); err != nil {
 		return nil, err
 	}
 	ns := o.Namespace

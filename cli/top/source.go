@@ -7,8 +7,8 @@ import (
 	"sort"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
@@ -26,8 +26,9 @@ type Member struct {
 	Metrics metricsv1beta1.MetricsV1beta1Interface
 	// Core reads its pods and nodes.
 	Core corev1client.CoreV1Interface
-	// Discovery tells whether it serves metrics.k8s.io.
-	Discovery discovery.ServerGroupsInterface
+	// MetricsAPI fails unless the member serves metrics.k8s.io v1beta1 to
+	// the caller.
+	MetricsAPI func(context.Context) error
 }
 
 // Source finds the member clusters and their clients.
@@ -90,8 +91,19 @@ func (s *proxySource) Member(cluster string) (Member, error) {
 	if err != nil {
 		return Member{}, err
 	}
-	return Member{Metrics: metrics, Core: kube.CoreV1(), Discovery: kube.Discovery()}, nil
+	return Member{Metrics: metrics, Core: kube.CoreV1(), MetricsAPI: func(ctx context.Context) error {
+		// One request, not the member's whole discovery; Error decodes a
+		// refusal's Status into its message.
+		err := kube.CoreV1().RESTClient().Get().AbsPath("/apis", metricsapi.GroupName, "v1beta1").Do(ctx).Error()
+		if apierrors.IsNotFound(err) {
+			return errMetricsAPI
+		}
+		return err
+	}}, nil
 }
+
+// errMetricsAPI is kubectl top's error for a cluster without metrics.k8s.io.
+var errMetricsAPI = errors.New("metrics API not available")
 
 // answer is one member's rows, or why there are none.
 type answer[T any] struct {
@@ -135,23 +147,4 @@ func merge[T any](answers []answer[T], anyMember bool, notFound func(error) bool
 		errs = append(errs, fmt.Errorf("cluster(%s): %w", a.cluster, a.err))
 	}
 	return rows, errors.Join(errs...)
-}
-
-// metricsAvailable fails unless the member serves metrics.k8s.io v1beta1.
-func metricsAvailable(d discovery.ServerGroupsInterface) error {
-	groups, err := d.ServerGroups()
-	if err != nil {
-		return err
-	}
-	for _, g := range groups.Groups {
-		if g.Name != metricsapi.GroupName {
-			continue
-		}
-		for _, v := range g.Versions {
-			if v.Version == "v1beta1" {
-				return nil
-			}
-		}
-	}
-	return errors.New("metrics API not available")
 }

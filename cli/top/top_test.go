@@ -63,8 +63,9 @@ func (s fakeSource) Member(cluster string) (Member, error) {
 		objs = append(objs, &fm.nodes[i])
 	}
 	kube := kubefake.NewClientset(objs...)
-	if !fm.noMetricsAPI {
-		kube.Resources = []*metav1.APIResourceList{{GroupVersion: "metrics.k8s.io/v1beta1"}}
+	metricsAPI := func(context.Context) error { return nil }
+	if fm.noMetricsAPI {
+		metricsAPI = func(context.Context) error { return errMetricsAPI }
 	}
 	metrics := metricsfake.NewSimpleClientset()
 	podMetrics := func(p corev1.Pod) metricsv1beta1api.PodMetrics {
@@ -103,7 +104,7 @@ func (s fakeSource) Member(cluster string) (Member, error) {
 		}
 		return true, list, nil
 	})
-	return Member{Metrics: metrics.MetricsV1beta1(), Core: kube.CoreV1(), Discovery: kube.Discovery()}, nil
+	return Member{Metrics: metrics.MetricsV1beta1(), Core: kube.CoreV1(), MetricsAPI: metricsAPI}, nil
 }
 
 func pod(ns, name, cpu string, age time.Duration) corev1.Pod {

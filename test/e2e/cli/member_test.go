@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
@@ -275,6 +277,59 @@ func TestMemberLogs(t *testing.T) {
 			t.Fatalf("logs -C member1: %s\nwant a NotFound naming member1", r)
 		}
 	})
+}
+
+// TestMemberLogsAsProxyUser: a user the control plane lets reach
+// member1's proxy only, and whom member1 lets read pod logs in one
+// namespace, gets member1's logs and a Forbidden for member2.
+func TestMemberLogsAsProxyUser(t *testing.T) {
+	waitMemberProxy(t, "member1")
+	ns := memberNamespace(t, "member1", "member2")
+	pod := "logs-" + utilrand.String(5)
+	memberPod(t, "member1", ns, pod, nil)
+	memberPod(t, "member2", ns, pod, nil)
+	user := "cli-" + utilrand.String(5)
+	cfg := framework.ProxyServiceAccountConfig(t, user, "member1")
+	host := framework.HostClient(t)
+	t.Cleanup(func() {
+		ctx, cancel := framework.CommandContext(t)
+		defer cancel()
+		_ = host.RbacV1().ClusterRoleBindings().Delete(ctx, user+"-proxy-member1", metav1.DeleteOptions{})
+		_ = host.CoreV1().ServiceAccounts("default").Delete(ctx, user, metav1.DeleteOptions{})
+	})
+	m1 := framework.MemberClient(t, "member1")
+	if _, err := m1.RbacV1().Roles(ns).Create(t.Context(), &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "log-reader"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "pods/log"}, Verbs: []string{"get", "list"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m1.RbacV1().RoleBindings(ns).Create(t.Context(), &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "log-reader"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "log-reader"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: user}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "user.kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: flotilla, cluster: {server: %q, certificate-authority-data: %q}}]
+users: [{name: %[3]s, user: {token: %[4]q}}]
+contexts: [{name: flotilla, context: {cluster: flotilla, user: %[3]s}}]
+current-context: flotilla
+`, cfg.Host, base64.StdEncoding.EncodeToString(cfg.CAData), user, cfg.BearerToken)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	asUser := func(args ...string) ctlRun {
+		return runMemberCtl(t, "", []string{"KUBECONFIG=" + kubeconfig}, args...)
+	}
+	framework.Eventually(t, time.Minute, func(context.Context) string {
+		if r := asUser("logs", pod, "-n", ns, "-C", "member1"); r.err != nil || !strings.Contains(r.stdout, "kwok pod log") {
+			return "logs as the user: " + r.String()
+		}
+		return ""
+	})
+	r := asUser("logs", pod, "-n", ns, "-C", "member2")
+	if !r.failed("cluster(member2)", "is forbidden", "clusters/proxy") || strings.Contains(r.stdout, "kwok pod log") {
+		t.Fatalf("logs -C member2 as a user without member2's proxy: %s\nwant the control plane's Forbidden naming member2", r)
+	}
 }
 
 // TestMemberExec: exec in a pod of member2 (kwok runs the command in its
