@@ -656,6 +656,39 @@ func TestMemberBadInput(t *testing.T) {
 	}
 }
 
+// TestMemberDown: a member whose API server is down is an error naming
+// it, from the commands that run in it and from top over every member.
+func TestMemberDown(t *testing.T) {
+	waitMemberProxy(t, "member3")
+	// The other members' node metrics first, so that top's only error is
+	// member3's.
+	framework.Eventually(t, 2*time.Minute, func(context.Context) string {
+		if r := ctl(t, "top", "node", "-C", "member1,member2"); r.err != nil {
+			return r.String()
+		}
+		return ""
+	})
+	framework.StopMember(t, "member3")
+	for _, args := range [][]string{
+		{"api-resources", "-C", "member3"},
+		{"logs", "web", "-C", "member3"},
+		{"label", "configmap", "x", "a=b", "-C", "member3"},
+	} {
+		start := time.Now()
+		r := ctl(t, args...)
+		if !r.failed("cluster(member3): ") {
+			t.Errorf("flotillactl %s with member3 down: %s\nwant an error naming member3", strings.Join(args, " "), r)
+		}
+		if d := time.Since(start); d > 40*time.Second {
+			t.Errorf("flotillactl %s with member3 down took %s", strings.Join(args, " "), d)
+		}
+	}
+	r := ctl(t, "top", "node")
+	if !r.failed("cluster(member3): ") || strings.Contains(r.stderr, "cluster(member1)") || strings.Contains(r.stderr, "cluster(member2)") {
+		t.Errorf("top node with member3 down: %s\nwant member3's error only", r)
+	}
+}
+
 // TestVersion: the client's version as karmadactl prints it, and the
 // control plane's.
 func TestVersion(t *testing.T) {
