@@ -17,7 +17,8 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := app.Execute(ctx, app.NewCommand(filepath.Base(os.Args[0])), os.Args[1:])
+	invokedAs := filepath.Base(os.Args[0])
+	err := app.Execute(ctx, app.NewCommand(invokedAs), app.CompletionArgs(invokedAs, os.Args[1:]))
 	stop()
 	if err != nil {
 		os.Exit(1)

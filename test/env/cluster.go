@@ -295,8 +295,9 @@ func (c *Cluster) schedulerArgs() []string {
 }
 
 // writeKwokStreams writes kwok's rules for the streaming endpoints of its
-// fake kubelet: every pod's log is PodLogFile, exec runs the command locally
-// (in kwok's process), and port-forward goes to PortForwardTarget.
+// fake kubelet: every pod's log is PodLogFile, attach follows what is
+// appended to it, exec runs the command locally (in kwok's process), and
+// port-forward goes to PortForwardTarget.
 func (c *Cluster) writeKwokStreams() (string, error) {
 	ports, err := freePorts(1)
 	if err != nil {
@@ -311,7 +312,13 @@ func (c *Cluster) writeKwokStreams() (string, error) {
 apiVersion: kwok.x-k8s.io/v1alpha1
 metadata: {name: logs}
 spec:
-  logs: [{logsFile: %q, follow: true}]
+  logs: [{logsFile: %[1]q, follow: true}]
+---
+kind: ClusterAttach
+apiVersion: kwok.x-k8s.io/v1alpha1
+metadata: {name: attach}
+spec:
+  attaches: [{logsFile: %[1]q}]
 ---
 kind: ClusterExec
 apiVersion: kwok.x-k8s.io/v1alpha1
@@ -323,7 +330,7 @@ kind: ClusterPortForward
 apiVersion: kwok.x-k8s.io/v1alpha1
 metadata: {name: port-forward}
 spec:
-  forwards: [{target: {port: %d, address: 127.0.0.1}}]
+  forwards: [{target: {port: %[2]d, address: 127.0.0.1}}]
 `, c.PodLogFile(), c.Ports.PortForwardTarget)
 	return path, os.WriteFile(path, []byte(cfg), 0o644)
 }

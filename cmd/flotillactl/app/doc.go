@@ -10,6 +10,11 @@
 // interpreter (controllers/interpreter/lua), without a control plane. It does not own those APIs (apis/), nor the
 // controllers that later act on the Cluster objects it writes.
 //
+// logs, exec, attach, api-resources, api-versions, explain, create, delete,
+// edit, label, annotate and patch are kubectl's own commands run over
+// cli/memberfactory (the control plane, or with -C a member through its
+// proxy); top is cli/top's; version, completion and options are thin.
+//
 // Every command talks to the control plane through the client-go
 // configuration given by the usual kubectl flags (--kubeconfig, --context,
 // ...); join and unjoin also talk to the member cluster through

@@ -9,6 +9,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/component-base/logs"
+	kubectloptions "k8s.io/kubectl/pkg/cmd/options"
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 )
@@ -20,6 +22,9 @@ const (
 	pluginPrefix = "kubectl-"
 	// userAgent is sent to the control plane and to member clusters.
 	userAgent = "flotillactl"
+	// completionPrefix is how kubectl finds a plugin's shell completion:
+	// kubectl_complete-<name> on the PATH, run with the words to complete.
+	completionPrefix = "kubectl_complete-"
 )
 
 // Execute runs the root command on args (os.Args[1:]) and prints an error
@@ -33,11 +38,25 @@ func Execute(ctx context.Context, cmd *cobra.Command, args []string) error {
 	return err
 }
 
+// CompletionArgs returns the arguments the root command runs with: args,
+// or, invoked as kubectl_complete-flotilla (a link to this binary, which
+// kubectl runs to complete "kubectl flotilla ..."), cobra's completion
+// request for args.
+func CompletionArgs(invokedAs string, args []string) []string {
+	if strings.HasPrefix(strings.TrimSuffix(invokedAs, ".exe"), completionPrefix) {
+		return append([]string{cobra.ShellCompRequestCmd}, args...)
+	}
+	return args
+}
+
 // NewCommand returns the root command. invokedAs is the base name of the
 // executable (os.Args[0]): as kubectl-flotilla the help reads
 // "kubectl flotilla join ...", otherwise "flotillactl join ...".
 func NewCommand(invokedAs string) *cobra.Command {
 	name := strings.TrimSuffix(invokedAs, ".exe")
+	if plugin, ok := strings.CutPrefix(name, completionPrefix); ok {
+		name = pluginPrefix + plugin
+	}
 	if name == "" || name == "." || name == "/" {
 		name = defaultName
 	}
@@ -48,12 +67,14 @@ func NewCommand(invokedAs string) *cobra.Command {
 
 Flotilla is wire-compatible with Karmada: the commands below have the effects of
 the karmadactl commands of the same name. The control plane is addressed with
-the usual kubectl flags (--kubeconfig, --context, ...).`,
+the usual kubectl flags (--kubeconfig, --context, ...).
+
+Shell completion: "source <(flotillactl completion bash)" (or zsh, fish,
+powershell). As the kubectl plugin, a link named kubectl_complete-flotilla to
+this binary on the PATH completes "kubectl flotilla ...".`,
 		SilenceUsage: true,
 		// main prints the error as kubectl does ("error: ..."), once.
 		SilenceErrors: true,
-		// Completion is not a concern of this tool; keep the command list short.
-		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
 	display := name
 	if plugin, ok := strings.CutPrefix(name, pluginPrefix); ok && plugin != "" {
@@ -64,6 +85,13 @@ the usual kubectl flags (--kubeconfig, --context, ...).`,
 
 	cp := newControlPlaneFlags()
 	cp.addFlags(cmd)
+	// klog's -v and --vmodule, as kubectl has them.
+	logs.AddFlags(cmd.PersistentFlags())
+	streams := stdStreams()
+	options := kubectloptions.NewCmdOptions(outOf{cmd})
+	options.Example = examples(display, `
+		# Print flags inherited by all commands
+		%[1]s options`)
 
 	cmd.AddCommand(
 		newJoinCommand(cp, display),
@@ -83,6 +111,21 @@ the usual kubectl flags (--kubeconfig, --context, ...).`,
 		newAddonsCommand(cp, display),
 		newGetCommand(cp, display),
 		newDescribeCommand(cp, display),
+		newLogsCommand(cp, streams, display),
+		newExecCommand(cp, streams, display),
+		newAttachCommand(cp, streams, display),
+		newTopCommand(cp, streams, display),
+		newAPIResourcesCommand(cp, streams, display),
+		newAPIVersionsCommand(cp, streams, display),
+		newExplainCommand(cp, streams, display),
+		newCreateCommand(cp, streams, display),
+		newDeleteCommand(cp, streams, display),
+		newEditCommand(cp, streams, display),
+		newLabelCommand(cp, streams, display),
+		newAnnotateCommand(cp, streams, display),
+		newPatchCommand(cp, streams, display),
+		newVersionCommand(cp, display),
+		options,
 	)
 	return cmd
 }

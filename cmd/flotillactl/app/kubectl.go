@@ -1,0 +1,63 @@
+package app
+
+import (
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/flotilla-io/flotilla/cli/memberfactory"
+)
+
+// stdStreams are the process's standard streams, which kubectl's commands
+// take when they are built.
+func stdStreams() genericiooptions.IOStreams {
+	return genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+}
+
+// outOf writes to a command's output, as it is when the command runs (a
+// test sets it after building the command).
+type outOf struct{ cmd *cobra.Command }
+
+func (o outOf) Write(p []byte) (int, error) { return o.cmd.OutOrStdout().Write(p) }
+
+// inMember builds a kubectl command that runs in a member cluster, named
+// by the required -C/--cluster (karmadactl logs, exec).
+func inMember(cp *controlPlaneFlags, build func(cmdutil.Factory) *cobra.Command) *cobra.Command {
+	f := memberfactory.New(cp.config)
+	cmd := build(f)
+	var flags memberfactory.Flags
+	flags.AddMemberFlags(cmd.Flags())
+	memberfactory.Bind(cmd, f, &flags)
+	return cmd
+}
+
+// scoped builds a kubectl command that runs in the control plane, or with
+// --operation-scope=members/-C in a member (karmadactl attach,
+// api-resources, explain; create, delete, edit, label, annotate, patch).
+// The flags are persistent so that subcommands (create configmap ...)
+// have them too.
+func scoped(cp *controlPlaneFlags, build func(cmdutil.Factory) *cobra.Command) *cobra.Command {
+	f := memberfactory.New(cp.config)
+	cmd := build(f)
+	var flags memberfactory.Flags
+	flags.AddScopeFlags(cmd.PersistentFlags(), cp.config)
+	memberfactory.Bind(cmd, f, &flags)
+	return cmd
+}
+
+// examples formats a command's examples: each "%[1]s" is the command line
+// name (flotillactl, or kubectl flotilla), indented as cobra prints them.
+func examples(self, text string) string {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		if l != "" {
+			l = "  " + strings.ReplaceAll(l, "%[1]s", self)
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
+}

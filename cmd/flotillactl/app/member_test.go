@@ -1,0 +1,154 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/version"
+)
+
+// TestMemberCommandsHelp builds every command of issue 26's items 2 and 5
+// and prints its help: flags that clash (kubectl's -s, --cluster) would
+// panic, and each names the flags that choose its target.
+func TestMemberCommandsHelp(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"logs"}, []string{"-C, --cluster", "--tail", "kubectl flotilla logs nginx -C member1"}},
+		{[]string{"exec"}, []string{"-C, --cluster", "--stdin", "kubectl flotilla exec mypod -C member1 -- date"}},
+		{[]string{"attach"}, []string{"-s, --operation-scope", "-C, --cluster", "--server string"}},
+		{[]string{"api-resources"}, []string{"-s, --operation-scope", "-C, --cluster", "--api-group"}},
+		{[]string{"api-versions"}, []string{"-s, --operation-scope", "-C, --cluster"}},
+		{[]string{"explain"}, []string{"-s, --operation-scope", "-C, --cluster", "--recursive"}},
+		{[]string{"create"}, []string{"-s, --operation-scope", "-C, --cluster", "--filename"}},
+		{[]string{"create", "configmap"}, []string{"-s, --operation-scope", "-C, --cluster", "--from-literal"}},
+		{[]string{"delete"}, []string{"-s, --operation-scope", "-C, --cluster", "--cascade"}},
+		{[]string{"edit"}, []string{"-s, --operation-scope", "-C, --cluster"}},
+		{[]string{"label"}, []string{"-s, --operation-scope", "-C, --cluster", "--overwrite"}},
+		{[]string{"annotate"}, []string{"-s, --operation-scope", "-C, --cluster", "--overwrite"}},
+		{[]string{"patch"}, []string{"-s, --operation-scope", "-C, --cluster", "--type"}},
+		{[]string{"top", "pod"}, []string{"-C, --clusters", "--containers", "--sum"}},
+		{[]string{"top", "node"}, []string{"-C, --clusters", "--show-capacity"}},
+		{[]string{"version"}, []string{"--client", "--output"}},
+		{[]string{"options"}, []string{"The following options can be passed to any command", "--kubeconfig=''", "-v, --v=0", "--karmada-context"}},
+		{[]string{"completion"}, []string{"bash", "zsh", "fish", "powershell"}},
+	} {
+		var out bytes.Buffer
+		cmd := NewCommand("kubectl-flotilla")
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		args := tc.args
+		if args[0] != "options" { // options prints the global flags, its help nothing
+			args = append(args, "--help")
+		}
+		cmd.SetArgs(args)
+		if err := cmd.Execute(); err != nil {
+			t.Errorf("%v --help: %v", tc.args, err)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%v --help does not mention %q:\n%s", tc.args, w, out.String())
+			}
+		}
+	}
+}
+
+// TestMemberCommandTargetErrors: the flags that choose a target are
+// checked before anything is asked of a server.
+func TestMemberCommandTargetErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"logs", "web"}, "must specify a cluster: -C/--cluster"},
+		{[]string{"exec", "web", "--", "date"}, "must specify a cluster"},
+		{[]string{"api-resources", "--operation-scope=members"}, "must specify a member cluster"},
+		{[]string{"explain", "pods", "-s", "karmada", "-C", "member1"}, "drop -C/--cluster=member1"},
+		{[]string{"label", "-s", "all", "-C", "member1", "pod", "web", "a=b"}, `invalid --operation-scope "all"`},
+		{[]string{"create", "configmap", "x", "-s", "members"}, "must specify a member cluster"},
+		{[]string{"top", "pod", "--sort-by=name", "--server=https://127.0.0.1:1"}, "--sort-by accepts only cpu or memory"},
+		{[]string{"version", "-o", "table", "--client"}, "--output must be 'yaml' or 'json'"},
+	} {
+		cmd := NewCommand("flotillactl")
+		cmd.SetOut(&bytes.Buffer{})
+		cmd.SetErr(&bytes.Buffer{})
+		cmd.SetArgs(tc.args)
+		err := cmd.Execute()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error containing %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestCompletionArgs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		invokedAs string
+		args      []string
+		want      []string
+	}{
+		{"flotillactl", []string{"logs", "-C"}, []string{"logs", "-C"}},
+		{"kubectl-flotilla", []string{"get"}, []string{"get"}},
+		{"kubectl_complete-flotilla", []string{"lo"}, []string{cobra.ShellCompRequestCmd, "lo"}},
+		{"kubectl_complete-flotilla.exe", []string{""}, []string{cobra.ShellCompRequestCmd, ""}},
+	} {
+		if got := CompletionArgs(tc.invokedAs, tc.args); !cmp.Equal(got, tc.want) {
+			t.Errorf("CompletionArgs(%q, %q) = %q, want %q", tc.invokedAs, tc.args, got, tc.want)
+		}
+	}
+	// kubectl runs kubectl_complete-flotilla to complete "kubectl flotilla ".
+	var out bytes.Buffer
+	cmd := NewCommand("kubectl_complete-flotilla")
+	cmd.SetOut(&out)
+	cmd.SetErr(&bytes.Buffer{})
+	cmd.SetArgs(CompletionArgs("kubectl_complete-flotilla", []string{"lo"}))
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "logs\t") || cmd.Use != "kubectl-flotilla" {
+		t.Errorf("completing %q as %s: %q", "lo", cmd.Use, out.String())
+	}
+}
+
+func TestClientVersion(t *testing.T) {
+	t.Parallel()
+	bi := &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.time", Value: "2026-01-02T03:04:05Z"}, {Key: "vcs.modified", Value: "true"}}}
+	v := newClientVersion(bi)
+	if v.GitVersion != "v1.2.3" || v.GitCommit != "abc123" || v.BuildDate != "2026-01-02T03:04:05Z" || v.GitTreeState != "dirty" || v.GoVersion == "" || v.Platform == "" {
+		t.Errorf("newClientVersion = %+v", v)
+	}
+	if v := newClientVersion(nil); v.GitVersion != "" || v.Compiler == "" {
+		t.Errorf("newClientVersion(nil) = %+v", v)
+	}
+
+	vs := versions{ClientVersion: clientVersion{GitVersion: "v1.2.3", GoVersion: "go1.26", Compiler: "gc", Platform: "linux/amd64"},
+		ServerVersion: &version.Info{GitVersion: "v1.36.3"}}
+	var out bytes.Buffer
+	if err := printVersions(&out, "kubectl flotilla", vs, ""); err != nil {
+		t.Fatal(err)
+	}
+	want := `kubectl flotilla version: version.Info{GitVersion:"v1.2.3", GitCommit:"", GitTreeState:"", BuildDate:"", GoVersion:"go1.26", Compiler:"gc", Platform:"linux/amd64"}
+Server Version: v1.36.3
+`
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("text (-want +got):\n%s", diff)
+	}
+	out.Reset()
+	if err := printVersions(&out, "flotillactl", vs, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var back versions
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil || back.ServerVersion == nil || back.ServerVersion.GitVersion != "v1.36.3" || back.ClientVersion.GitVersion != "v1.2.3" {
+		t.Errorf("json %s: %+v %v", out.String(), back, err)
+	}
+}
