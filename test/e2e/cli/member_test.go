@@ -108,20 +108,7 @@ func streamMemberCtl(t *testing.T, args ...string) (*bufio.Scanner, func()) {
 			t.Logf("flotillactl %s: stderr:\n%s", strings.Join(args, " "), stderr.String())
 		}
 	})
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	return bufio.NewScanner(stdout), func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		cancel()
-	}
+	return framework.StreamCommand(t, cmd, cancel)
 }
 
 // lockedBuffer is a bytes.Buffer a process writes while a test reads it.

@@ -135,6 +135,13 @@ func streamKubectl(t *testing.T, kubeconfig string, args ...string) (*bufio.Scan
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	cmd := exec.CommandContext(ctx, filepath.Join(Env.Options.BinDir, "kubectl"), append([]string{"--kubeconfig=" + kubeconfig, "--cache-dir=" + t.TempDir()}, args...)...)
+	return StreamCommand(t, cmd, cancel)
+}
+
+// StreamCommand starts cmd (made with the context cancel ends) and returns
+// its standard output line by line, and stop, which kills it.
+func StreamCommand(t *testing.T, cmd *exec.Cmd, cancel context.CancelFunc) (*bufio.Scanner, func()) {
+	t.Helper()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		cancel()
