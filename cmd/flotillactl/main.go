@@ -18,9 +18,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	invokedAs := filepath.Base(os.Args[0])
-	cmd := app.NewCommand(invokedAs)
-	cmd.SetArgs(app.CompletionArgs(invokedAs, os.Args[1:]))
-	err := cmd.ExecuteContext(ctx)
+	err := app.Execute(ctx, app.NewCommand(invokedAs), app.CompletionArgs(invokedAs, os.Args[1:]))
 	stop()
 	if err != nil {
 		os.Exit(1)

@@ -123,7 +123,8 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	if v.CreateCluster {
 		cluster = &clusterv1alpha1.Cluster{
 			ObjectMeta: metav1.ObjectMeta{Name: req.Cluster, Annotations: map[string]string{RegisteredByAnnotation: req.Requester}},
-			Spec:       clusterv1alpha1.ClusterSpec{SyncMode: clusterv1alpha1.Pull, ID: req.ClusterID},
+			Spec: clusterv1alpha1.ClusterSpec{SyncMode: clusterv1alpha1.Pull, ID: req.ClusterID,
+				Provider: req.Provider, Region: req.Region, Zones: req.Zones},
 		}
 		cluster, err = c.karmada.ClusterV1alpha1().Clusters().Create(ctx, cluster, metav1.CreateOptions{FieldManager: ControllerName})
 		if err != nil {

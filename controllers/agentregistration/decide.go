@@ -22,6 +22,10 @@ type Request struct {
 	Cluster string
 	// ClusterID is the ClusterIDAnnotation; empty only for a renewal.
 	ClusterID string
+	// Provider, Region and Zones are the topology a first registration
+	// asks for its new Cluster.
+	Provider, Region string
+	Zones            []string
 	// Renewal says the requester is the agent itself (user ==
 	// system:karmada:agent:<cluster>), renewing its certificate; otherwise
 	// it is a bootstrap token.
@@ -92,7 +96,11 @@ func Recognize(csr *certificatesv1.CertificateSigningRequest) (req Request, ours
 		}
 	}
 
-	req = Request{Cluster: cluster, ClusterID: csr.Annotations[ClusterIDAnnotation], Requester: csr.Spec.Username}
+	req = Request{Cluster: cluster, ClusterID: csr.Annotations[ClusterIDAnnotation], Requester: csr.Spec.Username,
+		Provider: csr.Annotations[ClusterProviderAnnotation], Region: csr.Annotations[ClusterRegionAnnotation]}
+	if z := csr.Annotations[ClusterZonesAnnotation]; z != "" {
+		req.Zones = strings.Split(z, ",")
+	}
 	switch user := csr.Spec.Username; {
 	case user == x.Subject.CommonName && slices.Contains(csr.Spec.Groups, AgentsGroup):
 		req.Renewal = true

@@ -26,6 +26,15 @@ const (
 	// member's cluster id (the uid of its kube-system namespace), which
 	// becomes the Cluster's spec.id.
 	ClusterIDAnnotation = "cluster.karmada.io/cluster-id"
+	// ClusterProviderAnnotation, ClusterRegionAnnotation and
+	// ClusterZonesAnnotation (comma separated) on a first registration's
+	// CertificateSigningRequest become the new Cluster's spec.provider,
+	// spec.region and spec.zones (flotillactl register --cluster-provider,
+	// --cluster-region, --cluster-zones, as karmadactl's agent sets them).
+	// A registered Cluster's spec is the control plane's to change.
+	ClusterProviderAnnotation = "cluster.flotilla.io/provider"
+	ClusterRegionAnnotation   = "cluster.flotilla.io/region"
+	ClusterZonesAnnotation    = "cluster.flotilla.io/zones"
 
 	// BoundTokenGroupPrefix starts the extra group of a bootstrap token
 	// bound to one cluster name (flotillactl token create --cluster-name):

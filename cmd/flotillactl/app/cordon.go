@@ -73,6 +73,7 @@ func runCordon(ctx context.Context, clusters clusterclient.ClusterInterface, nam
 	if err != nil {
 		return fmt.Errorf("%s cluster %q: %w", strings.TrimSuffix(verb, "ed"), name, err)
 	}
-	report(out, name, op, dryRun)
+	// karmadactl's line, dry run or not: "<cluster> cluster cordoned".
+	fmt.Fprintf(out, "%s cluster %s\n", name, op)
 	return nil
 }

@@ -56,9 +56,13 @@ type interpretOptions struct {
 	StatusFile     string
 	DesiredReplica int32
 	Output         string
+	Check          bool
+	ShowDoc        bool
 
 	// op is Operation, parsed.
 	op interpreter.Operation
+	// blocks prints karmadactl's blocks (no -o given).
+	blocks bool
 	// replicaSet says whether --desired-replica was given.
 	replicaSet bool
 }
@@ -106,6 +110,18 @@ desired one when --observed-file is not given.`,
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.replicaSet = cmd.Flags().Changed("desired-replica")
+			o.blocks = !cmd.Flags().Changed("output")
+			switch {
+			case cmd.Flags().Changed("edit"):
+				return errors.New("--edit (karmadactl's editor of customizations) is not offered: edit the file, then check it with --check")
+			case o.ShowDoc:
+				return showDocs(cmd.OutOrStdout())
+			case o.Check:
+				if o.Customization == "" {
+					return errors.New("-f/--filename is required")
+				}
+				return runCheck(o.Customization, cmd.OutOrStdout())
+			}
 			if err := o.complete(); err != nil {
 				return err
 			}
@@ -119,7 +135,13 @@ desired one when --observed-file is not given.`,
 	fs.StringVar(&o.ObservedFile, "observed-file", o.ObservedFile, "File holding the object observed in a member cluster.")
 	fs.StringVar(&o.StatusFile, "status-file", o.StatusFile, "File holding the AggregatedStatusItems for AggregateStatus.")
 	fs.Int32Var(&o.DesiredReplica, "desired-replica", o.DesiredReplica, "Replicas for ReviseReplica.")
-	fs.StringVarP(&o.Output, "output", "o", o.Output, "Output format: yaml or json.")
+	fs.StringVarP(&o.Output, "output", "o", o.Output, "Output format: yaml or json, one document; without it, karmadactl's blocks, one per result (\"---\", \"# [i/n] name:\", YAML).")
+	fs.BoolVar(&o.Check, "check", o.Check, "Validate and compile the customization(s) of -f and print, for each, every rule: PASS, UNSET or ERROR (karmadactl's report); exit 1 if one fails.")
+	fs.BoolVar(&o.ShowDoc, "show-doc", o.ShowDoc, "Print what each rule's Lua function takes and returns.")
+	// karmadactl's name of the customization file.
+	alias(fs, "customization", "filename", "f", false)
+	fs.Bool("edit", false, "karmadactl's editor of customizations: not offered; edit the file and run --check.")
+	_ = fs.MarkHidden("edit")
 	return cmd
 }
 
@@ -231,6 +253,9 @@ func (o *interpretOptions) run(out io.Writer) error {
 	result, err := interpret(c, o.op, subject, observed, items, int64(o.DesiredReplica))
 	if err != nil {
 		return fmt.Errorf("%s of %s: %w", o.op, describeObject(subject), err)
+	}
+	if o.blocks {
+		return printBlocks(out, namedResults(o.op, result))
 	}
 	return printResult(out, o.Output, result)
 }

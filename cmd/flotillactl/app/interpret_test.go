@@ -2,8 +2,11 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -135,13 +138,22 @@ func writeFiles(t *testing.T, files map[string]string) func(string) string {
 
 // runInterpret runs "flotillactl interpret args..." and returns its stdout
 // and stderr.
+// runInterpret runs interpret with args, with -o yaml unless args choose
+// an output (the structured output these tests compare).
 func runInterpret(args ...string) (stdout, stderr string, err error) {
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-o") || strings.HasPrefix(a, "--output") }) {
+		args = append(args, "-o", "yaml")
+	}
+	return runInterpretAs(args...)
+}
+
+// runInterpretAs runs interpret with exactly args.
+func runInterpretAs(args ...string) (stdout, stderr string, err error) {
 	var out, errOut bytes.Buffer
 	cmd := NewCommand("flotillactl")
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)
-	cmd.SetArgs(append([]string{"interpret"}, args...))
-	err = cmd.Execute()
+	err = Execute(context.Background(), cmd, append([]string{"interpret"}, args...))
 	return out.String(), errOut.String(), err
 }
 
@@ -257,7 +269,7 @@ spec:
 				if out != "" {
 					t.Errorf("a failed run printed %q", out)
 				}
-				if !strings.Contains(errOut, "Error: ") {
+				if !strings.HasPrefix(errOut, "error: ") {
 					t.Errorf("the error is not reported on stderr: %q", errOut)
 				}
 				return
@@ -269,5 +281,45 @@ spec:
 				t.Errorf("output:\n%s\nwant:\n%s", out, tc.want)
 			}
 		})
+	}
+}
+
+// TestInterpretAsKarmadactl: karmadactl's flags and output: -f, the
+// operation in any case, one block per named result, --check's report,
+// --show-doc, and --edit refused.
+func TestInterpretAsKarmadactl(t *testing.T) {
+	t.Parallel()
+	path := writeFiles(t, map[string]string{
+		"ric.yaml":     workloadCustomization,
+		"broken.yaml":  strings.Replace(workloadCustomization, "function GetReplicas(obj)\n", "function GetReplicas(obj\n", 1),
+		"desired.yaml": desiredWorkload,
+	})
+	out, _, err := runInterpretAs("-f", path("ric.yaml"), "--operation", "interpretReplica", "--desired-file", path("desired.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out, "---\n# [1/2] replica:\n") || !strings.Contains(out, "---\n# [2/2] requires:\n") {
+		t.Errorf("blocks:\n%s", out)
+	}
+
+	out, _, err = runInterpretAs("-f", path("ric.yaml"), "--check")
+	if err != nil {
+		t.Fatalf("--check of a good customization: %v\n%s", err, out)
+	}
+	for _, want := range []string{"SOURCE: workload", "TARGET: workload.example.io/v1alpha1 Workload", "RULERS:", "InterpretReplica:", "PASS", "UNSET"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--check report lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, err = runInterpretAs("-f", path("broken.yaml"), "--check")
+	if err == nil || !regexp.MustCompile(`InterpretReplica:\s+ERROR: `).MatchString(out) {
+		t.Errorf("--check of a script that does not compile: %v\n%s", err, out)
+	}
+	out, _, err = runInterpretAs("--show-doc")
+	if err != nil || !strings.Contains(out, "GetReplicas(desiredObj)") || !strings.Contains(out, "Retain(desiredObj, observedObj)") {
+		t.Errorf("--show-doc: %v\n%s", err, out)
+	}
+	if _, _, err := runInterpretAs("-f", path("ric.yaml"), "--edit"); err == nil || !strings.Contains(err.Error(), "--edit") {
+		t.Errorf("--edit: %v", err)
 	}
 }

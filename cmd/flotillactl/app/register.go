@@ -48,6 +48,9 @@ type registerOptions struct {
 	Context                  string
 	AgentNamespace           string
 	AgentKubeconfigOut       string
+	ClusterProvider          string
+	ClusterRegion            string
+	ClusterZones             []string
 	CertExpirationSeconds    int32
 	Timeout                  time.Duration
 	Force                    bool
@@ -143,6 +146,7 @@ on the control plane.`,
     --karmada-agent-replicas 0 --agent-kubeconfig-out member3-agent.config`, self),
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			noteIgnored(cmd.Flags(), func(format string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), format, a...) })
 			if err := o.complete(args); err != nil {
 				return err
 			}
@@ -193,6 +197,15 @@ func (o *registerOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.AgentImage, "karmada-agent-image", o.AgentImage, "Image of the agent's Deployment (it runs /usr/local/bin/flotilla-agent). Default: the chart's, ghcr.io/flotilla-io/flotilla at this version.")
 	fs.Int32Var(&o.AgentReplicas, "karmada-agent-replicas", o.AgentReplicas, "Replicas of the agent's Deployment; more than one elects a leader; 0 applies no Deployment, for an agent run as a local process.")
 	fs.BoolVar(&o.DryRun, "dry-run", o.DryRun, "Print what register would create, the agent's Deployment as YAML, and do nothing: nothing is sent to the control plane or written to the member.")
+	fs.StringVar(&o.ClusterProvider, "cluster-provider", o.ClusterProvider, "Provider of the cluster (the new Cluster's spec.provider), for spreading workloads across providers.")
+	fs.StringVar(&o.ClusterRegion, "cluster-region", o.ClusterRegion, "Region of the cluster (the new Cluster's spec.region), for spreading workloads across regions.")
+	fs.StringSliceVar(&o.ClusterZones, "cluster-zones", o.ClusterZones, "Zones of the cluster (the new Cluster's spec.zones), comma-separated, for spreading workloads across zones.")
+	// karmadactl's names and flags.
+	alias(fs, "agent-namespace", "namespace", "n", false)
+	ignoredString(fs, "cluster-namespace", "karmada-cluster", "a Pull member's credentials are its agent's certificate, kept in no control-plane Secret.")
+	ignoredBool(fs, "enable-cert-rotation", false, "the agent always renews its certificate before it expires.")
+	ignoredString(fs, "proxy-server-address", "", "the control plane reaches a Pull member through its agent's tunnel, not a proxy.")
+	ignoredString(fs, "feature-gates", "", "the agent has no feature gates.")
 }
 
 func (o *registerOptions) complete(args []string) error {

@@ -158,11 +158,11 @@ func (o *registerOptions) applyAgentObjects(ctx context.Context, member kubernet
 }
 
 // agentDeploymentObject is the agent's Deployment, for unregister.
-func agentDeploymentObject(kube kubernetes.Interface, namespace string) object {
+func agentDeploymentObject(kube kubernetes.Interface, namespace, name string) object {
 	c := kube.AppsV1().Deployments(namespace)
-	return object{where: onMember, what: ref("deployment", namespace, agentRelease),
-		get: func(ctx context.Context) (metav1.Object, error) { return c.Get(ctx, agentRelease, metav1.GetOptions{}) },
-		del: func(ctx context.Context, opts metav1.DeleteOptions) error { return c.Delete(ctx, agentRelease, opts) }}
+	return object{where: onMember, what: ref("deployment", namespace, name),
+		get: func(ctx context.Context) (metav1.Object, error) { return c.Get(ctx, name, metav1.GetOptions{}) },
+		del: func(ctx context.Context, opts metav1.DeleteOptions) error { return c.Delete(ctx, name, opts) }}
 }
 
 // agentImage names the image of the Deployment, for messages.

@@ -134,7 +134,7 @@ func (o *registerOptions) requestCertificate(ctx context.Context, bootstrap kube
 	csr := &certificatesv1.CertificateSigningRequest{
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName: "agent-csr-" + o.ClusterName + "-",
-			Annotations:  map[string]string{agentregistration.ClusterIDAnnotation: clusterID},
+			Annotations:  o.csrAnnotations(clusterID),
 		},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			Request:           pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
@@ -190,4 +190,20 @@ func (o *registerOptions) agentKubeconfig(ca, certPEM, keyPEM []byte) ([]byte, e
 	cfg.Contexts[agentKubeconfigCluster] = &clientcmdapi.Context{Cluster: agentKubeconfigCluster, AuthInfo: user}
 	cfg.CurrentContext = agentKubeconfigCluster
 	return clientcmd.Write(*cfg)
+}
+
+// csrAnnotations are the annotations of the certificate request: the
+// member's id and the topology asked for the new Cluster.
+func (o *registerOptions) csrAnnotations(clusterID string) map[string]string {
+	a := map[string]string{agentregistration.ClusterIDAnnotation: clusterID}
+	if o.ClusterProvider != "" {
+		a[agentregistration.ClusterProviderAnnotation] = o.ClusterProvider
+	}
+	if o.ClusterRegion != "" {
+		a[agentregistration.ClusterRegionAnnotation] = o.ClusterRegion
+	}
+	if len(o.ClusterZones) > 0 {
+		a[agentregistration.ClusterZonesAnnotation] = strings.Join(o.ClusterZones, ",")
+	}
+	return a
 }

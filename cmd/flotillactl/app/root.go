@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -37,6 +38,17 @@ func CompletionArgs(invokedAs string, args []string) []string {
 	return args
 }
 
+// Execute runs the root command on args (os.Args[1:]) and prints an error
+// as kubectl and karmadactl do ("error: ..."), on the command's stderr.
+func Execute(ctx context.Context, cmd *cobra.Command, args []string) error {
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "error: %v\n", err)
+	}
+	return err
+}
+
 // NewCommand returns the root command. invokedAs is the base name of the
 // executable (os.Args[0]): as kubectl-flotilla the help reads
 // "kubectl flotilla join ...", otherwise "flotillactl join ...".
@@ -61,6 +73,8 @@ Shell completion: "source <(flotillactl completion bash)" (or zsh, fish,
 powershell). As the kubectl plugin, a link named kubectl_complete-flotilla to
 this binary on the PATH completes "kubectl flotilla ...".`,
 		SilenceUsage: true,
+		// main prints the error as kubectl does ("error: ..."), once.
+		SilenceErrors: true,
 	}
 	display := name
 	if plugin, ok := strings.CutPrefix(name, pluginPrefix); ok && plugin != "" {

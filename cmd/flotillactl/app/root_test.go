@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,7 +48,8 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"join"}, "exactly one argument"},
 		{[]string{"join", "member1"}, "--cluster-kubeconfig is required"},
 		{[]string{"join", "member_1", "--cluster-kubeconfig=x"}, "invalid cluster name"},
-		{[]string{"unjoin", "member1", "--timeout=0s"}, "--timeout must be positive"},
+		{[]string{"unjoin", "member1", "--timeout=0s"}, "--wait must be positive"},
+		{[]string{"unjoin", "member1", "--wait=soon"}, "neither a duration"},
 		{[]string{"taint", "nodes", "n1", "a:NoSchedule"}, "only clusters are supported"},
 		{[]string{"cordon"}, "accepts 1 arg"},
 		{[]string{"uncordon", "Member1"}, "invalid cluster name"},
@@ -122,4 +124,50 @@ users:
 
 	_, err = loadMember(filepath.Join(dir, "missing"), "", "member1")
 	mustContain(t, err, "loading the member kubeconfig")
+}
+
+// TestKarmadactlFlags: a runbook written for karmadactl parses: its flag
+// names are accepted, set what flotillactl's own names set, and the ones
+// that mean nothing here say so.
+func TestKarmadactlFlags(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		flag string // a flag whose value the karmadactl one must set
+		want string
+	}{
+		{[]string{"unregister", "member3", "--cluster-kubeconfig=m.config", "--cluster-context=m"}, "kubeconfig", "m.config"},
+		{[]string{"unregister", "member3", "--cluster-context=m"}, "context", "m"},
+		{[]string{"unregister", "member3", "--karmada-config=k.config", "--karmada-context=k"}, "control-plane-kubeconfig", "k.config"},
+		{[]string{"unregister", "member3", "-n", "agents"}, "agent-namespace", "agents"},
+		{[]string{"unregister", "member3", "--wait=2m"}, "wait", "2m0s"},
+		{[]string{"unregister", "member3", "--wait=false"}, "wait", "0s"},
+		{[]string{"unjoin", "member1", "--wait", "90s"}, "wait", "1m30s"},
+		{[]string{"register", "https://cp:6443", "-n", "agents"}, "agent-namespace", "agents"},
+		{[]string{"register", "https://cp:6443", "--cluster-zones=a,b"}, "cluster-zones", "[a,b]"},
+	} {
+		cmd := NewCommand("flotillactl")
+		sub, rest, err := cmd.Find(tc.args)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if err := sub.ParseFlags(rest); err != nil {
+			t.Errorf("%v: %v", tc.args, err)
+			continue
+		}
+		if got := sub.Flags().Lookup(tc.flag).Value.String(); got != tc.want {
+			t.Errorf("%v: --%s = %q, want %q", tc.args, tc.flag, got, tc.want)
+		}
+	}
+	// Accepted and noted.
+	cmd := NewCommand("flotillactl")
+	sub, rest, _ := cmd.Find([]string{"register", "https://cp:6443", "--enable-cert-rotation", "--cluster-namespace=x"})
+	if err := sub.ParseFlags(rest); err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	noteIgnored(sub.Flags(), func(format string, a ...any) { notes = append(notes, fmt.Sprintf(format, a...)) })
+	if len(notes) != 2 || !strings.Contains(strings.Join(notes, ""), "--enable-cert-rotation is ignored") {
+		t.Errorf("notes %q, want one for each ignored flag set", notes)
+	}
 }

@@ -224,11 +224,11 @@ func TestCordonUncordon(t *testing.T) {
 		taints         []corev1.Taint
 		writes         int
 	}{
-		{cordon: true, dryRun: true, out: "cluster/member1 cordoned (dry run)\n", taints: []corev1.Taint{other}},
-		{cordon: true, out: "cluster/member1 cordoned\n", taints: []corev1.Taint{other, unschedulable}, writes: 1},
-		{cordon: true, out: "cluster/member1 already cordoned\n", taints: []corev1.Taint{other, unschedulable}},
-		{cordon: false, out: "cluster/member1 uncordoned\n", taints: []corev1.Taint{other}, writes: 1},
-		{cordon: false, out: "cluster/member1 already uncordoned\n", taints: []corev1.Taint{other}},
+		{cordon: true, dryRun: true, out: "member1 cluster cordoned\n", taints: []corev1.Taint{other}},
+		{cordon: true, out: "member1 cluster cordoned\n", taints: []corev1.Taint{other, unschedulable}, writes: 1},
+		{cordon: true, out: "member1 cluster already cordoned\n", taints: []corev1.Taint{other, unschedulable}},
+		{cordon: false, out: "member1 cluster uncordoned\n", taints: []corev1.Taint{other}, writes: 1},
+		{cordon: false, out: "member1 cluster already uncordoned\n", taints: []corev1.Taint{other}},
 	} {
 		cs.ClearActions()
 		var out bytes.Buffer

@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/duration"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -50,6 +51,7 @@ type tokenCreateOptions struct {
 	TTL                  time.Duration
 	Description          string
 	Groups               []string
+	Usages               []string
 	PrintRegisterCommand bool
 	// ClusterName binds the token to one cluster name: it may register
 	// only that cluster (agentregistration.BoundTokenGroup).
@@ -64,6 +66,9 @@ func newTokenCreateOptions(self string) *tokenCreateOptions {
 	return &tokenCreateOptions{
 		TTL:    24 * time.Hour,
 		Groups: []string{agentregistration.DefaultTokenGroup},
+		// kubeadm's and karmadactl's default: register verifies cluster-info's
+		// signature (signing) and authenticates with the token.
+		Usages: []string{"signing", "authentication"},
 		self:   self,
 		now:    time.Now,
 	}
@@ -114,6 +119,8 @@ func (o *tokenCreateOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Description, "description", o.Description, "A human-friendly description of what the token is for.")
 	fs.StringSliceVar(&o.Groups, "groups", o.Groups, `Extra groups the token authenticates as; each must match "system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]".`)
 	fs.BoolVar(&o.PrintRegisterCommand, "print-register-command", o.PrintRegisterCommand, "Print the whole register command instead of only the token.")
+	fs.StringSliceVar(&o.Usages, "usages", o.Usages, "How the token may be used: "+strings.Join(bootstrapapi.KnownTokenUsages, ", ")+
+		" (register needs both: signing to trust cluster-info, authentication to request the agent's certificate).")
 	fs.StringVar(&o.ClusterName, "cluster-name", o.ClusterName, "Bind the token to one cluster name: it may register only that cluster, and is not counted against flotilla-apiserver's --max-clusters-per-token.")
 }
 
@@ -128,6 +135,14 @@ func (o *tokenCreateOptions) validate() error {
 		}
 		if strings.HasPrefix(g, agentregistration.BoundTokenGroupPrefix) {
 			errs = append(errs, fmt.Errorf("invalid --groups %q: use --cluster-name to bind a token to a cluster", g))
+		}
+	}
+	if len(o.Usages) == 0 {
+		errs = append(errs, errors.New("--usages must name at least one usage"))
+	}
+	for _, u := range o.Usages {
+		if !slices.Contains(bootstrapapi.KnownTokenUsages, u) {
+			errs = append(errs, fmt.Errorf("invalid --usages %q: known usages are %s", u, strings.Join(bootstrapapi.KnownTokenUsages, ", ")))
 		}
 	}
 	if o.ClusterName != "" {
@@ -145,10 +160,11 @@ func (o *tokenCreateOptions) tokenSecret(token string) (*corev1.Secret, error) {
 		return nil, err
 	}
 	data := map[string][]byte{
-		bootstrapapi.BootstrapTokenIDKey:               []byte(id),
-		bootstrapapi.BootstrapTokenSecretKey:           []byte(secret),
-		bootstrapapi.BootstrapTokenUsageAuthentication: []byte("true"),
-		bootstrapapi.BootstrapTokenUsageSigningKey:     []byte("true"),
+		bootstrapapi.BootstrapTokenIDKey:     []byte(id),
+		bootstrapapi.BootstrapTokenSecretKey: []byte(secret),
+	}
+	for _, u := range o.Usages {
+		data[bootstrapapi.BootstrapTokenUsagePrefix+u] = []byte("true")
 	}
 	groups := o.Groups
 	if o.ClusterName != "" {
@@ -260,8 +276,9 @@ func newTokenListCommand(cp *controlPlaneFlags) *cobra.Command {
 	}
 }
 
-// listTokens prints the bootstrap tokens: id, time left, usages, groups.
-// Secrets are never printed.
+// listTokens prints the bootstrap tokens as karmadactl and kubeadm do:
+// TOKEN (id.secret: whoever may list them may read the Secrets), TTL,
+// EXPIRES, USAGES, DESCRIPTION, EXTRA GROUPS.
 func listTokens(ctx context.Context, kube kubernetes.Interface, now time.Time, out io.Writer) error {
 	list, err := kube.CoreV1().Secrets(metav1.NamespaceSystem).List(ctx, metav1.ListOptions{
 		FieldSelector: fields.OneTermEqualSelector("type", string(bootstrapapi.SecretTypeBootstrapToken)).String(),
@@ -270,14 +287,14 @@ func listTokens(ctx context.Context, kube kubernetes.Interface, now time.Time, o
 		return fmt.Errorf("listing bootstrap tokens on the control plane: %w", err)
 	}
 	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
-	w := tabwriter.NewWriter(out, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(w, "TOKEN ID\tTTL\tEXPIRES\tUSAGES\tEXTRA GROUPS\tDESCRIPTION")
+	w := tabwriter.NewWriter(out, 10, 4, 3, ' ', 0)
+	fmt.Fprintln(w, "TOKEN\tTTL\tEXPIRES\tUSAGES\tDESCRIPTION\tEXTRA GROUPS")
 	for _, s := range list.Items {
 		ttl, expires := "<forever>", "<never>"
 		if e := bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenExpirationKey); e != "" {
-			expires, ttl = e, "<expired>"
-			if left, expired := bootstrapsecrets.GetExpiration(&s, now); !expired {
-				ttl = left.Round(time.Second).String()
+			expires, ttl = e, "<invalid>"
+			if t, err := time.Parse(time.RFC3339, e); err == nil {
+				ttl = duration.ShortHumanDuration(t.Sub(now))
 			}
 		}
 		var usages []string
@@ -286,8 +303,16 @@ func listTokens(ctx context.Context, kube kubernetes.Interface, now time.Time, o
 				usages = append(usages, u)
 			}
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenIDKey), ttl, expires, strings.Join(usages, ","),
-			bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenExtraGroupsKey), bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenDescriptionKey))
+		description := bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenDescriptionKey)
+		if description == "" {
+			description = "<none>"
+		}
+		groups := bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenExtraGroupsKey)
+		if groups == "" {
+			groups = "<none>"
+		}
+		token := bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenIDKey) + "." + bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenSecretKey)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", token, ttl, expires, strings.Join(usages, ","), description, groups)
 	}
 	return w.Flush()
 }

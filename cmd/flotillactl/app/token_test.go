@@ -87,8 +87,16 @@ func TestTokenCreate(t *testing.T) {
 	if err := listTokens(t.Context(), kube, now, &out); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(out.String(), m[2]) || !regexp.MustCompile(m[1]+`\s+24h0m0s\s`).MatchString(out.String()) || !strings.Contains(out.String(), "<forever>") {
-		t.Errorf("token list:\n%s", out.String())
+	// karmadactl's (kubeadm's) columns, the whole token in the first.
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "TOKEN TTL EXPIRES USAGES DESCRIPTION EXTRA GROUPS" {
+		t.Fatalf("token list:\n%s", out.String())
+	}
+	if !regexp.MustCompile(`(?m)^` + m[1] + `\.` + m[2] + `\s+1d\s+2030-01-03T03:04:05Z\s+signing,authentication\s+member3\s+system:bootstrappers:karmada:default-cluster-token$`).MatchString(out.String()) {
+		t.Errorf("token list does not list the first token as karmadactl does:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "<forever>") || !strings.Contains(out.String(), "<never>") {
+		t.Errorf("token list does not show the token that never expires:\n%s", out.String())
 	}
 }
 
@@ -139,5 +147,22 @@ func TestTokenCreateBoundToCluster(t *testing.T) {
 		if err := bad.validate(); err == nil {
 			t.Errorf("%+v: accepted", bad)
 		}
+	}
+}
+
+func TestTokenUsages(t *testing.T) {
+	t.Parallel()
+	o := newTokenCreateOptions("x")
+	o.Usages = []string{"authentication"}
+	s, err := o.tokenSecret("abcdef.0123456789abcdef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(s.Data["usage-bootstrap-authentication"]) != "true" || s.Data["usage-bootstrap-signing"] != nil {
+		t.Errorf("--usages=authentication: data %v", s.Data)
+	}
+	o.Usages = []string{"signing", "mining"}
+	if err := o.validate(); err == nil || !strings.Contains(err.Error(), `invalid --usages "mining"`) {
+		t.Errorf("an unknown usage: %v", err)
 	}
 }

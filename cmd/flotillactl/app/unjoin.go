@@ -13,7 +13,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -88,8 +87,7 @@ func (o *unjoinOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ClusterKubeconfig, "cluster-kubeconfig", o.ClusterKubeconfig, "Path of the member cluster's kubeconfig. Without it the member is left as it is.")
 	fs.StringVar(&o.ClusterContext, "cluster-context", o.ClusterContext, "Context of the member in --cluster-kubeconfig. Default: the context named like the cluster if there is one, else the current context.")
 	fs.StringVar(&o.ClusterNamespace, "cluster-namespace", o.ClusterNamespace, "Namespace, in the member and in the control plane, holding the member's credentials.")
-	fs.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the Cluster is gone before deleting its credentials, so the control plane can still clean up the member; --wait=false deletes them at once.")
-	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits for the Cluster to be gone.")
+	addWaitFlags(fs, &o.Wait, &o.Timeout, "for the Cluster to be gone before deleting its credentials, so the control plane can still clean up the member")
 	fs.BoolVar(&o.DryRun, "dry-run", o.DryRun, "Only print what would be deleted; read but write nothing.")
 	fs.BoolVar(&o.Force, "force", o.Force, "Unjoin even if the member's kube-system uid is not the id of the Cluster, or the Cluster is in Pull mode.")
 }
@@ -105,7 +103,7 @@ func (o *unjoinOptions) complete(args []string) error {
 func (o *unjoinOptions) validate() error {
 	f := memberFlags{cluster: o.ClusterName, namespaceFlag: "--cluster-namespace", namespace: o.ClusterNamespace}
 	if o.Wait {
-		f.timeoutFlag, f.timeout = "--timeout", o.Timeout
+		f.timeoutFlag, f.timeout = "--wait", o.Timeout
 	}
 	return utilerrors.NewAggregate(f.validate())
 }
@@ -228,7 +226,10 @@ func cleanMember(ctx context.Context, kube kubernetes.Interface, n joinNames, p 
 		serviceAccountObject(kube, n.namespace, n.serviceAccount()),
 	}
 	for _, o := range own {
-		if err := o.delete(ctx, true, p); err != nil {
+		// By name: the names embed the cluster's, and the member is the
+		// Cluster's (its id was checked), whether flotillactl join or
+		// karmadactl join (which labels nothing) created them.
+		if err := o.delete(ctx, false, p); err != nil {
 			return err
 		}
 	}
@@ -245,21 +246,22 @@ func cleanMember(ctx context.Context, kube kubernetes.Interface, n joinNames, p 
 	shared := []object{
 		secretObject(kube, onMember, n.namespace, impersonatorServiceAccount),
 		serviceAccountObject(kube, n.namespace, impersonatorServiceAccount),
-		namespaceObject(kube, n.namespace),
 	}
 	for _, o := range shared {
-		if err := o.delete(ctx, true, p); err != nil {
+		// No other join uses them: by name, as karmadactl unjoin does.
+		if err := o.delete(ctx, false, p); err != nil {
 			return err
 		}
 	}
-	return nil
+	// The namespace may hold what others put there: only join's own goes.
+	return namespaceObject(kube, n.namespace).delete(ctx, true, p)
 }
 
 // otherJoins lists the ClusterRoleBindings of other joins of this member
-// (other cluster names) that use the same namespace.
+// (other cluster names) that use the same namespace: flotillactl's or
+// karmadactl's, told by their names and subjects.
 func otherJoins(ctx context.Context, kube kubernetes.Interface, n joinNames) ([]string, error) {
-	sel := labels.SelectorFromSet(labels.Set{managedByLabel: managedByValue}).String()
-	list, err := kube.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{LabelSelector: sel})
+	list, err := kube.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("listing clusterrolebindings on the member to find other joins: %w", err)
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -70,11 +71,14 @@ func TestUnjoinDeletesWhatJoinCreated(t *testing.T) {
 	}
 }
 
+// TestUnjoinKeepsWhatJoinDidNotCreate: the impersonator ServiceAccount
+// karmadactl join made (it labels nothing) goes, as karmadactl unjoin
+// deletes it; the namespace, which holds something else, stays.
 func TestUnjoinKeepsWhatJoinDidNotCreate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	// The namespace and the impersonator ServiceAccount existed before join
-	// (e.g. made by karmadactl), and the namespace holds something else.
+	// (made by karmadactl), and the namespace holds something else.
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "karmada-cluster", Labels: map[string]string{karmadaSystemLabel: "true"}}}
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "karmada-cluster", Name: "karmada-impersonator"}}
 	other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "karmada-cluster", Name: "other"}}
@@ -85,12 +89,12 @@ func TestUnjoinKeepsWhatJoinDidNotCreate(t *testing.T) {
 		t.Fatalf("unjoin: %v", err)
 	}
 	for _, w := range writes(&e.member.Fake) {
-		if strings.Contains(w, "namespaces") || strings.Contains(w, "serviceaccounts karmada-cluster/karmada-impersonator") || strings.Contains(w, "configmaps") {
+		if strings.Contains(w, "namespaces") || strings.Contains(w, "configmaps") {
 			t.Errorf("unjoin deleted an object join did not create: %s", w)
 		}
 	}
-	if _, err := e.member.CoreV1().ServiceAccounts("karmada-cluster").Get(ctx, "karmada-impersonator", metav1.GetOptions{}); err != nil {
-		t.Errorf("impersonator serviceaccount: %v", err)
+	if _, err := e.member.CoreV1().ServiceAccounts("karmada-cluster").Get(ctx, "karmada-impersonator", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("karmadactl's impersonator serviceaccount: got %v, want NotFound (karmadactl unjoin deletes it)", err)
 	}
 	// The token secret of that ServiceAccount was created by join: gone.
 	if _, err := e.member.CoreV1().Secrets("karmada-cluster").Get(ctx, "karmada-impersonator", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
@@ -290,5 +294,55 @@ func TestUnjoinDryRunWritesNothing(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "member: namespace/karmada-cluster deleted (dry run)") {
 		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+// TestUnjoinDeletesWhatKarmadactlJoinCreated: objects of join's names
+// without flotillactl's label (karmadactl join's) go too, the member being
+// the Cluster's.
+func TestUnjoinDeletesWhatKarmadactlJoinCreated(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := joined(t)
+	rbac := e.member.RbacV1()
+	for _, name := range []string{"karmada-controller-manager:karmada-member1"} {
+		crb, err := rbac.ClusterRoleBindings().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		crb.Labels = nil
+		if _, err := rbac.ClusterRoleBindings().Update(ctx, crb, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		cr, err := rbac.ClusterRoles().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cr.Labels = nil
+		if _, err := rbac.ClusterRoles().Update(ctx, cr, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sa, err := e.member.CoreV1().ServiceAccounts("karmada-cluster").Get(ctx, "karmada-member1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa.Labels = nil
+	if _, err := e.member.CoreV1().ServiceAccounts("karmada-cluster").Update(ctx, sa, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.clearActions()
+	if err := newUnjoin().run(ctx, e.cp, e.m, &bytes.Buffer{}); err != nil {
+		t.Fatalf("unjoin: %v", err)
+	}
+	got := writes(&e.member.Fake)
+	for _, w := range []string{
+		"delete clusterrolebindings karmada-controller-manager:karmada-member1",
+		"delete clusterroles karmada-controller-manager:karmada-member1",
+		"delete serviceaccounts karmada-cluster/karmada-member1",
+	} {
+		if !slices.Contains(got, w) {
+			t.Errorf("unjoin did not %s (writes %v)", w, got)
+		}
 	}
 }

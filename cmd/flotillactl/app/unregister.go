@@ -28,12 +28,15 @@ type unregisterOptions struct {
 	Wait                   bool
 	Timeout                time.Duration
 	Force                  bool
+	DryRun                 bool
+	AgentName              string
 	pollInterval           time.Duration
 }
 
 func newUnregisterOptions() *unregisterOptions {
 	return &unregisterOptions{
 		AgentNamespace: agentregistration.DefaultAgentNamespace,
+		AgentName:      agentRelease,
 		Wait:           true,
 		Timeout:        60 * time.Second,
 		pollInterval:   time.Second,
@@ -43,22 +46,23 @@ func newUnregisterOptions() *unregisterOptions {
 func newUnregisterCommand(self string) *cobra.Command {
 	o := newUnregisterOptions()
 	cmd := &cobra.Command{
-		Use:   "unregister CLUSTER_NAME --kubeconfig=<MEMBER KUBECONFIG> [--control-plane-kubeconfig=<KUBECONFIG>]",
+		Use:   "unregister CLUSTER_NAME --cluster-kubeconfig=<MEMBER KUBECONFIG> [--karmada-config=<KUBECONFIG>]",
 		Short: "Remove a Pull-mode cluster: its agent's credentials and objects in the member, and its Cluster",
 		Long: `Remove a cluster registered in Pull mode, as karmadactl unregister does.
 
-With --control-plane-kubeconfig, deletes the Cluster (the control plane then
+With --karmada-config, deletes the Cluster (the control plane then
 removes its execution namespace, and with the Cluster go the agent's rights and
 Lease) and waits until it is gone, then deletes the agent's RBAC at once. The
 agent's own identity cannot do this: it may not delete its Cluster.
 
-In the member (--kubeconfig): the agent's Secret, ClusterRoleBinding,
+In the member (--cluster-kubeconfig): the agent's Secret, ClusterRoleBinding,
 ClusterRole, ServiceAccount and, if register created it, its namespace; objects
 register did not create are kept. A member whose id is not the Cluster's is
 refused unless --force.`,
-		Example:               fmt.Sprintf("  %s unregister member3 --kubeconfig=member3.config --control-plane-kubeconfig=karmada.config", self),
+		Example:               fmt.Sprintf("  %s unregister member3 --cluster-kubeconfig=member3.config --karmada-config=karmada.config", self),
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			noteIgnored(cmd.Flags(), func(format string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), format, a...) })
 			if len(args) != 1 {
 				return errors.New("unregister takes exactly one argument, the cluster name")
 			}
@@ -99,22 +103,30 @@ func (o *unregisterOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ControlPlaneKubeconfig, "control-plane-kubeconfig", o.ControlPlaneKubeconfig, "Kubeconfig of the control plane, to delete the Cluster. Without it the Cluster is kept.")
 	fs.StringVar(&o.ControlPlaneContext, "control-plane-context", o.ControlPlaneContext, "Context of the control plane in --control-plane-kubeconfig.")
 	fs.StringVar(&o.AgentNamespace, "agent-namespace", o.AgentNamespace, "Member namespace of the agent.")
-	fs.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the Cluster is gone.")
-	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits.")
+	addWaitFlags(fs, &o.Wait, &o.Timeout, "for the Cluster to be gone")
 	fs.BoolVar(&o.Force, "force", o.Force, "Unregister even if the member's id is not the Cluster's, or the Cluster is in Push mode.")
+	fs.BoolVar(&o.DryRun, "dry-run", o.DryRun, "Only print what would be deleted; read but write nothing.")
+	fs.StringVar(&o.AgentName, "agent-name", o.AgentName, "Name of the agent's Deployment in the member.")
+	// karmadactl's names of the same flags.
+	alias(fs, "kubeconfig", "cluster-kubeconfig", "", false)
+	alias(fs, "context", "cluster-context", "", false)
+	alias(fs, "control-plane-kubeconfig", "karmada-config", "", false)
+	alias(fs, "control-plane-context", "karmada-context", "", false)
+	alias(fs, "agent-namespace", "namespace", "n", false)
+	ignoredString(fs, "cluster-namespace", "karmada-cluster", "a Pull member's credentials are its agent's certificate, kept in no control-plane Secret.")
 }
 
 func (o *unregisterOptions) validate() error {
 	f := memberFlags{cluster: o.ClusterName, namespaceFlag: "--agent-namespace", namespace: o.AgentNamespace}
 	if o.Wait {
-		f.timeoutFlag, f.timeout = "--timeout", o.Timeout
+		f.timeoutFlag, f.timeout = "--wait", o.Timeout
 	}
 	return utilerrors.NewAggregate(f.validate())
 }
 
 // run unregisters; cp is nil without --control-plane-kubeconfig.
 func (o *unregisterOptions) run(ctx context.Context, cp *controlPlane, member kubernetes.Interface, out io.Writer) error {
-	p := printer{out: out}
+	p := printer{out: out, dryRun: o.DryRun}
 	if cp != nil {
 		if err := o.removeFromControlPlane(ctx, *cp, member, p); err != nil {
 			return err
@@ -123,8 +135,12 @@ func (o *unregisterOptions) run(ctx context.Context, cp *controlPlane, member ku
 	if err := o.cleanMember(ctx, member, p); err != nil {
 		return err
 	}
-	if cp == nil {
-		fmt.Fprintf(out, "cluster(%s): the agent was removed from the member; the Cluster was kept (no --control-plane-kubeconfig)\n", o.ClusterName)
+	switch {
+	case o.DryRun:
+		fmt.Fprintf(out, "cluster(%s) would be unregistered (dry run: nothing was deleted)\n", o.ClusterName)
+		return nil
+	case cp == nil:
+		fmt.Fprintf(out, "cluster(%s): the agent was removed from the member; the Cluster was kept (no --karmada-config)\n", o.ClusterName)
 		return nil
 	}
 	fmt.Fprintf(out, "cluster(%s) is unregistered successfully\n", o.ClusterName)
@@ -174,7 +190,7 @@ func (o *unregisterOptions) removeFromControlPlane(ctx context.Context, cp contr
 func (o *unregisterOptions) cleanMember(ctx context.Context, member kubernetes.Interface, p printer) error {
 	ns := o.AgentNamespace
 	for _, obj := range []object{
-		agentDeploymentObject(member, ns),
+		agentDeploymentObject(member, ns, o.AgentName),
 		secretObject(member, onMember, ns, agentregistration.AgentConfigSecret),
 		clusterRoleBindingObject(member, onMember, agentClusterRole),
 		clusterRoleObject(member, onMember, agentClusterRole),
