@@ -137,8 +137,8 @@ func TestPromoterRun(t *testing.T) {
 			wantStored: []string{"propagationpolicies shop/" + pp},
 		},
 		{
-			name: "dependencies: created first, an existing one left alone, a missing one warned about",
-			opts: Options{Kind: "deployment", Name: "web", Namespace: "shop", Cluster: "member1", Dependencies: true},
+			name:     "dependencies: created first, an existing one left alone, a missing one warned about",
+			opts:     Options{Kind: "deployment", Name: "web", Namespace: "shop", Cluster: "member1", Dependencies: true},
 			existing: existing(`{apiVersion: v1, kind: Secret, metadata: {name: web-secret, namespace: shop}}`),
 			wantOut: []string{
 				`Resource "/v1, Resource=configmaps"(shop/web-config) is promoted successfully`,
