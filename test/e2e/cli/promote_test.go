@@ -398,7 +398,9 @@ func TestPromoteDependencies(t *testing.T) {
 }
 
 // TestPromoteOutputAndDryRun: -o yaml prints the template and the policy,
-// --dry-run checks; neither creates anything.
+// --dry-run checks; neither creates anything. --cluster-kubeconfig reads
+// the member directly, in the context --cluster-context names (by
+// default the cluster's name, as karmadactl does).
 func TestPromoteOutputAndDryRun(t *testing.T) {
 	waitMemberProxy(t, "member1")
 	ns := promoteNamespace(t)
@@ -421,6 +423,16 @@ func TestPromoteOutputAndDryRun(t *testing.T) {
 	out = mustCtl(t, "promote", "configmap", "settings", "-n", ns, "-C", "member1", "--dry-run")
 	if want := fmt.Sprintf(`Resource "/v1, Resource=configmaps"(%s/settings) is promoted successfully (dry run)`, ns); strings.TrimSpace(out) != want {
 		t.Errorf("promote --dry-run: %q, want %q", out, want)
+	}
+	direct := "--cluster-kubeconfig=" + framework.Member(t, "member1").Kubeconfig
+	for _, args := range [][]string{{direct}, {direct, "--cluster-context=member1"}} {
+		out := mustCtl(t, append([]string{"promote", "configmap", "settings", "-n", ns, "-C", "member1", "-o", "json"}, args...)...)
+		if !strings.Contains(out, `"kind": "ConfigMap"`) || !strings.Contains(out, `"kind": "PropagationPolicy"`) {
+			t.Errorf("promote %v -o json: %q, want the template and the policy", args, out)
+		}
+	}
+	if r := ctl(t, "promote", "configmap", "settings", "-n", ns, "-C", "member1", direct, "--cluster-context=nope", "-o", "json"); !r.failed(`context "nope"`) {
+		t.Errorf("promote --cluster-context=nope: %s\nwant an error about the context", r)
 	}
 	if _, err := framework.HostClient(t).CoreV1().ConfigMaps(ns).Get(t.Context(), "settings", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("after -o yaml and --dry-run the control plane has the template: %v", err)
