@@ -13,9 +13,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
@@ -494,5 +496,69 @@ func TestPromoteBadInput(t *testing.T) {
 	pp, err := framework.Karmada(t).PolicyV1alpha1().PropagationPolicies(ns).Get(t.Context(), policy.Name(ns, "twice", configMapGVK), metav1.GetOptions{})
 	if err != nil || len(pp.Spec.Placement.ClusterAffinity.ClusterNames) != 1 || pp.Spec.Placement.ClusterAffinity.ClusterNames[0] != "member2" {
 		t.Fatalf("the policy: %v %+v, want member2 only", err, pp)
+	}
+}
+
+// TestPromoteCustomResource: a custom resource whose CRD the control plane
+// and member1 serve is promoted like a built-in kind, and taken over
+// untouched.
+func TestPromoteCustomResource(t *testing.T) {
+	waitMemberProxy(t, "member1")
+	suffix := utilrand.String(5)
+	kind := "Gadget" + strings.ToUpper(suffix[:1]) + suffix[1:]
+	gvr := schema.GroupVersionResource{Group: "cli.flotilla.io", Version: "v1", Resource: strings.ToLower(kind) + "s"}
+	crdPolicy := "cli-" + gvr.Resource
+	framework.Apply(t, framework.OpenCRD(gvr, kind, crdPolicy, "member1"))
+	t.Cleanup(func() {
+		ctx, cancel := framework.CommandContext(t)
+		defer cancel()
+		_ = framework.Karmada(t).PolicyV1alpha1().ClusterPropagationPolicies().Delete(ctx, crdPolicy, metav1.DeleteOptions{})
+		_, _ = framework.Kubectl(t, "delete", "crd", gvr.Resource+"."+gvr.Group, "--ignore-not-found", "--wait=false")
+	})
+	ns := promoteNamespace(t)
+	cfg, err := framework.Member(t, "member1").RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1 := dynamic.NewForConfigOrDie(cfg)
+	var before memberState
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		cr := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": gvr.GroupVersion().String(), "kind": kind,
+			"metadata": map[string]any{"name": "g", "namespace": ns}, "spec": map[string]any{"size": int64(3)},
+		}}
+		got, err := m1.Resource(gvr).Namespace(ns).Create(ctx, cr, metav1.CreateOptions{})
+		if err != nil {
+			return "member1 (its CRD not propagated yet?): " + err.Error()
+		}
+		before = stateOf(got)
+		return ""
+	})
+	// member1's discovery through the proxy may lag its CRD a moment.
+	var out string
+	framework.Eventually(t, time.Minute, func(context.Context) string {
+		r := ctl(t, "promote", strings.ToLower(kind), "g", "-n", ns, "-C", "member1")
+		if r.err != nil {
+			return r.String()
+		}
+		out = r.stdout
+		return ""
+	})
+	if want := fmt.Sprintf(`Resource %q(%s/g) is promoted successfully`, gvr.String(), ns); strings.TrimSpace(out) != want {
+		t.Fatalf("promote %s: %q, want %q", kind, out, want)
+	}
+	gvk := gvr.GroupVersion().WithKind(kind)
+	if _, err := framework.Karmada(t).PolicyV1alpha1().PropagationPolicies(ns).Get(t.Context(), policy.Name(ns, "g", gvk), metav1.GetOptions{}); err != nil {
+		t.Fatalf("the %s's policy: %v", kind, err)
+	}
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		return appliedWork(ctx, t, "member1", gvk, ns, "g")
+	})
+	got, err := m1.Resource(gvr).Namespace(ns).Get(t.Context(), "g", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := untouched("member1 "+kind, before, stateOf(got)); s != "" {
+		t.Error(s)
 	}
 }
