@@ -26,7 +26,8 @@ func Name(namespace, name string, gvk schema.GroupVersionKind) string {
 	h := fnv.New32a()
 	// Karmada hashes the string as its DeepHashObject prints it.
 	printer := spew.ConfigState{Indent: " ", SortKeys: true, DisableMethods: true, SpewKeys: true}
-	printer.Fprintf(h, "%#v", namespace+gvk.String())
+	// Writes to a hash never fail.
+	_, _ = printer.Fprintf(h, "%#v", namespace+gvk.String())
 	return strings.ToLower(fmt.Sprintf("%s-%s", strings.ReplaceAll(name, ":", "."), rand.SafeEncodeString(fmt.Sprint(h.Sum32()))))
 }
 

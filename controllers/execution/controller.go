@@ -256,6 +256,7 @@ func (c *Controller) forgetWork(obj any) {
 		c.mu.Unlock()
 		if m != nil {
 			m.records.forgetWork(w.UID)
+			m.unwatchWork(w.Namespace + "/" + w.Name)
 		}
 	}
 }

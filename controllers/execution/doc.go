@@ -11,6 +11,14 @@
 // on the objects Flotilla applied there (only those labelled with a Work
 // permanent id), so a slow or unreachable member never stalls another.
 //
+// An object that exists in the member before its Work (conflict resolution
+// overwrite, as after karmadactl promote) and already holds the manifest
+// but for Flotilla's own labels and annotations is taken over without a
+// write: it keeps its resourceVersion, and is watched on its own
+// (untouched.go) until a change of the manifest writes it. Deleting its
+// Work never deletes it: only objects labelled with the Work's permanent id
+// are deleted, and an adopted one is released.
+//
 // It does not own Works themselves (the binding controller writes them), the
 // Works of pull-mode clusters (the agent applies those) nor member clients
 // (member.Cache).

@@ -79,6 +79,9 @@ type memberInformers struct {
 	cancel context.CancelFunc
 	ctx    context.Context
 	byGVR  map[schema.GroupVersionResource]cache.SharedIndexInformer
+	// untouched watch, one by one, the objects Flotilla took over without
+	// writing them (untouched.go): no label selects them.
+	untouched map[objectKey]*objectWatch
 }
 
 func (i *memberInformers) stop() { i.cancel() }
@@ -98,15 +101,7 @@ var appliedSelector = func() labels.Selector {
 func (m *memberState) informer(client *member.Client, shared member.Shared, gvr schema.GroupVersionResource, handler cache.ResourceEventHandler) (cache.SharedIndexInformer, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.informers != nil && m.clientKey != client.Key() {
-		m.informers.stop()
-		m.informers = nil
-	}
-	if m.informers == nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		m.informers = &memberInformers{ctx: ctx, cancel: cancel, byGVR: map[schema.GroupVersionResource]cache.SharedIndexInformer{}}
-		m.clientKey = client.Key()
-	}
+	m.informersFor(client)
 	if inf, ok := m.informers.byGVR[gvr]; ok {
 		return inf, nil
 	}
@@ -133,6 +128,21 @@ func (m *memberState) informer(client *member.Client, shared member.Shared, gvr 
 	m.informers.byGVR[gvr] = inf
 	go inf.RunWithContext(m.informers.ctx)
 	return inf, nil
+}
+
+// informersFor makes m.informers those of client, rebuilt when the
+// member's client changed (new endpoint or credentials). m.mu is held.
+func (m *memberState) informersFor(client *member.Client) {
+	if m.informers != nil && m.clientKey != client.Key() {
+		m.informers.stop()
+		m.informers = nil
+	}
+	if m.informers == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		m.informers = &memberInformers{ctx: ctx, cancel: cancel, byGVR: map[schema.GroupVersionResource]cache.SharedIndexInformer{},
+			untouched: map[objectKey]*objectWatch{}}
+		m.clientKey = client.Key()
+	}
 }
 
 // waitSynced waits up to timeout for inf's first list.

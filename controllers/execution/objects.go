@@ -41,6 +41,11 @@ type memberObjects struct {
 	// delete deletes the member object obj, provided it still has obj's
 	// UID, and its dependents in the background.
 	delete func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) error
+	// watch watches obj, an object taken over untouched for the Work with
+	// key work, which its changes enqueue (untouched.go); unwatch stops
+	// that once it is written. Either may be nil (no watching).
+	watch   func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, work string) error
+	unwatch func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured)
 }
 
 // newMemberObjects reaches the objects of member m through client. shared,
@@ -85,6 +90,9 @@ func newMemberObjects(m *memberState, client *member.Client, shared func() membe
 					}
 				}
 			}
+			if u, ok := m.untouchedObject(gvr, obj); ok {
+				return u, nil
+			}
 			return get(ctx, gvr, obj)
 		},
 		get: get,
@@ -107,6 +115,10 @@ func newMemberObjects(m *memberState, client *member.Client, shared func() membe
 				PropagationPolicy: ptr.To(metav1.DeletePropagationBackground),
 			})
 		},
+		watch: func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, work string) error {
+			return m.watchUntouched(client, gvr, obj, work)
+		},
+		unwatch: m.unwatchUntouched,
 	}
 }
 

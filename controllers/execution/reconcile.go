@@ -140,6 +140,7 @@ func (c *Controller) reconcile(ctx context.Context, m *memberState, key string) 
 func (c *Controller) finalize(ctx context.Context, m *memberState, cluster *clusterv1alpha1.Cluster, work *workv1alpha1.Work, key string) error {
 	if !slices.Contains(work.Finalizers, workv1alpha1.ExecutionControllerFinalizer) {
 		m.records.forgetWork(work.UID)
+		m.unwatchWork(key)
 		return nil
 	}
 	if clusterReady(cluster) {
@@ -163,6 +164,7 @@ func (c *Controller) finalize(ctx context.Context, m *memberState, cluster *clus
 // finalizer.
 func (c *Controller) removeFinalizer(ctx context.Context, m *memberState, work *workv1alpha1.Work) error {
 	m.records.forgetWork(work.UID)
+	m.unwatchWork(work.Namespace + "/" + work.Name)
 	return c.finalizer.remove(ctx, work)
 }
 

@@ -6,6 +6,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
@@ -96,6 +97,10 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 				return o
 			}
 			log.V(2).Info("Created member object")
+			if r.objects.unwatch != nil {
+				// An untouched object deleted since: the new one is labelled.
+				r.objects.unwatch(gvr, created)
+			}
 			r.records.set(work.UID, ordinal, hash, created.GetResourceVersion())
 			o.observed, o.wrote = created, true
 			return o
@@ -106,6 +111,11 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 		}
 		o.observed = observed
 		if r.records.upToDate(work.UID, ordinal, hash, observed.GetResourceVersion()) {
+			if adopting(observed) {
+				// Taken over untouched: its watch may have gone with the
+				// member's informers (a new client).
+				o.err = r.watch(gvr, observed, work)
+			}
 			return o
 		}
 		want, err := r.retainFields(desired, observed)
@@ -114,6 +124,12 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 			return o
 		}
 		if adopting(observed) {
+			if holdsButOwnMetadata(want, observed) {
+				log.V(2).Info("Took over member object untouched")
+				r.records.set(work.UID, ordinal, hash, observed.GetResourceVersion())
+				o.err = r.watch(gvr, observed, work)
+				return o
+			}
 			markAdopted(want)
 		}
 		if isApplied(want, observed) {
@@ -133,10 +149,25 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 			return o
 		}
 		log.V(2).Info("Updated member object")
+		if r.objects.unwatch != nil {
+			// Labelled now: the member informers see it.
+			r.objects.unwatch(gvr, updated)
+		}
 		r.records.set(work.UID, ordinal, hash, updated.GetResourceVersion())
 		o.observed, o.wrote = updated, true
 		return o
 	}
+}
+
+// watch watches obj, taken over untouched for work (memberObjects.watch).
+func (r *applyReconciler) watch(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, work *workv1alpha1.Work) error {
+	if r.objects.watch == nil {
+		return nil
+	}
+	if err := r.objects.watch(gvr, obj, work.Namespace+"/"+work.Name); err != nil {
+		return fmt.Errorf("watching %s %s, taken over untouched: %w", obj.GetKind(), klog.KObj(obj), err)
+	}
+	return nil
 }
 
 // retainFields returns desired with the member-owned fields of observed:

@@ -31,6 +31,23 @@ func TestApplyReconciler(t *testing.T) {
 		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 			"metadata": map[string]any{"name": "cm", "namespace": "default", "resourceVersion": "3"}, "data": map[string]any{"k": "theirs"}}}
 	}
+	overwrite := map[string]string{workv1alpha2.ResourceConflictResolutionAnnotation: workv1alpha2.ResourceConflictResolutionOverwrite}
+	// promoted is an object someone else made that holds the manifest
+	// but for Flotilla's metadata (a promoted object), with its own
+	// label and annotation.
+	promoted := func() *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "cm", "namespace": "default", "resourceVersion": "3",
+				"labels": map[string]any{"app": "cm", "tier": "web"}, "annotations": map[string]any{"team": "blue"}},
+			"data": map[string]any{"k": "v"}}}
+	}
+	// labelled is promoted once Flotilla wrote it.
+	labelled := func() *unstructured.Unstructured {
+		u := promoted()
+		u.SetLabels(map[string]string{"app": "cm", "tier": "web", "karmada.io/managed": "true", "work.karmada.io/permanent-id": testWorkID})
+		_ = unstructured.SetNestedField(u.Object, "old", "data", "k")
+		return u
+	}
 	conflictErr := apierrors.NewConflict(configMapsGVR.GroupResource(), "cm", errors.New("stale"))
 	tests := []struct {
 		name     string
@@ -51,6 +68,9 @@ func TestApplyReconciler(t *testing.T) {
 		// wantData is the member's data.k afterwards; "" when absent.
 		wantData    string
 		wantAdopted bool
+		// watched: the object is watched on its own afterwards (taken
+		// over untouched); watchedBefore: it was before.
+		watched, watchedBefore bool
 	}{
 		{name: "absent: created", manifest: want, wantWrites: []string{"create configmaps/default/cm"}, wantWrote: true, wantData: "v"},
 		{name: "holds the manifest: no write", manifest: want, member: []*unstructured.Unstructured{applied()}, wantData: "v"},
@@ -63,6 +83,24 @@ func TestApplyReconciler(t *testing.T) {
 		{name: "someone else's with overwrite: taken over, marked adopted",
 			manifest: configMap("cm", map[string]string{"k": "v"}, map[string]string{workv1alpha2.ResourceConflictResolutionAnnotation: workv1alpha2.ResourceConflictResolutionOverwrite}),
 			member:   []*unstructured.Unstructured{theirs()}, wantWrites: []string{"update configmaps/default/cm"}, wantWrote: true, wantData: "v", wantAdopted: true},
+		{name: "someone else's holding the manifest but for Flotilla's metadata, with overwrite: taken over untouched, watched",
+			manifest: configMap("cm", map[string]string{"k": "v"}, overwrite),
+			member:   []*unstructured.Unstructured{promoted()}, wantData: "v", watched: true},
+		{name: "taken over untouched and recorded: watched again (the member's informers may be new)",
+			manifest: configMap("cm", map[string]string{"k": "v"}, overwrite), upToDate: true,
+			member: []*unstructured.Unstructured{func() *unstructured.Unstructured {
+				u := promoted()
+				u.SetResourceVersion("12")
+				return u
+			}()}, wantData: "v", watched: true},
+		{name: "taken over untouched, then the manifest changed: written with the metadata, marked adopted, no longer watched",
+			manifest: configMap("cm", map[string]string{"k": "new"}, overwrite), watchedBefore: true,
+			member: []*unstructured.Unstructured{promoted()}, wantWrites: []string{"update configmaps/default/cm"}, wantWrote: true, wantData: "new", wantAdopted: true},
+		{name: "holding the manifest but for Flotilla's metadata, without overwrite: Karmada's error, not watched",
+			manifest: want, member: []*unstructured.Unstructured{promoted()}, wantErr: true, wantData: "v"},
+		{name: "Flotilla's own object, labelled: updated as ever, not watched",
+			manifest: configMap("cm", map[string]string{"k": "v"}, overwrite), member: []*unstructured.Unstructured{labelled()},
+			wantWrites: []string{"update configmaps/default/cm"}, wantWrote: true, wantData: "v"},
 		{name: "the cache is behind: the update conflicts, read live, written again", manifest: want,
 			member: []*unstructured.Unstructured{func() *unstructured.Unstructured {
 				u := drifted()
@@ -102,6 +140,9 @@ func TestApplyReconciler(t *testing.T) {
 				f.errs["get"] = []error{apierrors.NewNotFound(configMapsGVR.GroupResource(), "cm")}
 			}
 			work := newWork(t, "cm", tc.manifest)
+			if tc.watchedBefore {
+				f.watched["configmaps/default/cm"] = work.Namespace + "/" + work.Name
+			}
 			recs := newRecords()
 			if tc.upToDate {
 				recs.set(work.UID, 0, manifestHash(work.Spec.Workload.Manifests[0].Raw), "12")
@@ -151,6 +192,23 @@ func TestApplyReconciler(t *testing.T) {
 			}
 			if tc.upToDate && retained != 0 {
 				t.Error("an up-to-date manifest was compared")
+			}
+			wantWatched := map[string]string{}
+			if tc.watched {
+				wantWatched["configmaps/default/cm"] = work.Namespace + "/" + work.Name
+			}
+			if diff := cmp.Diff(wantWatched, f.watched); diff != "" {
+				t.Errorf("objects watched one by one (-want +got):\n%s", diff)
+			}
+			if tc.watched {
+				// Untouched: the member object is as it was, and recorded
+				// at its resourceVersion, so that it is not compared again.
+				if !cmp.Equal(stored.Object, tc.member[0].Object) {
+					t.Errorf("the member object changed: %v", stored.Object)
+				}
+				if o.observed == nil || !recs.upToDate(work.UID, 0, manifestHash(work.Spec.Workload.Manifests[0].Raw), stored.GetResourceVersion()) {
+					t.Error("taken over untouched, not observed or not recorded")
+				}
 			}
 		})
 	}

@@ -31,10 +31,13 @@ type fakeMember struct {
 	// patches are the bodies of the patches, in order.
 	patches []string
 	rv      int
+	// watched are the objects watched one by one (taken over untouched),
+	// by key, with the key of their Work.
+	watched map[string]string
 }
 
 func newFakeMember(objs ...*unstructured.Unstructured) *fakeMember {
-	f := &fakeMember{objects: map[string]*unstructured.Unstructured{}, errs: map[string][]error{}, rv: 100}
+	f := &fakeMember{objects: map[string]*unstructured.Unstructured{}, errs: map[string][]error{}, rv: 100, watched: map[string]string{}}
 	for _, o := range objs {
 		gvr, _ := fakeResource(o)
 		f.objects[fakeKey(gvr, o)] = o.DeepCopy()
@@ -133,6 +136,13 @@ func (f *fakeMember) api() memberObjects {
 			}
 			delete(f.objects, fakeKey(gvr, obj))
 			return nil
+		},
+		watch: func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, work string) error {
+			f.watched[fakeKey(gvr, obj)] = work
+			return nil
+		},
+		unwatch: func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured) {
+			delete(f.watched, fakeKey(gvr, obj))
 		},
 	}
 }

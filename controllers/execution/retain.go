@@ -83,3 +83,38 @@ func checkConflict(desired, observed *unstructured.Unstructured, cluster string)
 	return fmt.Errorf("resource(kind=%s, %s/%s) already exists in the cluster %v and the %s strategy value is empty, Karmada will not manage this resource",
 		desired.GetKind(), desired.GetNamespace(), desired.GetName(), cluster, workv1alpha2.ResourceConflictResolutionAnnotation)
 }
+
+// holdsButOwnMetadata tells whether observed, an object Flotilla did not
+// create, already holds want except for the metadata Flotilla adds to
+// what it applies (karmadaLabels, karmadaAnnotations and the conflict
+// resolution the manifest carries). Such an object is taken over without
+// a write: it keeps its resourceVersion, and nothing in the member sees a
+// change (API-SPEC §9 "no-op if semantically equal after pruning"; issue
+// 26: a promoted object keeps running untouched). A later change of the
+// manifest writes it, with the metadata then.
+func holdsButOwnMetadata(want, observed *unstructured.Unstructured) bool {
+	stripped := want.DeepCopy()
+	stripped.SetLabels(withoutKeys(stripped.GetLabels(), karmadaLabels))
+	annotations := withoutKeys(stripped.GetAnnotations(), karmadaAnnotations)
+	delete(annotations, workv1alpha2.ResourceConflictResolutionAnnotation)
+	if len(annotations) == 0 {
+		annotations = nil
+	}
+	stripped.SetAnnotations(annotations)
+	return isApplied(stripped, observed)
+}
+
+// withoutKeys returns m without keys; nil when nothing is left.
+func withoutKeys(m map[string]string, keys []string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	for _, k := range keys {
+		delete(out, k)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

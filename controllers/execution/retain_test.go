@@ -148,3 +148,89 @@ func TestRetainKeysIgnoresBlanksInManagedList(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+func TestHoldsButOwnMetadata(t *testing.T) {
+	t.Parallel()
+	// want is a manifest after retainMemberFields: the template's own
+	// metadata, Flotilla's, and the member's.
+	const want = `
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+  resourceVersion: "7"
+  labels:
+    app: web
+    karmada.io/managed: "true"
+    work.karmada.io/permanent-id: w-1
+    resourcebinding.karmada.io/permanent-id: b-1
+    propagationpolicy.karmada.io/permanent-id: p-1
+  annotations:
+    team: blue
+    work.karmada.io/conflict-resolution: overwrite
+    work.karmada.io/name: web-deployment
+    work.karmada.io/namespace: karmada-es-member1
+    work.flotilla.io/adopted: "true"
+    resourcebinding.karmada.io/name: web-deployment
+    resourcebinding.karmada.io/namespace: shop
+    resourcetemplate.karmada.io/uid: t-1
+    resourcetemplate.karmada.io/generation: "1"
+    resourcetemplate.karmada.io/managed-annotations: team,work.karmada.io/conflict-resolution
+    resourcetemplate.karmada.io/managed-labels: app,karmada.io/managed
+    propagationpolicy.karmada.io/name: web-x
+    propagationpolicy.karmada.io/namespace: shop
+spec:
+  replicas: 2
+  template: {spec: {containers: [{name: app, image: nginx}]}}
+`
+	const member = `
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+  resourceVersion: "7"
+  uid: u-1
+  generation: 4
+  labels: {app: web}
+  annotations: {team: blue, deployment.kubernetes.io/revision: "4"}
+spec:
+  replicas: 2
+  progressDeadlineSeconds: 600
+  template: {spec: {containers: [{name: app, image: nginx, imagePullPolicy: Always}]}}
+status: {replicas: 2}
+`
+	for _, tc := range []struct {
+		name     string
+		observed func(u map[string]any)
+		want     bool
+	}{
+		{name: "only Flotilla's metadata missing: holds it", want: true},
+		{name: "a spec field differs", observed: func(u map[string]any) {
+			u["spec"].(map[string]any)["replicas"] = int64(3)
+		}},
+		{name: "a template label missing", observed: func(u map[string]any) {
+			delete(u["metadata"].(map[string]any)["labels"].(map[string]any), "app")
+		}},
+		{name: "a template annotation with another value", observed: func(u map[string]any) {
+			u["metadata"].(map[string]any)["annotations"].(map[string]any)["team"] = "red"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			observed := obj(t, member)
+			if tc.observed != nil {
+				tc.observed(observed.Object)
+			}
+			w := obj(t, want)
+			before := w.DeepCopy()
+			if got := holdsButOwnMetadata(w, observed); got != tc.want {
+				t.Errorf("holdsButOwnMetadata = %v, want %v", got, tc.want)
+			}
+			if !cmp.Equal(before.Object, w.Object) {
+				t.Error("want was changed")
+			}
+		})
+	}
+}

@@ -21,4 +21,8 @@
 // --cluster-kubeconfig/--cluster-context. The I/O-free parts (taint parsing,
 // desired objects) are plain functions; the rest takes its clients as
 // arguments so tests run against fake clientsets.
+//
+// apply (kubectl apply plus karmadactl's policies, cli/apply) and promote
+// (a member's object made a template with its policy, cli/promote) are
+// thin commands over their packages.
 package app

@@ -124,6 +124,8 @@ this binary on the PATH completes "kubectl flotilla ...".`,
 		newLabelCommand(cp, streams, display),
 		newAnnotateCommand(cp, streams, display),
 		newPatchCommand(cp, streams, display),
+		newApplyCommand(cp, streams, display),
+		newPromoteCommand(cp, display),
 		newVersionCommand(cp, display),
 		options,
 	)

@@ -1,0 +1,57 @@
+package app
+
+import (
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/flotilla-io/flotilla/cli/apply"
+)
+
+// newApplyCommand returns apply: kubectl apply in the control plane and,
+// with --all-clusters or -C, a policy per object placing it (karmadactl
+// apply).
+func newApplyCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
+	flags := apply.NewFlags(streams)
+	f := cmdutil.NewFactory(cp.config)
+	cmd := &cobra.Command{
+		Use:   "apply (-f FILENAME | -k DIRECTORY) [--all-clusters | -C CLUSTER[,CLUSTER...]]",
+		Short: "Apply a configuration to a resource by file name or stdin and propagate them into member clusters",
+		Long: `Apply a configuration to a resource by file name or stdin and propagate them into member clusters.
+The resource name must be specified. This resource will be created if it doesn't exist yet.
+
+JSON and YAML formats are accepted.
+
+Note: it is 'kubectl apply' against the control plane by default. With
+--all-clusters or -C/--cluster, each object is applied with a
+PropagationPolicy (a ClusterPropagationPolicy for a cluster-scoped kind),
+named as karmadactl names it, that places it on every member cluster or on
+the clusters named.`,
+		Example: examples(self, `
+			# Apply the configuration without propagation into member clusters. It acts as 'kubectl apply'.
+			%[1]s apply -f manifest.yaml
+
+			# Apply the configuration with propagation into specific member clusters.
+			%[1]s apply -f manifest.yaml --cluster member1,member2
+
+			# Apply resources from a directory and propagate them into all member clusters.
+			%[1]s apply -f dir/ --all-clusters
+
+			# Apply resources from a directory containing kustomization.yaml and propagate them into all member clusters
+			%[1]s apply -k dir/ --all-clusters`),
+		DisableFlagsInUseLine: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cpc, err := cp.clients()
+			if err != nil {
+				return err
+			}
+			o, err := flags.ToOptions(cmd.Context(), f, cpc.karmada, cmd, self, args)
+			if err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	flags.AddFlags(cmd)
+	return cmd
+}
