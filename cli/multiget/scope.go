@@ -5,40 +5,25 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/flotilla-io/flotilla/cli/memberfactory"
 )
 
-// OperationScope is karmadactl's --operation-scope: where a command reads.
-// It implements pflag.Value.
-type OperationScope string
+// OperationScope is karmadactl's --operation-scope: where a command reads
+// (the one flag value of every command, declared in memberfactory).
+type OperationScope = memberfactory.Scope
 
+// The scopes: the control plane only (karmadactl's default), member
+// clusters only, or both.
 const (
-	// ScopeKarmada reads the control plane only (karmadactl's default).
-	ScopeKarmada OperationScope = "karmada"
-	// ScopeMembers reads member clusters only.
-	ScopeMembers OperationScope = "members"
-	// ScopeAll reads the control plane and member clusters.
-	ScopeAll OperationScope = "all"
+	ScopeKarmada = memberfactory.ScopeKarmada
+	ScopeMembers = memberfactory.ScopeMembers
+	ScopeAll     = memberfactory.ScopeAll
 )
 
 // ControlPlaneName is the CLUSTER of the control plane's objects, the name
 // karmadactl prints, so output and scripts written for karmadactl agree.
 const ControlPlaneName = "Karmada"
-
-// String implements pflag.Value.
-func (s *OperationScope) String() string { return string(*s) }
-
-// Set implements pflag.Value: one of karmada, members, all.
-func (s *OperationScope) Set(v string) error {
-	switch scope := OperationScope(v); scope {
-	case ScopeKarmada, ScopeMembers, ScopeAll:
-		*s = scope
-		return nil
-	}
-	return fmt.Errorf("operation scope %q is not one of %s, %s, %s", v, ScopeKarmada, ScopeMembers, ScopeAll)
-}
-
-// Type implements pflag.Value.
-func (s *OperationScope) Type() string { return "operationScope" }
 
 // Plan is where a command reads: the control plane, member clusters, or
 // both.
