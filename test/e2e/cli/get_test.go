@@ -85,17 +85,12 @@ spec:
 // empty) and returns its standard output and error apart.
 func getRun(t *testing.T, kubeconfig string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	if kubeconfig == "" {
-		kubeconfig = framework.Env.Host.Kubeconfig
+	var env []string
+	if kubeconfig != "" {
+		env = []string{"KUBECONFIG=" + kubeconfig} // the last KUBECONFIG wins
 	}
-	ctx, cancel := framework.CommandContext(t)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(framework.Env.Options.BinDir, "flotillactl"),
-		append(args, "--kubeconfig="+kubeconfig, "--cache-dir="+t.TempDir())...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err = cmd.Run()
-	return out.String(), errOut.String(), err
+	r := runMemberCtl(t, "", env, args...)
+	return r.stdout, r.stderr, r.err
 }
 
 // getMustRun is getRun that fails the test unless the command succeeds.
