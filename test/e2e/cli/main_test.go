@@ -14,5 +14,7 @@ func TestMain(m *testing.M) {
 	framework.Main(m, "cli", env.Options{
 		Members:  []env.MemberOptions{{Name: "member1"}, {Name: "member2"}, {Name: "member3"}},
 		Flotilla: &env.FlotillaOptions{Args: []string{"--cluster-status-update-frequency=2s", "-v=2"}},
+		// TestMemberTop waits for a new pod's third scrape.
+		MetricsResolution: env.MinMetricsResolution,
 	}, "member1", "member2", "member3")
 }
