@@ -3,11 +3,9 @@ package mcs
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -160,17 +158,9 @@ func (r *collectReconciler) report(ctx context.Context, cluster, namespace, name
 	}
 	want := plan.ExportConditions(cluster, namespace, name, own, others)
 	cur := statusConditions(se)
-	if plan.SameConditions(cur, want) {
+	conds, changed := plan.MergeConditions(cur, want)
+	if len(changed) == 0 {
 		return 0, nil
-	}
-	conds := slices.Clone(cur)
-	var changed []metav1.Condition
-	for _, c := range want {
-		if old := meta.FindStatusCondition(conds, c.Type); old != nil && old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message {
-			continue
-		}
-		meta.SetStatusCondition(&conds, c)
-		changed = append(changed, c)
 	}
 	if err := r.exportStatus(ctx, cluster, se, conds); err != nil {
 		return 0, err

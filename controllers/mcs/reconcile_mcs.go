@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
@@ -330,20 +329,14 @@ func clusterNames(cs []*clusterv1alpha1.Cluster) []string {
 // what changed: one event per change, not per reconcile (endpoints change
 // often).
 func (r *serviceReconciler) report(ctx context.Context, m *networkingv1alpha1.MultiClusterService, o *outcome) error {
-	conds := slices.Clone(m.Status.Conditions)
-	var changed []metav1.Condition
+	var want []metav1.Condition
 	for _, c := range []metav1.Condition{o.applied, o.dispatched} {
-		if c.Type == "" {
-			continue
+		if c.Type != "" {
+			c.ObservedGeneration = m.Generation
+			want = append(want, c)
 		}
-		c.ObservedGeneration = m.Generation
-		cur := meta.FindStatusCondition(conds, c.Type)
-		if cur != nil && cur.Status == c.Status && cur.Reason == c.Reason && cur.Message == c.Message && cur.ObservedGeneration == c.ObservedGeneration {
-			continue
-		}
-		meta.SetStatusCondition(&conds, c)
-		changed = append(changed, c)
 	}
+	conds, changed := plan.MergeConditions(m.Status.Conditions, want)
 	if len(changed) == 0 {
 		return nil
 	}

@@ -2,11 +2,14 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	multiclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/multicluster/v1alpha1"
 )
@@ -63,45 +66,28 @@ func protocol(p corev1.ServicePort) corev1.Protocol {
 	return p.Protocol
 }
 
-// ServicePorts reads the ports of a Service object (unstructured spec).
+// ServicePorts reads the ports of a Service object's spec.
 func ServicePorts(spec map[string]any) []corev1.ServicePort {
-	raw, _ := spec["ports"].([]any)
-	out := make([]corev1.ServicePort, 0, len(raw))
-	for _, r := range raw {
-		m, ok := r.(map[string]any)
-		if !ok {
-			continue
-		}
-		p := corev1.ServicePort{}
-		p.Name, _ = m["name"].(string)
-		switch n := m["port"].(type) {
-		case int64:
-			p.Port = int32(n)
-		case float64:
-			p.Port = int32(n)
-		}
-		if s, ok := m["protocol"].(string); ok {
-			p.Protocol = corev1.Protocol(s)
-		}
-		out = append(out, p)
+	var s corev1.ServiceSpec
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(spec, &s); err != nil {
+		return nil
 	}
-	return out
+	return s.Ports
 }
 
-// SameConditions tells whether cur already says what want says (type,
-// status, reason, message), whatever the times.
-func SameConditions(cur, want []metav1.Condition) bool {
-	for _, w := range want {
-		found := false
-		for _, c := range cur {
-			if c.Type == w.Type {
-				found = c.Status == w.Status && c.Reason == w.Reason && c.Message == w.Message
-				break
-			}
+// MergeConditions sets want over cur: merged is cur with each condition of
+// want that says something else (status, reason, message, observed
+// generation) set (its transition time kept when the status is the
+// same), changed those conditions; nothing changed, nothing is to write.
+func MergeConditions(cur, want []metav1.Condition) (merged, changed []metav1.Condition) {
+	merged = slices.Clone(cur)
+	for _, c := range want {
+		if old := meta.FindStatusCondition(merged, c.Type); old != nil && old.Status == c.Status && old.Reason == c.Reason &&
+			old.Message == c.Message && old.ObservedGeneration == c.ObservedGeneration {
+			continue
 		}
-		if !found {
-			return false
-		}
+		meta.SetStatusCondition(&merged, c)
+		changed = append(changed, c)
 	}
-	return true
+	return merged, changed
 }
