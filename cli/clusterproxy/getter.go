@@ -1,6 +1,7 @@
 package clusterproxy
 
 import (
+	"context"
 	"strings"
 	"sync"
 
@@ -21,6 +22,20 @@ func Config(cp *rest.Config, cluster string) *rest.Config {
 	c := rest.CopyConfig(cp)
 	c.Host = strings.TrimSuffix(cp.Host, "/") + clusterv1alpha1.ProxyPath(cluster)
 	return c
+}
+
+// Reach asks a member's /version through the proxy (member is Config's),
+// so that a caller the control plane refuses the proxy, or a member that
+// does not answer, is told so with the control plane's own error
+// (Forbidden, NotFound, ServiceUnavailable) before kubectl's discovery
+// turns it into "unknown".
+func Reach(ctx context.Context, member *rest.Config) error {
+	d, err := discovery.NewDiscoveryClientForConfig(member)
+	if err != nil {
+		return err
+	}
+	// Error, unlike Raw, decodes the Status of a refusal into its message.
+	return d.RESTClient().Get().AbsPath("/version").Do(ctx).Error()
 }
 
 // Getter is a genericclioptions.RESTClientGetter of one member, reached

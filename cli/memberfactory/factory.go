@@ -7,8 +7,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
@@ -64,24 +62,11 @@ func (f *Factory) Use(ctx context.Context, cluster string) error {
 	if err := CheckCluster(ctx, karmada, cluster); err != nil {
 		return err
 	}
-	if err := reach(ctx, clusterproxy.Config(cfg, cluster)); err != nil {
+	if err := clusterproxy.Reach(ctx, clusterproxy.Config(cfg, cluster)); err != nil {
 		return fmt.Errorf("cluster(%s): %w", cluster, err)
 	}
 	f.Factory, f.cluster = kubectlFactory(clusterproxy.NewGetter(f.controlPlane, cluster)), cluster
 	return nil
-}
-
-// reach asks the member's /version through the proxy, so that a caller
-// the control plane refuses the proxy, or a member that does not answer,
-// is told so plainly before kubectl's discovery turns the answer into
-// "unknown".
-func reach(ctx context.Context, member *rest.Config) error {
-	kube, err := kubernetes.NewForConfig(member)
-	if err != nil {
-		return err
-	}
-	// Error, unlike Raw, decodes the Status of a refusal into its message.
-	return kube.CoreV1().RESTClient().Get().AbsPath("/version").Do(ctx).Error()
 }
 
 // CheckCluster fails unless the control plane has a Cluster named name,

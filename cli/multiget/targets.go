@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 
 	"github.com/flotilla-io/flotilla/cli/clusterproxy"
@@ -102,10 +101,9 @@ func (g timeoutGetter) ToRESTConfig() (*rest.Config, error) {
 	return c, nil
 }
 
-// Probe asks a member for its version through the proxy, so that a
-// member the caller may not reach, or that does not answer, is reported
-// with the control plane's own error (Forbidden, NotFound,
-// ServiceUnavailable) before discovery turns it into a vaguer one.
+// Probe asks a member for its version through the proxy
+// (clusterproxy.Reach), so that an unreachable or forbidden member is
+// reported with the control plane's own error.
 func Probe(ctx context.Context, t Target) error {
 	if t.ControlPlane {
 		return nil
@@ -114,11 +112,7 @@ func Probe(ctx context.Context, t Target) error {
 	if err != nil {
 		return err
 	}
-	d, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	return d.RESTClient().Get().AbsPath("/version").Do(ctx).Error()
+	return clusterproxy.Reach(ctx, cfg)
 }
 
 // Outcome is what reading one target gave.
