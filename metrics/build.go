@@ -1,36 +1,26 @@
 package metrics
 
 import (
-	"runtime"
 	"runtime/debug"
 
 	k8smetrics "k8s.io/component-base/metrics"
+
+	"github.com/flotilla-io/flotilla/buildinfo"
 )
 
 // buildLabels are karmada_build_info's labels (Karmada's), read from the
 // binary's embedded build information: the main module's version and, when
 // the binary was built with VCS stamping, its commit, tree state and time.
 func buildLabels(info *debug.BuildInfo, ok bool) map[string]string {
-	l := map[string]string{
-		"git_version": "", "git_commit": "", "git_short_commit": "", "git_tree_state": "", "build_date": "",
-		"go_version": runtime.Version(), "compiler": runtime.Compiler, "platform": runtime.GOOS + "/" + runtime.GOARCH,
-	}
 	if !ok {
-		return l
+		info = nil
 	}
-	l["git_version"] = info.Main.Version
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			l["git_commit"] = s.Value
-			l["git_short_commit"] = s.Value[:min(7, len(s.Value))]
-		case "vcs.modified":
-			l["git_tree_state"] = map[string]string{"true": "dirty", "false": "clean"}[s.Value]
-		case "vcs.time":
-			l["build_date"] = s.Value
-		}
+	v := buildinfo.From(info)
+	return map[string]string{
+		"git_version": v.GitVersion, "git_commit": v.GitCommit, "git_short_commit": v.GitCommit[:min(7, len(v.GitCommit))],
+		"git_tree_state": v.GitTreeState, "build_date": v.BuildDate,
+		"go_version": v.GoVersion, "compiler": v.Compiler, "platform": v.Platform,
 	}
-	return l
 }
 
 func newBuildInfo() *k8smetrics.Gauge {

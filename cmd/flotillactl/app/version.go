@@ -4,24 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/version"
 	"sigs.k8s.io/yaml"
+
+	"github.com/flotilla-io/flotilla/buildinfo"
 )
 
 // clientVersion is karmadactl's version.Info of this binary.
-type clientVersion struct {
-	GitVersion   string `json:"gitVersion"`
-	GitCommit    string `json:"gitCommit"`
-	GitTreeState string `json:"gitTreeState"`
-	BuildDate    string `json:"buildDate"`
-	GoVersion    string `json:"goVersion"`
-	Compiler     string `json:"compiler"`
-	Platform     string `json:"platform"`
-}
+type clientVersion buildinfo.Info
 
 // String prints the version as karmadactl does (Go syntax of version.Info).
 func (v clientVersion) String() string {
@@ -30,26 +23,8 @@ func (v clientVersion) String() string {
 }
 
 // newClientVersion reads the version from what the Go toolchain recorded
-// in the binary: the module version, and the VCS revision, time and state
-// when it was built from a checkout.
-func newClientVersion(bi *debug.BuildInfo) clientVersion {
-	v := clientVersion{GoVersion: runtime.Version(), Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH}
-	if bi == nil {
-		return v
-	}
-	v.GitVersion = bi.Main.Version
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v.GitCommit = s.Value
-		case "vcs.time":
-			v.BuildDate = s.Value
-		case "vcs.modified":
-			v.GitTreeState = map[string]string{"true": "dirty", "false": "clean"}[s.Value]
-		}
-	}
-	return v
-}
+// in the binary.
+func newClientVersion(bi *debug.BuildInfo) clientVersion { return clientVersion(buildinfo.From(bi)) }
 
 // versions is what -o json|yaml prints, kubectl version's shape.
 type versions struct {

@@ -1,0 +1,48 @@
+// Package buildinfo reads the version of a binary from what the Go
+// toolchain recorded in it (the main module's version and, built from a
+// checkout, its VCS revision, time and state), named as Karmada's
+// version.Info names it: karmada_build_info's labels and flotillactl
+// version print it.
+package buildinfo
+
+import (
+	"runtime"
+	"runtime/debug"
+)
+
+// Info is a binary's version.
+type Info struct {
+	GitVersion   string `json:"gitVersion"`
+	GitCommit    string `json:"gitCommit"`
+	GitTreeState string `json:"gitTreeState"`
+	BuildDate    string `json:"buildDate"`
+	GoVersion    string `json:"goVersion"`
+	Compiler     string `json:"compiler"`
+	Platform     string `json:"platform"`
+}
+
+// From reads bi (nil: only the Go toolchain's part is known).
+func From(bi *debug.BuildInfo) Info {
+	v := Info{GoVersion: runtime.Version(), Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if bi == nil {
+		return v
+	}
+	v.GitVersion = bi.Main.Version
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v.GitCommit = s.Value
+		case "vcs.time":
+			v.BuildDate = s.Value
+		case "vcs.modified":
+			v.GitTreeState = map[string]string{"true": "dirty", "false": "clean"}[s.Value]
+		}
+	}
+	return v
+}
+
+// Read is From of this binary's build information.
+func Read() Info {
+	bi, _ := debug.ReadBuildInfo()
+	return From(bi)
+}
