@@ -66,6 +66,9 @@ func validateMultiClusterServiceSpec(s *networkingv1alpha1.MultiClusterServiceSp
 		errs = append(errs, field.Invalid(tp, s.Types, "MultiClusterService types should not contain more than one type"))
 	}
 
+	if len(s.Ports) > maxMCSPorts {
+		errs = append(errs, field.TooMany(p.Child("ports"), len(s.Ports), maxMCSPorts))
+	}
 	portNames := sets.New[string]()
 	for i, port := range s.Ports {
 		pp := p.Child("ports").Index(i)
@@ -90,8 +93,18 @@ func validateMultiClusterServiceSpec(s *networkingv1alpha1.MultiClusterServiceSp
 	return append(errs, validateClusterSelectors(s.ConsumerClusters, p.Child("consumerClusters"))...)
 }
 
+// Bounds of a MultiClusterService: what one reconcile reads and writes
+// grows with them.
+const (
+	maxMCSClusters = 1000
+	maxMCSPorts    = 100
+)
+
 func validateClusterSelectors(sel []networkingv1alpha1.ClusterSelector, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
+	if len(sel) > maxMCSClusters {
+		return field.ErrorList{field.TooMany(p, len(sel), maxMCSClusters)}
+	}
 	for i, s := range sel {
 		errs = append(errs, validateClusterName(s.Name, p.Index(i).Child("name"))...)
 	}
@@ -100,6 +113,9 @@ func validateClusterSelectors(sel []networkingv1alpha1.ClusterSelector, p *field
 
 func validateClusterNames(names []string, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
+	if len(names) > maxMCSClusters {
+		return field.ErrorList{field.TooMany(p, len(names), maxMCSClusters)}
+	}
 	for i, n := range names {
 		errs = append(errs, validateClusterName(n, p.Index(i))...)
 	}

@@ -74,6 +74,11 @@ func TestValidateMultiClusterService(t *testing.T) {
 		{"bad consumption cluster", func(m *mcs) { m.Spec.ServiceConsumptionClusters[0] = "a.b" }, "spec.serviceConsumptionClusters[0]: Invalid"},
 		{"provider without name", func(m *mcs) { m.Spec.ProviderClusters[0].Name = "" }, "spec.providerClusters[0].name: Required"},
 		{"consumer name too long", func(m *mcs) { m.Spec.ConsumerClusters[1].Name = strings.Repeat("m", 49) }, "spec.consumerClusters[1].name: Invalid"},
+		{"too many consumers", func(m *mcs) {
+			m.Spec.ConsumerClusters = make([]networkingv1alpha1.ClusterSelector, maxMCSClusters+1)
+		}, "spec.consumerClusters: Too many: 1001: must have at most 1000 items"},
+		{"too many range clusters", func(m *mcs) { m.Spec.Range.ClusterNames = make([]string, maxMCSClusters+1) }, "spec.range.clusterNames: Too many"},
+		{"too many ports", func(m *mcs) { m.Spec.Ports = make([]networkingv1alpha1.ExposurePort, maxMCSPorts+1) }, "spec.ports: Too many"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
