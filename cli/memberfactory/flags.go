@@ -79,6 +79,14 @@ func (f *Flags) AddScopeFlags(fs *pflag.FlagSet, cp *genericclioptions.ConfigFla
 	f.Scope = ScopeKarmada
 	fs.VarP(&f.Scope, ScopeFlag, "s", "Where the command operates: karmada (the control plane) or members (the member named by -C/--cluster). -C alone implies members.")
 	fs.StringVarP(&f.Cluster, ClusterFlag, "C", "", "The member cluster to operate in, reached through the control plane's clusters/{name}/proxy.")
+	AddServerFlag(fs, cp)
+}
+
+// AddServerFlag declares kubectl's --server (a root flag of cp, shorthand
+// -s) again on fs without its shorthand, for a command whose -s is
+// karmadactl's --operation-scope: the command's own flags shadow the
+// root's, so --server keeps working there.
+func AddServerFlag(fs *pflag.FlagSet, cp *genericclioptions.ConfigFlags) {
 	if cp != nil && cp.APIServer != nil {
 		fs.StringVar(cp.APIServer, serverFlag, *cp.APIServer, "The address and port of the control plane's API server.")
 	}

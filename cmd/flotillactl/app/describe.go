@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/flotilla-io/flotilla/cli/memberfactory"
 	"github.com/flotilla-io/flotilla/cli/multiget"
 )
 
@@ -38,13 +39,13 @@ describes every object whose name starts with NAME_PREFIX.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IOStreams = commandStreams(cmd)
 			o.Flags.IOStreams = o.IOStreams
-			o.Selection.ScopeSet = cmd.Flags().Changed("operation-scope")
+			o.Selection.ScopeSet = cmd.Flags().Changed(memberfactory.ScopeFlag)
 			return o.Run(cmd.Context(), cp.config, cp.clusterNames, self, args)
 		},
 	}
 	o.Flags.AddFlags(cmd)
 	fs := cmd.Flags()
-	addSelectionFlags(fs, &o.Selection, "describe in")
+	addSelectionFlags(fs, cp, &o.Selection, "describe in")
 	// karmadactl describe names its one member --cluster. It shadows
 	// kubectl's --cluster (a kubeconfig cluster) for this command only;
 	// --context still chooses the control plane.

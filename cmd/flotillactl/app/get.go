@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/flotilla-io/flotilla/cli/memberfactory"
 	"github.com/flotilla-io/flotilla/cli/multiget"
 )
 
@@ -52,13 +53,13 @@ resource.karmada.io/cached-from-cluster with their cluster.`,
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IOStreams = commandStreams(cmd)
-			o.Selection.ScopeSet = cmd.Flags().Changed("operation-scope")
+			o.Selection.ScopeSet = cmd.Flags().Changed(memberfactory.ScopeFlag)
 			return o.Run(cmd.Context(), cp.config, cp.clusterNames, args)
 		},
 	}
 	o.PrintFlags.AddFlags(cmd)
 	fs := cmd.Flags()
-	addSelectionFlags(fs, &o.Selection, "read")
+	addSelectionFlags(fs, cp, &o.Selection, "read")
 	fs.StringVarP(&o.LabelSelector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'. (e.g. -l key1=value1,key2=value2)")
 	fs.StringVar(&o.LabelSelector, "labels", "", "Alias of --selector (karmadactl's name).")
 	fs.StringVar(&o.FieldSelector, "field-selector", "", "Selector (field query) to filter on, supports '=', '==', and '!='. The server only supports a limited number of field queries per type.")
@@ -73,9 +74,10 @@ resource.karmada.io/cached-from-cluster with their cluster.`,
 
 // addSelectionFlags adds karmadactl's --operation-scope and -C, and the
 // per-cluster deadline.
-func addSelectionFlags(fs *pflag.FlagSet, sel *multiget.Selection, verb string) {
-	fs.Var(&sel.Scope, "operation-scope", "Where to "+verb+": karmada (the control plane), members (member clusters) or all (both).")
+func addSelectionFlags(fs *pflag.FlagSet, cp *controlPlaneFlags, sel *multiget.Selection, verb string) {
+	fs.VarP(&sel.Scope, memberfactory.ScopeFlag, "s", "Where to "+verb+": karmada (the control plane), members (member clusters) or all (both).")
 	fs.StringSliceVarP(&sel.Clusters, "clusters", "C", nil, "The member clusters to "+verb+" (comma-separated, e.g. -C member1,member2); all members when empty. Alone, implies --operation-scope=members.")
+	memberfactory.AddServerFlag(fs, cp.config)
 	fs.DurationVar(&sel.Timeout, "member-timeout", sel.Timeout, "How long to wait for each cluster; one that has not answered by then is skipped with a warning. 0 waits as long as it takes.")
 }
 

@@ -23,6 +23,8 @@ func TestMemberCommandsHelp(t *testing.T) {
 	}{
 		{[]string{"logs"}, []string{"-C, --cluster", "--tail", "kubectl flotilla logs nginx -C member1"}},
 		{[]string{"exec"}, []string{"-C, --cluster", "--stdin", "kubectl flotilla exec mypod -C member1 -- date"}},
+		{[]string{"get"}, []string{"-s, --operation-scope", "-C, --clusters", "--server string", "--watch"}},
+		{[]string{"describe"}, []string{"-s, --operation-scope", "-C, --clusters", "--server string"}},
 		{[]string{"attach"}, []string{"-s, --operation-scope", "-C, --cluster", "--server string"}},
 		{[]string{"api-resources"}, []string{"-s, --operation-scope", "-C, --cluster", "--api-group"}},
 		{[]string{"api-versions"}, []string{"-s, --operation-scope", "-C, --cluster"}},
