@@ -107,14 +107,15 @@ func (e *Environment) waitFlotillaServed(ctx context.Context, p *Process) error 
 const FlotillactlBinary = "flotillactl"
 
 // Join joins member to the control plane in push mode with
-// `flotillactl join`, as a user would.
+// `flotillactl join`, as a user would. It does not wait for the Cluster
+// to be Ready (--wait=0): the suites join every member, then wait for all.
 func (e *Environment) Join(ctx context.Context, member string) error {
 	m := e.Member(member)
 	if m == nil {
 		return fmt.Errorf("no member %q", member)
 	}
 	cmd := exec.CommandContext(ctx, e.bin(FlotillactlBinary), "join", member,
-		"--kubeconfig="+e.Host.Kubeconfig, "--cluster-kubeconfig="+m.Kubeconfig)
+		"--kubeconfig="+e.Host.Kubeconfig, "--cluster-kubeconfig="+m.Kubeconfig, "--wait=0")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("flotillactl join %s: %w\n%s", member, err, out)

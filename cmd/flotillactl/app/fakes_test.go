@@ -151,6 +151,7 @@ func newJoin() *joinOptions {
 	o := newJoinOptions()
 	o.ClusterName = "member1"
 	o.token = tokenWait{timeout: 2 * time.Second, interval: 10 * time.Millisecond}
+	o.ready = readyWait{} // no status controller here; TestJoinWaitsForReady waits
 	return o
 }
 

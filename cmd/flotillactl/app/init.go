@@ -118,8 +118,10 @@ installation (and deletes what the chart no longer makes) and deinit removes
 exactly that. Generated certificates are read back and kept.
 
 With --wait (the default) it then waits until every APIService it made is
-Available, printing the progress, and on --timeout names those that are not.
-It ends with the commands that join or register member clusters.`,
+Available, and on --timeout names those that are not. Each object applied
+and the wait are reported on stderr, as karmadactl init logs them; the
+result ends on stdout with the commands that join or register member
+clusters.`,
 		Example: fmt.Sprintf(`  # Two replicas on a bundled 3-member etcd (the defaults)
   %[1]s init
 
@@ -138,7 +140,7 @@ It ends with the commands that join or register member clusters.`,
 			if err != nil {
 				return fmt.Errorf("loading the host kubeconfig: %w", err)
 			}
-			return o.run(cmd.Context(), cfg, cmd.OutOrStdout())
+			return o.run(cmd.Context(), cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	o.addFlags(cmd.Flags())
@@ -163,7 +165,10 @@ func (o *initOptions) validate() error {
 	return nil
 }
 
-func (o *initOptions) run(ctx context.Context, cfg *rest.Config, out io.Writer) error {
+// run installs; each object applied and the wait for the APIServices are
+// reported on progress (stderr, as karmadactl init logs them), the result
+// and the next commands on out.
+func (o *initOptions) run(ctx context.Context, cfg *rest.Config, out, progress io.Writer) error {
 	vals, err := o.values()
 	if err != nil {
 		return fmt.Errorf("chart values: %w", err)
@@ -187,7 +192,10 @@ func (o *initOptions) run(ctx context.Context, cfg *rest.Config, out io.Writer) 
 		}
 		return nil
 	}
-	in, err := o.installer(cfg, out)
+	if o.DryRun == dryRunServer {
+		progress = out // what would be done is the result
+	}
+	in, err := o.installer(cfg, progress)
 	if err != nil {
 		return err
 	}

@@ -40,12 +40,15 @@ type joinOptions struct {
 	setProvider, setRegion, setZones bool
 	// token is how long to wait for the member's token controller.
 	token tokenWait
+	// ready is how long to wait for the Cluster to be Ready (--wait).
+	ready readyWait
 }
 
 func newJoinOptions() *joinOptions {
 	return &joinOptions{
 		ClusterNamespace: defaultClusterNamespace,
 		token:            tokenWait{timeout: 60 * time.Second, interval: time.Second},
+		ready:            readyWait{enabled: true, timeout: defaultJoinWait, interval: time.Second},
 	}
 }
 
@@ -63,7 +66,13 @@ karmada-<name> bound to ClusterRole karmada-controller-manager:karmada-<name>
 In the control plane: Secrets <name> (token, caBundle) and <name>-impersonator
 (token) in --cluster-namespace, owned by the Cluster <name>, which points at them.
 
-Running join again changes only what differs.`,
+Running join again changes only what differs.
+
+Once joined (karmadactl's "cluster(<name>) is joined successfully" on stdout),
+join waits up to --wait for the Cluster to be Ready, printing on stderr each
+state of its Ready condition. --wait=0 returns at once, as karmadactl join
+does. Not Ready in time is a warning, or an error (exit 1) when --wait was
+given.`,
 		Example: fmt.Sprintf(`  # Join the cluster of the current context of member1.config as member1
   %[1]s join member1 --cluster-kubeconfig=member1.config
 
@@ -85,7 +94,8 @@ Running join again changes only what differs.`,
 			if err != nil {
 				return fmt.Errorf("join cluster %q: %w", o.ClusterName, err)
 			}
-			return o.run(cmd.Context(), cpc, m, cmd.OutOrStdout())
+			o.ready.required = cmd.Flags().Changed("wait")
+			return o.run(cmd.Context(), cpc, m, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	o.addFlags(cmd.Flags())
@@ -100,6 +110,8 @@ func (o *joinOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ClusterRegion, "cluster-region", o.ClusterRegion, "Region of the cluster (spec.region), for spreading workloads across regions.")
 	fs.StringSliceVar(&o.ClusterZones, "cluster-zones", o.ClusterZones, "Zones of the cluster (spec.zones), comma-separated, for spreading workloads across zones.")
 	fs.BoolVar(&o.DryRun, "dry-run", o.DryRun, "Only print what would change; read but write nothing.")
+	fs.Var(waitValue{enabled: &o.ready.enabled, timeout: &o.ready.timeout}, "wait",
+		"How long to wait for the joined Cluster to be Ready, with progress on stderr (a duration); 0 or false: return once joined.")
 	fs.BoolVar(&o.Force, "force", o.Force, "Take over a Cluster of that name registered for another member (other id) or in Pull mode, or register a member already registered under another name.")
 }
 
@@ -139,8 +151,9 @@ type memberCredentials struct {
 	token, caCert, impersonatorToken []byte
 }
 
-// run joins the member m to the control plane cp.
-func (o *joinOptions) run(ctx context.Context, cp controlPlane, m *memberCluster, out io.Writer) error {
+// run joins the member m to the control plane cp, then waits for the
+// Cluster to be Ready, reporting on progress.
+func (o *joinOptions) run(ctx context.Context, cp controlPlane, m *memberCluster, out, progress io.Writer) error {
 	p := printer{out: out, dryRun: o.DryRun}
 	if err := o.join(ctx, cp, m, p); err != nil {
 		return fmt.Errorf("join cluster %q: %w", o.ClusterName, err)
@@ -150,7 +163,7 @@ func (o *joinOptions) run(ctx context.Context, cp controlPlane, m *memberCluster
 		return nil
 	}
 	fmt.Fprintf(out, "cluster(%s) is joined successfully\n", o.ClusterName)
-	return nil
+	return waitReady(ctx, cp.karmada.ClusterV1alpha1().Clusters(), o.ClusterName, o.ready, progress)
 }
 
 func (o *joinOptions) join(ctx context.Context, cp controlPlane, m *memberCluster, p printer) error {

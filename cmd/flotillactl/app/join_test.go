@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
@@ -27,7 +29,7 @@ func TestJoinCreatesExactlyKarmadasObjects(t *testing.T) {
 	o.ClusterZones, o.setZones = []string{"eu-west-1a", "eu-west-1b"}, true
 
 	var out bytes.Buffer
-	if err := o.run(ctx, e.cp, e.m, &out); err != nil {
+	if err := o.run(ctx, e.cp, e.m, &out, io.Discard); err != nil {
 		t.Fatalf("join: %v", err)
 	}
 	if !strings.HasSuffix(out.String(), "cluster(member1) is joined successfully\n") {
@@ -156,7 +158,7 @@ func TestJoinCABundleFallsBackToKubeconfigCA(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, tokensOnCreateNoCA, nil)
 	e.m.insecure = true
-	if err := newJoin().run(ctx, e.cp, e.m, &bytes.Buffer{}); err != nil {
+	if err := newJoin().run(ctx, e.cp, e.m, &bytes.Buffer{}, io.Discard); err != nil {
 		t.Fatalf("join: %v", err)
 	}
 	s, err := e.cpKube.CoreV1().Secrets("karmada-cluster").Get(ctx, "member1", metav1.GetOptions{})
@@ -179,7 +181,7 @@ func TestJoinTwiceChangesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t, tokensOnCreate, nil)
-	if err := newJoin().run(ctx, e.cp, e.m, &bytes.Buffer{}); err != nil {
+	if err := newJoin().run(ctx, e.cp, e.m, &bytes.Buffer{}, io.Discard); err != nil {
 		t.Fatalf("first join: %v", err)
 	}
 	// A controller taints the cluster meanwhile; join must keep that.
@@ -191,7 +193,7 @@ func TestJoinTwiceChangesNothing(t *testing.T) {
 	e.clearActions()
 
 	var out bytes.Buffer
-	if err := newJoin().run(ctx, e.cp, e.m, &out); err != nil {
+	if err := newJoin().run(ctx, e.cp, e.m, &out, io.Discard); err != nil {
 		t.Fatalf("second join: %v", err)
 	}
 	if got := writes(e.fakes()...); len(got) != 0 {
@@ -227,7 +229,7 @@ func TestJoinUpdatesWhatDiffers(t *testing.T) {
 		},
 	}
 	e := newEnv(t, tokensOnCreate, []runtime.Object{preNS, preCR}, staleSecret, preCluster)
-	if err := newJoin().run(ctx, e.cp, e.m, &bytes.Buffer{}); err != nil {
+	if err := newJoin().run(ctx, e.cp, e.m, &bytes.Buffer{}, io.Discard); err != nil {
 		t.Fatalf("join: %v", err)
 	}
 
@@ -265,7 +267,7 @@ func TestJoinRefusesAnotherMembersCluster(t *testing.T) {
 		}
 	}
 	e := newEnv(t, tokensOnCreate, nil, other())
-	err := newJoin().run(ctx, e.cp, e.m, &bytes.Buffer{})
+	err := newJoin().run(ctx, e.cp, e.m, &bytes.Buffer{}, io.Discard)
 	mustContain(t, err, `join cluster "member1"`, "already registered for another member", "uid-of-another-member", testMemberUID, "--force")
 	if got := writes(e.fakes()...); len(got) != 0 {
 		t.Errorf("a refused join wrote %v", got)
@@ -274,7 +276,7 @@ func TestJoinRefusesAnotherMembersCluster(t *testing.T) {
 	e = newEnv(t, tokensOnCreate, nil, other())
 	o := newJoin()
 	o.Force = true
-	if err := o.run(ctx, e.cp, e.m, &bytes.Buffer{}); err != nil {
+	if err := o.run(ctx, e.cp, e.m, &bytes.Buffer{}, io.Discard); err != nil {
 		t.Fatalf("join --force: %v", err)
 	}
 	c, _ := e.cpKarmada.ClusterV1alpha1().Clusters().Get(ctx, "member1", metav1.GetOptions{})
@@ -290,7 +292,7 @@ func TestJoinRefusesMemberJoinedUnderAnotherName(t *testing.T) {
 		Spec:       clusterv1alpha1.ClusterSpec{ID: testMemberUID, SyncMode: clusterv1alpha1.Push},
 	}
 	e := newEnv(t, tokensOnCreate, nil, old)
-	err := newJoin().run(context.Background(), e.cp, e.m, &bytes.Buffer{})
+	err := newJoin().run(context.Background(), e.cp, e.m, &bytes.Buffer{}, io.Discard)
 	mustContain(t, err, "already registered as cluster old-name")
 	if got := writes(e.fakes()...); len(got) != 0 {
 		t.Errorf("a refused join wrote %v", got)
@@ -304,14 +306,14 @@ func TestJoinRefusesPullCluster(t *testing.T) {
 		Spec:       clusterv1alpha1.ClusterSpec{ID: testMemberUID, SyncMode: clusterv1alpha1.Pull},
 	}
 	e := newEnv(t, tokensOnCreate, nil, pull)
-	mustContain(t, newJoin().run(context.Background(), e.cp, e.m, &bytes.Buffer{}), "Pull mode")
+	mustContain(t, newJoin().run(context.Background(), e.cp, e.m, &bytes.Buffer{}, io.Discard), "Pull mode")
 }
 
 func TestJoinWaitsForTheTokenController(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t, tokensAfterTwoReads, nil)
-	if err := newJoin().run(ctx, e.cp, e.m, &bytes.Buffer{}); err != nil {
+	if err := newJoin().run(ctx, e.cp, e.m, &bytes.Buffer{}, io.Discard); err != nil {
 		t.Fatalf("join: %v", err)
 	}
 	s, _ := e.cpKube.CoreV1().Secrets("karmada-cluster").Get(ctx, "member1-impersonator", metav1.GetOptions{})
@@ -322,7 +324,7 @@ func TestJoinWaitsForTheTokenController(t *testing.T) {
 	e = newEnv(t, tokensNever, nil)
 	o := newJoin()
 	o.token.timeout = 50 * time.Millisecond
-	err := o.run(ctx, e.cp, e.m, &bytes.Buffer{})
+	err := o.run(ctx, e.cp, e.m, &bytes.Buffer{}, io.Discard)
 	mustContain(t, err, `join cluster "member1"`, "token controller", "karmada-cluster/karmada-impersonator")
 }
 
@@ -332,7 +334,7 @@ func TestJoinDryRunWritesNothing(t *testing.T) {
 	o := newJoin()
 	o.DryRun = true
 	var out bytes.Buffer
-	if err := o.run(context.Background(), e.cp, e.m, &out); err != nil {
+	if err := o.run(context.Background(), e.cp, e.m, &out, io.Discard); err != nil {
 		t.Fatalf("join --dry-run: %v", err)
 	}
 	if got := writes(e.fakes()...); len(got) != 0 {
@@ -375,6 +377,95 @@ func TestJoinValidate(t *testing.T) {
 				return
 			}
 			mustContain(t, err, tc.want)
+		})
+	}
+}
+
+// TestJoinWaitsForReady: after karmadactl's line on stdout, join reports
+// on stderr each state of the Cluster's Ready condition until it is True;
+// not Ready in time is a warning by default and an error with --wait.
+func TestJoinWaitsForReady(t *testing.T) {
+	t.Parallel()
+	readyAfter := func(gets int, e *env) {
+		n := 0
+		e.cpKarmada.PrependReactor("get", "clusters", func(action clienttesting.Action) (bool, runtime.Object, error) {
+			if n++; n < gets {
+				obj, err := e.cpKarmada.Tracker().Get(clusterv1alpha1.SchemeGroupVersion.WithResource("clusters"), "", "member1")
+				if err != nil {
+					return true, nil, err
+				}
+				c := obj.(*clusterv1alpha1.Cluster).DeepCopy()
+				c.Status.Conditions = []metav1.Condition{{Type: clusterv1alpha1.ClusterConditionReady, Status: metav1.ConditionFalse, Reason: "ClusterNotReachable", Message: "cluster is not reachable"}}
+				return true, c, nil
+			}
+			obj, err := e.cpKarmada.Tracker().Get(clusterv1alpha1.SchemeGroupVersion.WithResource("clusters"), "", "member1")
+			if err != nil {
+				return true, nil, err
+			}
+			c := obj.(*clusterv1alpha1.Cluster).DeepCopy()
+			c.Status.Conditions = []metav1.Condition{{Type: clusterv1alpha1.ClusterConditionReady, Status: metav1.ConditionTrue, Reason: "ClusterReady", Message: "cluster is healthy and ready to accept workloads"}}
+			return true, c, nil
+		})
+	}
+	for _, tc := range []struct {
+		name       string
+		gets       int // the Cluster is Ready from this read of join's wait on; 0: never
+		ready      readyWait
+		wantErr    string
+		wantStderr []string
+		notStderr  []string
+	}{
+		{
+			name:       "ready after two reads",
+			gets:       3,
+			ready:      readyWait{enabled: true, timeout: 5 * time.Second, interval: 10 * time.Millisecond},
+			wantStderr: []string{"waiting up to 5s for cluster(member1) to be Ready", "cluster(member1): Ready=False (ClusterNotReachable): cluster is not reachable\n", "cluster(member1) is Ready after "},
+		},
+		{
+			name:       "never ready, default wait: a warning",
+			ready:      readyWait{enabled: true, timeout: 100 * time.Millisecond, interval: 10 * time.Millisecond},
+			wantStderr: []string{"cluster(member1): no Ready condition yet\n", "Warning: cluster(member1) is not Ready after 100ms (no Ready condition yet); it is joined"},
+		},
+		{
+			name:    "never ready, --wait given: an error",
+			ready:   readyWait{enabled: true, required: true, timeout: 100 * time.Millisecond, interval: 10 * time.Millisecond},
+			wantErr: "cluster(member1) is not Ready after 100ms (no Ready condition yet); it is joined",
+		},
+		{
+			name:      "--wait=0: no wait",
+			gets:      1,
+			ready:     readyWait{},
+			notStderr: []string{"waiting"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, tokensOnCreate, nil)
+			if tc.gets > 0 {
+				readyAfter(tc.gets, e)
+			}
+			o := newJoin()
+			o.ready = tc.ready
+			var out, progress bytes.Buffer
+			err := o.run(t.Context(), e.cp, e.m, &out, &progress)
+			if tc.wantErr != "" {
+				mustContain(t, err, tc.wantErr)
+			} else if err != nil {
+				t.Fatalf("join: %v\n%s", err, progress.String())
+			}
+			if !strings.HasSuffix(out.String(), "cluster(member1) is joined successfully\n") {
+				t.Errorf("stdout does not end with karmadactl's line:\n%s", out.String())
+			}
+			for _, w := range tc.wantStderr {
+				if !strings.Contains(progress.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, progress.String())
+				}
+			}
+			for _, w := range tc.notStderr {
+				if strings.Contains(progress.String(), w) {
+					t.Errorf("stderr has %q:\n%s", w, progress.String())
+				}
+			}
 		})
 	}
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -30,7 +31,7 @@ func newUnjoin() *unjoinOptions {
 func joined(t *testing.T, memberObjs ...runtime.Object) *env {
 	t.Helper()
 	e := newEnv(t, tokensOnCreate, memberObjs)
-	if err := newJoin().run(context.Background(), e.cp, e.m, &bytes.Buffer{}); err != nil {
+	if err := newJoin().run(context.Background(), e.cp, e.m, &bytes.Buffer{}, io.Discard); err != nil {
 		t.Fatalf("join: %v", err)
 	}
 	e.clearActions()
@@ -259,7 +260,7 @@ func TestUnjoinKeepsSharedObjectsOfOtherJoins(t *testing.T) {
 	// The same member joined as member2 too (e.g. to a second control plane).
 	o := newJoin()
 	o.ClusterName, o.Force = "member2", true
-	if err := o.run(ctx, e.cp, e.m, &bytes.Buffer{}); err != nil {
+	if err := o.run(ctx, e.cp, e.m, &bytes.Buffer{}, io.Discard); err != nil {
 		t.Fatalf("join member2: %v", err)
 	}
 	var out bytes.Buffer

@@ -1,21 +1,26 @@
 package clusters
 
 import (
+	"bytes"
 	"context"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
 // S1: unjoin removes the cluster and everything Flotilla created for it, on
-// the control plane and in the member. member2 is joined again afterwards.
+// the control plane and in the member. member2 is then joined again as a
+// user joins it: join waits for Ready, reporting progress on stderr.
 func TestUnjoin(t *testing.T) {
 	t.Cleanup(func() { framework.Rejoin(t, "member2") })
 	ctx := t.Context()
@@ -57,5 +62,36 @@ func TestUnjoin(t *testing.T) {
 	}
 	if _, err := member.CoreV1().ServiceAccounts("karmada-cluster").Get(ctx, "karmada-member2", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("member ServiceAccount of join still exists: %v", err)
+	}
+
+	// Join again without --wait: karmadactl's line on stdout, then the wait
+	// for Ready on stderr. join refuses while the member's karmada-cluster
+	// namespace, which unjoin deleted, is still terminating: try again.
+	var stdout, stderr bytes.Buffer
+	err = wait.PollUntilContextTimeout(ctx, 2*time.Second, time.Minute, true, func(ctx context.Context) (bool, error) {
+		stdout.Reset()
+		stderr.Reset()
+		cmd := exec.CommandContext(ctx, filepath.Join(e.Options.BinDir, "flotillactl"), "join", "member2",
+			"--kubeconfig="+e.Host.Kubeconfig, "--cluster-kubeconfig="+m.Kubeconfig)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		return cmd.Run() == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("flotillactl join member2 again: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	if stdout.String() == "" || !strings.HasSuffix(stdout.String(), "cluster(member2) is joined successfully\n") {
+		t.Errorf("join's stdout does not end with karmadactl's line:\n%s", stdout.String())
+	}
+	for _, want := range []string{"waiting up to 1m0s for cluster(member2) to be Ready", "cluster(member2) is Ready after "} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("join's stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	c, err := karmada(t).ClusterV1alpha1().Clusters().Get(ctx, "member2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
+		t.Errorf("join returned before cluster member2 was Ready: %v", c.Status.Conditions)
 	}
 }

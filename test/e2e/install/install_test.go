@@ -1,6 +1,7 @@
 package install
 
 import (
+	"bytes"
 	"context"
 	"os/exec"
 	"path/filepath"
@@ -129,12 +130,21 @@ func get(t *testing.T, c install.Clients, o *unstructured.Unstructured) (*unstru
 // flotillactl runs the built flotillactl against the host.
 func flotillactl(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	stdout, stderr, err := flotillactlStreams(t, args...)
+	return stdout + stderr, err
+}
+
+// flotillactlStreams runs flotillactl and returns its stdout and stderr.
+func flotillactlStreams(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(framework.Env.Options.BinDir, "flotillactl"),
 		append(args, "--kubeconfig="+framework.Env.Host.Kubeconfig)...)
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	return o.String(), e.String(), err
 }
 
 // init creates every object the chart makes in a namespace that exists
@@ -161,14 +171,18 @@ func TestInitDeinit(t *testing.T) {
 		_ = clients.Core.RbacV1().ClusterRoles().Delete(context.Background(), keepRole.Name, metav1.DeleteOptions{})
 	})
 
-	out, err := flotillactl(t, "init", "--wait=false", "--namespace="+ns)
+	stdout, stderr, err := flotillactlStreams(t, "init", "--wait=false", "--namespace="+ns)
 	if err != nil {
-		t.Fatalf("init: %v\n%s", err, out)
+		t.Fatalf("init: %v\n%s%s", err, stdout, stderr)
 	}
-	t.Logf("init:\n%s", out)
-	for _, want := range []string{"apiservice/v1alpha1.cluster.karmada.io created", "flotillactl join"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("init output lacks %q", want)
+	t.Logf("init:\n%s%s", stderr, stdout)
+	// Progress on stderr, as karmadactl init logs it; the result on stdout.
+	if !strings.Contains(stderr, "apiservice/v1alpha1.cluster.karmada.io created") || strings.Contains(stdout, " created") {
+		t.Errorf("init does not report each object on stderr (and only there)")
+	}
+	for _, want := range []string{"objects applied; recorded in configmap", "flotillactl join"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("init's stdout lacks %q", want)
 		}
 	}
 
@@ -222,7 +236,7 @@ func TestInitDeinit(t *testing.T) {
 	}
 
 	// Again: the certificates are read back, so nothing changes.
-	out, err = flotillactl(t, "init", "--wait=false", "--namespace="+ns)
+	out, err := flotillactl(t, "init", "--wait=false", "--namespace="+ns)
 	if err != nil {
 		t.Fatalf("second init: %v\n%s", err, out)
 	}
