@@ -39,6 +39,13 @@ type memberState struct {
 	// client with key clientKey; nil until a Work needs one.
 	informers *memberInformers
 	clientKey string
+	// untouched overrides, in tests, the bound on one-object watches
+	// (maxUntouchedWatches) and how often an object beyond it is read
+	// (untouchedPoll); zero values keep the defaults.
+	untouched struct {
+		watches int
+		poll    time.Duration
+	}
 }
 
 func newMember(name string) *memberState {

@@ -2,6 +2,7 @@ package execution
 
 import (
 	"context"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -23,7 +24,17 @@ import (
 // someone else is undone as for any applied object. Once a change of the
 // manifest writes it (labelled then), or its Work goes, the watch stops.
 // Such objects are few (promoted ones, until their template changes);
-// each costs one watch on the member.
+// each costs one watch on the member, and at most maxUntouchedWatches
+// are watched per member: beyond that, an untouched object's Work is
+// read again every untouchedPoll instead (a GET of the object), until a
+// watch is free.
+
+// maxUntouchedWatches bounds the one-object watches per member.
+const maxUntouchedWatches = 32
+
+// untouchedPoll is how often the Work of an untouched object that has no
+// watch (all maxUntouchedWatches taken) is reconciled again.
+const untouchedPoll = 30 * time.Second
 
 // objectKey names one member object.
 type objectKey struct {
@@ -56,6 +67,13 @@ func (m *memberState) watchUntouched(client *member.Client, gvr schema.GroupVers
 			return nil
 		}
 		w.cancel()
+		delete(m.informers.untouched, key)
+	}
+	if len(m.informers.untouched) >= m.maxUntouched() {
+		// No watch free: read it again later (the reconcile then asks
+		// again, and gets a watch once one is free).
+		m.queue.AddAfter(work, m.untouchedPollEvery())
+		return nil
 	}
 	ri := client.Dynamic.Resource(gvr).Namespace(key.namespace)
 	byName := fields.OneTermEqualSelector("metadata.name", key.name).String()
@@ -151,4 +169,20 @@ func (m *memberState) untouchedObject(gvr schema.GroupVersionResource, obj *unst
 		return nil, false
 	}
 	return cachedUnstructured(cached)
+}
+
+// maxUntouched is the member's bound on one-object watches.
+func (m *memberState) maxUntouched() int {
+	if m.untouched.watches > 0 {
+		return m.untouched.watches
+	}
+	return maxUntouchedWatches
+}
+
+// untouchedPollEvery is how often an unwatched untouched object is read.
+func (m *memberState) untouchedPollEvery() time.Duration {
+	if m.untouched.poll > 0 {
+		return m.untouched.poll
+	}
+	return untouchedPoll
 }
