@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/internal/names"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 

@@ -9,7 +9,7 @@ import (
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
-	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/internal/names"
 	"github.com/flotilla-io/flotilla/member"
 )
 

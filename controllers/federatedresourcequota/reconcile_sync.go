@@ -19,8 +19,8 @@ import (
 	"github.com/flotilla-io/flotilla/apis/work/mutation"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/works"
+	"github.com/flotilla-io/flotilla/internal/names"
 )
 
 // resourceQuotaKind is the kind of the objects the Works carry.

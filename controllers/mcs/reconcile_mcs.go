@@ -15,8 +15,8 @@ import (
 	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/mcs/plan"
+	"github.com/flotilla-io/flotilla/internal/names"
 	"github.com/flotilla-io/flotilla/member"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/internal/names"
+	"github.com/flotilla-io/flotilla/internal/names"
 	"github.com/flotilla-io/flotilla/metrics"
 	"github.com/flotilla-io/flotilla/metrics/metricstest"
 	"github.com/flotilla-io/flotilla/placement"

@@ -15,8 +15,8 @@ import (
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/failover"
+	"github.com/flotilla-io/flotilla/internal/names"
 )
 
 // Messages of the FullyApplied condition; Karmada's wording.

@@ -24,8 +24,8 @@ import (
 	"github.com/flotilla-io/flotilla/apis/work/mutation"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
+	"github.com/flotilla-io/flotilla/internal/names"
 )
 
 // The controller-level fixture: listers over indexers (Clusters, host

@@ -14,8 +14,8 @@ import (
 	"github.com/flotilla-io/flotilla/apis/work/mutation"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/internal/names"
 	"github.com/flotilla-io/flotilla/controllers/internal/works"
+	"github.com/flotilla-io/flotilla/internal/names"
 )
 
 // workReconciler ships one object to a member in a Work of the member's
