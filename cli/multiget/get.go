@@ -55,6 +55,9 @@ type GetOptions struct {
 	now func() time.Time
 	// tables decodes server-side tables into typed Tables.
 	tables *runtime.Scheme
+	// adoption looks up member objects taken over untouched; built from
+	// the control plane's getter when nil.
+	adoption *adoptionLookup
 }
 
 // NewGetOptions returns kubectl's defaults and karmadactl's default scope.
@@ -172,7 +175,9 @@ func (o *GetOptions) Run(ctx context.Context, cp genericclioptions.RESTClientGet
 		}
 	}
 	if human {
-		err = o.printTables(outcomes, namespace)
+		ps := parts(outcomes)
+		o.markTakenOver(ctx, cp, sel.Timeout, ps)
+		err = o.printTables(outcomes, ps, namespace)
 	} else {
 		err = o.printObjects(outcomes)
 	}
@@ -326,10 +331,29 @@ func parts(outcomes []Outcome[read]) []Part {
 	return parts
 }
 
+// markTakenOver finds, for ADOPTION, the member objects of ps the control
+// plane took over without writing them (see adoptionLookup), within
+// timeout (0: no bound).
+func (o *GetOptions) markTakenOver(ctx context.Context, cp genericclioptions.RESTClientGetter, timeout time.Duration, ps []Part) {
+	if o.adoption == nil {
+		l, err := newAdoptionLookup(cp)
+		if err != nil {
+			return // the rows show what their labels say
+		}
+		o.adoption = &l
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	o.adoption.markTakenOver(ctx, ps)
+}
+
 // printTables prints one table per resource over all clusters, separated
 // by a blank line, as kubectl get separates resources.
-func (o *GetOptions) printTables(outcomes []Outcome[read], namespace string) error {
-	merged := Merge(parts(outcomes))
+func (o *GetOptions) printTables(outcomes []Outcome[read], ps []Part, namespace string) error {
+	merged := Merge(ps)
 	withKind := multipleKinds(merged)
 	tracking := &trackingWriter{w: o.Out}
 	sep := &separatorWriter{w: tracking}

@@ -103,7 +103,7 @@ local   member2   1/1     9d    N
 			if len(tc.flags) > 0 && tc.flags[0] == "one-kind" {
 				in[1].Value.infos, in[1].Value.tables = in[1].Value.infos[:1], in[1].Value.tables[:1]
 			}
-			if err := o.printTables(in, "ns"); err != nil {
+			if err := o.printTables(in, parts(in), "ns"); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, out.String()); diff != "" {
@@ -121,14 +121,16 @@ func TestPrintTablesNothingFound(t *testing.T) {
 	o, out, errOut := options()
 	failed := outcome(t, "member2")
 	failed.Err = timeoutError{}
-	if err := o.printTables([]Outcome[read]{outcome(t, "member1", info(deployments, serverTable(t, deploymentColumns))), failed}, "ns"); err != nil {
+	in := []Outcome[read]{outcome(t, "member1", info(deployments, serverTable(t, deploymentColumns))), failed}
+	if err := o.printTables(in, parts(in), "ns"); err != nil {
 		t.Fatal(err)
 	}
 	if out.Len() > 0 || errOut.String() != "No resources found in ns namespace.\n" {
 		t.Errorf("stdout %q stderr %q, want kubectl's notice", out, errOut)
 	}
 	o, _, errOut = options()
-	if err := o.printTables([]Outcome[read]{failed}, "ns"); err != nil || errOut.Len() > 0 {
+	in = []Outcome[read]{failed}
+	if err := o.printTables(in, parts(in), "ns"); err != nil || errOut.Len() > 0 {
 		t.Errorf("nothing read: %v %q, want no notice (the warning says why)", err, errOut)
 	}
 }

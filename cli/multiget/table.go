@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 )
@@ -67,15 +68,42 @@ func ClusterColumns(columns []metav1.TableColumnDefinition, resource schema.Grou
 		Description: "Y: a member object the control plane propagated; N: a member object it does not manage; -: a control-plane object."})
 }
 
+// rowMeta is the metadata of a row's decoded object, or nil.
+func rowMeta(row metav1.TableRow) metav1.Object {
+	if row.Object.Object == nil {
+		return nil
+	}
+	m, err := meta.Accessor(row.Object.Object)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// rowKey is namespace/name (name for a cluster-scoped object) of a row's
+// object; "" when the row has no decoded object.
+func rowKey(row metav1.TableRow) string {
+	m := rowMeta(row)
+	if m == nil {
+		return ""
+	}
+	return objectKey(m.GetNamespace(), m.GetName())
+}
+
+func objectKey(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
 // ClusterRow returns a row's cells with the cluster after the first and
 // the adoption last; the row's object must already be decoded (its labels
 // decide the adoption).
 func ClusterRow(row metav1.TableRow, cluster string, controlPlane bool) metav1.TableRow {
 	var labels map[string]string
-	if row.Object.Object != nil {
-		if m, err := meta.Accessor(row.Object.Object); err == nil {
-			labels = m.GetLabels()
-		}
+	if m := rowMeta(row); m != nil {
+		labels = m.GetLabels()
 	}
 	cells := make([]interface{}, 0, len(row.Cells)+2)
 	if len(row.Cells) > 0 {
@@ -182,6 +210,10 @@ type Part struct {
 	ControlPlane bool
 	Mapping      *meta.RESTMapping
 	Table        *metav1.Table
+	// TakenOver holds the namespace/name keys of the member objects the
+	// control plane took over without writing them (promoted ones): they
+	// show as adopted though they lack its labels.
+	TakenOver sets.Set[string]
 }
 
 // Merged is the one table of a resource over every cluster that served it.
@@ -213,7 +245,11 @@ func Merge(parts []Part) []Merged {
 			}})
 		}
 		for _, row := range p.Table.Rows {
-			out[i].Table.Rows = append(out[i].Table.Rows, ClusterRow(row, p.Cluster, p.ControlPlane))
+			r := ClusterRow(row, p.Cluster, p.ControlPlane)
+			if last := len(r.Cells) - 1; last >= 0 && r.Cells[last] == NotAdopted && p.TakenOver.Has(rowKey(row)) {
+				r.Cells[last] = Adopted
+			}
+			out[i].Table.Rows = append(out[i].Table.Rows, r)
 		}
 	}
 	return out

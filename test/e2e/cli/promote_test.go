@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -273,6 +274,18 @@ func TestPromote(t *testing.T) {
 			t.Error(s)
 		}
 	}
+
+	// get shows them adopted (ADOPTION Y), as karmadactl shows promoted
+	// objects, though they do not carry the control plane's labels yet.
+	framework.Eventually(t, time.Minute, func(context.Context) string {
+		for _, args := range [][]string{{"deployment", "web", "-n", ns}, {"service", "web", "-n", ns}, {"clusterrole", role}} {
+			out := ctl(t, append(append([]string{"get"}, args...), "-C", "member1")...)
+			if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(args[1]) + `\s+member1\s.*\sY$`).MatchString(out.stdout) {
+				return fmt.Sprintf("get %v -C member1 does not show it adopted: %s", args, out)
+			}
+		}
+		return ""
+	})
 
 	// Promoted again: karmadactl's line, nothing else.
 	out := mustCtl(t, "promote", "deployment", "web", "-n", ns, "-C", "member1")
