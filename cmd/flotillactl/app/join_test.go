@@ -386,24 +386,21 @@ func TestJoinValidate(t *testing.T) {
 // not Ready in time is a warning by default and an error with --wait.
 func TestJoinWaitsForReady(t *testing.T) {
 	t.Parallel()
-	readyAfter := func(gets int, e *env) {
-		n := 0
-		e.cpKarmada.PrependReactor("get", "clusters", func(action clienttesting.Action) (bool, runtime.Object, error) {
-			if n++; n < gets {
-				obj, err := e.cpKarmada.Tracker().Get(clusterv1alpha1.SchemeGroupVersion.WithResource("clusters"), "", "member1")
-				if err != nil {
-					return true, nil, err
-				}
-				c := obj.(*clusterv1alpha1.Cluster).DeepCopy()
-				c.Status.Conditions = []metav1.Condition{{Type: clusterv1alpha1.ClusterConditionReady, Status: metav1.ConditionFalse, Reason: "ClusterNotReachable", Message: "cluster is not reachable"}}
-				return true, c, nil
-			}
+	// readyAfter makes the n-th read of the Cluster and those after it
+	// find it Ready, the reads before not reachable.
+	readyAfter := func(n int, e *env) {
+		reads := 0
+		e.cpKarmada.PrependReactor("get", "clusters", func(clienttesting.Action) (bool, runtime.Object, error) {
 			obj, err := e.cpKarmada.Tracker().Get(clusterv1alpha1.SchemeGroupVersion.WithResource("clusters"), "", "member1")
 			if err != nil {
 				return true, nil, err
 			}
 			c := obj.(*clusterv1alpha1.Cluster).DeepCopy()
-			c.Status.Conditions = []metav1.Condition{{Type: clusterv1alpha1.ClusterConditionReady, Status: metav1.ConditionTrue, Reason: "ClusterReady", Message: "cluster is healthy and ready to accept workloads"}}
+			cond := metav1.Condition{Type: clusterv1alpha1.ClusterConditionReady, Status: metav1.ConditionTrue, Reason: "ClusterReady", Message: "cluster is healthy and ready to accept workloads"}
+			if reads++; reads < n {
+				cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "ClusterNotReachable", "cluster is not reachable"
+			}
+			c.Status.Conditions = []metav1.Condition{cond}
 			return true, c, nil
 		})
 	}
