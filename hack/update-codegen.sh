@@ -11,6 +11,9 @@ export GOFLAGS=-buildvcs=false GOTOOLCHAIN=local
 export GOBIN=$root/_output/codegen-bin
 mkdir -p "$GOBIN"
 
+# On a new machine the module is not in the module cache yet: go list -m
+# then prints no directory.
+go mod download k8s.io/code-generator
 CODEGEN_PKG=$(go list -m -f '{{.Dir}}' k8s.io/code-generator)
 # shellcheck source=/dev/null
 source "$CODEGEN_PKG/kube_codegen.sh"
