@@ -31,9 +31,10 @@ const maxBindingReads = 100
 // adoptionLookup asks the control plane about member objects that lack
 // its labels.
 type adoptionLookup struct {
-	// templates returns the namespace/name keys of the control plane's
-	// objects of gvr in namespace ("": all namespaces).
-	templates func(ctx context.Context, gvr schema.GroupVersionResource, namespace string) (sets.Set[string], error)
+	// templates returns which of the namespace/name keys want name
+	// objects of gvr the control plane has in namespace ("": all
+	// namespaces).
+	templates func(ctx context.Context, gvr schema.GroupVersionResource, namespace string, want sets.Set[string]) (sets.Set[string], error)
 	// appliedIn returns the clusters where the binding of the template
 	// kind/namespace/name reports it applied; none when it has no binding.
 	appliedIn func(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (sets.Set[string], error)
@@ -72,13 +73,14 @@ func (l adoptionLookup) markTakenOver(ctx context.Context, parts []Part) {
 	for _, gvr := range order {
 		cands := byResource[gvr]
 		namespace := cands[0].namespace
-		for _, c := range cands[1:] {
+		want := sets.New[string]()
+		for _, c := range cands {
 			if c.namespace != namespace {
 				namespace = ""
-				break
 			}
+			want.Insert(objectKey(c.namespace, c.name))
 		}
-		templates, err := l.templates(ctx, gvr, namespace)
+		templates, err := l.templates(ctx, gvr, namespace, want)
 		if err != nil || templates.Len() == 0 {
 			continue
 		}
@@ -126,7 +128,7 @@ func newAdoptionLookup(cp genericclioptions.RESTClientGetter) (adoptionLookup, e
 		return adoptionLookup{}, err
 	}
 	return adoptionLookup{
-		templates: func(ctx context.Context, gvr schema.GroupVersionResource, namespace string) (sets.Set[string], error) {
+		templates: func(ctx context.Context, gvr schema.GroupVersionResource, namespace string, want sets.Set[string]) (sets.Set[string], error) {
 			keys := sets.New[string]()
 			opts := metav1.ListOptions{Limit: defaultChunkSize}
 			for {
@@ -135,7 +137,9 @@ func newAdoptionLookup(cp genericclioptions.RESTClientGetter) (adoptionLookup, e
 					return nil, err
 				}
 				for _, o := range list.Items {
-					keys.Insert(objectKey(o.Namespace, o.Name))
+					if key := objectKey(o.Namespace, o.Name); want.Has(key) {
+						keys.Insert(key)
+					}
 				}
 				if opts.Continue = list.Continue; opts.Continue == "" {
 					return keys, nil

@@ -63,8 +63,11 @@ func TestMarkTakenOver(t *testing.T) {
 			t.Parallel()
 			var lists, reads []string
 			l := adoptionLookup{
-				templates: func(_ context.Context, gvr schema.GroupVersionResource, namespace string) (sets.Set[string], error) {
+				templates: func(_ context.Context, gvr schema.GroupVersionResource, namespace string, want sets.Set[string]) (sets.Set[string], error) {
 					lists = append(lists, namespace)
+					if !want.Equal(sets.New("ns/promoted", "ns/local")) {
+						t.Errorf("templates asked for %v, want the rows that show N", sets.List(want))
+					}
 					if gvr != deployments.Resource {
 						t.Errorf("templates of %v listed", gvr)
 					}
@@ -125,7 +128,7 @@ func TestMarkTakenOverBounded(t *testing.T) {
 	}
 	reads := 0
 	l := adoptionLookup{
-		templates: func(context.Context, schema.GroupVersionResource, string) (sets.Set[string], error) { return keys, nil },
+		templates: func(context.Context, schema.GroupVersionResource, string, sets.Set[string]) (sets.Set[string], error) { return keys, nil },
 		appliedIn: func(context.Context, schema.GroupVersionKind, string, string) (sets.Set[string], error) {
 			reads++
 			return sets.New("member1"), nil
