@@ -128,7 +128,9 @@ func TestMarkTakenOverBounded(t *testing.T) {
 	}
 	reads := 0
 	l := adoptionLookup{
-		templates: func(context.Context, schema.GroupVersionResource, string, sets.Set[string]) (sets.Set[string], error) { return keys, nil },
+		templates: func(context.Context, schema.GroupVersionResource, string, sets.Set[string]) (sets.Set[string], error) {
+			return keys, nil
+		},
 		appliedIn: func(context.Context, schema.GroupVersionKind, string, string) (sets.Set[string], error) {
 			reads++
 			return sets.New("member1"), nil
