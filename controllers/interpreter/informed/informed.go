@@ -114,10 +114,11 @@ func (d dependencyHooks) set(ric *configv1alpha1.ResourceInterpreterCustomizatio
 	d.union.Set(ric.Name, c)
 }
 
+// remove takes the customization's interpreter out of the union. The
+// interpreter itself is left as it is and dropped: a reader that took it
+// from the union just before still gets its answer, not "no customization
+// defines this operation".
 func (d dependencyHooks) remove(name string) {
-	if c, ok := d.byName[name]; ok {
-		c.Delete(name)
-		delete(d.byName, name)
-	}
 	d.union.Set(name, nil)
+	delete(d.byName, name)
 }
