@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
@@ -78,7 +79,7 @@ func (l adoptionLookup) markTakenOver(ctx context.Context, parts []Part) {
 			if c.namespace != namespace {
 				namespace = ""
 			}
-			want.Insert(objectKey(c.namespace, c.name))
+			want.Insert(cache.NewObjectName(c.namespace, c.name).String())
 		}
 		templates, err := l.templates(ctx, gvr, namespace, want)
 		if err != nil || templates.Len() == 0 {
@@ -86,7 +87,7 @@ func (l adoptionLookup) markTakenOver(ctx context.Context, parts []Part) {
 		}
 		applied := map[string]sets.Set[string]{}
 		for _, c := range cands {
-			key := objectKey(c.namespace, c.name)
+			key := cache.NewObjectName(c.namespace, c.name).String()
 			if !templates.Has(key) {
 				continue
 			}
@@ -137,7 +138,7 @@ func newAdoptionLookup(cp genericclioptions.RESTClientGetter) (adoptionLookup, e
 					return nil, err
 				}
 				for _, o := range list.Items {
-					if key := objectKey(o.Namespace, o.Name); want.Has(key) {
+					if key := cache.NewObjectName(o.Namespace, o.Name).String(); want.Has(key) {
 						keys.Insert(key)
 					}
 				}

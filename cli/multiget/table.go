@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/cache"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 )
@@ -87,14 +88,7 @@ func rowKey(row metav1.TableRow) string {
 	if m == nil {
 		return ""
 	}
-	return objectKey(m.GetNamespace(), m.GetName())
-}
-
-func objectKey(namespace, name string) string {
-	if namespace == "" {
-		return name
-	}
-	return namespace + "/" + name
+	return cache.NewObjectName(m.GetNamespace(), m.GetName()).String()
 }
 
 // ClusterRow returns a row's cells with the cluster after the first and

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/cache"
 
 	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
@@ -48,7 +49,7 @@ func (d *Dependencies) Of(obj *unstructured.Unstructured) ([]interpreter.Depende
 	}
 	deps, err := d.chain.GetDependencies(obj)
 	if err != nil {
-		return nil, fmt.Errorf("listing the dependencies of %s %s: %w", obj.GetKind(), namespacedName(obj.GetNamespace(), obj.GetName()), err)
+		return nil, fmt.Errorf("listing the dependencies of %s %s: %w", obj.GetKind(), cache.NewObjectName(obj.GetNamespace(), obj.GetName()).String(), err)
 	}
 	return deps, nil
 }

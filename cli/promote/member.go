@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
@@ -89,10 +90,10 @@ func (m *Member) Get(ctx context.Context, kind, namespace, name string) (*unstru
 	}
 	obj, err := m.client.Resource(mapping.Resource).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("%s %q not found in %s", mapping.GroupVersionKind.Kind, namespacedName(namespace, name), m.where())
+		return nil, fmt.Errorf("%s %q not found in %s", mapping.GroupVersionKind.Kind, cache.NewObjectName(namespace, name).String(), m.where())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("getting %s %s from %s: %w", mapping.GroupVersionKind.Kind, namespacedName(namespace, name), m.where(), err)
+		return nil, fmt.Errorf("getting %s %s from %s: %w", mapping.GroupVersionKind.Kind, cache.NewObjectName(namespace, name).String(), m.where(), err)
 	}
 	return obj, nil
 }
@@ -106,7 +107,7 @@ func (m *Member) Dependency(ctx context.Context, ref interpreter.DependentObject
 	}
 	mapping, err := m.mapper.RESTMapping(gv.WithKind(ref.Kind).GroupKind(), gv.Version)
 	if err != nil {
-		return nil, fmt.Errorf("dependency %s %s: %s: %w", ref.Kind, namespacedName(ref.Namespace, ref.Name), m.where(), err)
+		return nil, fmt.Errorf("dependency %s %s: %s: %w", ref.Kind, cache.NewObjectName(ref.Namespace, ref.Name).String(), m.where(), err)
 	}
 	ri := m.client.Resource(mapping.Resource).Namespace(ref.Namespace)
 	if ref.Name != "" {
@@ -115,7 +116,7 @@ func (m *Member) Dependency(ctx context.Context, ref interpreter.DependentObject
 			return nil, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("getting dependency %s %s from %s: %w", ref.Kind, namespacedName(ref.Namespace, ref.Name), m.where(), err)
+			return nil, fmt.Errorf("getting dependency %s %s from %s: %w", ref.Kind, cache.NewObjectName(ref.Namespace, ref.Name).String(), m.where(), err)
 		}
 		return []*unstructured.Unstructured{obj}, nil
 	}
@@ -135,12 +136,4 @@ func (m *Member) Dependency(ctx context.Context, ref interpreter.DependentObject
 		out = append(out, &list.Items[i])
 	}
 	return out, nil
-}
-
-// namespacedName is namespace/name, or name for a cluster-scoped object.
-func namespacedName(namespace, name string) string {
-	if namespace == "" {
-		return name
-	}
-	return namespace + "/" + name
 }

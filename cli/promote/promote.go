@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 )
@@ -132,7 +133,7 @@ func (p *Promoter) readDependencies(ctx context.Context, obj *unstructured.Unstr
 		}
 		if len(objs) == 0 {
 			fmt.Fprintf(p.ErrOut, "Warning: %s %s, a dependency of %s %s, does not exist in cluster(%s): not promoted\n",
-				ref.Kind, namespacedName(ref.Namespace, ref.Name), obj.GetKind(), namespacedName(obj.GetNamespace(), obj.GetName()), cluster)
+				ref.Kind, cache.NewObjectName(ref.Namespace, ref.Name).String(), obj.GetKind(), cache.NewObjectName(obj.GetNamespace(), obj.GetName()).String(), cluster)
 		}
 		out = append(out, objs...)
 	}
@@ -159,7 +160,7 @@ func (p *Promoter) create(ctx context.Context, items []Item, dryRun bool) (err e
 	}
 	for i, it := range items {
 		if len(items) > 1 {
-			fmt.Fprintf(p.ErrOut, "[%d/%d] Promoting %s %s\n", i+1, len(items), it.Template.GetKind(), namespacedName(it.Template.GetNamespace(), it.Template.GetName()))
+			fmt.Fprintf(p.ErrOut, "[%d/%d] Promoting %s %s\n", i+1, len(items), it.Template.GetKind(), cache.NewObjectName(it.Template.GetNamespace(), it.Template.GetName()).String())
 		}
 		gvr, exists, err := p.exists(ctx, it.Template)
 		if err != nil {
@@ -180,7 +181,7 @@ func (p *Promoter) create(ctx context.Context, items []Item, dryRun bool) (err e
 				return err
 			}
 			if pexists {
-				return fmt.Errorf("the %s(%s) already exist, please edit it to propagate resource", policy.GetKind(), namespacedName(policy.GetNamespace(), policy.GetName()))
+				return fmt.Errorf("the %s(%s) already exist, please edit it to propagate resource", policy.GetKind(), cache.NewObjectName(policy.GetNamespace(), policy.GetName()).String())
 			}
 		}
 		if dryRun {
@@ -220,7 +221,7 @@ func (p *Promoter) exists(ctx context.Context, obj *unstructured.Unstructured) (
 	case apierrors.IsNotFound(err):
 		return mapping.Resource, false, nil
 	default:
-		return mapping.Resource, false, fmt.Errorf("failed to get resource %q(%s) in control plane: %w", mapping.Resource.String(), namespacedName(obj.GetNamespace(), obj.GetName()), err)
+		return mapping.Resource, false, fmt.Errorf("failed to get resource %q(%s) in control plane: %w", mapping.Resource.String(), cache.NewObjectName(obj.GetNamespace(), obj.GetName()).String(), err)
 	}
 }
 
@@ -230,9 +231,9 @@ func (p *Promoter) createOne(ctx context.Context, gvr schema.GroupVersionResourc
 		return nil
 	}
 	if ns := obj.GetNamespace(); ns != "" && apierrors.IsNotFound(err) {
-		return fmt.Errorf("failed to create resource %q(%s) in control plane: namespace %q does not exist there; create it first: %w", gvr.String(), namespacedName(ns, obj.GetName()), ns, err)
+		return fmt.Errorf("failed to create resource %q(%s) in control plane: namespace %q does not exist there; create it first: %w", gvr.String(), cache.NewObjectName(ns, obj.GetName()).String(), ns, err)
 	}
-	return fmt.Errorf("failed to create resource %q(%s) in control plane: %w", gvr.String(), namespacedName(obj.GetNamespace(), obj.GetName()), err)
+	return fmt.Errorf("failed to create resource %q(%s) in control plane: %w", gvr.String(), cache.NewObjectName(obj.GetNamespace(), obj.GetName()).String(), err)
 }
 
 // rollback deletes what this run created, the last first, and returns
@@ -245,10 +246,10 @@ func (p *Promoter) rollback(done []created, cause error) error {
 		c := done[i]
 		err := p.ControlPlane.Client.Resource(c.gvr).Namespace(c.namespace).Delete(ctx, c.name, metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("rolling back %q(%s): %w", c.gvr.String(), namespacedName(c.namespace, c.name), err))
+			errs = append(errs, fmt.Errorf("rolling back %q(%s): %w", c.gvr.String(), cache.NewObjectName(c.namespace, c.name).String(), err))
 			continue
 		}
-		fmt.Fprintf(p.ErrOut, "Rolled back: deleted %q(%s) from the control plane\n", c.gvr.String(), namespacedName(c.namespace, c.name))
+		fmt.Fprintf(p.ErrOut, "Rolled back: deleted %q(%s) from the control plane\n", c.gvr.String(), cache.NewObjectName(c.namespace, c.name).String())
 	}
 	return errors.Join(errs...)
 }
@@ -256,7 +257,7 @@ func (p *Promoter) rollback(done []created, cause error) error {
 // resourceName is how karmadactl names a promoted object in its lines:
 // Resource "apps/v1, Resource=deployments"(default/nginx).
 func resourceName(gvr schema.GroupVersionResource, obj *unstructured.Unstructured) string {
-	return fmt.Sprintf("Resource %q(%s)", gvr.String(), namespacedName(obj.GetNamespace(), obj.GetName()))
+	return fmt.Sprintf("Resource %q(%s)", gvr.String(), cache.NewObjectName(obj.GetNamespace(), obj.GetName()).String())
 }
 
 func toUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {

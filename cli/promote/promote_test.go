@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/flotilla-io/flotilla/cli/policy"
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
@@ -28,16 +29,16 @@ import (
 type fakeMember map[string]*unstructured.Unstructured
 
 func (m fakeMember) Get(_ context.Context, kind, namespace, name string) (*unstructured.Unstructured, error) {
-	for _, key := range []string{kind + " " + namespacedName(namespace, name), kind + " " + name} {
+	for _, key := range []string{kind + " " + cache.NewObjectName(namespace, name).String(), kind + " " + name} {
 		if o, ok := m[key]; ok {
 			return o.DeepCopy(), nil
 		}
 	}
-	return nil, fmt.Errorf("%s %q not found in cluster(member1)", kind, namespacedName(namespace, name))
+	return nil, fmt.Errorf("%s %q not found in cluster(member1)", kind, cache.NewObjectName(namespace, name).String())
 }
 
 func (m fakeMember) Dependency(_ context.Context, ref interpreter.DependentObjectReference) ([]*unstructured.Unstructured, error) {
-	if o, ok := m[strings.ToLower(ref.Kind)+" "+namespacedName(ref.Namespace, ref.Name)]; ok {
+	if o, ok := m[strings.ToLower(ref.Kind)+" "+cache.NewObjectName(ref.Namespace, ref.Name).String()]; ok {
 		return []*unstructured.Unstructured{o.DeepCopy()}, nil
 	}
 	return nil, nil
@@ -68,7 +69,7 @@ func stored(t *testing.T, c *dynamicfake.FakeDynamicClient) []string {
 			t.Fatal(err)
 		}
 		for _, o := range list.Items {
-			out = append(out, gvr.Resource+" "+namespacedName(o.GetNamespace(), o.GetName()))
+			out = append(out, gvr.Resource+" "+cache.NewObjectName(o.GetNamespace(), o.GetName()).String())
 		}
 	}
 	sort.Strings(out)
