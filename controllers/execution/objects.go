@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
 	"github.com/flotilla-io/flotilla/member"
@@ -80,11 +81,7 @@ func newMemberObjects(m *memberState, client *member.Client, shared func() membe
 			}
 			inf, err := m.informer(client, sh, gvr, memberEventHandler(m))
 			if err == nil && waitSynced(ctx, inf, syncTimeout) {
-				key := obj.GetName()
-				if ns := obj.GetNamespace(); ns != "" {
-					key = ns + "/" + key
-				}
-				if cached, exists, err := inf.GetIndexer().GetByKey(key); err == nil && exists {
+				if cached, exists, err := inf.GetIndexer().GetByKey(cache.MetaObjectToName(obj).String()); err == nil && exists {
 					if u, ok := cachedUnstructured(cached); ok {
 						return u, nil
 					}

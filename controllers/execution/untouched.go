@@ -160,11 +160,7 @@ func (m *memberState) untouchedObject(gvr schema.GroupVersionResource, obj *unst
 	if inf == nil || !inf.HasSynced() {
 		return nil, false
 	}
-	key := obj.GetName()
-	if ns := obj.GetNamespace(); ns != "" {
-		key = ns + "/" + key
-	}
-	cached, exists, err := inf.GetStore().GetByKey(key)
+	cached, exists, err := inf.GetStore().GetByKey(cache.MetaObjectToName(obj).String())
 	if err != nil || !exists {
 		return nil, false
 	}
