@@ -162,9 +162,11 @@ func (p *Promoter) create(ctx context.Context, items []Item, dryRun bool) (err e
 		if len(items) > 1 {
 			fmt.Fprintf(p.ErrOut, "[%d/%d] Promoting %s %s\n", i+1, len(items), it.Template.GetKind(), cache.NewObjectName(it.Template.GetNamespace(), it.Template.GetName()).String())
 		}
-		gvr, exists, err := p.exists(ctx, it.Template)
-		if err != nil {
-			return err
+		gvr, exists := mainGVR, false // the main object was looked up above
+		if i < len(items)-1 {
+			if gvr, exists, err = p.exists(ctx, it.Template); err != nil {
+				return err
+			}
 		}
 		if exists {
 			fmt.Fprintf(p.Out, "%s already exist in karmada control plane, you can edit PropagationPolicy and OverridePolicy to propagate it\n", resourceName(gvr, it.Template))
