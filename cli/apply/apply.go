@@ -186,9 +186,6 @@ func WithPolicies(infos []*resource.Info, clusters []string, info func(policy *u
 // cluster-scoped kind.
 func PolicyFor(mapping *meta.RESTMapping, namespace, name string, clusters []string) (*unstructured.Unstructured, error) {
 	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
-	if !namespaced {
-		namespace = ""
-	}
 	p := policy.For(policy.Target{GVK: mapping.GroupVersionKind, Namespace: namespace, Name: name, Namespaced: namespaced}, clusters)
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
 	if err != nil {

@@ -44,6 +44,9 @@ type Target struct {
 // clusters is empty: a PropagationPolicy in t's namespace, or a
 // ClusterPropagationPolicy for a cluster-scoped kind.
 func For(t Target, clusters []string) runtime.Object {
+	if !t.Namespaced {
+		t.Namespace = "" // neither selected nor hashed into the name
+	}
 	spec := policyv1alpha1.PropagationSpec{
 		ResourceSelectors: []policyv1alpha1.ResourceSelector{{
 			APIVersion: t.GVK.GroupVersion().String(), Kind: t.GVK.Kind, Name: t.Name, Namespace: t.Namespace,
@@ -58,7 +61,6 @@ func For(t Target, clusters []string) runtime.Object {
 			Spec:       spec,
 		}
 	}
-	spec.ResourceSelectors[0].Namespace = ""
 	return &policyv1alpha1.ClusterPropagationPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: policyv1alpha1.SchemeGroupVersion.String(), Kind: "ClusterPropagationPolicy"},
 		ObjectMeta: metav1.ObjectMeta{Name: name},
