@@ -40,9 +40,3 @@ func From(bi *debug.BuildInfo) Info {
 	}
 	return v
 }
-
-// Read is From of this binary's build information.
-func Read() Info {
-	bi, _ := debug.ReadBuildInfo()
-	return From(bi)
-}
