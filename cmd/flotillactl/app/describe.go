@@ -49,6 +49,6 @@ describes every object whose name starts with NAME_PREFIX.`,
 	// karmadactl describe names its one member --cluster. It shadows
 	// kubectl's --cluster (a kubeconfig cluster) for this command only;
 	// --context still chooses the control plane.
-	fs.StringSliceVar(&o.Selection.Clusters, "cluster", nil, "Alias of --clusters (karmadactl describe's name).")
+	alias(fs, "clusters", "cluster", "", true)
 	return cmd
 }

@@ -61,7 +61,7 @@ resource.karmada.io/cached-from-cluster with their cluster.`,
 	fs := cmd.Flags()
 	addSelectionFlags(fs, cp, &o.Selection, "read")
 	fs.StringVarP(&o.LabelSelector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'. (e.g. -l key1=value1,key2=value2)")
-	fs.StringVar(&o.LabelSelector, "labels", "", "Alias of --selector (karmadactl's name).")
+	alias(fs, "selector", "labels", "", true) // karmadactl's name
 	fs.StringVar(&o.FieldSelector, "field-selector", "", "Selector (field query) to filter on, supports '=', '==', and '!='. The server only supports a limited number of field queries per type.")
 	fs.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
 	fs.BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "If the requested object does not exist the command will return exit code 0.")

@@ -154,3 +154,23 @@ Server Version: v1.36.3
 		t.Errorf("json %s: %+v %v", out.String(), back, err)
 	}
 }
+
+// TestSelectionAliases: karmadactl's names share the value of flotillactl's
+// flags: describe's --cluster adds to -C, get's --labels is --selector.
+func TestSelectionAliases(t *testing.T) {
+	t.Parallel()
+	describe := newDescribeCommand(newControlPlaneFlags(), "flotillactl")
+	if err := describe.Flags().Parse([]string{"-C", "member1", "--cluster", "member2"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := describe.Flags().GetStringSlice("clusters"); strings.Join(got, ",") != "member1,member2" {
+		t.Errorf("describe -C member1 --cluster member2: clusters %v, want both", got)
+	}
+	get := newGetCommand(newControlPlaneFlags(), "flotillactl")
+	if err := get.Flags().Parse([]string{"--labels", "app=web"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := get.Flags().GetString("selector"); got != "app=web" {
+		t.Errorf("get --labels app=web: selector %q", got)
+	}
+}
