@@ -255,8 +255,7 @@ func (c *Controller) forgetWork(obj any) {
 		m := c.members[cluster]
 		c.mu.Unlock()
 		if m != nil {
-			m.records.forgetWork(w.UID)
-			m.unwatchWork(w.Namespace + "/" + w.Name)
+			m.forgetWork(w)
 		}
 	}
 }

@@ -39,17 +39,15 @@ type memberState struct {
 	// client with key clientKey; nil until a Work needs one.
 	informers *memberInformers
 	clientKey string
-	// untouched overrides, in tests, the bound on one-object watches
-	// (maxUntouchedWatches) and how often an object beyond it is read
-	// (untouchedPoll); zero values keep the defaults.
-	untouched struct {
-		watches int
-		poll    time.Duration
-	}
+	// maxUntouched bounds the one-object watches of untouched objects;
+	// untouchedPoll is how often one beyond the bound is read again.
+	maxUntouched  int
+	untouchedPoll time.Duration
 }
 
 func newMember(name string) *memberState {
-	return &memberState{name: name, queue: worker.NewQueue(ControllerName + "-" + name), records: newRecords()}
+	return &memberState{name: name, queue: worker.NewQueue(ControllerName + "-" + name), records: newRecords(),
+		maxUntouched: maxUntouchedWatches, untouchedPoll: untouchedPoll}
 }
 
 // start runs workers reconciling the member's queue until ctx ends.

@@ -139,8 +139,7 @@ func (c *Controller) reconcile(ctx context.Context, m *memberState, key string) 
 // that is not Ready is waited for, unless it is being removed.
 func (c *Controller) finalize(ctx context.Context, m *memberState, cluster *clusterv1alpha1.Cluster, work *workv1alpha1.Work, key string) error {
 	if !slices.Contains(work.Finalizers, workv1alpha1.ExecutionControllerFinalizer) {
-		m.records.forgetWork(work.UID)
-		m.unwatchWork(key)
+		m.forgetWork(work)
 		return nil
 	}
 	if clusterReady(cluster) {
@@ -163,8 +162,7 @@ func (c *Controller) finalize(ctx context.Context, m *memberState, cluster *clus
 // removeFinalizer forgets the records of a Work that goes and removes its
 // finalizer.
 func (c *Controller) removeFinalizer(ctx context.Context, m *memberState, work *workv1alpha1.Work) error {
-	m.records.forgetWork(work.UID)
-	m.unwatchWork(work.Namespace + "/" + work.Name)
+	m.forgetWork(work)
 	return c.finalizer.remove(ctx, work)
 }
 

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	"github.com/flotilla-io/flotilla/member"
 )
 
@@ -69,10 +70,10 @@ func (m *memberState) watchUntouched(client *member.Client, gvr schema.GroupVers
 		w.cancel()
 		delete(m.informers.untouched, key)
 	}
-	if len(m.informers.untouched) >= m.maxUntouched() {
+	if len(m.informers.untouched) >= m.maxUntouched {
 		// No watch free: read it again later (the reconcile then asks
 		// again, and gets a watch once one is free).
-		m.queue.AddAfter(work, m.untouchedPollEvery())
+		m.queue.AddAfter(work, m.untouchedPoll)
 		return nil
 	}
 	ri := client.Dynamic.Resource(gvr).Namespace(key.namespace)
@@ -130,6 +131,13 @@ func (m *memberState) unwatchUntouched(gvr schema.GroupVersionResource, obj *uns
 	}
 }
 
+// forgetWork drops what m keeps for work, which goes: the records of its
+// writes and the watches of its untouched objects.
+func (m *memberState) forgetWork(work *workv1alpha1.Work) {
+	m.records.forgetWork(work.UID)
+	m.unwatchWork(cache.MetaObjectToName(work).String())
+}
+
 // unwatchWork stops watching the untouched objects of the Work with key
 // work, which goes.
 func (m *memberState) unwatchWork(work string) {
@@ -165,20 +173,4 @@ func (m *memberState) untouchedObject(gvr schema.GroupVersionResource, obj *unst
 		return nil, false
 	}
 	return cachedUnstructured(cached)
-}
-
-// maxUntouched is the member's bound on one-object watches.
-func (m *memberState) maxUntouched() int {
-	if m.untouched.watches > 0 {
-		return m.untouched.watches
-	}
-	return maxUntouchedWatches
-}
-
-// untouchedPollEvery is how often an unwatched untouched object is read.
-func (m *memberState) untouchedPollEvery() time.Duration {
-	if m.untouched.poll > 0 {
-		return m.untouched.poll
-	}
-	return untouchedPoll
 }

@@ -42,7 +42,7 @@ func TestUntouchedWatchesBounded(t *testing.T) {
 
 	m := newMember("member1")
 	t.Cleanup(m.queue.ShutDown)
-	m.untouched.watches, m.untouched.poll = 2, 20*time.Millisecond
+	m.maxUntouched, m.untouchedPoll = 2, 20*time.Millisecond
 	t.Cleanup(func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
