@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	apiregistrationv1helper "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/helper"
+
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -101,7 +103,7 @@ func listAddons(ctx context.Context, c aggregator.Interface, out io.Writer) erro
 					status = "disabled"
 				case err != nil:
 					return fmt.Errorf("reading APIService %s: %w", name, err)
-				case !available(svc):
+				case !apiregistrationv1helper.IsAPIServiceConditionTrue(svc, apiregistrationv1.Available):
 					status = "disabled"
 				}
 			}
@@ -109,13 +111,4 @@ func listAddons(ctx context.Context, c aggregator.Interface, out io.Writer) erro
 		fmt.Fprintf(w, "%s\t%s\t%s\n", a.name, status, a.note)
 	}
 	return w.Flush()
-}
-
-func available(svc *apiregistrationv1.APIService) bool {
-	for _, c := range svc.Status.Conditions {
-		if c.Type == apiregistrationv1.Available {
-			return c.Status == apiregistrationv1.ConditionTrue
-		}
-	}
-	return false
 }
