@@ -311,7 +311,7 @@ func listTokens(ctx context.Context, kube kubernetes.Interface, now time.Time, o
 		if groups == "" {
 			groups = "<none>"
 		}
-		token := bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenIDKey) + "." + bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenSecretKey)
+		token := bootstraputil.TokenFromIDAndSecret(bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenIDKey), bootstrapsecrets.GetData(&s, bootstrapapi.BootstrapTokenSecretKey))
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", token, ttl, expires, strings.Join(usages, ","), description, groups)
 	}
 	return w.Flush()
