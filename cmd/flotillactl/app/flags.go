@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -68,23 +69,24 @@ func alias(fs *pflag.FlagSet, target, name, shorthand string, hidden bool) {
 	}
 }
 
-// ignoredFlag adds a karmadactl flag that means nothing here: accepted, so
+// ignoredString adds a karmadactl flag that means nothing here: accepted, so
 // a runbook runs unchanged, with a note saying why on stderr when set.
 func ignoredString(fs *pflag.FlagSet, name, def, why string) *string {
-	return fs.String(name, def, "Accepted for karmadactl compatibility and ignored: "+why)
+	return fs.String(name, def, ignoredPrefix+why)
 }
 
 func ignoredBool(fs *pflag.FlagSet, name string, def bool, why string) *bool {
-	return fs.Bool(name, def, "Accepted for karmadactl compatibility and ignored: "+why)
+	return fs.Bool(name, def, ignoredPrefix+why)
 }
 
 // noteIgnored writes a note for each ignored flag the user set.
 func noteIgnored(fs *pflag.FlagSet, warn func(format string, args ...any)) {
 	fs.Visit(func(f *pflag.Flag) {
-		if len(f.Usage) > len(ignoredPrefix) && f.Usage[:len(ignoredPrefix)] == ignoredPrefix {
-			warn("note: --%s is ignored: %s\n", f.Name, f.Usage[len(ignoredPrefix):])
+		if why, ok := strings.CutPrefix(f.Usage, ignoredPrefix); ok && why != "" {
+			warn("note: --%s is ignored: %s\n", f.Name, why)
 		}
 	})
 }
 
+// ignoredPrefix starts the usage of a flag noteIgnored reports.
 const ignoredPrefix = "Accepted for karmadactl compatibility and ignored: "
