@@ -2,6 +2,8 @@ package execution
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -95,21 +97,17 @@ func checkConflict(desired, observed *unstructured.Unstructured, cluster string)
 func holdsButOwnMetadata(want, observed *unstructured.Unstructured) bool {
 	stripped := want.DeepCopy()
 	stripped.SetLabels(withoutKeys(stripped.GetLabels(), karmadaLabels))
-	annotations := withoutKeys(stripped.GetAnnotations(), karmadaAnnotations)
-	delete(annotations, workv1alpha2.ResourceConflictResolutionAnnotation)
-	if len(annotations) == 0 {
-		annotations = nil
-	}
-	stripped.SetAnnotations(annotations)
+	stripped.SetAnnotations(withoutKeys(stripped.GetAnnotations(), takeOverAnnotations))
 	return isApplied(stripped, observed)
 }
 
+// takeOverAnnotations are the annotations Flotilla adds to what it applies
+// and the manifest's conflict resolution.
+var takeOverAnnotations = append(slices.Clip(karmadaAnnotations), workv1alpha2.ResourceConflictResolutionAnnotation)
+
 // withoutKeys returns m without keys; nil when nothing is left.
 func withoutKeys(m map[string]string, keys []string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
+	out := maps.Clone(m)
 	for _, k := range keys {
 		delete(out, k)
 	}
