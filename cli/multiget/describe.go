@@ -78,13 +78,7 @@ func (o *DescribeOptions) Run(ctx context.Context, cp genericclioptions.RESTClie
 			Warn(o.ErrOut, oc.Target.Cluster, oc.Err)
 		}
 	}
-	switch {
-	case len(targets) == 1:
-		return errors.Join(errs...)
-	case len(errs) == len(targets):
-		return fmt.Errorf("none of the %d clusters could be read", len(targets))
-	}
-	return nil
+	return result(len(targets), errs)
 }
 
 // described is what kubectl describe printed for one target.

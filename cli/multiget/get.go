@@ -163,15 +163,12 @@ func (o *GetOptions) Run(ctx context.Context, cp genericclioptions.RESTClientGet
 	})
 	var errs []error
 	for _, oc := range outcomes {
-		if oc.Err != nil {
-			errs = append(errs, oc.Err)
+		if oc.Err == nil {
+			continue
 		}
-	}
-	if len(targets) > 1 {
-		for _, oc := range outcomes {
-			if oc.Err != nil {
-				Warn(o.ErrOut, oc.Target.Cluster, oc.Err)
-			}
+		errs = append(errs, oc.Err)
+		if len(targets) > 1 {
+			Warn(o.ErrOut, oc.Target.Cluster, oc.Err)
 		}
 	}
 	if human {
@@ -184,13 +181,7 @@ func (o *GetOptions) Run(ctx context.Context, cp genericclioptions.RESTClientGet
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(targets) == 1:
-		return errors.Join(errs...)
-	case len(errs) == len(targets):
-		return fmt.Errorf("none of the %d clusters could be read", len(targets))
-	}
-	return nil
+	return result(len(targets), errs)
 }
 
 // read is what one target gave: its objects, whether the arguments named

@@ -205,3 +205,16 @@ func Reason(err error) string {
 func Warn(w io.Writer, cluster string, err error) {
 	fmt.Fprintf(w, "warning: cluster %s skipped: %s\n", cluster, Reason(err))
 }
+
+// result is a command's outcome over n targets whose reads failed with
+// errs: the one target's error, or an error when none of several could be
+// read (a member skipped among several was warned about).
+func result(n int, errs []error) error {
+	switch {
+	case n == 1:
+		return errors.Join(errs...)
+	case len(errs) == n:
+		return fmt.Errorf("none of the %d clusters could be read", n)
+	}
+	return nil
+}
