@@ -60,7 +60,7 @@ func (l adoptionLookup) markTakenOver(ctx context.Context, parts []Part) {
 		}
 		for _, row := range p.Table.Rows {
 			m := rowMeta(row)
-			if m == nil || Adoption(m.GetLabels(), false) != NotAdopted {
+			if m == nil || Adoption(m.GetLabels(), false, false) != NotAdopted {
 				continue
 			}
 			gvr := p.Mapping.Resource

@@ -155,7 +155,7 @@ func (o *GetOptions) Run(ctx context.Context, cp genericclioptions.RESTClientGet
 		return err
 	}
 	if o.Watch || o.WatchOnly {
-		return o.watch(ctx, targets, namespace, args)
+		return o.watch(ctx, cp, targets, namespace, args)
 	}
 	human := o.humanReadable()
 	outcomes := ReadAll(ctx, targets, sel.Timeout, func(ctx context.Context, t Target) (read, error) {

@@ -39,12 +39,14 @@ const (
 )
 
 // Adoption is the ADOPTION cell of an object read from a member, or from
-// the control plane when controlPlane is set.
-func Adoption(labels map[string]string, controlPlane bool) string {
+// the control plane when controlPlane is set. takenOver says the control
+// plane took the member object over without writing it (a promoted one,
+// still without its labels).
+func Adoption(labels map[string]string, controlPlane, takenOver bool) string {
 	switch {
 	case controlPlane:
 		return NoAdoption
-	case labels[workv1alpha1.ManagedByKarmadaLabel] == workv1alpha1.ManagedByKarmadaLabelValue:
+	case takenOver, labels[workv1alpha1.ManagedByKarmadaLabel] == workv1alpha1.ManagedByKarmadaLabelValue:
 		return Adopted
 	}
 	return NotAdopted
@@ -94,7 +96,7 @@ func rowKey(row metav1.TableRow) string {
 // ClusterRow returns a row's cells with the cluster after the first and
 // the adoption last; the row's object must already be decoded (its labels
 // decide the adoption).
-func ClusterRow(row metav1.TableRow, cluster string, controlPlane bool) metav1.TableRow {
+func ClusterRow(row metav1.TableRow, cluster string, controlPlane, takenOver bool) metav1.TableRow {
 	var labels map[string]string
 	if m := rowMeta(row); m != nil {
 		labels = m.GetLabels()
@@ -107,7 +109,7 @@ func ClusterRow(row metav1.TableRow, cluster string, controlPlane bool) metav1.T
 	if len(row.Cells) > 1 {
 		cells = append(cells, row.Cells[1:]...)
 	}
-	row.Cells = append(cells, Adoption(labels, controlPlane))
+	row.Cells = append(cells, Adoption(labels, controlPlane, takenOver))
 	return row
 }
 
@@ -239,11 +241,7 @@ func Merge(parts []Part) []Merged {
 			}})
 		}
 		for _, row := range p.Table.Rows {
-			r := ClusterRow(row, p.Cluster, p.ControlPlane)
-			if last := len(r.Cells) - 1; last >= 0 && r.Cells[last] == NotAdopted && p.TakenOver.Has(rowKey(row)) {
-				r.Cells[last] = Adopted
-			}
-			out[i].Table.Rows = append(out[i].Table.Rows, r)
+			out[i].Table.Rows = append(out[i].Table.Rows, ClusterRow(row, p.Cluster, p.ControlPlane, p.TakenOver.Has(rowKey(row))))
 		}
 	}
 	return out

@@ -88,7 +88,7 @@ func TestAdoption(t *testing.T) {
 		{managed, true, NoAdoption},
 		{nil, true, NoAdoption},
 	} {
-		if got := Adoption(tc.labels, tc.controlPlane); got != tc.want {
+		if got := Adoption(tc.labels, tc.controlPlane, false); got != tc.want {
 			t.Errorf("Adoption(%v, controlPlane=%v) = %q, want %q", tc.labels, tc.controlPlane, got, tc.want)
 		}
 	}
@@ -140,7 +140,7 @@ func TestDecodeTableAndClusterRow(t *testing.T) {
 		{ControlPlaneName, true, []interface{}{"web", ControlPlaneName, "1/1", "5m", "nginx", NoAdoption}},
 	} {
 		r := table.Rows[i%2]
-		got := ClusterRow(r, tc.cluster, tc.controlPlane)
+		got := ClusterRow(r, tc.cluster, tc.controlPlane, false)
 		if diff := cmp.Diff(tc.want, got.Cells); diff != "" {
 			t.Errorf("row %d in %s (-want +got):\n%s", i%2, tc.cluster, diff)
 		}
@@ -246,7 +246,7 @@ func TestDecodeTypedTable(t *testing.T) {
 		if m.GetNamespace() != "ns" || m.GetName() != "web" || m.GetResourceVersion() != "7" || !cmp.Equal(m.GetLabels(), managed) {
 			t.Errorf("full=%v: row object %s/%s rv %s labels %v", full, m.GetNamespace(), m.GetName(), m.GetResourceVersion(), m.GetLabels())
 		}
-		got := ClusterRow(table.Rows[0], "member1", false).Cells
+		got := ClusterRow(table.Rows[0], "member1", false, false).Cells
 		if diff := cmp.Diff([]interface{}{"web", "member1", "1/1", "5m", "nginx", Adopted}, got); diff != "" {
 			t.Errorf("full=%v (-want +got):\n%s", full, diff)
 		}

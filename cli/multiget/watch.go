@@ -10,7 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/cli-runtime/pkg/resource"
 	watchtools "k8s.io/client-go/tools/watch"
@@ -33,7 +35,7 @@ type watched struct {
 // get --watch does in one cluster; events of all clusters go to one
 // output, each row with its cluster. A target that cannot be read or
 // watched is named in a warning; the others go on until ctx ends.
-func (o *GetOptions) watch(ctx context.Context, targets []Target, namespace string, args []string) error {
+func (o *GetOptions) watch(ctx context.Context, cp genericclioptions.RESTClientGetter, targets []Target, namespace string, args []string) error {
 	human := o.humanReadable()
 	outcomes := ReadAll(ctx, targets, o.Selection.Timeout, func(ctx context.Context, t Target) (watched, error) {
 		return o.firstRead(ctx, t, namespace, args, human)
@@ -57,6 +59,9 @@ func (o *GetOptions) watch(ctx context.Context, targets []Target, namespace stri
 		return nil
 	}
 	w := printers.GetNewTabWriter(o.Out)
+	// takenOver are, by cluster, the objects of the first read the control
+	// plane took over untouched; their events show them adopted too.
+	takenOver := map[string]sets.Set[string]{}
 	var columns []metav1.TableColumnDefinition
 	var printer printers.ResourcePrinter
 	var err error
@@ -64,6 +69,12 @@ func (o *GetOptions) watch(ctx context.Context, targets []Target, namespace stri
 		var parts []Part
 		for _, oc := range live {
 			parts = append(parts, Part{Cluster: oc.Target.Cluster, ControlPlane: oc.Target.ControlPlane, Mapping: oc.Value.mapping, Table: oc.Value.table})
+		}
+		o.markTakenOver(ctx, cp, o.Selection.Timeout, parts)
+		for _, p := range parts {
+			if p.TakenOver.Len() > 0 {
+				takenOver[p.Cluster] = p.TakenOver
+			}
 		}
 		merged := Merge(parts)
 		first := live[0].Value.mapping
@@ -112,7 +123,7 @@ func (o *GetOptions) watch(ctx context.Context, targets []Target, namespace stri
 			}
 			rows := make([]metav1.TableRow, 0, len(table.Rows))
 			for _, r := range table.Rows {
-				rows = append(rows, ClusterRow(r, t.Cluster, t.ControlPlane))
+				rows = append(rows, ClusterRow(r, t.Cluster, t.ControlPlane, takenOver[t.Cluster].Has(rowKey(r))))
 			}
 			obj = &metav1.Table{ColumnDefinitions: columns, Rows: rows}
 		} else {
