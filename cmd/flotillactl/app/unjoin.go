@@ -53,8 +53,11 @@ func newUnjoinCommand(cp *controlPlaneFlags, self string) *cobra.Command {
 
 Deletes the Cluster and, once it is gone, its two credential Secrets on the
 control plane. With --cluster-kubeconfig it then deletes, in the member, the
-objects flotillactl join created there (those labelled
-` + managedByLabel + `=` + managedByValue + `); objects it did not create are kept.
+objects join (flotillactl's or karmadactl's) created there, by their names,
+which embed the cluster's: the ServiceAccount karmada-<name>, its token
+Secret, ClusterRole and ClusterRoleBinding; the impersonator ServiceAccount
+and Secret once no other join of the member uses them; the namespace only
+if join created it (labelled ` + managedByLabel + `=` + managedByValue + `).
 Objects that are already gone are not errors. A Cluster in Pull mode (use
 unregister), or one whose id is not the member's, is refused unless --force.`,
 		Example:               fmt.Sprintf("  %s unjoin member1 --cluster-kubeconfig=member1.config", self),
@@ -214,8 +217,8 @@ func deleteCluster(ctx context.Context, cp controlPlane, cluster *clusterv1alpha
 }
 
 // cleanMember deletes, in the member, the objects join created there, in
-// the reverse order of join. Objects without our label are kept. The
-// impersonator ServiceAccount and the namespace are shared by every cluster
+// the reverse order of join, by name (karmadactl's join labels nothing).
+// The impersonator ServiceAccount and the namespace are shared by every cluster
 // name the member was joined under (e.g. by two control planes); they are
 // kept while another such join remains.
 func cleanMember(ctx context.Context, kube kubernetes.Interface, n joinNames, p printer) error {
