@@ -5,16 +5,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
 	"github.com/flotilla-io/flotilla/cli/policy"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
 )
 
 // This file covers issue 26's item 3: flotillactl apply, karmadactl's:
@@ -189,4 +192,39 @@ data: {k: v}
 	if _, err := framework.HostClient(t).CoreV1().ConfigMaps(ns).Get(t.Context(), "refused", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("a refused apply applied the ConfigMap: %v", err)
 	}
+}
+
+// TestCLISample applies samples/cli/web.yaml as its comment says: apply
+// --all-clusters places cli-web on every member, and get -s all shows the
+// template and each member's copy, adopted.
+func TestCLISample(t *testing.T) {
+	root, err := env.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := filepath.Join(root, "samples", "cli", "web.yaml")
+	karmada := framework.Karmada(t)
+	t.Cleanup(func() {
+		ctl(t, "delete", "--ignore-not-found", "-f", sample)
+		ctx, cancel := framework.CommandContext(t)
+		defer cancel()
+		for _, gvk := range []schema.GroupVersionKind{deploymentGVK, serviceGVK} {
+			_ = karmada.PolicyV1alpha1().PropagationPolicies("default").Delete(ctx, policy.Name("default", "cli-web", gvk), metav1.DeleteOptions{})
+		}
+	})
+	out := mustCtl(t, "apply", "-f", sample, "--all-clusters")
+	for _, line := range []string{"deployment.apps/cli-web", "service/cli-web", "propagationpolicy.policy.karmada.io/" + policy.Name("default", "cli-web", deploymentGVK)} {
+		if !strings.Contains(out, line) {
+			t.Errorf("apply -f %s --all-clusters lacks %q:\n%s", sample, line, out)
+		}
+	}
+	framework.Eventually(t, 2*time.Minute, func(context.Context) string {
+		r := ctl(t, "get", "deployment", "cli-web", "-n", "default", "-s", "all")
+		for _, row := range []string{`(?m)^cli-web\s+Karmada\s.*\s-$`, `(?m)^cli-web\s+member1\s.*\sY$`, `(?m)^cli-web\s+member2\s.*\sY$`, `(?m)^cli-web\s+member3\s.*\sY$`} {
+			if !regexp.MustCompile(row).MatchString(r.stdout) {
+				return "get deployment cli-web -s all lacks " + row + ": " + r.String()
+			}
+		}
+		return ""
+	})
 }
