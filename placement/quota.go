@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -99,7 +100,8 @@ func Within(used, overall corev1.ResourceList) corev1.ResourceList {
 // resource overall names whose use the write raises can exceed: a write
 // that keeps or lowers every use passes even beyond the limit (a quota
 // lowered below what runs must not block scaling down). The message is
-// Karmada's, for the first such resource by name.
+// Karmada's webhook denial as the API server words it, for the first such
+// resource by name (QuotaDenial).
 func OverallExceeded(namespace, quota string, overall, others, old, requested corev1.ResourceList) (string, bool) {
 	names := make([]string, 0, len(overall))
 	for name := range overall {
@@ -115,17 +117,36 @@ func OverallExceeded(namespace, quota string, overall, others, old, requested co
 		sum := others[name].DeepCopy()
 		sum.Add(want)
 		if limit := overall[name]; sum.Cmp(limit) > 0 {
-			return fmt.Sprintf("FederatedResourceQuota(%s/%s) exceeded for resource %s: requested sum %s, limit %s.",
-				namespace, quota, name, sum.String(), limit.String()), true
+			return QuotaDenial(fmt.Sprintf("FederatedResourceQuota(%s/%s) exceeded for resource %s: requested sum %s, limit %s.",
+				namespace, quota, name, sum.String(), limit.String())), true
 		}
 	}
 	return "", false
+}
+
+// QuotaDenial is why Karmada's resourcebinding webhook denied a write, as
+// the API server reports a webhook's denial (and scripts match it).
+func QuotaDenial(why string) string {
+	return fmt.Sprintf("admission webhook %q denied the request: %s", workv1alpha2.ResourceBindingWebhookName, why)
 }
 
 // ReasonQuotaExceeded is the reason of the 403 with which
 // flotilla-apiserver refuses a ResourceBinding write that OverallExceeded
 // refuses; the same word as the binding's Scheduled condition then carries.
 const ReasonQuotaExceeded = metav1.StatusReason(workv1alpha2.BindingReasonQuotaExceeded)
+
+// NewQuotaRefusal is flotilla-apiserver's refusal of a write of binding
+// name that OverallExceeded refuses with msg: a 403 whose message is msg
+// (Karmada's webhook denial) as is, without the "is forbidden" preamble of
+// an authorization failure, and whose reason is ReasonQuotaExceeded so
+// that the binding's writers can tell the two apart (apierrors.IsForbidden
+// still holds).
+func NewQuotaRefusal(name, msg string) *apierrors.StatusError {
+	err := apierrors.NewForbidden(workv1alpha2.Resource("resourcebindings"), name, errors.New(msg))
+	err.ErrStatus.Reason = ReasonQuotaExceeded
+	err.ErrStatus.Message = msg
+	return err
+}
 
 // IsQuotaRefusal tells whether err is that refusal.
 func IsQuotaRefusal(err error) bool {

@@ -93,8 +93,12 @@ func TestOverallExceeded(t *testing.T) {
 		"exactly at the limit": {others: pt.RL("cpu", "50m"), requested: pt.RL("cpu", "50m")},
 	} {
 		got, exceeded := OverallExceeded("ns", "q", overall, tc.others, tc.old, tc.requested)
-		if got != tc.want || exceeded != (tc.want != "") {
-			t.Errorf("%s: %q %v, want %q", name, got, exceeded, tc.want)
+		want := tc.want
+		if want != "" {
+			want = `admission webhook "resourcebinding.karmada.io" denied the request: ` + want
+		}
+		if got != want || exceeded != (tc.want != "") {
+			t.Errorf("%s: %q %v, want %q", name, got, exceeded, want)
 		}
 	}
 }

@@ -60,10 +60,8 @@ func (r *writeReconciler) reconcile(ctx context.Context, rb *workv1alpha2.Resour
 
 // recordBoth records an event on the binding and on its template.
 func (r *writeReconciler) recordBoth(rb *workv1alpha2.ResourceBinding, eventtype, reason, msg string) {
-	res := rb.Spec.Resource
-	ref := &corev1.ObjectReference{APIVersion: res.APIVersion, Kind: res.Kind, Namespace: res.Namespace, Name: res.Name, UID: res.UID}
 	r.record(rb, eventtype, reason, msg)
-	r.record(ref, eventtype, reason, msg)
+	r.record(rb.Spec.Resource.EventTarget(), eventtype, reason, msg)
 }
 
 // message is Karmada's: the replicas taken off in all and per cluster.

@@ -2,10 +2,8 @@ package detector
 
 import (
 	"context"
-	"errors"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -40,10 +38,8 @@ func TestEnsureBindingQuotaRefusal(t *testing.T) {
 	}
 	client := fake.NewSimpleClientset(old.DeepCopy())
 	client.PrependReactor("patch", "resourcebindings", func(clienttesting.Action) (bool, runtime.Object, error) {
-		err := apierrors.NewForbidden(workv1alpha2.Resource("resourcebindings"), "web-deployment",
-			errors.New("FederatedResourceQuota(default/team) exceeded for resource cpu: requested sum 1, limit 500m."))
-		err.ErrStatus.Reason = placement.ReasonQuotaExceeded
-		return true, nil, err
+		return true, nil, placement.NewQuotaRefusal("web-deployment",
+			placement.QuotaDenial("FederatedResourceQuota(default/team) exceeded for resource cpu: requested sum 1, limit 500m."))
 	})
 	c := &Controller{rbs: worklisters.NewResourceBindingLister(idx), client: client,
 		interp: &fakeInterp{hooks: map[interpreter.Operation]bool{interpreter.InterpretReplica: true}, replicas: 1}}

@@ -41,8 +41,9 @@ func deadTaint(added time.Time) corev1.Taint {
 }
 
 func rb(mutate ...func(*workv1alpha2.ResourceBinding)) *workv1alpha2.ResourceBinding {
-	b := &workv1alpha2.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "web", Name: "nginx-deployment", ResourceVersion: "7", Generation: 3},
+	b := &workv1alpha2.ResourceBinding{TypeMeta: metav1.TypeMeta{APIVersion: workv1alpha2.SchemeGroupVersion.String(), Kind: workv1alpha2.ResourceKindResourceBinding}, ObjectMeta: metav1.ObjectMeta{Namespace: "web", Name: "nginx-deployment", ResourceVersion: "7", Generation: 3},
 		Spec: workv1alpha2.ResourceBindingSpec{Replicas: 5, Placement: &policyv1alpha1.Placement{},
+			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "web", Name: "nginx", UID: "u-1"},
 			Clusters: []workv1alpha2.TargetCluster{{Name: "m1", Replicas: 3}, {Name: "m2", Replicas: 2}}}}
 	for _, m := range mutate {
 		m(b)
@@ -61,7 +62,9 @@ type fixture struct {
 }
 
 func newFixture(err error) *fixture {
-	return &fixture{err: err, events: record.NewFakeRecorder(10)}
+	events := record.NewFakeRecorder(10)
+	events.IncludeObject = true // events on the binding and on its template are told apart
+	return &fixture{err: err, events: events}
 }
 
 func (f *fixture) requeue(_ string, d time.Duration) { f.requeued = append(f.requeued, d) }
@@ -186,7 +189,7 @@ func TestTaintManagerReconcile(t *testing.T) {
 			b.Spec.Failover = &policyv1alpha1.FailoverBehavior{Cluster: &policyv1alpha1.ClusterFailoverBehavior{PurgeMode: policyv1alpha1.PurgeModeGracefully,
 				StatePreservation: &policyv1alpha1.StatePreservation{Rules: []policyv1alpha1.StatePreservationRule{{AliasLabelName: "example.io/ready", JSONPath: "{.readyReplicas}"}}}}}
 		}), cluster("m1", true, deadTaint(now)), cluster("m2", true)},
-		wantEvent: "Warning EvictWorkloadFromClusterFailed Evict from cluster m1 failed: preserving the state of the workload in cluster m1: the workload's status has not been collected yet",
+		wantEvent: "Warning EvictWorkloadFromClusterFailed Evict from cluster m1 failed.",
 		wantErr:   true,
 	}, {
 		name: "tolerated for 30s, added 10s ago: looked at again later",
@@ -236,7 +239,7 @@ func TestTaintManagerReconcile(t *testing.T) {
 		purge:     policyv1alpha1.PurgeModeDirectly,
 		writeErr:  apierrors.NewForbidden(schema.GroupResource{Resource: "resourcebindings"}, "nginx-deployment", nil),
 		wantPatch: `{"clusters":[{"name":"m2","replicas":2}],"gracefulEvictionTasks":null}`,
-		wantEvent: "Warning EvictWorkloadFromClusterFailed Evict from cluster m1 failed",
+		wantEvent: "Warning EvictWorkloadFromClusterFailed Evict from cluster m1 failed.",
 		wantErr:   true,
 	}, {
 		name: "being deleted: nothing",
@@ -329,12 +332,23 @@ func checkEvent(t *testing.T, f *fixture, want string) {
 		}
 		return
 	}
-	for _, e := range events {
-		if strings.HasPrefix(e, want) {
-			return
+	// Eviction events are Karmada's: on the binding and on its template,
+	// with the same reason and message.
+	on := []string{""}
+	if strings.Contains(want, "EvictWorkloadFromCluster") {
+		on = []string{"involvedObject{kind=ResourceBinding,", "involvedObject{kind=Deployment,"}
+	}
+	for _, object := range on {
+		found := false
+		for _, e := range events {
+			if strings.HasPrefix(e, want) && strings.Contains(e, object) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("events %v, want one starting %q on %q", events, want, object)
 		}
 	}
-	t.Errorf("events %v, want one starting %q", events, want)
 }
 
 func TestGracefulEvictionReconcile(t *testing.T) {

@@ -43,14 +43,18 @@ type taskOptions struct {
 }
 
 // writeEviction writes one decision's evictions of b (evictionPatch) and
-// records its events on the binding: EvictWorkloadFromClusterSucceed per
-// cluster, or EvictWorkloadFromClusterFailed when the patch cannot be made
-// or is refused (not on a conflict: that retries from the newer binding).
+// records its events on the binding and on its resource template, as
+// Karmada does: EvictWorkloadFromClusterSucceed per cluster, or
+// EvictWorkloadFromClusterFailed when the patch cannot be made or is
+// refused (not on a conflict: that retries from the newer binding). The
+// messages are Karmada's to the letter, which runbooks match; the cause
+// of a failure goes to the log.
 func writeEviction(ctx context.Context, write func(ctx context.Context, key string, body []byte) error, recorder record.EventRecorder,
 	b *binding, evict []failover.Eviction, opts taskOptions, now time.Time) error {
 	failed := func(err error) {
 		for _, e := range evict {
-			recorder.Event(b.obj, corev1.EventTypeWarning, ReasonEvictWorkloadFromClusterFailed, fmt.Sprintf("Evict from cluster %s failed: %v", e.Cluster, err))
+			klog.FromContext(ctx).Error(err, "Eviction of a binding from a cluster failed", "binding", b.key(), "cluster", e.Cluster, "reason", opts.reason)
+			recordEviction(recorder, b, e.Cluster, false)
 		}
 	}
 	body, err := evictionPatch(b, evict, opts, metav1.NewTime(now))
@@ -69,9 +73,20 @@ func writeEviction(ctx context.Context, write func(ctx context.Context, key stri
 	}
 	for _, e := range evict {
 		klog.FromContext(ctx).Info("Evicted a binding from a cluster", "binding", b.key(), "cluster", e.Cluster, "reason", opts.reason, "why", e.Message)
-		recorder.Event(b.obj, corev1.EventTypeNormal, ReasonEvictWorkloadFromClusterSucceed, fmt.Sprintf("Evict from cluster %s succeed.", e.Cluster))
+		recordEviction(recorder, b, e.Cluster, true)
 	}
 	return nil
+}
+
+// recordEviction records the outcome of b's eviction from cluster on the
+// binding and on its resource template.
+func recordEviction(recorder record.EventRecorder, b *binding, cluster string, succeeded bool) {
+	eventType, reason, msg := corev1.EventTypeNormal, ReasonEvictWorkloadFromClusterSucceed, fmt.Sprintf("Evict from cluster %s succeed.", cluster)
+	if !succeeded {
+		eventType, reason, msg = corev1.EventTypeWarning, ReasonEvictWorkloadFromClusterFailed, fmt.Sprintf("Evict from cluster %s failed.", cluster)
+	}
+	recorder.Event(b.obj, eventType, reason, msg)
+	recorder.Event(b.spec.Resource.EventTarget(), eventType, reason, msg)
 }
 
 // evictionPatch removes the evicted clusters from spec.clusters and adds a

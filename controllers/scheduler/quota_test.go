@@ -3,12 +3,10 @@ package scheduler
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -73,7 +71,7 @@ func TestReconcileFederatedQuota(t *testing.T) {
 // refusal of the same result writes nothing again.
 func TestReconcileQuotaRefusal(t *testing.T) {
 	t.Parallel()
-	const msg = `resourcebindings.work.karmada.io "web" is forbidden: FederatedResourceQuota(default/team) exceeded for resource cpu: requested sum 40m, limit 30m.`
+	const msg = `admission webhook "resourcebinding.karmada.io" denied the request: FederatedResourceQuota(default/team) exceeded for resource cpu: requested sum 40m, limit 30m.`
 	scaleUp := newRB(scheduledRB, func(b *workv1alpha2.ResourceBinding) {
 		b.Spec.Replicas = 4
 		b.Generation = 4
@@ -98,10 +96,7 @@ func TestReconcileQuotaRefusal(t *testing.T) {
 					return false, nil, nil
 				}
 				refused++
-				err := apierrors.NewForbidden(workv1alpha2.Resource("resourcebindings"), "web",
-					errors.New("FederatedResourceQuota(default/team) exceeded for resource cpu: requested sum 40m, limit 30m."))
-				err.ErrStatus.Reason = placement.ReasonQuotaExceeded
-				return true, nil, err
+				return true, nil, placement.NewQuotaRefusal("web", msg)
 			})
 			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 				t.Fatal(err)

@@ -406,8 +406,7 @@ func scheduleTypeOf(t *target) string {
 
 // record writes the decision's events on the binding and its template.
 func (c *Controller) record(t *target, dec placement.Decision, schedErr error) {
-	r := t.spec.Resource
-	ref := &corev1.ObjectReference{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, UID: r.UID}
+	ref := t.spec.Resource.EventTarget()
 	if schedErr != nil {
 		c.recorder.Event(t.obj, corev1.EventTypeWarning, EventReasonScheduleBindingFailed, schedErr.Error())
 		c.recorder.Event(ref, corev1.EventTypeWarning, EventReasonScheduleBindingFailed, schedErr.Error())

@@ -2,7 +2,6 @@ package work
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"sync"
@@ -99,7 +98,7 @@ func (c *quotaCheck) validate(ctx context.Context, rb, old *workv1alpha2.Resourc
 	others := placement.Add(used...)
 	for _, q := range quotas {
 		if msg, exceeded := placement.OverallExceeded(q.Namespace, q.Name, q.Spec.Overall, others, was, requested); exceeded {
-			return quotaExceeded(rb.Name, msg)
+			return placement.NewQuotaRefusal(rb.Name, msg)
 		}
 	}
 	return nil
@@ -113,15 +112,6 @@ func raises(requested, was corev1.ResourceList) bool {
 		}
 	}
 	return false
-}
-
-// quotaExceeded is the refusal of binding name: Forbidden, with reason
-// QuotaExceeded so that its writers can tell it from an authorization
-// failure.
-func quotaExceeded(name, msg string) error {
-	err := apierrors.NewForbidden(workv1alpha2.Resource("resourcebindings"), name, errors.New(msg))
-	err.ErrStatus.Reason = placement.ReasonQuotaExceeded
-	return err
 }
 
 // quotaGuard runs quotaCheck on every create and update of

@@ -39,6 +39,13 @@ const (
 	BindingReasonQuotaExceeded = "QuotaExceeded"
 )
 
+// ResourceBindingWebhookName is the name of Karmada's validating webhook of
+// ResourceBindings, which enforces FederatedResourceQuota overall limits:
+// its denials read `admission webhook "resourcebinding.karmada.io" denied
+// the request: ...`, and Flotilla's refusals (made in its registry) read
+// the same.
+const ResourceBindingWebhookName = "resourcebinding.karmada.io"
+
 // Reasons of the FullyApplied condition.
 const (
 	// FullyAppliedSuccessReason: the resource is applied to every scheduled cluster.

@@ -124,6 +124,7 @@ spec:
 
 	movedWhole(t, ns, from, to)
 	wantEvent(t, ns, "web-deployment", "EvictWorkloadFromClusterSucceed", "Evict from cluster "+from+" succeed.")
+	wantEvent(t, ns, "web", "EvictWorkloadFromClusterSucceed", "Evict from cluster "+from+" succeed.")
 
 	// The state reached the new cluster's Deployment.
 	wantPreservedLabel(t, w, from, to)

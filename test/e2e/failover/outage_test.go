@@ -131,6 +131,7 @@ func TestNotReadyNoExecuteFailsOver(t *testing.T) {
 		return readyIn(ctx, t, "member2", ns, 2)
 	})
 	wantEvent(t, ns, "web-deployment", "EvictWorkloadFromClusterSucceed", "Evict from cluster member1 succeed.")
+	wantEvent(t, ns, "web", "EvictWorkloadFromClusterSucceed", "Evict from cluster member1 succeed.")
 	wantEvent(t, ns, "web-deployment", "GracefulEvictionCompleted", "Removed the workload from cluster member1: the workload is healthy in member2.")
 	if err := restart(); err != nil {
 		t.Fatal(err)

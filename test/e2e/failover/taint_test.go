@@ -163,6 +163,13 @@ func TestNoExecuteTaintGracefulEviction(t *testing.T) {
 	// The task ended because the workload was healthy in member2.
 	wantEvent(t, ns, "web-deployment", "GracefulEvictionCompleted", "Removed the workload from cluster member1: the workload is healthy in member2.")
 	wantEvent(t, ns, "web-deployment", "EvictWorkloadFromClusterSucceed", "Evict from cluster member1 succeed.")
+	// As in Karmada, the template records the eviction too: a runbook
+	// waits for it on the Deployment.
+	wantEvent(t, ns, "web", "EvictWorkloadFromClusterSucceed", "Evict from cluster member1 succeed.")
+	if out := kubectl(t, "describe", "deployment", "web", "-n", ns); !strings.Contains(out, "EvictWorkloadFromClusterSucceed") ||
+		!strings.Contains(out, "Evict from cluster member1 succeed.") {
+		t.Errorf("kubectl describe deployment lacks the eviction event:\n%s", out)
+	}
 	// S11: kubectl describe says why member1 was left and when its old
 	// replicas went.
 	out := kubectl(t, "describe", "rb", "web-deployment", "-n", ns)
@@ -196,6 +203,7 @@ func TestNoExecuteTaintDirectly(t *testing.T) {
 		return goneFrom(ctx, t, "member1", ns)
 	})
 	wantEvent(t, ns, "web-deployment", "EvictWorkloadFromClusterSucceed", "Evict from cluster member1 succeed.")
+	wantEvent(t, ns, "web", "EvictWorkloadFromClusterSucceed", "Evict from cluster member1 succeed.")
 }
 
 // TestNoExecuteTaintTolerated: a policy that tolerates the taint keeps its

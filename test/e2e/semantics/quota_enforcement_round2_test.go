@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -99,6 +98,12 @@ spec:
 		return ""
 	})
 
+	// Karmada's resourcebinding webhook denies a write beyond the quota;
+	// the API server reports the denial in these words, which scripts match.
+	denial := func(sum string) string {
+		return fmt.Sprintf(`admission webhook "resourcebinding.karmada.io" denied the request: FederatedResourceQuota(%s/team) exceeded for resource cpu: requested sum %s, limit 10m.`, ns, sum)
+	}
+
 	// A scale-up beyond the quota keeps the replica it has.
 	framework.Apply(t, cpuOnly(ns, "a", 2, "10m"))
 	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
@@ -107,16 +112,19 @@ spec:
 			return err.Error()
 		}
 		if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != workv1alpha2.BindingReasonQuotaExceeded ||
-			!strings.Contains(cond.Message, "team") {
-			return fmt.Sprintf("Scheduled condition %+v, want False QuotaExceeded naming team", cond)
+			cond.Message != denial("20m") {
+			return fmt.Sprintf("Scheduled condition %+v, want False QuotaExceeded %q", cond, denial("20m"))
 		}
 		if clusters != "member1:1 " {
 			return fmt.Sprintf("a scheduled to %q, want member1:1 kept", clusters)
 		}
 		return ""
 	})
-	waitEvent(t, ns, "ResourceBinding", "a-deployment", "ScheduleBindingFailed", "team")
-	waitEvent(t, ns, "Deployment", "a", "ScheduleBindingFailed", "team")
+	for kind, name := range map[string]string{"ResourceBinding": "a-deployment", "Deployment": "a"} {
+		if got := waitEvent(t, ns, kind, name, "ScheduleBindingFailed", "team"); got != denial("20m") {
+			t.Errorf("ScheduleBindingFailed on %s %s: %q, want %q", kind, name, got, denial("20m"))
+		}
+	}
 
 	// Any writer of the binding is held to the quota: a direct write of
 	// spec.clusters is refused and changes nothing.
@@ -129,9 +137,8 @@ spec:
 		t.Fatalf("refusal %v (reason %s), want 403 QuotaExceeded", err, apierrors.ReasonForError(err))
 	}
 	if status, ok := err.(apierrors.APIStatus); ok {
-		want := fmt.Sprintf("FederatedResourceQuota(%s/team) exceeded for resource cpu: requested sum 20m, limit 10m.", ns)
-		if msg := status.Status().Message; !strings.Contains(msg, want) {
-			t.Errorf("refusal message %q, want it to contain %q", msg, want)
+		if msg := status.Status().Message; msg != denial("20m") || status.Status().Code != 403 {
+			t.Errorf("refusal %d %q, want 403 %q", status.Status().Code, msg, denial("20m"))
 		}
 	}
 	if clusters, _, _, err := bindingState(t.Context(), t, ns, "a"); err != nil || clusters != "member1:1 " {
@@ -161,7 +168,7 @@ spec:
 		return ""
 	})
 	framework.Apply(t, cpuOnly(ns, "a", 1, "20m"))
-	waitEvent(t, ns, "Deployment", "a", "ApplyPolicyFailed", fmt.Sprintf("FederatedResourceQuota(%s/team) exceeded for resource cpu", ns))
+	waitEvent(t, ns, "Deployment", "a", "ApplyPolicyFailed", denial("20m"))
 	if _, _, cpu, err := bindingState(t.Context(), t, ns, "a"); err != nil || cpu != "10m" {
 		t.Fatalf("binding requests %q (%v), want the old 10m kept", cpu, err)
 	}
@@ -181,7 +188,11 @@ spec:
 		}
 		return ""
 	})
-	waitEvent(t, ns, "Deployment", "b", "ScheduleBindingFailed", "team")
+	for kind, name := range map[string]string{"ResourceBinding": "b-deployment", "Deployment": "b"} {
+		if got := waitEvent(t, ns, kind, name, "ScheduleBindingFailed", "team"); got != denial("20m") {
+			t.Errorf("ScheduleBindingFailed on %s %s: %q, want %q", kind, name, got, denial("20m"))
+		}
+	}
 	if _, err := framework.MemberClient(t, "member1").AppsV1().Deployments(ns).Get(t.Context(), "b", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("Deployment b in member1: %v, want none", err)
 	}
