@@ -115,8 +115,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 		return err
 	}
 	slices.SortFunc(clusters, func(a, b *clusterv1alpha1.Cluster) int { return cmp.Compare(a.Name, b.Name) })
-	fresh := t.spec.RescheduleTriggeredAt != nil &&
-		(t.status.LastScheduledTime == nil || t.status.LastScheduledTime.Before(t.spec.RescheduleTriggeredAt))
+	fresh := rescheduleTriggered(t.spec.RescheduleTriggeredAt, t.status.LastScheduledTime, t.meta.Annotations[workv1alpha2.ObservedRescheduleTriggerAnnotation])
 	in := placement.Input{Spec: t.spec, Status: t.status, Clusters: clusters, Fresh: fresh, Estimate: c.estimator(t),
 		Step: metrics.ObserveScheduleStep}
 	if in.Affinity, in.AntiAffinity, err = c.peers(t); err != nil {
@@ -151,7 +150,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 			// Karmada schedules such a binding again on every trigger and
 			// stamps each successful run, unchanged result or not; scripts
 			// wait for lastScheduledTime to move. The status alone.
-			return c.stampRun(ctx, t, key, dec, c.runTime(t, fresh))
+			return c.stampRun(ctx, t, key, dec, fresh)
 		}
 		klog.FromContext(ctx).V(4).Info("Scheduling decision unchanged", "binding", key)
 		return c.retryLater(key, schedErr)
@@ -176,6 +175,10 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 	}
 	meta.SetStatusCondition(&conditions, cond)
 	status["conditions"] = conditions
+	annotations := map[string]any{}
+	if schedErr == nil && fresh {
+		annotations[workv1alpha2.ObservedRescheduleTriggerAnnotation] = triggerValue(t.spec.RescheduleTriggeredAt)
+	}
 	metadata := map[string]any{"resourceVersion": t.meta.ResourceVersion}
 	write := map[string]any{"metadata": metadata, "status": status}
 	subresource := "status"
@@ -184,9 +187,12 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 		if len(dec.Clusters) > 0 {
 			clusters = dec.Clusters
 		}
-		metadata["annotations"] = map[string]any{workv1alpha2.AppliedPlacementAnnotation: string(applied)}
+		annotations[workv1alpha2.AppliedPlacementAnnotation] = string(applied)
 		write["spec"] = map[string]any{"clusters": clusters}
 		subresource = workv1alpha2.SchedulingSubresource
+	}
+	if len(annotations) > 0 {
+		metadata["annotations"] = annotations
 	}
 	patch, err := json.Marshal(write)
 	if err != nil {
@@ -207,14 +213,39 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 }
 
 // patchStatus merges status into the binding's status subresource, on
-// condition that the binding is still at resourceVersion rv.
-func (c *Controller) patchStatus(ctx context.Context, t *target, rv string, status map[string]any) error {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": rv}, "status": status})
+// condition that the binding is still at resourceVersion rv; annotations,
+// when given, are merged into its metadata in the same write.
+func (c *Controller) patchStatus(ctx context.Context, t *target, rv string, status map[string]any, annotations ...map[string]any) error {
+	metadata := map[string]any{"resourceVersion": rv}
+	if len(annotations) > 0 && len(annotations[0]) > 0 {
+		metadata["annotations"] = annotations[0]
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": metadata, "status": status})
 	if err != nil {
 		return err
 	}
 	_, err = t.patch(ctx, patch, "status")
 	return err
+}
+
+// rescheduleTriggered tells whether the binding's spec.rescheduleTriggeredAt
+// asks for a Fresh run: a trigger after the last run (Karmada's rule), or
+// in the same second as the last run and not yet run for (observed is the
+// ObservedRescheduleTriggerAnnotation). Both times are whole seconds; a
+// trigger before the last run is past.
+func rescheduleTriggered(trigger, last *metav1.Time, observed string) bool {
+	switch {
+	case trigger == nil:
+		return false
+	case last == nil || last.Truncate(time.Second).Before(trigger.Truncate(time.Second)):
+		return true
+	}
+	return last.Truncate(time.Second).Equal(trigger.Truncate(time.Second)) && observed != triggerValue(trigger)
+}
+
+// triggerValue is the ObservedRescheduleTriggerAnnotation of trigger.
+func triggerValue(trigger *metav1.Time) string {
+	return trigger.UTC().Format(time.RFC3339)
 }
 
 // rerun tells whether Karmada's scheduler would run again for a binding
@@ -232,10 +263,9 @@ func rerun(t *target, fresh bool) bool {
 }
 
 // runTime is the lastScheduledTime of a successful run: now, or for a run
-// a trigger asked for, not before that trigger. A trigger may be up to a
-// second ahead of this clock (a WorkloadRebalancer writes the second after
-// the last run, see workloadrebalancer.TriggerTime); a run stamped before
-// it would leave the trigger fresh and run again until the clock passed it.
+// a trigger asked for, not before that trigger (whose writer's clock may be
+// ahead of this one): a run stamped before it would leave the trigger fresh
+// and run again until the clock passed it, and scripts compare the two.
 func (c *Controller) runTime(t *target, fresh bool) metav1.Time {
 	now := metav1.NewTime(c.now())
 	if fresh && now.Before(t.spec.RescheduleTriggeredAt) {
@@ -245,13 +275,18 @@ func (c *Controller) runTime(t *target, fresh bool) metav1.Time {
 }
 
 // stampRun writes the time and generation of a successful run whose result
-// the binding already holds, and records its events, as every successful
+// the binding already holds (and, for a run a trigger asked for, that
+// trigger as observed), and records its events, as every successful
 // scheduling run does.
-func (c *Controller) stampRun(ctx context.Context, t *target, key string, dec placement.Decision, at metav1.Time) error {
+func (c *Controller) stampRun(ctx context.Context, t *target, key string, dec placement.Decision, fresh bool) error {
+	annotations := map[string]any{}
+	if fresh {
+		annotations[workv1alpha2.ObservedRescheduleTriggerAnnotation] = triggerValue(t.spec.RescheduleTriggeredAt)
+	}
 	err := c.patchStatus(ctx, t, t.meta.ResourceVersion, map[string]any{
 		"schedulerObservedGeneration": t.meta.Generation,
-		"lastScheduledTime":           at,
-	})
+		"lastScheduledTime":           c.runTime(t, fresh),
+	}, annotations)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil

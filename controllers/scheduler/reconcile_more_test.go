@@ -160,17 +160,28 @@ func TestReconcileFresh(t *testing.T) {
 		name      string
 		last      time.Time     // lastScheduledTime; an hour ago when zero
 		triggered time.Duration // relative to lastScheduledTime
+		observed  string        // the ObservedRescheduleTriggerAnnotation
 		want      []workv1alpha2.TargetCluster
 		wantLast  time.Time // the clock when zero
+		stale     bool      // the trigger is not run for
 	}{
 		// a: 10 free + 4 held = 14, b: 10. 4 over 14:10: a, b, a, b.
 		{name: "reschedule triggered after the last scheduling", triggered: time.Minute, want: []workv1alpha2.TargetCluster{pt.At("a", 2), pt.At("b", 2)}},
-		{name: "reschedule triggered before the last scheduling", triggered: -time.Minute, want: []workv1alpha2.TargetCluster{pt.At("a", 4)}},
+		{name: "reschedule triggered before the last scheduling", triggered: -time.Minute, want: []workv1alpha2.TargetCluster{pt.At("a", 4)}, stale: true},
 		// A WorkloadRebalancer created in the second of the last run
 		// triggers the second after it, ahead of this clock: the run is
 		// stamped at the trigger, or the trigger would stay fresh.
 		{name: "reschedule triggered ahead of the clock", last: fixedNow, triggered: time.Second,
 			want: []workv1alpha2.TargetCluster{pt.At("a", 2), pt.At("b", 2)}, wantLast: fixedNow.Add(time.Second)},
+		// A WorkloadRebalancer created in the second of the last run: its
+		// trigger (its creation time, as Karmada writes it) equals
+		// lastScheduledTime. Run once, and remembered as observed.
+		{name: "reschedule triggered in the second of the last run", last: fixedNow, triggered: 0,
+			want: []workv1alpha2.TargetCluster{pt.At("a", 2), pt.At("b", 2)}},
+		{name: "reschedule triggered in the second of the last run, an older trigger observed", last: fixedNow, triggered: 0,
+			observed: fixedNow.Add(-time.Minute).UTC().Format(time.RFC3339), want: []workv1alpha2.TargetCluster{pt.At("a", 2), pt.At("b", 2)}},
+		{name: "reschedule triggered in the second of the last run, already run for", last: fixedNow, triggered: 0,
+			observed: fixedNow.UTC().Format(time.RFC3339), want: []workv1alpha2.TargetCluster{pt.At("a", 4)}, stale: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -184,12 +195,25 @@ func TestReconcileFresh(t *testing.T) {
 					b.Status.LastScheduledTime = &metav1.Time{Time: tc.last}
 				}
 				b.Spec.RescheduleTriggeredAt = &metav1.Time{Time: b.Status.LastScheduledTime.Add(tc.triggered)}
+				if tc.observed != "" {
+					b.Annotations[workv1alpha2.ObservedRescheduleTriggerAnnotation] = tc.observed
+				}
 			}))
 			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
 				t.Fatal(err)
 			}
 			f.writes(t, rbGVR, "default", "web", workv1alpha2.SchedulingSubresource)
 			obj := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
+			wantObserved := tc.observed // a trigger not run for leaves it
+			if !tc.stale {
+				wantObserved = obj.Spec.RescheduleTriggeredAt.UTC().Format(time.RFC3339)
+			}
+			if got := obj.Annotations[workv1alpha2.ObservedRescheduleTriggerAnnotation]; got != wantObserved {
+				t.Errorf("observed trigger %q, want %q", got, wantObserved)
+			}
+			if obj.Status.LastScheduledTime.Before(obj.Spec.RescheduleTriggeredAt) {
+				t.Errorf("lastScheduledTime %v before the trigger %v", obj.Status.LastScheduledTime, obj.Spec.RescheduleTriggeredAt)
+			}
 			if diff := cmp.Diff(tc.want, obj.Spec.Clusters); diff != "" {
 				t.Errorf("spec.clusters (-want +got):\n%s", diff)
 			}
@@ -308,5 +332,42 @@ func TestReconcileWorkloadAffinityPeers(t *testing.T) {
 	obj := f.resync(t, rbGVR, "default", "web").(*workv1alpha2.ResourceBinding)
 	if diff := cmp.Diff([]workv1alpha2.TargetCluster{pt.At("b", 2)}, obj.Spec.Clusters); diff != "" {
 		t.Errorf("spec.clusters (-want +got):\n%s", diff)
+	}
+}
+
+// TestRescheduleTriggered: Karmada's rule (a trigger after the last run is
+// fresh) and the same-second cases, where only the observed trigger tells.
+func TestRescheduleTriggered(t *testing.T) {
+	t.Parallel()
+	at := func(s string) *metav1.Time {
+		v, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &metav1.Time{Time: v}
+	}
+	for _, tc := range []struct {
+		name          string
+		trigger, last *metav1.Time
+		observed      string
+		want          bool
+	}{
+		{name: "no trigger", last: at("2026-01-01T00:00:05Z")},
+		{name: "never scheduled", trigger: at("2026-01-01T00:00:05Z"), want: true},
+		{name: "after the last run", trigger: at("2026-01-01T00:00:06Z"), last: at("2026-01-01T00:00:05Z"), want: true},
+		{name: "before the last run", trigger: at("2026-01-01T00:00:04Z"), last: at("2026-01-01T00:00:05Z")},
+		{name: "before the last run, never observed", trigger: at("2026-01-01T00:00:04Z"), last: at("2026-01-01T00:00:05Z"), observed: ""},
+		{name: "same second, not run for", trigger: at("2026-01-01T00:00:05Z"), last: at("2026-01-01T00:00:05Z"), want: true},
+		{name: "same second, an older trigger run for", trigger: at("2026-01-01T00:00:05Z"), last: at("2026-01-01T00:00:05Z"),
+			observed: "2026-01-01T00:00:01Z", want: true},
+		{name: "same second, run for", trigger: at("2026-01-01T00:00:05Z"), last: at("2026-01-01T00:00:05Z"), observed: "2026-01-01T00:00:05Z"},
+		{name: "same second, sub-second times (not yet stored)", trigger: at("2026-01-01T00:00:05.9Z"), last: at("2026-01-01T00:00:05.1Z"),
+			observed: "2026-01-01T00:00:05Z"},
+		{name: "same second in another zone, run for", trigger: &metav1.Time{Time: at("2026-01-01T00:00:05Z").In(time.FixedZone("x", 3600))},
+			last: at("2026-01-01T00:00:05Z"), observed: "2026-01-01T00:00:05Z"},
+	} {
+		if got := rescheduleTriggered(tc.trigger, tc.last, tc.observed); got != tc.want {
+			t.Errorf("%s: rescheduleTriggered = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -27,11 +27,10 @@ const ControllerName = "workloadRebalancer"
 
 // Bindings is what the controller does to the bindings of workloads.
 type Bindings struct {
-	// Times returns the spec.rescheduleTriggeredAt and the
-	// status.lastScheduledTime of the binding (a ResourceBinding in
-	// namespace, or a ClusterResourceBinding when namespace is empty); a
-	// NotFound error when there is none.
-	Times func(ctx context.Context, namespace, name string) (triggered, scheduled *metav1.Time, err error)
+	// Triggered returns the spec.rescheduleTriggeredAt of the binding (a
+	// ResourceBinding in namespace, or a ClusterResourceBinding when
+	// namespace is empty); a NotFound error when there is none.
+	Triggered func(ctx context.Context, namespace, name string) (*metav1.Time, error)
 	// Trigger sets spec.rescheduleTriggeredAt.
 	Trigger func(ctx context.Context, namespace, name string, at metav1.Time) error
 }
@@ -57,19 +56,19 @@ func New(rebalancers appsinformers.WorkloadRebalancerInformer, client versioned.
 	c := &Controller{
 		rebalancers: rebalancers.Lister(), synced: []cache.InformerSynced{rebalancers.Informer().HasSynced},
 		bindings: Bindings{
-			Times: func(ctx context.Context, namespace, name string) (*metav1.Time, *metav1.Time, error) {
+			Triggered: func(ctx context.Context, namespace, name string) (*metav1.Time, error) {
 				if namespace == "" {
 					b, err := client.WorkV1alpha2().ClusterResourceBindings().Get(ctx, name, metav1.GetOptions{})
 					if err != nil {
-						return nil, nil, err
+						return nil, err
 					}
-					return b.Spec.RescheduleTriggeredAt, b.Status.LastScheduledTime, nil
+					return b.Spec.RescheduleTriggeredAt, nil
 				}
 				b, err := client.WorkV1alpha2().ResourceBindings(namespace).Get(ctx, name, metav1.GetOptions{})
 				if err != nil {
-					return nil, nil, err
+					return nil, err
 				}
-				return b.Spec.RescheduleTriggeredAt, b.Status.LastScheduledTime, nil
+				return b.Spec.RescheduleTriggeredAt, nil
 			},
 			Trigger: func(ctx context.Context, namespace, name string, at metav1.Time) error {
 				body, err := json.Marshal(map[string]any{"spec": map[string]any{"rescheduleTriggeredAt": at}})
@@ -170,29 +169,18 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 }
 
 // trigger makes the binding of w reschedule, once per rebalancer: only
-// when its last trigger is older than the rebalancer.
+// when its last trigger is older than the rebalancer. As Karmada, the
+// trigger is the rebalancer's creation time itself (scripts compare the
+// two); the scheduler honours one in the same second as its last run (see
+// the binding annotation work.flotilla.io/observed-reschedule-trigger).
 func (c *Controller) trigger(ctx context.Context, r *appsv1alpha1.WorkloadRebalancer, w appsv1alpha1.ObjectReference) error {
 	binding := names.BindingName(w.Kind, w.Name)
-	triggered, scheduled, err := c.bindings.Times(ctx, w.Namespace, binding)
+	triggered, err := c.bindings.Triggered(ctx, w.Namespace, binding)
 	if err != nil {
 		return err
 	}
 	if triggered != nil && !r.CreationTimestamp.After(triggered.Time) {
 		return nil
 	}
-	return c.bindings.Trigger(ctx, w.Namespace, binding, TriggerTime(r.CreationTimestamp, scheduled))
-}
-
-// TriggerTime is the rescheduleTriggeredAt a rebalancer created at
-// created writes to a binding last scheduled at scheduled. The scheduler
-// runs again only for a trigger after its last run, and both times are
-// whole seconds: a rebalancer created in the second of the last run (a
-// workload created a moment before its rebalancer) would be ignored, so
-// its trigger is the second after that run.
-func TriggerTime(created metav1.Time, scheduled *metav1.Time) metav1.Time {
-	created = metav1.NewTime(created.Truncate(time.Second))
-	if scheduled == nil || scheduled.Before(&created) {
-		return created
-	}
-	return metav1.NewTime(scheduled.Truncate(time.Second).Add(time.Second))
+	return c.bindings.Trigger(ctx, w.Namespace, binding, r.CreationTimestamp)
 }

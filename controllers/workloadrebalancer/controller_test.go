@@ -18,23 +18,21 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 )
 
-// fakeBindings holds bindings' rescheduleTriggeredAt and lastScheduledTime
-// by "namespace/name".
+// fakeBindings holds bindings' rescheduleTriggeredAt by "namespace/name".
 type fakeBindings struct {
 	at       map[string]*metav1.Time
-	last     map[string]*metav1.Time
 	failOnce map[string]bool
 	triggers []string
 }
 
 func (f *fakeBindings) bindings() Bindings {
 	return Bindings{
-		Times: func(_ context.Context, ns, name string) (*metav1.Time, *metav1.Time, error) {
+		Triggered: func(_ context.Context, ns, name string) (*metav1.Time, error) {
 			at, ok := f.at[ns+"/"+name]
 			if !ok {
-				return nil, nil, apierrors.NewNotFound(schema.GroupResource{Resource: "resourcebindings"}, name)
+				return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "resourcebindings"}, name)
 			}
-			return at, f.last[ns+"/"+name], nil
+			return at, nil
 		},
 		Trigger: func(_ context.Context, ns, name string, at metav1.Time) error {
 			if f.failOnce[ns+"/"+name] {
@@ -54,7 +52,6 @@ func TestReconcile(t *testing.T) {
 	older, newer := metav1.NewTime(created.Add(-time.Hour)), metav1.NewTime(created.Add(time.Second))
 	a, b, c, d := ref("Deployment", "ns", "a"), ref("Deployment", "ns", "b"), ref("ClusterRole", "", "c"), ref("Deployment", "ns", "gone")
 	fb := &fakeBindings{at: map[string]*metav1.Time{"ns/a-deployment": nil, "ns/b-deployment": &older, "/c-clusterrole": &newer},
-		last:     map[string]*metav1.Time{"ns/b-deployment": &created},
 		failOnce: map[string]bool{"ns/b-deployment": true}}
 	r := &appsv1alpha1.WorkloadRebalancer{ObjectMeta: metav1.ObjectMeta{Name: "r", CreationTimestamp: created, Generation: 1, ResourceVersion: "5"},
 		Spec: appsv1alpha1.WorkloadRebalancerSpec{Workloads: []appsv1alpha1.ObjectReference{a, b, c, d}, TTLSecondsAfterFinished: ptr.To[int32](30)}}
@@ -112,9 +109,11 @@ func TestReconcile(t *testing.T) {
 	if len(fb.triggers) != 2 || len(removed) != 0 {
 		t.Errorf("triggers %v removed %v: want b triggered once more and nothing removed", fb.triggers, removed)
 	}
-	// b was scheduled in the rebalancer's second: its trigger is after that.
-	if want := metav1.NewTime(created.Add(time.Second)); !fb.at["ns/b-deployment"].Equal(&want) {
-		t.Errorf("b triggered at %v, want %v (the second after its last run)", fb.at["ns/b-deployment"], want)
+	// As Karmada: the trigger is the rebalancer's creation time itself,
+	// whenever the binding was last scheduled (the scheduler honours a
+	// trigger in the second of its last run).
+	if !fb.at["ns/b-deployment"].Equal(&created) {
+		t.Errorf("b triggered at %v, want %v (the rebalancer's creation)", fb.at["ns/b-deployment"], created)
 	}
 
 	// Nothing changed: no write; after the TTL: removed at its version.
@@ -128,37 +127,5 @@ func TestReconcile(t *testing.T) {
 	}
 	if len(removed) != 1 || removed[0] != "r@5" {
 		t.Errorf("removed %v, want r at its resourceVersion after the TTL", removed)
-	}
-}
-
-func TestTriggerTime(t *testing.T) {
-	at := func(s string) *metav1.Time {
-		v, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ptr.To(metav1.NewTime(v))
-	}
-	for _, tc := range []struct {
-		name      string
-		created   string
-		scheduled *metav1.Time
-		want      string
-	}{
-		{"never scheduled", "2026-01-01T00:00:05Z", nil, "2026-01-01T00:00:05Z"},
-		{"scheduled before", "2026-01-01T00:00:05Z", at("2026-01-01T00:00:04Z"), "2026-01-01T00:00:05Z"},
-		{"scheduled in the same second", "2026-01-01T00:00:05Z", at("2026-01-01T00:00:05Z"), "2026-01-01T00:00:06Z"},
-		{"sub-second creation, same second", "2026-01-01T00:00:05.900Z", at("2026-01-01T00:00:05Z"), "2026-01-01T00:00:06Z"},
-		{"scheduled after (clock skew)", "2026-01-01T00:00:05Z", at("2026-01-01T00:00:09.5Z"), "2026-01-01T00:00:10Z"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := TriggerTime(*at(tc.created), tc.scheduled)
-			if want := at(tc.want); !got.Equal(want) {
-				t.Errorf("TriggerTime = %v, want %v", got, want)
-			}
-			if tc.scheduled != nil && !tc.scheduled.Before(&got) {
-				t.Errorf("trigger %v is not after the last run %v: the scheduler would ignore it", got, tc.scheduled)
-			}
-		})
 	}
 }

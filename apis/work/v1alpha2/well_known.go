@@ -148,6 +148,14 @@ const (
 	// status aggregation reports its health Unknown: a graceful eviction
 	// waits for the replicas moved to a cluster, not for those it had.
 	AssignedReplicasAnnotation = "work.flotilla.io/assigned-replicas"
+	// ObservedRescheduleTriggerAnnotation (Flotilla's; Karmada has none),
+	// on a binding, is the spec.rescheduleTriggeredAt (RFC 3339) of the
+	// last reschedule the scheduler ran for. Both that trigger and
+	// status.lastScheduledTime are whole seconds: a trigger in the second
+	// of the last run (a WorkloadRebalancer created just after its
+	// workload was scheduled) cannot be told from an older one by the
+	// times alone. Kept in the binding so a new leader knows it.
+	ObservedRescheduleTriggerAnnotation = "work.flotilla.io/observed-reschedule-trigger"
 	// BindingDependenciesAnnotationKey lists, as JSON, the dependencies of an
 	// independent binding (those propagated because of propagateDeps).
 	BindingDependenciesAnnotationKey = "resourcebinding.karmada.io/dependencies"

@@ -96,3 +96,66 @@ spec:
 		return ""
 	})
 }
+
+// A reschedule trigger in the second of the binding's last run (a
+// WorkloadRebalancer created just after its workload was scheduled: Karmada
+// writes the rebalancer's creation time, which then equals
+// lastScheduledTime) is honoured once: the workload is divided afresh, and
+// lastScheduledTime is not before the trigger afterwards. The trigger is
+// written here as a rebalancer would, equal to lastScheduledTime, so the
+// case does not depend on the clock.
+func TestRescheduleTriggerInTheSecondOfTheLastRun(t *testing.T) {
+	ns := framework.Namespace(t, "sem-trigger")
+	taint := `{"spec":{"taints":[{"key":"sem-trigger","effect":"NoSchedule"}]}}`
+	kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", taint)
+	t.Cleanup(func() {
+		_, _ = framework.Kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", `{"spec":{"taints":null}}`)
+	})
+	framework.Apply(t, nginx(ns, "web", 4, "")+fmt.Sprintf(`---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: %s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference: {dynamicWeight: AvailableReplicas}
+`, ns))
+	waitScheduled(t, ns, "web", "member1:4 ")
+	kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", `{"spec":{"taints":null}}`)
+	time.Sleep(3 * time.Second)
+	b, err := framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(t.Context(), "web-deployment", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := scheduled(t.Context(), t, ns, "web"); got != "member1:4 " || b.Status.LastScheduledTime == nil {
+		t.Fatalf("before the trigger: scheduled to %q, last run %v; want member1:4 kept and a last run", got, b.Status.LastScheduledTime)
+	}
+	trigger := *b.Status.LastScheduledTime
+	kubectl(t, "patch", "rb", "web-deployment", "-n", ns, "--type=merge", "-p",
+		fmt.Sprintf(`{"spec":{"rescheduleTriggeredAt":%q}}`, trigger.UTC().Format(time.RFC3339)))
+	waitScheduled(t, ns, "web", "member1:2 member2:2 ")
+	b, err = framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(t.Context(), "web-deployment", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Spec.RescheduleTriggeredAt == nil || !b.Spec.RescheduleTriggeredAt.Equal(&trigger) {
+		t.Errorf("rescheduleTriggeredAt %v, want %v as written", b.Spec.RescheduleTriggeredAt, trigger)
+	}
+	if last := b.Status.LastScheduledTime; last == nil || last.Before(&trigger) {
+		t.Errorf("lastScheduledTime %v is before the trigger %v", last, trigger)
+	}
+	// Served once: the binding's result stays, the run is not repeated.
+	last := b.Status.LastScheduledTime.DeepCopy()
+	time.Sleep(3 * time.Second)
+	b, err = framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(t.Context(), "web-deployment", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.Status.LastScheduledTime.Equal(last) {
+		t.Errorf("the trigger was run again: lastScheduledTime %v, was %v", b.Status.LastScheduledTime, last)
+	}
+}
