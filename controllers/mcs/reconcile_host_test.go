@@ -40,7 +40,9 @@ func (h *hostRecorder) reconciler(t *testing.T) hostSliceReconciler {
 		h.calls = append(h.calls, verb+" "+namespace+"/"+name)
 		return h.errs[verb]
 	}
-	r.create = func(_ context.Context, s *discoveryv1.EndpointSlice) error { return call("create", s.Namespace, s.Name) }
+	r.create = func(_ context.Context, s *discoveryv1.EndpointSlice) error {
+		return call("create", s.Namespace, s.Name)
+	}
 	r.patch = func(_ context.Context, namespace, name string, patch []byte) error {
 		if !json.Valid(patch) {
 			return fmt.Errorf("invalid patch %s", patch)
