@@ -69,53 +69,21 @@ func waitHost(t *testing.T, ns string, want []string, timeout time.Duration) []d
 	return list
 }
 
-// TestControlPlaneEndpointSlices: nginx runs in member1, exported from
-// there and imported into member3. The control plane gets, as Karmada
-// makes them, a copy of each of member1's EndpointSlices of nginx in the
-// service's namespace, imported-member1-<slice>, labelled
-// kubernetes.io/service-name=derived-nginx and with the member they come
-// from; the copies follow a scale-up within seconds, are never propagated
-// (not by a policy selecting EndpointSlices, nor as the dependencies of
-// the ServiceImport), and go with the ServiceExport.
+// TestControlPlaneEndpointSlices: nginx runs in member1 and is exported
+// from there. The control plane gets, as Karmada makes them, a copy of
+// each of member1's EndpointSlices of nginx in the service's namespace,
+// imported-member1-<slice>, labelled kubernetes.io/service-name=
+// derived-nginx and with the member they come from. The copies are never
+// propagated: not by a policy selecting every EndpointSlice, nor as the
+// dependencies of a ServiceImport (its policy propagates them, as
+// Karmada's defaulting has it), whose member3 gets the endpoints through
+// Flotilla's own Works all the same. They follow a scale-up within
+// seconds, and go with the ServiceExport.
 func TestControlPlaneEndpointSlices(t *testing.T) {
 	mcsCRDsInMembers(t)
 	ns := framework.Namespace(t, "mcs-host-slices")
-	framework.Apply(t, nginxAcross(ns, 2, []string{"member1"}, "member3"))
-
-	ips := readyIn(t, ns, 2, "member1")
-	list := waitHost(t, ns, ips, 90*time.Second)
-	own, err := framework.MemberClient(t, "member1").DiscoveryV1().EndpointSlices(ns).List(t.Context(),
-		metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=nginx"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want, got []string
-	for _, s := range own.Items {
-		want = append(want, "imported-member1-"+s.Name)
-	}
-	for _, s := range list {
-		got = append(got, s.Name)
-		if s.Labels[networkingv1alpha1.EndpointSliceProvisionClusterAnnotation] != "member1" ||
-			s.Labels[discoveryv1.LabelManagedBy] != networkingv1alpha1.EndpointSliceDispatchControllerLabelValue ||
-			s.Annotations[networkingv1alpha1.EndpointSliceProvisionClusterAnnotation] != "member1" {
-			t.Errorf("the control plane's %s: labels %v annotations %v, want member1's cluster label and the dispatch's managed-by",
-				s.Name, s.Labels, s.Annotations)
-		}
-	}
-	sort.Strings(want)
-	sort.Strings(got)
-	if !slices.Equal(got, want) {
-		t.Errorf("the control plane has EndpointSlices %v of derived-nginx, want %v (member1's own, imported-member1-<slice>)", got, want)
-	}
-	// Selected by the member they come from.
-	if out := kubectl(t, "-n", ns, "get", "endpointslices", "-l", "endpointslice.karmada.io/provision-cluster=member1", "-o", "name"); len(strings.Fields(out)) != len(want) {
-		t.Errorf("kubectl get endpointslices -l endpointslice.karmada.io/provision-cluster=member1: %q, want %d slices", out, len(want))
-	}
-
-	// Never propagated: a policy selecting every EndpointSlice of the
-	// namespace binds a user's own slice, not the copies; the ServiceImport
-	// propagating its dependencies lists them, and binds none.
-	framework.Apply(t, fmt.Sprintf(`apiVersion: discovery.k8s.io/v1
+	framework.Apply(t, nginxExported(ns, 2, []string{"member1"})+fmt.Sprintf(`---
+apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice
 metadata: {name: own, namespace: %[1]s, labels: {kubernetes.io/service-name: own}}
 addressType: IPv4
@@ -127,31 +95,63 @@ metadata: {name: slices, namespace: %[1]s}
 spec:
   resourceSelectors: [{apiVersion: discovery.k8s.io/v1, kind: EndpointSlice}]
   placement: {clusterAffinity: {clusterNames: [member2]}}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: nginx-import, namespace: %[1]s}
-spec:
-  propagateDeps: true
-  resourceSelectors: [{apiVersion: multicluster.x-k8s.io/v1alpha1, kind: ServiceImport, name: nginx}]
-  placement: {clusterAffinity: {clusterNames: [member3]}}
 `, ns))
+
+	ips := readyIn(t, ns, 2, "member1")
+	list := waitHost(t, ns, ips, 90*time.Second)
+	own, err := framework.MemberClient(t, "member1").DiscoveryV1().EndpointSlices(ns).List(t.Context(),
+		metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=nginx"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var copies, got []string
+	for _, s := range own.Items {
+		copies = append(copies, "imported-member1-"+s.Name)
+	}
+	for _, s := range list {
+		got = append(got, s.Name)
+		if s.Labels[networkingv1alpha1.EndpointSliceProvisionClusterAnnotation] != "member1" ||
+			s.Labels[discoveryv1.LabelManagedBy] != networkingv1alpha1.EndpointSliceDispatchControllerLabelValue ||
+			s.Annotations[networkingv1alpha1.EndpointSliceProvisionClusterAnnotation] != "member1" {
+			t.Errorf("the control plane's %s: labels %v annotations %v, want member1's cluster label and the dispatch's managed-by",
+				s.Name, s.Labels, s.Annotations)
+		}
+	}
+	sort.Strings(copies)
+	sort.Strings(got)
+	if !slices.Equal(got, copies) {
+		t.Errorf("the control plane has EndpointSlices %v of derived-nginx, want %v (member1's own, imported-member1-<slice>)", got, copies)
+	}
+	// Selected by the member they come from.
+	if out := kubectl(t, "-n", ns, "get", "endpointslices", "-l", "endpointslice.karmada.io/provision-cluster=member1", "-o", "name"); len(strings.Fields(out)) != len(copies) {
+		t.Errorf("kubectl get endpointslices -l endpointslice.karmada.io/provision-cluster=member1: %q, want %d slices", out, len(copies))
+	}
+
+	// The policy selecting every EndpointSlice binds the user's own.
 	rbs := framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns)
 	framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
 		if _, err := rbs.Get(ctx, "own-endpointslice", metav1.GetOptions{}); err != nil {
 			return "the user's EndpointSlice own is not bound: " + err.Error()
 		}
+		return ""
+	})
+	// The import, once the copies exist: its binding lists them among its
+	// dependencies.
+	framework.Apply(t, nginxImported(ns, "member3"))
+	framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
 		rb, err := rbs.Get(ctx, "nginx-serviceimport", metav1.GetOptions{})
 		if err != nil {
 			return err.Error()
 		}
-		if deps := rb.Annotations[workv1alpha2.BindingDependenciesAnnotationKey]; !strings.Contains(deps, "imported-member1-") {
-			return fmt.Sprintf("the ServiceImport's dependencies %q do not list the copies yet", deps)
+		if deps := rb.Annotations[workv1alpha2.BindingDependenciesAnnotationKey]; !strings.Contains(deps, copies[0]) {
+			return fmt.Sprintf("the ServiceImport's dependencies %q do not list %s", deps, copies[0])
 		}
 		return ""
 	})
+	waitImported(t, ns, ips, 60*time.Second)
+	// Neither bound them, nor claimed them, for a few seconds.
 	for range 12 {
-		for _, name := range want {
+		for _, name := range copies {
 			if _, err := rbs.Get(t.Context(), name+"-endpointslice", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				t.Fatalf("the control plane's copy %s is bound (%v)", name, err)
 			}
