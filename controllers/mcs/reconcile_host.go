@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -96,13 +97,23 @@ func hostSliceKey(obj any) ([]string, error) {
 	return []string{cluster + "/" + s.Namespace + "/" + service}, nil
 }
 
+// writtenTTL is how long a copy written is read as written rather than
+// as the informer last saw it, when the informer is behind.
+const writtenTTL = time.Minute
+
 // newHostSliceReconciler reads the copies from idx (an informer of the
 // host's EndpointSlices selected by plan.HostSliceSelector, indexed by
-// hostSlicesByService) and writes them with host.
+// hostSlicesByService) and writes them with host. The copies it patches
+// are read back as written until the informer has them: the next pass,
+// queued by another event of the same change, writes nothing again.
+// Creations and deletions are not remembered (client-go's mutation cache
+// keeps no deletions; creations are left out with them): a pass before
+// the informer has one may write once more, and finds it done.
 func newHostSliceReconciler(idx cache.Indexer, host kubernetes.Interface) hostSliceReconciler {
+	written := cache.NewIntegerResourceVersionMutationCache(klog.Background(), idx, idx, writtenTTL, false)
 	return hostSliceReconciler{
 		stored: func(cluster, namespace, name string) ([]*discoveryv1.EndpointSlice, error) {
-			objs, err := idx.ByIndex(hostSlicesByService, cluster+"/"+namespace+"/"+name)
+			objs, err := written.ByIndex(hostSlicesByService, cluster+"/"+namespace+"/"+name)
 			if err != nil {
 				return nil, err
 			}
@@ -119,7 +130,10 @@ func newHostSliceReconciler(idx cache.Indexer, host kubernetes.Interface) hostSl
 			return err
 		},
 		patch: func(ctx context.Context, namespace, name string, patch []byte) error {
-			_, err := host.DiscoveryV1().EndpointSlices(namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
+			s, err := host.DiscoveryV1().EndpointSlices(namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
+			if err == nil {
+				written.Mutation(s)
+			}
 			return err
 		},
 		delete: func(ctx context.Context, s *discoveryv1.EndpointSlice) error {

@@ -11,7 +11,10 @@ import (
 
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/flotilla-io/flotilla/controllers/mcs/plan"
@@ -137,5 +140,42 @@ func TestHostSliceReconciler(t *testing.T) {
 				t.Errorf("writes %v, want %v", got, want)
 			}
 		})
+	}
+}
+
+// TestHostSliceReconcilerReadsItsWrites: a copy patched is read back as
+// written while the informer has not seen the patch yet, so the next pass
+// of the same change writes nothing.
+func TestHostSliceReconcilerReadsItsWrites(t *testing.T) {
+	t.Parallel()
+	stale := hostCopy(t, "member1", "web-a", "web", "10.0.0.1")
+	stale.ResourceVersion = "5"
+	desired, err := plan.HostSlice(plan.Collected{Cluster: "member1", Slice: memberSlice("web-a", "web", "10.0.0.1", "10.0.0.2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{hostSlicesByService: hostSliceKey})
+	if err := idx.Add(stale); err != nil {
+		t.Fatal(err)
+	}
+	host := fake.NewClientset(stale)
+	host.PrependReactor("patch", "endpointslices", func(clienttesting.Action) (bool, runtime.Object, error) {
+		// The server's answer: the copy as desired, at a later version.
+		s := desired.DeepCopy()
+		s.UID, s.ResourceVersion = stale.UID, "6"
+		return true, s, nil
+	})
+	r := newHostSliceReconciler(idx, host)
+	for range 2 {
+		if err := r.reconcile(context.Background(), "member1", "ns", "web", []*discoveryv1.EndpointSlice{desired}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var writes []string
+	for _, a := range host.Actions() {
+		writes = append(writes, a.GetVerb())
+	}
+	if !slices.Equal(writes, []string{"patch"}) {
+		t.Errorf("writes %v, want one patch", writes)
 	}
 }
