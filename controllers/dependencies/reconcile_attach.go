@@ -30,7 +30,11 @@ type attachReconciler struct {
 
 // reconcile creates the attached binding of d, or patches rb's snapshot
 // (and the merged policy of the requirers) into it; nothing is written when
-// it is up to date or d does not exist yet. wrote tells whether it wrote.
+// it is up to date, d does not exist yet, or another system claims d
+// (resourcetemplate.karmada.io/claimed-by, as the detector reads it: the
+// control plane's copies of exported EndpointSlices, which a ServiceImport
+// depends on, are the ServiceExport machinery's, and reach the importing
+// members by its own Works). wrote tells whether it wrote.
 func (r *attachReconciler) reconcile(ctx context.Context, rb *workv1alpha2.ResourceBinding, d dependency) (bool, error) {
 	obj, err := r.getObject(ctx, schema.FromAPIVersionAndKind(d.APIVersion, d.Kind), d.Namespace, d.Name)
 	if apierrors.IsNotFound(err) {
@@ -39,6 +43,9 @@ func (r *attachReconciler) reconcile(ctx context.Context, rb *workv1alpha2.Resou
 	}
 	if err != nil {
 		return false, err
+	}
+	if obj.GetLabels()[workv1alpha2.ResourceTemplateClaimedByLabel] != "" {
+		return false, nil
 	}
 	label := DependedByLabel(rb.Namespace, rb.Name)
 	id := rb.Labels[workv1alpha2.ResourceBindingPermanentIDLabel]

@@ -35,6 +35,7 @@ func TestAttachReconciler(t *testing.T) {
 	tests := []struct {
 		name      string
 		objectErr error
+		object    func(*unstructured.Unstructured) // changes the dependency
 		stored    []*workv1alpha2.ResourceBinding
 		rb        func(*workv1alpha2.ResourceBinding) // changes app's binding
 		errs      map[string]error
@@ -47,6 +48,10 @@ func TestAttachReconciler(t *testing.T) {
 		{name: "the dependency does not exist yet: nothing",
 			objectErr: apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, "cm")},
 		{name: "the dependency unreadable: an error", objectErr: errors.New("forbidden"), wantErr: true},
+		{name: "the dependency claimed by another system: not attached",
+			object: func(u *unstructured.Unstructured) {
+				u.SetLabels(map[string]string{workv1alpha2.ResourceTemplateClaimedByLabel: "ServiceExport"})
+			}},
 		{name: "no attached binding: created", wantWrote: true, wantWrites: []string{"create " + cmRB}},
 		{name: "the create finds one the cache lacks: an error", errs: map[string]error{"create": apierrors.NewAlreadyExists(workv1alpha2.Resource("resourcebindings"), "cm-configmap")},
 			wantWrote: true, wantErr: true, wantWrites: []string{"create " + cmRB}},
@@ -95,7 +100,11 @@ func TestAttachReconciler(t *testing.T) {
 					if gvk.Kind != "ConfigMap" || ns != testNS || name != "cm" {
 						t.Errorf("read %v %s/%s", gvk, ns, name)
 					}
-					return object("ConfigMap", "cm"), tc.objectErr
+					obj := object("ConfigMap", "cm")
+					if tc.object != nil {
+						tc.object(obj)
+					}
+					return obj, tc.objectErr
 				},
 				bindings: api,
 				event: func(obj runtime.Object, eventType, reason, msg string) {

@@ -77,6 +77,13 @@ func TestReconcileTemplate(t *testing.T) {
 			}()},
 		},
 		{
+			// The control plane's copies of exported EndpointSlices are
+			// claimed so: a policy selecting EndpointSlices leaves them.
+			name:      "claimed by another system: left alone, though a policy selects it",
+			templates: []runtime.Object{templateObj("web", map[string]string{"app": "web", ClaimedByLabel: "ServiceExport"})},
+			karmada:   []runtime.Object{testPP("pp", false, 0, "member1")},
+		},
+		{
 			name:       "claimed by a policy gone: the claim removed",
 			templates:  []runtime.Object{*claimedWeb()},
 			wantWrites: []string{"patch deployments default/web"},

@@ -111,10 +111,11 @@ func startMultiClusterService(ctx context.Context, c *Context) error {
 
 // startServiceExport collects the members' EndpointSlices of the Services
 // their ServiceExports export, or provide to a MultiClusterService,
-// reading the members through the hub.
+// reading the members through the hub, and keeps the exported ones'
+// copies on the host.
 func startServiceExport(ctx context.Context, c *Context) error {
 	ctrl, err := mcs.NewExport(c.Hub, c.KarmadaInformers.Work().V1alpha1().Works(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
-		c.KarmadaInformers.Networking().V1alpha1().MultiClusterServices(), c.Karmada, c.Members, c.Recorder)
+		c.KarmadaInformers.Networking().V1alpha1().MultiClusterServices(), c.Karmada, c.Host, c.Members, c.Recorder)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	discoveryinformers "k8s.io/client-go/informers/discovery/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -28,6 +30,7 @@ import (
 	multiclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/multicluster/v1alpha1"
 	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/internal/trim"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/mcs/plan"
 	"github.com/flotilla-io/flotilla/internal/names"
@@ -40,23 +43,33 @@ type ExportController struct {
 	hub      Hub
 	clusters clusterlisters.ClusterLister
 	works    cache.Indexer
-	queue    workqueue.TypedRateLimitingInterface[string]
-	synced   []cache.InformerSynced
-	collect  collectReconciler
+	// hostSlices caches the host's copies of the collected slices, and
+	// only them (plan.HostSliceSelector); Run runs it.
+	hostSlices cache.SharedIndexInformer
+	queue      workqueue.TypedRateLimitingInterface[string]
+	synced     []cache.InformerSynced
+	collect    collectReconciler
 }
 
 // NewExport returns the serviceExport controller. It registers the
 // members' ServiceExports and EndpointSlices with hub: call it before the
-// hub runs.
+// hub runs. host reaches the host API server, where the copies of the
+// slices exported with a ServiceExport are kept.
 func NewExport(hub Hub, works workinformers.WorkInformer, clusters clusterinformers.ClusterInformer,
-	services networkinginformers.MultiClusterServiceInformer, client versioned.Interface, members *member.Cache,
+	services networkinginformers.MultiClusterServiceInformer, client versioned.Interface, host kubernetes.Interface, members *member.Cache,
 	recorder record.EventRecorder) (*ExportController, error) {
 	if err := addWorkIndex(works.Informer()); err != nil {
 		return nil, err
 	}
-	c := &ExportController{hub: hub, clusters: clusters.Lister(), works: works.Informer().GetIndexer(),
-		queue:  worker.NewQueue(ServiceExportControllerName),
-		synced: []cache.InformerSynced{works.Informer().HasSynced, clusters.Informer().HasSynced, services.Informer().HasSynced}}
+	hostSlices := discoveryinformers.NewFilteredEndpointSliceInformer(host, metav1.NamespaceAll, 0,
+		cache.Indexers{hostSlicesByService: hostSliceKey}, func(o *metav1.ListOptions) { o.LabelSelector = plan.HostSliceSelector })
+	if err := hostSlices.SetTransform(trim.ManagedFields); err != nil {
+		return nil, err
+	}
+	c := &ExportController{hub: hub, clusters: clusters.Lister(), works: works.Informer().GetIndexer(), hostSlices: hostSlices,
+		queue: worker.NewQueue(ServiceExportControllerName),
+		synced: []cache.InformerSynced{works.Informer().HasSynced, clusters.Informer().HasSynced, services.Informer().HasSynced,
+			hostSlices.HasSynced}}
 	mcsLister := services.Lister()
 	c.collect = collectReconciler{
 		cluster: func(name string) (*clusterv1alpha1.Cluster, error) {
@@ -102,6 +115,7 @@ func NewExport(hub Hub, works workinformers.WorkInformer, clusters clusterinform
 		works: serviceWorks(c.works),
 		work:  workByName(c.works),
 		write: newWorksWriter(client),
+		host:  newHostSliceReconciler(hostSlices.GetIndexer(), host),
 		serviceExport: func(cluster, namespace, name string) *unstructured.Unstructured {
 			return memberGet(hub.Informer(cluster, multiclusterv1alpha1.ServiceExports))(namespace, name)
 		},
@@ -158,6 +172,18 @@ func NewExport(hub Hub, works workinformers.WorkInformer, clusters clusterinform
 	if _, err := works.Informer().AddEventHandler(workHandler(onWork)); err != nil {
 		return nil, err
 	}
+	// A copy changed or deleted by someone else is made again; those
+	// left from an export gone while the controller was not running are
+	// deleted once listed.
+	if _, err := hostSlices.AddEventHandler(changeHandler(func(o, n *discoveryv1.EndpointSlice) bool {
+		return o.ResourceVersion != n.ResourceVersion
+	}, func(s *discoveryv1.EndpointSlice) {
+		if keys, _ := hostSliceKey(s); len(keys) == 1 {
+			c.queue.Add(keys[0])
+		}
+	})); err != nil {
+		return nil, err
+	}
 	if _, err := clusters.Informer().AddEventHandler(clusterHandler(multiclusterv1alpha1.ServiceExports, c.enqueueCluster)); err != nil {
 		return nil, err
 	}
@@ -175,6 +201,7 @@ func NewExport(hub Hub, works workinformers.WorkInformer, clusters clusterinform
 
 // Run reconciles until ctx ends.
 func (c *ExportController) Run(ctx context.Context, workers int) {
+	go c.hostSlices.RunWithContext(ctx)
 	worker.Run(ctx, c.queue, c.synced, workers, c.reconcile)
 }
 
@@ -269,7 +296,7 @@ func (c *ExportController) collected(cluster, namespace, name string) bool {
 }
 
 // enqueueCluster queues every service collected from, or exported by, a
-// cluster whose readiness changed.
+// cluster whose readiness changed, or with copies on the host.
 func (c *ExportController) enqueueCluster(cluster string) {
 	objs, _ := c.works.ByIndex(cache.NamespaceIndex, names.ExecutionNamespace(cluster))
 	for _, o := range objs {
@@ -282,6 +309,11 @@ func (c *ExportController) enqueueCluster(cluster string) {
 	if inf, ok := c.hub.Informer(cluster, multiclusterv1alpha1.ServiceExports); ok {
 		for _, key := range inf.GetStore().ListKeys() {
 			c.queue.Add(cluster + "/" + key)
+		}
+	}
+	for _, key := range c.hostSlices.GetIndexer().ListIndexFuncValues(hostSlicesByService) {
+		if strings.HasPrefix(key, cluster+"/") {
+			c.queue.Add(key)
 		}
 	}
 }

@@ -2,10 +2,12 @@ package mcs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -46,6 +48,9 @@ type collectReconciler struct {
 	works func(namespace, name string) ([]*workv1alpha1.Work, error)
 	work  func(namespace, name string) (*workv1alpha1.Work, bool)
 	write worksWriter
+	// host keeps the control plane's copies of the slices a ServiceExport
+	// exports.
+	host hostSliceReconciler
 
 	// serviceExport reads a member's ServiceExport (nil when none).
 	serviceExport func(cluster, namespace, name string) *unstructured.Unstructured
@@ -63,7 +68,9 @@ type collectReconciler struct {
 // reconcile makes the collected Works of service namespace/name in
 // clusterName hold the member's EndpointSlices of the service while the
 // member is Ready and exports it or provides it to a MultiClusterService,
-// and nothing otherwise. retry > 0 asks for
+// and nothing otherwise; and the host's copies of those slices exist while
+// the member exports the service with a ServiceExport (as in Karmada, a
+// MultiClusterService's providers get none). retry > 0 asks for
 // the key again then: a member informer it needs has not listed yet.
 func (r *collectReconciler) reconcile(ctx context.Context, clusterName, namespace, name string) (retry time.Duration, _ error) {
 	all, err := r.works(namespace, name)
@@ -82,6 +89,7 @@ func (r *collectReconciler) reconcile(ctx context.Context, clusterName, namespac
 		return 0, err
 	}
 	var desired []*workv1alpha1.Work
+	var onHost []*discoveryv1.EndpointSlice
 	if clusterReady(cl) {
 		var managers []string
 		exists, known := r.exported(clusterName, namespace, name)
@@ -113,6 +121,13 @@ func (r *collectReconciler) reconcile(ctx context.Context, clusterName, namespac
 					return 0, err
 				}
 				desired = append(desired, w)
+				if exists {
+					h, err := plan.HostSlice(plan.Collected{Cluster: clusterName, Slice: s})
+					if err != nil {
+						return 0, err
+					}
+					onHost = append(onHost, h)
+				}
 			}
 		}
 	}
@@ -122,6 +137,7 @@ func (r *collectReconciler) reconcile(ctx context.Context, clusterName, namespac
 		return 0, err
 	}
 	_, err = r.write.apply(ctx, changes)
+	err = errors.Join(err, r.host.reconcile(ctx, clusterName, namespace, name, onHost))
 	if err != nil || !clusterReady(cl) {
 		return 0, err
 	}

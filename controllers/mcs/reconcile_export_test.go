@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -53,6 +54,9 @@ func TestCollectReconcile(t *testing.T) {
 
 	ready := testCluster("member1", true, "serviceexports")
 	es := "karmada-es-member1/"
+	// The host's copies of web-a and web-b, and what is written of them.
+	hostA, hostB := hostCopy(t, "member1", "web-a", "web", "10.0.0.1"), hostCopy(t, "member1", "web-b", "web", "10.0.0.2")
+	host := func(verb string, s *discoveryv1.EndpointSlice) string { return verb + " ns/" + s.Name }
 	for _, tc := range []struct {
 		name     string
 		cluster  *clusterv1alpha1.Cluster
@@ -64,43 +68,58 @@ func TestCollectReconcile(t *testing.T) {
 		stored   []*workv1alpha1.Work
 		want     []string
 		retry    bool
+		// onHost are the host's copies stored, host the writes of them.
+		onHost []*discoveryv1.EndpointSlice
+		host   []string
 	}{
 		{name: "exported: its slices collected, others' and Flotilla's not", cluster: ready, exported: true, known: true,
 			slices: []*unstructured.Unstructured{web, webB, dispatched, other},
-			want:   []string{"create " + es + collectedWeb.Name, "create " + es + collectedB.Name}},
+			want:   []string{"create " + es + collectedWeb.Name, "create " + es + collectedB.Name},
+			host:   []string{host("create", hostA), host("create", hostB)}},
 		{name: "collected as they are: no write", cluster: ready, exported: true, known: true,
-			slices: []*unstructured.Unstructured{web}, stored: []*workv1alpha1.Work{asStored(t, collectedWeb)}},
+			slices: []*unstructured.Unstructured{web}, stored: []*workv1alpha1.Work{asStored(t, collectedWeb)},
+			onHost: []*discoveryv1.EndpointSlice{hostA}},
 		{name: "endpoints moved", cluster: ready, exported: true, known: true,
-			slices: []*unstructured.Unstructured{moved}, stored: []*workv1alpha1.Work{asStored(t, collectedWeb)}, want: []string{"patch " + es + collectedWeb.Name}},
+			slices: []*unstructured.Unstructured{moved}, stored: []*workv1alpha1.Work{asStored(t, collectedWeb)}, want: []string{"patch " + es + collectedWeb.Name},
+			onHost: []*discoveryv1.EndpointSlice{hostA}, host: []string{host("patch", hostA)}},
 		{name: "a slice gone", cluster: ready, exported: true, known: true,
 			slices: []*unstructured.Unstructured{web}, stored: []*workv1alpha1.Work{asStored(t, collectedWeb), asStored(t, collectedB)},
-			want: []string{"delete " + es + collectedB.Name}},
+			want:   []string{"delete " + es + collectedB.Name},
+			onHost: []*discoveryv1.EndpointSlice{hostA, hostB}, host: []string{host("delete", hostB)}},
 		{name: "export gone", cluster: ready, known: true, slices: []*unstructured.Unstructured{web},
-			stored: []*workv1alpha1.Work{asStored(t, collectedWeb)}, want: []string{"delete " + es + collectedWeb.Name}},
+			stored: []*workv1alpha1.Work{asStored(t, collectedWeb)}, want: []string{"delete " + es + collectedWeb.Name},
+			onHost: []*discoveryv1.EndpointSlice{hostA}, host: []string{host("delete", hostA)}},
 		{name: "export gone, a Work another controller keeps too is released", cluster: ready, known: true,
 			stored: []*workv1alpha1.Work{sharedB}, want: []string{"patch " + es + collectedB.Name}},
 		{name: "member not Ready: withdrawn", cluster: testCluster("member1", false, "serviceexports"), exported: true, known: true,
-			slices: []*unstructured.Unstructured{web}, stored: []*workv1alpha1.Work{asStored(t, collectedWeb)}, want: []string{"delete " + es + collectedWeb.Name}},
-		{name: "member gone: withdrawn", stored: []*workv1alpha1.Work{asStored(t, collectedWeb)}, want: []string{"delete " + es + collectedWeb.Name}},
-		{name: "exports not listed yet: wait", cluster: ready, stored: []*workv1alpha1.Work{asStored(t, collectedWeb)}, retry: true},
+			slices: []*unstructured.Unstructured{web}, stored: []*workv1alpha1.Work{asStored(t, collectedWeb)}, want: []string{"delete " + es + collectedWeb.Name},
+			onHost: []*discoveryv1.EndpointSlice{hostA}, host: []string{host("delete", hostA)}},
+		{name: "member gone: withdrawn", stored: []*workv1alpha1.Work{asStored(t, collectedWeb)}, want: []string{"delete " + es + collectedWeb.Name},
+			onHost: []*discoveryv1.EndpointSlice{hostA}, host: []string{host("delete", hostA)}},
+		{name: "member gone, only copies left on the host: deleted", onHost: []*discoveryv1.EndpointSlice{hostA, hostB},
+			host: []string{host("delete", hostA), host("delete", hostB)}},
+		{name: "exports not listed yet: wait", cluster: ready, stored: []*workv1alpha1.Work{asStored(t, collectedWeb)}, retry: true,
+			onHost: []*discoveryv1.EndpointSlice{hostA}},
 		{name: "serves no ServiceExports: nothing exported", cluster: testCluster("member1", true),
 			stored: []*workv1alpha1.Work{asStored(t, collectedWeb)}, want: []string{"delete " + es + collectedWeb.Name}},
-		{name: "provided to a MultiClusterService: collected", cluster: ready, known: true, provided: true,
+		{name: "provided to a MultiClusterService: collected, no copy on the host", cluster: ready, known: true, provided: true,
 			slices: []*unstructured.Unstructured{web}, want: []string{"create " + es + collectedWeb.Name}},
 		{name: "provided, member serves no ServiceExports: collected", cluster: testCluster("member1", true), provided: true,
 			slices: []*unstructured.Unstructured{web}, want: []string{"create " + es + collectedWeb.Name}},
 		{name: "exported and provided: one Work, both managers", cluster: ready, exported: true, known: true, provided: true,
-			slices: []*unstructured.Unstructured{web}, stored: []*workv1alpha1.Work{asStored(t, bothWeb)}},
-		{name: "export gone, still provided: the manager goes, the Work stays", cluster: ready, known: true, provided: true,
-			slices: []*unstructured.Unstructured{web}, stored: []*workv1alpha1.Work{asStored(t, bothWeb)}, want: []string{"patch " + es + collectedWeb.Name}},
+			slices: []*unstructured.Unstructured{web}, stored: []*workv1alpha1.Work{asStored(t, bothWeb)}, onHost: []*discoveryv1.EndpointSlice{hostA}},
+		{name: "export gone, still provided: the manager goes, the Work stays, the copy goes", cluster: ready, known: true, provided: true,
+			slices: []*unstructured.Unstructured{web}, stored: []*workv1alpha1.Work{asStored(t, bothWeb)}, want: []string{"patch " + es + collectedWeb.Name},
+			onHost: []*discoveryv1.EndpointSlice{hostA}, host: []string{host("delete", hostA)}},
 		{name: "a consumer's dispatched Works are not collected ones", cluster: ready, known: true,
 			stored: []*workv1alpha1.Work{asStored(t, consumed[0])}},
 		{name: "slices not listed yet: wait", cluster: ready, exported: true, known: true, unsynced: true,
-			stored: []*workv1alpha1.Work{asStored(t, collectedWeb)}, retry: true},
+			stored: []*workv1alpha1.Work{asStored(t, collectedWeb)}, retry: true, onHost: []*discoveryv1.EndpointSlice{hostA}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := newRecorder(tc.stored...)
+			h := &hostRecorder{stored: tc.onHost}
 			r := collectReconciler{
 				cluster:  func(string) (*clusterv1alpha1.Cluster, error) { return tc.cluster, nil },
 				exported: func(string, string, string) (bool, bool) { return tc.exported, tc.known },
@@ -111,7 +130,7 @@ func TestCollectReconcile(t *testing.T) {
 					}
 					return tc.slices, !tc.unsynced
 				},
-				works: rec.byService, work: rec.byName, write: rec.writer(),
+				works: rec.byService, work: rec.byName, write: rec.writer(), host: h.reconciler(t),
 				// No ServiceExport object: the conditions are another test's.
 				serviceExport: func(string, string, string) *unstructured.Unstructured { return nil },
 			}
@@ -126,6 +145,11 @@ func TestCollectReconcile(t *testing.T) {
 			slices.Sort(want)
 			if got := rec.sortedCalls(); !slices.Equal(got, want) {
 				t.Errorf("writes %v, want %v", got, want)
+			}
+			wantHost := slices.Clone(tc.host)
+			slices.Sort(wantHost)
+			if got := h.sortedCalls(); !slices.Equal(got, wantHost) {
+				t.Errorf("host writes %v, want %v", got, wantHost)
 			}
 		})
 	}

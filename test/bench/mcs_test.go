@@ -57,11 +57,17 @@ type endpointTracker struct {
 	workOtherWrites    map[string]int // by namespace: updates that left the generation alone
 	workDeletes        map[string]int
 	importedSliceWrite int
+
+	// The control plane's copies of member1's slices (imported-member1-…
+	// of derived-<svc> on the host), apart from the stages: they are not
+	// on the way to member3.
+	hostSeen        map[types.UID]time.Time
+	hostSliceWrites int
 }
 
 func newEndpointTracker() *endpointTracker {
 	return &endpointTracker{seen: map[types.UID]*[stages]time.Time{}, workSpecWrites: map[string]int{},
-		workOtherWrites: map[string]int{}, workDeletes: map[string]int{}}
+		workOtherWrites: map[string]int{}, workDeletes: map[string]int{}, hostSeen: map[types.UID]time.Time{}}
 }
 
 // saw records that stage showed uid at now, unless it did earlier.
@@ -100,10 +106,18 @@ func (k *endpointTracker) at(uid types.UID, stage int) time.Time {
 }
 
 // counts returns a copy of the write counters.
-func (k *endpointTracker) counts() (own, imported int, spec, other, deletes map[string]int) {
+func (k *endpointTracker) counts() (own, imported, host int, spec, other, deletes map[string]int) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.ownSliceWrites, k.importedSliceWrite, maps.Clone(k.workSpecWrites), maps.Clone(k.workOtherWrites), maps.Clone(k.workDeletes)
+	return k.ownSliceWrites, k.importedSliceWrite, k.hostSliceWrites, maps.Clone(k.workSpecWrites), maps.Clone(k.workOtherWrites),
+		maps.Clone(k.workDeletes)
+}
+
+// hostAt returns when the control plane's copies first listed uid Ready.
+func (k *endpointTracker) hostAt(uid types.UID) time.Time {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.hostSeen[uid]
 }
 
 // stagesOf returns when each stage showed uid.
@@ -161,6 +175,35 @@ func (k *endpointTracker) watchSlices(t *testing.T, c kubernetes.Interface, memb
 		k.sawEndpoints(s.Endpoints, stage, now)
 	}
 	informed(t, member+"'s EndpointSlices of "+service, f.Discovery().V1().EndpointSlices().Informer(), f.Start, f.Shutdown,
+		cache.ResourceEventHandlerFuncs{AddFunc: seen, UpdateFunc: func(_, obj any) { seen(obj) }})
+}
+
+// watchHostSlices tracks the Ready endpoints of the control plane's
+// EndpointSlices of derived-<service> (the copies of the provider's
+// slices), and counts their writes.
+func (k *endpointTracker) watchHostSlices(t *testing.T, c kubernetes.Interface, ns, service string) {
+	t.Helper()
+	f := informers.NewSharedInformerFactoryWithOptions(c, 0, informers.WithNamespace(ns),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = discoveryv1.LabelServiceName + "=derived-" + service }))
+	seen := func(obj any) {
+		s, ok := obj.(*discoveryv1.EndpointSlice)
+		if !ok {
+			return
+		}
+		now := time.Now()
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		k.hostSliceWrites++
+		for _, ep := range s.Endpoints {
+			if ep.TargetRef == nil || (ep.Conditions.Ready != nil && !*ep.Conditions.Ready) {
+				continue
+			}
+			if _, ok := k.hostSeen[ep.TargetRef.UID]; !ok {
+				k.hostSeen[ep.TargetRef.UID] = now
+			}
+		}
+	}
+	informed(t, "the control plane's EndpointSlices of derived-"+service, f.Discovery().V1().EndpointSlices().Informer(), f.Start, f.Shutdown,
 		cache.ResourceEventHandlerFuncs{AddFunc: seen, UpdateFunc: func(_, obj any) { seen(obj) }})
 }
 
@@ -295,9 +338,11 @@ spec:
 // Service are created in member1 one at a time, each once the previous
 // one's address reached member3. Measured per pod, from its Ready (a watch
 // of member1's pods): its address in member1's own EndpointSlice (the
-// floor) and in member3's EndpointSlice of derived-<svc>; and the Work
-// writes per change, in the provider's execution namespace (the collected
-// slice) and in the importer's (the dispatched one).
+// floor) and in member3's EndpointSlice of derived-<svc>, and in the
+// control plane's copy of member1's slice; and the writes per change: the
+// Works in the provider's execution namespace (the collected slice) and in
+// the importer's (the dispatched one), and the host's EndpointSlices (the
+// copy).
 func TestMCSEndpointPropagation(t *testing.T) {
 	n := benchSize("FLOTILLA_BENCH_MCS", 200)
 	hc, kc := hostClients(t)
@@ -361,10 +406,12 @@ spec:
 	k.watchSlices(t, m1, "member1", ns, svc, stageOwn)
 	k.watchSlices(t, m3, "member3", ns, "derived-"+svc, stageImported)
 	k.watchWorks(t, kc, ns, svc, "member1", "member3")
-	ownBefore, importedBefore, specBefore, otherBefore, deletesBefore := k.counts()
+	k.watchHostSlices(t, hc, ns, svc)
+	ownBefore, importedBefore, hostBefore, specBefore, otherBefore, deletesBefore := k.counts()
 	m := newFlotillaMetrics(t)
 	before := m.scrape(t)
 	hostEventsBefore := hostWrites(t, hc, "events")
+	hostSlicesBefore := hostWrites(t, hc, "endpointslices")
 
 	var uids []types.UID
 	start := time.Now()
@@ -387,13 +434,23 @@ spec:
 	time.Sleep(2 * time.Second)
 	after := m.scrape(t)
 	hostEventsAfter := hostWrites(t, hc, "events")
-	ownAfter, importedAfter, specAfter, otherAfter, deletesAfter := k.counts()
+	hostSlicesAfter := hostWrites(t, hc, "endpointslices")
+	ownAfter, importedAfter, hostAfter, specAfter, otherAfter, deletesAfter := k.counts()
 
 	// Per change: the time from Ready to each later stage, and between
 	// consecutive stages.
 	var fromReady [stages][]time.Duration
 	var hop [stages][]time.Duration
-	var beyond []time.Duration
+	var beyond, hostFromReady, hostBeyond []time.Duration
+	for _, uid := range uids {
+		at := k.stagesOf(uid)
+		h := k.hostAt(uid)
+		if h.IsZero() {
+			t.Fatalf("pod %s: never listed in the control plane's copy (stages %v)", uid, at)
+		}
+		hostFromReady = append(hostFromReady, h.Sub(at[stageReady]))
+		hostBeyond = append(hostBeyond, h.Sub(at[stageOwn]))
+	}
 	for _, uid := range uids {
 		at := k.stagesOf(uid)
 		for s := 1; s < stages; s++ {
@@ -424,6 +481,8 @@ spec:
 		fmt.Fprintf(&b, "    %-40s %s\n", stageNames[s], pp(fromReady[s]))
 	}
 	fmt.Fprintf(&b, "  derived beyond the floor (member3's slice - member1's slice, per change): %s (goal P99 <= 1 s: %s)\n", pp(beyond), goal)
+	fmt.Fprintf(&b, "  the control plane's copy (imported-member1-… of derived-%s on the host): from Ready %s; beyond the floor %s\n",
+		svc, pp(hostFromReady), pp(hostBeyond))
 	fmt.Fprintf(&b, "  hops (each stage from the one before):\n")
 	for s := 1; s < stages; s++ {
 		fmt.Fprintf(&b, "    %-40s %s\n", stageNames[s], pp(hop[s]))
@@ -434,8 +493,8 @@ spec:
 		deletesAfter["karmada-es-member1"]-deletesBefore["karmada-es-member1"], deletesAfter["karmada-es-member3"]-deletesBefore["karmada-es-member3"],
 		float64(importedAfter-importedBefore)/float64(n))
 	d := queueDelta(before, after)
-	fmt.Fprintf(&b, "  host kube-apiserver: event writes %.2f per change\n",
-		(hostEventsAfter-hostEventsBefore)/float64(n))
+	fmt.Fprintf(&b, "  host kube-apiserver: event writes %.2f per change; EndpointSlice writes served %.2f per change, seen by the bench's watch %.2f\n",
+		(hostEventsAfter-hostEventsBefore)/float64(n), (hostSlicesAfter-hostSlicesBefore)/float64(n), float64(hostAfter-hostBefore)/float64(n))
 	fmt.Fprintf(&b, "  flotilla-apiserver, requests between the first pod and the end:\n%s", byCluster(t, writeBreakdown(before, after, float64(n))))
 	fmt.Fprintf(&b, "  flotilla-apiserver queues over the run:\n%s", queueSummary(d))
 	record(t, "mcs.txt", b.String())

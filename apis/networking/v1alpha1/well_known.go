@@ -47,7 +47,9 @@ const (
 	EndpointSliceWorkManagedByLabel = "endpointslice.karmada.io/managed-by"
 	// EndpointSliceProvisionClusterAnnotation, on a Work made for an
 	// importing member and on the EndpointSlice it carries, names the
-	// member the endpoints come from.
+	// member the endpoints come from. The control plane's copies of the
+	// collected EndpointSlices carry it as an annotation and as a label
+	// (they are selected by it).
 	EndpointSliceProvisionClusterAnnotation = "endpointslice.karmada.io/provision-cluster"
 	// EndpointSliceDispatchControllerLabelValue is the
 	// endpointslice.kubernetes.io/managed-by label of the EndpointSlices

@@ -7,6 +7,9 @@
 //   - the Works that give an importing member the derived Service
 //     derived-<service> and the collected EndpointSlices as
 //     imported-<cluster>-<slice> (ImportWorks);
+//   - the control plane's copies of the slices exported with a
+//     ServiceExport, named and labelled as the importing members' ones
+//     (HostSlice), and the writes that keep them (ReconcileHost);
 //   - the writes that turn the stored Works into those (Reconcile): a Work
 //     may be kept by several controllers (its endpointslice.karmada.io/
 //     managed-by label lists them), and is deleted when the last lets it

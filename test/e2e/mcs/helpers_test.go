@@ -137,6 +137,11 @@ func nginx(ns string, replicas int) string {
 // nginxAcross is nginx with other members: the Deployment divided evenly
 // over providers, which export it, and the import propagated to importer.
 func nginxAcross(ns string, replicas int, providers []string, importer string) string {
+	return nginxExported(ns, replicas, providers) + "---\n" + nginxImported(ns, importer)
+}
+
+// nginxExported is nginxAcross without the import.
+func nginxExported(ns string, replicas int, providers []string) string {
 	var weights strings.Builder
 	for _, p := range providers {
 		fmt.Fprintf(&weights, "        - {targetCluster: {clusterNames: [%s]}, weight: 1}\n", p)
@@ -185,8 +190,12 @@ metadata: {name: nginx-export, namespace: %[1]s}
 spec:
   resourceSelectors: [{apiVersion: multicluster.x-k8s.io/v1alpha1, kind: ServiceExport, name: nginx}]
   placement: {clusterAffinity: {clusterNames: [%[3]s]}}
----
-apiVersion: multicluster.x-k8s.io/v1alpha1
+`, ns, replicas, strings.Join(providers, ", "), weights.String())
+}
+
+// nginxImported is the import of nginxAcross, propagated to importer.
+func nginxImported(ns, importer string) string {
+	return fmt.Sprintf(`apiVersion: multicluster.x-k8s.io/v1alpha1
 kind: ServiceImport
 metadata: {name: nginx, namespace: %[1]s}
 spec:
@@ -198,8 +207,8 @@ kind: PropagationPolicy
 metadata: {name: nginx-import, namespace: %[1]s}
 spec:
   resourceSelectors: [{apiVersion: multicluster.x-k8s.io/v1alpha1, kind: ServiceImport, name: nginx}]
-  placement: {clusterAffinity: {clusterNames: [%[5]s]}}
-`, ns, replicas, strings.Join(providers, ", "), weights.String(), importer)
+  placement: {clusterAffinity: {clusterNames: [%[2]s]}}
+`, ns, importer)
 }
 
 // readyPodIPs returns member's Ready pods of app=nginx in ns, as

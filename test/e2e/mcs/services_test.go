@@ -285,8 +285,8 @@ spec:
 }
 
 // TestNotReadyMemberWithdrawn (item 2): member2 stops answering; once it
-// is NotReady its endpoints leave member3's derived-nginx, member1's stay,
-// and they come back when member2 does.
+// is NotReady its endpoints leave member3's derived-nginx and the control
+// plane's copies, member1's stay, and they come back when member2 does.
 func TestNotReadyMemberWithdrawn(t *testing.T) {
 	mcsCRDsInMembers(t)
 	ns := framework.Namespace(t, "mcs-notready")
@@ -298,9 +298,12 @@ func TestNotReadyMemberWithdrawn(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	waitHost(t, ns, all, 30*time.Second)
+
 	restart := framework.StopMember(t, "member2")
 	// NotReady after the failure threshold (6s): withdrawn.
 	waitImported(t, ns, member1, 60*time.Second)
+	waitHost(t, ns, member1, 30*time.Second)
 	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
 		w, err := works(ctx, t, ns, "nginx", "ServiceExport")
 		if err != nil {
@@ -315,7 +318,9 @@ func TestNotReadyMemberWithdrawn(t *testing.T) {
 	if err := restart(); err != nil {
 		t.Fatal(err)
 	}
-	waitImported(t, ns, providerIPs(t, ns, 4), 2*time.Minute)
+	all = providerIPs(t, ns, 4)
+	waitImported(t, ns, all, 2*time.Minute)
+	waitHost(t, ns, all, 30*time.Second)
 }
 
 // applyAt applies a manifest to a member directly.
