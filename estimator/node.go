@@ -25,6 +25,12 @@ var unschedulableTaint = corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect
 // nowhere. A nil req is a replica that requests nothing and may go to any
 // schedulable node, so only free pod slots bound it.
 func NodeReplicas(nodes []*corev1.Node, pods []*corev1.Pod, req *workv1alpha2.ReplicaRequirements) int64 {
+	return nodeSum(nodes, pods, req).Replicas(Usage{})
+}
+
+// nodeSum adds up the nodes a replica described by req may be placed on,
+// with the pods bound to each.
+func nodeSum(nodes []*corev1.Node, pods []*corev1.Pod, req *workv1alpha2.ReplicaRequirements) *NodeSum {
 	r := NewReplica(req)
 	byNode := make(map[string][]*corev1.Pod, len(nodes))
 	for _, p := range pods {
@@ -32,10 +38,10 @@ func NodeReplicas(nodes []*corev1.Node, pods []*corev1.Pod, req *workv1alpha2.Re
 			byNode[p.Spec.NodeName] = append(byNode[p.Spec.NodeName], p)
 		}
 	}
-	var sum int64
+	sum := r.Sum()
 	for _, n := range nodes {
 		if r.Matches(n) {
-			sum += r.Fits(n, PodsUsage(byNode[n.Name]))
+			sum.Add(n, PodsUsage(byNode[n.Name]))
 		}
 	}
 	return sum
