@@ -202,6 +202,9 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 		return fmt.Errorf("writing the scheduling decision: %w", err)
 	}
 	c.written.Record(key, t.meta.ResourceVersion, struct{}{})
+	if subresource == workv1alpha2.SchedulingSubresource {
+		c.assume(ctx, key, t, dec.Clusters)
+	}
 	c.record(t, dec, schedErr)
 	return c.retryLater(key, schedErr)
 }
