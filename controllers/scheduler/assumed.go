@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"k8s.io/client-go/tools/cache"
@@ -10,14 +11,15 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/estimator/assumed"
 	"github.com/flotilla-io/flotilla/internal/names"
+	"github.com/flotilla-io/flotilla/placement"
 )
 
 // What the scheduler assigns a cluster is assumed there until the member
 // shows it (Karmada's scheduling overcommit protection): the estimator
 // takes it as used, so bindings scheduled one after the other, faster than
 // their pods appear, do not all take the same room. The scheduler records
-// what each result it writes adds (assume), and releases it as the
-// bindings show it withdrawn, reduced or running, or when they go
+// what each result it writes adds (scheduleAssuming), and releases it as
+// the bindings show it withdrawn, reduced or running, or when they go
 // (watchAssumed); assumed.Cache says how.
 //
 // The assumptions live in this process's memory: the scheduler runs in
@@ -78,12 +80,46 @@ func (c *Controller) observeAssumed(obj any) {
 	})
 }
 
-// assume records the result written for the binding of key over the one
-// t held.
-func (c *Controller) assume(ctx context.Context, key string, t *target, result []workv1alpha2.TargetCluster) {
-	if c.assumed == nil {
-		return
+// scheduleAssuming decides where the binding goes (placement.Schedule)
+// and, when the decision is a result to write (a success, or no cluster
+// fitting), assumes it at once: the scheduler's workers decide side by
+// side, and a decision made between another's estimate and its
+// assumption would not see it. Deciding and assuming are therefore one
+// step for the workloads the estimate counts; the write comes after, and
+// its failure is undone (assumption.settle).
+func (c *Controller) scheduleAssuming(ctx context.Context, key string, t *target, in placement.Input) (placement.Decision, *assumption, error) {
+	if c.assumed == nil || c.estimate == nil || (t.spec.Replicas == 0 && len(t.spec.Components) == 0) {
+		dec, err := placement.Schedule(in)
+		return dec, nil, err
 	}
-	c.assumed.Assume(key, t.meta.ResourceVersion, t.spec, t.status, result)
-	klog.FromContext(ctx).V(4).Info("Assumed the scheduling result until the members show it", "binding", key, "result", result)
+	c.assuming.Lock()
+	defer c.assuming.Unlock()
+	dec, err := placement.Schedule(in)
+	var se *placement.Error
+	if err != nil && (!errors.As(err, &se) || se.Reason != workv1alpha2.BindingReasonNoClusterFit) {
+		return dec, nil, err
+	}
+	undo := c.assumed.Assume(key, t.meta.ResourceVersion, t.spec, t.status, dec.Clusters)
+	klog.FromContext(ctx).V(4).Info("Assumed the scheduling result until the members show it", "binding", key, "result", dec.Clusters)
+	return dec, &assumption{undo: undo}, err
+}
+
+// assumption is a scheduling result assumed before it is written.
+type assumption struct {
+	undo    func()
+	written bool
+}
+
+// wrote marks the result written: it stays assumed.
+func (a *assumption) wrote() {
+	if a != nil {
+		a.written = true
+	}
+}
+
+// settle takes the assumption back unless the result was written.
+func (a *assumption) settle() {
+	if a != nil && !a.written {
+		a.undo()
+	}
 }

@@ -2,13 +2,19 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
@@ -208,5 +214,76 @@ func TestAssumedRelease(t *testing.T) {
 				t.Errorf("w2 after w1 changed: %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestAssumedWriteFails: a result assumed as it is decided is taken back
+// when its write fails, and kept when it is written.
+func TestAssumedWriteFails(t *testing.T) {
+	t.Parallel()
+	placement := &policyv1alpha1.Placement{ClusterAffinity: pt.OnClusters("a"), ReplicaScheduling: pt.AggregatedRS()}
+	for _, fail := range []bool{true, false} {
+		t.Run(fmt.Sprintf("fail=%t", fail), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, fixtureClusters(), workload("w1", 3, false, placement))
+			f.ctrl.estimate = roomFor(map[string]int64{"a": 4})
+			f.ctrl.SetAssumptionTTL(time.Minute)
+			if fail {
+				f.client.PrependReactor("patch", "*", func(clienttesting.Action) (bool, runtime.Object, error) {
+					return true, nil, apierrors.NewConflict(rbGVR.GroupResource(), "w1", errors.New("changed"))
+				})
+			}
+			err := f.ctrl.reconcile(context.Background(), "rb/default/w1")
+			if (err != nil) != fail {
+				t.Fatalf("reconcile() = %v", err)
+			}
+			want := 1
+			if fail {
+				want = 0
+			}
+			if got := f.ctrl.assumed.Len(); got != want {
+				t.Errorf("%d assumptions, want %d", got, want)
+			}
+		})
+	}
+}
+
+// TestAssumedSideBySide: two workers deciding at once do not both take
+// the room one of them assumes. The estimator holds the first two
+// estimates until both are made, or a while: deciding and assuming being
+// one step, the second waits for the first's assumption instead.
+func TestAssumedSideBySide(t *testing.T) {
+	t.Parallel()
+	placement := &policyv1alpha1.Placement{ClusterAffinity: pt.OnClusters("a"), ReplicaScheduling: pt.AggregatedRS()}
+	f := newFixture(t, fixtureClusters(), workload("w1", 3, false, placement), workload("w2", 3, false, placement))
+	f.ctrl.SetAssumptionTTL(time.Minute)
+	var calls atomic.Int32
+	both := make(chan struct{})
+	room := roomFor(map[string]int64{"a": 4})
+	f.ctrl.estimate = func(cluster, ns string, req *workv1alpha2.ReplicaRequirements, a estimator.Assumed) (int64, bool) {
+		switch calls.Add(1) {
+		case 1:
+			select {
+			case <-both:
+			case <-time.After(300 * time.Millisecond):
+			}
+		case 2:
+			close(both)
+		}
+		return room(cluster, ns, req, a)
+	}
+	var wg sync.WaitGroup
+	for _, name := range []string{"w1", "w2"} {
+		wg.Go(func() {
+			if err := f.ctrl.reconcile(context.Background(), "rb/default/"+name); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	got := []string{result(t, f, "w1"), result(t, f, "w2")}
+	slices.Sort(got)
+	if want := []string{"Unschedulable: Clusters available replicas 1 are not enough to schedule.", "a:3"}; !slices.Equal(got, want) {
+		t.Errorf("results %q, want %q", got, want)
 	}
 }

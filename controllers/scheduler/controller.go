@@ -64,6 +64,8 @@ type Controller struct {
 	// assumed is what the scheduler assigned and the members do not show
 	// yet, which estimate takes as used (see assumed.go); nil: nothing.
 	assumed *assumed.Cache
+	// assuming makes deciding and assuming one step (scheduleAssuming).
+	assuming sync.Mutex
 	// quiet holds the keys queued only by the informers' initial lists (a
 	// start or restart): their runs are not stamped when the result is
 	// unchanged, so a restart writes nothing. Any other trigger clears it.

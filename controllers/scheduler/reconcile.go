@@ -122,7 +122,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 	if in.Affinity, in.AntiAffinity, err = c.peers(t); err != nil {
 		return err
 	}
-	dec, schedErr := placement.Schedule(in)
+	dec, assumption, schedErr := c.scheduleAssuming(ctx, key, t, in)
+	defer assumption.settle()
 	if schedErr == nil {
 		schedErr = c.checkQuotas(t, dec)
 	}
@@ -203,7 +204,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 	}
 	c.written.Record(key, t.meta.ResourceVersion, struct{}{})
 	if subresource == workv1alpha2.SchedulingSubresource {
-		c.assume(ctx, key, t, dec.Clusters)
+		assumption.wrote()
 	}
 	c.record(t, dec, schedErr)
 	return c.retryLater(key, schedErr)

@@ -36,6 +36,8 @@ type Cache struct {
 	clusters map[string]*totals
 	// next is the earliest expiry of an entry; zero when there is none.
 	next time.Time
+	// seq counts the changes of bindings, to tell whether one changed.
+	seq uint64
 }
 
 // New returns an empty Cache whose assumptions expire ttl after they were
@@ -59,6 +61,27 @@ type binding struct {
 	// write, and says nothing of it.
 	version  string
 	clusters map[string]*entry
+	// seq is the Cache's seq at the binding's last change.
+	seq uint64
+}
+
+// clone is a deep copy of b (nil for nil).
+func (b *binding) clone() *binding {
+	if b == nil {
+		return nil
+	}
+	out := *b
+	out.clusters = make(map[string]*entry, len(b.clusters))
+	for cluster, e := range b.clusters {
+		ce := *e
+		ce.parts = make(map[string]*part, len(e.parts))
+		for name, p := range e.parts {
+			cp := *p // shapes are replaced, never changed
+			ce.parts[name] = &cp
+		}
+		out.clusters[cluster] = &ce
+	}
+	return &out
 }
 
 // entry is what is assumed of one binding on one cluster.
@@ -132,9 +155,15 @@ func (a *amount) usage() estimator.Usage {
 // resourceVersion the write replaced; status is the binding's status
 // before it, whose collected status of each cluster a release must differ
 // from. Every cluster added to expires the Cache's ttl from now.
-func (c *Cache) Assume(key, version string, spec *workv1alpha2.ResourceBindingSpec, status *workv1alpha2.ResourceBindingStatus, result []workv1alpha2.TargetCluster) {
+//
+// The scheduler may assume a result before it writes it, so that no other
+// decision is made between its estimate and the assumption; undo takes
+// the assumption back when the write fails: it restores what was assumed
+// of the binding before, unless the binding's assumptions have changed
+// since (observed, forgotten, expired), when it leaves them as they are.
+func (c *Cache) Assume(key, version string, spec *workv1alpha2.ResourceBindingSpec, status *workv1alpha2.ResourceBindingStatus, result []workv1alpha2.TargetCluster) (undo func()) {
 	if c == nil {
-		return
+		return func() {}
 	}
 	components := len(spec.Components) > 0
 	shapes := shapesOf(spec)
@@ -144,6 +173,7 @@ func (c *Cache) Assume(key, version string, spec *workv1alpha2.ResourceBindingSp
 	defer c.mu.Unlock()
 	c.expire(now)
 	b := c.bindings[key]
+	was := b.clone()
 	if b == nil {
 		b = &binding{clusters: map[string]*entry{}}
 	}
@@ -190,7 +220,41 @@ func (c *Cache) Assume(key, version string, spec *workv1alpha2.ResourceBindingSp
 		}
 		c.put(b, cluster, e)
 	}
+	c.changed(b)
 	c.keep(key, b)
+	left, seq := c.bindings[key], b.seq
+	return func() { c.restore(key, left, seq, was) }
+}
+
+// restore puts back what was assumed of the binding of key (was) when the
+// Cache still holds what Assume left (left, at seq).
+func (c *Cache) restore(key string, left *binding, seq uint64, was *binding) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cur := c.bindings[key]
+	if cur != left || (cur != nil && cur.seq != seq) {
+		return
+	}
+	if cur != nil {
+		c.forget(key, cur)
+	}
+	if was == nil {
+		return
+	}
+	for cluster, e := range was.clusters {
+		c.account(cluster, was, e, 1)
+		if c.next.IsZero() || e.expires.Before(c.next) {
+			c.next = e.expires
+		}
+	}
+	c.changed(was)
+	c.bindings[key] = was
+}
+
+// changed marks b as changed.
+func (c *Cache) changed(b *binding) {
+	c.seq++
+	b.seq = c.seq
 }
 
 // Observed is what Observe reads of a binding: its resourceVersion, the
@@ -261,6 +325,7 @@ func (c *Cache) Observe(key string, read func() (Observed, bool)) {
 		}
 		c.put(b, cluster, e)
 	}
+	c.changed(b)
 	c.keep(key, b)
 }
 
@@ -446,6 +511,7 @@ func (c *Cache) expire(now time.Time) {
 		for cluster, e := range b.clusters {
 			if !now.Before(e.expires) {
 				c.remove(b, cluster)
+				c.changed(b)
 				continue
 			}
 			if c.next.IsZero() || e.expires.Before(c.next) {

@@ -291,6 +291,37 @@ func TestCache(t *testing.T) {
 		},
 		want: []want{{"m1", "ns", "", ""}},
 	}, {
+		name: "undo takes back a result whose write failed",
+		steps: func(c *Cache, _ *clock) {
+			c.Assume("ns/a", "1", deployment("ns", "1"), &workv1alpha2.ResourceBindingStatus{}, targets("m1:2", "m3:1"))
+			undo := c.Assume("ns/a", "2", deployment("ns", "1", "m1:2", "m3:1"), &workv1alpha2.ResourceBindingStatus{}, targets("m1:5", "m2:1"))
+			undo()
+			undo()
+		},
+		want: []want{
+			{"m1", "ns", "", "nodes: 2 pods cpu=2 | quota -: 2 pods cpu=2"},
+			{"m2", "ns", "", ""},
+			{"m3", "ns", "", "nodes: 1 pods cpu=1 | quota -: 1 pods cpu=1"},
+		},
+	}, {
+		name: "undo of a first result leaves nothing",
+		steps: func(c *Cache, _ *clock) {
+			c.Assume("ns/a", "1", deployment("ns", "1"), &workv1alpha2.ResourceBindingStatus{}, targets("m1:2"))()
+		},
+		want: []want{{"m1", "ns", "", ""}},
+	}, {
+		name: "undo after the binding changed leaves it",
+		steps: func(c *Cache, _ *clock) {
+			c.Assume("ns/a", "1", deployment("ns", "1"), &workv1alpha2.ResourceBindingStatus{}, targets("m1:2"))
+			undo := c.Assume("ns/a", "2", deployment("ns", "1", "m1:2"), &workv1alpha2.ResourceBindingStatus{}, targets("m1:2", "m2:3"))
+			observe(c, "ns/a", "3", targets("m2:3"), nil)
+			undo()
+			undo2 := c.Assume("ns/b", "1", deployment("ns", "1"), &workv1alpha2.ResourceBindingStatus{}, targets("m3:1"))
+			c.Forget("ns/b")
+			undo2()
+		},
+		want: []want{{"m1", "ns", "", ""}, {"m2", "ns", "", "nodes: 3 pods cpu=3 | quota -: 3 pods cpu=3"}, {"m3", "ns", "", ""}},
+	}, {
 		name: "expired after the ttl",
 		steps: func(c *Cache, clk *clock) {
 			c.Assume("ns/a", "1", deployment("ns", "1"), &workv1alpha2.ResourceBindingStatus{}, targets("m1:2"))
