@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
@@ -84,16 +85,14 @@ func TestSchedulingWithoutOvercommit(t *testing.T) {
 	// with them their bindings, so no other test finds their room taken.
 	t.Cleanup(func() {
 		_, _ = framework.Kubectl(t, "delete", "flinkdeployments", "-n", ns, "--all", "--wait=true")
-		framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
+		// t.Context() has ended: cleanups poll on their own.
+		err := wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 			l, err := framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return err.Error()
-			}
-			if len(l.Items) > 0 {
-				return fmt.Sprintf("%d bindings left", len(l.Items))
-			}
-			return ""
+			return err == nil && len(l.Items) == 0, nil
 		})
+		if err != nil {
+			t.Errorf("the bindings of %s did not go: %v", ns, err)
+		}
 		_, _ = framework.Kubectl(t, "delete", "resourceinterpretercustomization", "sem-flinkdeployment", "--ignore-not-found")
 		_, _ = framework.Kubectl(t, "delete", "clusterpropagationpolicy", "sem-flinkdeployments-crd", "--ignore-not-found")
 	})
