@@ -55,16 +55,9 @@ func (r *Replica) Sum() *NodeSum {
 // Add counts node, on which the pods bound there use used. It does not
 // check Matches.
 func (s *NodeSum) Add(node *corev1.Node, used Usage) {
-	s.fits += s.r.Fits(node, used)
-	alloc := node.Status.Allocatable
-	s.pods += max(alloc.Pods().Value()-used.pods, 0)
-	for i, a := range s.r.request {
-		var free int64
-		if q, ok := alloc[a.name]; ok {
-			free = value(a.name, q)
-		}
-		s.free[i] += max(free-used.requests[a.name], 0)
-	}
+	fits, pods := s.r.fit(node, used, s.free)
+	s.fits += fits
+	s.pods += pods
 }
 
 // Replicas returns how many more replicas the nodes added run once the

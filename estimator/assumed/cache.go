@@ -3,6 +3,8 @@ package assumed
 import (
 	"encoding/json"
 	"hash/fnv"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -106,7 +108,14 @@ type part struct {
 type shape struct {
 	priorityClass string
 	// requests are in the units of estimator.Value.
-	requests map[corev1.ResourceName]int64
+	requests []quantity
+}
+
+// quantity is an amount of one resource. Workloads request few resources:
+// a short list is cheaper than a map to add up.
+type quantity struct {
+	name  corev1.ResourceName
+	value int64
 }
 
 // totals are the sums of one cluster's entries.
@@ -115,23 +124,30 @@ type totals struct {
 	// quota are those of the entries of each namespace, by the replicas'
 	// priority class.
 	quota map[string]map[string]*amount
+	// nodesView and quotaView are nodes and quota as For returns them,
+	// made when first asked for after a change: the estimates of every
+	// binding share them until the next change.
+	nodesView *estimator.Usage
+	quotaView map[string]map[string]estimator.Usage
 }
 
 // amount is a number of pods and what they request.
 type amount struct {
 	pods     int64
-	requests map[corev1.ResourceName]int64
+	requests []quantity
 }
 
 // add adds sign times n replicas of s.
 func (a *amount) add(n, sign int64, s shape) {
 	a.pods += sign * n
-	for name, v := range s.requests {
-		if a.requests == nil {
-			a.requests = map[corev1.ResourceName]int64{}
+	for _, r := range s.requests {
+		i := slices.IndexFunc(a.requests, func(q quantity) bool { return q.name == r.name })
+		if i < 0 {
+			a.requests = append(a.requests, quantity{name: r.name})
+			i = len(a.requests) - 1
 		}
-		if a.requests[name] += sign * n * v; a.requests[name] == 0 {
-			delete(a.requests, name)
+		if a.requests[i].value += sign * n * r.value; a.requests[i].value == 0 {
+			a.requests = slices.Delete(a.requests, i, i+1)
 		}
 	}
 }
@@ -140,8 +156,8 @@ func (a *amount) zero() bool { return a.pods == 0 && len(a.requests) == 0 }
 
 func (a *amount) usage() estimator.Usage {
 	requests := make(map[corev1.ResourceName]int64, len(a.requests))
-	for name, v := range a.requests {
-		requests[name] = v
+	for _, q := range a.requests {
+		requests[q.name] = q.value
 	}
 	return estimator.UsageOf(a.pods, requests)
 }
@@ -173,6 +189,11 @@ func (c *Cache) Assume(key, version string, spec *workv1alpha2.ResourceBindingSp
 	defer c.mu.Unlock()
 	c.expire(now)
 	b := c.bindings[key]
+	if (b == nil && !adds(before, after)) || maps.EqualFunc(before, after, maps.Equal) {
+		// Nothing assumed and nothing to assume, or the result is the
+		// one the binding holds: what is assumed stays as it is.
+		return func() {}
+	}
 	was := b.clone()
 	if b == nil {
 		b = &binding{clusters: map[string]*entry{}}
@@ -347,7 +368,8 @@ func (c *Cache) Forget(key string) {
 // The binding of except is left out: the replicas a binding holds on a
 // cluster are added back to what the cluster can run for that binding
 // anyway (they may run there already), its assumption with them. Expired
-// assumptions are dropped first.
+// assumptions are dropped first. What For returns may be shared with other
+// callers until the next change: read it, never change it.
 func (c *Cache) For(cluster, namespace, except string) estimator.Assumed {
 	if c == nil {
 		return estimator.Assumed{}
@@ -365,12 +387,12 @@ func (c *Cache) For(cluster, namespace, except string) estimator.Assumed {
 		own, ownNamespace = b.clusters[cluster], b.namespace
 	}
 	if own == nil {
-		return assumedOf(&t.nodes, t.quota[namespace])
+		return t.view(namespace)
 	}
-	nodes := amount{pods: t.nodes.pods, requests: clone(t.nodes.requests)}
+	nodes := amount{pods: t.nodes.pods, requests: slices.Clone(t.nodes.requests)}
 	quota := map[string]*amount{}
 	for class, a := range t.quota[namespace] {
-		quota[class] = &amount{pods: a.pods, requests: clone(a.requests)}
+		quota[class] = &amount{pods: a.pods, requests: slices.Clone(a.requests)}
 	}
 	for _, p := range own.parts {
 		nodes.add(p.assumed, -1, p.shape)
@@ -400,27 +422,48 @@ func (c *Cache) Len() int {
 	return n
 }
 
+// view is what is assumed on the cluster for an estimate in namespace
+// (shared: read-only).
+func (t *totals) view(namespace string) estimator.Assumed {
+	if t.nodesView == nil {
+		u := t.nodes.usage()
+		t.nodesView = &u
+	}
+	out := estimator.Assumed{Nodes: *t.nodesView}
+	quota, ok := t.quota[namespace]
+	if !ok {
+		return out
+	}
+	if out.Quota = t.quotaView[namespace]; out.Quota == nil {
+		out.Quota = quotaOf(quota)
+		if t.quotaView == nil {
+			t.quotaView = map[string]map[string]estimator.Usage{}
+		}
+		t.quotaView[namespace] = out.Quota
+	}
+	return out
+}
+
 func assumedOf(nodes *amount, quota map[string]*amount) estimator.Assumed {
 	var out estimator.Assumed
 	if !nodes.zero() {
 		out.Nodes = nodes.usage()
 	}
+	out.Quota = quotaOf(quota)
+	return out
+}
+
+// quotaOf is quota as estimator.Assumed holds it (nil when empty).
+func quotaOf(quota map[string]*amount) map[string]estimator.Usage {
+	var out map[string]estimator.Usage
 	for class, a := range quota {
 		if a.zero() {
 			continue
 		}
-		if out.Quota == nil {
-			out.Quota = make(map[string]estimator.Usage, len(quota))
+		if out == nil {
+			out = make(map[string]estimator.Usage, len(quota))
 		}
-		out.Quota[class] = a.usage()
-	}
-	return out
-}
-
-func clone(m map[corev1.ResourceName]int64) map[corev1.ResourceName]int64 {
-	out := make(map[corev1.ResourceName]int64, len(m))
-	for k, v := range m {
-		out[k] = v
+		out[class] = a.usage()
 	}
 	return out
 }
@@ -474,6 +517,8 @@ func (c *Cache) account(cluster string, b *binding, e *entry, sign int64) {
 		t = &totals{quota: map[string]map[string]*amount{}}
 		c.clusters[cluster] = t
 	}
+	t.nodesView = nil
+	delete(t.quotaView, b.namespace)
 	for _, p := range e.parts {
 		t.nodes.add(p.assumed, sign, p.shape)
 		if b.namespace == "" {
@@ -546,10 +591,7 @@ func shapeOf(priorityClass string, request corev1.ResourceList) shape {
 	s := shape{priorityClass: priorityClass}
 	for name, q := range request {
 		if v := estimator.Value(name, q); v > 0 {
-			if s.requests == nil {
-				s.requests = map[corev1.ResourceName]int64{}
-			}
-			s.requests[name] = v
+			s.requests = append(s.requests, quantity{name: name, value: v})
 		}
 	}
 	return s
@@ -571,6 +613,19 @@ func replicas(clusters []workv1alpha2.TargetCluster, components bool) map[string
 		out[tc.Name] = parts
 	}
 	return out
+}
+
+// adds tells whether after assigns some cluster more replicas of some
+// component than before.
+func adds(before, after map[string]map[string]int64) bool {
+	for cluster, parts := range after {
+		for name, n := range parts {
+			if n > before[cluster][name] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func statusOf(items []workv1alpha2.AggregatedStatusItem, cluster string) *workv1alpha2.AggregatedStatusItem {
