@@ -154,7 +154,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	cs.BoolVar(&o.Controllers.ResourceQuotaEstimate, "resource-quota-estimate", o.Controllers.ResourceQuotaEstimate,
 		"write the replicas' namespace and priority class into replica requirements, so ResourceQuotas of members are estimated by their scope (Karmada's alpha feature gate ResourceQuotaEstimate)")
 	cs.DurationVar(&o.Controllers.AssumptionTTL, "assumption-ttl", o.Controllers.AssumptionTTL,
-		"how long the scheduler counts the replicas it assigned a member as taking room there while the member does not show them (Healthy, or their pods reported): its estimates then see a burst of workloads fill a member before their pods appear (Karmada's scheduling overcommit protection); 0 counts the members' pods only")
+		"how long, at most, the scheduler counts the replicas it assigned a member as taken there until the member shows them, so a burst of workloads stops fitting a member before their pods appear (Karmada's scheduling overcommit protection); 0 estimates from the members' pods only")
 	cs.DurationVar(&o.Controllers.ClusterMonitorGracePeriod, "cluster-monitor-grace-period", o.Controllers.ClusterMonitorGracePeriod, "how long a cluster's heartbeat Lease may go unrenewed before its Ready condition becomes Unknown and it is tainted unreachable")
 	cs.StringSliceVar(&o.Controllers.SkippedPropagatingNamespaces, "skipped-propagating-namespaces", o.Controllers.SkippedPropagatingNamespaces, "regular expressions of namespaces never propagated to members automatically")
 	cs.DurationVar(&o.Controllers.HPA.SyncPeriod, "horizontal-pod-autoscaler-sync-period", o.Controllers.HPA.SyncPeriod, "how often each FederatedHPA is computed")
