@@ -84,7 +84,7 @@ func TestSchedulingWithoutOvercommit(t *testing.T) {
 	// The workloads go before the namespace (cleanups run last first), and
 	// with them their bindings, so no other test finds their room taken.
 	t.Cleanup(func() {
-		_, _ = framework.Kubectl(t, "delete", "flinkdeployments", "-n", ns, "--all", "--wait=true")
+		_, _ = framework.Kubectl(t, "delete", "flinkdeployments.sem.flotilla.io", "-n", ns, "--all", "--wait=true")
 		// t.Context() has ended: cleanups poll on their own.
 		err := wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 			l, err := framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).List(ctx, metav1.ListOptions{})
@@ -189,7 +189,7 @@ spec:
 	}
 
 	// A workload that goes takes its assumptions with it: w5 fits member1.
-	kubectl(t, "delete", "flinkdeployments", "-n", ns, "w1", "--wait=true")
+	kubectl(t, "delete", "flinkdeployments.sem.flotilla.io", "-n", ns, "w1", "--wait=true")
 	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string {
 		got, _, cond, err := componentsBinding(ctx, t, ns, "w5")
 		if err != nil {
