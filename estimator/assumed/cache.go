@@ -164,7 +164,7 @@ func (a *amount) usage() estimator.Usage {
 
 // Assume records a scheduling result written for the binding of key: what
 // result adds on each cluster over spec.clusters (the result it replaced),
-// per component, is assumed; a cluster result no longer assigns, or
+// per component, is assumed; a cluster the result no longer assigns, or
 // assigns fewer replicas, releases what was assumed there (the fewer
 // replicas are taken from the assumed ones first: the pods that do not
 // exist yet are those the member will not create). version is the
