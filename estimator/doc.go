@@ -18,4 +18,10 @@
 //   - QuotaReplicas: every ResourceQuota of the namespace that applies to the
 //     replica allows floor((hard-used)/per-replica) more of each resource it
 //     limits and a replica consumes; the estimate is the minimum.
+//
+// What the scheduler has assigned a member and the member does not show
+// as pods yet (Assumed, kept by the package assumed) is taken from both
+// (MaxReplicasAssuming): from the nodes' summed free room, as no one knows
+// yet which nodes those pods will take (NodeSum.Replicas), and, in the
+// replicas' namespace, as used in its quotas (QuotaReplicasAssuming).
 package estimator

@@ -11,8 +11,16 @@ import (
 // a quota of the replicas' namespace limits them. quotas are the
 // namespace's (none when quotas are not to be considered).
 func MaxReplicas(nodes []*corev1.Node, pods []*corev1.Pod, quotas []*corev1.ResourceQuota, req *workv1alpha2.ReplicaRequirements) int64 {
-	n := NodeReplicas(nodes, pods, req)
-	if q, ok := QuotaReplicas(quotas, req); ok {
+	return MaxReplicasAssuming(nodes, pods, quotas, req, Assumed{})
+}
+
+// MaxReplicasAssuming is MaxReplicas once what the scheduler has assigned
+// the member and its pods do not show yet is taken: from the nodes'
+// summed room (NodeSum.Replicas) and, for the replicas' namespace, from
+// its quotas (QuotaReplicasAssuming).
+func MaxReplicasAssuming(nodes []*corev1.Node, pods []*corev1.Pod, quotas []*corev1.ResourceQuota, req *workv1alpha2.ReplicaRequirements, assumed Assumed) int64 {
+	n := nodeSum(nodes, pods, req).Replicas(assumed.Nodes)
+	if q, ok := QuotaReplicasAssuming(quotas, req, assumed.Quota); ok {
 		n = min(n, q)
 	}
 	return n

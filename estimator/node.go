@@ -25,6 +25,12 @@ var unschedulableTaint = corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect
 // nowhere. A nil req is a replica that requests nothing and may go to any
 // schedulable node, so only free pod slots bound it.
 func NodeReplicas(nodes []*corev1.Node, pods []*corev1.Pod, req *workv1alpha2.ReplicaRequirements) int64 {
+	return nodeSum(nodes, pods, req).Replicas(Usage{})
+}
+
+// nodeSum adds up the nodes a replica described by req may be placed on,
+// with the pods bound to each.
+func nodeSum(nodes []*corev1.Node, pods []*corev1.Pod, req *workv1alpha2.ReplicaRequirements) *NodeSum {
 	r := NewReplica(req)
 	byNode := make(map[string][]*corev1.Pod, len(nodes))
 	for _, p := range pods {
@@ -32,10 +38,10 @@ func NodeReplicas(nodes []*corev1.Node, pods []*corev1.Pod, req *workv1alpha2.Re
 			byNode[p.Spec.NodeName] = append(byNode[p.Spec.NodeName], p)
 		}
 	}
-	var sum int64
+	sum := r.Sum()
 	for _, n := range nodes {
 		if r.Matches(n) {
-			sum += r.Fits(n, PodsUsage(byNode[n.Name]))
+			sum.Add(n, PodsUsage(byNode[n.Name]))
 		}
 	}
 	return sum
@@ -136,17 +142,29 @@ func ready(node *corev1.Node) bool {
 // node does not list in status.allocatable is not free at all. Fits does
 // not check Matches.
 func (r *Replica) Fits(node *corev1.Node, used Usage) int64 {
+	n, _ := r.fit(node, used, nil)
+	return n
+}
+
+// fit returns Fits and the node's free pod slots (never negative); with
+// free, it adds what the node has free of each resource the replica
+// requests (r.request order, never negative) to it.
+func (r *Replica) fit(node *corev1.Node, used Usage, free []int64) (fits, pods int64) {
 	alloc := node.Status.Allocatable
-	n := alloc.Pods().Value() - used.pods
-	for _, a := range r.request {
-		var free int64
+	pods = alloc.Pods().Value() - used.pods
+	n := pods
+	for i, a := range r.request {
+		var f int64
 		if q, ok := alloc[a.name]; ok {
-			free = value(a.name, q)
+			f = value(a.name, q)
 		}
-		free -= used.requests[a.name]
-		n = min(n, free/a.value)
+		f -= used.requests[a.name]
+		n = min(n, f/a.value)
+		if free != nil {
+			free[i] += max(f, 0)
+		}
 	}
-	return max(n, 0)
+	return max(n, 0), max(pods, 0)
 }
 
 // Usage is what a set of pods bound to one node takes of it: a pod slot

@@ -40,6 +40,16 @@ const (
 // counted here too since the member's quota admission rejects a replica
 // that exceeds them just the same.
 func QuotaReplicas(quotas []*corev1.ResourceQuota, req *workv1alpha2.ReplicaRequirements) (int64, bool) {
+	return QuotaReplicasAssuming(quotas, req, nil)
+}
+
+// QuotaReplicasAssuming is QuotaReplicas once the assumed replicas of the
+// namespace (Assumed.Quota, by priority class) count as used: every quota
+// counts those of the priority classes it applies to (QuotaApplies), each
+// entry what they consume of it (the entry's resource, or a pod each for
+// pods and count/pods), on top of status.used. The member's quota
+// admission will count them the same way once their pods are created.
+func QuotaReplicasAssuming(quotas []*corev1.ResourceQuota, req *workv1alpha2.ReplicaRequirements, assumed map[string]Usage) (int64, bool) {
 	var priorityClass string
 	var request corev1.ResourceList
 	if req != nil {
@@ -59,13 +69,31 @@ func QuotaReplicas(quotas []*corev1.ResourceQuota, req *workv1alpha2.ReplicaRequ
 			if !ok {
 				continue
 			}
-			n, limited = min(n, (value(resource, hard)-value(resource, used))/per), true
+			taken := value(resource, used) + assumedIn(q, assumed, resource)
+			n, limited = min(n, (value(resource, hard)-taken)/per), true
 		}
 	}
 	if !limited {
 		return 0, false
 	}
 	return max(n, 0), true
+}
+
+// assumedIn is what the assumed replicas of the priority classes quota
+// applies to take of resource (pods: their number).
+func assumedIn(quota *corev1.ResourceQuota, assumed map[string]Usage, resource corev1.ResourceName) int64 {
+	var n int64
+	for class, u := range assumed {
+		if !QuotaApplies(quota, class) {
+			continue
+		}
+		if resource == corev1.ResourcePods {
+			n += u.pods
+		} else {
+			n += u.requests[resource]
+		}
+	}
+	return n
 }
 
 // perReplica returns the resource a quota entry named name limits and how

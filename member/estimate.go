@@ -60,13 +60,20 @@ func usageOf(objs []any) estimator.Usage {
 // from req.Namespace, which replica requirements carry only with the
 // ResourceQuotaEstimate feature gate.
 func (s *Hub) MaxReplicas(cluster, namespace string, req *workv1alpha2.ReplicaRequirements) (int64, bool) {
+	return s.MaxReplicasAssuming(cluster, namespace, req, estimator.Assumed{})
+}
+
+// MaxReplicasAssuming is MaxReplicas once what the scheduler assumes on the
+// member (assigned, its pods not seen yet) is taken, as
+// estimator.MaxReplicasAssuming takes it.
+func (s *Hub) MaxReplicasAssuming(cluster, namespace string, req *workv1alpha2.ReplicaRequirements, assumed estimator.Assumed) (int64, bool) {
 	s.mu.RLock()
 	m, ok := s.members[cluster]
 	s.mu.RUnlock()
 	if !ok {
 		return 0, false
 	}
-	n, err := m.maxReplicas(namespace, req)
+	n, err := m.maxReplicas(namespace, req, assumed)
 	if err != nil {
 		return 0, false
 	}
@@ -76,12 +83,12 @@ func (s *Hub) MaxReplicas(cluster, namespace string, req *workv1alpha2.ReplicaRe
 // errNotSynced is returned before the member's caches are complete.
 var errNotSynced = fmt.Errorf("member informers have not synced")
 
-func (m *member) maxReplicas(namespace string, req *workv1alpha2.ReplicaRequirements) (int64, error) {
+func (m *member) maxReplicas(namespace string, req *workv1alpha2.ReplicaRequirements, assumed estimator.Assumed) (int64, error) {
 	if !m.pods.HasSynced() || !m.nodes.HasSynced() || !m.quotas.HasSynced() {
 		return 0, errNotSynced
 	}
 	r := estimator.NewReplica(req)
-	var n int64
+	sum := r.Sum()
 	for _, obj := range m.nodes.GetStore().List() {
 		node, ok := obj.(*corev1.Node)
 		if !ok || !r.Matches(node) {
@@ -91,8 +98,9 @@ func (m *member) maxReplicas(namespace string, req *workv1alpha2.ReplicaRequirem
 		if err != nil {
 			return 0, err
 		}
-		n += r.Fits(node, used)
+		sum.Add(node, used)
 	}
+	n := sum.Replicas(assumed.Nodes)
 	if namespace == "" {
 		return n, nil
 	}
@@ -100,7 +108,7 @@ func (m *member) maxReplicas(namespace string, req *workv1alpha2.ReplicaRequirem
 	if err != nil {
 		return 0, err
 	}
-	if q, ok := estimator.QuotaReplicas(quotas, req); ok {
+	if q, ok := estimator.QuotaReplicasAssuming(quotas, req, assumed.Quota); ok {
 		n = min(n, q)
 	}
 	return n, nil

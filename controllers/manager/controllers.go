@@ -309,12 +309,13 @@ func startDependencies(ctx context.Context, c *Context) error {
 func startScheduler(ctx context.Context, c *Context) error {
 	w := c.KarmadaInformers.Work().V1alpha2()
 	// The accurate estimator reads the members' nodes, pods and quotas
-	// from the member hub.
+	// from the member hub, and takes what the scheduler assumes there.
 	ctrl, err := scheduler.New(w.ResourceBindings(), w.ClusterResourceBindings(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
-		c.KarmadaInformers.Policy().V1alpha1().FederatedResourceQuotas(), c.Karmada, c.Recorder, c.Hub.MaxReplicas)
+		c.KarmadaInformers.Policy().V1alpha1().FederatedResourceQuotas(), c.Karmada, c.Recorder, c.Hub.MaxReplicasAssuming)
 	if err != nil {
 		return err
 	}
+	ctrl.SetAssumptionTTL(c.Options.AssumptionTTL)
 	go ctrl.Run(ctx, writeWorkers/2)
 	return nil
 }

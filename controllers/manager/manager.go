@@ -50,6 +50,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/interpreter"
 	"github.com/flotilla-io/flotilla/controllers/interpreter/informed"
 	"github.com/flotilla-io/flotilla/controllers/interpreter/lua"
+	"github.com/flotilla-io/flotilla/estimator/assumed"
 	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/recorder"
 )
@@ -107,6 +108,9 @@ type Options struct {
 	// Descheduler tunes the descheduler (Karmada's karmada-descheduler
 	// flags).
 	Descheduler descheduler.Options
+	// AssumptionTTL is how long the scheduler counts what it assigned a
+	// member as used while the member does not show it (0: it does not).
+	AssumptionTTL time.Duration
 }
 
 // NewOptions returns the defaults.
@@ -121,6 +125,7 @@ func NewOptions() Options {
 		Taints:                  eviction.TaintOptions{PurgeMode: policyv1alpha1.PurgeModeGracefully, UnhealthyClusterThreshold: 0.55, EvictionRate: 50},
 		GracefulEvictionTimeout: eviction.DefaultGracefulEvictionTimeout,
 		Descheduler:             descheduler.DefaultOptions(),
+		AssumptionTTL:           assumed.DefaultTTL,
 	}
 }
 

@@ -24,6 +24,8 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/ownwrites"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/estimator"
+	"github.com/flotilla-io/flotilla/estimator/assumed"
 	"github.com/flotilla-io/flotilla/internal/names"
 	"github.com/flotilla-io/flotilla/metrics"
 	"github.com/flotilla-io/flotilla/placement"
@@ -59,6 +61,11 @@ type Controller struct {
 	// estimate is the accurate estimator over the members' own nodes, pods
 	// and quotas; nil: the clusters' resource summaries only.
 	estimate ReplicaEstimator
+	// assumed is what the scheduler assigned and the members do not show
+	// yet, which estimate takes as used (see assumed.go); nil: nothing.
+	assumed *assumed.Cache
+	// assuming makes deciding and assuming one step (scheduleAssuming).
+	assuming sync.Mutex
 	// quiet holds the keys queued only by the informers' initial lists (a
 	// start or restart): their runs are not stamped when the result is
 	// unchanged, so a restart writes nothing. Any other trigger clears it.
@@ -66,8 +73,9 @@ type Controller struct {
 }
 
 // ReplicaEstimator tells how many more replicas with req the member
-// cluster can run in namespace; ok is false when it does not know.
-type ReplicaEstimator func(cluster, namespace string, req *workv1alpha2.ReplicaRequirements) (n int64, ok bool)
+// cluster can run in namespace once what is assumed there is taken; ok is
+// false when it does not know.
+type ReplicaEstimator func(cluster, namespace string, req *workv1alpha2.ReplicaRequirements, assumed estimator.Assumed) (n int64, ok bool)
 
 // New returns the scheduler. It writes a binding's result through the
 // binding and its status through the status subresource, as any client.
@@ -80,6 +88,7 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 		synced: []cache.InformerSynced{rbs.Informer().HasSynced, crbs.Informer().HasSynced, clusters.Informer().HasSynced,
 			quotas.Informer().HasSynced},
 		client: client, recorder: recorder, now: time.Now,
+		assumed: assumed.New(assumed.DefaultTTL, nil),
 	}
 	// Higher schedulePriority first (Karmada's priority-based scheduling).
 	c.queue = worker.NewPriorityQueue(ControllerName, c.priority)
@@ -99,6 +108,9 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 		if _, err := inf.AddEventHandler(bindingHandler); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.watchAssumed(rbs.Informer(), crbs.Informer()); err != nil {
+		return nil, err
 	}
 	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(_ any, initial bool) { c.enqueueAll(false, initial) },
@@ -159,13 +171,13 @@ func (c *Controller) estimator(t *target) placement.Estimator {
 	if c.estimate == nil {
 		return nil
 	}
-	ns := t.spec.Resource.Namespace
+	ns, key := t.spec.Resource.Namespace, names.BindingKey(t.meta.Namespace, t.meta.Name)
 	return func(cluster *clusterv1alpha1.Cluster, req *workv1alpha2.ReplicaRequirements) (int64, bool) {
 		in := ns
 		if req != nil && req.Namespace != "" {
 			in = req.Namespace
 		}
-		return c.estimate(cluster.Name, in, req)
+		return c.estimate(cluster.Name, in, req, c.assumed.For(cluster.Name, in, key))
 	}
 }
 

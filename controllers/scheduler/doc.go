@@ -15,6 +15,11 @@
 // status writes it through the status subresource. It writes nothing when
 // the decision has not changed.
 //
+// What it assigns a member and the member does not show yet is assumed
+// there, in memory, and the estimator takes it as used, so a burst of
+// bindings does not overcommit a member before its pods appear (Karmada's
+// scheduling overcommit protection; assumed.go).
+//
 // It does not own the rest of the binding (the detector), the Works (the
 // binding controller) nor the aggregated status (the status controller).
 package scheduler

@@ -121,7 +121,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 	if in.Affinity, in.AntiAffinity, err = c.peers(t); err != nil {
 		return err
 	}
-	dec, schedErr := placement.Schedule(in)
+	dec, assumption, schedErr := c.scheduleAssuming(ctx, key, t, in)
+	defer assumption.settle()
 	if schedErr == nil {
 		schedErr = c.checkQuotas(t, dec)
 	}
@@ -208,6 +209,9 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 		return fmt.Errorf("writing the scheduling decision: %w", err)
 	}
 	c.written.Record(key, t.meta.ResourceVersion, struct{}{})
+	if subresource == workv1alpha2.SchedulingSubresource {
+		assumption.wrote()
+	}
 	c.record(t, dec, schedErr)
 	return c.retryLater(key, schedErr)
 }
