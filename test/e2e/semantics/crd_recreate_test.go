@@ -49,8 +49,14 @@ spec:
 
 // recreatedBound is how soon after its creation a CR of a CRD created
 // again has its binding: well below the 15 s period at which the detector
-// retries the kinds the host did not serve.
+// retries the kinds the host did not serve, and below the backoff an
+// informer of the kind, failing to list since the CRD went, reaches
+// within absence.
 const recreatedBound = 5 * time.Second
+
+// absence is how long the CRD stays deleted, as when an operator is
+// uninstalled and installed again a while later.
+const absence = 20 * time.Second
 
 // TestCRDDeletedAndCreatedAgain: a kind whose CRD is deleted on the
 // control plane loses its templates, so their bindings and Works go; the
@@ -91,14 +97,15 @@ spec:
 	})
 	// The member's CRD, propagated, goes too.
 	waitServed(t, member, false)
+	time.Sleep(absence)
 
 	// Created again: once the member serves the kind again, a new CR is
 	// bound at once and reaches it.
 	framework.Apply(t, gadgetsRecreated)
 	kubectl(t, "wait", "--for=condition=Established", "crd/"+crd, "--timeout=30s")
 	waitServed(t, member, true)
-	start := time.Now()
 	createGadget(t, ns, "two")
+	start := time.Now()
 	waitBinding(t, ns, "two", recreatedBound)
 	t.Logf("the binding of two came %s after its creation", time.Since(start).Round(time.Millisecond))
 	waitGadgetIn(t, member, "two", max(15*time.Second-time.Since(start), time.Second))
