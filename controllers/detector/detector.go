@@ -138,7 +138,8 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 }
 
 // retryMissingKinds recomputes the watched kinds now and then, for kinds
-// (CRDs) the host did not serve when a policy selected them.
+// the host did not serve when a policy selected them and that no CRD
+// defines (aggregated APIs): a CRD's changes are followed as they come.
 func (c *Controller) retryMissingKinds(ctx context.Context) {
 	t := time.NewTicker(15 * time.Second)
 	defer t.Stop()
@@ -186,6 +187,11 @@ func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructu
 func (c *Controller) OnTemplateListed(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
 	c.queue.Add(templateKey(gvk, obj.GetNamespace(), obj.GetName()))
 }
+
+// OnDefinitionChanged implements templates.DefinitionHandler: a CRD
+// created, deleted or serving other versions changes how the wanted kinds
+// are watched, at once rather than at the next retry of missing kinds.
+func (c *Controller) OnDefinitionChanged() { c.policies.Add(kindsKey) }
 
 func (c *Controller) enqueuePolicy(obj any) {
 	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {

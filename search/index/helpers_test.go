@@ -125,7 +125,7 @@ func kwokPod(cluster string, i int) (Key, map[string]interface{}) {
 		name:    fmt.Sprintf("pod-%d", i),
 		labels:  map[string]string{"app": fmt.Sprintf("web-%d", i%5), "pod-template-hash": "7d4b9c", "app.kubernetes.io/part-of": "bench"},
 		images:  []string{img, "registry.k8s.io/pause:3.9"},
-		node:    fmt.Sprintf("kwok-node-%d", i%100),
+		node:    fmt.Sprintf("%s-kwok-node-%d", cluster, i%100),
 		phase:   phase,
 	}
 	return podKey(p.cluster, p.ns, p.name), p.object()

@@ -101,7 +101,7 @@ func BenchmarkSearch(b *testing.B) {
 	}{
 		{"image-cluster-kind", Request{Query: "image:nginx* cluster:member1 kind:Pod"}},
 		{"phase-namespace", Request{Query: "phase:Running namespace:ns-7"}},
-		{"free-text", Request{Query: "kwok-node-42"}},
+		{"free-text", Request{Query: "member1-kwok-node-42"}},
 		{"word", Request{Query: "redis"}},
 		{"all", Request{Query: "*"}},
 		{"all-scoped", Request{Query: "*", Scopes: []Scope{

@@ -33,7 +33,7 @@ func benchPodJSON(tb testing.TB, n int) ([][]byte, int64) {
 			o.restarts, o.restartedAgo = 1, 5*time.Minute
 		}
 		pod := kwokPod(now, fmt.Sprintf("ns-%03d", i%100), fmt.Sprintf("web-7d9c8b5f6d-%05d", i), o)
-		pod.Spec.NodeName = fmt.Sprintf("kwok-node-%02d", i%50)
+		pod.Spec.NodeName = fmt.Sprintf("member1-kwok-node-%02d", i%50)
 		objs[i] = mustJSON(tb, pod)
 		total += int64(len(objs[i]))
 	}

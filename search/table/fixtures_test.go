@@ -73,7 +73,7 @@ func kwokPod(now time.Time, namespace, name string, o podOptions) *corev1.Pod {
 			}},
 		},
 		Spec: corev1.PodSpec{
-			NodeName:                      "kwok-node-3",
+			NodeName:                      "member1-kwok-node-3",
 			RestartPolicy:                 corev1.RestartPolicyAlways,
 			DNSPolicy:                     corev1.DNSClusterFirst,
 			SchedulerName:                 corev1.DefaultSchedulerName,

@@ -69,13 +69,13 @@ func TestConvertBuiltIn(t *testing.T) {
 		gvk:     podGVK,
 		obj:     kwokPod(now, "default", "web-1", podOptions{containers: 2, ready: 2}),
 		columns: podColumns,
-		cells:   []any{"web-1", "2/2", "Running", "0", "30m", "10.244.3.17", "kwok-node-3", "<none>", "<none>"},
+		cells:   []any{"web-1", "2/2", "Running", "0", "30m", "10.244.3.17", "member1-kwok-node-3", "<none>", "<none>"},
 	}, {
 		name:    "pod with a restart",
 		gvk:     podGVK,
 		obj:     kwokPod(now, "default", "web-2", podOptions{containers: 2, ready: 1, restarts: 1, restartedAgo: 15 * time.Minute}),
 		columns: podColumns,
-		cells:   []any{"web-2", "1/2", "Running", "1 (15m ago)", "30m", "10.244.3.17", "kwok-node-3", "<none>", "<none>"},
+		cells:   []any{"web-2", "1/2", "Running", "1 (15m ago)", "30m", "10.244.3.17", "member1-kwok-node-3", "<none>", "<none>"},
 	}, {
 		name:    "pending pod",
 		gvk:     podGVK,

@@ -203,7 +203,7 @@ func Start(ctx context.Context, opts Options) (env *Environment, err error) {
 	for _, m := range opts.Members {
 		c := &Cluster{Name: m.Name, Role: RoleMember, Dir: filepath.Join(opts.StateDir, m.Name)}
 		for i := range m.Nodes.Count {
-			c.Nodes = append(c.Nodes, "kwok-node-"+strconv.Itoa(i))
+			c.Nodes = append(c.Nodes, nodeName(m.Name, i))
 		}
 		e.Members = append(e.Members, c)
 	}

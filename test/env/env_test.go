@@ -56,7 +56,7 @@ func TestOptionsComplete(t *testing.T) {
 
 func TestFakeNode(t *testing.T) {
 	t.Parallel()
-	n, err := fakeNode("kwok-node-0", NodeOptions{CPU: "8", Memory: "16Gi", Pods: "50", Labels: map[string]string{"topology.kubernetes.io/zone": "z1", "type": "custom"}})
+	n, err := fakeNode("member1-kwok-node-0", NodeOptions{CPU: "8", Memory: "16Gi", Pods: "50", Labels: map[string]string{"topology.kubernetes.io/zone": "z1", "type": "custom"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +69,28 @@ func TestFakeNode(t *testing.T) {
 	if got := n.Status.Capacity.Pods().String(); got != "50" {
 		t.Errorf("pods %s, want 50", got)
 	}
-	if n.Labels["topology.kubernetes.io/zone"] != "z1" || n.Labels["type"] != "custom" || n.Labels["kubernetes.io/hostname"] != "kwok-node-0" {
+	if n.Labels["topology.kubernetes.io/zone"] != "z1" || n.Labels["type"] != "custom" || n.Labels["kubernetes.io/hostname"] != "member1-kwok-node-0" {
 		t.Errorf("labels %v: option labels must be added and win over defaults", n.Labels)
 	}
 	if _, err := fakeNode("x", NodeOptions{CPU: "lots"}.withDefaults()); err == nil {
 		t.Error("an unparsable quantity was accepted")
+	}
+}
+
+func TestNodeName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		member string
+		i      int
+		want   string
+	}{
+		{"member1", 0, "member1-kwok-node-0"},
+		{"member2", 0, "member2-kwok-node-0"},
+		{"member3", 12, "member3-kwok-node-12"},
+	} {
+		if got := nodeName(tc.member, tc.i); got != tc.want {
+			t.Errorf("nodeName(%q, %d) = %q, want %q", tc.member, tc.i, got, tc.want)
+		}
 	}
 }
 
@@ -119,7 +136,7 @@ func TestSaveLoad(t *testing.T) {
 	e := &Environment{Options: Options{StateDir: dir}, EtcdURL: "http://127.0.0.1:1",
 		Etcd:    &Process{Cluster: "shared", Component: "etcd", Binary: "/bin/etcd", PID: 1 << 22},
 		Host:    &Cluster{Name: "host", Role: RoleHost, Ports: Ports{APIServer: 5}},
-		Members: []*Cluster{{Name: "m1", Role: RoleMember, Nodes: []string{"kwok-node-0"}}}}
+		Members: []*Cluster{{Name: "m1", Role: RoleMember, Nodes: []string{"m1-kwok-node-0"}}}}
 	if err := e.Save(); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +144,7 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Host.Ports.APIServer != 5 || got.Member("m1") == nil || got.Member("m1").Nodes[0] != "kwok-node-0" || got.Etcd.PID != 1<<22 {
+	if got.Host.Ports.APIServer != 5 || got.Member("m1") == nil || got.Member("m1").Nodes[0] != "m1-kwok-node-0" || got.Etcd.PID != 1<<22 {
 		t.Errorf("round trip lost data: %+v", got)
 	}
 	// A loaded process that is not running is reported as such, and stopping

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -34,6 +35,14 @@ func (o NodeOptions) withDefaults() NodeOptions {
 		o.Pods = "110"
 	}
 	return o
+}
+
+// nodeName is the name of a member's i-th fake node. It starts with the
+// member's name, as nodes of different clusters are named apart in a real
+// fleet, so that a node found across members (search, multi-cluster get)
+// names its cluster.
+func nodeName(member string, i int) string {
+	return member + "-kwok-node-" + strconv.Itoa(i)
 }
 
 // fakeNode returns a Node kwok manages. kwok fills in conditions, addresses,

@@ -1,6 +1,9 @@
 // Package templates watches the resource templates on the host: one dynamic
 // informer per kind that some policy selects, started and stopped as
 // policies come and go, shared by the detector and the binding controller.
+// A kind defined by a CustomResourceDefinition follows its CRD: when the
+// CRD is deleted its templates are deleted, and when it is created again
+// (the same kind, maybe other versions) a new informer watches it at once.
 package templates
 
 import (
@@ -8,12 +11,15 @@ import (
 	"fmt"
 	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
@@ -37,21 +43,50 @@ type ListedHandler interface {
 	OnTemplateListed(gvk schema.GroupVersionKind, obj *unstructured.Unstructured)
 }
 
+// DefinitionHandler is a Handler told when a CustomResourceDefinition of
+// the host changes which kinds it serves (created, deleted, Established,
+// a version served or not): it calls Ensure again, so that the kinds it
+// wants are watched as they are served now.
+type DefinitionHandler interface {
+	OnDefinitionChanged()
+}
+
+// definitionsSyncTimeout bounds the wait of the first Ensure for the CRD
+// informer; past it, kinds are found through discovery alone until it has
+// synced.
+const definitionsSyncTimeout = 30 * time.Second
+
 // Informers are the host informers of the watched kinds.
 type Informers struct {
 	client dynamic.Interface
 	mapper meta.ResettableRESTMapper
+	// definitions is the informer of the host's CRDs, run from the first
+	// Ensure on when the host serves them; nil before.
+	definitions  atomic.Pointer[cache.SharedIndexInformer]
+	definitionMu sync.Mutex
 
 	mu       sync.RWMutex
 	kinds    map[schema.GroupVersionKind]*kindInformer
 	handlers []Handler
 }
 
+// kindInformer is a wanted kind: its informer when the host serves it.
 type kindInformer struct {
-	gvr      schema.GroupVersionResource
-	informer cache.SharedIndexInformer
-	stop     context.CancelFunc
+	gvr schema.GroupVersionResource
+	// definition is the UID of the CRD that served the kind when its
+	// informer started; empty for a kind no CRD defines.
+	definition types.UID
+	informer   cache.SharedIndexInformer // nil when the kind is not watched
+	stop       context.CancelFunc
+	// gone is true when the CRD that stored the kind's templates is
+	// deleted and no new one serves it yet: the kind has no templates.
+	gone bool
+	// waited is true when the host did not serve the kind at an Ensure
+	// that wanted it: every template its informer lists is new.
+	waited bool
 }
+
+func (k *kindInformer) running() bool { return k.informer != nil }
 
 // New returns informers over client; mapper maps kinds to resources.
 func New(client dynamic.Interface, mapper meta.ResettableRESTMapper) *Informers {
@@ -77,84 +112,243 @@ func (i *Informers) Mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, err
 	return m, err
 }
 
-// Ensure makes sure exactly the kinds in want are watched: informers of new
-// kinds are started, those of kinds no longer wanted are stopped. Kinds the
-// host does not serve (yet) are returned in missing, to retry later.
+// runDefinitions starts the CRD informer under ctx, once the host is
+// known to serve CRDs, and waits (a while) for its first list.
+func (i *Informers) runDefinitions(ctx context.Context) {
+	i.definitionMu.Lock()
+	defer i.definitionMu.Unlock()
+	if i.definitions.Load() != nil {
+		return
+	}
+	m, err := i.mapper.RESTMapping(definitionsKind, apiextensionsv1.SchemeGroupVersion.Version)
+	if err != nil {
+		// Tried again at the next Ensure; kinds are found through
+		// discovery meanwhile.
+		return
+	}
+	inf := newDefinitions(i.client, m.Resource)
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(_ any, listed bool) {
+			if !listed {
+				i.definitionChanged()
+			}
+		},
+		UpdateFunc: func(old, obj any) {
+			o, ok1 := old.(*apiextensionsv1.CustomResourceDefinition)
+			n, ok2 := obj.(*apiextensionsv1.CustomResourceDefinition)
+			if ok1 && ok2 && servingChanged(o, n) {
+				i.definitionChanged()
+			}
+		},
+		DeleteFunc: func(any) { i.definitionChanged() },
+	})
+	go inf.RunWithContext(ctx)
+	i.definitions.Store(&inf)
+	wctx, cancel := context.WithTimeout(ctx, definitionsSyncTimeout)
+	defer cancel()
+	if !cache.WaitForCacheSync(wctx.Done(), inf.HasSynced) {
+		klog.FromContext(ctx).Info("CustomResourceDefinitions not listed yet; kinds are found through discovery meanwhile")
+	}
+}
+
+// definitionChanged tells the DefinitionHandlers that a CRD changes the
+// kinds the host serves.
+func (i *Informers) definitionChanged() {
+	// Discovery answers with the new versions from now on.
+	i.mapper.Reset()
+	i.mu.RLock()
+	handlers := append([]Handler(nil), i.handlers...)
+	i.mu.RUnlock()
+	for _, h := range handlers {
+		if dh, ok := h.(DefinitionHandler); ok {
+			dh.OnDefinitionChanged()
+		}
+	}
+}
+
+// target is how the host serves gvk now: through the CRD that defines it,
+// else through discovery.
+func (i *Informers) target(gvk schema.GroupVersionKind) target {
+	if p := i.definitions.Load(); p != nil && (*p).HasSynced() {
+		objs, _ := (*p).GetIndexer().ByIndex(groupKindIndex, gvk.GroupKind().String())
+		crds := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(objs))
+		for _, o := range objs {
+			if crd, ok := o.(*apiextensionsv1.CustomResourceDefinition); ok {
+				crds = append(crds, crd)
+			}
+		}
+		if crd := definingOne(crds); crd != nil {
+			return definitionTarget(crd, gvk.Version)
+		}
+	}
+	m, err := i.Mapping(gvk)
+	switch {
+	case meta.IsNoMatchError(err):
+		return target{known: true}
+	case err != nil:
+		return target{}
+	}
+	return target{known: true, served: true, gvr: m.Resource}
+}
+
+// Ensure makes sure exactly the kinds in want are watched, each as the
+// host serves it now: informers of new kinds are started, those of kinds
+// no longer wanted are stopped, and the informer of a kind whose CRD was
+// deleted (and maybe created again) is replaced, its templates deleted.
+// Kinds the host does not serve (yet) are returned in missing; a change of
+// the CRDs calls the DefinitionHandlers, to call Ensure again.
 func (i *Informers) Ensure(ctx context.Context, want map[schema.GroupVersionKind]bool) (missing []schema.GroupVersionKind) {
+	i.runDefinitions(ctx)
+	log := klog.FromContext(ctx)
+	var deleted []forgotten
+	defer func() {
+		// Handlers are told after the lock is released: they may read
+		// the templates.
+		for _, f := range deleted {
+			for _, h := range f.handlers {
+				for _, u := range f.objs {
+					h.OnTemplate(f.gvk, nil, u, true)
+				}
+			}
+		}
+	}()
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	for gvk, k := range i.kinds {
 		if !want[gvk] {
-			k.stop()
+			if k.running() {
+				k.stop()
+				log.Info("Stopped watching templates", "kind", gvk)
+			}
 			delete(i.kinds, gvk)
-			klog.FromContext(ctx).Info("Stopped watching templates", "kind", gvk)
 		}
 	}
 	for gvk := range want {
-		if _, ok := i.kinds[gvk]; ok {
-			continue
+		// A kindInformer is never changed once stored: readers hold it
+		// without the lock.
+		k := kindInformer{}
+		if old := i.kinds[gvk]; old != nil {
+			k = *old
 		}
-		m, err := i.Mapping(gvk)
-		if err != nil {
+		now := i.target(gvk)
+		s := plan(k.running(), k.gvr, k.definition, now)
+		if s.forget {
+			deleted = append(deleted, forgotten{gvk: gvk, handlers: append([]Handler(nil), i.handlers...), objs: cached(k.informer)})
+			k.gone = true
+			log.Info("The definition of a kind was deleted, and its templates with it", "kind", gvk)
+		}
+		if s.stop {
+			k.stop()
+			k.informer, k.stop = nil, nil
+			log.Info("Stopped watching templates", "kind", gvk)
+		}
+		if s.start {
+			i.start(ctx, gvk, &k, now.gvr, k.waited || s.forget)
+			k.gone = false
+		}
+		switch {
+		case k.running():
+			if now.known {
+				k.definition = now.definition
+			}
+			k.waited = false
+		case now.known:
+			// Not served: the templates the informer lists once it is
+			// are new, unless the CRD keeps them under another version.
+			k.waited = !now.elsewhere
+		}
+		if !k.running() {
 			missing = append(missing, gvk)
-			continue
 		}
-		kctx, cancel := context.WithCancel(ctx)
-		inf := dynamicinformer.NewFilteredDynamicInformer(i.client, m.Resource, "", 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil).Informer()
-		// Works are built from the templates without their managedFields.
-		_ = inf.SetTransform(trim.ManagedFields)
-		gvk := gvk
-		handlers := append([]Handler(nil), i.handlers...)
-		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
-			AddFunc: func(obj any, listed bool) {
-				if u, ok := obj.(*unstructured.Unstructured); ok {
-					for _, h := range handlers {
-						if lh, ok := h.(ListedHandler); ok && listed {
-							lh.OnTemplateListed(gvk, u)
-							continue
-						}
-						h.OnTemplate(gvk, nil, u, false)
-					}
-				}
-			},
-			UpdateFunc: func(old, obj any) {
-				o, ok1 := old.(*unstructured.Unstructured)
-				u, ok2 := obj.(*unstructured.Unstructured)
-				if ok1 && ok2 {
-					for _, h := range handlers {
-						h.OnTemplate(gvk, o, u, false)
-					}
-				}
-			},
-			DeleteFunc: func(obj any) {
-				if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-					obj = t.Obj
-				}
-				if u, ok := obj.(*unstructured.Unstructured); ok {
-					for _, h := range handlers {
-						h.OnTemplate(gvk, nil, u, true)
-					}
-				}
-			},
-		})
-		go inf.RunWithContext(kctx)
-		i.kinds[gvk] = &kindInformer{gvr: m.Resource, informer: inf, stop: cancel}
-		klog.FromContext(ctx).Info("Watching templates", "kind", gvk, "resource", m.Resource)
+		i.kinds[gvk] = &k
 	}
 	return missing
+}
+
+// forgotten are the templates of a kind whose CRD is gone.
+type forgotten struct {
+	gvk      schema.GroupVersionKind
+	handlers []Handler
+	objs     []*unstructured.Unstructured
+}
+
+// cached returns the objects in inf's store.
+func cached(inf cache.SharedIndexInformer) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range inf.GetStore().List() {
+		if u, ok := o.(*unstructured.Unstructured); ok {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// start starts the informer of gvk at gvr; with fresh, the templates it
+// lists are told as added, not listed: they were all created since the
+// kind was wanted.
+func (i *Informers) start(ctx context.Context, gvk schema.GroupVersionKind, k *kindInformer, gvr schema.GroupVersionResource, fresh bool) {
+	kctx, cancel := context.WithCancel(ctx)
+	inf := dynamicinformer.NewFilteredDynamicInformer(i.client, gvr, "", 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil).Informer()
+	// Works are built from the templates without their managedFields.
+	_ = inf.SetTransform(trim.ManagedFields)
+	handlers := append([]Handler(nil), i.handlers...)
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, listed bool) {
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				for _, h := range handlers {
+					if lh, ok := h.(ListedHandler); ok && listed && !fresh {
+						lh.OnTemplateListed(gvk, u)
+						continue
+					}
+					h.OnTemplate(gvk, nil, u, false)
+				}
+			}
+		},
+		UpdateFunc: func(old, obj any) {
+			o, ok1 := old.(*unstructured.Unstructured)
+			u, ok2 := obj.(*unstructured.Unstructured)
+			if ok1 && ok2 {
+				for _, h := range handlers {
+					h.OnTemplate(gvk, o, u, false)
+				}
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				for _, h := range handlers {
+					h.OnTemplate(gvk, nil, u, true)
+				}
+			}
+		},
+	})
+	go inf.RunWithContext(kctx)
+	k.gvr, k.informer, k.stop = gvr, inf, cancel
+	klog.FromContext(ctx).Info("Watching templates", "kind", gvk, "resource", gvr)
 }
 
 // ErrNotWatched is returned by Get for kinds no informer watches.
 var ErrNotWatched = fmt.Errorf("kind not watched")
 
+// kind returns the state of gvk, nil when the kind is not wanted.
+func (i *Informers) kind(gvk schema.GroupVersionKind) *kindInformer {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	return i.kinds[gvk]
+}
+
 // Get returns the template from the cache of its kind's informer, waiting
 // (up to a few seconds) for the informer to sync. The object is shared:
-// callers must copy before modifying. Not found is an apierrors NotFound.
+// callers must copy before modifying. Not found is an apierrors NotFound,
+// also for every template of a kind whose CRD was deleted.
 func (i *Informers) Get(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
-	i.mu.RLock()
-	k, ok := i.kinds[gvk]
-	i.mu.RUnlock()
-	if !ok {
+	k := i.kind(gvk)
+	switch {
+	case k != nil && k.gone:
+		return nil, apierrors.NewNotFound(k.gvr.GroupResource(), name)
+	case k == nil || !k.running():
 		return nil, ErrNotWatched
 	}
 	if !k.informer.HasSynced() {
@@ -180,10 +374,8 @@ func (i *Informers) Get(ctx context.Context, gvk schema.GroupVersionKind, namesp
 
 // Synced tells whether the informer of gvk exists and has synced.
 func (i *Informers) Synced(gvk schema.GroupVersionKind) bool {
-	i.mu.RLock()
-	defer i.mu.RUnlock()
-	k, ok := i.kinds[gvk]
-	return ok && k.informer.HasSynced()
+	k := i.kind(gvk)
+	return k != nil && k.running() && k.informer.HasSynced()
 }
 
 // Resource returns the client of gvk's resource.
@@ -198,10 +390,8 @@ func (i *Informers) Resource(gvk schema.GroupVersionKind) (dynamic.Namespaceable
 // List returns the cached templates of gvk in namespace ("" = all); nil
 // when the kind is not watched. The objects are shared: do not modify.
 func (i *Informers) List(gvk schema.GroupVersionKind, namespace string) []*unstructured.Unstructured {
-	i.mu.RLock()
-	k, ok := i.kinds[gvk]
-	i.mu.RUnlock()
-	if !ok {
+	k := i.kind(gvk)
+	if k == nil || !k.running() {
 		return nil
 	}
 	var objs []any
