@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs the e2e suites in two lanes side by side, one suite at a time in
+# each: the suites that mostly wait (autoscaling windows, failover
+# timeouts, leader elections) in one, the rest in the other. Each suite
+# starts its own environment of real clusters on random loopback ports, so
+# two never share anything. A lane's output is printed when it ends; the
+# script fails when either lane fails.
+#
+#   E2E_WAITING  packages of the waiting lane (default below)
+#   E2E_TIMEOUT  go test -timeout per package (default 30m)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+waiting=${E2E_WAITING:-./test/e2e/autoscaling ./test/e2e/failover ./test/e2e/ha ./test/e2e/pull}
+timeout=${E2E_TIMEOUT:-30m}
+mapfile -t all < <(go list ./test/e2e/...)
+rest=()
+for p in "${all[@]}"; do
+	case " $waiting " in
+	*" ./${p#github.com/flotilla-io/flotilla/} "*) ;;
+	*) rest+=("$p") ;;
+	esac
+done
+
+logs=$(mktemp -d)
+# shellcheck disable=SC2086
+go test -count=1 -p 1 -timeout "$timeout" $waiting >"$logs/waiting.log" 2>&1 &
+a=$!
+go test -count=1 -p 1 -timeout "$timeout" "${rest[@]}" >"$logs/rest.log" 2>&1 &
+b=$!
+wait $a
+ra=$?
+wait $b
+rb=$?
+cat "$logs/waiting.log" "$logs/rest.log"
+rm -rf "$logs"
+[ "$ra" -eq 0 ] && [ "$rb" -eq 0 ]
