@@ -1,7 +1,7 @@
 package agent
 
-// Rotation of the agent's control-plane client certificate (issue 14,
-// item 2: "certificate rotation before expiry").
+// Rotation of the agent's control-plane client certificate before it
+// expires.
 //
 // flotillactl register issues the agent a client certificate for
 // system:karmada:agent:<cluster> (group system:karmada:agents) and embeds it

@@ -84,7 +84,7 @@ func TestAssignReplicas(t *testing.T) {
 		{name: "dynamic steady scale-up keeps the existing replicas", selected: two, replicas: 8, rs: pt.DynamicRS(),
 			clusters: []workv1alpha2.TargetCluster{pt.At("a", 3), pt.At("b", 3)},
 			want:     []workv1alpha2.TargetCluster{pt.At("a", 5), pt.At("b", 3)}},
-		// Issue 21 item 8: a cluster whose room (quota) fits 2 more, holding
+		// A cluster whose room (quota) fits 2 more, holding
 		// 3, does not take 2+3: only the 2 added replicas need room, and
 		// the 3 it holds are not room.
 		{name: "dynamic steady scale-up: the held replicas are no room", selected: []candidate{cand("a", 5)}, replicas: 5, rs: pt.DynamicRS(),

@@ -100,7 +100,7 @@ func TestSelectClusters(t *testing.T) {
 		{name: "fewer regions than min groups", cands: regions, replicas: 3,
 			placement:  placement(pt.DuplicatedRS(), pt.ByRegion(4, 4)),
 			wantReason: workv1alpha2.BindingReasonUnschedulable, wantMessage: "the number of feasible region is less than spreadConstraint.MinGroups"},
-		// Issue 21 item 16: a region spread outranks a smaller cluster
+		// A region spread outranks a smaller cluster
 		// count: one cluster per region, three in all.
 		{name: "more regions than the cluster maximum", cands: regions, replicas: 3,
 			placement: placement(pt.DuplicatedRS(), pt.ByRegion(3, 3), pt.ByCluster(1, 2)),

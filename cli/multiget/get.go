@@ -74,7 +74,7 @@ func NewGetOptions(streams genericiooptions.IOStreams) *GetOptions {
 
 // newTableScheme knows the kinds of a server's answer as=Table: reading
 // tables as typed Tables, their rows' objects left raw, costs a third of
-// reading them as unstructured objects (issue 26's benchmark: 3,000 pods).
+// reading them as unstructured objects (docs/performance.md, "CLI": 3,000 pods).
 func newTableScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})

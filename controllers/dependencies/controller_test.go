@@ -157,7 +157,7 @@ func requiredByNames(rb *workv1alpha2.ResourceBinding) []string {
 	return out
 }
 
-// TestReconcileFollowsTemplate (issue 21 item 4): a template that no
+// TestReconcileFollowsTemplate: a template that no
 // longer refers to a ServiceAccount or a Secret leaves their requiredBy
 // and depended-by label; an attached binding nobody requires any more is
 // deleted; what the template still refers to stays.
@@ -199,7 +199,7 @@ func TestReconcileFollowsTemplate(t *testing.T) {
 	}
 }
 
-// TestTemplateKey (issue 21 item 4): a template's own change syncs its
+// TestTemplateKey: a template's own change syncs its
 // binding's dependencies again, even when the binding's spec did not
 // change; status-only updates and bindings without dependencies do not.
 func TestTemplateKey(t *testing.T) {
@@ -249,7 +249,7 @@ func TestTemplateKey(t *testing.T) {
 	}
 }
 
-// TestReconcileMergesPolicies (issue 21 item 3): the attached binding of a
+// TestReconcileMergesPolicies: the attached binding of a
 // shared dependency takes Overwrite and preserve when any requirer asks
 // for them, with a DependencyPolicyConflict warning naming only what
 // conflicts; a requirer whose policy was deleted no longer votes.

@@ -171,7 +171,7 @@ func TestTaintManagerReconcile(t *testing.T) {
 		wantPatch: `{"clusters":[{"name":"m2","replicas":2}],"gracefulEvictionTasks":null}`,
 		wantEvent: "Normal EvictWorkloadFromClusterSucceed Evict from cluster m1 succeed.",
 	}, {
-		// Cluster failover with state preservation (issue 24 item 4): a
+		// Cluster failover with state preservation: a
 		// Directly task carries the state to the clusters it moves to.
 		name: "Directly with statePreservation: a task carrying the state",
 		objs: []any{rb(func(b *workv1alpha2.ResourceBinding) {

@@ -66,7 +66,7 @@ func (l listing) GetDependencies(*unstructured.Unstructured) ([]DependentObjectR
 	return l.deps, l.err
 }
 
-// TestDependencyUnion (issue 21 item 6): every customization defining
+// TestDependencyUnion: every customization defining
 // dependencyInterpretation for a kind adds its dependencies; the union
 // comes first in a chain for that operation only.
 func TestDependencyUnion(t *testing.T) {

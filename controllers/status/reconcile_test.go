@@ -300,7 +300,7 @@ func TestWaitsForMissingWorks(t *testing.T) {
 	}
 }
 
-// TestAttachedBindingStatus (issue 21 item 5): a binding with no placement
+// TestAttachedBindingStatus: a binding with no placement
 // whose clusters come from spec.requiredBy (a dependency's attached
 // binding) gets one item per cluster and FullyApplied once every Work is
 // applied; while a Work of a required cluster is missing, it waits as for

@@ -18,7 +18,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestCLIGetPods (issue 26): flotillactl get pods --operation-scope=members
+// TestCLIGetPods: flotillactl get pods --operation-scope=members
 // -A over the three members holding 1,000 pods each, read through
 // clusters/{name}/proxy, against kubectl get pods -A on member1 alone
 // (1,000 pods), run alternately so both see the same machine. The pods

@@ -101,7 +101,7 @@ func (k *readyCounter) counts() (ready, gone int, last time.Time) {
 	return len(k.ready), len(k.gone), last
 }
 
-// TestFailoverTaintEviction (issue 24, "Failover"): n Deployments of one
+// TestFailoverTaintEviction (docs/performance.md, "Failover"): n Deployments of one
 // replica run in member1; member1 is tainted NoExecute, which their policy
 // tolerates for 10 s. Measured: from the taint to every replacement Ready
 // in member2 and every old Deployment gone from member1, against the
@@ -223,7 +223,7 @@ func TestFailoverTaintEviction(t *testing.T) {
 	onMember3.mu.Unlock()
 	evictions := after.Sum("workqueue_adds_total", func(l map[string]string) bool { return l["name"] == "taintManager" }) -
 		before.Sum("workqueue_adds_total", func(l map[string]string) bool { return l["name"] == "taintManager" })
-	record(t, "failover.txt", fmt.Sprintf(`failover (issue 24): %d Deployments of 1 replica on member1, NoExecute taint tolerated for %ds
+	record(t, "failover.txt", fmt.Sprintf(`failover: %d Deployments of 1 replica on member1, NoExecute taint tolerated for %ds
   floor: %ds + %d Deployments created in member2 directly until Ready %.1f s = %.1f s
   flotilla: from the taint to every replacement Ready in member2 (last %.1f s) and every old Deployment gone from member1 (last %.1f s): %.1f s = floor + %.1f s (goal <= floor + 10 s)
   unaffected: member3's %d bindings written %d times, its Deployments rewritten %d (goal 0); taint manager queue adds %.0f

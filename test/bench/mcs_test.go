@@ -332,7 +332,7 @@ spec:
 	}
 }
 
-// TestMCSEndpointPropagation (issue 25, "Multi-cluster services"): a
+// TestMCSEndpointPropagation (docs/performance.md, "Multi-cluster services"): a
 // Service of member1 exported (ServiceExport propagated to member1) and
 // imported into member3 (ServiceImport propagated there). n pods of the
 // Service are created in member1 one at a time, each once the previous
@@ -474,7 +474,7 @@ spec:
 
 	per := func(m map[string]int, b map[string]int, ns string) float64 { return float64(m[ns]-b[ns]) / float64(n) }
 	var b strings.Builder
-	fmt.Fprintf(&b, "multi-cluster services (issue 25): %d pods of Service %s/%s created in member1 one at a time (each once the previous reached member3), exported from member1, imported into member3; %.1f s\n",
+	fmt.Fprintf(&b, "multi-cluster services: %d pods of Service %s/%s created in member1 one at a time (each once the previous reached member3), exported from member1, imported into member3; %.1f s\n",
 		n, ns, svc, took.Seconds())
 	fmt.Fprintf(&b, "  from the pod's Ready (watch of member1's pods) to its address in:\n")
 	for s := 1; s < stages; s++ {

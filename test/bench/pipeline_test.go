@@ -21,7 +21,8 @@ import (
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
-// Issue 4, figure 9b: scheduling decisions per second over 10,000
+// TestSchedulerThroughput (figure 9b of docs/performance.md, "Propagation
+// pipeline"): scheduling decisions per second over 10,000
 // bindings, and writes per decision. The bindings are written while no
 // scheduler runs; then flotilla-apiserver restarts with the scheduler (and
 // cluster status, so clusters stay Ready) only, and the PATCHes of
@@ -111,7 +112,7 @@ func TestSchedulerThroughput(t *testing.T) {
 		t.Errorf("%d of %d bindings scheduled on 3 clusters", scheduled, n)
 	}
 	busy := done.Sub(first).Seconds()
-	record(t, "scheduler.txt", fmt.Sprintf(`scheduler (issue 4, 9b): %d bindings, Divided over 3 clusters
+	record(t, "scheduler.txt", fmt.Sprintf(`scheduler (9b): %d bindings, Divided over 3 clusters
   decisions/s while deciding (first to last write)  %.0f   (%.1f s)
   decisions/s from restart (incl. start, lease, cache sync)  %.0f   (%.1f s)
   binding writes  %.0f  = %.3f per decision (%.0f attempts, conflicts included: %.3f per decision)
@@ -119,7 +120,7 @@ func TestSchedulerThroughput(t *testing.T) {
 		writes, writes/float64(n), attempts, attempts/float64(n)))
 }
 
-// Issue 4, figure 9d: template → member object latency while 50 new
+// TestTemplateToMemberLatency (figure 9d of docs/performance.md): template → member object latency while 50 new
 // templates arrive per second, each divided over the three members.
 func TestTemplateToMemberLatency(t *testing.T) {
 	pauseMembers(t)
@@ -196,7 +197,7 @@ func measureLatency(t *testing.T, hc kubernetes.Interface, kc versioned.Interfac
 		slowest = append(slowest, worst)
 	}
 	round := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
-	return fmt.Sprintf(`template -> member latency (issue 4, 9d): %d templates at %d/s, each divided over 3 members
+	return fmt.Sprintf(`template -> member latency (9d): %d templates at %d/s, each divided over 3 members
   per member object   p50 %v  p99 %v  max %v
   last of the three   p50 %v  p99 %v  max %v
 %s`, total, perSecond, round(percentile(each, .5)), round(percentile(each, .99)), round(percentile(each, 1)),
@@ -204,7 +205,8 @@ func measureLatency(t *testing.T, hc kubernetes.Interface, kc versioned.Interfac
 		queueSummary(queueDelta(before, newFlotillaMetrics(t).scrape(t))))
 }
 
-// Issue 4, figures 9a and 9c: 5,000 Deployments divided over three members,
+// TestPropagationThroughput (figures 9a and 9c of docs/performance.md):
+// 5,000 Deployments divided over three members,
 // cold, against a plain client creating the same 15,000 objects directly in
 // the members; then a restart of flotilla-apiserver with all of them
 // propagated: time until its queues are idle, and the writes it issued.
@@ -277,7 +279,7 @@ func TestPropagationThroughput(t *testing.T) {
 	// Before 9c restarts flotilla-apiserver (a new process, a new peak).
 	rss, rssDetail := controlPlanePeakRSS(t)
 	heap := m.heapProfile(t, "propagation-heap.pprof")
-	record(t, "propagation.txt", fmt.Sprintf(`propagation (issue 4, 9a): %d Deployments divided over 3 members (member controllers paused)
+	record(t, "propagation.txt", fmt.Sprintf(`propagation (9a): %d Deployments divided over 3 members (member controllers paused)
   direct: %d objects created in the members by a plain client   %.1f s   %.0f objects/s
   flotilla: templates created in %.1f s; every member object existed after %.1f s   %.0f objects/s
   ratio flotilla/direct  %.2f   (goal >= 0.8)
@@ -299,7 +301,7 @@ func TestPropagationThroughput(t *testing.T) {
 	restartStart := time.Now()
 	restartFlotilla(t.Context(), t, nil)
 	idleAt, after = waitIdle(t, m, n)
-	record(t, "restart.txt", fmt.Sprintf(`restart (issue 4, 9c): flotilla-apiserver restarted with %d templates propagated (%d member objects, %d Works)
+	record(t, "restart.txt", fmt.Sprintf(`restart (9c): flotilla-apiserver restarted with %d templates propagated (%d member objects, %d Works)
   idle after %.1f s (goal <= 60 s)
   member writes %.0f (goal 0), control-plane writes %.0f, 409 conflicts %.0f
 `, n, 3*n, 3*n, idleAt.Sub(restartStart).Seconds(), memberWrites(after), cpWrites(after), conflicts(after)))

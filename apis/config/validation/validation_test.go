@@ -233,7 +233,7 @@ func TestValidateNoDuplicateOperations(t *testing.T) {
 	if errs := ValidateNoDuplicateOperations(disjoint, []*configv1alpha1.ResourceInterpreterCustomization{withoutComponents}); len(errs) != 0 {
 		t.Errorf("disjoint operations rejected: %v", errs)
 	}
-	// dependencyInterpretation alone may repeat (issue 21 item 6): both
+	// dependencyInterpretation alone may repeat: both
 	// customizations' dependencies count.
 	deps := func(name string) *configv1alpha1.ResourceInterpreterCustomization {
 		r := &configv1alpha1.ResourceInterpreterCustomization{}

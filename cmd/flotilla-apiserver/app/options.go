@@ -55,8 +55,8 @@ type Options struct {
 	EmbeddedEtcdUnsafeNoFsync bool
 	// GCPercent is the garbage collector's target (GOGC) when the GOGC
 	// environment variable is not set. Go's default, 100: the process's
-	// peak memory is twice what its informers keep live (200, as until
-	// issue 23, spent a few percent less CPU for 1.5 times the memory).
+	// peak memory is twice what its informers keep live (200, the default
+	// before, spent a few percent less CPU for 1.5 times the memory).
 	// A GOMEMLIMIT (the chart sets one from the container's limit) makes
 	// the collector work harder only near that limit.
 	GCPercent int

@@ -12,7 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 )
 
-// TestMemberCommandsHelp builds every command of issue 26's items 2 and 5
+// TestMemberCommandsHelp builds every kubectl-like command (get,
+// describe, logs, exec, top, ...) and version, options and completion,
 // and prints its help: flags that clash (kubectl's -s, --cluster) would
 // panic, and each names the flags that choose its target.
 func TestMemberCommandsHelp(t *testing.T) {

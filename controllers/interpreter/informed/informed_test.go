@@ -29,7 +29,7 @@ end`}
 	return r
 }
 
-// TestDependenciesOfSeveralCustomizations (issue 21 item 6): the
+// TestDependenciesOfSeveralCustomizations: the
 // interpreter every controller uses lists the dependencies of every
 // customization defining dependencyInterpretation for a kind, and follows
 // their removal.

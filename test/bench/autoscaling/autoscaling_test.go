@@ -1,4 +1,4 @@
-// Package autoscaling benchmarks issue 12: PodMetrics lists through the
+// Package autoscaling benchmarks autoscaling: PodMetrics lists through the
 // control plane against one member's metrics-server, and how fast a
 // FederatedHPA reacts to a change of CPU use against its floor (the
 // metrics-server resolution plus the FederatedHPA sync period). It runs

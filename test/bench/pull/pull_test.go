@@ -1,4 +1,4 @@
-// Package pull benchmarks Pull mode (issue 14): template → member latency
+// Package pull benchmarks Pull mode: template → member latency
 // for a pull member against a push member, clusters/{name}/proxy through
 // the agent's tunnel against the push proxy, and the agent's memory. It
 // runs with `make bench`, in its own environment: member1 push, member3
@@ -155,7 +155,7 @@ spec:
 	}
 	mu.Unlock()
 	p := framework.Percentile
-	record(t, fmt.Sprintf(`pull (issue 14, 8): template → member latency, %d ConfigMaps at %d/s, alternately push (member1) and pull (member3) (%s)
+	record(t, fmt.Sprintf(`pull: template → member latency, %d ConfigMaps at %d/s, alternately push (member1) and pull (member3) (%s)
   push  P50 %6s  P99 %6s
   pull  P50 %6s  P99 %6s   ratio pull/push P50 %.2f P99 %.2f
 `, n, rate, time.Now().UTC().Format(time.RFC3339), p(push, 0.5).Round(time.Millisecond), p(push, 0.99).Round(time.Millisecond),
@@ -208,7 +208,7 @@ func TestProxyThroughTunnel(t *testing.T) {
 	p := framework.Percentile
 	push, pull := lat["member1"], lat["member3"]
 	r50, r99 := float64(p(pull, 0.5))/float64(p(push, 0.5)), float64(p(pull, 0.99))/float64(p(push, 0.99))
-	record(t, fmt.Sprintf(`pull (issue 14, 8): clusters/{name}/proxy GET of a ConfigMap, 400 each, interleaved (%s)
+	record(t, fmt.Sprintf(`pull: clusters/{name}/proxy GET of a ConfigMap, 400 each, interleaved (%s)
   push (member1)            P50 %6s  P99 %6s
   pull (member3, tunnel)    P50 %6s  P99 %6s   ratio P50 %.2f P99 %.2f (goal <= 1.2)
 `, time.Now().UTC().Format(time.RFC3339), p(push, 0.5).Round(100*time.Microsecond), p(push, 0.99).Round(100*time.Microsecond),
@@ -224,7 +224,7 @@ func TestAgentRSS(t *testing.T) {
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
 		if strings.HasPrefix(line, "VmRSS:") || strings.HasPrefix(line, "VmHWM:") {
-			record(t, fmt.Sprintf("pull (issue 14, 8): flotilla-agent %s\n", strings.Join(strings.Fields(line), " ")))
+			record(t, fmt.Sprintf("pull: flotilla-agent %s\n", strings.Join(strings.Fields(line), " ")))
 		}
 	}
 }

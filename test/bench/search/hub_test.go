@@ -28,7 +28,7 @@ func hubPods() int {
 
 const hubNamespace = "hub"
 
-// TestMemberHubMemory (issue 22): what flotilla-apiserver keeps per member
+// TestMemberHubMemory: what flotilla-apiserver keeps per member
 // pod outside the search cache (no ResourceRegistry here): the member
 // hub's pods, read by cluster status, the scheduler's estimate,
 // FederatedHPA and the metrics adapter. Live heap after a forced GC, with

@@ -1,5 +1,5 @@
-// Package search benchmarks the multi-cluster cache behind search.karmada.io
-// (issue 11): 100,000 pods over three members, created directly in them.
+// Package search benchmarks the multi-cluster cache behind search.karmada.io:
+// 100,000 pods over three members, created directly in them.
 // Every figure is a ratio or an absolute taken in one run against a
 // baseline measured in the same run. It runs with `make bench`, in its own
 // environment so its pods do not weigh on the other benchmarks.

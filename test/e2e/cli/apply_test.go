@@ -20,7 +20,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
-// This file covers issue 26's item 3: flotillactl apply, karmadactl's:
+// This file covers flotillactl apply, karmadactl's:
 // kubectl apply against the control plane and, with --all-clusters or
 // -C, a policy per object, named as karmadactl names it.
 

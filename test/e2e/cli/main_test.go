@@ -1,4 +1,4 @@
-// Package cli holds the e2e tests of issue 26: flotillactl as karmadactl,
+// Package cli holds the e2e tests of the CLI: flotillactl as karmadactl,
 // each command run as a user runs it (the built binary, against the test
 // bed's control plane and real members).
 package cli

@@ -27,9 +27,8 @@ import (
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
-// This file covers issue 26's items 2 (but describe) and 5: the commands
-// that run one kubectl command in the control plane or, through
-// clusters/{name}/proxy as the caller, in the member -C names; top; and
+// This file covers the commands (describe apart) that run one kubectl
+// command in the control plane or, through clusters/{name}/proxy as the caller, in the member -C names; top; and
 // version, completion, options and -v. Members' pods are kwok's: logs and
 // attach serve the member's PodLogFile, exec runs the command in kwok's
 // process, and metrics-server scrapes kwok's emulated usage.

@@ -27,8 +27,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// This file covers issue 26's item 4 and its bad input (item 7):
-// flotillactl promote, karmadactl's. Objects are made directly in
+// This file covers flotillactl promote, karmadactl's, and its bad input. Objects are made directly in
 // member1; promoted, they become templates with policies in the control
 // plane, and the member objects keep running untouched: taken over
 // without a write (same UID, generation and resourceVersion), until a

@@ -10,7 +10,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestOneClusterWatchOverLoopback (issue 22): the member hub, search and
+// TestOneClusterWatchOverLoopback: the member hub, search and
 // the embedded controllers (leading, so running) read the Clusters of one
 // informer, so flotilla-apiserver's loopback clients hold one watch of
 // clusters, not one each; search's ResourceRegistries come from the same

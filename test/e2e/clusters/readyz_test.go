@@ -11,7 +11,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestReadyzWaitsForTheClientCA (issue 23): flotilla-apiserver's /readyz
+// TestReadyzWaitsForTheClientCA: flotilla-apiserver's /readyz
 // has the check "client-ca", which passes only once the server trusts the
 // host's client CA, so no replica behind a Service answers a caller with a
 // client certificate as system:anonymous in its first moments.

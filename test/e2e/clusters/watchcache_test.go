@@ -10,7 +10,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestWorksAndBindingsWithoutWatchCache (issue 23): flotilla-apiserver
+// TestWorksAndBindingsWithoutWatchCache: flotilla-apiserver
 // serves Works and bindings straight from etcd by default (their only
 // watchers are informers that keep every object already), and the other
 // resources from a watch cache. A watch cache counts its initialization in

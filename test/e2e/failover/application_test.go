@@ -91,7 +91,7 @@ func movedWhole(t *testing.T, ns, from, to string) {
 	})
 }
 
-// TestApplicationFailover (issue 24 item 3): web runs in one cluster; an
+// TestApplicationFailover: web runs in one cluster; an
 // OverridePolicy then points its image at the test bed's fake registry
 // there, so its new pod is never Ready and the Deployment is Unhealthy.
 // After the policy's 5 s it leaves that cluster (Immediately: its
@@ -169,7 +169,7 @@ spec:
 	}
 }
 
-// TestClusterFailoverPreservesState (issue 24 item 4): web runs whole in
+// TestClusterFailoverPreservesState: web runs whole in
 // one cluster; that cluster gets a NoExecute taint the policy does not
 // tolerate; failover.cluster (Directly, with a state-preservation rule)
 // moves it at once to the other cluster, whose Deployment carries the

@@ -109,7 +109,7 @@ func watchMember1(t *testing.T, ns string, b *workv1alpha2.ResourceBinding) *mem
 	return f
 }
 
-// TestDeschedulerMovesUnschedulableReplicas (issue 24, item 7): a
+// TestDeschedulerMovesUnschedulableReplicas: a
 // Deployment divided by available replicas over member1 and member2;
 // member1's nodes then take no new pod, and all but one of its replicas
 // are deleted, so their replacements stay Pending (Unschedulable) there.

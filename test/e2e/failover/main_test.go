@@ -1,4 +1,4 @@
-// Package failover holds the e2e tests of issue 24: workloads leaving
+// Package failover holds the e2e tests of failover: workloads leaving
 // clusters (NoExecute taints, graceful eviction), the descheduler moving
 // replicas their members cannot schedule, and Remedies setting clusters'
 // status.remedyActions, against real members.

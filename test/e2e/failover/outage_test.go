@@ -53,7 +53,7 @@ func generation(ctx context.Context, t *testing.T, member, ns string) (int64, er
 	return d.Generation, nil
 }
 
-// TestOutageWithoutNoExecuteKeepsEverything (issue 24, safe defaults):
+// TestOutageWithoutNoExecuteKeepsEverything (safe defaults):
 // member1's kube-apiserver stopped for 2 minutes, with no NoExecute
 // ClusterTaintPolicy: member1 becomes NotReady (NoSchedule taints only),
 // the binding keeps both clusters throughout, and once member1 is back
@@ -101,7 +101,7 @@ func TestOutageWithoutNoExecuteKeepsEverything(t *testing.T) {
 	keptGenerations(t, ns, gens)
 }
 
-// TestNotReadyNoExecuteFailsOver (issue 24): a ClusterTaintPolicy taints
+// TestNotReadyNoExecuteFailsOver: a ClusterTaintPolicy taints
 // member1 NoExecute while it is not Ready; member1's kube-apiserver stops,
 // and its replica moves to member2. The graceful eviction task ends only
 // once member2 runs both replicas (not when it is healthy with the one it
@@ -178,7 +178,7 @@ func taskEndsWhenReady(t *testing.T, ns, member string, want int32, within time.
 	}
 }
 
-// TestAllMembersDownPausesEviction (issue 24, safety valve): every member
+// TestAllMembersDownPausesEviction (safety valve): every member
 // is not Ready at once (tainted NoExecute by a ClusterTaintPolicy): the
 // taint manager takes it for a partition of the control plane, pauses
 // with an EvictionPaused event, and nothing is evicted or deleted; when
@@ -200,7 +200,7 @@ func TestAllMembersDownPausesEviction(t *testing.T) {
 	if got := clustersOf(b); got != "member1:1 member2:1" || len(b.Spec.GracefulEvictionTasks) > 0 {
 		t.Fatalf("while paused: scheduled to %q, tasks %+v; want the placement kept", got, b.Spec.GracefulEvictionTasks)
 	}
-	// The binding says why (issue 24 item 5).
+	// The binding says why.
 	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
 		b, err := binding(ctx, t, ns)
 		if err != nil {

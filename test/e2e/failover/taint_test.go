@@ -128,7 +128,7 @@ func spread(t *testing.T, ns string) {
 	})
 }
 
-// TestNoExecuteTaintGracefulEviction (issue 24, items 1-2): member1
+// TestNoExecuteTaintGracefulEviction: member1
 // tainted NoExecute, untolerated → its binding leaves member1 with a
 // GracefulEvictionTask, the scheduler moves its replica to member2, and
 // once member2's replicas are healthy the task ends (its event says so)
@@ -259,7 +259,7 @@ func wantEvent(t *testing.T, ns, name, reason, msg string) {
 	})
 }
 
-// TestGracefulEvictionWaitsForHealth (issue 24 item 2): the workload's
+// TestGracefulEvictionWaitsForHealth: the workload's
 // image never becomes Ready (the test bed's fake registry), so after
 // member1 is tainted its replacement in member2 is never healthy: the
 // eviction task stays open and member1 keeps its Deployment, untouched,
@@ -304,7 +304,7 @@ func TestGracefulEvictionWaitsForHealth(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
-	// Explainable (issue 24 item 8): kubectl names the cluster being left,
+	// Explainable: kubectl names the cluster being left,
 	// why, and when its replicas go at the latest.
 	if out := kubectl(t, "get", "rb", "web-deployment", "-n", ns, "-o", "wide"); !strings.Contains(out, "EVICTING") || !strings.Contains(out, "member1(TaintUntolerated)") {
 		t.Errorf("kubectl get rb -o wide does not show the eviction from member1:\n%s", out)

@@ -27,7 +27,7 @@ func connectionLost(err error) bool {
 	return strings.Contains(msg, "code = Unavailable") && (strings.Contains(msg, "connection reset by peer") || strings.Contains(msg, "error reading from server") || strings.Contains(msg, "EOF"))
 }
 
-// Issue 23: an etcd member of flotilla-apiserver's three is killed with
+// TestEtcdMemberKilled: an etcd member of flotilla-apiserver's three is killed with
 // SIGKILL while a client writes and reads karmada.io objects through the
 // host, and rejoins when it is started again. The etcd client of each
 // replica fails over to the other members, so no request fails but, at

@@ -46,7 +46,7 @@ const (
 
 var members = []string{"member1", "member2"}
 
-// Issue 23: 500 Deployments propagate to both members; when a third of
+// TestLeaderKilledDuringPropagation: 500 Deployments propagate to both members; when a third of
 // them exist the replica holding the controllers' lease is killed with
 // SIGKILL. The other replica takes the lease within LeaseDuration and a
 // margin, everything converges (1,000 member Deployments, every binding

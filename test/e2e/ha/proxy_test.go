@@ -21,7 +21,7 @@ import (
 // proxyPath is what the proxy tests ask member1 for through the control plane.
 const proxyPath = "/apis/cluster.karmada.io/v1alpha1/clusters/member1/proxy/api/v1/namespaces/default"
 
-// Issue 23: clusters/member1/proxy answers 50 requests in a row while both
+// TestProxyThroughBothReplicas: clusters/member1/proxy answers 50 requests in a row while both
 // replicas serve (and each replica answers some of them: the aggregator
 // picks an endpoint at random), then 50 more after one replica was killed
 // and its endpoint withdrawn, as the endpoints controller withdraws a dead
@@ -153,7 +153,7 @@ func tunnelHolder(t *testing.T, not int, timeout time.Duration) int {
 	return holder
 }
 
-// Issue 23: a Pull member's agent keeps one tunnel, to one replica; the
+// TestPullProxyThroughEitherReplica: a Pull member's agent keeps one tunnel, to one replica; the
 // aggregator sends clusters/member3/proxy to either, and the other relays
 // through the holder. 50 requests in a row are answered with both
 // replicas up, and both answer some; then the tunnel's replica is killed,

@@ -19,7 +19,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
-// Issue 4: flotilla-apiserver killed with SIGKILL while 500 Deployments
+// TestKillDuringPropagation: flotilla-apiserver killed with SIGKILL while 500 Deployments
 // propagate. After it restarts everything converges: every Deployment in
 // both members with its share of replicas, one binding and one Work per
 // cluster each, and no member object twice or unaccounted for.

@@ -38,7 +38,7 @@ func agentCertificate(t *testing.T) *x509.Certificate {
 	return nil
 }
 
-// TestAgentRenewsCertificate (issue 14 item 2): the agent renews its
+// TestAgentRenewsCertificate: the agent renews its
 // control-plane certificate with a CSR of its own identity, which the
 // control plane approves and signs; afterwards it keeps working (a new
 // template reaches member3, the tunnel serves the proxy). SIGUSR1 asks for

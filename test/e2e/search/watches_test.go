@@ -13,7 +13,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestOneWatchPerKindPerMember (issue 22): with samples/s7-search.yaml
+// TestOneWatchPerKindPerMember: with samples/s7-search.yaml
 // applied, as `make up` does, flotilla-apiserver holds one watch per
 // (kind, member): the search cache's pods and nodes serve the member hub
 // (cluster status, the scheduler's estimate, FederatedHPA, metrics), its

@@ -1,5 +1,5 @@
 // Package security holds the e2e tests that attack Flotilla's access
-// paths (issue 20): an agent identity trying to redirect the control plane,
+// paths: an agent identity trying to redirect the control plane,
 // replayed and stretched registrations, the proxy's host paths, metrics of
 // unreachable members, hostile interpreter scripts and oversized search
 // queries. Each attack must be refused, and refused without side effects.

@@ -92,7 +92,7 @@ func memberFlinkDeployments(t *testing.T, member, ns string) dynamic.ResourceInt
 	return c
 }
 
-// TestComponents (issue 13 item 4): a workload of several pod templates
+// TestComponents: a workload of several pod templates
 // (GetComponents of a ResourceInterpreterCustomization) is scheduled as a
 // whole, like Karmada's MultiplePodTemplatesScheduling: the binding holds
 // its components (GetComponentsSucceed on the template), a member that

@@ -16,7 +16,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// Issue 21 item 10: the search cache answers a list of a resource no
+// The search cache answers a list of a resource no
 // ResourceRegistry caches with 200 and an empty <Kind>List, as Karmada
 // does; a kind no member serves stays 404.
 func TestSearchUncachedResourceIsEmptyList(t *testing.T) {
@@ -45,7 +45,7 @@ func TestSearchUncachedResourceIsEmptyList(t *testing.T) {
 	}
 }
 
-// Issue 21 item 15: the control plane adds no kubernetes.io/pvc-protection
+// The control plane adds no kubernetes.io/pvc-protection
 // finalizer to a PVC template (as Karmada's apiserver disables
 // StorageObjectInUseProtection), so a namespace holding one finishes
 // deleting.

@@ -11,7 +11,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestDaemonSetStatus (issue 13 item 11): a DaemonSet's status on the
+// TestDaemonSetStatus: a DaemonSet's status on the
 // control plane sums the members' (desired, current, ready, updated,
 // available, misscheduled).
 func TestDaemonSetStatus(t *testing.T) {

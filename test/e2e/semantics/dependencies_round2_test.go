@@ -60,7 +60,7 @@ func r2Binding(ctx context.Context, t *testing.T, ns, name string) (*workv1alpha
 	return b, err
 }
 
-// TestDependencyPolicyMerge (issue 21 item 3): two workloads share a
+// TestDependencyPolicyMerge: two workloads share a
 // ConfigMap, one asking Overwrite and to preserve, the other Abort and not
 // to preserve. The attached binding takes Overwrite and preserve, and a
 // DependencyPolicyConflict warning names both conflicts in Karmada's
@@ -137,7 +137,7 @@ data: {k: v}
 	}
 }
 
-// TestDependencyFollowsTemplate (issue 21 item 4): a workload whose
+// TestDependencyFollowsTemplate: a workload whose
 // template moves to another ServiceAccount and drops a ConfigMap volume
 // (its binding's spec unchanged) leaves both dependencies: their attached
 // bindings, required by nobody else, are deleted and the objects leave the
@@ -214,7 +214,7 @@ metadata: {name: new-sa, namespace: %[1]s}
 	}
 }
 
-// TestAttachedBindingStatus (issue 21 item 5): the attached binding of a
+// TestAttachedBindingStatus: the attached binding of a
 // ConfigMap two workloads on different members require has one
 // aggregatedStatus item per member, applied, and FullyApplied True.
 func TestAttachedBindingStatus(t *testing.T) {
@@ -279,7 +279,7 @@ spec:
         end
 `
 
-// TestDependencyInterpretationUnion (issue 21 item 6): two
+// TestDependencyInterpretationUnion: two
 // ResourceInterpreterCustomizations may both define dependencyInterpretation
 // for one kind (admission accepts the second), and a workload of that kind
 // propagates the dependencies of both.

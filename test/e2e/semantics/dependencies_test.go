@@ -42,7 +42,7 @@ func attachedConflict(ctx context.Context, t *testing.T, ns, name, want string) 
 	return ""
 }
 
-// TestDependencyPolicyConflict (API-SPEC §10.2, §14; issue 21 item 3):
+// TestDependencyPolicyConflict (API-SPEC §10.2, §14):
 // two workloads require one ConfigMap with different conflictResolution;
 // the attached binding takes Overwrite, the safe merge of the users'
 // intent, and says what conflicted; when the Overwrite requirer goes, the
@@ -82,7 +82,7 @@ data: {k: v}
 	})
 }
 
-// TestDependencyTakeover (issue 13 item 11): a member Secret that exists
+// TestDependencyTakeover: a member Secret that exists
 // before Flotilla propagates a workload depending on it is taken over in
 // place (same object, Flotilla's data) when the workload's policy says
 // conflictResolution Overwrite.

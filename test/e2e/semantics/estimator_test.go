@@ -85,7 +85,7 @@ func waitScheduled(t *testing.T, ns, name, want string) {
 	})
 }
 
-// TestOverflowByMemberQuota (issue 13 item 4): the scheduler estimates
+// TestOverflowByMemberQuota: the scheduler estimates
 // from the members' own quotas: replicas spill from the affinity's cluster
 // to its overflow affinity when its quota is full, and come back when the
 // workload shrinks.
@@ -126,7 +126,7 @@ spec:
 	framework.Eventually(t, 90*time.Second, func(ctx context.Context) string { return deploymentGone(ctx, t, "member2", ns, "web") })
 }
 
-// TestUnschedulableByMemberQuota (issue 13 item 4): a Deployment no
+// TestUnschedulableByMemberQuota: a Deployment no
 // member's quota can hold stays unscheduled, with a condition saying so.
 func TestUnschedulableByMemberQuota(t *testing.T) {
 	ns := framework.Namespace(t, "sem-noroom")

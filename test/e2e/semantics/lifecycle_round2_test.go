@@ -39,7 +39,7 @@ func placementOf(ctx context.Context, t *testing.T, ns, name string) (placed, sc
 	return placed, scheduled, nil
 }
 
-// TestLazyActivationFirstMatch (issue 21 item 7): a Lazy policy that first
+// TestLazyActivationFirstMatch: a Lazy policy that first
 // matches an existing template claims it but creates no binding until the
 // template next changes.
 func TestLazyActivationFirstMatch(t *testing.T) {
@@ -66,7 +66,7 @@ func TestLazyActivationFirstMatch(t *testing.T) {
 	waitEvent(t, ns, "Deployment", "web", "ApplyPolicySucceed", fmt.Sprintf("Apply policy(%s/lazy) succeed", ns))
 }
 
-// TestLazyActivationPreemption (issue 21 item 7): a Lazy policy that
+// TestLazyActivationPreemption: a Lazy policy that
 // preempts another switches the claim at once; the binding keeps its
 // placement, and the workload its cluster, until the template next changes.
 func TestLazyActivationPreemption(t *testing.T) {
@@ -100,7 +100,7 @@ func TestLazyActivationPreemption(t *testing.T) {
 	waitMoved(t, ns, "web", ns, "high", "member2", "member1")
 }
 
-// TestNamespaceClusterOverrides (issue 21 item 11): ClusterOverridePolicies
+// TestNamespaceClusterOverrides: ClusterOverridePolicies
 // selecting a Namespace apply per cluster to the namespace Flotilla
 // propagates on its own: plaintext, labels and annotations overriders.
 func TestNamespaceClusterOverrides(t *testing.T) {
@@ -160,7 +160,7 @@ func workApplied(ctx context.Context, t *testing.T, member, ns, binding string) 
 	return fmt.Sprintf("no Work of %s/%s in %s", ns, binding, member)
 }
 
-// TestAdoptExistingMemberObjects (issue 21 item 12): objects that exist in
+// TestAdoptExistingMemberObjects: objects that exist in
 // a member before Flotilla propagates their templates are found with a GET
 // and, with conflictResolution Overwrite, taken over in place: a NodePort
 // Service (whose create would fail with 422, the port being allocated) and

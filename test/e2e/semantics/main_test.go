@@ -1,4 +1,4 @@
-// Package semantics holds the e2e tests of issue 13: the Karmada behaviours
+// Package semantics holds the e2e tests of Karmada semantics: the Karmada behaviours
 // of the propagation core a Karmada user depends on beyond the scenarios —
 // events, preemption, dependency conflicts — against real members.
 package semantics

@@ -49,7 +49,7 @@ func bindingState(ctx context.Context, t *testing.T, ns, name string) (clusters 
 	return clusters, cond, cpu, nil
 }
 
-// TestQuotaEnforcementOnBindings (issue 21 item 2): a FederatedResourceQuota's
+// TestQuotaEnforcementOnBindings: a FederatedResourceQuota's
 // overall is enforced on ResourceBinding writes, whoever writes them.
 // overallUsed follows the scheduling results at once, for the resources
 // overall names. A scale-up beyond it keeps the old replicas with

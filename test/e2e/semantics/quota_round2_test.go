@@ -29,7 +29,7 @@ spec:
         end
 `
 
-// TestReplicaRequirementsCarryNamespace (issue 21 item 1): with
+// TestReplicaRequirementsCarryNamespace: with
 // --resource-quota-estimate (Karmada's ResourceQuotaEstimate gate), the
 // replica requirements of a binding carry the template's namespace and the
 // pod template's priority class, for a built-in kind and for a kind a Lua

@@ -11,7 +11,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestFederatedQuotaEnforcement (issue 13 item 10): a FederatedResourceQuota's
+// TestFederatedQuotaEnforcement: a FederatedResourceQuota's
 // overall limit is enforced when scheduling: a binding that would exceed it
 // is not scheduled, with the QuotaExceeded condition, until the limit rises.
 func TestFederatedQuotaEnforcement(t *testing.T) {

@@ -17,7 +17,7 @@ func binding(ctx context.Context, t *testing.T, ns, name string) (*workv1alpha2.
 	return framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, name+"-deployment", metav1.GetOptions{})
 }
 
-// TestAffinityTermKeptAndRunsStamped (issue 21 item 9): a binding that
+// TestAffinityTermKeptAndRunsStamped: a binding that
 // moved to a later clusterAffinities term stays there when an earlier
 // term becomes eligible again; the run that finds it so is stamped
 // (lastScheduledTime moves, schedulerObservedGeneration is current) with
@@ -93,7 +93,7 @@ spec:
 	})
 }
 
-// TestSteadyScaleUpChecksOnlyTheAdded (issue 21 item 8): in steady dynamic
+// TestSteadyScaleUpChecksOnlyTheAdded: in steady dynamic
 // division only the added replicas must fit the member's free room, and
 // the replicas the binding holds there are no room: under a quota of 5
 // pods holding 3, a scale to 6 is Unschedulable with the 3 kept, a scale
@@ -132,7 +132,7 @@ spec:
 	waitScheduled(t, ns, "web", "member1:5 ")
 }
 
-// TestRegionSpreadOutranksClusterCount (issue 21 item 16): with a region
+// TestRegionSpreadOutranksClusterCount: with a region
 // spread of minGroups 2 and a cluster spread of maxGroups 1, one cluster
 // per region is still chosen (two in all), as Karmada does; it scheduled
 // nothing before.

@@ -13,7 +13,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestSchedulePriority (issue 13 item 6): the binding inherits the value
+// TestSchedulePriority: the binding inherits the value
 // of the control plane's PriorityClass the policy names; a policy naming a
 // missing PriorityClass creates no binding and says why, until the
 // PriorityClass exists.
@@ -50,7 +50,7 @@ value: 1000
 	})
 }
 
-// TestSuspension (issue 13 item 8): a suspended policy holds the Works
+// TestSuspension: a suspended policy holds the Works
 // back; per-cluster suspension holds back that cluster only; an empty
 // suspension resumes dispatching everywhere.
 func TestSuspension(t *testing.T) {
@@ -95,7 +95,7 @@ spec:
 	})
 }
 
-// TestRescheduleOnClusterChange (issue 13 item 5): labelling a cluster so
+// TestRescheduleOnClusterChange: labelling a cluster so
 // that it matches a policy's affinity brings the workload (a Deployment
 // and a cluster-scoped ClusterRole) there; removing the label takes it
 // away.
@@ -150,7 +150,7 @@ spec:
 	})
 }
 
-// TestSpreadByRegion (issue 13 item 5): spreadConstraints by region over
+// TestSpreadByRegion: spreadConstraints by region over
 // clusters that carry regions: 1 region (minGroups = maxGroups = 1) picks
 // one, 2 both. (As Karmada, the fewest regions the constraints allow are
 // taken: minGroups 1 and maxGroups 2 also pick one.)
@@ -212,7 +212,7 @@ spec:
 	})
 }
 
-// TestLazyActivation (issue 13 item 7, issue 21 item 7): a Lazy policy's
+// TestLazyActivation: a Lazy policy's
 // change waits for the template's next change; a Lazy policy preempting
 // takes the claim at once, and the workload moves with the template's next
 // change.

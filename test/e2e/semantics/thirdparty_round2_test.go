@@ -17,7 +17,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// Issue 21 item 14: FlinkDeployment and Volcano Job are interpreted out of
+// FlinkDeployment and Volcano Job are interpreted out of
 // the box, without a ResourceInterpreterCustomization: their bindings hold
 // the components the shipped customizations read, and the status the
 // members report comes back to the template.
@@ -333,7 +333,7 @@ spec:
         end
 `
 
-// TestLuaEmptyNodeClaim (issue 21 item 13): a GetReplicas script returning
+// TestLuaEmptyNodeClaim: a GetReplicas script returning
 // requirement.nodeClaim = {} gives a binding with the replicas and
 // requests and no nodeClaim (not GetReplicasFailed); a filled nodeClaim
 // still comes through.
