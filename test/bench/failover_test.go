@@ -101,12 +101,13 @@ func (k *readyCounter) counts() (ready, gone int, last time.Time) {
 	return len(k.ready), len(k.gone), last
 }
 
-// TestFailoverTaintEviction (docs/performance.md, "Failover"): n Deployments of one
-// replica run in member1; member1 is tainted NoExecute, which their policy
-// tolerates for 10 s. Measured: from the taint to every replacement Ready
-// in member2 and every old Deployment gone from member1, against the
-// floor: the toleration plus the time member2 takes to run n Deployments
-// created directly, in the same run. Bindings of member3 must see no write.
+// TestFailoverTaintEviction (docs/performance.md, "Failover"): n
+// Deployments of one replica run in member1; member1 is tainted NoExecute,
+// which their policy tolerates for 10 s. Measured: from the taint to every
+// replacement Ready in member2 and every old Deployment gone from member1,
+// against the floor: the toleration plus the time member2 takes to run n
+// Deployments created directly, in the same run. Bindings of member3 must
+// see no write.
 func TestFailoverTaintEviction(t *testing.T) {
 	n := benchSize("FLOTILLA_BENCH_FAILOVER", 500)
 	const toleration = 10

@@ -332,13 +332,13 @@ spec:
 	}
 }
 
-// TestMCSEndpointPropagation (docs/performance.md, "Multi-cluster services"): a
-// Service of member1 exported (ServiceExport propagated to member1) and
-// imported into member3 (ServiceImport propagated there). n pods of the
-// Service are created in member1 one at a time, each once the previous
-// one's address reached member3. Measured per pod, from its Ready (a watch
-// of member1's pods): its address in member1's own EndpointSlice (the
-// floor) and in member3's EndpointSlice of derived-<svc>, and in the
+// TestMCSEndpointPropagation (docs/performance.md, "Multi-cluster
+// services"): a Service of member1 exported (ServiceExport propagated to
+// member1) and imported into member3 (ServiceImport propagated there). n
+// pods of the Service are created in member1 one at a time, each once the
+// previous one's address reached member3. Measured per pod, from its Ready
+// (a watch of member1's pods): its address in member1's own EndpointSlice
+// (the floor) and in member3's EndpointSlice of derived-<svc>, and in the
 // control plane's copy of member1's slice; and the writes per change: the
 // Works in the provider's execution namespace (the collected slice) and in
 // the importer's (the dispatched one), and the host's EndpointSlices (the

@@ -22,11 +22,11 @@ import (
 )
 
 // TestSchedulerThroughput (figure 9b of docs/performance.md, "Propagation
-// pipeline"): scheduling decisions per second over 10,000
-// bindings, and writes per decision. The bindings are written while no
-// scheduler runs; then flotilla-apiserver restarts with the scheduler (and
-// cluster status, so clusters stay Ready) only, and the PATCHes of
-// resourcebindings are counted on its /metrics as decisions land.
+// pipeline"): scheduling decisions per second over 10,000 bindings, and
+// writes per decision. The bindings are written while no scheduler runs;
+// then flotilla-apiserver restarts with the scheduler (and cluster status,
+// so clusters stay Ready) only, and the PATCHes of resourcebindings are
+// counted on its /metrics as decisions land.
 func TestSchedulerThroughput(t *testing.T) {
 	n := benchSize("FLOTILLA_BENCH_BINDINGS", 10000)
 	orig := slices.Clone(framework.Env.Host.Process(env.FlotillaComponent).Args)
@@ -120,8 +120,9 @@ func TestSchedulerThroughput(t *testing.T) {
 		writes, writes/float64(n), attempts, attempts/float64(n)))
 }
 
-// TestTemplateToMemberLatency (figure 9d of docs/performance.md): template → member object latency while 50 new
-// templates arrive per second, each divided over the three members.
+// TestTemplateToMemberLatency (figure 9d of docs/performance.md): template
+// → member object latency while 50 new templates arrive per second, each
+// divided over the three members.
 func TestTemplateToMemberLatency(t *testing.T) {
 	pauseMembers(t)
 	rates := []int{10, 20, 50}
@@ -206,10 +207,10 @@ func measureLatency(t *testing.T, hc kubernetes.Interface, kc versioned.Interfac
 }
 
 // TestPropagationThroughput (figures 9a and 9c of docs/performance.md):
-// 5,000 Deployments divided over three members,
-// cold, against a plain client creating the same 15,000 objects directly in
-// the members; then a restart of flotilla-apiserver with all of them
-// propagated: time until its queues are idle, and the writes it issued.
+// 5,000 Deployments divided over three members, cold, against a plain
+// client creating the same 15,000 objects directly in the members; then a
+// restart of flotilla-apiserver with all of them propagated: time until its
+// queues are idle, and the writes it issued.
 func TestPropagationThroughput(t *testing.T) {
 	pauseMembers(t)
 	n := benchSize("FLOTILLA_BENCH_TEMPLATES", 5000)

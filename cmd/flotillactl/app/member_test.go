@@ -12,10 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 )
 
-// TestMemberCommandsHelp builds every kubectl-like command (get,
-// describe, logs, exec, top, ...) and version, options and completion,
-// and prints its help: flags that clash (kubectl's -s, --cluster) would
-// panic, and each names the flags that choose its target.
+// TestMemberCommandsHelp builds every kubectl-like command (get, describe,
+// logs, exec, top, ...) and version, options and completion, and prints its
+// help: flags that clash (kubectl's -s, --cluster) would panic, and each
+// names the flags that choose its target.
 func TestMemberCommandsHelp(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -28,10 +28,11 @@ import (
 )
 
 // This file covers the commands (describe apart) that run one kubectl
-// command in the control plane or, through clusters/{name}/proxy as the caller, in the member -C names; top; and
-// version, completion, options and -v. Members' pods are kwok's: logs and
-// attach serve the member's PodLogFile, exec runs the command in kwok's
-// process, and metrics-server scrapes kwok's emulated usage.
+// command in the control plane or, through clusters/{name}/proxy as the
+// caller, in the member -C names; top; and version, completion, options
+// and -v. Members' pods are kwok's: logs and attach serve the member's
+// PodLogFile, exec runs the command in kwok's process, and metrics-server
+// scrapes kwok's emulated usage.
 
 // ctlRun is one run of the built flotillactl.
 type ctlRun struct {

@@ -27,11 +27,11 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// This file covers flotillactl promote, karmadactl's, and its bad input. Objects are made directly in
-// member1; promoted, they become templates with policies in the control
-// plane, and the member objects keep running untouched: taken over
-// without a write (same UID, generation and resourceVersion), until a
-// change of their template writes them.
+// This file covers flotillactl promote, karmadactl's, and its bad input.
+// Objects are made directly in member1; promoted, they become templates
+// with policies in the control plane, and the member objects keep running
+// untouched: taken over without a write (same UID, generation and
+// resourceVersion), until a change of their template writes them.
 
 var (
 	deploymentGVK  = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}

@@ -27,11 +27,11 @@ func connectionLost(err error) bool {
 	return strings.Contains(msg, "code = Unavailable") && (strings.Contains(msg, "connection reset by peer") || strings.Contains(msg, "error reading from server") || strings.Contains(msg, "EOF"))
 }
 
-// TestEtcdMemberKilled: an etcd member of flotilla-apiserver's three is killed with
-// SIGKILL while a client writes and reads karmada.io objects through the
-// host, and rejoins when it is started again. The etcd client of each
-// replica fails over to the other members, so no request fails but, at
-// most, the one in flight on the killed member's connection at the kill
+// TestEtcdMemberKilled: an etcd member of flotilla-apiserver's three is
+// killed with SIGKILL while a client writes and reads karmada.io objects
+// through the host, and rejoins when it is started again. The etcd client
+// of each replica fails over to the other members, so no request fails but,
+// at most, the one in flight on the killed member's connection at the kill
 // (gRPC Unavailable: kube-apiserver's storage does not retry a write whose
 // outcome it cannot know). With the leader killed, a write made before the
 // others elect a new leader may also fail with etcd's leader-failure

@@ -46,14 +46,14 @@ const (
 
 var members = []string{"member1", "member2"}
 
-// TestLeaderKilledDuringPropagation: 500 Deployments propagate to both members; when a third of
-// them exist the replica holding the controllers' lease is killed with
-// SIGKILL. The other replica takes the lease within LeaseDuration and a
-// margin, everything converges (1,000 member Deployments, every binding
-// scheduled, every Work applied), and no member Deployment is created
-// twice, deleted or changed (generation 1). A client keeps using the
-// karmada.io APIs through the host throughout; no request fails once the
-// dead replica's endpoint is withdrawn.
+// TestLeaderKilledDuringPropagation: 500 Deployments propagate to both
+// members; when a third of them exist the replica holding the controllers'
+// lease is killed with SIGKILL. The other replica takes the lease within
+// LeaseDuration and a margin, everything converges (1,000 member
+// Deployments, every binding scheduled, every Work applied), and no member
+// Deployment is created twice, deleted or changed (generation 1). A client
+// keeps using the karmada.io APIs through the host throughout; no request
+// fails once the dead replica's endpoint is withdrawn.
 func TestLeaderKilledDuringPropagation(t *testing.T) {
 	requireHA(t)
 	restoreReplicas(t)

@@ -21,11 +21,11 @@ import (
 // proxyPath is what the proxy tests ask member1 for through the control plane.
 const proxyPath = "/apis/cluster.karmada.io/v1alpha1/clusters/member1/proxy/api/v1/namespaces/default"
 
-// TestProxyThroughBothReplicas: clusters/member1/proxy answers 50 requests in a row while both
-// replicas serve (and each replica answers some of them: the aggregator
-// picks an endpoint at random), then 50 more after one replica was killed
-// and its endpoint withdrawn, as the endpoints controller withdraws a dead
-// pod's.
+// TestProxyThroughBothReplicas: clusters/member1/proxy answers 50 requests
+// in a row while both replicas serve (and each replica answers some of
+// them: the aggregator picks an endpoint at random), then 50 more after one
+// replica was killed and its endpoint withdrawn, as the endpoints
+// controller withdraws a dead pod's.
 func TestProxyThroughBothReplicas(t *testing.T) {
 	requireHA(t)
 	restoreReplicas(t)
@@ -153,11 +153,12 @@ func tunnelHolder(t *testing.T, not int, timeout time.Duration) int {
 	return holder
 }
 
-// TestPullProxyThroughEitherReplica: a Pull member's agent keeps one tunnel, to one replica; the
-// aggregator sends clusters/member3/proxy to either, and the other relays
-// through the holder. 50 requests in a row are answered with both
-// replicas up, and both answer some; then the tunnel's replica is killed,
-// the agent reconnects to the other, and 50 more are answered.
+// TestPullProxyThroughEitherReplica: a Pull member's agent keeps one
+// tunnel, to one replica; the aggregator sends clusters/member3/proxy to
+// either, and the other relays through the holder. 50 requests in a row are
+// answered with both replicas up, and both answer some; then the tunnel's
+// replica is killed, the agent reconnects to the other, and 50 more are
+// answered.
 func TestPullProxyThroughEitherReplica(t *testing.T) {
 	requireHA(t)
 	restoreReplicas(t)

@@ -19,10 +19,10 @@ import (
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
-// TestKillDuringPropagation: flotilla-apiserver killed with SIGKILL while 500 Deployments
-// propagate. After it restarts everything converges: every Deployment in
-// both members with its share of replicas, one binding and one Work per
-// cluster each, and no member object twice or unaccounted for.
+// TestKillDuringPropagation: flotilla-apiserver killed with SIGKILL while
+// 500 Deployments propagate. After it restarts everything converges: every
+// Deployment in both members with its share of replicas, one binding and
+// one Work per cluster each, and no member object twice or unaccounted for.
 func TestKillDuringPropagation(t *testing.T) {
 	const total = 500
 	ns := namespace(t, "recovery")

@@ -1,6 +1,7 @@
-// Package semantics holds the e2e tests of Karmada semantics: the Karmada behaviours
-// of the propagation core a Karmada user depends on beyond the scenarios —
-// events, preemption, dependency conflicts — against real members.
+// Package semantics holds the e2e tests of Karmada semantics: the Karmada
+// behaviours of the propagation core a Karmada user depends on beyond the
+// scenarios — events, preemption, dependency conflicts — against real
+// members.
 package semantics
 
 import (
