@@ -45,7 +45,8 @@ var (
 
 const fixedNowJSON = "2026-01-02T03:04:05Z"
 
-// s2Placement is S2: clusters a and b, static weights 1:1.
+// s2Placement is the weighted division of samples/s2-nginx-propagation.yaml:
+// clusters a and b, static weights 1:1.
 func s2Placement() *policyv1alpha1.Placement {
 	return &policyv1alpha1.Placement{
 		ClusterAffinity:   pt.OnClusters("a", "b"),
@@ -64,7 +65,7 @@ func fixtureClusters() []*clusterv1alpha1.Cluster {
 }
 
 // newRB is a ResourceBinding "default/web" at generation 3,
-// resourceVersion 7, for 2 replicas under S2, never scheduled.
+// resourceVersion 7, for 2 replicas under s2Placement, never scheduled.
 func newRB(mods ...func(*workv1alpha2.ResourceBinding)) *workv1alpha2.ResourceBinding {
 	b := &workv1alpha2.ResourceBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", Generation: 3, ResourceVersion: "7"},
@@ -87,7 +88,7 @@ func newCRB(mods ...func(*workv1alpha2.ClusterResourceBinding)) *workv1alpha2.Cl
 	return b
 }
 
-// scheduledRB holds S2's decision for generation 3: nothing to write.
+// scheduledRB holds s2Placement's decision for generation 3: nothing to write.
 func scheduledRB(b *workv1alpha2.ResourceBinding) {
 	b.Annotations = map[string]string{workv1alpha2.AppliedPlacementAnnotation: s2PlacementJSON}
 	b.Spec.Clusters = []workv1alpha2.TargetCluster{pt.At("a", 1), pt.At("b", 1)}

@@ -23,7 +23,7 @@ import (
 
 const succeeded = "Normal ScheduleBindingSucceed Binding has been scheduled successfully. Result: {a:1, b:1}"
 
-// The one write of S2's decision at generation 3: the result and the
+// The one write of s2Placement's decision at generation 3: the result and the
 // status observing the generation it was made for (the scheduling
 // subresource moves both to 4, as the result changes the spec).
 var successPatch = `{

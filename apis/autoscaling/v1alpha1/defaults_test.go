@@ -51,7 +51,7 @@ func TestSetDefaultsFederatedHPA(t *testing.T) {
 		{"empty behavior", FederatedHPASpec{MaxReplicas: 3, Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{}},
 			FederatedHPASpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 3, Metrics: cpu80,
 				Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: scaleUp(0), ScaleDown: scaleDown(300)}}},
-		{"S8 windows kept", FederatedHPASpec{MaxReplicas: 3, Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{
+		{"stabilization windows kept", FederatedHPASpec{MaxReplicas: 3, Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{
 			ScaleUp:   &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To[int32](10)},
 			ScaleDown: &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To[int32](10)},
 		}}, FederatedHPASpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 3, Metrics: cpu80,

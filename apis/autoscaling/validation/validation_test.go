@@ -13,7 +13,7 @@ import (
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
 )
 
-// s8FederatedHPA is the FederatedHPA of scenario S8, verbatim.
+// s8FederatedHPA is the FederatedHPA of samples/s8-autoscaling.yaml, verbatim.
 const s8FederatedHPA = `
 apiVersion: autoscaling.karmada.io/v1alpha1
 kind: FederatedHPA
@@ -30,7 +30,7 @@ spec:
       resource: {name: cpu, target: {type: Utilization, averageUtilization: 10}}
 `
 
-// s8CronFederatedHPA scales the S8 Deployment to 5 every minute.
+// s8CronFederatedHPA scales the sample's nginx Deployment to 5 every minute.
 const s8CronFederatedHPA = `
 apiVersion: autoscaling.karmada.io/v1alpha1
 kind: CronFederatedHPA
@@ -41,7 +41,7 @@ spec:
     - {name: scale-up, schedule: "*/1 * * * *", targetReplicas: 5}
 `
 
-// s8CronFederatedHPAOnFHPA sets the bounds of the S8 FederatedHPA every minute.
+// s8CronFederatedHPAOnFHPA sets the bounds of s8FederatedHPA every minute.
 const s8CronFederatedHPAOnFHPA = `
 apiVersion: autoscaling.karmada.io/v1alpha1
 kind: CronFederatedHPA
@@ -62,7 +62,8 @@ func decode[T any](t *testing.T, manifest string) *T {
 	return obj
 }
 
-// validFHPA is the S8 FederatedHPA, defaulted as the API server does before validation.
+// validFHPA is s8FederatedHPA, defaulted as the API server does before
+// validation.
 func validFHPA(t *testing.T) *autoscalingv1alpha1.FederatedHPA {
 	f := decode[autoscalingv1alpha1.FederatedHPA](t, s8FederatedHPA)
 	f.Namespace = "default"
@@ -78,7 +79,7 @@ func TestValidateFederatedHPA(t *testing.T) {
 		mutate  func(*autoscalingv1alpha1.FederatedHPA)
 		wantErr string // a field path (and error type) in the errors; "" for valid
 	}{
-		{"S8 manifest", func(*autoscalingv1alpha1.FederatedHPA) {}, ""},
+		{"sample manifest", func(*autoscalingv1alpha1.FederatedHPA) {}, ""},
 		{"no behavior", func(f *autoscalingv1alpha1.FederatedHPA) { f.Spec.Behavior = nil }, ""},
 		{"missing namespace", func(f *autoscalingv1alpha1.FederatedHPA) { f.Namespace = "" }, "metadata.namespace: Required"},
 		{"bad name", func(f *autoscalingv1alpha1.FederatedHPA) { f.Name = "Nginx_1" }, "metadata.name: Invalid"},
@@ -225,8 +226,8 @@ func TestValidateCronFederatedHPA(t *testing.T) {
 		mutate   func(*autoscalingv1alpha1.CronFederatedHPA)
 		wantErr  string
 	}{
-		{"S8 on Deployment", s8CronFederatedHPA, func(*autoscalingv1alpha1.CronFederatedHPA) {}, ""},
-		{"S8 on FederatedHPA", s8CronFederatedHPAOnFHPA, func(*autoscalingv1alpha1.CronFederatedHPA) {}, ""},
+		{"on Deployment", s8CronFederatedHPA, func(*autoscalingv1alpha1.CronFederatedHPA) {}, ""},
+		{"on FederatedHPA", s8CronFederatedHPAOnFHPA, func(*autoscalingv1alpha1.CronFederatedHPA) {}, ""},
 		{"undefaulted", s8CronFederatedHPA, func(c *autoscalingv1alpha1.CronFederatedHPA) {
 			c.Spec.Rules[0].SuccessfulHistoryLimit, c.Spec.Rules[0].FailedHistoryLimit, c.Spec.Rules[0].Suspend = nil, nil, nil
 		}, ""},

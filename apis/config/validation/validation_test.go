@@ -15,7 +15,7 @@ import (
 
 func validRIC(t *testing.T) *configv1alpha1.ResourceInterpreterCustomization {
 	t.Helper()
-	// The customization of scenario S9, as the sample ships it.
+	// The Workload customization, as samples/ ships it.
 	manifest, err := os.ReadFile(filepath.Join("..", "..", "..", "samples", "s9-workload-interpreter.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func TestValidateResourceInterpreterCustomization(t *testing.T) {
 		mutate  func(*configv1alpha1.ResourceInterpreterCustomization)
 		wantErr string
 	}{
-		{"S9 manifest", func(*configv1alpha1.ResourceInterpreterCustomization) {}, ""},
+		{"sample manifest", func(*configv1alpha1.ResourceInterpreterCustomization) {}, ""},
 		{"no customizations", func(r *configv1alpha1.ResourceInterpreterCustomization) { *cz(r) = configv1alpha1.CustomizationRules{} }, ""},
 		{"core group target", func(r *configv1alpha1.ResourceInterpreterCustomization) { r.Spec.Target.APIVersion = "v1" }, ""},
 		{"namespaced", func(r *configv1alpha1.ResourceInterpreterCustomization) { r.Namespace = "default" }, "metadata.namespace: Forbidden"},

@@ -13,7 +13,8 @@ import (
 
 func jsonValue(raw string) apiextensionsv1.JSON { return apiextensionsv1.JSON{Raw: []byte(raw)} }
 
-// validOP returns the S5 policy after mutation, changed by mods.
+// validOP returns the plaintext policy of samples/s5-overrides.yaml after
+// mutation, changed by mods.
 func validOP(mods ...func(*policyv1alpha1.OverridePolicy)) *policyv1alpha1.OverridePolicy {
 	op := &policyv1alpha1.OverridePolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: "guestbook-sample", Namespace: "default"},
@@ -49,7 +50,7 @@ func TestValidateOverridePolicy(t *testing.T) {
 		mod  func(*policyv1alpha1.OverridePolicy)
 		want []string
 	}{
-		{name: "valid S5 policy", mod: func(*policyv1alpha1.OverridePolicy) {}},
+		{name: "valid sample policy", mod: func(*policyv1alpha1.OverridePolicy) {}},
 		{name: "no selectors and a rule for all clusters", mod: func(op *policyv1alpha1.OverridePolicy) {
 			op.Spec.ResourceSelectors = nil
 			op.Spec.OverrideRules[0].TargetCluster = nil

@@ -11,10 +11,11 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 )
 
-// scenarioManifests are the policies of the acceptance scenarios
-// (docs SCENARIOS.md S2, S3, S4, S5) as a user writes them with kubectl.
+// scenarioManifests are the policies of the acceptance scenarios (weighted
+// division, placement variants, CRDs and dependencies, overrides, as in
+// samples/) as a user writes them with kubectl.
 var scenarioManifests = map[string]string{
-	"S2 weighted division": `
+	"weighted division": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx-propagation}
@@ -31,7 +32,7 @@ spec:
           - {targetCluster: {clusterNames: [member1]}, weight: 1}
           - {targetCluster: {clusterNames: [member2]}, weight: 1}
 `,
-	"S3 duplicated": `
+	"duplicated": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx-duplicated}
@@ -42,7 +43,7 @@ spec:
     clusterAffinity: {clusterNames: [member1, member2]}
     replicaScheduling: {replicaSchedulingType: Duplicated}
 `,
-	"S3 label, field and exclude": `
+	"label, field and exclude": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx-selected}
@@ -61,7 +62,7 @@ spec:
           - {key: zone, operator: In, values: [zone-a, zone-b]}
       exclude: [member1]
 `,
-	"S3 ordered cluster groups": `
+	"ordered cluster groups": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx-groups}
@@ -75,7 +76,7 @@ spec:
       - affinityName: cloud-clusters
         clusterNames: [member3]
 `,
-	"S3 overflow groups with Aggregated": `
+	"overflow groups with Aggregated": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx-overflow}
@@ -91,7 +92,7 @@ spec:
             clusterNames: [member3]
     replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}
 `,
-	"S3 toleration": `
+	"toleration": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx-tolerating}
@@ -102,7 +103,7 @@ spec:
     clusterAffinity: {clusterNames: [member1]}
     clusterTolerations: [{key: dedicated, value: special-user, effect: NoSchedule}]
 `,
-	"S3 dynamic weight": `
+	"dynamic weight": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx-dynamic}
@@ -115,7 +116,7 @@ spec:
       replicaDivisionPreference: Weighted
       weightPreference: {dynamicWeight: AvailableReplicas}
 `,
-	"S3 spread constraints": `
+	"spread constraints": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx-spread}
@@ -130,7 +131,7 @@ spec:
       - {spreadByField: provider}
     replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}
 `,
-	"S3 priority and preemption": `
+	"priority and preemption": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx-important}
@@ -143,7 +144,7 @@ spec:
   placement:
     clusterAffinity: {clusterNames: [member2]}
 `,
-	"S3 cluster policy by kind": `
+	"cluster policy by kind": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: ClusterPropagationPolicy
 metadata: {name: all-deployments}
@@ -153,7 +154,7 @@ spec:
   placement:
     clusterAffinity: {clusterNames: [member1, member2]}
 `,
-	"S4 guestbook CRD": `
+	"guestbook CRD": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: ClusterPropagationPolicy
 metadata: {name: guestbook-crd}
@@ -163,7 +164,7 @@ spec:
   placement:
     clusterAffinity: {clusterNames: [member1]}
 `,
-	"S4 dependencies with failover": `
+	"dependencies with failover": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx-with-deps}
@@ -181,7 +182,7 @@ spec:
   suspension:
     dispatchingOnClusters: {clusterNames: [member2]}
 `,
-	"S5 plaintext overrides": `
+	"plaintext overrides": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: guestbook-sample}
@@ -195,7 +196,7 @@ spec:
           - {path: /spec/size, operator: replace, value: 4}
           - {path: /metadata/annotations, operator: add, value: {OverridePolicy: test}}
 `,
-	"S5 image, command, args, labels, annotations": `
+	"image, command, args, labels, annotations": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: myapp}
@@ -222,7 +223,7 @@ spec:
             operator: replace
             value: "1.0.1"
 `,
-	"S5 field overrider": `
+	"field overrider": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: app-config}
@@ -241,7 +242,7 @@ spec:
             json:
               - {subPath: /replicas, operator: add, value: 3}
 `,
-	"S5 cluster override policy": `
+	"cluster override policy": `
 apiVersion: policy.karmada.io/v1alpha1
 kind: ClusterOverridePolicy
 metadata: {name: all-deployments}

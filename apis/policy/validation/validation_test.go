@@ -41,7 +41,8 @@ const (
 	cppIDLabel = "metadata.labels[" + policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel + "]"
 )
 
-// validPP returns the S2 policy after create mutation, changed by mods.
+// validPP returns the policy of samples/s2-nginx-propagation.yaml after
+// create mutation, changed by mods.
 func validPP(mods ...func(*policyv1alpha1.PropagationPolicy)) *policyv1alpha1.PropagationPolicy {
 	pp := &policyv1alpha1.PropagationPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: "nginx-propagation", Namespace: "default"},
@@ -106,7 +107,7 @@ func TestValidatePropagationPolicy(t *testing.T) {
 		mod  mod
 		want []string
 	}{
-		{name: "valid S2 policy", mod: func(*policyv1alpha1.PropagationPolicy) {}},
+		{name: "valid sample policy", mod: func(*policyv1alpha1.PropagationPolicy) {}},
 
 		// metadata
 		{name: "invalid name", mod: func(pp *policyv1alpha1.PropagationPolicy) { pp.Name = "Nginx_Propagation" },

@@ -12,8 +12,8 @@ import (
 	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
 )
 
-// s7Registry caches Deployments and Pods of member1 and member2 (scenario
-// S7), with the optional fields set.
+// s7Registry caches Deployments and Pods of member1 and member2, with the
+// optional fields set.
 const s7Registry = `
 apiVersion: search.karmada.io/v1alpha1
 kind: ResourceRegistry
@@ -69,7 +69,7 @@ func TestValidateResourceRegistry(t *testing.T) {
 		mutate  func(*rr)
 		wantErr string
 	}{
-		{"S7 manifest", func(*rr) {}, ""},
+		{"full manifest", func(*rr) {}, ""},
 		{"all clusters, in memory", func(r *rr) {
 			r.Spec.TargetCluster, r.Spec.BackendStore = policyv1alpha1.ClusterAffinity{}, nil
 		}, ""},

@@ -138,8 +138,8 @@ func wholeArgs(L *lua.LState, values []any) []lua.LValue {
 	return out
 }
 
-// BenchmarkOperations measures each operation of the S9 customization on
-// a Deployment-sized object, five ways:
+// BenchmarkOperations measures each operation of the Workload customization
+// (workloadRIC) on a Deployment-sized object, five ways:
 //
 //   - reused: what the controllers pay, through Customizations (script
 //     compiled once, pooled states, arguments converted to Lua and the

@@ -1,8 +1,7 @@
 package lua
 
-// workloadRIC is the ResourceInterpreterCustomization of scenario S9's
-// Workload kind (workload.example.io/v1alpha1), in the style of Karmada's
-// samples.
+// workloadRIC is the ResourceInterpreterCustomization of the Workload kind
+// (workload.example.io/v1alpha1), in the style of Karmada's samples.
 const workloadRIC = `
 apiVersion: config.karmada.io/v1alpha1
 kind: ResourceInterpreterCustomization

@@ -21,7 +21,7 @@ import (
 // reports for each pod from its annotation custom-metrics.flotilla.io/<metric>.
 const rpsMetric = "requests_per_second"
 
-// nginxRPS is S8's nginx whose pods report rps for requests_per_second.
+// nginxRPS is nginx whose pods report rps for requests_per_second.
 func nginxRPS(ns string, replicas int, rps string) string {
 	return nginxAnnotated(ns, replicas, env.CustomMetricsAnnotationPrefix+rpsMetric, rps)
 }

@@ -1,7 +1,7 @@
-// Package autoscaling is the e2e suite of S8: metrics.k8s.io served by the
-// control plane from every member's metrics-server, FederatedHPA and
-// CronFederatedHPA scaling a Deployment divided over real members whose pods'
-// CPU use kwok emulates from pod annotations.
+// Package autoscaling is the e2e suite of autoscaling: metrics.k8s.io
+// served by the control plane from every member's metrics-server,
+// FederatedHPA and CronFederatedHPA scaling a Deployment divided over real
+// members whose pods' CPU use kwok emulates from pod annotations.
 package autoscaling
 
 import (
@@ -51,9 +51,9 @@ func controlPlaneMetrics(t *testing.T) metricsclient.Interface {
 	return metricsclient.NewForConfigOrDie(cfg)
 }
 
-// nginx is S8's workload: a Deployment whose pods request 25m CPU and use
-// what cpu says (kwok's usage annotation), a Service, and a policy dividing
-// it 1:1 over both members.
+// nginx is the workload of samples/s8-autoscaling.yaml: a Deployment whose
+// pods request 25m CPU and use what cpu says (kwok's usage annotation), a
+// Service, and a policy dividing it 1:1 over both members.
 func nginx(ns string, replicas int, cpu string) string {
 	return nginxAnnotated(ns, replicas, "kwok.x-k8s.io/usage-cpu", cpu)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestKarmadactlLines (item 6): commands a karmadactl runbook greps print
+// TestKarmadactlLines: commands a karmadactl runbook greps print
 // karmadactl's lines: cordon and uncordon, token list's columns, addons
 // list, and errors as kubectl's.
 func TestKarmadactlLines(t *testing.T) {

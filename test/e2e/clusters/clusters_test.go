@@ -1,6 +1,6 @@
-// Package clusters is the e2e suite of scenarios S1 (join and inspect
-// clusters) and S6 (cluster proxy with per-user access), against
-// flotilla-apiserver behind a real host aggregator and real members.
+// Package clusters is the e2e suite of joining and inspecting clusters and
+// of the cluster proxy with per-user access, against flotilla-apiserver
+// behind a real host aggregator and real members.
 package clusters
 
 import (
@@ -61,7 +61,7 @@ func kubectlAs(t *testing.T, kubeconfig string, args ...string) (string, error) 
 	return string(out), err
 }
 
-// S1: a joined cluster shows its live status.
+// TestJoinedClusterStatus: a joined cluster shows its live status.
 func TestJoinedClusterStatus(t *testing.T) {
 	c, err := karmada(t).ClusterV1alpha1().Clusters().Get(t.Context(), "member1", metav1.GetOptions{})
 	if err != nil {
@@ -142,7 +142,8 @@ func TestJoinedClusterStatus(t *testing.T) {
 	}
 }
 
-// S1: kubectl get clusters prints Karmada's columns, server-side.
+// TestKubectlGetClusters: kubectl get clusters prints Karmada's columns,
+// server-side.
 func TestKubectlGetClusters(t *testing.T) {
 	out, err := kubectl(t, "get", "clusters")
 	if err != nil {
@@ -165,8 +166,8 @@ func TestKubectlGetClusters(t *testing.T) {
 	}
 }
 
-// S1: stopping a member's API server makes it not ready and tainted; starting
-// it again heals both.
+// TestClusterOutageAndRecovery: stopping a member's API server makes it not
+// ready and tainted; starting it again heals both.
 func TestClusterOutageAndRecovery(t *testing.T) {
 	restart := framework.StopMember(t, "member2")
 	k := karmada(t)

@@ -35,7 +35,8 @@ func hasTaint(t *testing.T, cluster, key string, effect corev1.TaintEffect) bool
 	return slices.ContainsFunc(c.Spec.Taints, func(tt corev1.Taint) bool { return tt.Key == key && tt.Effect == effect })
 }
 
-// S3's taint command and cordon/uncordon change the Cluster's taints.
+// TestTaintCordon: the taint command and cordon/uncordon change the
+// Cluster's taints.
 func TestTaintCordon(t *testing.T) {
 	t.Cleanup(func() {
 		kc := "--kubeconfig=" + framework.Env.Host.Kubeconfig

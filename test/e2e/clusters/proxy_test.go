@@ -34,8 +34,9 @@ func raw(ctx context.Context, cfg *rest.Config, path string) ([]byte, error) {
 	return kubernetes.NewForConfigOrDie(cfg).CoreV1().RESTClient().Get().AbsPath(path).DoRaw(ctx)
 }
 
-// S6: per-user access through clusters/{name}/proxy. Host RBAC decides
-// which cluster, member RBAC decides what there, and the member sees tom.
+// TestProxyPerUserAccess: per-user access through clusters/{name}/proxy.
+// Host RBAC decides which cluster, member RBAC decides what there, and the
+// member sees tom.
 func TestProxyPerUserAccess(t *testing.T) {
 	ctx := t.Context()
 	tom := tomConfig(t)

@@ -32,10 +32,10 @@ func registerCLI(t *testing.T, args ...string) (string, error) {
 	return string(out), err
 }
 
-// S10, registration: a bootstrap token, register in Pull mode (member3 is
-// started but not joined by this suite), the bad inputs, the agent
-// identity's least privilege, and unregister. No agent runs: the test uses
-// the agent's credentials itself.
+// TestRegister, Pull mode registration: a bootstrap token, register in Pull
+// mode (member3 is started but not joined by this suite), the bad inputs,
+// the agent identity's least privilege, and unregister. No agent runs: the
+// test uses the agent's credentials itself.
 func TestRegister(t *testing.T) {
 	e := framework.Env
 	host := framework.HostClient(t)

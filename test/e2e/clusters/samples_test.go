@@ -15,8 +15,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
-// Every policy-type manifest of SCENARIOS.md (the runnable copies in
-// samples/) is accepted and stored as written.
+// Every policy-type manifest of samples/ is accepted and stored as written.
 func TestSamplesApply(t *testing.T) {
 	root, err := env.RepoRoot()
 	if err != nil {

@@ -34,9 +34,9 @@ current-context: m1
 	return writeFile(t, "admin-proxy.kubeconfig", []byte(kc))
 }
 
-// S6: logs, logs -f, exec and port-forward stream through the proxy. kwok
-// serves every pod's log from a file, runs exec locally and forwards ports
-// to a listener this test starts.
+// TestProxyStreams: logs, logs -f, exec and port-forward stream through the
+// proxy. kwok serves every pod's log from a file, runs exec locally and
+// forwards ports to a listener this test starts.
 func TestProxyStreams(t *testing.T) {
 	ctx := t.Context()
 	m := framework.Member(t, "member1")

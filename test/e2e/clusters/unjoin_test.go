@@ -18,9 +18,10 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// S1: unjoin removes the cluster and everything Flotilla created for it, on
-// the control plane and in the member. member2 is then joined again as a
-// user joins it: join waits for Ready, reporting progress on stderr.
+// TestUnjoin: unjoin removes the cluster and everything Flotilla created
+// for it, on the control plane and in the member. member2 is then joined
+// again as a user joins it: join waits for Ready, reporting progress on
+// stderr.
 func TestUnjoin(t *testing.T) {
 	t.Cleanup(func() { framework.Rejoin(t, "member2") })
 	ctx := t.Context()

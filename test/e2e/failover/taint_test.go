@@ -170,7 +170,7 @@ func TestNoExecuteTaintGracefulEviction(t *testing.T) {
 		!strings.Contains(out, "Evict from cluster member1 succeed.") {
 		t.Errorf("kubectl describe deployment lacks the eviction event:\n%s", out)
 	}
-	// S11: kubectl describe says why member1 was left and when its old
+	// kubectl describe says why member1 was left and when its old
 	// replicas went.
 	out := kubectl(t, "describe", "rb", "web-deployment", "-n", ns)
 	for _, want := range []string{"EvictWorkloadFromClusterSucceed", "GracefulEvictionCompleted", "Removed the workload from cluster member1: the workload is healthy in member2."} {

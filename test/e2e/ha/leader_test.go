@@ -31,7 +31,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// Sizes of the leader test: the 500 Deployments, in a few namespaces.
+// Sizes of the leader test: 500 Deployments, in a few namespaces.
 const (
 	leaderNamespaces  = 5
 	leaderPerNS       = 100

@@ -56,7 +56,7 @@ func templateEvent(t *testing.T, kind, ns, name, reason, msg string) {
 	})
 }
 
-// TestServiceExportBadInput (item 4): a ServiceExport propagated to a
+// TestServiceExportBadInput: a ServiceExport propagated to a
 // member without the Service says so (Valid False, NoService) in that
 // member, with a warning on the template; once the member has a Service
 // of its own whose port of the same name differs from the other
@@ -141,7 +141,7 @@ func importClusters(t *testing.T, member, ns, name string, want ...string) {
 	})
 }
 
-// TestServiceImportWithoutExport (item 4): a ServiceImport no cluster
+// TestServiceImportWithoutExport: a ServiceImport no cluster
 // exports gets its derived Service without endpoints, an empty
 // status.clusters and a ServiceNotExported warning on the template; once
 // member1 exports the Service, status.clusters names it.

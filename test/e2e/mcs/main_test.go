@@ -1,11 +1,10 @@
-// Package mcs holds the e2e tests of issue 25 (scenario S12), items 1, 2,
-// 5 and 6: the MCS API's ServiceExport and ServiceImport, installed on the
-// control plane and propagated to members with their CRDs, the exporting
-// members' EndpointSlices collected, and the importing member's derived
-// Service with them, against real members. member1 and member2 are Push
-// members; member3 is a Pull member (pullMember3), reached only through
-// its flotilla-agent: it imports in the seed's flow and provides in
-// TestPullMemberProvides.
+// Package mcs holds the e2e tests of multi-cluster services: the MCS API's
+// ServiceExport and ServiceImport, installed on the control plane and
+// propagated to members with their CRDs, the exporting members'
+// EndpointSlices collected, and the importing member's derived Service with
+// them, against real members. member1 and member2 are Push members; member3
+// is a Pull member (pullMember3), reached only through its flotilla-agent:
+// it imports in the seed's flow and provides in TestPullMemberProvides.
 package mcs
 
 import (

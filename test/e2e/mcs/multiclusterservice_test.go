@@ -190,7 +190,7 @@ func waitEvent(t *testing.T, ns, reason, msg string) {
 	})
 }
 
-// TestMultiClusterServiceCrossCluster (item 3): a MultiClusterService
+// TestMultiClusterServiceCrossCluster: a MultiClusterService
 // from member1 to member2, without any ServiceImport, propagates the
 // Service to both and gives member2 member1's endpoints as Karmada names
 // them, following a scale-up; member3 gets nothing; deleting it takes the
@@ -299,7 +299,7 @@ func TestMultiClusterServiceAllConsumers(t *testing.T) {
 	waitDispatched(t, "member3", ns, ips, follow)
 }
 
-// TestMultiClusterServiceBadInput (item 4): a MultiClusterService whose
+// TestMultiClusterServiceBadInput: a MultiClusterService whose
 // Service does not exist yet and that names a cluster that does not exist
 // says so in its conditions and events, and does what it can; fixed, it
 // says all is well. Invalid ones are refused with field errors.

@@ -11,7 +11,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestPullMemberProvides (item 5): member3, a Pull member the control
+// TestPullMemberProvides: member3, a Pull member the control
 // plane reaches only through its agent's tunnel, provides endpoints like a
 // Push member. nginx is divided over member1 (Push) and member3, exported
 // from both and imported into member2: member2's derived-nginx lists

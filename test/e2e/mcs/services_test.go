@@ -22,7 +22,7 @@ import (
 // controller, the collection, the dispatch and the apply, in seconds.
 const follow = 15 * time.Second
 
-// TestMCSCRDsOnTheHost (item 1): flotilla-apiserver installs the MCS API's
+// TestMCSCRDsOnTheHost: flotilla-apiserver installs the MCS API's
 // CRDs on the host at start, with the upstream kinds, and they reach the
 // members with a ClusterPropagationPolicy.
 func TestMCSCRDsOnTheHost(t *testing.T) {
@@ -64,7 +64,7 @@ func TestMCSCRDsOnTheHost(t *testing.T) {
 	}
 }
 
-// TestServiceExportImport (items 2 and 6, the seed's flow): nginx divided
+// TestServiceExportImport (the seed's flow): nginx divided
 // over member1 and member2 with its Service, exported from both and
 // imported into member3. member3 gets derived-nginx, whose EndpointSlices
 // list every Ready pod of member1 and member2, and follow a scale-up and a
@@ -189,7 +189,7 @@ func TestServiceExportImport(t *testing.T) {
 	})
 }
 
-// TestServiceImportLeavesMembersObjects (item 4's "nothing deleted that
+// TestServiceImportLeavesMembersObjects ("nothing deleted that
 // Flotilla did not create"): member3 has a Service derived-web of its own
 // and a ServiceImport Flotilla did not apply. Importing web neither
 // changes nor, once the import is deleted, removes member3's derived-web;
@@ -284,7 +284,7 @@ spec:
 	checkOwn()
 }
 
-// TestNotReadyMemberWithdrawn (item 2): member2 stops answering; once it
+// TestNotReadyMemberWithdrawn: member2 stops answering; once it
 // is NotReady its endpoints leave member3's derived-nginx and the control
 // plane's copies, member1's stay, and they come back when member2 does.
 func TestNotReadyMemberWithdrawn(t *testing.T) {

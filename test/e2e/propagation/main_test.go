@@ -1,5 +1,6 @@
 // Package propagation holds the e2e tests of the propagation pipeline:
-// scenarios S2 to S5 of SCENARIOS.md against real member clusters.
+// weighted division, placement variants, CRDs and dependencies, overrides
+// and the Lua interpreter (as in samples/) against real member clusters.
 package propagation
 
 import (

@@ -39,9 +39,9 @@ spec:
     spec: {containers: [{name: nginx, image: nginx:1.7.9}]}
 `
 
-// S2: a Deployment divided 1:1 by weight over member1 and member2, with its
-// aggregated status, events and binding on the control plane; scaling,
-// moving, policy deletion and template deletion.
+// TestS2WeightedDivision: a Deployment divided 1:1 by weight over member1
+// and member2, with its aggregated status, events and binding on the
+// control plane; scaling, moving, policy deletion and template deletion.
 func TestS2WeightedDivision(t *testing.T) {
 	const ns, name = "default", "nginx"
 	t.Cleanup(func() { cleanupDefault(t, name) })
@@ -112,7 +112,7 @@ func TestS2WeightedDivision(t *testing.T) {
 	wantDeployments(t, 60*time.Second, ns, name, map[string]string{"member1": "-", "member2": "-"})
 }
 
-// S2: the policy may come before or after the Deployment.
+// TestS2PolicyFirst: the policy may come before or after the Deployment.
 func TestS2PolicyFirst(t *testing.T) {
 	const ns, name = "default", "web"
 	t.Cleanup(func() { cleanupDefault(t, name) })
@@ -126,8 +126,8 @@ func TestS2PolicyFirst(t *testing.T) {
 	wantDeployments(t, 60*time.Second, ns, name, map[string]string{"member1": "-", "member2": "-"})
 }
 
-// cleanupDefault deletes what an S2 test may have left in default when it
-// failed half-way: the Deployment name and its policy.
+// cleanupDefault deletes what a weighted-division test may have left in
+// default when it failed half-way: the Deployment name and its policy.
 func cleanupDefault(t *testing.T, name string) {
 	_, _ = kubectl(t, "delete", "-n", "default", "--ignore-not-found", "deployment/"+name, "propagationpolicy/"+name+"-propagation")
 }

@@ -12,7 +12,7 @@ import (
 
 const both = "    clusterAffinity: {clusterNames: [member1, member2]}\n"
 
-// S3: Duplicated gives every cluster all the replicas.
+// TestS3Duplicated: Duplicated gives every cluster all the replicas.
 func TestS3Duplicated(t *testing.T) {
 	ns := namespace(t, "s3-duplicated")
 	apply(t, policy("dup", ns, "", both+"    replicaScheduling: {replicaSchedulingType: Duplicated}\n", ""))
@@ -20,7 +20,8 @@ func TestS3Duplicated(t *testing.T) {
 	wantReplicas(t, 90*time.Second, ns, "web", map[string]int32{"member1": 3, "member2": 3})
 }
 
-// S3: label and field selectors and exclusions select the clusters.
+// TestS3ClusterSelectors: label and field selectors and exclusions select
+// the clusters.
 func TestS3ClusterSelectors(t *testing.T) {
 	ns := namespace(t, "s3-selectors")
 	labelCluster(t, "member1", `{"metadata":{"labels":{"location":"us"}}}`, `{"metadata":{"labels":{"location":null}}}`)
@@ -37,8 +38,8 @@ func TestS3ClusterSelectors(t *testing.T) {
 	wantReplicas(t, 30*time.Second, ns, "by-exclude", map[string]int32{"member1": -1, "member2": 1})
 }
 
-// S3: ordered clusterAffinities: the first group that fits is used, and
-// the binding says which.
+// TestS3ClusterAffinities: ordered clusterAffinities: the first group that
+// fits is used, and the binding says which.
 func TestS3ClusterAffinities(t *testing.T) {
 	ns := namespace(t, "s3-affinities")
 	placement := `    clusterAffinities:
@@ -59,7 +60,7 @@ func TestS3ClusterAffinities(t *testing.T) {
 	})
 }
 
-// S3: a NoSchedule taint keeps workloads away unless tolerated.
+// TestS3Taints: a NoSchedule taint keeps workloads away unless tolerated.
 func TestS3Taints(t *testing.T) {
 	ns := namespace(t, "s3-taints")
 	out, err := flotillactl(t, "taint", "clusters", "member1", "dedicated=special-user:NoSchedule")
@@ -77,9 +78,9 @@ func TestS3Taints(t *testing.T) {
 	wantReplicas(t, 30*time.Second, ns, "intolerant", map[string]int32{"member1": -1, "member2": 1})
 }
 
-// S3: Aggregated uses as few clusters as capacity allows; dynamic weights
-// divide in proportion to what each cluster can still run (member1 has
-// twice member2's CPUs).
+// TestS3DynamicDivision: Aggregated uses as few clusters as capacity
+// allows; dynamic weights divide in proportion to what each cluster can
+// still run (member1 has twice member2's CPUs).
 func TestS3DynamicDivision(t *testing.T) {
 	ns := namespace(t, "s3-dynamic")
 	// Division follows the capacity the members report; wait until both
@@ -117,7 +118,7 @@ func TestS3DynamicDivision(t *testing.T) {
 	})
 }
 
-// S3: spread constraints bound the number of clusters.
+// TestS3SpreadConstraints: spread constraints bound the number of clusters.
 func TestS3SpreadConstraints(t *testing.T) {
 	ns := namespace(t, "s3-spread")
 	apply(t, policy("one-cluster", ns, "web", both+
@@ -133,9 +134,9 @@ func TestS3SpreadConstraints(t *testing.T) {
 	})
 }
 
-// S3: of two matching policies, explicit priority wins; at equal priority
-// a name match beats a label match beats a kind-only match; a
-// PropagationPolicy beats a ClusterPropagationPolicy.
+// TestS3PolicyPriority: of two matching policies, explicit priority wins;
+// at equal priority a name match beats a label match beats a kind-only
+// match; a PropagationPolicy beats a ClusterPropagationPolicy.
 func TestS3PolicyPriority(t *testing.T) {
 	ns := namespace(t, "s3-priority")
 	to := func(c string) string {

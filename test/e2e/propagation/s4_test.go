@@ -17,8 +17,9 @@ import (
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
-// S4: a namespace created on the control plane appears in every member;
-// its deletion follows. Skipped namespaces stay home.
+// TestS4NamespaceAutoPropagation: a namespace created on the control plane
+// appears in every member; its deletion follows. Skipped namespaces stay
+// home.
 func TestS4NamespaceAutoPropagation(t *testing.T) {
 	if out, err := kubectl(t, "create", "namespace", "s4-team"); err != nil {
 		t.Fatalf("%v %s", err, out)
@@ -57,8 +58,9 @@ metadata: {name: s4-private, labels: {namespace.karmada.io/skip-auto-propagation
 	})
 }
 
-// S4: with propagateDeps the ConfigMaps, Secrets, ServiceAccount and PVCs
-// a Deployment references follow it to its clusters, and only there.
+// TestS4PropagateDeps: with propagateDeps the ConfigMaps, Secrets,
+// ServiceAccount and PVCs a Deployment references follow it to its
+// clusters, and only there.
 func TestS4PropagateDeps(t *testing.T) {
 	ns := namespace(t, "s4-deps")
 	apply(t, fmt.Sprintf(`apiVersion: v1
@@ -136,8 +138,9 @@ spec:
 
 var guestbooks = schema.GroupVersionResource{Group: "webapp.my.domain", Version: "v1", Resource: "guestbooks"}
 
-// S4: the Guestbook CRD goes to member1 by a ClusterPropagationPolicy, then
-// a Guestbook by a PropagationPolicy; member2 gets neither.
+// TestS4CRD: the Guestbook CRD goes to member1 by a
+// ClusterPropagationPolicy, then a Guestbook by a PropagationPolicy;
+// member2 gets neither.
 func TestS4CRD(t *testing.T) {
 	guestbookSample(t)
 	cfg, err := framework.Env.Member("member2").RESTConfig()
@@ -149,7 +152,7 @@ func TestS4CRD(t *testing.T) {
 	}
 }
 
-// guestbookSample applies S4's samples (the Guestbook CRD to member1, then
+// guestbookSample applies samples/s4/ (the Guestbook CRD to member1, then
 // guestbook-sample in default to member1) and waits until member1 has the
 // Guestbook. Applying is idempotent: TestS4CRD and TestS5PlaintextOverride
 // each call it, in any order, and leave the samples in place (deleting a

@@ -13,8 +13,8 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// S5: a plaintext OverridePolicy changes the Guestbook in member1 only
-// (the Guestbook of S4's samples, applied here too).
+// TestS5PlaintextOverride: a plaintext OverridePolicy changes the Guestbook
+// in member1 only (the Guestbook of samples/s4/, applied here too).
 func TestS5PlaintextOverride(t *testing.T) {
 	guestbookSample(t)
 	apply(t, `apiVersion: policy.karmada.io/v1alpha1
@@ -51,7 +51,7 @@ spec:
 	})
 }
 
-// S5: image, args, labels and annotations overriders of a
+// TestS5ClusterOverrides: image, args, labels and annotations overriders of a
 // ClusterOverridePolicy apply in every namespace, to member2 only; several
 // matching policies apply in order (the later name wins).
 func TestS5ClusterOverrides(t *testing.T) {

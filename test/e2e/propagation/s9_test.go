@@ -49,11 +49,12 @@ spec:
 `, ns, image)
 }
 
-// S9: a ResourceInterpreterCustomization teaches Flotilla the Workload
-// kind: its replicas are divided 2:1 (GetReplicas, ReviseReplica), a
-// member's own spec.paused survives the next sync (Retain), the members'
-// status is reflected and aggregated onto the control-plane Workload
-// (ReflectStatus, AggregateStatus), and health is interpreted.
+// TestS9CustomInterpreter: a ResourceInterpreterCustomization teaches
+// Flotilla the Workload kind: its replicas are divided 2:1 (GetReplicas,
+// ReviseReplica), a member's own spec.paused survives the next sync
+// (Retain), the members' status is reflected and aggregated onto the
+// control-plane Workload (ReflectStatus, AggregateStatus), and health is
+// interpreted.
 func TestS9CustomInterpreter(t *testing.T) {
 	root, err := env.RepoRoot()
 	if err != nil {
@@ -143,7 +144,7 @@ func TestS9CustomInterpreter(t *testing.T) {
 	})
 }
 
-// workloadBinding describes the binding of the S9 Workload for failure messages.
+// workloadBinding describes the binding of the Workload for failure messages.
 func workloadBinding(ctx context.Context, t *testing.T, ns string) string {
 	rb, err := karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, "nginx-workload", metav1.GetOptions{})
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestPullCRD (S10): a CRD and an object of it reach member3 through its
+// TestPullCRD: a CRD and an object of it reach member3 through its
 // agent.
 func TestPullCRD(t *testing.T) {
 	pullMember(t)
@@ -82,7 +82,7 @@ spec:
 	})
 }
 
-// TestPullSearchAndMetrics (S10): search's cache and the metrics adapter
+// TestPullSearchAndMetrics: search's cache and the metrics adapter
 // reach member3 through the tunnel like any member.
 func TestPullSearchAndMetrics(t *testing.T) {
 	pullMember(t)

@@ -1,4 +1,4 @@
-// Package pull holds the e2e tests of Pull mode (issue 14, scenario S10):
+// Package pull holds the e2e tests of Pull mode:
 // member3 is reached only by its flotilla-agent; member1 is a push member
 // for comparison.
 package pull

@@ -13,7 +13,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 )
 
-// TestAgentLeastPrivilege (S10): member3's agent identity reaches its own
+// TestAgentLeastPrivilege: member3's agent identity reaches its own
 // Cluster, Works and Lease, and is refused member1's Cluster and Works,
 // the Clusters list and the control plane's Secrets.
 func TestAgentLeastPrivilege(t *testing.T) {

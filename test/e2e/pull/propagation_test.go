@@ -11,7 +11,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestPullPropagation (S10): S2's divided Deployment, an override and a
+// TestPullPropagation: the weighted division's Deployment, an override and a
 // dependency ConfigMap reach member3 through its agent, and the status
 // comes back, as for the push member.
 func TestPullPropagation(t *testing.T) {

@@ -48,7 +48,7 @@ func kubectlAs(t *testing.T, kubeconfig string, args ...string) (string, error) 
 	return framework.KubectlAt(t, kubeconfig, args...)
 }
 
-// TestPullProxy (S10): with member3's Cluster pointing at an unroutable
+// TestPullProxy: with member3's Cluster pointing at an unroutable
 // endpoint, tom's clusters/member3/proxy access (get, watch, logs -f, exec)
 // works through the agent's tunnel, with member3's RBAC deciding.
 func TestPullProxy(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestAgentKilled (S10): the agent killed with SIGKILL leaves member3
+// TestAgentKilled: the agent killed with SIGKILL leaves member3
 // Ready Unknown once the grace period has passed; restarted, it brings
 // member3 back to Ready and rewrites nothing it had applied.
 func TestAgentKilled(t *testing.T) {

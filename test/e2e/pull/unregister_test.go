@@ -14,7 +14,7 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestUnregister (S10): flotillactl unregister removes member3's Cluster
+// TestUnregister: flotillactl unregister removes member3's Cluster
 // from the control plane and the agent's credentials from member3. The
 // agent runs meanwhile: deleting the Cluster deletes its Works, and the
 // agent removes what they propagated to member3 (as unjoin does for push

@@ -50,8 +50,9 @@ var (
 	readerRule   = rbacv1.PolicyRule{APIGroups: []string{"", "apps"}, Resources: []string{"pods", "deployments"}, Verbs: []string{"get", "list", "watch"}}
 )
 
-// S7, per user: the control plane's RBAC decides which clusters, the
-// member's which objects; the control-plane plugin acts as the caller.
+// TestS7PerUserAccess: per user, the control plane's RBAC decides which
+// clusters, the member's which objects; the control-plane plugin acts as
+// the caller.
 func TestS7PerUserAccess(t *testing.T) {
 	setup(t)
 	ctx := t.Context()
@@ -174,8 +175,9 @@ func fullText(t *testing.T, cfg *rest.Config, q string) fullTextResult {
 	return res
 }
 
-// S7: a bleve query finds a Deployment by image across clusters, with
-// facet counts per cluster; a bad query is a 400 naming the position.
+// TestS7FullText: a bleve query finds a Deployment by image across
+// clusters, with facet counts per cluster; a bad query is a 400 naming the
+// position.
 func TestS7FullText(t *testing.T) {
 	setup(t)
 	admin := adminConfig(t)
@@ -203,7 +205,8 @@ func TestS7FullText(t *testing.T) {
 	}
 }
 
-// S7: bad input is refused with a clear message and changes nothing.
+// TestS7BadInput: bad input is refused with a clear message and changes
+// nothing.
 func TestS7BadInput(t *testing.T) {
 	setup(t)
 	ctx := t.Context()
@@ -243,7 +246,8 @@ func TestS7BadInput(t *testing.T) {
 	}
 }
 
-// S7: a registry's Ready condition names what could not be cached.
+// TestS7RegistryStatusNamesFailures: a registry's Ready condition names
+// what could not be cached.
 func TestS7RegistryStatusNamesFailures(t *testing.T) {
 	setup(t)
 	reg := &searchv1alpha1.ResourceRegistry{ObjectMeta: metav1.ObjectMeta{Name: "unknown-kind"}, Spec: searchv1alpha1.ResourceRegistrySpec{

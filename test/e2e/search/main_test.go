@@ -1,4 +1,4 @@
-// Package search is the e2e suite of S7: the multi-cluster cache behind
+// Package search is the e2e suite of search: the multi-cluster cache behind
 // search.karmada.io's search/cache, proxying/{name}/proxy and search/fulltext,
 // against real member API servers.
 package search

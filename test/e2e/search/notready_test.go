@@ -13,10 +13,10 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// S7: a cluster going NotReady drops its objects from the cache and ends
-// the watches across it (clients watch again and see the remaining
-// cluster); when it is back, so are its objects. It runs last (file name)
-// because it stops member2's API server.
+// TestS7ClusterNotReady: a cluster going NotReady drops its objects from
+// the cache and ends the watches across it (clients watch again and see the
+// remaining cluster); when it is back, so are its objects. It runs last
+// (file name) because it stops member2's API server.
 func TestS7ClusterNotReady(t *testing.T) {
 	setup(t)
 	ctx := t.Context()

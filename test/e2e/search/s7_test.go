@@ -35,7 +35,7 @@ var fixtureState struct {
 func setup(t *testing.T) {
 	t.Helper()
 	if fixtureState.failed {
-		t.Fatal("the S7 fixture failed in an earlier test")
+		t.Fatal("the search fixture failed in an earlier test")
 	}
 	if fixtureState.done {
 		return
@@ -45,7 +45,7 @@ func setup(t *testing.T) {
 	fixtureState.failed, fixtureState.done = t.Failed(), true
 }
 
-// fixture creates, directly in the members, the objects S7 searches:
+// fixture creates, directly in the members, the objects the suite searches:
 // web (member1) and api (member2) running nginx, shared in both, a pod
 // with a log in member1, and a Secret in each; then a ResourceRegistry
 // caching Deployments, Pods and (in ns) Secrets of both members.
@@ -156,8 +156,9 @@ func waitList(t *testing.T, path string, want []string) list {
 	return l
 }
 
-// S7: list and get across member1 and member2, selectors, pagination,
-// the cluster plugin, watch and kubectl through the proxying endpoint.
+// TestS7Search: list and get across member1 and member2, selectors,
+// pagination, the cluster plugin, watch and kubectl through the proxying
+// endpoint.
 func TestS7Search(t *testing.T) {
 	setup(t)
 	deployments := searchPrefix + "cache/apis/apps/v1/namespaces/" + ns + "/deployments"
