@@ -1,13 +1,12 @@
-// Package agent is flotilla-agent: it runs next to a member the control
-// plane cannot reach (Pull mode, API-SPEC §2) and does for that member
-// alone what the control plane does for push members: it applies the
-// Works of the cluster's execution namespace (the same execution
-// controller, no-op skip included), reports the cluster's status and
-// renews its heartbeat Lease, reading the interpreter customizations from
-// the control plane. Its control-plane identity is the cluster's own
-// (system:karmada:agent:<cluster>): it watches only its Cluster and its
-// execution namespace. It renews that identity's client certificate before
-// it expires (rotation.go).
+// Package agent is flotilla-agent: it runs next to a member the control plane
+// cannot reach (Pull mode; docs/compatibility.md, Clusters) and does for that
+// member alone what the control plane does for push members: it applies the
+// Works of the cluster's execution namespace (the same execution controller,
+// no-op skip included), reports the cluster's status and renews its heartbeat
+// Lease, reading the interpreter customizations from the control plane. Its
+// control-plane identity is the cluster's own (system:karmada:agent:<cluster>):
+// it watches only its Cluster and its execution namespace. It renews that
+// identity's client certificate before it expires (rotation.go).
 package agent
 
 import (

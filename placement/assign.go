@@ -10,11 +10,11 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
 
-// assignReplicas gives each selected cluster its replicas (API-SPEC §10.3):
-// a binding without replicas goes to every cluster as is; Duplicated gives
-// each the full count; Divided divides it with static weights, or
-// dynamically by available replicas (Weighted+AvailableReplicas,
-// Aggregated). The result is sorted by name, without empty clusters.
+// assignReplicas gives each selected cluster its replicas, as karmada-scheduler
+// does: a binding without replicas goes to every cluster as is; Duplicated
+// gives each the full count; Divided divides it with static weights, or
+// dynamically by available replicas (Weighted+AvailableReplicas, Aggregated).
+// The result is sorted by name, without empty clusters.
 func assignReplicas(selected []candidate, in input) ([]workv1alpha2.TargetCluster, error) {
 	spec, p := in.spec, in.spec.Placement
 	if hasComponents(spec) {
@@ -36,13 +36,13 @@ func assignReplicas(selected []candidate, in input) ([]workv1alpha2.TargetCluste
 	return assignDynamic(selected, in)
 }
 
-// assignTiers fills the overflow tiers in order (API-SPEC §10.3). In the
-// steady mode what the tiers hold is kept: new replicas go to the first
-// tier with room (its clusters' available replicas beyond what they hold),
-// the last taking the rest or failing; fewer replicas are taken back from
-// the last tiers first, so a workload that shrinks retracts from its
-// overflow clusters. The fresh mode fills the tiers from nothing. Within a
-// tier the replicas are divided dynamically.
+// assignTiers fills the overflow tiers in order, as Karmada does. In the steady
+// mode what the tiers hold is kept: new replicas go to the first tier with room
+// (its clusters' available replicas beyond what they hold), the last taking the
+// rest or failing; fewer replicas are taken back from the last tiers first, so
+// a workload that shrinks retracts from its overflow clusters. The fresh mode
+// fills the tiers from nothing. Within a tier the replicas are divided
+// dynamically.
 func assignTiers(selected []candidate, in input) ([]workv1alpha2.TargetCluster, error) {
 	selected = slices.Clone(selected)
 	slices.SortStableFunc(selected, func(a, b candidate) int { return cmp.Compare(a.tier, b.tier) })

@@ -143,11 +143,11 @@ func TestAssignReplicas(t *testing.T) {
 	}
 }
 
-// API-SPEC §10.3: "Initial seats (existing assignment) are honoured" —
-// Karmada's dynamic scale-up divides the delta with the scheduled replicas
-// as initial Webster seats (AllocateWebsterSeats' initialAssignments).
-// a holds 3, available a 12, b 10, one more replica: a's average is
-// 12/(2*3+1) ≈ 1.7 against b's 10/1, so b gets it.
+// The existing assignment counts as initial seats: Karmada's dynamic scale-up
+// divides the delta with the scheduled replicas as initial Webster seats
+// (AllocateWebsterSeats' initialAssignments). a holds 3, available a 12, b 10,
+// one more replica: a's average is 12/(2*3+1) ≈ 1.7 against b's 10/1, so b gets
+// it.
 func TestAssignDynamicScaleUpHonoursInitialSeats(t *testing.T) {
 	t.Parallel()
 	spec := pt.BindingSpec(4, &policyv1alpha1.Placement{ReplicaScheduling: pt.DynamicRS()}, pt.At("a", 3))

@@ -108,9 +108,9 @@ func TestAvailableReplicas(t *testing.T) {
 	}
 }
 
-// API-SPEC §10.3: "unknown (MaxInt32) -> spec.replicas" (Karmada's
-// calAvailableReplicas). A cluster whose estimate reaches MaxInt32 should
-// weigh spec.replicas in a dynamic division, not MaxInt32.
+// An unknown estimate (MaxInt32) counts as spec.replicas (Karmada's
+// calAvailableReplicas). A cluster whose estimate reaches MaxInt32 should weigh
+// spec.replicas in a dynamic division, not MaxInt32.
 func TestAvailableReplicasUnknownBecomesSpecReplicas(t *testing.T) {
 	t.Parallel()
 	clusters := []*clusterv1alpha1.Cluster{pt.Cluster("a", pt.WithPods("1099511627776")), pt.Cluster("b", pt.WithPods("10"))}

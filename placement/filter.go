@@ -15,8 +15,8 @@ import (
 	"github.com/flotilla-io/flotilla/selectors"
 )
 
-// filter returns the clusters a binding may be placed on under affinity,
-// and, when none may, why each was refused (API-SPEC §10.3 filter plugins).
+// filter returns the clusters a binding may be placed on under affinity, and,
+// when none may, why each was refused (karmada-scheduler's filter plugins).
 // Clusters the binding already runs on skip the API enablement and taint
 // checks, so a running workload is not moved by them.
 func filter(clusters []*clusterv1alpha1.Cluster, spec *workv1alpha2.ResourceBindingSpec, affinity *policyv1alpha1.ClusterAffinity,

@@ -1,14 +1,13 @@
 // Package placement is the scheduling algorithm of Flotilla, as
-// karmada-scheduler places bindings (API-SPEC §10.3): it filters the
-// clusters (API enablement, taints, cluster affinity or the ordered
-// clusterAffinities with their overflow affinities, spread constraint
-// fields, evictions, workload affinity groups), orders them (locality,
-// available replicas, name), selects them under the spread constraints and
-// divides the replicas (Duplicated, static weights, dynamic weights by
-// available replicas, Aggregated; Webster's method with Karmada's
-// deterministic tie-break). A workload described by components is placed
-// as a whole instead (see components.go). It also divides a Job's
-// completions the same way.
+// karmada-scheduler places bindings (docs/compatibility.md, Scheduling): it
+// filters the clusters (API enablement, taints, cluster affinity or the ordered
+// clusterAffinities with their overflow affinities, spread constraint fields,
+// evictions, workload affinity groups), orders them (locality, available
+// replicas, name), selects them under the spread constraints and divides the
+// replicas (Duplicated, static weights, dynamic weights by available replicas,
+// Aggregated; Webster's method with Karmada's deterministic tie-break). A
+// workload described by components is placed as a whole instead (see
+// components.go). It also divides a Job's completions the same way.
 //
 // It is pure: it reads what it is given and imports no client. The
 // scheduler controller (controllers/scheduler) calls Schedule and writes

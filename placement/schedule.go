@@ -71,8 +71,8 @@ func (in input) stopwatch() (mark func(step string)) {
 	}
 }
 
-// peerClusters are where the other members of a binding's workload
-// affinity groups run (namespace-scoped, API-SPEC §10.3).
+// peerClusters are where the other members of a binding's workload affinity
+// groups run (namespace-scoped, as in Karmada).
 type peerClusters struct {
 	// affinity, when not nil, are the clusters the affinity group already
 	// runs on: the binding must go to one of them. The first member of a
@@ -83,10 +83,10 @@ type peerClusters struct {
 	antiAffinity map[string]bool
 }
 
-// schedule places a binding (API-SPEC §10.3). With clusterAffinities the
-// terms are tried in order from the one in use (the first after a
-// triggered reschedule); the first that schedules wins. When none does the
-// first error is returned and the caller keeps the current result.
+// schedule places a binding. With clusterAffinities the terms are tried in
+// order from the one in use (the first after a triggered reschedule); the first
+// that schedules wins. When none does the first error is returned and the
+// caller keeps the current result.
 func schedule(in input) (decision, error) {
 	p := in.spec.Placement
 	if len(p.ClusterAffinities) == 0 {

@@ -137,9 +137,9 @@ func TestScheduleConsidered(t *testing.T) {
 	}
 }
 
-// API-SPEC §10.3: a clusterAffinities term's overflowAffinities join the
-// candidates (for workloads) as later tiers; "each tier filled up to its
-// capacity in order". a (tier 0) has room for 10, b (overflow) for 10.
+// A clusterAffinities term's overflowAffinities join the candidates (for
+// workloads) as later tiers, each filled up to its capacity in order.
+// a (tier 0) has room for 10, b (overflow) for 10.
 func TestScheduleOverflowAffinities(t *testing.T) {
 	t.Parallel()
 	in := input{

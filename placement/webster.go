@@ -18,11 +18,11 @@ type party struct {
 }
 
 // webster hands out total seats one by one to the party with the largest
-// votes/(2*seats+1) — Webster's (Sainte-Laguë) highest-averages method —
-// on top of the seats each party already holds. Ties go to the party with
-// fewer seats, then to the smaller name, or to the larger name when
-// descending is set (API-SPEC §10.3). Parties without votes get nothing.
-// The result holds every party's seats, initial ones included.
+// votes/(2*seats+1) — Webster's (Sainte-Laguë) highest-averages method — on top
+// of the seats each party already holds. Ties go to the party with fewer seats,
+// then to the smaller name, or to the larger name when descending is set, as
+// Karmada breaks ties. Parties without votes get nothing. The result holds
+// every party's seats, initial ones included.
 func webster(total int32, parties []party, descending bool) map[string]int32 {
 	ps := slices.Clone(parties)
 	out := make(map[string]int32, len(ps))

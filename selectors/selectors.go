@@ -1,6 +1,7 @@
 // Package selectors matches policies' resource selectors against resource
-// templates and cluster affinities against clusters, the two matching rules
-// the detector, scheduler and binding controller share (API-SPEC §3, §10.1).
+// templates and cluster affinities against clusters, the two matching rules the
+// detector, scheduler and binding controller share (docs/compatibility.md,
+// Policies and placement).
 package selectors
 
 import (
@@ -15,8 +16,8 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 )
 
-// Implicit priorities of a selector match (API-SPEC §10.1): the more
-// specific the selector, the higher.
+// Implicit priorities of a selector match, Karmada's: the more specific the
+// selector, the higher.
 const (
 	NoMatch       = 0
 	MatchAll      = 1

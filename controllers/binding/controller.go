@@ -1,8 +1,9 @@
 // Package binding turns scheduled (Cluster)ResourceBindings into Works: per
 // target cluster, the template with its replicas revised, the overrides for
 // that cluster applied, pruned and labelled as Karmada does, written to
-// karmada-es-<cluster> (API-SPEC §3.2, §4, §9). Works of clusters no longer
-// targeted go; a binding being deleted waits for its Works to go.
+// karmada-es-<cluster> (docs/compatibility.md, Bindings and Works). Works of
+// clusters no longer targeted go; a binding being deleted waits for its Works
+// to go.
 package binding
 
 import (

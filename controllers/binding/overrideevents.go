@@ -9,7 +9,8 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 )
 
-// Event reasons of override policies, recorded on templates (API-SPEC §14).
+// Event reasons of override policies, recorded on templates
+// (docs/compatibility.md, Events).
 const (
 	EventReasonApplyOverridePolicySucceed = "ApplyOverridePolicySucceed"
 	EventReasonApplyOverridePolicyFailed  = "ApplyOverridePolicyFailed"

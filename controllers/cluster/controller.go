@@ -54,7 +54,7 @@ type Controller struct {
 	recorder      record.EventRecorder
 }
 
-// Event reasons on Clusters, Karmada's (API-SPEC §14).
+// Event reasons on Clusters, Karmada's (docs/compatibility.md, Events).
 const (
 	EventReasonCreateExecutionSpaceSucceed = "CreateExecutionSpaceSucceed"
 	EventReasonCreateExecutionSpaceFailed  = "CreateExecutionSpaceFailed"

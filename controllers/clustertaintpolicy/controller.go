@@ -30,7 +30,8 @@ import (
 // ControllerName is the name of the controller in --controllers.
 const ControllerName = "clusterTaintPolicy"
 
-// Event reasons (API-SPEC §14), recorded on the cluster.
+// Event reasons, Karmada's, recorded on the cluster (docs/compatibility.md,
+// Events).
 const (
 	ReasonTaintClusterSucceed = "TaintClusterSucceed"
 	ReasonTaintClusterFailed  = "TaintClusterFailed"

@@ -1,8 +1,8 @@
 // Package dependencies propagates what a template depends on (ConfigMaps,
-// Secrets, ServiceAccounts, PVCs... as the interpreter's GetDependencies
-// says) to the clusters the template is scheduled to, for bindings with
-// propagateDeps (Karmada's dependencies distributor, API-SPEC §9): each
-// dependency gets an "attached" ResourceBinding whose spec.requiredBy
+// Secrets, ServiceAccounts, PVCs... as the interpreter's GetDependencies says)
+// to the clusters the template is scheduled to, for bindings with propagateDeps
+// (Karmada's dependencies distributor; docs/compatibility.md, Dependencies):
+// each dependency gets an "attached" ResourceBinding whose spec.requiredBy
 // snapshots the clusters of every binding depending on it; the binding
 // controller propagates it to the union of those clusters.
 package dependencies

@@ -9,7 +9,7 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
 
-// Event reasons, Karmada's (API-SPEC §14).
+// Event reasons, Karmada's (docs/compatibility.md, Events).
 const (
 	EventReasonGetDependenciesSucceed                  = "GetDependenciesSucceed"
 	EventReasonGetDependenciesFailed                   = "GetDependenciesFailed"

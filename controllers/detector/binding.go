@@ -26,7 +26,9 @@ import (
 var ownedSpecKeys = []string{"resource", "propagateDeps", "replicaRequirements", "replicas", "components", "placement", "schedulerName",
 	"failover", "conflictResolution", "suspension", "preserveResourcesOnDeletion", "workloadAffinityGroups", "schedulePriority"}
 
-// desiredSpec builds the binding spec of obj under policy p (API-SPEC §10.2).
+// desiredSpec builds the binding spec of obj under policy p: what the binding
+// takes from the policy and from the interpreter (docs/compatibility.md, Which
+// policy claims a template).
 func (c *Controller) desiredSpec(gvk schema.GroupVersionKind, obj *unstructured.Unstructured, p *policy, existing *workv1alpha2.ResourceBindingSpec) (*workv1alpha2.ResourceBindingSpec, error) {
 	spec := &workv1alpha2.ResourceBindingSpec{
 		Resource: workv1alpha2.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(),
@@ -92,7 +94,7 @@ type getComponentsError struct{ error }
 func (e *getComponentsError) Unwrap() error { return e.error }
 
 // affinityGroups names the workload affinity groups of a template:
-// "<groupByLabelKey>=<the template's value>" (API-SPEC §10.2); a template
+// "<groupByLabelKey>=<the template's value>", as Karmada names them; a template
 // without the label is in no group.
 func affinityGroups(wa *policyv1alpha1.WorkloadAffinity, lbls map[string]string) *workv1alpha2.WorkloadAffinityGroups {
 	if wa == nil {
@@ -115,8 +117,9 @@ func affinityGroups(wa *policyv1alpha1.WorkloadAffinity, lbls map[string]string)
 	return g
 }
 
-// conflictResolution is the policy's, unless the template's annotation
-// asks otherwise (API-SPEC §9).
+// conflictResolution is the policy's (Abort when unset), unless the template's
+// work.karmada.io/conflict-resolution annotation says overwrite or abort; other
+// values are ignored, as in Karmada.
 func conflictResolution(obj *unstructured.Unstructured, p *policy) policyv1alpha1.ConflictResolution {
 	switch obj.GetAnnotations()[workv1alpha2.ResourceConflictResolutionAnnotation] {
 	case workv1alpha2.ResourceConflictResolutionOverwrite:

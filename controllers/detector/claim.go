@@ -13,8 +13,9 @@ import (
 
 var everything = labels.Everything()
 
-// claimMeta is the claim metadata of p (API-SPEC §9), with nil values for
-// the keys of the other policy kind so a patch removes them.
+// claimMeta is the claim metadata of p (the policy's permanent-id label and
+// name annotations, Karmada's), with nil values for the keys of the other
+// policy kind so a patch removes them.
 func claimMeta(p *policy) (lbls, annos map[string]any) {
 	if p.Cluster {
 		return map[string]any{

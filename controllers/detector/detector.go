@@ -1,7 +1,8 @@
 // Package detector matches resource templates on the host with
 // (Cluster)PropagationPolicies, claims them for the winning policy and keeps
-// their (Cluster)ResourceBindings in step (API-SPEC §10.1, §10.2). It also
-// runs the policies' deletion: claims are removed, member objects stay.
+// their (Cluster)ResourceBindings in step (docs/compatibility.md, Which policy
+// claims a template). It also runs the policies' deletion: claims are removed,
+// member objects stay.
 package detector
 
 import (

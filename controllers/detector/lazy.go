@@ -10,9 +10,8 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 )
 
-// A policy with activationPreference Lazy takes effect on a template only
-// when the template itself next changes (API-SPEC §10.1), as Karmada's
-// detector does it:
+// A policy with activationPreference Lazy takes effect on a template only when
+// the template itself next changes, as Karmada's detector does it:
 //   - a template that existed before the policy (or before this detector
 //     started) is claimed at once, but gets no binding until it changes;
 //   - a template created after the policy is a change: it gets its binding

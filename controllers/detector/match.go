@@ -13,7 +13,7 @@ import (
 	"github.com/flotilla-io/flotilla/selectors"
 )
 
-// Well-known template keys the detector reads (API-SPEC §9).
+// Well-known template keys the detector reads (Karmada's).
 const (
 	// ClaimedByLabel on a template says another system owns it.
 	ClaimedByLabel = workv1alpha2.ResourceTemplateClaimedByLabel
@@ -56,8 +56,9 @@ type candidate struct {
 	implicit int
 }
 
-// better tells whether a beats b: explicit priority, then implicit
-// priority of the best selector match, then the smaller name (API-SPEC §10.1).
+// better tells whether a beats b: explicit priority, then implicit priority of
+// the best selector match, then the smaller name, as Karmada's detector
+// chooses.
 func better(a, b candidate) bool {
 	if a.priority() != b.priority() {
 		return a.priority() > b.priority()
@@ -152,8 +153,8 @@ func choose(pps, cpps []*policy, obj *unstructured.Unstructured, current *policy
 	return current, true
 }
 
-// reservedNamespace tells whether templates in ns are never propagated
-// (API-SPEC §9): Karmada's own namespaces and the skipped kube-* ones.
+// reservedNamespace tells whether templates in ns are never propagated (as in
+// Karmada): Karmada's own namespaces and the skipped kube-* ones.
 func reservedNamespace(ns string) bool {
 	return ns == clusterv1alpha1.SystemNamespace || ns == clusterv1alpha1.SecretNamespace || strings.HasPrefix(ns, names.ExecutionNamespacePrefix) ||
 		strings.HasPrefix(ns, "kube-")

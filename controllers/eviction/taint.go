@@ -33,7 +33,7 @@ import (
 // TaintManagerName is the taint manager's name in --controllers.
 const TaintManagerName = "taintManager"
 
-// Event reasons (API-SPEC §14) on the binding.
+// Event reasons on the binding (docs/compatibility.md, Events).
 const (
 	ReasonEvictWorkloadFromClusterSucceed = "EvictWorkloadFromClusterSucceed"
 	ReasonEvictWorkloadFromClusterFailed  = "EvictWorkloadFromClusterFailed"

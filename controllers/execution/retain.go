@@ -13,13 +13,13 @@ import (
 )
 
 // retainMemberFields copies into desired what belongs to the member object
-// rather than to the Work (API-SPEC §9 "Applying to member"): the
-// resourceVersion the update is made against, finalizers and owner
-// references set by the member's controllers, and the labels and annotations
-// Flotilla does not manage. A key is managed when the manifest carries it,
-// or when the observed object's managed-labels / managed-annotations list
-// names it (it was applied before and has since been removed from the
-// template, so it is removed from the member too).
+// rather than to the Work (docs/compatibility.md, Applying to a member): the
+// resourceVersion the update is made against, finalizers and owner references
+// set by the member's controllers, and the labels and annotations Flotilla does
+// not manage. A key is managed when the manifest carries it, or when the
+// observed object's managed-labels / managed-annotations list names it (it was
+// applied before and has since been removed from the template, so it is removed
+// from the member too).
 func retainMemberFields(desired, observed *unstructured.Unstructured) {
 	desired.SetResourceVersion(observed.GetResourceVersion())
 	desired.SetFinalizers(observed.GetFinalizers())
@@ -87,13 +87,12 @@ func checkConflict(desired, observed *unstructured.Unstructured, cluster string)
 }
 
 // holdsButOwnMetadata tells whether observed, an object Flotilla did not
-// create, already holds want except for the metadata Flotilla adds to
-// what it applies (karmadaLabels, karmadaAnnotations and the conflict
-// resolution the manifest carries). Such an object is taken over without
-// a write: it keeps its resourceVersion, and nothing in the member sees a
-// change (API-SPEC §9 "no-op if semantically equal after pruning"; issue
-// 26: a promoted object keeps running untouched). A later change of the
-// manifest writes it, with the metadata then.
+// create, already holds want except for the metadata Flotilla adds to what it
+// applies (karmadaLabels, karmadaAnnotations and the conflict resolution the
+// manifest carries). Such an object is taken over without a write: it keeps its
+// resourceVersion, and nothing in the member sees a change (as Karmada writes
+// nothing when the pruned objects are equal; a promoted object keeps running
+// untouched). A later change of the manifest writes it, with the metadata then.
 func holdsButOwnMetadata(want, observed *unstructured.Unstructured) bool {
 	stripped := want.DeepCopy()
 	stripped.SetLabels(withoutKeys(stripped.GetLabels(), karmadaLabels))

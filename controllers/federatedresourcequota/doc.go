@@ -1,7 +1,6 @@
 // Package federatedresourcequota carries out the static assignments of
-// FederatedResourceQuotas (API-SPEC §3.3), as Karmada's
-// federatedResourceQuotaSync and federatedResourceQuotaStatus controllers
-// do.
+// FederatedResourceQuotas (docs/compatibility.md, Quotas), as Karmada's
+// federatedResourceQuotaSync and federatedResourceQuotaStatus controllers do.
 //
 // The sync controller turns each spec.staticAssignments[i] into a
 // ResourceQuota of the same name and namespace as the quota, with

@@ -15,11 +15,11 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
 
-// Chain asks its interpreters in order, per operation and kind: the first
-// with a hook for them answers (API-SPEC §5.2: customizations, then
-// webhooks, then the customizations shipped for third-party kinds, then
-// the native built-ins). When none has a hook, the last
-// one answers, with its "nothing to say" value or its error.
+// Chain asks its interpreters in order, per operation and kind: the first with
+// a hook for them answers (Karmada's order: customizations, then webhooks, then
+// the customizations shipped for third-party kinds, then the native built-ins).
+// When none has a hook, the last one answers, with its "nothing to say" value
+// or its error.
 type Chain []Interpreter
 
 var _ Interpreter = Chain(nil)

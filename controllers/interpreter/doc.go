@@ -1,6 +1,6 @@
-// Package interpreter holds the resource interpreter contract (Interpreter)
-// and the native built-in interpreter (Native) for well-known Kubernetes
-// kinds, as described in API-SPEC §11.
+// Package interpreter holds the resource interpreter contract (Interpreter) and
+// the native built-in interpreter (Native) for well-known Kubernetes kinds
+// (docs/compatibility.md, The resource interpreter).
 //
 // It owns how replicas, replica requirements, retention, status reflection,
 // status aggregation, health and dependencies are read from or written to

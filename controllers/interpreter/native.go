@@ -57,8 +57,9 @@ type (
 	dependencyFunc func(obj *unstructured.Unstructured) ([]DependentObjectReference, error)
 )
 
-// Native is the built-in interpreter for well-known Kubernetes kinds
-// (API-SPEC §11.2). The zero value is not usable; use NewNative.
+// Native is the built-in interpreter for well-known Kubernetes kinds (Karmada's
+// default interpreter; docs/compatibility.md, The resource interpreter). The
+// zero value is not usable; use NewNative.
 type Native struct {
 	// now stamps the conditions AggregateStatus adds; a field so tests can fix it.
 	now        func() time.Time

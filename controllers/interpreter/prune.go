@@ -6,9 +6,9 @@ import (
 	"github.com/flotilla-io/flotilla/apis/work/mutation"
 )
 
-// PruneIrrelevantFields returns a copy of obj without what must not be
-// applied to a member (API-SPEC §11.2 Prune): the same pruning the Work
-// registry applies to every manifest, so the two can never disagree.
+// PruneIrrelevantFields returns a copy of obj without what must not be applied
+// to a member (Karmada's Prune operation): the same pruning the Work registry
+// applies to every manifest, so the two can never disagree.
 func PruneIrrelevantFields(obj *unstructured.Unstructured) *unstructured.Unstructured {
 	out := obj.DeepCopy()
 	if err := mutation.PruneManifest(out); err != nil {

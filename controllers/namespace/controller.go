@@ -144,7 +144,8 @@ func (c *Controller) enqueueAll() {
 }
 
 // Skip tells whether a namespace is never propagated automatically
-// (API-SPEC §9): reserved, default, skipped by pattern or by label.
+// (docs/compatibility.md, Namespaces and deletion protection): reserved,
+// default, skipped by pattern or by label.
 func (c *Controller) Skip(ns *corev1.Namespace) bool {
 	name := ns.Name
 	if name == "default" || name == clusterv1alpha1.SystemNamespace || name == clusterv1alpha1.SecretNamespace || strings.HasPrefix(name, names.ExecutionNamespacePrefix) {

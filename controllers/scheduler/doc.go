@@ -1,10 +1,10 @@
 // Package scheduler places ResourceBindings and ClusterResourceBindings on
-// member clusters, as karmada-scheduler does (API-SPEC §10.3). The
-// decision itself is made by the pure package placement (filter, score,
-// select, divide); this controller reads the caches, gives placement the
-// binding, the clusters, its workload affinity peers and the accurate
-// estimator over the members' own nodes, pods and quotas, and writes the
-// decision.
+// member clusters, as karmada-scheduler does (docs/compatibility.md,
+// Scheduling). The decision itself is made by the pure package placement
+// (filter, score, select, divide); this controller reads the caches, gives
+// placement the binding, the clusters, its workload affinity peers and the
+// accurate estimator over the members' own nodes, pods and quotas, and writes
+// the decision.
 //
 // It owns spec.clusters, the applied-placement annotation and the
 // scheduler's part of the status (schedulerObservedGeneration,

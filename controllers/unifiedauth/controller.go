@@ -38,11 +38,10 @@ const ControllerName = "unified-auth"
 // impersonator service account.
 const ImpersonatorName = "karmada-impersonator"
 
-// Controller keeps the member impersonation RBAC in step with host RBAC.
-// The ClusterRole and ClusterRoleBinding are shipped as Works into the
-// cluster's execution namespace, owned by the Cluster, as Karmada does
-// (API-SPEC §2.2): the execution controller applies them to push members,
-// flotilla-agent to pull members.
+// Controller keeps the member impersonation RBAC in step with host RBAC. The
+// ClusterRole and ClusterRoleBinding are shipped as Works into the cluster's
+// execution namespace, owned by the Cluster, as Karmada does: the execution
+// controller applies them to push members, flotilla-agent to pull members.
 type Controller struct {
 	clusters clusterlisters.ClusterLister
 	synced   []cache.InformerSynced
@@ -71,7 +70,7 @@ func (c *Controller) setReconcilers(roles rbaclisters.ClusterRoleLister, binding
 	}
 }
 
-// Event reasons on Clusters, Karmada's (API-SPEC §14).
+// Event reasons on Clusters, Karmada's (docs/compatibility.md, Events).
 const (
 	EventReasonSyncImpersonationConfigSucceed = "SyncImpersonationConfigSucceed"
 	EventReasonSyncImpersonationConfigFailed  = "SyncImpersonationConfigFailed"

@@ -1,9 +1,9 @@
-// Package verifyarch tests the dependency rules of DESIGN.md as .golangci.yml
-// writes them for depguard: each rule rejects the imports it forbids and lets
-// its exceptions through. It runs golangci-lint with the repository's config
-// over a throwaway module that mirrors the repository's paths, so the real
-// tree is never touched. `make verify` runs it; `make test-unit` leaves it out
-// so that unit tests never need the linter built.
+// Package verifyarch tests the dependency rules (docs/architecture.md) as
+// .golangci.yml writes them for depguard: each rule rejects the imports it
+// forbids and lets its exceptions through. It runs golangci-lint with the
+// repository's config over a throwaway module that mirrors the repository's
+// paths, so the real tree is never touched. `make verify` runs it; `make
+// test-unit` leaves it out so that unit tests never need the linter built.
 package verifyarch
 
 import (

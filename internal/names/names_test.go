@@ -9,7 +9,8 @@ func TestNames(t *testing.T) {
 		got  string
 		want string
 	}{
-		// API-SPEC §9's test vector: Deployment default/nginx hashes to 2439396529.
+		// Deployment default/nginx hashes to 2439396529 (docs/compatibility.md,
+		// Names).
 		{"work name of a namespaced template", WorkName("Deployment", "nginx", "default"), "nginx-687f7fb96f"},
 		{"binding name", BindingName("Deployment", "nginx"), "nginx-deployment"},
 		{"binding name with a colon", BindingName("ClusterRole", "system:aggregate"), "system.aggregate-clusterrole"},

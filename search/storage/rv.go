@@ -10,9 +10,9 @@ import (
 	"unicode/utf8"
 )
 
-// The multi-cluster resourceVersion and continue token, exactly as
-// Karmada's karmada-search encodes them (API-SPEC §7.3), so that a client
-// holding one from either server can resume with the other.
+// The multi-cluster resourceVersion and continue token, exactly as Karmada's
+// karmada-search encodes them (docs/compatibility.md, Search and proxy), so
+// that a client holding one from either server can resume with the other.
 
 // MultiRV maps member clusters to their resourceVersions.
 type MultiRV map[string]string

@@ -10,8 +10,8 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 )
 
-// TestApplyGuestbook is the API-SPEC example: an OverridePolicy on a custom
-// resource replacing /spec/size and adding /metadata/annotations.
+// TestApplyGuestbook: an OverridePolicy on a custom resource (a Guestbook)
+// replacing /spec/size and adding /metadata/annotations.
 func TestApplyGuestbook(t *testing.T) {
 	t.Parallel()
 	gb := &unstructured.Unstructured{Object: map[string]any{

@@ -9,7 +9,8 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 )
 
-// TestApplyArgsAddThenRemove is the API-SPEC example.
+// TestApplyArgsAddThenRemove: an args overrider adds a flag to a container's
+// args, and the same overrider with operator remove takes it away again.
 func TestApplyArgsAddThenRemove(t *testing.T) {
 	t.Parallel()
 	obj := deployment()

@@ -1,6 +1,6 @@
 // Package overrides applies ClusterOverridePolicies and OverridePolicies to a
-// resource template for one member cluster, the way Karmada's override
-// manager does (API-SPEC §3.2), and records what it applied in the
+// resource template for one member cluster, the way Karmada's override manager
+// does (docs/compatibility.md, Overrides), and records what it applied in the
 // policy.karmada.io/applied-(cluster-)overrides annotations of the Work.
 //
 // It owns the selection and ordering of the policies and the semantics of

@@ -57,7 +57,7 @@ func TestOverrideImage(t *testing.T) {
 		want      string
 		wantErr   bool
 	}{
-		{"registry add without registry (API-SPEC)", "myapp:1.0.0", policyv1alpha1.Registry, policyv1alpha1.OverriderOpAdd, "test-repo", "test-repo/myapp:1.0.0", false},
+		{"registry add without registry", "myapp:1.0.0", policyv1alpha1.Registry, policyv1alpha1.OverriderOpAdd, "test-repo", "test-repo/myapp:1.0.0", false},
 		{"registry add appends", full, policyv1alpha1.Registry, policyv1alpha1.OverriderOpAdd, ".test", "fictional.registry.example.test/imagename:v1.0.0", false},
 		{"registry replace", full, policyv1alpha1.Registry, policyv1alpha1.OverriderOpReplace, "fictional.registry.us", "fictional.registry.us/imagename:v1.0.0", false},
 		{"registry remove", full, policyv1alpha1.Registry, policyv1alpha1.OverriderOpRemove, "", "imagename:v1.0.0", false},

@@ -16,12 +16,11 @@ import (
 )
 
 // New returns the interpreter every controller uses: the
-// ResourceInterpreterCustomizations, then the interpreter webhooks, then
-// the customizations shipped for third-party kinds, then the native
-// built-ins (API-SPEC §5.2), and the informer syncs to wait for
-// before interpreting anything.
-// The customizations follow their informer: each generation is compiled
-// once, when it arrives.
+// ResourceInterpreterCustomizations, then the interpreter webhooks, then the
+// customizations shipped for third-party kinds, then the native built-ins
+// (Karmada's order), and the informer syncs to wait for before interpreting
+// anything. The customizations follow their informer: each generation is
+// compiled once, when it arrives.
 //
 // host, when nil (flotilla-agent, which may not read the host's
 // Services), leaves webhooks referring to a Service resolved by their

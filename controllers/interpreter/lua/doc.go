@@ -1,5 +1,5 @@
-// Package lua runs the Lua scripts of ResourceInterpreterCustomizations
-// (API-SPEC §5.1, §11.1) with gopher-lua.
+// Package lua runs the Lua scripts of ResourceInterpreterCustomizations with
+// gopher-lua (docs/compatibility.md, The resource interpreter).
 //
 // A script is parsed and compiled once per customization generation; the
 // compiled function prototype is loaded into sandboxed states kept in a

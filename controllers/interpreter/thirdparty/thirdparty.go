@@ -1,9 +1,8 @@
 // Package thirdparty holds the interpretation Flotilla ships for popular
 // third-party kinds (OpenKruise, Argo Workflows, Flux, Kyverno, Flink,
-// Volcano), as Karmada ships its thirdparty customizations: Lua scripts in
-// the form of a ResourceInterpreterCustomization, asked after the users'
-// customizations and webhooks and before the native built-ins (API-SPEC
-// §5.2).
+// Volcano), as Karmada ships its thirdparty customizations: Lua scripts in the
+// form of a ResourceInterpreterCustomization, asked after the users'
+// customizations and webhooks and before the native built-ins.
 //
 // Each file under customizations/ gives the customizations of a kind (or of
 // several kinds, kinds:) for every listed group/version:

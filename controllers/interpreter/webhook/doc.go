@@ -1,6 +1,6 @@
 // Package webhook is the resource interpreter that calls Karmada-style
-// interpreter webhooks (API-SPEC §5.2, §11.1). It implements
-// interpreter.Interpreter, plus GetComponents.
+// interpreter webhooks (docs/compatibility.md, The resource interpreter). It
+// implements interpreter.Interpreter, plus GetComponents.
 //
 // It owns:
 //   - matching a kind and operation to a webhook of a

@@ -42,11 +42,10 @@ func attachedConflict(ctx context.Context, t *testing.T, ns, name, want string) 
 	return ""
 }
 
-// TestDependencyPolicyConflict (API-SPEC §10.2, §14):
-// two workloads require one ConfigMap with different conflictResolution;
-// the attached binding takes Overwrite, the safe merge of the users'
-// intent, and says what conflicted; when the Overwrite requirer goes, the
-// remaining one decides again.
+// TestDependencyPolicyConflict: two workloads require one ConfigMap with
+// different conflictResolution; the attached binding takes Overwrite, the safe
+// merge of the users' intent, and says what conflicted; when the Overwrite
+// requirer goes, the remaining one decides again.
 func TestDependencyPolicyConflict(t *testing.T) {
 	ns := framework.Namespace(t, "sem-deps")
 	framework.Apply(t, fmt.Sprintf(`apiVersion: v1

@@ -10,8 +10,9 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestEvents: the events of API-SPEC §14 a Karmada user waits for appear
-// on the objects §14 names, with Karmada's message forms.
+// TestEvents: the events a Karmada user waits for appear on the objects Karmada
+// records them on, with Karmada's message forms (docs/compatibility.md,
+// Events).
 func TestEvents(t *testing.T) {
 	ns := framework.Namespace(t, "sem-events")
 	framework.Apply(t, fmt.Sprintf(`apiVersion: v1

@@ -59,10 +59,10 @@ func waitMoved(t *testing.T, ns, name, policyNS, policy, to, from string) {
 	})
 }
 
-// TestPreemption (API-SPEC §10.1): a higher-priority PropagationPolicy
-// with preemption Always takes a template from a lower one and moves the
-// workload; lowering its priority hands nothing back until the other
-// policy preempts in turn; preemption Never never takes.
+// TestPreemption: a higher-priority PropagationPolicy with preemption Always
+// takes a template from a lower one and moves the workload; lowering its
+// priority hands nothing back until the other policy preempts in turn;
+// preemption Never never takes.
 func TestPreemption(t *testing.T) {
 	ns := framework.Namespace(t, "sem-preempt")
 	framework.Apply(t, nginx(ns, "web", 1, "")+"---\n"+propagationPolicy(ns, "low", "member1", 1, "Never", "web"))
