@@ -82,7 +82,7 @@ generate: ## regenerate deepcopy, defaulters, OpenAPI, clients, listers, informe
 .PHONY: verify
 # hack/verifyarch (the test that the dependency rules refuse what they should)
 # needs golangci-lint, so it runs here and not in test-unit.
-verify: golangci-lint ## generated code up to date, gofmt, go vet, golangci-lint (DESIGN.md's dependency rules)
+verify: golangci-lint ## generated code up to date, gofmt, go vet, golangci-lint (the dependency rules of docs/architecture.md)
 	hack/verify-codegen.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...

@@ -1,5 +1,6 @@
 // Module that builds golangci-lint, the linter `make verify` runs (its
-// depguard rules check DESIGN.md's dependency rules; see ../../../.golangci.yml).
+// depguard rules check the dependency rules of docs/architecture.md; see
+// ../../../.golangci.yml).
 // Separate from the product module so the linter's graph stays out of ours.
 // Version pinned in ../versions.env.
 module github.com/flotilla-io/flotilla/hack/tools/golangci-lint
