@@ -21,31 +21,10 @@ import (
 // its TTL.
 func TestWorkloadRebalancer(t *testing.T) {
 	ns := framework.Namespace(t, "sem-rebalance")
-	taint := `{"spec":{"taints":[{"key":"sem-rebalance","effect":"NoSchedule"}]}}`
-	kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", taint)
 	t.Cleanup(func() {
-		_, _ = framework.Kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", `{"spec":{"taints":null}}`)
 		_, _ = framework.Kubectl(t, "delete", "workloadrebalancer", "sem-rebalance", "--ignore-not-found")
 	})
-	framework.Apply(t, nginx(ns, "web", 4, "")+fmt.Sprintf(`---
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: web, namespace: %s}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
-  placement:
-    clusterAffinity: {clusterNames: [member1, member2]}
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-      weightPreference: {dynamicWeight: AvailableReplicas}
-`, ns))
-	waitScheduled(t, ns, "web", "member1:4 ")
-	kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", `{"spec":{"taints":null}}`)
-	time.Sleep(3 * time.Second)
-	if got, _, err := scheduled(t.Context(), t, ns, "web"); err != nil || got != "member1:4 " {
-		t.Fatalf("without a rebalancer: scheduled to %q (%v), want the placement kept", got, err)
-	}
+	heldInMember1(t, ns, "sem-rebalance")
 
 	framework.Apply(t, fmt.Sprintf(`apiVersion: apps.karmada.io/v1alpha1
 kind: WorkloadRebalancer
@@ -106,33 +85,13 @@ spec:
 // case does not depend on the clock.
 func TestRescheduleTriggerInTheSecondOfTheLastRun(t *testing.T) {
 	ns := framework.Namespace(t, "sem-trigger")
-	taint := `{"spec":{"taints":[{"key":"sem-trigger","effect":"NoSchedule"}]}}`
-	kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", taint)
-	t.Cleanup(func() {
-		_, _ = framework.Kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", `{"spec":{"taints":null}}`)
-	})
-	framework.Apply(t, nginx(ns, "web", 4, "")+fmt.Sprintf(`---
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: web, namespace: %s}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
-  placement:
-    clusterAffinity: {clusterNames: [member1, member2]}
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-      weightPreference: {dynamicWeight: AvailableReplicas}
-`, ns))
-	waitScheduled(t, ns, "web", "member1:4 ")
-	kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", `{"spec":{"taints":null}}`)
-	time.Sleep(3 * time.Second)
+	heldInMember1(t, ns, "sem-trigger")
 	b, err := framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(t.Context(), "web-deployment", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _, _ := scheduled(t.Context(), t, ns, "web"); got != "member1:4 " || b.Status.LastScheduledTime == nil {
-		t.Fatalf("before the trigger: scheduled to %q, last run %v; want member1:4 kept and a last run", got, b.Status.LastScheduledTime)
+	if b.Status.LastScheduledTime == nil {
+		t.Fatal("before the trigger: no last run")
 	}
 	trigger := *b.Status.LastScheduledTime
 	kubectl(t, "patch", "rb", "web-deployment", "-n", ns, "--type=merge", "-p",
@@ -157,5 +116,36 @@ spec:
 	}
 	if !b.Status.LastScheduledTime.Equal(last) {
 		t.Errorf("the trigger was run again: lastScheduledTime %v, was %v", b.Status.LastScheduledTime, last)
+	}
+}
+
+// heldInMember1 makes Deployment web of 4 replicas in ns, divided by
+// available replicas over member1 and member2 while member2 is tainted
+// (NoSchedule, key taint), so all 4 go to member1; then the taint goes,
+// and the placement is kept (the scheduler keeps what it placed).
+func heldInMember1(t *testing.T, ns, taint string) {
+	t.Helper()
+	kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", fmt.Sprintf(`{"spec":{"taints":[{"key":%q,"effect":"NoSchedule"}]}}`, taint))
+	t.Cleanup(func() {
+		_, _ = framework.Kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", `{"spec":{"taints":null}}`)
+	})
+	framework.Apply(t, nginx(ns, "web", 4, "")+fmt.Sprintf(`---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: %s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference: {dynamicWeight: AvailableReplicas}
+`, ns))
+	waitScheduled(t, ns, "web", "member1:4 ")
+	kubectl(t, "patch", "cluster", "member2", "--type=merge", "-p", `{"spec":{"taints":null}}`)
+	time.Sleep(3 * time.Second)
+	if got, _, err := scheduled(t.Context(), t, ns, "web"); err != nil || got != "member1:4 " {
+		t.Fatalf("with member2 untainted: scheduled to %q (%v), want the placement kept in member1", got, err)
 	}
 }
