@@ -62,10 +62,15 @@ test-unit: ## unit tests
 
 # Two lanes side by side, one suite at a time in each (hack/e2e.sh): the
 # suites that mostly wait beside the others. Each suite starts its own
-# clusters; there are two cores.
+# clusters; there are two cores. SUITE=<name> runs test/e2e/<name> alone
+# (RUN=<regexp> picks tests), verbose and shuffled.
 .PHONY: test-e2e
-test-e2e: build ## e2e suites, each against its own environment of real clusters
+test-e2e: build ## e2e suites, each against its own environment of real clusters (SUITE=<name> [RUN=<regexp>]: one suite)
+ifdef SUITE
+	go test -count=1 -shuffle=on -timeout 30m -v ./test/e2e/$(SUITE)/ $(if $(RUN),-run '$(RUN)')
+else
 	hack/e2e.sh
+endif
 
 .PHONY: bench
 bench: tools build ## benchmarks against real clusters; figures go to _output/bench/ and docs/performance.md

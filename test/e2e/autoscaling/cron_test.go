@@ -13,9 +13,9 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestS8CronFederatedHPA: a rule "*/1 * * * *" with targetReplicas 5 scales
+// TestCronFederatedHPA: a rule "*/1 * * * *" with targetReplicas 5 scales
 // the Deployment at the next minute and records the execution.
-func TestS8CronFederatedHPA(t *testing.T) {
+func TestCronFederatedHPA(t *testing.T) {
 	ns := framework.Namespace(t, "s8-cron")
 	processed := autoscalingMetric(t, metrics.CronFederatedHPAProcessDuration)
 	framework.Apply(t, nginx(ns, 2, "1m"))

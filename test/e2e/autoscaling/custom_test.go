@@ -57,11 +57,11 @@ func waitRunning(t *testing.T, ns string, want int) map[string][]string {
 	return pods
 }
 
-// TestS8CustomMetricsSummed: custom.metrics.k8s.io on the control plane asks
+// TestCustomMetricsSummed: custom.metrics.k8s.io on the control plane asks
 // every member's custom metrics API (each member's custom-metrics-emulator):
 // it lists the pods of both members, by selector and by name, and sums the
 // values of a pod that has the same name in both.
-func TestS8CustomMetricsSummed(t *testing.T) {
+func TestCustomMetricsSummed(t *testing.T) {
 	ns := framework.Namespace(t, "s8-custom")
 	framework.Apply(t, nginxRPS(ns, 2, "10"))
 	pods := waitRunning(t, ns, 1)
@@ -161,10 +161,10 @@ spec:
         target: {type: AverageValue, averageValue: "5"}
 `
 
-// TestS8FederatedHPAPodsMetric: a FederatedHPA on a Pods metric reads it
+// TestFederatedHPAPodsMetric: a FederatedHPA on a Pods metric reads it
 // through the control plane's custom metrics API from both members: two
 // pods at 10 against a target average of 5 want 4 replicas.
-func TestS8FederatedHPAPodsMetric(t *testing.T) {
+func TestFederatedHPAPodsMetric(t *testing.T) {
 	ns := framework.Namespace(t, "s8-fhpa-pods")
 	framework.Apply(t, nginxRPS(ns, 2, "10"))
 	waitRunning(t, ns, 1)

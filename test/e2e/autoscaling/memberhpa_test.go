@@ -11,11 +11,11 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestS8MemberHPADoesNotFight: an HPA propagated to both members scales
+// TestMemberHPADoesNotFight: an HPA propagated to both members scales
 // each member's part of a divided Deployment; the template is marked
 // retain-replicas, the members keep the replicas their HPAs set, and the
 // template follows their sum instead of resetting them.
-func TestS8MemberHPADoesNotFight(t *testing.T) {
+func TestMemberHPADoesNotFight(t *testing.T) {
 	ns := framework.Namespace(t, "s8-member-hpa")
 	framework.Apply(t, nginx(ns, 2, "20m"))
 	framework.Apply(t, fmt.Sprintf(`apiVersion: autoscaling/v2

@@ -14,10 +14,10 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestS8TopOnControlPlane: metrics.k8s.io on the control plane lists the
+// TestTopOnControlPlane: metrics.k8s.io on the control plane lists the
 // pods and nodes of every member, each marked with its cluster, and
 // `kubectl top` works against it.
-func TestS8TopOnControlPlane(t *testing.T) {
+func TestTopOnControlPlane(t *testing.T) {
 	ns := framework.Namespace(t, "s8-top")
 	framework.Apply(t, nginx(ns, 4, "20m"))
 	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {

@@ -13,10 +13,10 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestS8MemberStopped: while member2's API server is stopped, the
+// TestMemberStopped: while member2's API server is stopped, the
 // FederatedHPA keeps computing on member1 and its ScalingActive condition
 // names the missing cluster. member2 is started again afterwards.
-func TestS8MemberStopped(t *testing.T) {
+func TestMemberStopped(t *testing.T) {
 	ns := framework.Namespace(t, "s8-stopped")
 	// minReplicas 4 keeps pods in both members: a member with no replica
 	// is not a target, and then nothing of it is missing.

@@ -50,10 +50,10 @@ var (
 	readerRule   = rbacv1.PolicyRule{APIGroups: []string{"", "apps"}, Resources: []string{"pods", "deployments"}, Verbs: []string{"get", "list", "watch"}}
 )
 
-// TestS7PerUserAccess: per user, the control plane's RBAC decides which
+// TestPerUserAccess: per user, the control plane's RBAC decides which
 // clusters, the member's which objects; the control-plane plugin acts as
 // the caller.
-func TestS7PerUserAccess(t *testing.T) {
+func TestPerUserAccess(t *testing.T) {
 	setup(t)
 	ctx := t.Context()
 	host := kubernetes.NewForConfigOrDie(adminConfig(t))
@@ -175,10 +175,10 @@ func fullText(t *testing.T, cfg *rest.Config, q string) fullTextResult {
 	return res
 }
 
-// TestS7FullText: a bleve query finds a Deployment by image across
+// TestFullText: a bleve query finds a Deployment by image across
 // clusters, with facet counts per cluster; a bad query is a 400 naming the
 // position.
-func TestS7FullText(t *testing.T) {
+func TestFullText(t *testing.T) {
 	setup(t)
 	admin := adminConfig(t)
 	var res fullTextResult
@@ -205,9 +205,9 @@ func TestS7FullText(t *testing.T) {
 	}
 }
 
-// TestS7BadInput: bad input is refused with a clear message and changes
+// TestBadInput: bad input is refused with a clear message and changes
 // nothing.
-func TestS7BadInput(t *testing.T) {
+func TestBadInput(t *testing.T) {
 	setup(t)
 	ctx := t.Context()
 	sel := func(apiVersion, kind, namespace string) []searchv1alpha1.ResourceSelector {
@@ -246,9 +246,9 @@ func TestS7BadInput(t *testing.T) {
 	}
 }
 
-// TestS7RegistryStatusNamesFailures: a registry's Ready condition names
+// TestRegistryStatusNamesFailures: a registry's Ready condition names
 // what could not be cached.
-func TestS7RegistryStatusNamesFailures(t *testing.T) {
+func TestRegistryStatusNamesFailures(t *testing.T) {
 	setup(t)
 	reg := &searchv1alpha1.ResourceRegistry{ObjectMeta: metav1.ObjectMeta{Name: "unknown-kind"}, Spec: searchv1alpha1.ResourceRegistrySpec{
 		TargetCluster:     policyv1alpha1.ClusterAffinity{ClusterNames: []string{"member1"}},

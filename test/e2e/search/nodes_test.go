@@ -12,11 +12,11 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestS7NodeNamesItsCluster: nodes are named apart across members, as in a
+// TestNodeNamesItsCluster: nodes are named apart across members, as in a
 // real fleet, so a node read by name through search/cache is one node, of
 // one cluster, which its cached-from-cluster annotation names; the list of
 // the cache's nodes holds every member's own nodes, each once.
-func TestS7NodeNamesItsCluster(t *testing.T) {
+func TestNodeNamesItsCluster(t *testing.T) {
 	framework.ApplySample(t, "s7-search.yaml")
 	waitRegistryReady(t, "deployments-pods-nodes")
 	var want []string

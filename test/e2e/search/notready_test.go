@@ -13,11 +13,11 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestS7ClusterNotReady: a cluster going NotReady drops its objects from
+// TestClusterNotReady: a cluster going NotReady drops its objects from
 // the cache and ends the watches across it (clients watch again and see the
 // remaining cluster); when it is back, so are its objects. It runs last
 // (file name) because it stops member2's API server.
-func TestS7ClusterNotReady(t *testing.T) {
+func TestClusterNotReady(t *testing.T) {
 	setup(t)
 	ctx := t.Context()
 	cs := kubernetes.NewForConfigOrDie(through(adminConfig(t)))

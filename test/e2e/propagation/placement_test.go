@@ -12,17 +12,17 @@ import (
 
 const both = "    clusterAffinity: {clusterNames: [member1, member2]}\n"
 
-// TestS3Duplicated: Duplicated gives every cluster all the replicas.
-func TestS3Duplicated(t *testing.T) {
+// TestDuplicated: Duplicated gives every cluster all the replicas.
+func TestDuplicated(t *testing.T) {
 	ns := namespace(t, "s3-duplicated")
 	apply(t, policy("dup", ns, "", both+"    replicaScheduling: {replicaSchedulingType: Duplicated}\n", ""))
 	apply(t, deployment("web", ns, 3, ""))
 	wantReplicas(t, 90*time.Second, ns, "web", map[string]int32{"member1": 3, "member2": 3})
 }
 
-// TestS3ClusterSelectors: label and field selectors and exclusions select
+// TestClusterSelectors: label and field selectors and exclusions select
 // the clusters.
-func TestS3ClusterSelectors(t *testing.T) {
+func TestClusterSelectors(t *testing.T) {
 	ns := namespace(t, "s3-selectors")
 	labelCluster(t, "member1", `{"metadata":{"labels":{"location":"us"}}}`, `{"metadata":{"labels":{"location":null}}}`)
 	labelCluster(t, "member2", `{"spec":{"provider":"acme","region":"eu-west"}}`, `{"spec":{"provider":null,"region":null}}`)
@@ -38,9 +38,9 @@ func TestS3ClusterSelectors(t *testing.T) {
 	wantReplicas(t, 30*time.Second, ns, "by-exclude", map[string]int32{"member1": -1, "member2": 1})
 }
 
-// TestS3ClusterAffinities: ordered clusterAffinities: the first group that
+// TestClusterAffinities: ordered clusterAffinities: the first group that
 // fits is used, and the binding says which.
-func TestS3ClusterAffinities(t *testing.T) {
+func TestClusterAffinities(t *testing.T) {
 	ns := namespace(t, "s3-affinities")
 	placement := `    clusterAffinities:
       - {affinityName: local-clusters, labelSelector: {matchLabels: {group: local}}}
@@ -60,8 +60,8 @@ func TestS3ClusterAffinities(t *testing.T) {
 	})
 }
 
-// TestS3Taints: a NoSchedule taint keeps workloads away unless tolerated.
-func TestS3Taints(t *testing.T) {
+// TestTaints: a NoSchedule taint keeps workloads away unless tolerated.
+func TestTaints(t *testing.T) {
 	ns := namespace(t, "s3-taints")
 	out, err := flotillactl(t, "taint", "clusters", "member1", "dedicated=special-user:NoSchedule")
 	if err != nil {
@@ -78,10 +78,10 @@ func TestS3Taints(t *testing.T) {
 	wantReplicas(t, 30*time.Second, ns, "intolerant", map[string]int32{"member1": -1, "member2": 1})
 }
 
-// TestS3DynamicDivision: Aggregated uses as few clusters as capacity
+// TestDynamicDivision: Aggregated uses as few clusters as capacity
 // allows; dynamic weights divide in proportion to what each cluster can
 // still run (member1 has twice member2's CPUs).
-func TestS3DynamicDivision(t *testing.T) {
+func TestDynamicDivision(t *testing.T) {
 	ns := namespace(t, "s3-dynamic")
 	// Division follows the capacity the members report; wait until both
 	// have reported it (a cluster without a resource summary can run
@@ -118,8 +118,8 @@ func TestS3DynamicDivision(t *testing.T) {
 	})
 }
 
-// TestS3SpreadConstraints: spread constraints bound the number of clusters.
-func TestS3SpreadConstraints(t *testing.T) {
+// TestSpreadConstraints: spread constraints bound the number of clusters.
+func TestSpreadConstraints(t *testing.T) {
 	ns := namespace(t, "s3-spread")
 	apply(t, policy("one-cluster", ns, "web", both+
 		"    spreadConstraints: [{spreadByField: cluster, maxGroups: 1, minGroups: 1}]\n"+
@@ -134,10 +134,10 @@ func TestS3SpreadConstraints(t *testing.T) {
 	})
 }
 
-// TestS3PolicyPriority: of two matching policies, explicit priority wins;
+// TestPolicyPriority: of two matching policies, explicit priority wins;
 // at equal priority a name match beats a label match beats a kind-only
 // match; a PropagationPolicy beats a ClusterPropagationPolicy.
-func TestS3PolicyPriority(t *testing.T) {
+func TestPolicyPriority(t *testing.T) {
 	ns := namespace(t, "s3-priority")
 	to := func(c string) string {
 		return fmt.Sprintf("    clusterAffinity: {clusterNames: [%s]}\n    replicaScheduling: {replicaSchedulingType: Duplicated}\n", c)

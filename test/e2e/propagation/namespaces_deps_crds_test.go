@@ -17,10 +17,10 @@ import (
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
-// TestS4NamespaceAutoPropagation: a namespace created on the control plane
+// TestNamespaceAutoPropagation: a namespace created on the control plane
 // appears in every member; its deletion follows. Skipped namespaces stay
 // home.
-func TestS4NamespaceAutoPropagation(t *testing.T) {
+func TestNamespaceAutoPropagation(t *testing.T) {
 	if out, err := kubectl(t, "create", "namespace", "s4-team"); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
@@ -58,10 +58,10 @@ metadata: {name: s4-private, labels: {namespace.karmada.io/skip-auto-propagation
 	})
 }
 
-// TestS4PropagateDeps: with propagateDeps the ConfigMaps, Secrets,
+// TestPropagateDeps: with propagateDeps the ConfigMaps, Secrets,
 // ServiceAccount and PVCs a Deployment references follow it to its
 // clusters, and only there.
-func TestS4PropagateDeps(t *testing.T) {
+func TestPropagateDeps(t *testing.T) {
 	ns := namespace(t, "s4-deps")
 	apply(t, fmt.Sprintf(`apiVersion: v1
 kind: ConfigMap
@@ -138,10 +138,10 @@ spec:
 
 var guestbooks = schema.GroupVersionResource{Group: "webapp.my.domain", Version: "v1", Resource: "guestbooks"}
 
-// TestS4CRD: the Guestbook CRD goes to member1 by a
+// TestCRD: the Guestbook CRD goes to member1 by a
 // ClusterPropagationPolicy, then a Guestbook by a PropagationPolicy;
 // member2 gets neither.
-func TestS4CRD(t *testing.T) {
+func TestCRD(t *testing.T) {
 	guestbookSample(t)
 	cfg, err := framework.Env.Member("member2").RESTConfig()
 	if err != nil {
@@ -154,7 +154,7 @@ func TestS4CRD(t *testing.T) {
 
 // guestbookSample applies samples/s4/ (the Guestbook CRD to member1, then
 // guestbook-sample in default to member1) and waits until member1 has the
-// Guestbook. Applying is idempotent: TestS4CRD and TestS5PlaintextOverride
+// Guestbook. Applying is idempotent: TestCRD and TestPlaintextOverride
 // each call it, in any order, and leave the samples in place (deleting a
 // CRD while a member still serves it would slow the next test down).
 func guestbookSample(t *testing.T) {

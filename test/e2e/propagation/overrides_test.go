@@ -13,9 +13,9 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestS5PlaintextOverride: a plaintext OverridePolicy changes the Guestbook
+// TestPlaintextOverride: a plaintext OverridePolicy changes the Guestbook
 // in member1 only (the Guestbook of samples/s4/, applied here too).
-func TestS5PlaintextOverride(t *testing.T) {
+func TestPlaintextOverride(t *testing.T) {
 	guestbookSample(t)
 	apply(t, `apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
@@ -51,10 +51,10 @@ spec:
 	})
 }
 
-// TestS5ClusterOverrides: image, args, labels and annotations overriders of a
+// TestClusterOverrides: image, args, labels and annotations overriders of a
 // ClusterOverridePolicy apply in every namespace, to member2 only; several
 // matching policies apply in order (the later name wins).
-func TestS5ClusterOverrides(t *testing.T) {
+func TestClusterOverrides(t *testing.T) {
 	ns := namespace(t, "s5-overrides")
 	apply(t, `apiVersion: policy.karmada.io/v1alpha1
 kind: ClusterOverridePolicy

@@ -39,10 +39,10 @@ spec:
     spec: {containers: [{name: nginx, image: nginx:1.7.9}]}
 `
 
-// TestS2WeightedDivision: a Deployment divided 1:1 by weight over member1
+// TestWeightedDivision: a Deployment divided 1:1 by weight over member1
 // and member2, with its aggregated status, events and binding on the
 // control plane; scaling, moving, policy deletion and template deletion.
-func TestS2WeightedDivision(t *testing.T) {
+func TestWeightedDivision(t *testing.T) {
 	const ns, name = "default", "nginx"
 	t.Cleanup(func() { cleanupDefault(t, name) })
 	apply(t, fmt.Sprintf(s2Deployment, name, ns, 2))
@@ -112,8 +112,8 @@ func TestS2WeightedDivision(t *testing.T) {
 	wantDeployments(t, 60*time.Second, ns, name, map[string]string{"member1": "-", "member2": "-"})
 }
 
-// TestS2PolicyFirst: the policy may come before or after the Deployment.
-func TestS2PolicyFirst(t *testing.T) {
+// TestPolicyFirst: the policy may come before or after the Deployment.
+func TestPolicyFirst(t *testing.T) {
 	const ns, name = "default", "web"
 	t.Cleanup(func() { cleanupDefault(t, name) })
 	apply(t, fmt.Sprintf(s2Policy, name, ns, "member1, member2"))

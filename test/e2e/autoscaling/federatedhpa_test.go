@@ -30,11 +30,11 @@ spec:
       resource: {name: cpu, target: {type: Utilization, averageUtilization: 10}}
 `
 
-// TestS8FederatedHPA: a FederatedHPA at 10% CPU of a Deployment divided 1:1
+// TestFederatedHPA: a FederatedHPA at 10% CPU of a Deployment divided 1:1
 // scales it up over both members when its pods' CPU use rises, and back to
 // minReplicas when it falls, with SuccessfulRescale events giving the
 // reason.
-func TestS8FederatedHPA(t *testing.T) {
+func TestFederatedHPA(t *testing.T) {
 	ns := framework.Namespace(t, "s8-fhpa")
 	framework.Apply(t, nginx(ns, 2, "1m"))
 	processed, pulled := autoscalingMetric(t, metrics.FederatedHPAProcessDuration), autoscalingMetric(t, metrics.FederatedHPAPullMetricsDuration)

@@ -49,13 +49,13 @@ spec:
 `, ns, image)
 }
 
-// TestS9CustomInterpreter: a ResourceInterpreterCustomization teaches
+// TestCustomInterpreter: a ResourceInterpreterCustomization teaches
 // Flotilla the Workload kind: its replicas are divided 2:1 (GetReplicas,
 // ReviseReplica), a member's own spec.paused survives the next sync
 // (Retain), the members' status is reflected and aggregated onto the
 // control-plane Workload (ReflectStatus, AggregateStatus), and health is
 // interpreted.
-func TestS9CustomInterpreter(t *testing.T) {
+func TestCustomInterpreter(t *testing.T) {
 	root, err := env.RepoRoot()
 	if err != nil {
 		t.Fatal(err)

@@ -156,10 +156,10 @@ func waitList(t *testing.T, path string, want []string) list {
 	return l
 }
 
-// TestS7Search: list and get across member1 and member2, selectors,
+// TestSearch: list and get across member1 and member2, selectors,
 // pagination, the cluster plugin, watch and kubectl through the proxying
 // endpoint.
-func TestS7Search(t *testing.T) {
+func TestSearch(t *testing.T) {
 	setup(t)
 	deployments := searchPrefix + "cache/apis/apps/v1/namespaces/" + ns + "/deployments"
 	all := []string{"member1/shared", "member1/web", "member2/api", "member2/shared"}
