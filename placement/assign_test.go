@@ -39,7 +39,7 @@ func TestAssignReplicas(t *testing.T) {
 			want: []workv1alpha2.TargetCluster{pt.At("a", 3), pt.At("b", 3)}},
 		{name: "duplicated", selected: []candidate{cand("b", 0), cand("a", 0)}, replicas: 3, rs: pt.DuplicatedRS(),
 			want: []workv1alpha2.TargetCluster{pt.At("a", 3), pt.At("b", 3)}},
-		// Weighted division (samples/s2-nginx-propagation.yaml): weights 1:1.
+		// Weighted division (samples/nginx-propagation.yaml): weights 1:1.
 		{name: "static 1:1 of 2", selected: two, replicas: 2, rs: pt.StaticRS(pt.Weight(1, pt.OnClusters("a")), pt.Weight(1, pt.OnClusters("b"))),
 			want: []workv1alpha2.TargetCluster{pt.At("a", 1), pt.At("b", 1)}},
 		{name: "static 1:1 scaled to 4", selected: two, replicas: 4, rs: pt.StaticRS(pt.Weight(1, pt.OnClusters("a")), pt.Weight(1, pt.OnClusters("b"))),

@@ -45,7 +45,7 @@ var (
 
 const fixedNowJSON = "2026-01-02T03:04:05Z"
 
-// s2Placement is the weighted division of samples/s2-nginx-propagation.yaml:
+// s2Placement is the weighted division of samples/nginx-propagation.yaml:
 // clusters a and b, static weights 1:1.
 func s2Placement() *policyv1alpha1.Placement {
 	return &policyv1alpha1.Placement{

@@ -245,7 +245,7 @@ Control plane and members are up. Use them with kubectl:
                                               # custom metrics of every member: a pod reports what its
                                               # custom-metrics.flotilla.io/<metric> annotation says
 
-Search across members (the ResourceRegistry of samples/s7-search.yaml caches
+Search across members (the ResourceRegistry of samples/search.yaml caches
 Deployments, Pods and Nodes of every member):
 
   kubectl get --raw /apis/search.karmada.io/v1alpha1/search/cache/api/v1/nodes
@@ -267,7 +267,7 @@ func haUsage(e *env.Environment) string {
 }
 
 // searchSample is the ResourceRegistry `up` applies.
-const searchSample = "samples/s7-search.yaml"
+const searchSample = "samples/search.yaml"
 
 // applySearchSample creates the sample ResourceRegistry (kept if it exists).
 func applySearchSample(ctx context.Context, e *env.Environment) error {

@@ -13,7 +13,7 @@ import (
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
 )
 
-// s8FederatedHPA is the FederatedHPA of samples/s8-autoscaling.yaml, verbatim.
+// s8FederatedHPA is the FederatedHPA of samples/autoscaling.yaml, verbatim.
 const s8FederatedHPA = `
 apiVersion: autoscaling.karmada.io/v1alpha1
 kind: FederatedHPA

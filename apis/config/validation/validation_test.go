@@ -16,7 +16,7 @@ import (
 func validRIC(t *testing.T) *configv1alpha1.ResourceInterpreterCustomization {
 	t.Helper()
 	// The Workload customization, as samples/ ships it.
-	manifest, err := os.ReadFile(filepath.Join("..", "..", "..", "samples", "s9-workload-interpreter.yaml"))
+	manifest, err := os.ReadFile(filepath.Join("..", "..", "..", "samples", "workload-interpreter.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

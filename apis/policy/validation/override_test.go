@@ -13,7 +13,7 @@ import (
 
 func jsonValue(raw string) apiextensionsv1.JSON { return apiextensionsv1.JSON{Raw: []byte(raw)} }
 
-// validOP returns the plaintext policy of samples/s5-overrides.yaml after
+// validOP returns the plaintext policy of samples/overrides.yaml after
 // mutation, changed by mods.
 func validOP(mods ...func(*policyv1alpha1.OverridePolicy)) *policyv1alpha1.OverridePolicy {
 	op := &policyv1alpha1.OverridePolicy{

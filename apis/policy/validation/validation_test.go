@@ -41,7 +41,7 @@ const (
 	cppIDLabel = "metadata.labels[" + policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel + "]"
 )
 
-// validPP returns the policy of samples/s2-nginx-propagation.yaml after
+// validPP returns the policy of samples/nginx-propagation.yaml after
 // create mutation, changed by mods.
 func validPP(mods ...func(*policyv1alpha1.PropagationPolicy)) *policyv1alpha1.PropagationPolicy {
 	pp := &policyv1alpha1.PropagationPolicy{

@@ -12,7 +12,7 @@ import (
 )
 
 // workloadCustomization interprets the Workload kind of
-// samples/s9-workload-interpreter.yaml. The script of GetReplicas reads
+// samples/workload-interpreter.yaml. The script of GetReplicas reads
 // obj.spec.replicas on its line 3, so an object without spec fails there.
 const workloadCustomization = `apiVersion: config.karmada.io/v1alpha1
 kind: ResourceInterpreterCustomization

@@ -116,7 +116,7 @@ func TestAnalyze(t *testing.T) {
 // samples, on a Deployment-sized object.
 func TestProjectionMatchesWholeConversion(t *testing.T) {
 	t.Parallel()
-	sample, err := os.ReadFile(filepath.Join("..", "..", "..", "samples", "s9-workload-interpreter.yaml"))
+	sample, err := os.ReadFile(filepath.Join("..", "..", "..", "samples", "workload-interpreter.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func controlPlaneMetrics(t *testing.T) metricsclient.Interface {
 	return metricsclient.NewForConfigOrDie(cfg)
 }
 
-// nginx is the workload of samples/s8-autoscaling.yaml: a Deployment whose
+// nginx is the workload of samples/autoscaling.yaml: a Deployment whose
 // pods request 25m CPU and use what cpu says (kwok's usage annotation), a
 // Service, and a policy dividing it 1:1 over both members.
 func nginx(ns string, replicas int, cpu string) string {

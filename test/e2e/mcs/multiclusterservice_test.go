@@ -350,10 +350,10 @@ func TestMultiClusterServiceBadInput(t *testing.T) {
 	}
 }
 
-// TestMultiClusterServiceSample: samples/s12-multicluster-service.yaml runs
+// TestMultiClusterServiceSample: samples/multicluster-service.yaml runs
 // as its comment says: member2 gets member1's endpoints of web.
 func TestMultiClusterServiceSample(t *testing.T) {
-	framework.ApplySample(t, "s12-multicluster-service.yaml")
+	framework.ApplySample(t, "multicluster-service.yaml")
 	ips := readyWebPods(t, "member1", "default", 2)
 	waitDispatched(t, "member2", "default", ips, 90*time.Second)
 	waitCondition(t, "default", "ServiceApplied", metav1.ConditionTrue)

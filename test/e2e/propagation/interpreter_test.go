@@ -64,7 +64,7 @@ func TestCustomInterpreter(t *testing.T) {
 	if out, err := kubectl(t, "wait", "--for=condition=Established", "crd/workloads.workload.example.io", "--timeout=30s"); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
-	if out, err := kubectl(t, "apply", "-f", filepath.Join(root, "samples", "s9-workload-interpreter.yaml")); err != nil {
+	if out, err := kubectl(t, "apply", "-f", filepath.Join(root, "samples", "workload-interpreter.yaml")); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
 	ns := namespace(t, "s9-interpreter")

@@ -152,7 +152,7 @@ func TestCRD(t *testing.T) {
 	}
 }
 
-// guestbookSample applies samples/s4/ (the Guestbook CRD to member1, then
+// guestbookSample applies samples/guestbook/ (the Guestbook CRD to member1, then
 // guestbook-sample in default to member1) and waits until member1 has the
 // Guestbook. Applying is idempotent: TestCRD and TestPlaintextOverride
 // each call it, in any order, and leave the samples in place (deleting a
@@ -163,13 +163,13 @@ func guestbookSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := kubectl(t, "apply", "-f", filepath.Join(root, "samples", "s4", "1-guestbook-crd.yaml")); err != nil {
+	if out, err := kubectl(t, "apply", "-f", filepath.Join(root, "samples", "guestbook", "1-guestbook-crd.yaml")); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
 	if out, err := kubectl(t, "wait", "--for=condition=Established", "crd/guestbooks.webapp.my.domain", "--timeout=30s"); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
-	if out, err := kubectl(t, "apply", "-n", "default", "-f", filepath.Join(root, "samples", "s4", "2-guestbook-sample.yaml")); err != nil {
+	if out, err := kubectl(t, "apply", "-n", "default", "-f", filepath.Join(root, "samples", "guestbook", "2-guestbook-sample.yaml")); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
 	m1 := framework.Env.Member("member1").Kubeconfig

@@ -14,7 +14,7 @@ import (
 )
 
 // TestPlaintextOverride: a plaintext OverridePolicy changes the Guestbook
-// in member1 only (the Guestbook of samples/s4/, applied here too).
+// in member1 only (the Guestbook of samples/guestbook/, applied here too).
 func TestPlaintextOverride(t *testing.T) {
 	guestbookSample(t)
 	apply(t, `apiVersion: policy.karmada.io/v1alpha1

@@ -17,7 +17,7 @@ import (
 // one cluster, which its cached-from-cluster annotation names; the list of
 // the cache's nodes holds every member's own nodes, each once.
 func TestNodeNamesItsCluster(t *testing.T) {
-	framework.ApplySample(t, "s7-search.yaml")
+	framework.ApplySample(t, "search.yaml")
 	waitRegistryReady(t, "deployments-pods-nodes")
 	var want []string
 	for _, m := range []string{"member1", "member2"} {

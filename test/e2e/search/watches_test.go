@@ -13,14 +13,14 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestOneWatchPerKindPerMember: with samples/s7-search.yaml
+// TestOneWatchPerKindPerMember: with samples/search.yaml
 // applied, as `make up` does, flotilla-apiserver holds one watch per
 // (kind, member): the search cache's pods and nodes serve the member hub
 // (cluster status, the scheduler's estimate, FederatedHPA, metrics), its
 // Deployments the execution controller, which applied one to each member,
 // and nothing watches them again.
 func TestOneWatchPerKindPerMember(t *testing.T) {
-	framework.ApplySample(t, "s7-search.yaml")
+	framework.ApplySample(t, "search.yaml")
 	waitRegistryReady(t, "deployments-pods-nodes")
 	const wns = "watches-e2e"
 	framework.Apply(t, fmt.Sprintf(`apiVersion: v1

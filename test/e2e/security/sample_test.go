@@ -14,13 +14,13 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// TestSampleTenantAccess applies samples/s14-tenant-access.yaml and runs
+// TestSampleTenantAccess applies samples/tenant-access.yaml and runs
 // the commands its comment promises, as the tenant alice: member1's pods
 // through clusters/member1/proxy, Forbidden for member2 (although the
 // member-side Role was propagated there too) and for a namespace member1
 // does not let alice read, and pod metrics of member1 only.
 func TestSampleTenantAccess(t *testing.T) {
-	framework.ApplySample(t, "s14-tenant-access.yaml")
+	framework.ApplySample(t, "tenant-access.yaml")
 
 	asAlice := func(path string) (string, error) { return framework.Kubectl(t, "--as", "alice", "get", "--raw", path) }
 	podNames := func(raw string) ([]string, error) {
