@@ -10,7 +10,8 @@
 // behaviour add to it in their group's package: clusters and their proxy
 // (registry/cluster/cluster), the bindings' scheduling subresource and the
 // FederatedResourceQuota check of their writes (registry/work), search's
-// read-only resources (registry/search). registry/admission holds the
-// admission plugins the server runs on the host's objects
-// (deletionprotection).
+// read-only resources (registry/search). registry/admission holds
+// Karmada's resource-deletion-protection rule (deletionprotection): an
+// admission plugin for the objects this server stores, and the admission
+// policy installed on the host for the templates stored there.
 package registry
