@@ -157,25 +157,14 @@ func informed(t *testing.T, what string, inf cache.SharedIndexInformer, start fu
 // service, as stage, and counts their writes.
 func (k *endpointTracker) watchSlices(t *testing.T, c kubernetes.Interface, member, ns, service string, stage int) {
 	t.Helper()
-	f := informers.NewSharedInformerFactoryWithOptions(c, 0, informers.WithNamespace(ns),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = discoveryv1.LabelServiceName + "=" + service }))
-	seen := func(obj any) {
-		s, ok := obj.(*discoveryv1.EndpointSlice)
-		if !ok {
-			return
-		}
-		now := time.Now()
-		k.mu.Lock()
-		defer k.mu.Unlock()
+	k.watchEndpointSlices(t, c, member+"'s EndpointSlices of "+service, ns, service, func(s *discoveryv1.EndpointSlice, now time.Time) {
 		if stage == stageOwn {
 			k.ownSliceWrites++
 		} else {
 			k.importedSliceWrite++
 		}
 		k.sawEndpoints(s.Endpoints, stage, now)
-	}
-	informed(t, member+"'s EndpointSlices of "+service, f.Discovery().V1().EndpointSlices().Informer(), f.Start, f.Shutdown,
-		cache.ResourceEventHandlerFuncs{AddFunc: seen, UpdateFunc: func(_, obj any) { seen(obj) }})
+	})
 }
 
 // watchHostSlices tracks the Ready endpoints of the control plane's
@@ -183,16 +172,7 @@ func (k *endpointTracker) watchSlices(t *testing.T, c kubernetes.Interface, memb
 // slices), and counts their writes.
 func (k *endpointTracker) watchHostSlices(t *testing.T, c kubernetes.Interface, ns, service string) {
 	t.Helper()
-	f := informers.NewSharedInformerFactoryWithOptions(c, 0, informers.WithNamespace(ns),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = discoveryv1.LabelServiceName + "=derived-" + service }))
-	seen := func(obj any) {
-		s, ok := obj.(*discoveryv1.EndpointSlice)
-		if !ok {
-			return
-		}
-		now := time.Now()
-		k.mu.Lock()
-		defer k.mu.Unlock()
+	k.watchEndpointSlices(t, c, "the control plane's EndpointSlices of derived-"+service, ns, "derived-"+service, func(s *discoveryv1.EndpointSlice, now time.Time) {
 		k.hostSliceWrites++
 		for _, ep := range s.Endpoints {
 			if ep.TargetRef == nil || (ep.Conditions.Ready != nil && !*ep.Conditions.Ready) {
@@ -202,9 +182,27 @@ func (k *endpointTracker) watchHostSlices(t *testing.T, c kubernetes.Interface, 
 				k.hostSeen[ep.TargetRef.UID] = now
 			}
 		}
+	})
+}
+
+// watchEndpointSlices calls seen, under k.mu, with each version of the
+// EndpointSlices of service in ns that c serves.
+func (k *endpointTracker) watchEndpointSlices(t *testing.T, c kubernetes.Interface, what, ns, service string, seen func(s *discoveryv1.EndpointSlice, now time.Time)) {
+	t.Helper()
+	f := informers.NewSharedInformerFactoryWithOptions(c, 0, informers.WithNamespace(ns),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = discoveryv1.LabelServiceName + "=" + service }))
+	on := func(obj any) {
+		s, ok := obj.(*discoveryv1.EndpointSlice)
+		if !ok {
+			return
+		}
+		now := time.Now()
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		seen(s, now)
 	}
-	informed(t, "the control plane's EndpointSlices of derived-"+service, f.Discovery().V1().EndpointSlices().Informer(), f.Start, f.Shutdown,
-		cache.ResourceEventHandlerFuncs{AddFunc: seen, UpdateFunc: func(_, obj any) { seen(obj) }})
+	informed(t, what, f.Discovery().V1().EndpointSlices().Informer(), f.Start, f.Shutdown,
+		cache.ResourceEventHandlerFuncs{AddFunc: on, UpdateFunc: func(_, obj any) { on(obj) }})
 }
 
 // watchPods tracks when member1's pods of selector become Ready.
