@@ -157,6 +157,9 @@ func memberNamespace(t *testing.T, members ...string) string {
 			_ = cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
 		})
 	}
+	for _, m := range members {
+		framework.WaitPodsAdmitted(t, m, ns)
+	}
 	return ns
 }
 

@@ -123,6 +123,20 @@ func MemberClient(t *testing.T, name string) kubernetes.Interface {
 	return cs
 }
 
+// WaitPodsAdmitted waits until a member's namespace can take pods: the
+// member's ServiceAccount admission refuses them until its controller
+// manager has made the namespace's "default" account.
+func WaitPodsAdmitted(t *testing.T, member, ns string) {
+	t.Helper()
+	cs := MemberClient(t, member)
+	Eventually(t, time.Minute, func(ctx context.Context) string {
+		if _, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{}); err != nil {
+			return "the default ServiceAccount of " + ns + " in " + member + ": " + err.Error()
+		}
+		return ""
+	})
+}
+
 // FlotillaConfig is the host's client configuration pointed at
 // flotilla-apiserver itself, past the host aggregator (its /metrics and
 // /debug/pprof); its serving certificate is self-signed.

@@ -23,6 +23,7 @@ import (
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
 const ns = "search-e2e"
@@ -76,6 +77,8 @@ func fixture(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	framework.WaitPodsAdmitted(t, "member1", ns)
+	framework.WaitPodsAdmitted(t, "member2", ns)
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "logger", Namespace: ns},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "busybox"}}}}
 	if _, err := member(t, "member1").CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
