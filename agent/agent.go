@@ -28,10 +28,9 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
 	"github.com/flotilla-io/flotilla/controllers/execution"
-	"github.com/flotilla-io/flotilla/controllers/interpreter/informed"
+	"github.com/flotilla-io/flotilla/interpreter/informed"
 	"github.com/flotilla-io/flotilla/member"
-	"github.com/flotilla-io/flotilla/metrics"
-	"github.com/flotilla-io/flotilla/recorder"
+	"github.com/flotilla-io/flotilla/telemetry"
 	"github.com/flotilla-io/flotilla/tunnel"
 )
 
@@ -87,7 +86,7 @@ func (c *Config) Run(ctx context.Context) error {
 		return err
 	}
 	// Every replica serves its metrics, elected or not.
-	if _, err := metrics.Serve(ctx, c.Options.MetricsBindAddress); err != nil {
+	if _, err := telemetry.Serve(ctx, c.Options.MetricsBindAddress); err != nil {
 		return err
 	}
 	// Every replica renews its certificate, elected or not, so that a
@@ -238,7 +237,7 @@ func ensureCluster(ctx context.Context, karmada versioned.Interface, member kube
 // objects (templates in user namespaces) are dropped here rather than
 // refused there.
 func newRecorder(host kubernetes.Interface, cluster string) (record.EventRecorder, func(), error) {
-	r, shutdown, err := recorder.New(host.CoreV1().Events(agentregistration.ExecutionNamespace(cluster)), corev1.EventSource{Component: "flotilla-agent", Host: cluster})
+	r, shutdown, err := telemetry.NewEventRecorder(host.CoreV1().Events(agentregistration.ExecutionNamespace(cluster)), corev1.EventSource{Component: "flotilla-agent", Host: cluster})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -20,7 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
-	"github.com/flotilla-io/flotilla/metrics"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // Options are the agent's flags.
@@ -73,7 +73,7 @@ func NewOptions() *Options {
 		LeaderElectNamespace:         clusterv1alpha1.SystemNamespace,
 		Workers:                      8,
 		AgentNamespace:               agentregistration.DefaultAgentNamespace,
-		MetricsBindAddress:           metrics.DefaultBindAddress,
+		MetricsBindAddress:           telemetry.DefaultBindAddress,
 	}
 }
 
@@ -96,8 +96,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"Directory of the agent's control-plane client certificates, renewed before they expire when --control-plane-kubeconfig holds the agent's certificate. Default: "+defaultCertDirName+" next to --control-plane-kubeconfig.")
 	fs.StringVar(&o.AgentNamespace, "agent-namespace", o.AgentNamespace,
 		"Member namespace of the Secret karmada-agent-config (key karmada.config) holding the agent's kubeconfig, updated with each renewed certificate; empty: not updated.")
-	fs.StringVar(&o.MetricsBindAddress, metrics.BindAddressFlag, o.MetricsBindAddress,
-		"Address (host:port) serving the agent's Prometheus metrics at "+metrics.Path+" over plain HTTP, on every replica; empty or 0 disables it.")
+	fs.StringVar(&o.MetricsBindAddress, telemetry.BindAddressFlag, o.MetricsBindAddress,
+		"Address (host:port) serving the agent's Prometheus metrics at "+telemetry.Path+" over plain HTTP, on every replica; empty or 0 disables it.")
 }
 
 // Validate checks the options.

@@ -29,7 +29,7 @@ import (
 	searchinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/search/v1alpha1"
 	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
 	"github.com/flotilla-io/flotilla/member"
-	"github.com/flotilla-io/flotilla/memberaccess"
+	memberaccess "github.com/flotilla-io/flotilla/member/access"
 	"github.com/flotilla-io/flotilla/proxy"
 	searchcache "github.com/flotilla-io/flotilla/search/cache"
 	"github.com/flotilla-io/flotilla/search/index"

@@ -35,7 +35,7 @@ import (
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/manager"
 	"github.com/flotilla-io/flotilla/member"
-	"github.com/flotilla-io/flotilla/metricsadapter"
+	"github.com/flotilla-io/flotilla/metricsapi"
 	"github.com/flotilla-io/flotilla/proxy"
 	"github.com/flotilla-io/flotilla/registry"
 	appsregistry "github.com/flotilla-io/flotilla/registry/apps"
@@ -66,7 +66,7 @@ type Config struct {
 	// Search configures search/ and proxying/proxy of search.karmada.io.
 	Search search.Options
 	// Metrics configures metrics.k8s.io and custom.metrics.k8s.io.
-	Metrics metricsadapter.Options
+	Metrics metricsapi.Options
 	// Controllers configure the embedded controllers.
 	Controllers manager.Options
 	// APIService says how the server registers itself with the host's
@@ -185,7 +185,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	if err := c.installMetrics(g, s.MemberHub); err != nil {
 		return nil, err
 	}
-	s.GroupVersions = append(s.GroupVersions, metricsadapter.GroupVersions...)
+	s.GroupVersions = append(s.GroupVersions, metricsapi.GroupVersions...)
 	if c.APIService.Register {
 		reg, err := newAPIServiceRegistrar(c.HostConfig, c.APIService, c.Serving, s.GroupVersions)
 		if err != nil {
@@ -331,7 +331,7 @@ func (c CompletedConfig) searchGroup(g *genericapiserver.GenericAPIServer, srv *
 // installMetrics serves metrics.k8s.io and custom.metrics.k8s.io from the
 // members' metrics.
 func (c CompletedConfig) installMetrics(g *genericapiserver.GenericAPIServer, hub *member.Hub) error {
-	cfg := &metricsadapter.Config{Options: c.Metrics, Scheme: c.Scheme, Codecs: c.Codecs, HostConfig: c.HostConfig, Members: hub,
+	cfg := &metricsapi.Config{Options: c.Metrics, Scheme: c.Scheme, Codecs: c.Codecs, HostConfig: c.HostConfig, Members: hub,
 		Authorizer: c.generic.Authorization.Authorizer}
 	m, err := cfg.Complete().New()
 	if err != nil {

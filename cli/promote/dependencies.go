@@ -7,9 +7,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
-	"github.com/flotilla-io/flotilla/controllers/interpreter/lua"
-	"github.com/flotilla-io/flotilla/controllers/interpreter/thirdparty"
+	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/interpreter/lua"
+	"github.com/flotilla-io/flotilla/interpreter/thirdparty"
 )
 
 // Dependencies lists what an object depends on, as the control plane's

@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/interpreter"
 )
 
 func TestDependencies(t *testing.T) {

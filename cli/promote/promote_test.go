@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/flotilla-io/flotilla/cli/policy"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/interpreter"
 )
 
 // fakeMember serves objects by "kind namespace/name" (kind as the

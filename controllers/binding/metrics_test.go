@@ -7,9 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/flotilla/metrics"
-	"github.com/flotilla-io/flotilla/metrics/metricstest"
 	pt "github.com/flotilla-io/flotilla/placement/placementtest"
+	"github.com/flotilla-io/flotilla/telemetry"
+	"github.com/flotilla-io/flotilla/telemetry/telemetrytest"
 )
 
 // Syncing a binding's Works is observed once, written or up to date; a
@@ -27,13 +27,13 @@ func TestReconcileObservesSyncWork(t *testing.T) {
 		{name: "being deleted", in: objects{templates: []runtime.Object{nginxTemplate()}, bindings: []runtime.Object{newRB(deleting)}, clusters: ab}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before, _ := metricstest.Sample(t, metrics.BindingSyncWorkDuration, success)
+			before, _ := telemetrytest.Sample(t, telemetry.BindingSyncWorkDuration, success)
 			f := newFixture(t, tc.in, nil)
 			if err := f.ctrl.reconcile(context.Background(), "rb/default/nginx-deployment"); err != nil {
 				t.Fatal(err)
 			}
-			if v, _ := metricstest.Sample(t, metrics.BindingSyncWorkDuration, success); v-before != tc.want {
-				t.Errorf("%s moved by %v, want %v", metrics.BindingSyncWorkDuration, v-before, tc.want)
+			if v, _ := telemetrytest.Sample(t, telemetry.BindingSyncWorkDuration, success); v-before != tc.want {
+				t.Errorf("%s moved by %v, want %v", telemetry.BindingSyncWorkDuration, v-before, tc.want)
 			}
 		})
 	}

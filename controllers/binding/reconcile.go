@@ -17,7 +17,7 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/internal/names"
-	"github.com/flotilla-io/flotilla/metrics"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // Event reasons (Karmada's).
@@ -120,7 +120,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	}
 	start := time.Now()
 	wrote, err := c.sync.reconcile(ctx, b, template, existing)
-	metrics.ObserveSyncWork(err, start)
+	telemetry.ObserveSyncWork(err, start)
 	ref := templateRef(template)
 	if err != nil {
 		c.recorder.Event(ref, corev1.EventTypeWarning, EventReasonSyncWorkFailed, fmt.Sprintf("Failed to sync work of %s: %v", b.describe(), err))

@@ -15,9 +15,9 @@ import (
 	"github.com/flotilla-io/flotilla/apis/work/mutation"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
 	"github.com/flotilla-io/flotilla/failover"
 	"github.com/flotilla-io/flotilla/internal/names"
+	"github.com/flotilla-io/flotilla/interpreter"
 )
 
 // ManagedLabel marks member objects Karmada manages.

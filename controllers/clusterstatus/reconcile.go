@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/flotilla/metrics"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // reconcile reports one cluster. The sub-reconcilers run in order on a
@@ -30,7 +30,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 		c.forgetInformers(name)
 		c.forgetClient(name)
 		c.beats.stop(name)
-		metrics.DeleteCluster(name)
+		telemetry.DeleteCluster(name)
 		return nil
 	}
 	if err != nil {
@@ -58,17 +58,17 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	}
 	if c.failures.hold(name, ready, meta.IsStatusConditionTrue(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady)) {
 		// One failed probe is not an outage: keep reporting what we had.
-		metrics.RecordClusterStatus(name, &cluster.Status)
-		metrics.ObserveClusterSyncStatus(name, start)
+		telemetry.RecordClusterStatus(name, &cluster.Status)
+		telemetry.ObserveClusterSyncStatus(name, start)
 		return nil
 	}
 	err = c.writeStatus(ctx, cluster, status)
-	metrics.ObserveClusterSyncStatus(name, start)
+	telemetry.ObserveClusterSyncStatus(name, start)
 	if err != nil {
 		// The stored status stands.
 		status = &cluster.Status
 	}
-	metrics.RecordClusterStatus(name, status)
+	telemetry.RecordClusterStatus(name, status)
 	return err
 }
 

@@ -3,8 +3,8 @@ package cronfederatedhpa
 import (
 	"testing"
 
-	"github.com/flotilla-io/flotilla/metrics"
-	"github.com/flotilla-io/flotilla/metrics/metricstest"
+	"github.com/flotilla-io/flotilla/telemetry"
+	"github.com/flotilla-io/flotilla/telemetry/telemetrytest"
 )
 
 // Each reconcile of an existing CronFederatedHPA is observed once; one
@@ -26,12 +26,12 @@ func TestReconcileObservesProcessing(t *testing.T) {
 			} else {
 				h = newHarness(t)
 			}
-			before, _ := metricstest.Sample(t, metrics.CronFederatedHPAProcessDuration, success)
+			before, _ := telemetrytest.Sample(t, telemetry.CronFederatedHPAProcessDuration, success)
 			if err := h.reconcile(t); err != nil {
 				t.Fatal(err)
 			}
-			if v, _ := metricstest.Sample(t, metrics.CronFederatedHPAProcessDuration, success); v-before != tc.want {
-				t.Errorf("%s moved by %v, want %v", metrics.CronFederatedHPAProcessDuration, v-before, tc.want)
+			if v, _ := telemetrytest.Sample(t, telemetry.CronFederatedHPAProcessDuration, success); v-before != tc.want {
+				t.Errorf("%s moved by %v, want %v", telemetry.CronFederatedHPAProcessDuration, v-before, tc.want)
 			}
 		})
 	}

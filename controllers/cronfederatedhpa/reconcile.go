@@ -12,7 +12,7 @@ import (
 	"k8s.io/klog/v2"
 
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
-	"github.com/flotilla-io/flotilla/metrics"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // reconcile plans the rules of a CronFederatedHPA, runs those that came
@@ -33,7 +33,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 		return err
 	}
 	start := time.Now()
-	defer func() { metrics.ObserveCronFederatedHPA(err, start) }()
+	defer func() { telemetry.ObserveCronFederatedHPA(err, start) }()
 	for _, perr := range c.planner.sync(key, cron.UID, cron.Spec.Rules) {
 		c.recorder.Event(cron, corev1.EventTypeWarning, EventReasonStartRuleFailed, perr.Error())
 	}

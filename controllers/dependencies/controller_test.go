@@ -22,7 +22,7 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/interpreter"
 )
 
 const testNS = "ns"

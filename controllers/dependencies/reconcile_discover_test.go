@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/interpreter"
 )
 
 func TestDiscoverReconciler(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/interpreter"
 )
 
 // ControllerName is the name of the controller in --controllers.

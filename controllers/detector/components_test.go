@@ -12,7 +12,7 @@ import (
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/interpreter"
 	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 )
 

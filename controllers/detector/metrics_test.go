@@ -7,8 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
-	"github.com/flotilla-io/flotilla/metrics"
-	"github.com/flotilla-io/flotilla/metrics/metricstest"
+	"github.com/flotilla-io/flotilla/telemetry"
+	"github.com/flotilla-io/flotilla/telemetry/telemetrytest"
 )
 
 // A template's reconcile observes the policy match; applying a policy
@@ -49,22 +49,22 @@ func TestReconcileTemplateObservesPolicies(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := tc.setup(t)
-			matched, _ := metricstest.Sample(t, metrics.ResourceMatchPolicyDuration, nil)
-			attempts, _ := metricstest.Sample(t, metrics.PolicyApplyAttemptsTotal, success)
-			applied, _ := metricstest.Sample(t, metrics.ResourceApplyPolicyDuration, success)
-			preempted, _ := metricstest.Sample(t, metrics.PolicyPreemptionTotal, success)
+			matched, _ := telemetrytest.Sample(t, telemetry.ResourceMatchPolicyDuration, nil)
+			attempts, _ := telemetrytest.Sample(t, telemetry.PolicyApplyAttemptsTotal, success)
+			applied, _ := telemetrytest.Sample(t, telemetry.ResourceApplyPolicyDuration, success)
+			preempted, _ := telemetrytest.Sample(t, telemetry.PolicyPreemptionTotal, success)
 			h.reconcile("web")
 			for _, c := range []struct {
 				metric       string
 				labels       map[string]string
 				before, want float64
 			}{
-				{metrics.ResourceMatchPolicyDuration, nil, matched, 1},
-				{metrics.PolicyApplyAttemptsTotal, success, attempts, tc.wantApplied},
-				{metrics.ResourceApplyPolicyDuration, success, applied, tc.wantApplied},
-				{metrics.PolicyPreemptionTotal, success, preempted, tc.wantPreempted},
+				{telemetry.ResourceMatchPolicyDuration, nil, matched, 1},
+				{telemetry.PolicyApplyAttemptsTotal, success, attempts, tc.wantApplied},
+				{telemetry.ResourceApplyPolicyDuration, success, applied, tc.wantApplied},
+				{telemetry.PolicyPreemptionTotal, success, preempted, tc.wantPreempted},
 			} {
-				if v, _ := metricstest.Sample(t, c.metric, c.labels); v-c.before != c.want {
+				if v, _ := telemetrytest.Sample(t, c.metric, c.labels); v-c.before != c.want {
 					t.Errorf("%s%v moved by %v, want %v", c.metric, c.labels, v-c.before, c.want)
 				}
 			}

@@ -17,8 +17,8 @@ import (
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
-	"github.com/flotilla-io/flotilla/metrics"
+	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // Event reasons on templates (Karmada's).
@@ -77,7 +77,7 @@ func (c *Controller) syncTemplate(ctx context.Context, key string, changed bool)
 		return false, err
 	}
 	chosen, ok := choose(pps, cpps, obj, current)
-	metrics.ObserveMatchPolicy(matchStart)
+	telemetry.ObserveMatchPolicy(matchStart)
 	if !ok {
 		if claimed {
 			return true, c.unclaim(ctx, gvk, obj)
@@ -94,10 +94,10 @@ func (c *Controller) syncTemplate(ctx context.Context, key string, changed bool)
 	applyStart := time.Now()
 	claimedObj, err := c.claim(ctx, gvk, obj, chosen)
 	if preempting {
-		metrics.CountPolicyPreemption(err)
+		telemetry.CountPolicyPreemption(err)
 	}
 	if err != nil {
-		metrics.ObserveApplyPolicy(err, applyStart)
+		telemetry.ObserveApplyPolicy(err, applyStart)
 		if preempting {
 			c.event(obj, corev1.EventTypeWarning, EventReasonPreemptPolicyFailed, preemptMessage(chosen, current, err))
 		}
@@ -113,7 +113,7 @@ func (c *Controller) syncTemplate(ctx context.Context, key string, changed bool)
 		// placement and spec until the template changes. Its claim follows
 		// the template's, so that the policies find what they claim.
 		err := c.claimBinding(ctx, gvk, ns, name, chosen)
-		metrics.ObserveApplyPolicy(err, applyStart)
+		telemetry.ObserveApplyPolicy(err, applyStart)
 		return true, err
 	}
 	wrote, err := c.ensureBinding(ctx, gvk, obj, chosen)
@@ -121,7 +121,7 @@ func (c *Controller) syncTemplate(ctx context.Context, key string, changed bool)
 		// Not an attempt: the binding's cache has not caught up yet.
 		return false, err
 	}
-	metrics.ObserveApplyPolicy(err, applyStart)
+	telemetry.ObserveApplyPolicy(err, applyStart)
 	c.recordInterpretation(gvk, obj, wrote, err)
 	if err != nil {
 		c.event(obj, corev1.EventTypeWarning, EventReasonApplyPolicyFailed, fmt.Sprintf("Apply policy(%s) failed: %v", policyName(chosen), err))

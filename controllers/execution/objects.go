@@ -17,7 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/flotilla-io/flotilla/member"
-	"github.com/flotilla-io/flotilla/metrics"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // memberObjects is how the sub-reconcilers reach the objects of one
@@ -126,18 +126,18 @@ func countWrites(cluster string, o memberObjects) memberObjects {
 	create, update, del := o.create, o.update, o.delete
 	o.create = func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		out, err := create(ctx, gvr, obj)
-		metrics.CountCreateResource(err, obj.GetAPIVersion(), obj.GetKind(), cluster)
+		telemetry.CountCreateResource(err, obj.GetAPIVersion(), obj.GetKind(), cluster)
 		return out, err
 	}
 	o.update = func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		out, err := update(ctx, gvr, obj)
 		// Karmada's operationResult of a write that changed the object.
-		metrics.CountUpdateResource(err, obj.GetAPIVersion(), obj.GetKind(), cluster, "updated")
+		telemetry.CountUpdateResource(err, obj.GetAPIVersion(), obj.GetKind(), cluster, "updated")
 		return out, err
 	}
 	o.delete = func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) error {
 		err := del(ctx, gvr, obj)
-		metrics.CountDeleteResource(err, obj.GetAPIVersion(), obj.GetKind(), cluster)
+		telemetry.CountDeleteResource(err, obj.GetAPIVersion(), obj.GetKind(), cluster)
 		return err
 	}
 	return o

@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/flotilla-io/flotilla/metrics"
-	"github.com/flotilla-io/flotilla/metrics/metricstest"
+	"github.com/flotilla-io/flotilla/telemetry"
+	"github.com/flotilla-io/flotilla/telemetry/telemetrytest"
 )
 
 // Each write to a member counts once in Karmada's metric of its verb, by
@@ -32,20 +32,20 @@ func TestCountWrites(t *testing.T) {
 			_, err := o.create(context.Background(), schema.GroupVersionResource{}, obj)
 			return err
 		},
-			metric: metrics.CreateResourceToCluster},
+			metric: telemetry.CreateResourceToCluster},
 		{name: "create refused", err: boom, write: func(o memberObjects) error {
 			_, err := o.create(context.Background(), schema.GroupVersionResource{}, obj)
 			return err
-		}, metric: metrics.CreateResourceToCluster},
+		}, metric: telemetry.CreateResourceToCluster},
 		{name: "update", write: func(o memberObjects) error {
 			_, err := o.update(context.Background(), schema.GroupVersionResource{}, obj)
 			return err
 		},
-			metric: metrics.UpdateResourceToCluster, extra: map[string]string{"operationResult": "updated"}},
+			metric: telemetry.UpdateResourceToCluster, extra: map[string]string{"operationResult": "updated"}},
 		{name: "delete", write: func(o memberObjects) error { return o.delete(context.Background(), schema.GroupVersionResource{}, obj) },
-			metric: metrics.DeleteResourceFromCluster},
+			metric: telemetry.DeleteResourceFromCluster},
 		{name: "delete refused", err: boom, write: func(o memberObjects) error { return o.delete(context.Background(), schema.GroupVersionResource{}, obj) },
-			metric: metrics.DeleteResourceFromCluster},
+			metric: telemetry.DeleteResourceFromCluster},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			result := "success"
@@ -57,11 +57,11 @@ func TestCountWrites(t *testing.T) {
 				labels[k] = v
 			}
 			counts := map[string]float64{}
-			all := []string{metrics.CreateResourceToCluster, metrics.UpdateResourceToCluster, metrics.DeleteResourceFromCluster}
+			all := []string{telemetry.CreateResourceToCluster, telemetry.UpdateResourceToCluster, telemetry.DeleteResourceFromCluster}
 			for _, m := range all {
-				counts[m], _ = metricstest.Sample(t, m, map[string]string{"member_cluster": "count-writes", "result": result})
+				counts[m], _ = telemetrytest.Sample(t, m, map[string]string{"member_cluster": "count-writes", "result": result})
 			}
-			before, _ := metricstest.Sample(t, tc.metric, labels)
+			before, _ := telemetrytest.Sample(t, tc.metric, labels)
 			written := func(context.Context, schema.GroupVersionResource, *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 				return obj, tc.err
 			}
@@ -70,14 +70,14 @@ func TestCountWrites(t *testing.T) {
 			if err := tc.write(o); !errors.Is(err, tc.err) {
 				t.Fatalf("write returned %v, want %v", err, tc.err)
 			}
-			if v, _ := metricstest.Sample(t, tc.metric, labels); v != before+1 {
+			if v, _ := telemetrytest.Sample(t, tc.metric, labels); v != before+1 {
 				t.Errorf("%s%v = %v, want %v", tc.metric, labels, v, before+1)
 			}
 			for _, m := range all {
 				if m == tc.metric {
 					continue
 				}
-				if v, _ := metricstest.Sample(t, m, map[string]string{"member_cluster": "count-writes", "result": result}); v != counts[m] {
+				if v, _ := telemetrytest.Sample(t, m, map[string]string{"member_cluster": "count-writes", "result": result}); v != counts[m] {
 					t.Errorf("%s moved by a %s", m, tc.name)
 				}
 			}

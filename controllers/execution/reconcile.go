@@ -19,8 +19,8 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
-	"github.com/flotilla-io/flotilla/metrics"
+	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // workPatchFunc patches a Work (its subresource, when named) with the
@@ -127,7 +127,7 @@ func (c *Controller) reconcile(ctx context.Context, m *memberState, key string) 
 	start := time.Now()
 	outcomes := apply.reconcile(ctx, cluster.Name, work)
 	applyErr := setApplied(status, work.Generation, outcomes)
-	metrics.ObserveSyncWorkload(applyErr, start)
+	telemetry.ObserveSyncWorkload(applyErr, start)
 	status.ManifestStatuses = c.manifests.reconcile(ctx, work, outcomes)
 	writeErr := c.status.reconcile(ctx, m.records, work, stored, status, dispatching)
 	c.events.reconcile(work, cluster.Name, outcomes, applyErr)

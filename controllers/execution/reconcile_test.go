@@ -30,7 +30,7 @@ import (
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/interpreter"
 	"github.com/flotilla-io/flotilla/member"
 )
 

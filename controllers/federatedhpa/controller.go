@@ -1,5 +1,5 @@
 // Package federatedhpa is the FederatedHPA controller: the Kubernetes HPA
-// algorithm (package calculator) over the pods of every member a template
+// algorithm (package podautoscaler) over the pods of every member a template
 // is placed on, with metrics read through the control plane's
 // metrics.k8s.io and custom.metrics.k8s.io. It scales the template's
 // `scale` subresource on the host; the scheduler then divides the new
@@ -28,9 +28,9 @@ import (
 	autoscalinglisters "github.com/flotilla-io/flotilla/apis/generated/listers/autoscaling/v1alpha1"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/podautoscaler"
 )
 
 // ControllerName is the name of the controller in --controllers.
@@ -45,7 +45,7 @@ type Options struct {
 	SyncPeriod time.Duration
 	// Algorithm holds tolerance, CPU initialization period, readiness
 	// delay and downscale stabilization.
-	Algorithm calculator.Config
+	Algorithm podautoscaler.Config
 }
 
 // Controller computes FederatedHPAs.

@@ -36,9 +36,9 @@ import (
 	autoscalinglisters "github.com/flotilla-io/flotilla/apis/generated/listers/autoscaling/v1alpha1"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/podautoscaler"
 )
 
 // The controller-level fixture: FederatedHPA and binding listers over
@@ -152,7 +152,7 @@ func newFixture(t *testing.T, c in) *fixture {
 	t.Cleanup(q.ShutDown)
 	f.queue = &recordingQueue{TypedRateLimitingInterface: q}
 	f.ctrl = &Controller{
-		opts:  Options{SyncPeriod: syncPeriod, Algorithm: calculator.DefaultConfig()},
+		opts:  Options{SyncPeriod: syncPeriod, Algorithm: podautoscaler.DefaultConfig()},
 		fhpas: autoscalinglisters.NewFederatedHPALister(f.fhpas),
 		now:   func() time.Time { return fixedNow },
 		queue: f.queue,
@@ -397,7 +397,7 @@ func TestReconcile(t *testing.T) {
 func TestReconcileGone(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, in{pods: onePodEach(), metrics: &fakeMetrics{}})
-	f.ctrl.recommend.histories["default/web"] = &calculator.History{}
+	f.ctrl.recommend.histories["default/web"] = &podautoscaler.History{}
 	f.ctrl.recommend.selectors["default/web"] = labels.Everything()
 	if err := f.ctrl.reconcile(context.Background(), "default/web"); err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ import (
 	"k8s.io/metrics/pkg/client/external_metrics"
 
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
+	"github.com/flotilla-io/flotilla/podautoscaler"
 )
 
 // MetricsSource reads the control plane's metrics APIs.
@@ -89,7 +89,7 @@ type metricReader struct {
 	source    MetricsSource
 	namespace string
 	selector  labels.Selector
-	pods      []calculator.Pod
+	pods      []podautoscaler.Pod
 	// resourceList is the PodMetrics list, read once for every Resource
 	// and ContainerResource metric of the sync.
 	resourceList *metricsv1beta1.PodMetricsList
@@ -98,52 +98,52 @@ type metricReader struct {
 }
 
 // read returns the data of one spec.metrics entry.
-func (r *metricReader) read(ctx context.Context, spec autoscalingv2.MetricSpec) calculator.MetricData {
+func (r *metricReader) read(ctx context.Context, spec autoscalingv2.MetricSpec) podautoscaler.MetricData {
 	switch spec.Type {
 	case autoscalingv2.ResourceMetricSourceType:
 		if spec.Resource == nil {
-			return calculator.MetricData{}
+			return podautoscaler.MetricData{}
 		}
 		return r.resource(ctx, spec.Resource.Name, "")
 	case autoscalingv2.ContainerResourceMetricSourceType:
 		if spec.ContainerResource == nil {
-			return calculator.MetricData{}
+			return podautoscaler.MetricData{}
 		}
 		return r.resource(ctx, spec.ContainerResource.Name, spec.ContainerResource.Container)
 	case autoscalingv2.PodsMetricSourceType:
 		if spec.Pods == nil {
-			return calculator.MetricData{}
+			return podautoscaler.MetricData{}
 		}
 		return r.podsMetric(spec.Pods.Metric)
 	case autoscalingv2.ObjectMetricSourceType:
 		if spec.Object == nil {
-			return calculator.MetricData{}
+			return podautoscaler.MetricData{}
 		}
 		return r.objectMetric(spec.Object)
 	case autoscalingv2.ExternalMetricSourceType:
 		if spec.External == nil {
-			return calculator.MetricData{}
+			return podautoscaler.MetricData{}
 		}
 		return r.externalMetric(spec.External.Metric)
 	}
-	return calculator.MetricData{}
+	return podautoscaler.MetricData{}
 }
 
 // resource is a Resource (container "") or ContainerResource metric: each
 // pod's usage summed over its containers (or the named container's); a pod
 // missing a container's sample has none, as upstream.
-func (r *metricReader) resource(ctx context.Context, name corev1.ResourceName, container string) calculator.MetricData {
+func (r *metricReader) resource(ctx context.Context, name corev1.ResourceName, container string) podautoscaler.MetricData {
 	if !r.resourceRead {
 		r.resourceList, r.resourceErr = r.source.PodMetrics(ctx, r.namespace, r.selector)
 		r.resourceRead = true
 	}
 	if r.resourceErr != nil {
-		return calculator.MetricData{Err: r.resourceErr}
+		return podautoscaler.MetricData{Err: r.resourceErr}
 	}
 	if len(r.resourceList.Items) == 0 {
-		return calculator.MetricData{Err: errors.New("no metrics returned from resource metrics API")}
+		return podautoscaler.MetricData{Err: errors.New("no metrics returned from resource metrics API")}
 	}
-	samples := calculator.PodMetrics{}
+	samples := podautoscaler.PodMetrics{}
 	for _, pm := range r.resourceList.Items {
 		var sum int64
 		found, missing := false, false
@@ -162,73 +162,73 @@ func (r *metricReader) resource(ctx context.Context, name corev1.ResourceName, c
 		if missing || !found {
 			continue
 		}
-		key := calculator.PodKey{Cluster: pm.Annotations[autoscalingv1alpha1.QuerySourceAnnotationKey], Namespace: pm.Namespace, Name: pm.Name}
-		samples[key] = calculator.PodMetric{Timestamp: pm.Timestamp.Time, Window: pm.Window.Duration, Value: sum}
+		key := podautoscaler.PodKey{Cluster: pm.Annotations[autoscalingv1alpha1.QuerySourceAnnotationKey], Namespace: pm.Namespace, Name: pm.Name}
+		samples[key] = podautoscaler.PodMetric{Timestamp: pm.Timestamp.Time, Window: pm.Window.Duration, Value: sum}
 	}
-	return calculator.MetricData{PodMetrics: samples}
+	return podautoscaler.MetricData{PodMetrics: samples}
 }
 
 // podsMetric is a Pods metric. The custom metrics API names pods without
 // their cluster (values of pods sharing a name are summed by the adapter);
 // the value goes to every pod of that name.
-func (r *metricReader) podsMetric(m autoscalingv2.MetricIdentifier) calculator.MetricData {
+func (r *metricReader) podsMetric(m autoscalingv2.MetricIdentifier) podautoscaler.MetricData {
 	sel, err := metricSelector(m.Selector)
 	if err != nil {
-		return calculator.MetricData{Err: err}
+		return podautoscaler.MetricData{Err: err}
 	}
 	list, err := r.source.PodsMetric(r.namespace, m.Name, r.selector, sel)
 	if err != nil {
-		return calculator.MetricData{Err: err}
+		return podautoscaler.MetricData{Err: err}
 	}
 	if len(list.Items) == 0 {
-		return calculator.MetricData{Err: errors.New("no metrics returned from custom metrics API")}
+		return podautoscaler.MetricData{Err: errors.New("no metrics returned from custom metrics API")}
 	}
-	byName := map[string][]calculator.PodKey{}
+	byName := map[string][]podautoscaler.PodKey{}
 	for i := range r.pods {
 		byName[r.pods[i].Name] = append(byName[r.pods[i].Name], r.pods[i].Key())
 	}
-	samples := calculator.PodMetrics{}
+	samples := podautoscaler.PodMetrics{}
 	for _, v := range list.Items {
 		window := time.Minute
 		if v.WindowSeconds != nil {
 			window = time.Duration(*v.WindowSeconds) * time.Second
 		}
 		for _, key := range byName[v.DescribedObject.Name] {
-			samples[key] = calculator.PodMetric{Timestamp: v.Timestamp.Time, Window: window, Value: v.Value.MilliValue()}
+			samples[key] = podautoscaler.PodMetric{Timestamp: v.Timestamp.Time, Window: window, Value: v.Value.MilliValue()}
 		}
 	}
-	return calculator.MetricData{PodMetrics: samples}
+	return podautoscaler.MetricData{PodMetrics: samples}
 }
 
-func (r *metricReader) objectMetric(o *autoscalingv2.ObjectMetricSource) calculator.MetricData {
+func (r *metricReader) objectMetric(o *autoscalingv2.ObjectMetricSource) podautoscaler.MetricData {
 	sel, err := metricSelector(o.Metric.Selector)
 	if err != nil {
-		return calculator.MetricData{Err: err}
+		return podautoscaler.MetricData{Err: err}
 	}
 	gv, err := schema.ParseGroupVersion(o.DescribedObject.APIVersion)
 	if err != nil {
-		return calculator.MetricData{Err: err}
+		return podautoscaler.MetricData{Err: err}
 	}
 	v, err := r.source.ObjectMetric(r.namespace, o.Metric.Name, gv.WithKind(o.DescribedObject.Kind).GroupKind(), o.DescribedObject.Name, sel)
 	if err != nil {
-		return calculator.MetricData{Err: err}
+		return podautoscaler.MetricData{Err: err}
 	}
-	return calculator.MetricData{Value: v.Value.MilliValue(), Timestamp: v.Timestamp.Time}
+	return podautoscaler.MetricData{Value: v.Value.MilliValue(), Timestamp: v.Timestamp.Time}
 }
 
-func (r *metricReader) externalMetric(m autoscalingv2.MetricIdentifier) calculator.MetricData {
+func (r *metricReader) externalMetric(m autoscalingv2.MetricIdentifier) podautoscaler.MetricData {
 	sel, err := metricSelector(m.Selector)
 	if err != nil {
-		return calculator.MetricData{Err: err}
+		return podautoscaler.MetricData{Err: err}
 	}
 	list, err := r.source.ExternalMetric(r.namespace, m.Name, sel)
 	if err != nil {
-		return calculator.MetricData{Err: err}
+		return podautoscaler.MetricData{Err: err}
 	}
 	if len(list.Items) == 0 {
-		return calculator.MetricData{Err: errors.New("no metrics returned from external metrics API")}
+		return podautoscaler.MetricData{Err: errors.New("no metrics returned from external metrics API")}
 	}
-	d := calculator.MetricData{Timestamp: list.Items[0].Timestamp.Time}
+	d := podautoscaler.MetricData{Timestamp: list.Items[0].Timestamp.Time}
 	for _, v := range list.Items {
 		d.Values = append(d.Values, v.Value.MilliValue())
 	}

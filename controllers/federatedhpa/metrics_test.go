@@ -7,15 +7,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
-	"github.com/flotilla-io/flotilla/metrics"
-	"github.com/flotilla-io/flotilla/metrics/metricstest"
+	"github.com/flotilla-io/flotilla/podautoscaler"
+	"github.com/flotilla-io/flotilla/telemetry"
+	"github.com/flotilla-io/flotilla/telemetry/telemetrytest"
 )
 
 // Each metric read is observed once, by result and the metric's source
 // type. Not parallel: the histogram is the process's.
 func TestMetricsReconcilerObservesPulls(t *testing.T) {
-	pods := []calculator.Pod{{Cluster: "m1", Namespace: "default", Name: "m1-web"}}
+	pods := []podautoscaler.Pod{{Cluster: "m1", Namespace: "default", Name: "m1-web"}}
 	for _, tc := range []struct {
 		name   string
 		source *fakeMetrics
@@ -26,11 +26,11 @@ func TestMetricsReconcilerObservesPulls(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := map[string]string{"result": tc.result, "metricType": "Resource"}
-			before, _ := metricstest.Sample(t, metrics.FederatedHPAPullMetricsDuration, l)
+			before, _ := telemetrytest.Sample(t, telemetry.FederatedHPAPullMetricsDuration, l)
 			r := metricsReconciler{source: tc.source}
 			r.reconcile(context.Background(), fhpa(), labels.SelectorFromSet(labels.Set{"app": "web"}), pods, nil)
-			if v, _ := metricstest.Sample(t, metrics.FederatedHPAPullMetricsDuration, l); v-before != 1 {
-				t.Errorf("%s%v moved by %v, want 1", metrics.FederatedHPAPullMetricsDuration, l, v-before)
+			if v, _ := telemetrytest.Sample(t, telemetry.FederatedHPAPullMetricsDuration, l); v-before != 1 {
+				t.Errorf("%s%v moved by %v, want 1", telemetry.FederatedHPAPullMetricsDuration, l, v-before)
 			}
 		})
 	}

@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
-	"github.com/flotilla-io/flotilla/metrics"
+	"github.com/flotilla-io/flotilla/podautoscaler"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // reconcile computes one FederatedHPA. The sub-reconcilers run in order:
@@ -40,7 +40,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 	}
 	defer c.queue.AddAfter(key, c.opts.SyncPeriod)
 	start := time.Now()
-	defer func() { metrics.ObserveFederatedHPA(err, start) }()
+	defer func() { telemetry.ObserveFederatedHPA(err, start) }()
 	status, events := c.compute(ctx, key, fhpa)
 	status.ObservedGeneration = &fhpa.Generation
 	c.events.reconcile(fhpa, events)
@@ -48,27 +48,27 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 }
 
 // compute runs one sync and returns the status to write and the events.
-func (c *Controller) compute(ctx context.Context, key string, fhpa *autoscalingv1alpha1.FederatedHPA) (autoscalingv2.HorizontalPodAutoscalerStatus, []calculator.Event) {
+func (c *Controller) compute(ctx context.Context, key string, fhpa *autoscalingv1alpha1.FederatedHPA) (autoscalingv2.HorizontalPodAutoscalerStatus, []podautoscaler.Event) {
 	now := c.now()
 	ref := fhpa.Spec.ScaleTargetRef
 	gvr, sc, err := c.scale.reconcile(ctx, fhpa.Namespace, ref)
 	if err != nil {
-		status, e := calculator.ScaleUnavailable(fhpa.Status, err, now)
-		return status, []calculator.Event{e}
+		status, e := podautoscaler.ScaleUnavailable(fhpa.Status, err, now)
+		return status, []podautoscaler.Event{e}
 	}
 	selector, err := labels.Parse(sc.Status.Selector)
 	if err != nil || sc.Status.Selector == "" {
 		selector = nil // the algorithm reports the invalid selector
 	}
 	memberPods, missing := c.pods.reconcile(fhpa.Namespace, ref, selector)
-	pods := make([]calculator.Pod, len(memberPods))
+	pods := make([]podautoscaler.Pod, len(memberPods))
 	for i, p := range memberPods {
-		pods[i] = calculatorPod(p.cluster, p.pod)
+		pods[i] = podautoscalerPod(p.cluster, p.pod)
 	}
 	data, silent := c.metrics.reconcile(ctx, fhpa, selector, pods, missing)
 	missing = append(missing, silent...)
 
-	in := calculator.Input{
+	in := podautoscaler.Input{
 		Namespace: fhpa.Namespace, Spec: fhpa.Spec, Status: fhpa.Status,
 		CurrentReplicas: sc.Spec.Replicas, StatusReplicas: sc.Status.Replicas, Selector: sc.Status.Selector,
 		Pods: pods, Metrics: data,

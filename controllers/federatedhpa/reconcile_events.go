@@ -4,7 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
+	"github.com/flotilla-io/flotilla/podautoscaler"
 )
 
 // eventsReconciler records the events of a sync on the FederatedHPA.
@@ -14,7 +14,7 @@ type eventsReconciler struct {
 }
 
 // reconcile records events on fhpa, in order.
-func (r *eventsReconciler) reconcile(fhpa *autoscalingv1alpha1.FederatedHPA, events []calculator.Event) {
+func (r *eventsReconciler) reconcile(fhpa *autoscalingv1alpha1.FederatedHPA, events []podautoscaler.Event) {
 	for _, e := range events {
 		r.record(fhpa, e.Type, e.Reason, e.Message)
 	}

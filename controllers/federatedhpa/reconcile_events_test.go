@@ -7,20 +7,20 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
+	"github.com/flotilla-io/flotilla/podautoscaler"
 )
 
 func TestEventsReconciler(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
-		events []calculator.Event
+		events []podautoscaler.Event
 		want   []string
 	}{
 		{name: "none: nothing recorded"},
-		{name: "in order, on the FederatedHPA", events: []calculator.Event{
-			{Type: corev1.EventTypeWarning, Reason: calculator.ReasonFailedGetResourceMetric, Message: "first"},
-			{Type: corev1.EventTypeNormal, Reason: calculator.ReasonSuccessfulRescale, Message: "second"},
+		{name: "in order, on the FederatedHPA", events: []podautoscaler.Event{
+			{Type: corev1.EventTypeWarning, Reason: podautoscaler.ReasonFailedGetResourceMetric, Message: "first"},
+			{Type: corev1.EventTypeNormal, Reason: podautoscaler.ReasonSuccessfulRescale, Message: "second"},
 		}, want: []string{"Warning FailedGetResourceMetric first", "Normal SuccessfulRescale second"}},
 	}
 	for _, tc := range tests {

@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
-	"github.com/flotilla-io/flotilla/metrics"
+	"github.com/flotilla-io/flotilla/podautoscaler"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // metricsReconciler reads the data of a FederatedHPA's metrics through the
@@ -24,13 +24,13 @@ type metricsReconciler struct {
 // whose pods are already missing) with pods of which no metric has a
 // sample: their member did not answer the metrics request.
 func (r *metricsReconciler) reconcile(ctx context.Context, fhpa *autoscalingv1alpha1.FederatedHPA, selector labels.Selector,
-	pods []calculator.Pod, known []string) ([]calculator.MetricData, []string) {
+	pods []podautoscaler.Pod, known []string) ([]podautoscaler.MetricData, []string) {
 	reader := &metricReader{source: r.source, namespace: fhpa.Namespace, selector: selector, pods: pods}
-	data := make([]calculator.MetricData, len(fhpa.Spec.Metrics))
+	data := make([]podautoscaler.MetricData, len(fhpa.Spec.Metrics))
 	for i, m := range fhpa.Spec.Metrics {
 		start := time.Now()
 		data[i] = reader.read(ctx, m)
-		metrics.ObserveFederatedHPAPullMetrics(data[i].Err, string(m.Type), start)
+		telemetry.ObserveFederatedHPAPullMetrics(data[i].Err, string(m.Type), start)
 	}
 	return data, clustersWithoutSamples(pods, data, known)
 }
@@ -38,7 +38,7 @@ func (r *metricsReconciler) reconcile(ctx context.Context, fhpa *autoscalingv1al
 // clustersWithoutSamples are the clusters (not already known missing)
 // with pods of which no metric read has a sample: their member did not
 // answer the metrics request.
-func clustersWithoutSamples(pods []calculator.Pod, data []calculator.MetricData, known []string) []string {
+func clustersWithoutSamples(pods []podautoscaler.Pod, data []podautoscaler.MetricData, known []string) []string {
 	withPods, withSamples := map[string]bool{}, map[string]bool{}
 	for _, p := range pods {
 		withPods[p.Cluster] = true

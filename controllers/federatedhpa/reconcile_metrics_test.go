@@ -15,7 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
+	"github.com/flotilla-io/flotilla/podautoscaler"
 )
 
 // countingMetrics counts the resource metrics lists of fakeMetrics.
@@ -33,7 +33,7 @@ func TestMetricsReconciler(t *testing.T) {
 	t.Parallel()
 	memory := autoscalingv2.MetricSpec{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{
 		Name: corev1.ResourceMemory, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](50)}}}
-	pods := []calculator.Pod{{Cluster: "m1", Namespace: "default", Name: "m1-web"}, {Cluster: "m2", Namespace: "default", Name: "m2-web"}}
+	pods := []podautoscaler.Pod{{Cluster: "m1", Namespace: "default", Name: "m1-web"}, {Cluster: "m2", Namespace: "default", Name: "m2-web"}}
 	sample := func(pod string, v int64) string { return fmt.Sprintf("%s=%d", pod, v) }
 	tests := []struct {
 		name    string

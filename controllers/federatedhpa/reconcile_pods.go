@@ -8,9 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
 	"github.com/flotilla-io/flotilla/internal/names"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/podautoscaler"
 )
 
 // errPodsUnknown: the member is not Ready or its pod informer has not
@@ -68,13 +68,13 @@ func (r *podsReconciler) targetClusters(namespace string, ref autoscalingv2.Cros
 	return out
 }
 
-// calculatorPod is what the algorithm reads of a member pod. The request
+// podautoscalerPod is what the algorithm reads of a member pod. The request
 // maps are the hub's, shared and read-only.
-func calculatorPod(cluster string, p *member.Pod) calculator.Pod {
-	out := calculator.Pod{Cluster: cluster, Namespace: p.Namespace, Name: p.Name, Phase: p.Phase, Deleting: p.Deleting,
+func podautoscalerPod(cluster string, p *member.Pod) podautoscaler.Pod {
+	out := podautoscaler.Pod{Cluster: cluster, Namespace: p.Namespace, Name: p.Name, Phase: p.Phase, Deleting: p.Deleting,
 		Ready: p.Ready, ReadyTransition: p.ReadyTransition(), StartTime: p.StartTime(), PodRequests: p.PodLevelRequests()}
 	for _, c := range p.Containers() {
-		out.Containers = append(out.Containers, calculator.Container{Name: c.Name, Requests: c.Requests})
+		out.Containers = append(out.Containers, podautoscaler.Container{Name: c.Name, Requests: c.Requests})
 	}
 	return out
 }

@@ -8,38 +8,38 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
+	"github.com/flotilla-io/flotilla/podautoscaler"
 )
 
-// recommendReconciler runs the algorithm (package calculator, pure) with
+// recommendReconciler runs the algorithm (package podautoscaler, pure) with
 // the memory it keeps of each FederatedHPA: its recommendation and scale
 // history, and the pod selector it last computed with, to find the pods
 // two FederatedHPAs select.
 type recommendReconciler struct {
-	algorithm calculator.Config
+	algorithm podautoscaler.Config
 
 	mu sync.Mutex
 	// histories are the algorithm's memory of each FederatedHPA.
-	histories map[string]*calculator.History
+	histories map[string]*podautoscaler.History
 	// selectors are the pod selectors each FederatedHPA last computed
 	// with.
 	selectors map[string]labels.Selector
 }
 
-func newRecommendReconciler(algorithm calculator.Config) *recommendReconciler {
-	return &recommendReconciler{algorithm: algorithm, histories: map[string]*calculator.History{}, selectors: map[string]labels.Selector{}}
+func newRecommendReconciler(algorithm podautoscaler.Config) *recommendReconciler {
+	return &recommendReconciler{algorithm: algorithm, histories: map[string]*podautoscaler.History{}, selectors: map[string]labels.Selector{}}
 }
 
 // reconcile records selector as key's, completes in with the other
 // FederatedHPAs selecting pods, and returns the algorithm's recommendation
 // and key's history (for the rescale to record in).
-func (r *recommendReconciler) reconcile(key string, in calculator.Input, selector labels.Selector, pods []memberPod, now time.Time) (calculator.Recommendation, *calculator.History) {
+func (r *recommendReconciler) reconcile(key string, in podautoscaler.Input, selector labels.Selector, pods []memberPod, now time.Time) (podautoscaler.Recommendation, *podautoscaler.History) {
 	// The workqueue hands a key to one worker at a time: the history is
 	// this worker's; only the maps are shared.
 	r.mu.Lock()
 	h := r.histories[key]
 	if h == nil {
-		h = &calculator.History{}
+		h = &podautoscaler.History{}
 		r.histories[key] = h
 	}
 	r.selectors[key] = selector

@@ -7,8 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/podautoscaler"
 )
 
 func TestRecommendReconciler(t *testing.T) {
@@ -16,12 +16,12 @@ func TestRecommendReconciler(t *testing.T) {
 	web := labels.SelectorFromSet(labels.Set{"app": "web"})
 	db := labels.SelectorFromSet(labels.Set{"app": "db"})
 	pods := []memberPod{{cluster: "m1", pod: member.NewPod(webPod("m1-web"))}}
-	kept := &calculator.History{}
+	kept := &podautoscaler.History{}
 	tests := []struct {
 		name string
 		// selectors and history are the memory before the sync.
 		selectors map[string]labels.Selector
-		history   *calculator.History
+		history   *podautoscaler.History
 		// wantAmbiguous is the AmbiguousSelector event's message, "" for none.
 		wantAmbiguous string
 	}{
@@ -36,7 +36,7 @@ func TestRecommendReconciler(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := newRecommendReconciler(calculator.DefaultConfig())
+			r := newRecommendReconciler(podautoscaler.DefaultConfig())
 			for k, s := range tc.selectors {
 				r.selectors[k] = s
 			}
@@ -44,12 +44,12 @@ func TestRecommendReconciler(t *testing.T) {
 				r.histories["default/web"] = tc.history
 			}
 			h := fhpa()
-			in := calculator.Input{Namespace: "default", Spec: h.Spec, CurrentReplicas: 2, StatusReplicas: 2, Selector: web.String(),
-				Pods: []calculator.Pod{calculatorPod("m1", pods[0].pod)}, Metrics: make([]calculator.MetricData, len(h.Spec.Metrics))}
+			in := podautoscaler.Input{Namespace: "default", Spec: h.Spec, CurrentReplicas: 2, StatusReplicas: 2, Selector: web.String(),
+				Pods: []podautoscaler.Pod{podautoscalerPod("m1", pods[0].pod)}, Metrics: make([]podautoscaler.MetricData, len(h.Spec.Metrics))}
 			rec, history := r.reconcile("default/web", in, web, pods, fixedNow)
 			var ambiguous []string
 			for _, e := range rec.Events {
-				if e.Reason == calculator.ReasonAmbiguousSelector {
+				if e.Reason == podautoscaler.ReasonAmbiguousSelector {
 					if e.Type != corev1.EventTypeWarning {
 						t.Errorf("AmbiguousSelector event of type %s", e.Type)
 					}

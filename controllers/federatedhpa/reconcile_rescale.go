@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
+	"github.com/flotilla-io/flotilla/podautoscaler"
 )
 
 // rescaleReconciler sets the target's replicas when the algorithm says so.
@@ -21,7 +21,7 @@ type rescaleReconciler struct {
 // set, and records the outcome in rec (and the rescale in h); it makes no
 // request otherwise.
 func (r *rescaleReconciler) reconcile(ctx context.Context, namespace string, resource schema.GroupVersionResource, name string,
-	rec *calculator.Recommendation, h *calculator.History, now time.Time) {
+	rec *podautoscaler.Recommendation, h *podautoscaler.History, now time.Time) {
 	if !rec.Rescale {
 		return
 	}

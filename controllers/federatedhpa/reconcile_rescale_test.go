@@ -9,7 +9,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
+	"github.com/flotilla-io/flotilla/podautoscaler"
 )
 
 func TestRescaleReconciler(t *testing.T) {
@@ -49,12 +49,12 @@ func TestRescaleReconciler(t *testing.T) {
 				patches = append(patches, string(patch))
 				return tc.patchErr
 			}}
-			rec := calculator.Recommendation{CurrentReplicas: 2, DesiredReplicas: 4, Rescale: tc.rescale, Reason: "cpu above target",
+			rec := podautoscaler.Recommendation{CurrentReplicas: 2, DesiredReplicas: 4, Rescale: tc.rescale, Reason: "cpu above target",
 				Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: 2, DesiredReplicas: 2}}
 			if !tc.rescale {
 				rec.DesiredReplicas = 2
 			}
-			h := &calculator.History{}
+			h := &podautoscaler.History{}
 			r.reconcile(context.Background(), "default", deployments, "web", &rec, h, fixedNow)
 			if diff := cmp.Diff(tc.wantPatches, patches); diff != "" {
 				t.Errorf("patches (-want +got):\n%s", diff)

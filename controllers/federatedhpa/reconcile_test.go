@@ -15,30 +15,30 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/podautoscaler"
 )
 
 func TestClustersWithoutSamples(t *testing.T) {
-	pods := []calculator.Pod{{Cluster: "m1", Name: "a"}, {Cluster: "m2", Name: "b"}, {Cluster: "m3", Name: "c"}}
-	sample := func(clusters ...string) calculator.MetricData {
-		d := calculator.MetricData{PodMetrics: calculator.PodMetrics{}}
+	pods := []podautoscaler.Pod{{Cluster: "m1", Name: "a"}, {Cluster: "m2", Name: "b"}, {Cluster: "m3", Name: "c"}}
+	sample := func(clusters ...string) podautoscaler.MetricData {
+		d := podautoscaler.MetricData{PodMetrics: podautoscaler.PodMetrics{}}
 		for _, c := range clusters {
-			d.PodMetrics[calculator.PodKey{Cluster: c, Name: "x"}] = calculator.PodMetric{Value: 1}
+			d.PodMetrics[podautoscaler.PodKey{Cluster: c, Name: "x"}] = podautoscaler.PodMetric{Value: 1}
 		}
 		return d
 	}
 	for _, tc := range []struct {
 		name  string
-		data  []calculator.MetricData
+		data  []podautoscaler.MetricData
 		known []string
 		want  []string
 	}{
-		{"every cluster answered", []calculator.MetricData{sample("m1", "m2", "m3")}, nil, nil},
-		{"one silent", []calculator.MetricData{sample("m1", "m3")}, nil, []string{"m2"}},
-		{"already known missing", []calculator.MetricData{sample("m1")}, []string{"m3"}, []string{"m2"}},
-		{"a sample in any metric counts", []calculator.MetricData{sample("m1"), sample("m2", "m3")}, nil, nil},
-		{"no per-pod metric read", []calculator.MetricData{{Value: 3}}, nil, nil},
+		{"every cluster answered", []podautoscaler.MetricData{sample("m1", "m2", "m3")}, nil, nil},
+		{"one silent", []podautoscaler.MetricData{sample("m1", "m3")}, nil, []string{"m2"}},
+		{"already known missing", []podautoscaler.MetricData{sample("m1")}, []string{"m3"}, []string{"m2"}},
+		{"a sample in any metric counts", []podautoscaler.MetricData{sample("m1"), sample("m2", "m3")}, nil, nil},
+		{"no per-pod metric read", []podautoscaler.MetricData{{Value: 3}}, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := clustersWithoutSamples(pods, tc.data, tc.known); !slices.Equal(got, tc.want) {
@@ -101,8 +101,8 @@ func TestCalculatorPodFromTheHub(t *testing.T) {
 			Status: corev1.PodStatus{Phase: corev1.PodPending}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			want := calculator.NewPod("m1", p)
-			if diff := cmp.Diff(want, calculatorPod("m1", member.NewPod(p)), cmpopts.EquateEmpty()); diff != "" {
+			want := podautoscaler.NewPod("m1", p)
+			if diff := cmp.Diff(want, podautoscalerPod("m1", member.NewPod(p)), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("(-from the pod +from the hub):\n%s", diff)
 			}
 		})

@@ -20,7 +20,6 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/federatedresourcequota"
 	"github.com/flotilla-io/flotilla/controllers/hpascaletargetmarker"
 	"github.com/flotilla-io/flotilla/controllers/internal/overrides"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
 	"github.com/flotilla-io/flotilla/controllers/mcs"
 	"github.com/flotilla-io/flotilla/controllers/namespace"
 	"github.com/flotilla-io/flotilla/controllers/remedy"
@@ -28,6 +27,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/status"
 	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
 	"github.com/flotilla-io/flotilla/controllers/workloadrebalancer"
+	"github.com/flotilla-io/flotilla/interpreter"
 	"github.com/flotilla-io/flotilla/placement"
 )
 

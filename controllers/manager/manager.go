@@ -44,15 +44,15 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/descheduler"
 	"github.com/flotilla-io/flotilla/controllers/eviction"
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa"
-	"github.com/flotilla-io/flotilla/controllers/federatedhpa/calculator"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/internal/trim"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
-	"github.com/flotilla-io/flotilla/controllers/interpreter/informed"
-	"github.com/flotilla-io/flotilla/controllers/interpreter/lua"
 	"github.com/flotilla-io/flotilla/estimator/assumed"
+	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/interpreter/informed"
+	"github.com/flotilla-io/flotilla/interpreter/lua"
 	"github.com/flotilla-io/flotilla/member"
-	"github.com/flotilla-io/flotilla/recorder"
+	"github.com/flotilla-io/flotilla/podautoscaler"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // Options configure the controllers.
@@ -121,7 +121,7 @@ func NewOptions() Options {
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		ClusterStatusUpdateFrequency: 10 * time.Second, ClusterFailureThreshold: 30 * time.Second, ClusterCacheSyncTimeout: 2 * time.Minute,
 		ClusterMonitorGracePeriod: 40 * time.Second, MaxClustersPerToken: 10, SkippedPropagatingNamespaces: []string{"kube-.*"},
-		HPA:                     federatedhpa.Options{SyncPeriod: 15 * time.Second, Algorithm: calculator.DefaultConfig()},
+		HPA:                     federatedhpa.Options{SyncPeriod: 15 * time.Second, Algorithm: podautoscaler.DefaultConfig()},
 		Taints:                  eviction.TaintOptions{PurgeMode: policyv1alpha1.PurgeModeGracefully, UnhealthyClusterThreshold: 0.55, EvictionRate: 50},
 		GracefulEvictionTimeout: eviction.DefaultGracefulEvictionTimeout,
 		Descheduler:             descheduler.DefaultOptions(),
@@ -242,7 +242,7 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	recorder, _, err := recorder.New(events.CoreV1().Events(""), corev1.EventSource{Component: "flotilla-controllers"})
+	recorder, _, err := telemetry.NewEventRecorder(events.CoreV1().Events(""), corev1.EventSource{Component: "flotilla-controllers"})
 	if err != nil {
 		return nil, err
 	}

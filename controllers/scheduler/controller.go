@@ -27,8 +27,8 @@ import (
 	"github.com/flotilla-io/flotilla/estimator"
 	"github.com/flotilla-io/flotilla/estimator/assumed"
 	"github.com/flotilla-io/flotilla/internal/names"
-	"github.com/flotilla-io/flotilla/metrics"
 	"github.com/flotilla-io/flotilla/placement"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // ControllerName is the name of the scheduler in --controllers, and the
@@ -94,12 +94,12 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 	c.queue = worker.NewPriorityQueue(ControllerName, c.priority)
 	bindingHandler := cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
-			metrics.CountSchedulerQueueIncoming(metrics.EventBindingAdd)
+			telemetry.CountSchedulerQueueIncoming(telemetry.EventBindingAdd)
 			c.enqueueBinding(obj, initial)
 		},
 		UpdateFunc: func(old, cur any) {
 			if bindingChanged(bindingOf(old), bindingOf(cur)) {
-				metrics.CountSchedulerQueueIncoming(metrics.EventBindingUpdate)
+				telemetry.CountSchedulerQueueIncoming(telemetry.EventBindingUpdate)
 				c.enqueueBinding(cur, false)
 			}
 		},
@@ -239,14 +239,14 @@ func (c *Controller) enqueueAll(unscheduledOnly, quiet bool) {
 	rbs, _ := c.rbs.List(labels.Everything())
 	for _, b := range rbs {
 		if keep(&b.Status) {
-			metrics.CountSchedulerQueueIncoming(metrics.EventClusterChanged)
+			telemetry.CountSchedulerQueueIncoming(telemetry.EventClusterChanged)
 			c.add(names.BindingKey(b.Namespace, b.Name), quiet)
 		}
 	}
 	crbs, _ := c.crbs.List(labels.Everything())
 	for _, b := range crbs {
 		if keep(&b.Status) {
-			metrics.CountSchedulerQueueIncoming(metrics.EventClusterChanged)
+			telemetry.CountSchedulerQueueIncoming(telemetry.EventClusterChanged)
 			c.add(names.BindingKey("", b.Name), quiet)
 		}
 	}
@@ -259,7 +259,7 @@ func (c *Controller) enqueueUnscheduledIn(namespace string) {
 	for _, b := range rbs {
 		if !scheduled(&b.Status) {
 			// A FederatedResourceQuota is a policy of the namespace.
-			metrics.CountSchedulerQueueIncoming(metrics.EventPolicyChanged)
+			telemetry.CountSchedulerQueueIncoming(telemetry.EventPolicyChanged)
 			c.add(names.BindingKey(b.Namespace, b.Name), false)
 		}
 	}

@@ -6,10 +6,10 @@ import (
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/internal/names"
-	"github.com/flotilla-io/flotilla/metrics"
-	"github.com/flotilla-io/flotilla/metrics/metricstest"
 	"github.com/flotilla-io/flotilla/placement"
 	pt "github.com/flotilla-io/flotilla/placement/placementtest"
+	"github.com/flotilla-io/flotilla/telemetry"
+	"github.com/flotilla-io/flotilla/telemetry/telemetrytest"
 )
 
 // Each scheduling attempt counts once, by Karmada's result and schedule
@@ -23,24 +23,24 @@ func TestReconcileObservesAttempts(t *testing.T) {
 		// failure: queued again after a failed attempt.
 		failure bool
 	}{
-		{name: "first schedule", rb: newRB(), result: "scheduled", kind: metrics.ScheduleTypeFirst},
-		{name: "replicas changed: scale", result: "scheduled", kind: metrics.ScheduleTypeScale,
+		{name: "first schedule", rb: newRB(), result: "scheduled", kind: telemetry.ScheduleTypeFirst},
+		{name: "replicas changed: scale", result: "scheduled", kind: telemetry.ScheduleTypeScale,
 			rb: newRB(func(b *workv1alpha2.ResourceBinding) { b.Spec.Clusters = []workv1alpha2.TargetCluster{pt.At("a", 1)} })},
-		{name: "scheduled again: reconcile", result: "scheduled", kind: metrics.ScheduleTypeReconcile,
+		{name: "scheduled again: reconcile", result: "scheduled", kind: telemetry.ScheduleTypeReconcile,
 			rb: newRB(func(b *workv1alpha2.ResourceBinding) {
 				b.Spec.Clusters = []workv1alpha2.TargetCluster{pt.At("a", 1), pt.At("b", 1)}
 			})},
-		{name: "no cluster fits: error", result: "error", kind: metrics.ScheduleTypeFirst, failure: true,
+		{name: "no cluster fits: error", result: "error", kind: telemetry.ScheduleTypeFirst, failure: true,
 			rb: newRB(func(b *workv1alpha2.ResourceBinding) { b.Spec.Placement.ClusterAffinity = pt.OnClusters("zzz") })},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			attempt := map[string]string{"result": tc.result, "scheduleType": tc.kind}
 			filter := map[string]string{"scheduleStep": placement.StepFilter}
-			failures := map[string]string{"event": metrics.EventScheduleAttemptFailure}
-			attempts, _ := metricstest.Sample(t, metrics.SchedulerScheduleAttemptsTotal, attempt)
-			latencies, _ := metricstest.Sample(t, metrics.SchedulerE2ESchedulingDuration, attempt)
-			filters, _ := metricstest.Sample(t, metrics.SchedulerAlgorithmDuration, filter)
-			requeues, _ := metricstest.Sample(t, metrics.SchedulerQueueIncomingBindings, failures)
+			failures := map[string]string{"event": telemetry.EventScheduleAttemptFailure}
+			attempts, _ := telemetrytest.Sample(t, telemetry.SchedulerScheduleAttemptsTotal, attempt)
+			latencies, _ := telemetrytest.Sample(t, telemetry.SchedulerE2ESchedulingDuration, attempt)
+			filters, _ := telemetrytest.Sample(t, telemetry.SchedulerAlgorithmDuration, filter)
+			requeues, _ := telemetrytest.Sample(t, telemetry.SchedulerQueueIncomingBindings, failures)
 
 			f := newFixture(t, fixtureClusters(), tc.rb)
 			if err := f.ctrl.reconcile(context.Background(), names.BindingKey("default", "web")); err != nil {
@@ -52,12 +52,12 @@ func TestReconcileObservesAttempts(t *testing.T) {
 				before float64
 				want   float64
 			}{
-				{metrics.SchedulerScheduleAttemptsTotal, attempt, attempts, 1},
-				{metrics.SchedulerE2ESchedulingDuration, attempt, latencies, 1},
-				{metrics.SchedulerAlgorithmDuration, filter, filters, 1},
-				{metrics.SchedulerQueueIncomingBindings, failures, requeues, map[bool]float64{true: 1}[tc.failure]},
+				{telemetry.SchedulerScheduleAttemptsTotal, attempt, attempts, 1},
+				{telemetry.SchedulerE2ESchedulingDuration, attempt, latencies, 1},
+				{telemetry.SchedulerAlgorithmDuration, filter, filters, 1},
+				{telemetry.SchedulerQueueIncomingBindings, failures, requeues, map[bool]float64{true: 1}[tc.failure]},
 			} {
-				if v, _ := metricstest.Sample(t, c.metric, c.labels); v-c.before != c.want {
+				if v, _ := telemetrytest.Sample(t, c.metric, c.labels); v-c.before != c.want {
 					t.Errorf("%s%v moved by %v, want %v", c.metric, c.labels, v-c.before, c.want)
 				}
 			}

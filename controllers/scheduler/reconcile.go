@@ -23,8 +23,8 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/internal/names"
-	"github.com/flotilla-io/flotilla/metrics"
 	"github.com/flotilla-io/flotilla/placement"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // Event reasons, as Karmada records them on the binding and the template.
@@ -109,7 +109,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 	// when no decision could be made or written.
 	var schedErr error
 	start, scheduleType := time.Now(), scheduleTypeOf(t)
-	defer func() { metrics.ObserveSchedule(scheduleType, errors.Join(schedErr, err), start) }()
+	defer func() { telemetry.ObserveSchedule(scheduleType, errors.Join(schedErr, err), start) }()
 	clusters, err := c.clusters.List(labels.Everything())
 	if err != nil {
 		return err
@@ -117,7 +117,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 	slices.SortFunc(clusters, func(a, b *clusterv1alpha1.Cluster) int { return cmp.Compare(a.Name, b.Name) })
 	fresh := rescheduleTriggered(t.spec.RescheduleTriggeredAt, t.status.LastScheduledTime, t.meta.Annotations[workv1alpha2.ObservedRescheduleTriggerAnnotation])
 	in := placement.Input{Spec: t.spec, Status: t.status, Clusters: clusters, Fresh: fresh, Estimate: c.estimator(t),
-		Step: metrics.ObserveScheduleStep}
+		Step: telemetry.ObserveScheduleStep}
 	if in.Affinity, in.AntiAffinity, err = c.peers(t); err != nil {
 		return err
 	}
@@ -418,7 +418,7 @@ func sameClusters(a, b []workv1alpha2.TargetCluster) bool {
 // changes try it sooner.
 func (c *Controller) retryLater(key string, schedErr error) error {
 	if schedErr != nil {
-		metrics.CountSchedulerQueueIncoming(metrics.EventScheduleAttemptFailure)
+		telemetry.CountSchedulerQueueIncoming(telemetry.EventScheduleAttemptFailure)
 		c.queue.AddAfter(key, retryUnschedulable)
 	}
 	return nil
@@ -429,7 +429,7 @@ func (c *Controller) retryLater(key string, schedErr error) error {
 // differ from those assigned, a reconcile otherwise.
 func scheduleTypeOf(t *target) string {
 	if len(t.spec.Clusters) == 0 {
-		return metrics.ScheduleTypeFirst
+		return telemetry.ScheduleTypeFirst
 	}
 	if p := t.spec.Placement; p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDivided {
 		var assigned int32
@@ -437,10 +437,10 @@ func scheduleTypeOf(t *target) string {
 			assigned += tc.Replicas
 		}
 		if assigned != t.spec.Replicas {
-			return metrics.ScheduleTypeScale
+			return telemetry.ScheduleTypeScale
 		}
 	}
-	return metrics.ScheduleTypeReconcile
+	return telemetry.ScheduleTypeReconcile
 }
 
 // record writes the decision's events on the binding and its template.

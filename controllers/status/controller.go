@@ -21,7 +21,7 @@ import (
 	bindinglisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/ownwrites"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/interpreter"
 )
 
 // ControllerName is the name of this controller in --controllers.

@@ -18,7 +18,7 @@ import (
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
+	"github.com/flotilla-io/flotilla/interpreter"
 )
 
 // TestTemplateStatusOfDeployment checks the template status aggregated from

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
-	"github.com/flotilla-io/flotilla/memberaccess"
+	memberaccess "github.com/flotilla-io/flotilla/member/access"
 	searchcache "github.com/flotilla-io/flotilla/search/cache"
 )
 

@@ -29,13 +29,13 @@ import (
 	generatedopenapi "github.com/flotilla-io/flotilla/apis/generated/openapi"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/manager"
-	"github.com/flotilla-io/flotilla/metrics"
-	"github.com/flotilla-io/flotilla/metricsadapter"
+	"github.com/flotilla-io/flotilla/metricsapi"
 	"github.com/flotilla-io/flotilla/registry"
 	"github.com/flotilla-io/flotilla/registry/admission/deletionprotection"
 	workregistry "github.com/flotilla-io/flotilla/registry/work"
 	"github.com/flotilla-io/flotilla/search"
 	"github.com/flotilla-io/flotilla/server"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // etcdPathPrefix is where flotilla-apiserver keeps its objects in etcd.
@@ -67,7 +67,7 @@ type Options struct {
 	// Search configures the search cache, its index and its access checks.
 	Search search.Options
 	// Metrics configures the metrics APIs served from the members.
-	Metrics metricsadapter.Options
+	Metrics metricsapi.Options
 	// TunnelRelay lets several replicas serve every Pull cluster.
 	TunnelRelay server.TunnelRelayOptions
 	// MetricsBindAddress is where the process's own Prometheus metrics
@@ -94,10 +94,10 @@ func NewOptions() *Options {
 		},
 		Controllers: manager.NewOptions(),
 		Search:      search.NewOptions(),
-		Metrics:     metricsadapter.NewOptions(),
+		Metrics:     metricsapi.NewOptions(),
 		GCPercent:   100,
 
-		MetricsBindAddress: metrics.DefaultBindAddress,
+		MetricsBindAddress: telemetry.DefaultBindAddress,
 	}
 	deletionprotection.Register(o.Server.Admission)
 	o.Server.Etcd.StorageConfig.EncodeVersioner = storageVersions
@@ -125,8 +125,8 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.StringVar(&o.APIService.ExternalName, "service-external-name", o.APIService.ExternalName, "make that Service an ExternalName Service for this host (for a server running outside the host cluster, e.g. localhost)")
 	o.Search.AddFlags(fss.FlagSet("search"))
 	o.Metrics.AddFlags(fss.FlagSet("metrics"))
-	fss.FlagSet("metrics").StringVar(&o.MetricsBindAddress, metrics.BindAddressFlag, o.MetricsBindAddress,
-		"address (host:port) serving this process's Prometheus metrics at "+metrics.Path+" over plain HTTP; empty or 0 disables it")
+	fss.FlagSet("metrics").StringVar(&o.MetricsBindAddress, telemetry.BindAddressFlag, o.MetricsBindAddress,
+		"address (host:port) serving this process's Prometheus metrics at "+telemetry.Path+" over plain HTTP; empty or 0 disables it")
 	fss.FlagSet("search").BoolVar(&o.searchIndexInMemory, "search-index-in-memory", o.searchIndexInMemory, "keep the full-text index in memory instead of under the data directory (beside --embedded-etcd-dir)")
 	cs := fss.FlagSet("controllers")
 	cs.StringSliceVar(&o.Controllers.Controllers, "controllers", o.Controllers.Controllers, "controllers to run: '*' for all those on by default, 'name' to enable one, '-name' to disable one; known: "+strings.Join(manager.Names(), ", ")+"; off by default: "+strings.Join(manager.DisabledByDefault(), ", "))

@@ -8,8 +8,8 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/flotilla-io/flotilla/metrics"
 	"github.com/flotilla-io/flotilla/server"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // Run starts flotilla-apiserver and blocks until ctx ends.
@@ -17,7 +17,7 @@ func Run(ctx context.Context, o *Options) error {
 	if _, set := os.LookupEnv("GOGC"); !set && o.GCPercent > 0 {
 		debug.SetGCPercent(o.GCPercent)
 	}
-	if _, err := metrics.Serve(ctx, o.MetricsBindAddress); err != nil {
+	if _, err := telemetry.Serve(ctx, o.MetricsBindAddress); err != nil {
 		return err
 	}
 	var etcdServers []string

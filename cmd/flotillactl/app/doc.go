@@ -7,7 +7,7 @@
 // and member RBAC; the approval is controllers/agentregistration's): the names, labels and fields of the objects it
 // creates, updates and deletes; and interpret, which runs a
 // ResourceInterpreterCustomization locally with the controllers' own Lua
-// interpreter (controllers/interpreter/lua), without a control plane. It does not own those APIs (apis/), nor the
+// interpreter (interpreter/lua), without a control plane. It does not own those APIs (apis/), nor the
 // controllers that later act on the Cluster objects it writes.
 //
 // logs, exec, attach, api-resources, api-versions, explain, create, delete,

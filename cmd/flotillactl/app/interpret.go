@@ -24,8 +24,8 @@ import (
 	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
 	configvalidation "github.com/flotilla-io/flotilla/apis/config/validation"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
-	"github.com/flotilla-io/flotilla/controllers/interpreter/lua"
+	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/interpreter/lua"
 )
 
 // interpretOperations are the operations a ResourceInterpreterCustomization

@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/interpreter"
-	"github.com/flotilla-io/flotilla/controllers/interpreter/lua"
+	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/interpreter/lua"
 )
 
 // namedResult is one value karmadactl interpret prints, with its name.

@@ -10,11 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 	"sigs.k8s.io/yaml"
 
-	"github.com/flotilla-io/flotilla/buildinfo"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // clientVersion is karmadactl's version.Info of this binary.
-type clientVersion buildinfo.Info
+type clientVersion telemetry.Version
 
 // String prints the version as karmadactl does (Go syntax of version.Info).
 func (v clientVersion) String() string {
@@ -24,7 +24,9 @@ func (v clientVersion) String() string {
 
 // newClientVersion reads the version from what the Go toolchain recorded
 // in the binary.
-func newClientVersion(bi *debug.BuildInfo) clientVersion { return clientVersion(buildinfo.From(bi)) }
+func newClientVersion(bi *debug.BuildInfo) clientVersion {
+	return clientVersion(telemetry.VersionOf(bi))
+}
 
 // versions is what -o json|yaml prints, kubectl version's shape.
 type versions struct {

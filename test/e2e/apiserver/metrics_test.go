@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/flotilla-io/flotilla/metrics"
+	"github.com/flotilla-io/flotilla/telemetry"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
@@ -54,16 +54,16 @@ func TestMetricsMoveWithPropagation(t *testing.T) {
 			return err.Error()
 		}
 		before = ss
-		if v := ss.Value(metrics.ClusterReadyState, member1); v != 1 {
-			return fmt.Sprintf("%s{cluster_name=member1} = %v, want 1", metrics.ClusterReadyState, v)
+		if v := ss.Value(telemetry.ClusterReadyState, member1); v != 1 {
+			return fmt.Sprintf("%s{cluster_name=member1} = %v, want 1", telemetry.ClusterReadyState, v)
 		}
 		return ""
 	})
-	if v := before.Value(metrics.BuildInfo, nil); v != 1 {
-		t.Errorf("%s = %v, want 1", metrics.BuildInfo, v)
+	if v := before.Value(telemetry.BuildInfo, nil); v != 1 {
+		t.Errorf("%s = %v, want 1", telemetry.BuildInfo, v)
 	}
-	for _, name := range []string{metrics.ClusterNodeNumber, metrics.ClusterReadyNodeNumber, metrics.ClusterCPUAllocatableNumber,
-		metrics.ClusterMemoryAllocatableBytes, metrics.ClusterPodAllocatableNumber, metrics.ClusterSyncStatusDuration} {
+	for _, name := range []string{telemetry.ClusterNodeNumber, telemetry.ClusterReadyNodeNumber, telemetry.ClusterCPUAllocatableNumber,
+		telemetry.ClusterMemoryAllocatableBytes, telemetry.ClusterPodAllocatableNumber, telemetry.ClusterSyncStatusDuration} {
 		if v := before.Value(name, member1); v <= 0 {
 			t.Errorf("%s{cluster_name=member1} = %v, want more than 0", name, v)
 		}
@@ -99,16 +99,16 @@ func TestMetricsMoveWithPropagation(t *testing.T) {
 	}
 	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
 		return moved(ctx, map[string]map[string]string{
-			metrics.ResourceMatchPolicyDuration:    nil,
-			metrics.ResourceApplyPolicyDuration:    success,
-			metrics.PolicyApplyAttemptsTotal:       success,
-			metrics.SchedulerScheduleAttemptsTotal: {"result": "scheduled"},
-			metrics.SchedulerE2ESchedulingDuration: {"result": "scheduled"},
-			metrics.SchedulerAlgorithmDuration:     {"scheduleStep": "Filter"},
-			metrics.SchedulerQueueIncomingBindings: {"event": metrics.EventBindingAdd},
-			metrics.BindingSyncWorkDuration:        success,
-			metrics.WorkSyncWorkloadDuration:       success,
-			metrics.CreateResourceToCluster:        deployment,
+			telemetry.ResourceMatchPolicyDuration:    nil,
+			telemetry.ResourceApplyPolicyDuration:    success,
+			telemetry.PolicyApplyAttemptsTotal:       success,
+			telemetry.SchedulerScheduleAttemptsTotal: {"result": "scheduled"},
+			telemetry.SchedulerE2ESchedulingDuration: {"result": "scheduled"},
+			telemetry.SchedulerAlgorithmDuration:     {"scheduleStep": "Filter"},
+			telemetry.SchedulerQueueIncomingBindings: {"event": telemetry.EventBindingAdd},
+			telemetry.BindingSyncWorkDuration:        success,
+			telemetry.WorkSyncWorkloadDuration:       success,
+			telemetry.CreateResourceToCluster:        deployment,
 		})
 	})
 
@@ -118,21 +118,21 @@ func TestMetricsMoveWithPropagation(t *testing.T) {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
-		return moved(ctx, map[string]map[string]string{metrics.UpdateResourceToCluster: deployment})
+		return moved(ctx, map[string]map[string]string{telemetry.UpdateResourceToCluster: deployment})
 	})
 	// A deleted template is deleted from the member.
 	if err := framework.HostClient(t).AppsV1().Deployments(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, 60*time.Second, func(ctx context.Context) string {
-		return moved(ctx, map[string]map[string]string{metrics.DeleteResourceFromCluster: deployment})
+		return moved(ctx, map[string]map[string]string{telemetry.DeleteResourceFromCluster: deployment})
 	})
 
 	after, err := scrape(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range append(metrics.Names(), "workqueue_adds_total", "workqueue_depth", "go_goroutines", "go_memstats_heap_alloc_bytes", "process_cpu_seconds_total") {
+	for _, name := range append(telemetry.Names(), "workqueue_adds_total", "workqueue_depth", "go_goroutines", "go_memstats_heap_alloc_bytes", "process_cpu_seconds_total") {
 		if !after.Has(name) {
 			t.Errorf("%s is not served", name)
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flotilla-io/flotilla/metrics"
+	"github.com/flotilla-io/flotilla/telemetry"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -17,7 +17,7 @@ import (
 // the Deployment at the next minute and records the execution.
 func TestCronFederatedHPA(t *testing.T) {
 	ns := framework.Namespace(t, "s8-cron")
-	processed := autoscalingMetric(t, metrics.CronFederatedHPAProcessDuration)
+	processed := autoscalingMetric(t, telemetry.CronFederatedHPAProcessDuration)
 	framework.Apply(t, nginx(ns, 2, "1m"))
 	framework.Apply(t, fmt.Sprintf(`apiVersion: autoscaling.karmada.io/v1alpha1
 kind: CronFederatedHPA
@@ -50,8 +50,8 @@ spec:
 		}
 		return ""
 	})
-	if now := autoscalingMetric(t, metrics.CronFederatedHPAProcessDuration); now <= processed {
-		t.Errorf("%s_count %v, was %v: the rule's execution is not counted", metrics.CronFederatedHPAProcessDuration, now, processed)
+	if now := autoscalingMetric(t, telemetry.CronFederatedHPAProcessDuration); now <= processed {
+		t.Errorf("%s_count %v, was %v: the rule's execution is not counted", telemetry.CronFederatedHPAProcessDuration, now, processed)
 	}
 	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
 		pods, err := runningPods(ctx, t, ns)

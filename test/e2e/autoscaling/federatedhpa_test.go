@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flotilla-io/flotilla/metrics"
+	"github.com/flotilla-io/flotilla/telemetry"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,7 +37,7 @@ spec:
 func TestFederatedHPA(t *testing.T) {
 	ns := framework.Namespace(t, "s8-fhpa")
 	framework.Apply(t, nginx(ns, 2, "1m"))
-	processed, pulled := autoscalingMetric(t, metrics.FederatedHPAProcessDuration), autoscalingMetric(t, metrics.FederatedHPAPullMetricsDuration)
+	processed, pulled := autoscalingMetric(t, telemetry.FederatedHPAProcessDuration), autoscalingMetric(t, telemetry.FederatedHPAPullMetricsDuration)
 	framework.Apply(t, fmt.Sprintf(fhpa, ns))
 	kc := karmada(t)
 
@@ -54,11 +54,11 @@ func TestFederatedHPA(t *testing.T) {
 		return ""
 	})
 	// Karmada's FederatedHPA metrics count the computation and its pulls.
-	if now := autoscalingMetric(t, metrics.FederatedHPAProcessDuration); now <= processed {
-		t.Errorf("%s_count %v, was %v: no FederatedHPA processing counted", metrics.FederatedHPAProcessDuration, now, processed)
+	if now := autoscalingMetric(t, telemetry.FederatedHPAProcessDuration); now <= processed {
+		t.Errorf("%s_count %v, was %v: no FederatedHPA processing counted", telemetry.FederatedHPAProcessDuration, now, processed)
 	}
-	if now := autoscalingMetric(t, metrics.FederatedHPAPullMetricsDuration); now <= pulled {
-		t.Errorf("%s_count %v, was %v: no metrics pull counted", metrics.FederatedHPAPullMetricsDuration, now, pulled)
+	if now := autoscalingMetric(t, telemetry.FederatedHPAPullMetricsDuration); now <= pulled {
+		t.Errorf("%s_count %v, was %v: no metrics pull counted", telemetry.FederatedHPAPullMetricsDuration, now, pulled)
 	}
 
 	// 20m of 25m is 80%, eight times the target: up to the maximum.

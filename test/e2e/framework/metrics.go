@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/common/model"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/flotilla-io/flotilla/metrics"
+	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // Sample is one value of a Prometheus text page: a counter, gauge or
@@ -93,7 +93,7 @@ func FlotillaMetrics(ctx context.Context, t *testing.T) (Samples, error) {
 // HTTP on 127.0.0.1:port (--metrics-bind-address), as Prometheus scrapes
 // Karmada's components.
 func PlainMetrics(ctx context.Context, port int) (Samples, error) {
-	url := "http://127.0.0.1:" + strconv.Itoa(port) + metrics.Path
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + telemetry.Path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flotilla-io/flotilla/metrics"
+	"github.com/flotilla-io/flotilla/telemetry"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
@@ -22,22 +22,22 @@ func TestAgentMetrics(t *testing.T) {
 		if err != nil {
 			return err.Error()
 		}
-		for _, name := range []string{metrics.WorkSyncWorkloadDuration, "workqueue_adds_total", "go_goroutines"} {
+		for _, name := range []string{telemetry.WorkSyncWorkloadDuration, "workqueue_adds_total", "go_goroutines"} {
 			if !ss.Has(name) {
 				return name + " is not served"
 			}
 		}
-		for name, want := range map[string]float64{metrics.BuildInfo: 1, metrics.ClusterReadyState: 1} {
+		for name, want := range map[string]float64{telemetry.BuildInfo: 1, telemetry.ClusterReadyState: 1} {
 			l := member3
-			if name == metrics.BuildInfo {
+			if name == telemetry.BuildInfo {
 				l = nil
 			}
 			if v := ss.Value(name, l); v != want {
 				return fmt.Sprintf("%s%v = %v, want %v", name, l, v, want)
 			}
 		}
-		if v := ss.Value(metrics.ClusterSyncStatusDuration, member3); v == 0 {
-			return metrics.ClusterSyncStatusDuration + " has no sample of member3"
+		if v := ss.Value(telemetry.ClusterSyncStatusDuration, member3); v == 0 {
+			return telemetry.ClusterSyncStatusDuration + " has no sample of member3"
 		}
 		return ""
 	})
