@@ -25,11 +25,11 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
-	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
 	"github.com/flotilla-io/flotilla/controllers/execution"
 	"github.com/flotilla-io/flotilla/interpreter/informed"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/telemetry"
 	"github.com/flotilla-io/flotilla/tunnel"
 )
@@ -150,7 +150,7 @@ func (c *Config) work(ctx context.Context, local *member.Client) error {
 		externalversions.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
 		}))
-	es := externalversions.NewSharedInformerFactoryWithOptions(karmada, 0, externalversions.WithNamespace(agentregistration.ExecutionNamespace(name)))
+	es := externalversions.NewSharedInformerFactoryWithOptions(karmada, 0, externalversions.WithNamespace(names.ExecutionNamespace(name)))
 	config := externalversions.NewSharedInformerFactory(karmada, 0)
 	_, interp, interpSynced, err := informed.New(config, nil)
 	if err != nil {
@@ -197,7 +197,7 @@ func (c *Config) work(ctx context.Context, local *member.Client) error {
 			log.Error(err, "The tunnel to the control plane cannot run")
 		}
 	}()
-	log.Info("Agent running", "cluster", name, "executionNamespace", agentregistration.ExecutionNamespace(name))
+	log.Info("Agent running", "cluster", name, "executionNamespace", names.ExecutionNamespace(name))
 	<-ctx.Done()
 	return nil
 }
@@ -237,9 +237,9 @@ func ensureCluster(ctx context.Context, karmada versioned.Interface, member kube
 // objects (templates in user namespaces) are dropped here rather than
 // refused there.
 func newRecorder(host kubernetes.Interface, cluster string) (record.EventRecorder, func(), error) {
-	r, shutdown, err := telemetry.NewEventRecorder(host.CoreV1().Events(agentregistration.ExecutionNamespace(cluster)), corev1.EventSource{Component: "flotilla-agent", Host: cluster})
+	r, shutdown, err := telemetry.NewEventRecorder(host.CoreV1().Events(names.ExecutionNamespace(cluster)), corev1.EventSource{Component: "flotilla-agent", Host: cluster})
 	if err != nil {
 		return nil, nil, err
 	}
-	return &namespaceRecorder{EventRecorder: r, namespace: agentregistration.ExecutionNamespace(cluster)}, shutdown, nil
+	return &namespaceRecorder{EventRecorder: r, namespace: names.ExecutionNamespace(cluster)}, shutdown, nil
 }

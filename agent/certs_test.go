@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 const testCluster = "member3"
@@ -84,13 +84,13 @@ func (ca *testCA) issue(t *testing.T, subject pkix.Name, notBefore, notAfter tim
 }
 
 func agentSubject() pkix.Name {
-	return pkix.Name{CommonName: agentregistration.UserName(testCluster), Organization: []string{agentregistration.AgentsGroup}}
+	return pkix.Name{CommonName: names.AgentUserName(testCluster), Organization: []string{names.AgentsGroup}}
 }
 
 // agentKubeconfig is a kubeconfig as flotillactl register writes it.
 func agentKubeconfig(t *testing.T, server string, ca, certPEM, keyPEM []byte) []byte {
 	t.Helper()
-	user := agentregistration.UserName(testCluster)
+	user := names.AgentUserName(testCluster)
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["karmada-apiserver"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
 	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}

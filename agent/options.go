@@ -14,12 +14,10 @@ import (
 	"strings"
 	"time"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/telemetry"
 )
 
@@ -70,9 +68,9 @@ func NewOptions() *Options {
 		ClusterLeaseDuration:         40 * time.Second,
 		ClusterCacheSyncTimeout:      2 * time.Minute,
 		LeaderElect:                  true,
-		LeaderElectNamespace:         clusterv1alpha1.SystemNamespace,
+		LeaderElectNamespace:         names.SystemNamespace,
 		Workers:                      8,
-		AgentNamespace:               agentregistration.DefaultAgentNamespace,
+		AgentNamespace:               names.SystemNamespace,
 		MetricsBindAddress:           telemetry.DefaultBindAddress,
 	}
 }

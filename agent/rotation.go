@@ -50,7 +50,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/flotilla-io/flotilla/agent/agentconfig"
-	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 const (
@@ -141,7 +141,7 @@ func newCertRotation(o *Options, cp *rest.Config) (*certRotation, *rest.Config, 
 	}
 	if !agentconfig.IsAgentCertificate(leaf, o.ClusterName) {
 		logger.Info("The control-plane client certificate is not the agent's (flotillactl register issues it): no certificate rotation",
-			"subject", leaf.Subject.String(), "agent", agentregistration.UserName(o.ClusterName))
+			"subject", leaf.Subject.String(), "agent", names.AgentUserName(o.ClusterName))
 		return nil, cp, nil
 	}
 
@@ -275,7 +275,7 @@ func (r *certRotation) start(ctx context.Context, member kubernetes.Interface) e
 	m, err := certificate.NewManager(&certificate.Config{
 		ClientsetFn: r.clientset,
 		Template: &x509.CertificateRequest{Subject: pkix.Name{
-			CommonName: agentregistration.UserName(r.cluster), Organization: []string{agentregistration.AgentsGroup},
+			CommonName: names.AgentUserName(r.cluster), Organization: []string{names.AgentsGroup},
 		}},
 		Usages: []certificatesv1.KeyUsage{
 			certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment,
@@ -379,7 +379,7 @@ func (r *certRotation) updateSecret(certPEM, keyPEM []byte, leaf *x509.Certifica
 	if member == nil || r.secretNamespace == "" || leaf == nil {
 		return
 	}
-	logger := klog.FromContext(ctx).WithValues("secret", klog.KRef(r.secretNamespace, agentregistration.AgentConfigSecret))
+	logger := klog.FromContext(ctx).WithValues("secret", klog.KRef(r.secretNamespace, names.AgentConfigSecret))
 	ctx, cancel := context.WithTimeout(ctx, secretUpdateTimeout)
 	defer cancel()
 	outcome, err := agentconfig.UpdateCertificate(ctx, member, r.secretNamespace, r.cluster, certPEM, keyPEM, leaf)

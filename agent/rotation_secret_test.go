@@ -16,7 +16,7 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 
 	"github.com/flotilla-io/flotilla/agent/agentconfig"
-	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func TestUpdateAgentSecret(t *testing.T) {
@@ -28,11 +28,11 @@ func TestUpdateAgentSecret(t *testing.T) {
 	_, adminPEM, adminKey := ca.issue(t, pkix.Name{CommonName: "kubernetes-admin"}, now, now.Add(time.Hour))
 	secret := func(annotation string, kubeconfig []byte) *corev1.Secret {
 		s := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "karmada-system", Name: agentregistration.AgentConfigSecret},
-			Data:       map[string][]byte{agentregistration.AgentConfigKey: kubeconfig},
+			ObjectMeta: metav1.ObjectMeta{Namespace: "karmada-system", Name: names.AgentConfigSecret},
+			Data:       map[string][]byte{names.AgentConfigKey: kubeconfig},
 		}
 		if annotation != "" {
-			s.Annotations = map[string]string{agentregistration.AgentClusterAnnotation: annotation}
+			s.Annotations = map[string]string{names.AgentClusterAnnotation: annotation}
 		}
 		return s
 	}
@@ -57,7 +57,7 @@ func TestUpdateAgentSecret(t *testing.T) {
 			member := kubefake.NewClientset()
 			var before []byte
 			if tc.secret != nil {
-				before = tc.secret.Data[agentregistration.AgentConfigKey]
+				before = tc.secret.Data[names.AgentConfigKey]
 				member = kubefake.NewClientset(tc.secret)
 			}
 			got, err := agentconfig.UpdateCertificate(context.Background(), member, "karmada-system", testCluster, curPEM, curKey, cur)
@@ -67,8 +67,8 @@ func TestUpdateAgentSecret(t *testing.T) {
 			if tc.secret == nil {
 				return
 			}
-			s, _ := member.CoreV1().Secrets("karmada-system").Get(context.Background(), agentregistration.AgentConfigSecret, metav1.GetOptions{})
-			after := s.Data[agentregistration.AgentConfigKey]
+			s, _ := member.CoreV1().Secrets("karmada-system").Get(context.Background(), names.AgentConfigSecret, metav1.GetOptions{})
+			after := s.Data[names.AgentConfigKey]
 			if changed := string(after) != string(before); changed != (tc.want == agentconfig.Updated) {
 				t.Fatalf("Secret changed: %v", changed)
 			}
@@ -101,8 +101,8 @@ func TestStartCatchesUpTheSecret(t *testing.T) {
 	renewed := storeLeaf(t, r)
 	r.newClientset = func(*rest.Config) (kubernetes.Interface, error) { return kubefake.NewClientset(), nil }
 	member := kubefake.NewClientset(&corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "karmada-system", Name: agentregistration.AgentConfigSecret},
-		Data:       map[string][]byte{agentregistration.AgentConfigKey: kubeconfig},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "karmada-system", Name: names.AgentConfigSecret},
+		Data:       map[string][]byte{names.AgentConfigKey: kubeconfig},
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -110,11 +110,11 @@ func TestStartCatchesUpTheSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		s, err := member.CoreV1().Secrets("karmada-system").Get(ctx, agentregistration.AgentConfigSecret, metav1.GetOptions{})
+		s, err := member.CoreV1().Secrets("karmada-system").Get(ctx, names.AgentConfigSecret, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		kc, err := clientcmd.Load(s.Data[agentregistration.AgentConfigKey])
+		kc, err := clientcmd.Load(s.Data[names.AgentConfigKey])
 		if err != nil {
 			t.Fatal(err)
 		}

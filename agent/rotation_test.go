@@ -35,6 +35,7 @@ import (
 
 	"github.com/flotilla-io/flotilla/agent/agentconfig"
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func TestRotationBootstrapsStoreFromKubeconfig(t *testing.T) {
@@ -283,10 +284,10 @@ func (s *csrSigner) react(action clienttesting.Action) (bool, runtime.Object, er
 
 	// What the API server fills in for a request made with the agent's certificate.
 	asServer := csr.DeepCopy()
-	asServer.Spec.Username = agentregistration.UserName(testCluster)
-	asServer.Spec.Groups = []string{agentregistration.AgentsGroup, "system:authenticated"}
+	asServer.Spec.Username = names.AgentUserName(testCluster)
+	asServer.Spec.Groups = []string{names.AgentsGroup, "system:authenticated"}
 	req, ours, err := agentregistration.Recognize(asServer)
-	if !ours || err != nil || !req.Renewal || req.Cluster != testCluster || req.Subresource() != agentregistration.SubresourceSelfClusterAgent {
+	if !ours || err != nil || !req.Renewal || req.Cluster != testCluster || req.Subresource() != names.SubresourceSelfClusterAgent {
 		s.errs = append(s.errs, fmt.Sprintf("agent-registration would not approve the renewal: ours %v, err %v, request %+v", ours, err, req))
 		return false, nil, nil
 	}
@@ -340,9 +341,9 @@ func TestRotationRenewsThroughCertificateRequest(t *testing.T) {
 		return host, nil
 	}
 	member := kubefake.NewClientset(&corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "karmada-system", Name: agentregistration.AgentConfigSecret,
-			Annotations: map[string]string{agentregistration.AgentClusterAnnotation: testCluster}},
-		Data: map[string][]byte{agentregistration.AgentConfigKey: kubeconfig},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "karmada-system", Name: names.AgentConfigSecret,
+			Annotations: map[string]string{names.AgentClusterAnnotation: testCluster}},
+		Data: map[string][]byte{names.AgentConfigKey: kubeconfig},
 	})
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -399,11 +400,11 @@ func TestRotationRenewsThroughCertificateRequest(t *testing.T) {
 	clientMu.Unlock()
 
 	// The member's Secret holds the renewed certificate, the rest unchanged.
-	s, err := member.CoreV1().Secrets("karmada-system").Get(ctx, agentregistration.AgentConfigSecret, metav1.GetOptions{})
+	s, err := member.CoreV1().Secrets("karmada-system").Get(ctx, names.AgentConfigSecret, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	kc, err := clientcmd.Load(s.Data[agentregistration.AgentConfigKey])
+	kc, err := clientcmd.Load(s.Data[names.AgentConfigKey])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 
-	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 const (
@@ -22,12 +22,12 @@ const (
 )
 
 // renderAgent renders the agent chart with clusterName set and values over
-// its defaults, in agentregistration.DefaultAgentNamespace.
+// its defaults, in names.SystemNamespace.
 func renderAgent(t *testing.T, values map[string]any) (rendered, error) {
 	t.Helper()
 	vals := map[string]any{"clusterName": agentCluster}
 	maps.Copy(vals, values)
-	out, _, err := renderRelease(t, AgentChart, Release{Name: agentRelease, Namespace: agentregistration.DefaultAgentNamespace, Values: vals})
+	out, _, err := renderRelease(t, AgentChart, Release{Name: agentRelease, Namespace: names.SystemNamespace, Values: vals})
 	for key, u := range out {
 		if strings.Count(key, "/") > 1 && namespaced(u) {
 			t.Errorf("%s outside the release's namespace", key)
@@ -100,22 +100,22 @@ func TestAgentRenderDefaults(t *testing.T) {
 	}
 	wantFlag(t, c.Args, "cluster-name", agentCluster)
 	wantFlag(t, c.Args, "leader-elect", "false")
-	wantFlag(t, c.Args, "leader-elect-resource-namespace", agentregistration.DefaultAgentNamespace)
-	wantFlag(t, c.Args, "agent-namespace", agentregistration.DefaultAgentNamespace)
+	wantFlag(t, c.Args, "leader-elect-resource-namespace", names.SystemNamespace)
+	wantFlag(t, c.Args, "agent-namespace", names.SystemNamespace)
 	wantFlag(t, c.Args, "metrics-bind-address", ":8080")
 	wantNoFlag(t, c.Args, "member-kubeconfig")
 
 	// --control-plane-kubeconfig is register's Secret, key and all.
 	cp, _ := flag(c.Args, "control-plane-kubeconfig")
-	if path.Base(cp) != agentregistration.AgentConfigKey {
-		t.Errorf("--control-plane-kubeconfig=%q, want the file %s", cp, agentregistration.AgentConfigKey)
+	if path.Base(cp) != names.AgentConfigKey {
+		t.Errorf("--control-plane-kubeconfig=%q, want the file %s", cp, names.AgentConfigKey)
 	}
 	v := hasVolume(d, "control-plane-kubeconfig")
-	if v == nil || v.Secret == nil || v.Secret.SecretName != agentregistration.AgentConfigSecret {
-		t.Fatalf("control-plane-kubeconfig volume %+v, want the Secret %s", v, agentregistration.AgentConfigSecret)
+	if v == nil || v.Secret == nil || v.Secret.SecretName != names.AgentConfigSecret {
+		t.Fatalf("control-plane-kubeconfig volume %+v, want the Secret %s", v, names.AgentConfigSecret)
 	}
-	if items := v.Secret.Items; len(items) != 1 || items[0].Key != agentregistration.AgentConfigKey || items[0].Path != agentregistration.AgentConfigKey {
-		t.Errorf("Secret items %+v, want key %s", items, agentregistration.AgentConfigKey)
+	if items := v.Secret.Items; len(items) != 1 || items[0].Key != names.AgentConfigKey || items[0].Path != names.AgentConfigKey {
+		t.Errorf("Secret items %+v, want key %s", items, names.AgentConfigKey)
 	}
 	if m := mountOf(c, "control-plane-kubeconfig"); m == nil || m.MountPath != path.Dir(cp) || !m.ReadOnly {
 		t.Errorf("control-plane-kubeconfig mount %+v, want %s read-only", m, path.Dir(cp))
@@ -243,7 +243,7 @@ func TestAgentRenderValueSets(t *testing.T) {
 				t.Errorf("ClusterRole rules %+v, want every right first", role.Rules)
 			}
 			b := as[rbacv1.ClusterRoleBinding](t, objs, "ClusterRoleBinding/agent-role")
-			want := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "agent", Namespace: agentregistration.DefaultAgentNamespace}
+			want := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "agent", Namespace: names.SystemNamespace}
 			if b.RoleRef.Name != "agent-role" || len(b.Subjects) != 1 || b.Subjects[0] != want {
 				t.Errorf("binding roleRef %+v subjects %+v, want agent-role to %+v", b.RoleRef, b.Subjects, want)
 			}
@@ -253,7 +253,7 @@ func TestAgentRenderValueSets(t *testing.T) {
 
 func TestAgentLint(t *testing.T) {
 	t.Parallel()
-	lintChart(t, AgentChart, agentregistration.DefaultAgentNamespace, []lintCase{
+	lintChart(t, AgentChart, names.SystemNamespace, []lintCase{
 		{name: "cluster name", values: map[string]any{"clusterName": agentCluster}},
 		{name: "replicas and RBAC", values: map[string]any{"clusterName": agentCluster, "replicas": 2, "serviceAccount": map[string]any{"create": true}, "rbac": map[string]any{"create": true}}},
 	})

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/flotilla-io/flotilla/internal/names"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // volumeSecretRefs are the volume sources naming a Secret in a reference

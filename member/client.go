@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // Client is a member's REST config and clients.
@@ -72,15 +73,15 @@ type Cache struct {
 type SecretGetter func(namespace, name string) (*corev1.Secret, error)
 
 // OnlyClusterSecrets refuses to read credentials outside the cluster
-// namespace (clusterv1alpha1.SecretNamespace), whatever a Cluster's spec
+// namespace (names.SecretNamespace), whatever a Cluster's spec
 // says: validation refuses other namespaces, and this keeps a Cluster
 // stored before that rule, or written around it, from making the control
 // plane read (and send to the cluster's apiEndpoint) another namespace's
 // Secrets with its own rights.
 func OnlyClusterSecrets(get SecretGetter) SecretGetter {
 	return func(namespace, name string) (*corev1.Secret, error) {
-		if namespace != clusterv1alpha1.SecretNamespace {
-			return nil, fmt.Errorf("secret %s/%s: the control plane reads member credentials only in namespace %s", namespace, name, clusterv1alpha1.SecretNamespace)
+		if namespace != names.SecretNamespace {
+			return nil, fmt.Errorf("secret %s/%s: the control plane reads member credentials only in namespace %s", namespace, name, names.SecretNamespace)
 		}
 		return get(namespace, name)
 	}
@@ -175,15 +176,15 @@ func RESTConfig(cluster *clusterv1alpha1.Cluster, secret *corev1.Secret) (*rest.
 	if cluster.Spec.APIEndpoint == "" {
 		return nil, fmt.Errorf("cluster %q has no apiEndpoint", cluster.Name)
 	}
-	token := string(secret.Data[SecretTokenKey])
+	token := string(secret.Data[names.SecretTokenKey])
 	if token == "" {
-		return nil, fmt.Errorf("cluster %q: secret %s/%s has no %q", cluster.Name, secret.Namespace, secret.Name, SecretTokenKey)
+		return nil, fmt.Errorf("cluster %q: secret %s/%s has no %q", cluster.Name, secret.Namespace, secret.Name, names.SecretTokenKey)
 	}
 	cfg := &rest.Config{
 		Host:        cluster.Spec.APIEndpoint,
 		BearerToken: token,
 		TLSClientConfig: rest.TLSClientConfig{
-			CAData:   secret.Data[SecretCABundleKey],
+			CAData:   secret.Data[names.SecretCABundleKey],
 			Insecure: cluster.Spec.InsecureSkipTLSVerification,
 		},
 	}

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func TestProxyHeader(t *testing.T) {
@@ -40,13 +41,13 @@ func TestClientHonoursProxyURLAndHeader(t *testing.T) {
 	proxy := newConnectProxy(t, false)
 
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: apiserver.Certificate().Raw})
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: clusterv1alpha1.SecretNamespace, Name: "m", ResourceVersion: "1"},
-		Data: map[string][]byte{SecretTokenKey: []byte("t"), SecretCABundleKey: ca}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: names.SecretNamespace, Name: "m", ResourceVersion: "1"},
+		Data: map[string][]byte{names.SecretTokenKey: []byte("t"), names.SecretCABundleKey: ca}}
 	cache := NewCache(func(string, string) (*corev1.Secret, error) { return secret, nil })
 	cluster := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "m"}, Spec: clusterv1alpha1.ClusterSpec{
 		SyncMode: clusterv1alpha1.Push, APIEndpoint: apiserver.URL, ProxyURL: proxy.url,
 		ProxyHeader: map[string]string{"X-Proxy-Token": "a, b"},
-		SecretRef:   &clusterv1alpha1.LocalSecretReference{Namespace: clusterv1alpha1.SecretNamespace, Name: "m"}}}
+		SecretRef:   &clusterv1alpha1.LocalSecretReference{Namespace: names.SecretNamespace, Name: "m"}}}
 
 	cl, err := cache.Get(cluster)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func TestOnlyClusterSecrets(t *testing.T) {
@@ -15,9 +16,9 @@ func TestOnlyClusterSecrets(t *testing.T) {
 	var asked []string
 	get := OnlyClusterSecrets(func(namespace, name string) (*corev1.Secret, error) {
 		asked = append(asked, namespace+"/"+name)
-		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}, Data: map[string][]byte{SecretTokenKey: []byte("t")}}, nil
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}, Data: map[string][]byte{names.SecretTokenKey: []byte("t")}}, nil
 	})
-	if _, err := get(clusterv1alpha1.SecretNamespace, "member1"); err != nil {
+	if _, err := get(names.SecretNamespace, "member1"); err != nil {
 		t.Errorf("the cluster namespace: %v", err)
 	}
 	for _, ns := range []string{"kube-system", "default", ""} {

@@ -19,6 +19,7 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 const (
@@ -193,7 +194,7 @@ func (c *Cache) transportSecrets(cluster *clusterv1alpha1.Cluster) (secret, imp 
 		return nil, nil, err
 	}
 	if impersonatorToken(imp) == "" {
-		return nil, nil, settingsError(cluster.Name, "impersonator secret %s/%s has no %q key", ref.Namespace, ref.Name, SecretTokenKey)
+		return nil, nil, settingsError(cluster.Name, "impersonator secret %s/%s has no %q key", ref.Namespace, ref.Name, names.SecretTokenKey)
 	}
 	return secret, imp, nil
 }
@@ -210,7 +211,7 @@ func (c *Cache) secret(cluster, field string, ref *clusterv1alpha1.LocalSecretRe
 }
 
 func impersonatorToken(s *corev1.Secret) string {
-	return strings.TrimSpace(string(s.Data[SecretTokenKey]))
+	return strings.TrimSpace(string(s.Data[names.SecretTokenKey]))
 }
 
 // transportKey is what a transport is built from: the Cluster's connection
@@ -222,11 +223,11 @@ func transportKey(cluster *clusterv1alpha1.Cluster, secret, imp *corev1.Secret) 
 	spec := &cluster.Spec
 	ca := "-"
 	if secret != nil {
-		ca = secretVersion(secret, secret.Data[SecretCABundleKey])
+		ca = secretVersion(secret, secret.Data[names.SecretCABundleKey])
 	}
 	return strings.Join([]string{
 		spec.APIEndpoint, spec.ProxyURL, proxyHeaderKey(spec.ProxyHeader), strconv.FormatBool(spec.InsecureSkipTLSVerification),
-		ca, secretVersion(imp, imp.Data[SecretTokenKey]),
+		ca, secretVersion(imp, imp.Data[names.SecretTokenKey]),
 	}, "\x00")
 }
 
@@ -274,11 +275,11 @@ func newTransport(cluster *clusterv1alpha1.Cluster, secret, imp *corev1.Secret, 
 		InsecureSkipVerify: spec.InsecureSkipTLSVerification, //nolint:gosec // the cluster owner's explicit choice
 	}
 	if secret != nil {
-		if ca := secret.Data[SecretCABundleKey]; len(ca) > 0 {
+		if ca := secret.Data[names.SecretCABundleKey]; len(ca) > 0 {
 			pool := x509.NewCertPool()
 			if !pool.AppendCertsFromPEM(ca) {
 				return nil, settingsError(cluster.Name, "key %q of secret %s/%s holds no PEM certificate",
-					SecretCABundleKey, secret.Namespace, secret.Name)
+					names.SecretCABundleKey, secret.Namespace, secret.Name)
 			}
 			tlsConfig.RootCAs = pool
 		}

@@ -25,6 +25,7 @@ import (
 	utilproxy "k8s.io/apimachinery/pkg/util/proxy"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // transportEnv is a member API server over TLS and the Cluster and Secrets
@@ -55,7 +56,7 @@ func newTransportEnv(t *testing.T) *transportEnv {
 	}
 	e.member.StartTLS()
 	t.Cleanup(e.member.Close)
-	ns := clusterv1alpha1.SecretNamespace
+	ns := names.SecretNamespace
 	e.cluster = &clusterv1alpha1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "m1", ResourceVersion: "1"},
 		Spec: clusterv1alpha1.ClusterSpec{
@@ -68,11 +69,11 @@ func newTransportEnv(t *testing.T) *transportEnv {
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: e.member.Certificate().Raw})
 	e.secrets[ns+"/m1"] = &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1", ResourceVersion: "1"},
-		Data:       map[string][]byte{SecretCABundleKey: ca, SecretTokenKey: []byte("control-plane-token")},
+		Data:       map[string][]byte{names.SecretCABundleKey: ca, names.SecretTokenKey: []byte("control-plane-token")},
 	}
 	e.secrets[ns+"/m1-impersonator"] = &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1-impersonator", ResourceVersion: "1"},
-		Data:       map[string][]byte{SecretTokenKey: []byte("imp-m1")},
+		Data:       map[string][]byte{names.SecretTokenKey: []byte("imp-m1")},
 	}
 	e.cache = NewCache(e.getSecret)
 	return e
@@ -101,7 +102,7 @@ func (e *transportEnv) updateCluster(mutate func(*clusterv1alpha1.Cluster)) {
 func (e *transportEnv) updateSecret(name string, mutate func(*corev1.Secret)) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	key := clusterv1alpha1.SecretNamespace + "/" + name
+	key := names.SecretNamespace + "/" + name
 	s := e.secrets[key].DeepCopy()
 	mutate(s)
 	e.secrets[key] = s
@@ -162,7 +163,7 @@ func TestTransportReuseAndRebuild(t *testing.T) {
 			change: func(e *transportEnv) {
 				e.updateSecret("m1-impersonator", func(s *corev1.Secret) {
 					s.ResourceVersion = "2"
-					s.Data[SecretTokenKey] = []byte("imp-rotated")
+					s.Data[names.SecretTokenKey] = []byte("imp-rotated")
 				})
 			},
 			wantRebuilt: true,
@@ -181,7 +182,7 @@ func TestTransportReuseAndRebuild(t *testing.T) {
 			change: func(e *transportEnv) {
 				e.updateSecret("m1-impersonator", func(s *corev1.Secret) {
 					s.ResourceVersion = ""
-					s.Data[SecretTokenKey] = []byte("imp-no-rv")
+					s.Data[names.SecretTokenKey] = []byte("imp-no-rv")
 				})
 			},
 			wantRebuilt: true,
@@ -318,7 +319,7 @@ func TestTransportErrors(t *testing.T) {
 			name: "impersonator secret missing",
 			change: func(e *transportEnv) {
 				e.mu.Lock()
-				delete(e.secrets, clusterv1alpha1.SecretNamespace+"/m1-impersonator")
+				delete(e.secrets, names.SecretNamespace+"/m1-impersonator")
 				e.mu.Unlock()
 			},
 			wantReason: "secret karmada-cluster/m1-impersonator (spec.impersonatorSecretRef) not found",
@@ -326,14 +327,14 @@ func TestTransportErrors(t *testing.T) {
 		{
 			name: "impersonator token blank",
 			change: func(e *transportEnv) {
-				e.updateSecret("m1-impersonator", func(s *corev1.Secret) { s.Data[SecretTokenKey] = []byte(" \n") })
+				e.updateSecret("m1-impersonator", func(s *corev1.Secret) { s.Data[names.SecretTokenKey] = []byte(" \n") })
 			},
 			wantReason: `impersonator secret karmada-cluster/m1-impersonator has no "token" key`,
 		},
 		{
 			name: "caBundle is not PEM",
 			change: func(e *transportEnv) {
-				e.updateSecret("m1", func(s *corev1.Secret) { s.Data[SecretCABundleKey] = []byte("garbage") })
+				e.updateSecret("m1", func(s *corev1.Secret) { s.Data[names.SecretCABundleKey] = []byte("garbage") })
 			},
 			wantReason: `key "caBundle" of secret karmada-cluster/m1 holds no PEM certificate`,
 		},

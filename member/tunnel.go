@@ -55,3 +55,8 @@ func (c *Cache) getTunnel(name string) (*Client, error) {
 	c.clients[name] = cl
 	return cl, nil
 }
+
+// TunnelHost is the placeholder host of requests sent to a Pull cluster
+// through its agent's tunnel: the tunnel's streams reach the agent whatever
+// the host, and the agent sends them on to its member.
+func TunnelHost(cluster string) string { return cluster + ".tunnel" }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/component-base/metrics/testutil"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // Each watch a member client opens counts in flotilla_member_watches until
@@ -35,10 +36,10 @@ func TestWatchesCounted(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(block) })
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: clusterv1alpha1.SecretNamespace, Name: "w"}, Data: map[string][]byte{SecretTokenKey: []byte("t")}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: names.SecretNamespace, Name: "w"}, Data: map[string][]byte{names.SecretTokenKey: []byte("t")}}
 	cache := NewCache(func(string, string) (*corev1.Secret, error) { return secret, nil })
 	cl, err := cache.Get(&clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "watched"}, Spec: clusterv1alpha1.ClusterSpec{
-		APIEndpoint: srv.URL, SecretRef: &clusterv1alpha1.LocalSecretReference{Namespace: clusterv1alpha1.SecretNamespace, Name: "w"}}})
+		APIEndpoint: srv.URL, SecretRef: &clusterv1alpha1.LocalSecretReference{Namespace: names.SecretNamespace, Name: "w"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/manager"
 	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/metricsapi"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/proxy"
 	"github.com/flotilla-io/flotilla/registry"
 	appsregistry "github.com/flotilla-io/flotilla/registry/apps"
@@ -206,7 +207,7 @@ func (c CompletedConfig) New() (*Server, error) {
 // secrets returns the reader of the clusters' credential Secrets: only
 // the cluster namespace is watched on the host.
 func (c CompletedConfig) secrets(g *genericapiserver.GenericAPIServer) (member.SecretGetter, error) {
-	secrets := informers.NewSharedInformerFactoryWithOptions(c.Host, 0, informers.WithNamespace(clusterv1alpha1.SecretNamespace))
+	secrets := informers.NewSharedInformerFactoryWithOptions(c.Host, 0, informers.WithNamespace(names.SecretNamespace))
 	lister := secrets.Core().V1().Secrets().Lister()
 	if err := g.AddPostStartHook("start-secret-informer", func(hctx genericapiserver.PostStartHookContext) error {
 		secrets.Start(hctx.Done())

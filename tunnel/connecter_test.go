@@ -24,6 +24,7 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	members "github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/proxy"
 )
 
@@ -65,7 +66,7 @@ func TestConnecterRefuses(t *testing.T) {
 		t.Errorf("ConnectMethods = %v", m)
 	}
 	agent := func(name string) context.Context {
-		return request.WithUser(context.Background(), &user.DefaultInfo{Name: clusterv1alpha1.AgentUserPrefix + name})
+		return request.WithUser(context.Background(), &user.DefaultInfo{Name: names.AgentUserPrefix + name})
 	}
 	for _, tc := range []struct {
 		name    string

@@ -19,7 +19,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/endpoints/request"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // The control plane parses what an agent sends on its tunnel connection:
@@ -130,7 +130,7 @@ func serveAgentBytes(t *testing.T, req, after []byte) {
 		_, _ = io.Copy(io.Discard, agentEnd)
 	}()
 	handled := make(chan struct{})
-	agent := &user.DefaultInfo{Name: clusterv1alpha1.AgentUserPrefix + cluster}
+	agent := &user.DefaultInfo{Name: names.AgentUserPrefix + cluster}
 	go func() {
 		defer close(handled)
 		s.Handler(cluster).ServeHTTP(w, r.WithContext(request.WithUser(context.Background(), agent)))

@@ -18,7 +18,7 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/klog/v2"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // maxSessions bounds the tunnels kept per cluster. Two let two agent replicas
@@ -75,9 +75,9 @@ func Authorize(u user.Info, cluster string) error {
 	if u == nil {
 		return apierrors.NewUnauthorized("no user in the tunnel request")
 	}
-	if u.GetName() != clusterv1alpha1.AgentUserPrefix+cluster {
+	if u.GetName() != names.AgentUserPrefix+cluster {
 		return apierrors.NewForbidden(schema.GroupResource{Group: "cluster.karmada.io", Resource: "clusters/" + Subresource}, cluster,
-			fmt.Errorf("only the agent of cluster %q (user %s%s) may open its tunnel, not %q", cluster, clusterv1alpha1.AgentUserPrefix, cluster, u.GetName()))
+			fmt.Errorf("only the agent of cluster %q (user %s%s) may open its tunnel, not %q", cluster, names.AgentUserPrefix, cluster, u.GetName()))
 	}
 	return nil
 }

@@ -1,5 +1,5 @@
 // Package agentconfig owns the member Secret that holds a Pull-mode
-// agent's control-plane kubeconfig (agentregistration.AgentConfigSecret,
+// agent's control-plane kubeconfig (names.AgentConfigSecret,
 // key AgentConfigKey, Karmada's karmada-agent-config): it is the only
 // writer of that Secret. flotillactl register writes it whole (Write);
 // the agent puts each renewed client certificate into it
@@ -23,7 +23,7 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // Outcome says what a write did to the Secret.
@@ -46,14 +46,14 @@ const (
 // says the agent is registered as ("" when the Secret carries no name),
 // and whether the Secret exists.
 func Registered(ctx context.Context, member kubernetes.Interface, namespace string) (cluster string, exists bool, err error) {
-	s, err := member.CoreV1().Secrets(namespace).Get(ctx, agentregistration.AgentConfigSecret, metav1.GetOptions{})
+	s, err := member.CoreV1().Secrets(namespace).Get(ctx, names.AgentConfigSecret, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return "", false, nil
 	case err != nil:
-		return "", false, fmt.Errorf("reading secret %s/%s on the member: %w", namespace, agentregistration.AgentConfigSecret, err)
+		return "", false, fmt.Errorf("reading secret %s/%s on the member: %w", namespace, names.AgentConfigSecret, err)
 	}
-	return s.Annotations[agentregistration.AgentClusterAnnotation], true, nil
+	return s.Annotations[names.AgentClusterAnnotation], true, nil
 }
 
 // Write makes the member's agent Secret in namespace hold kubeconfig, the
@@ -64,16 +64,16 @@ func Write(ctx context.Context, member kubernetes.Interface, namespace, cluster 
 	secrets := member.CoreV1().Secrets(namespace)
 	var outcome Outcome
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur, err := secrets.Get(ctx, agentregistration.AgentConfigSecret, metav1.GetOptions{})
+		cur, err := secrets.Get(ctx, names.AgentConfigSecret, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 			s := &corev1.Secret{
 				ObjectMeta: metav1.ObjectMeta{
-					Namespace: namespace, Name: agentregistration.AgentConfigSecret, Labels: maps.Clone(labels),
-					Annotations: map[string]string{agentregistration.AgentClusterAnnotation: cluster},
+					Namespace: namespace, Name: names.AgentConfigSecret, Labels: maps.Clone(labels),
+					Annotations: map[string]string{names.AgentClusterAnnotation: cluster},
 				},
 				Type: corev1.SecretTypeOpaque,
-				Data: map[string][]byte{agentregistration.AgentConfigKey: kubeconfig},
+				Data: map[string][]byte{names.AgentConfigKey: kubeconfig},
 			}
 			if _, err := secrets.Create(ctx, s, metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("creating secret %s/%s on the member: %w", namespace, s.Name, err)
@@ -81,13 +81,13 @@ func Write(ctx context.Context, member kubernetes.Interface, namespace, cluster 
 			outcome = Created
 			return nil
 		case err != nil:
-			return fmt.Errorf("reading secret %s/%s on the member: %w", namespace, agentregistration.AgentConfigSecret, err)
+			return fmt.Errorf("reading secret %s/%s on the member: %w", namespace, names.AgentConfigSecret, err)
 		}
-		cur.Data, cur.Type = map[string][]byte{agentregistration.AgentConfigKey: kubeconfig}, corev1.SecretTypeOpaque
+		cur.Data, cur.Type = map[string][]byte{names.AgentConfigKey: kubeconfig}, corev1.SecretTypeOpaque
 		if cur.Annotations == nil {
 			cur.Annotations = map[string]string{}
 		}
-		cur.Annotations[agentregistration.AgentClusterAnnotation] = cluster
+		cur.Annotations[names.AgentClusterAnnotation] = cluster
 		if _, err := secrets.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("updating secret %s/%s on the member: %w", namespace, cur.Name, err)
 		}
@@ -107,7 +107,7 @@ func UpdateCertificate(ctx context.Context, member kubernetes.Interface, namespa
 	secrets := member.CoreV1().Secrets(namespace)
 	var outcome Outcome
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		s, err := secrets.Get(ctx, agentregistration.AgentConfigSecret, metav1.GetOptions{})
+		s, err := secrets.Get(ctx, names.AgentConfigSecret, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			outcome = Absent
 			return nil
@@ -115,11 +115,11 @@ func UpdateCertificate(ctx context.Context, member kubernetes.Interface, namespa
 		if err != nil {
 			return err
 		}
-		if name := s.Annotations[agentregistration.AgentClusterAnnotation]; name != "" && name != cluster {
+		if name := s.Annotations[names.AgentClusterAnnotation]; name != "" && name != cluster {
 			outcome = Foreign
 			return nil
 		}
-		kc, err := clientcmd.Load(s.Data[agentregistration.AgentConfigKey])
+		kc, err := clientcmd.Load(s.Data[names.AgentConfigKey])
 		if err != nil {
 			outcome = Unreadable
 			return nil
@@ -148,7 +148,7 @@ func UpdateCertificate(ctx context.Context, member kubernetes.Interface, namespa
 		if err != nil {
 			return err
 		}
-		s.Data[agentregistration.AgentConfigKey] = data
+		s.Data[names.AgentConfigKey] = data
 		if _, err := secrets.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
 			return err
 		}
@@ -162,8 +162,8 @@ func UpdateCertificate(ctx context.Context, member kubernetes.Interface, namespa
 // cluster, the one flotillactl register has issued and the control plane
 // renews.
 func IsAgentCertificate(cert *x509.Certificate, cluster string) bool {
-	return cert.Subject.CommonName == agentregistration.UserName(cluster) &&
-		slices.Contains(cert.Subject.Organization, agentregistration.AgentsGroup)
+	return cert.Subject.CommonName == names.AgentUserName(cluster) &&
+		slices.Contains(cert.Subject.Organization, names.AgentsGroup)
 }
 
 // leafOf parses the first certificate of a PEM bundle.

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
-	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func TestWrite(t *testing.T) {
@@ -26,26 +26,26 @@ func TestWrite(t *testing.T) {
 			name: "absent: created with labels and the cluster annotation",
 			want: Created,
 			wantObj: &corev1.Secret{
-				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: agentregistration.AgentConfigSecret, Labels: labels,
-					Annotations: map[string]string{agentregistration.AgentClusterAnnotation: "member3"}},
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: names.AgentConfigSecret, Labels: labels,
+					Annotations: map[string]string{names.AgentClusterAnnotation: "member3"}},
 				Type: corev1.SecretTypeOpaque,
-				Data: map[string][]byte{agentregistration.AgentConfigKey: []byte("new")},
+				Data: map[string][]byte{names.AgentConfigKey: []byte("new")},
 			},
 		},
 		{
 			name: "present: kubeconfig and annotation replaced, the rest kept",
 			objs: []runtime.Object{&corev1.Secret{
-				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: agentregistration.AgentConfigSecret, Labels: map[string]string{"mine": "x"},
-					Annotations: map[string]string{agentregistration.AgentClusterAnnotation: "old-name", "note": "kept"}},
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: names.AgentConfigSecret, Labels: map[string]string{"mine": "x"},
+					Annotations: map[string]string{names.AgentClusterAnnotation: "old-name", "note": "kept"}},
 				Type: corev1.SecretTypeOpaque,
-				Data: map[string][]byte{agentregistration.AgentConfigKey: []byte("old"), "stale": []byte("dropped")},
+				Data: map[string][]byte{names.AgentConfigKey: []byte("old"), "stale": []byte("dropped")},
 			}},
 			want: Replaced,
 			wantObj: &corev1.Secret{
-				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: agentregistration.AgentConfigSecret, Labels: map[string]string{"mine": "x"},
-					Annotations: map[string]string{agentregistration.AgentClusterAnnotation: "member3", "note": "kept"}},
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: names.AgentConfigSecret, Labels: map[string]string{"mine": "x"},
+					Annotations: map[string]string{names.AgentClusterAnnotation: "member3", "note": "kept"}},
 				Type: corev1.SecretTypeOpaque,
-				Data: map[string][]byte{agentregistration.AgentConfigKey: []byte("new")},
+				Data: map[string][]byte{names.AgentConfigKey: []byte("new")},
 			},
 		},
 	} {
@@ -56,7 +56,7 @@ func TestWrite(t *testing.T) {
 			if err != nil || got != tc.want {
 				t.Fatalf("Write = %q, %v; want %q", got, err, tc.want)
 			}
-			s, err := member.CoreV1().Secrets(ns).Get(t.Context(), agentregistration.AgentConfigSecret, metav1.GetOptions{})
+			s, err := member.CoreV1().Secrets(ns).Get(t.Context(), names.AgentConfigSecret, metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/internal/names"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // The control plane takes over an object that already runs in a member

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // patchFunc is the Patch method of a typed client.
@@ -62,24 +64,24 @@ func applyAgentRBAC(ctx context.Context, kube kubernetes.Interface, o AgentRBACO
 		}
 	}
 	rbac := kube.RbacV1()
-	if err := apply(ctx, rbac.ClusterRoles().Patch, ControllerName, "clusterrole "+o.ClusterRole.Name, o.ClusterRole); err != nil {
+	if err := apply(ctx, rbac.ClusterRoles().Patch, names.AgentRegistrationController, "clusterrole "+o.ClusterRole.Name, o.ClusterRole); err != nil {
 		return err
 	}
-	if err := apply(ctx, rbac.ClusterRoleBindings().Patch, ControllerName, "clusterrolebinding "+o.ClusterRoleBinding.Name, o.ClusterRoleBinding); err != nil {
+	if err := apply(ctx, rbac.ClusterRoleBindings().Patch, names.AgentRegistrationController, "clusterrolebinding "+o.ClusterRoleBinding.Name, o.ClusterRoleBinding); err != nil {
 		return err
 	}
 	for _, r := range o.Roles {
-		if err := apply(ctx, rbac.Roles(r.Namespace).Patch, ControllerName, "role "+r.Namespace+"/"+r.Name, r); err != nil {
+		if err := apply(ctx, rbac.Roles(r.Namespace).Patch, names.AgentRegistrationController, "role "+r.Namespace+"/"+r.Name, r); err != nil {
 			return err
 		}
 	}
 	for _, b := range o.RoleBindings {
-		if err := apply(ctx, rbac.RoleBindings(b.Namespace).Patch, ControllerName, "rolebinding "+b.Namespace+"/"+b.Name, b); err != nil {
+		if err := apply(ctx, rbac.RoleBindings(b.Namespace).Patch, names.AgentRegistrationController, "rolebinding "+b.Namespace+"/"+b.Name, b); err != nil {
 			return err
 		}
 	}
 	leases := kube.CoordinationV1().Leases(o.Lease.Namespace)
-	if _, err := leases.Create(ctx, o.Lease, metav1.CreateOptions{FieldManager: ControllerName}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := leases.Create(ctx, o.Lease, metav1.CreateOptions{FieldManager: names.AgentRegistrationController}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating lease %s/%s: %w", o.Lease.Namespace, o.Lease.Name, err)
 	}
 	return nil
@@ -87,7 +89,7 @@ func applyAgentRBAC(ctx context.Context, kube kubernetes.Interface, o AgentRBACO
 
 func ensureNamespace(ctx context.Context, kube kubernetes.Interface, name string) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{systemLabel: "true"}}}
-	_, err := kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: ControllerName})
+	_, err := kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: names.AgentRegistrationController})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s: %w", name, err)
 	}

@@ -28,6 +28,7 @@ import (
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // Controller decides on the agents' certificate requests on the host.
@@ -51,7 +52,7 @@ func New(csrs certificatesinformers.CertificateSigningRequestInformer, clusters 
 		csrs: csrs.Lister(), clusters: clusters.Lister(),
 		synced: []cache.InformerSynced{csrs.Informer().HasSynced, clusters.Informer().HasSynced},
 		host:   host, karmada: karmada,
-		queue: worker.NewQueue(ControllerName),
+		queue: worker.NewQueue(names.AgentRegistrationController),
 	}
 	enqueue := worker.EnqueueKey(c.queue)
 	// Only requests to the client signer can be agents'; decided ones are
@@ -122,11 +123,11 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	cluster := existing
 	if v.CreateCluster {
 		cluster = &clusterv1alpha1.Cluster{
-			ObjectMeta: metav1.ObjectMeta{Name: req.Cluster, Annotations: map[string]string{RegisteredByAnnotation: req.Requester}},
+			ObjectMeta: metav1.ObjectMeta{Name: req.Cluster, Annotations: map[string]string{names.RegisteredByAnnotation: req.Requester}},
 			Spec: clusterv1alpha1.ClusterSpec{SyncMode: clusterv1alpha1.Pull, ID: req.ClusterID,
 				Provider: req.Provider, Region: req.Region, Zones: req.Zones},
 		}
-		cluster, err = c.karmada.ClusterV1alpha1().Clusters().Create(ctx, cluster, metav1.CreateOptions{FieldManager: ControllerName})
+		cluster, err = c.karmada.ClusterV1alpha1().Clusters().Create(ctx, cluster, metav1.CreateOptions{FieldManager: names.AgentRegistrationController})
 		if err != nil {
 			// AlreadyExists included: the retry decides again on what is there.
 			return fmt.Errorf("creating cluster %s: %w", req.Cluster, err)
@@ -136,10 +137,10 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	if err := applyAgentRBAC(ctx, c.host, AgentRBAC(cluster)); err != nil {
 		return fmt.Errorf("granting the agent of cluster %s its rights: %w", req.Cluster, err)
 	}
-	if _, ok := cluster.Annotations[ReregisterAnnotation]; ok && !req.Renewal {
+	if _, ok := cluster.Annotations[names.ReregisterAnnotation]; ok && !req.Renewal {
 		// The admin's permission is good for one registration, and the
 		// certificates issued before it are no longer renewed.
-		if err := c.patchAnnotations(ctx, req.Cluster, map[string]*string{ReregisterAnnotation: nil, AgentCertificatesAnnotation: nil}); err != nil {
+		if err := c.patchAnnotations(ctx, req.Cluster, map[string]*string{names.ReregisterAnnotation: nil, names.AgentCertificatesAnnotation: nil}); err != nil {
 			return err
 		}
 	}
@@ -158,7 +159,7 @@ func (c *Controller) lookup(req Request) (sameID []*clusterv1alpha1.Cluster, byT
 		if req.ClusterID != "" && cl.Spec.ID == req.ClusterID {
 			sameID = append(sameID, cl)
 		}
-		if cl.Annotations[RegisteredByAnnotation] == req.Requester {
+		if cl.Annotations[names.RegisteredByAnnotation] == req.Requester {
 			byToken++
 		}
 	}
@@ -197,7 +198,7 @@ func (c *Controller) recordIssued(ctx context.Context, cluster string, csr *cert
 	if len(issued) > maxIssuedCertificates {
 		issued = issued[len(issued)-maxIssuedCertificates:]
 	}
-	return c.patchAnnotations(ctx, cluster, map[string]*string{AgentCertificatesAnnotation: ptr.To(strings.Join(issued, ","))})
+	return c.patchAnnotations(ctx, cluster, map[string]*string{names.AgentCertificatesAnnotation: ptr.To(strings.Join(issued, ","))})
 }
 
 // patchAnnotations sets (or, with nil, removes) annotations of a Cluster.
@@ -206,7 +207,7 @@ func (c *Controller) patchAnnotations(ctx context.Context, cluster string, annot
 	if err != nil {
 		return err
 	}
-	if _, err := c.karmada.ClusterV1alpha1().Clusters().Patch(ctx, cluster, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: ControllerName}); err != nil {
+	if _, err := c.karmada.ClusterV1alpha1().Clusters().Patch(ctx, cluster, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: names.AgentRegistrationController}); err != nil {
 		return fmt.Errorf("annotating cluster %s: %w", cluster, err)
 	}
 	return nil
@@ -243,7 +244,7 @@ func (c *Controller) conclude(ctx context.Context, csr *certificatesv1.Certifica
 		cond.Type = certificatesv1.CertificateApproved
 	}
 	csr.Status.Conditions = append(csr.Status.Conditions, cond)
-	if _, err := c.host.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{FieldManager: ControllerName}); err != nil {
+	if _, err := c.host.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{FieldManager: names.AgentRegistrationController}); err != nil {
 		return fmt.Errorf("writing the %s condition of certificate request %s: %w", cond.Type, csr.Name, err)
 	}
 	return nil

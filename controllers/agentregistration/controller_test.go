@@ -28,6 +28,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	karmadafake "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 type fixture struct {
@@ -102,7 +103,7 @@ func TestControllerApprovesNewCluster(t *testing.T) {
 	if cond.Type != certificatesv1.CertificateApproved || cond.Reason != ReasonAutoApproved {
 		t.Errorf("condition %+v", cond)
 	}
-	if len(asked) != 1 || asked[0].Subresource != SubresourceClusterAgent || asked[0].Verb != "create" {
+	if len(asked) != 1 || asked[0].Subresource != names.SubresourceClusterAgent || asked[0].Verb != "create" {
 		t.Errorf("SubjectAccessReviews asked %+v", asked)
 	}
 	c, err := f.karmada.ClusterV1alpha1().Clusters().Get(ctx, "member3", metav1.GetOptions{})
@@ -113,17 +114,17 @@ func TestControllerApprovesNewCluster(t *testing.T) {
 		t.Errorf("cluster spec %+v", c.Spec)
 	}
 	rbac := f.host.RbacV1()
-	cr, err := rbac.ClusterRoles().Get(ctx, ClusterRoleName("member3"), metav1.GetOptions{})
+	cr, err := rbac.ClusterRoles().Get(ctx, names.AgentClusterRoleName("member3"), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(cr.OwnerReferences) != 1 || cr.OwnerReferences[0].UID != c.UID {
 		t.Errorf("clusterrole owners %+v, want the cluster (uid %s)", cr.OwnerReferences, c.UID)
 	}
-	if _, err := rbac.ClusterRoleBindings().Get(ctx, ClusterRoleName("member3"), metav1.GetOptions{}); err != nil {
+	if _, err := rbac.ClusterRoleBindings().Get(ctx, names.AgentClusterRoleName("member3"), metav1.GetOptions{}); err != nil {
 		t.Error(err)
 	}
-	for ns, name := range map[string]string{"karmada-es-member3": WorkRoleName("member3"), clusterv1alpha1.LeaseNamespace: LeaseRoleName("member3")} {
+	for ns, name := range map[string]string{"karmada-es-member3": names.AgentWorkRoleName("member3"), names.LeaseNamespace: names.AgentLeaseRoleName("member3")} {
 		if _, err := f.host.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err != nil {
 			t.Error(err)
 		}
@@ -134,7 +135,7 @@ func TestControllerApprovesNewCluster(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, err := f.host.CoordinationV1().Leases(clusterv1alpha1.LeaseNamespace).Get(ctx, "member3", metav1.GetOptions{}); err != nil {
+	if _, err := f.host.CoordinationV1().Leases(names.LeaseNamespace).Get(ctx, "member3", metav1.GetOptions{}); err != nil {
 		t.Error(err)
 	}
 
@@ -165,7 +166,7 @@ func TestControllerDeniesTakenName(t *testing.T) {
 		t.Errorf("condition %+v", cond)
 	}
 	// Nothing was created for the denied request.
-	if _, err := f.host.RbacV1().ClusterRoles().Get(t.Context(), ClusterRoleName("member3"), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := f.host.RbacV1().ClusterRoles().Get(t.Context(), names.AgentClusterRoleName("member3"), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("clusterrole created for a denied request: %v", err)
 	}
 	c, _ := f.karmada.ClusterV1alpha1().Clusters().Get(t.Context(), "member3", metav1.GetOptions{})
@@ -207,11 +208,11 @@ func TestControllerApprovesRenewal(t *testing.T) {
 	empty := ""
 	existing := cluster("member3", testID, clusterv1alpha1.Pull)
 	existing.UID = "uid-3"
-	existing.Annotations = map[string]string{AgentCertificatesAnnotation: "0f0f"}
-	renew := newCSR(t, "renew", csrOptions{user: "system:karmada:agent:member3", groups: []string{AgentsGroup, "system:authenticated"}, id: &empty,
+	existing.Annotations = map[string]string{names.AgentCertificatesAnnotation: "0f0f"}
+	renew := newCSR(t, "renew", csrOptions{user: "system:karmada:agent:member3", groups: []string{names.AgentsGroup, "system:authenticated"}, id: &empty,
 		extra: map[string]certificatesv1.ExtraValue{CredentialIDExtra: {"X509SHA256=0F0F"}}})
 	f := newFixture(t, func(s authorizationv1.SubjectAccessReviewSpec) bool {
-		return s.ResourceAttributes.Subresource == SubresourceSelfClusterAgent
+		return s.ResourceAttributes.Subresource == names.SubresourceSelfClusterAgent
 	}, []*certificatesv1.CertificateSigningRequest{renew}, existing)
 	if err := f.ctrl.reconcile(t.Context(), "renew"); err != nil {
 		t.Fatal(err)
@@ -220,7 +221,7 @@ func TestControllerApprovesRenewal(t *testing.T) {
 		t.Errorf("renewal: %+v", c)
 	}
 	// The rights are there (again) after a renewal.
-	if _, err := f.host.RbacV1().ClusterRoleBindings().Get(t.Context(), ClusterRoleName("member3"), metav1.GetOptions{}); err != nil {
+	if _, err := f.host.RbacV1().ClusterRoleBindings().Get(t.Context(), names.AgentClusterRoleName("member3"), metav1.GetOptions{}); err != nil {
 		t.Error(err)
 	}
 }
@@ -250,7 +251,7 @@ func TestControllerRecordsIssuedCertificates(t *testing.T) {
 	created := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	existing := cluster("member3", testID, clusterv1alpha1.Pull)
 	existing.CreationTimestamp = metav1.NewTime(created)
-	existing.Annotations = map[string]string{AgentCertificatesAnnotation: "01,02,03,04"}
+	existing.Annotations = map[string]string{names.AgentCertificatesAnnotation: "01,02,03,04"}
 	current, currentFP := signed(t, newCSR(t, "current", csrOptions{}), created.Add(time.Second))
 	earlier, earlierFP := signed(t, newCSR(t, "earlier", csrOptions{}), created.Add(-time.Hour))
 	f := newFixture(t, allowAll, []*certificatesv1.CertificateSigningRequest{current, earlier}, existing)
@@ -272,7 +273,7 @@ func TestControllerRecordsIssuedCertificates(t *testing.T) {
 func TestControllerReregistrationIsOneShot(t *testing.T) {
 	t.Parallel()
 	existing := cluster("member3", testID, clusterv1alpha1.Pull)
-	existing.Annotations = map[string]string{ReregisterAnnotation: testID, AgentCertificatesAnnotation: "01"}
+	existing.Annotations = map[string]string{names.ReregisterAnnotation: testID, names.AgentCertificatesAnnotation: "01"}
 	f := newFixture(t, allowAll, []*certificatesv1.CertificateSigningRequest{newCSR(t, "again", csrOptions{}), newCSR(t, "replay", csrOptions{})}, existing)
 	if err := f.ctrl.reconcile(t.Context(), "again"); err != nil {
 		t.Fatal(err)

@@ -14,13 +14,14 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	clustervalidation "github.com/flotilla-io/flotilla/apis/cluster/validation"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // Request is an agent's certificate request, as Recognize read it.
 type Request struct {
 	// Cluster is the cluster name, from the CN system:karmada:agent:<cluster>.
 	Cluster string
-	// ClusterID is the ClusterIDAnnotation; empty only for a renewal.
+	// ClusterID is the names.ClusterIDAnnotation; empty only for a renewal.
 	ClusterID string
 	// Provider, Region and Zones are the topology a first registration
 	// asks for its new Cluster.
@@ -34,7 +35,7 @@ type Request struct {
 	// id> for a first registration).
 	Requester string
 	// BoundCluster is the one cluster name the bootstrap token may
-	// register (its BoundTokenGroup), or "" for an unbound token.
+	// register (its names.BoundTokenGroup), or "" for an unbound token.
 	BoundCluster string
 	// Credential is, for a renewal, the fingerprint of the certificate the
 	// agent authenticated with (the host's x509 credential id).
@@ -45,9 +46,9 @@ type Request struct {
 // must be allowed to create for the request to be approved.
 func (r Request) Subresource() string {
 	if r.Renewal {
-		return SubresourceSelfClusterAgent
+		return names.SubresourceSelfClusterAgent
 	}
-	return SubresourceClusterAgent
+	return names.SubresourceClusterAgent
 }
 
 // allowedUsages are what an agent's client certificate may be used for:
@@ -71,16 +72,16 @@ func Recognize(csr *certificatesv1.CertificateSigningRequest) (req Request, ours
 	if err != nil {
 		return Request{}, false, nil
 	}
-	cluster, agentName := ClusterOfUser(x.Subject.CommonName)
-	if !agentName && !slices.Contains(x.Subject.Organization, AgentsGroup) {
+	cluster, agentName := names.ClusterOfAgentUser(x.Subject.CommonName)
+	if !agentName && !slices.Contains(x.Subject.Organization, names.AgentsGroup) {
 		return Request{}, false, nil
 	}
 
 	switch {
 	case !agentName:
-		return Request{}, true, fmt.Errorf("the subject common name %q is not %s<cluster name>", x.Subject.CommonName, UserPrefix)
-	case !slices.Equal(x.Subject.Organization, []string{AgentsGroup}):
-		return Request{}, true, fmt.Errorf("the subject organization must be exactly [%s], not %v", AgentsGroup, x.Subject.Organization)
+		return Request{}, true, fmt.Errorf("the subject common name %q is not %s<cluster name>", x.Subject.CommonName, names.AgentUserPrefix)
+	case !slices.Equal(x.Subject.Organization, []string{names.AgentsGroup}):
+		return Request{}, true, fmt.Errorf("the subject organization must be exactly [%s], not %v", names.AgentsGroup, x.Subject.Organization)
 	case len(x.DNSNames)+len(x.IPAddresses)+len(x.EmailAddresses)+len(x.URIs) > 0:
 		return Request{}, true, errors.New("subject alternative names are not allowed in an agent certificate")
 	}
@@ -96,21 +97,21 @@ func Recognize(csr *certificatesv1.CertificateSigningRequest) (req Request, ours
 		}
 	}
 
-	req = Request{Cluster: cluster, ClusterID: csr.Annotations[ClusterIDAnnotation], Requester: csr.Spec.Username,
-		Provider: csr.Annotations[ClusterProviderAnnotation], Region: csr.Annotations[ClusterRegionAnnotation]}
-	if z := csr.Annotations[ClusterZonesAnnotation]; z != "" {
+	req = Request{Cluster: cluster, ClusterID: csr.Annotations[names.ClusterIDAnnotation], Requester: csr.Spec.Username,
+		Provider: csr.Annotations[names.ClusterProviderAnnotation], Region: csr.Annotations[names.ClusterRegionAnnotation]}
+	if z := csr.Annotations[names.ClusterZonesAnnotation]; z != "" {
 		req.Zones = strings.Split(z, ",")
 	}
 	switch user := csr.Spec.Username; {
-	case user == x.Subject.CommonName && slices.Contains(csr.Spec.Groups, AgentsGroup):
+	case user == x.Subject.CommonName && slices.Contains(csr.Spec.Groups, names.AgentsGroup):
 		req.Renewal = true
 		req.Credential = credential(csr.Spec.Extra[CredentialIDExtra])
-	case strings.HasPrefix(user, BootstrapUserPrefix) && slices.Contains(csr.Spec.Groups, BootstrappersGroup):
+	case strings.HasPrefix(user, names.BootstrapUserPrefix) && slices.Contains(csr.Spec.Groups, names.BootstrappersGroup):
 		if req.ClusterID == "" {
-			return Request{}, true, fmt.Errorf("the request has no %s annotation (the uid of the member's kube-system namespace)", ClusterIDAnnotation)
+			return Request{}, true, fmt.Errorf("the request has no %s annotation (the uid of the member's kube-system namespace)", names.ClusterIDAnnotation)
 		}
 		for _, g := range csr.Spec.Groups {
-			if name, ok := strings.CutPrefix(g, BoundTokenGroupPrefix); ok {
+			if name, ok := strings.CutPrefix(g, names.BoundTokenGroupPrefix); ok {
 				req.BoundCluster = name
 			}
 		}
@@ -168,7 +169,7 @@ type Facts struct {
 	// certificatesigningrequests/<req.Subresource()>.
 	Authorized bool
 	// ByToken is how many Clusters the request's bootstrap token has
-	// registered (RegisteredByAnnotation).
+	// registered (names.RegisteredByAnnotation).
 	ByToken int
 	// MaxPerToken is how many clusters a token not bound to one name may
 	// register; 0 means no limit.
@@ -179,18 +180,18 @@ type Facts struct {
 //
 // A first registration (bootstrap token) is approved only for a free name:
 // a name already registered is issued again only when a control-plane
-// admin allowed it (ReregisterAnnotation on the Cluster, set to the
+// admin allowed it (names.ReregisterAnnotation on the Cluster, set to the
 // member's id, by flotillactl register --force with the admin's
 // kubeconfig) or deleted the Cluster; a matching id alone is never enough,
 // since anyone who can read Clusters knows it. It is also denied when the
-// token is bound to another name (BoundTokenGroup), when an unbound token
+// token is bound to another name (names.BoundTokenGroup), when an unbound token
 // has registered MaxPerToken clusters already, when the name is held by a
 // Push cluster or a Cluster being deleted, and when this member is already
 // registered under another name.
 //
 // A renewal is approved while the agent's Cluster exists and is not being
 // deleted, and only for a certificate issued for that Cluster
-// (AgentCertificatesAnnotation): a certificate issued to an earlier
+// (names.AgentCertificatesAnnotation): a certificate issued to an earlier
 // Cluster of the same name, deleted since, is not renewed.
 func Decide(req Request, f Facts) Verdict {
 	deny := func(reason, format string, args ...any) Verdict {
@@ -242,14 +243,14 @@ func Decide(req Request, f Facts) Verdict {
 	if existing == nil {
 		if req.BoundCluster == "" && f.MaxPerToken > 0 && f.ByToken >= f.MaxPerToken {
 			return deny(ReasonTokenExhausted, "bootstrap token %s has registered %d cluster(s), the most a token not bound to a cluster name may (flotilla-apiserver --max-clusters-per-token); create a token with --cluster-name %s",
-				strings.TrimPrefix(req.Requester, BootstrapUserPrefix), f.ByToken, req.Cluster)
+				strings.TrimPrefix(req.Requester, names.BootstrapUserPrefix), f.ByToken, req.Cluster)
 		}
 		return Verdict{Action: Approve, CreateCluster: true, Reason: ReasonAutoApproved,
 			Message: fmt.Sprintf("Auto approving the agent certificate of new cluster %s (id %s).", req.Cluster, req.ClusterID)}
 	}
-	if existing.Annotations[ReregisterAnnotation] != req.ClusterID {
+	if existing.Annotations[names.ReregisterAnnotation] != req.ClusterID {
 		return deny(ReasonRegistered, "cluster %s is already registered; a control-plane admin must allow registering it again (flotillactl register --force --control-plane-kubeconfig=<admin kubeconfig>, or kubectl annotate cluster %s %s=%s), or delete the Cluster",
-			req.Cluster, req.Cluster, ReregisterAnnotation, req.ClusterID)
+			req.Cluster, req.Cluster, names.ReregisterAnnotation, req.ClusterID)
 	}
 	return Verdict{Action: Approve, Reason: ReasonAutoApproved,
 		Message: fmt.Sprintf("Auto approving a new agent certificate of cluster %s (id %s), registered again as an admin allowed.", req.Cluster, req.ClusterID)}

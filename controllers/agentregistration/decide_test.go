@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 const testID = "uid-of-member3-kube-system"
@@ -41,7 +42,7 @@ func newCSR(t *testing.T, name string, o csrOptions) *certificatesv1.Certificate
 		o.cn = "system:karmada:agent:member3"
 	}
 	if o.orgs == nil {
-		o.orgs = []string{AgentsGroup}
+		o.orgs = []string{names.AgentsGroup}
 	}
 	if o.signer == "" {
 		o.signer = certificatesv1.KubeAPIServerClientSignerName
@@ -53,7 +54,7 @@ func newCSR(t *testing.T, name string, o csrOptions) *certificatesv1.Certificate
 		o.user = "system:bootstrap:abcdef"
 	}
 	if o.groups == nil {
-		o.groups = []string{BootstrappersGroup, DefaultTokenGroup, "system:authenticated"}
+		o.groups = []string{names.BootstrappersGroup, names.DefaultTokenGroup, "system:authenticated"}
 	}
 	id := testID
 	if o.id != nil {
@@ -80,7 +81,7 @@ func newCSR(t *testing.T, name string, o csrOptions) *certificatesv1.Certificate
 		},
 	}
 	if id != "" {
-		csr.Annotations = map[string]string{ClusterIDAnnotation: id}
+		csr.Annotations = map[string]string{names.ClusterIDAnnotation: id}
 	}
 	return csr
 }
@@ -88,7 +89,7 @@ func newCSR(t *testing.T, name string, o csrOptions) *certificatesv1.Certificate
 func TestRecognize(t *testing.T) {
 	t.Parallel()
 	empty := ""
-	agentGroups := []string{AgentsGroup, "system:authenticated"}
+	agentGroups := []string{names.AgentsGroup, "system:authenticated"}
 	tests := []struct {
 		name    string
 		opts    csrOptions
@@ -97,7 +98,7 @@ func TestRecognize(t *testing.T) {
 		wantErr string
 	}{
 		{name: "bootstrap request", want: Request{Cluster: "member3", ClusterID: testID, Requester: "system:bootstrap:abcdef"}},
-		{name: "bootstrap token bound to a name", opts: csrOptions{groups: []string{BootstrappersGroup, DefaultTokenGroup, BoundTokenGroup("member3")}},
+		{name: "bootstrap token bound to a name", opts: csrOptions{groups: []string{names.BootstrappersGroup, names.DefaultTokenGroup, names.BoundTokenGroup("member3")}},
 			want: Request{Cluster: "member3", ClusterID: testID, Requester: "system:bootstrap:abcdef", BoundCluster: "member3"}},
 		{name: "renewal by the agent itself", opts: csrOptions{user: "system:karmada:agent:member3", groups: agentGroups, id: &empty,
 			extra: map[string]certificatesv1.ExtraValue{CredentialIDExtra: {"X509SHA256=AB12"}}},
@@ -108,13 +109,13 @@ func TestRecognize(t *testing.T) {
 		{name: "someone else's client certificate", opts: csrOptions{cn: "jane", orgs: []string{"devs"}}, notOurs: true},
 		{name: "unparsable", opts: csrOptions{garbage: true}, notOurs: true},
 		{name: "agent group without agent name", opts: csrOptions{cn: "jane"}, wantErr: "common name"},
-		{name: "extra organization", opts: csrOptions{orgs: []string{AgentsGroup, "system:masters"}}, wantErr: "exactly"},
+		{name: "extra organization", opts: csrOptions{orgs: []string{names.AgentsGroup, "system:masters"}}, wantErr: "exactly"},
 		{name: "no organization", opts: csrOptions{orgs: []string{}}, wantErr: "exactly"},
 		{name: "SANs", opts: csrOptions{dns: []string{"evil.example"}}, wantErr: "subject alternative names"},
 		{name: "invalid cluster name", opts: csrOptions{cn: "system:karmada:agent:Member_3"}, wantErr: "invalid cluster name"},
 		{name: "server auth usage", opts: csrOptions{usages: []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageServerAuth}}, wantErr: "not allowed"},
 		{name: "no client auth", opts: csrOptions{usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature}}, wantErr: "lack"},
-		{name: "bootstrap without cluster id", opts: csrOptions{id: &empty}, wantErr: ClusterIDAnnotation},
+		{name: "bootstrap without cluster id", opts: csrOptions{id: &empty}, wantErr: names.ClusterIDAnnotation},
 		{name: "ordinary user", opts: csrOptions{user: "jane", groups: []string{"system:authenticated"}}, wantErr: "may not request"},
 		{name: "another agent renewing", opts: csrOptions{user: "system:karmada:agent:member1", groups: agentGroups}, wantErr: "may not request"},
 		{name: "bootstrap user without the group", opts: csrOptions{groups: []string{"system:authenticated"}}, wantErr: "may not request"},
@@ -159,7 +160,7 @@ func TestDecide(t *testing.T) {
 		c.Annotations = map[string]string{k: v}
 		return c
 	}
-	issued := withAnnotation(pull(), AgentCertificatesAnnotation, "ff00,aa11")
+	issued := withAnnotation(pull(), names.AgentCertificatesAnnotation, "ff00,aa11")
 	deleting := pull()
 	deleting.DeletionTimestamp = &metav1.Time{}
 	tests := []struct {
@@ -176,11 +177,11 @@ func TestDecide(t *testing.T) {
 			facts: Facts{Authorized: true, Existing: pull(), SameID: []*clusterv1alpha1.Cluster{pull()}}, want: Deny, reason: ReasonRegistered,
 			msgContain: "a control-plane admin must allow registering it again"},
 		{name: "register again as an admin allowed", req: first,
-			facts: Facts{Authorized: true, Existing: withAnnotation(pull(), ReregisterAnnotation, testID), SameID: []*clusterv1alpha1.Cluster{pull()}}, want: Approve, reason: ReasonAutoApproved},
+			facts: Facts{Authorized: true, Existing: withAnnotation(pull(), names.ReregisterAnnotation, testID), SameID: []*clusterv1alpha1.Cluster{pull()}}, want: Approve, reason: ReasonAutoApproved},
 		{name: "admin allowed another member's id", req: first,
-			facts: Facts{Authorized: true, Existing: withAnnotation(pull(), ReregisterAnnotation, "other-id"), SameID: []*clusterv1alpha1.Cluster{pull()}}, want: Deny, reason: ReasonRegistered},
+			facts: Facts{Authorized: true, Existing: withAnnotation(pull(), names.ReregisterAnnotation, "other-id"), SameID: []*clusterv1alpha1.Cluster{pull()}}, want: Deny, reason: ReasonRegistered},
 		{name: "registered cluster without id matches nothing", req: first,
-			facts: Facts{Authorized: true, Existing: withAnnotation(cluster("member3", "", clusterv1alpha1.Pull), ReregisterAnnotation, testID)}, want: Deny, reason: ReasonNameTaken},
+			facts: Facts{Authorized: true, Existing: withAnnotation(cluster("member3", "", clusterv1alpha1.Pull), names.ReregisterAnnotation, testID)}, want: Deny, reason: ReasonNameTaken},
 		{name: "name taken by another member", req: first, facts: Facts{Authorized: true, Existing: cluster("member3", "other-id", clusterv1alpha1.Pull)}, want: Deny, reason: ReasonNameTaken,
 			msgContain: "cluster name member3 is already taken by another cluster (id other-id)"},
 		{name: "name taken by another member that is also registered elsewhere", req: first,
@@ -199,7 +200,7 @@ func TestDecide(t *testing.T) {
 			msgContain: "bootstrap token abcdef has registered 2 cluster(s)"},
 		{name: "no limit", req: first, facts: Facts{Authorized: true, ByToken: 100}, want: Approve, create: true, reason: ReasonAutoApproved},
 		{name: "renewal of an issued certificate", req: renewal, facts: Facts{Authorized: true, Existing: issued}, want: Approve, reason: ReasonAutoApproved},
-		{name: "renewal of a certificate not issued for this cluster", req: renewal, facts: Facts{Authorized: true, Existing: withAnnotation(pull(), AgentCertificatesAnnotation, "ff00")},
+		{name: "renewal of a certificate not issued for this cluster", req: renewal, facts: Facts{Authorized: true, Existing: withAnnotation(pull(), names.AgentCertificatesAnnotation, "ff00")},
 			want: Deny, reason: ReasonUnknownCertificate, msgContain: "was not issued for cluster member3"},
 		{name: "renewal without a credential id", req: Request{Cluster: "member3", Renewal: true}, facts: Facts{Authorized: true, Existing: issued}, want: Deny, reason: ReasonUnknownCertificate},
 		{name: "renewal of an unregistered cluster", req: renewal, facts: Facts{Authorized: true}, want: Deny, reason: ReasonUnknown},

@@ -7,16 +7,16 @@
 // (group system:karmada:agents, signer kubernetes.io/kube-apiserver-client),
 // annotated with the member's cluster id. This controller decides on it
 // (Decide, a pure function): a request for a name already registered
-// (unless a control-plane admin allowed it once, ReregisterAnnotation), for
+// (unless a control-plane admin allowed it once, names.ReregisterAnnotation), for
 // a member already registered under another name, for another name than
-// the token is bound to (BoundTokenGroup), or beyond an unbound token's
+// the token is bound to (names.BoundTokenGroup), or beyond an unbound token's
 // share (--max-clusters-per-token) is denied with a message saying so; a
 // valid one gets the Cluster (syncMode Pull, spec.id, the registering token
-// in RegisteredByAnnotation) created, the agent's least-privilege RBAC
+// in names.RegisteredByAnnotation) created, the agent's least-privilege RBAC
 // (AgentRBAC) and the pre-created heartbeat Lease, all owned by the
 // Cluster, and is then approved. The host's kube-controller-manager
 // (csrsigning) signs approved requests; the fingerprint of each signed
-// certificate is recorded on its Cluster (AgentCertificatesAnnotation). An
+// certificate is recorded on its Cluster (names.AgentCertificatesAnnotation). An
 // agent renewing its certificate (a request made by the agent's own
 // identity for the same name) is approved while its Cluster exists and only
 // for a certificate recorded there, so a certificate issued to an earlier

@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // Labels on everything this package creates.
@@ -61,7 +62,7 @@ type AgentRBACObjects struct {
 // or delete of Clusters or Works.
 func AgentRBAC(cluster *clusterv1alpha1.Cluster) AgentRBACObjects {
 	name := cluster.Name
-	user := []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: UserName(name)}}
+	user := []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: names.AgentUserName(name)}}
 	meta := func(objName, namespace string) metav1.ObjectMeta {
 		return metav1.ObjectMeta{Name: objName, Namespace: namespace, Labels: ownLabels(), OwnerReferences: []metav1.OwnerReference{ownerRef(cluster)}}
 	}
@@ -69,7 +70,7 @@ func AgentRBAC(cluster *clusterv1alpha1.Cluster) AgentRBACObjects {
 	o := AgentRBACObjects{
 		ClusterRole: &rbacv1.ClusterRole{
 			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
-			ObjectMeta: meta(ClusterRoleName(name), ""),
+			ObjectMeta: meta(names.AgentClusterRoleName(name), ""),
 			Rules: []rbacv1.PolicyRule{
 				{APIGroups: []string{clusterGroup}, Resources: []string{"clusters"}, ResourceNames: []string{name}, Verbs: readWriteVerbs},
 				{APIGroups: []string{clusterGroup}, Resources: []string{"clusters/status"}, ResourceNames: []string{name}, Verbs: statusVerbs},
@@ -79,13 +80,13 @@ func AgentRBAC(cluster *clusterv1alpha1.Cluster) AgentRBACObjects {
 		},
 		ClusterRoleBinding: &rbacv1.ClusterRoleBinding{
 			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRoleBinding"},
-			ObjectMeta: meta(ClusterRoleName(name), ""),
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ClusterRoleName(name)},
+			ObjectMeta: meta(names.AgentClusterRoleName(name), ""),
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: names.AgentClusterRoleName(name)},
 			Subjects:   user,
 		},
 		Lease: &coordinationv1.Lease{
 			TypeMeta:   metav1.TypeMeta{APIVersion: coordinationv1.SchemeGroupVersion.String(), Kind: "Lease"},
-			ObjectMeta: meta(name, clusterv1alpha1.LeaseNamespace),
+			ObjectMeta: meta(name, names.LeaseNamespace),
 			Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To(name), LeaseDurationSeconds: ptr.To[int32](LeaseDurationSeconds)},
 		},
 	}
@@ -93,13 +94,13 @@ func AgentRBAC(cluster *clusterv1alpha1.Cluster) AgentRBACObjects {
 		name, namespace string
 		rules           []rbacv1.PolicyRule
 	}{
-		{WorkRoleName(name), ExecutionNamespace(name), []rbacv1.PolicyRule{
+		{names.AgentWorkRoleName(name), names.ExecutionNamespace(name), []rbacv1.PolicyRule{
 			{APIGroups: []string{"work.karmada.io"}, Resources: []string{"works"}, Verbs: readWriteVerbs},
 			{APIGroups: []string{"work.karmada.io"}, Resources: []string{"works/status"}, Verbs: statusVerbs},
 			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: eventVerbs},
 			{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: eventVerbs},
 		}},
-		{LeaseRoleName(name), clusterv1alpha1.LeaseNamespace, []rbacv1.PolicyRule{
+		{names.AgentLeaseRoleName(name), names.LeaseNamespace, []rbacv1.PolicyRule{
 			{APIGroups: []string{coordinationv1.GroupName}, Resources: []string{"leases"}, ResourceNames: []string{name}, Verbs: leaseVerbs},
 		}},
 	}
@@ -129,12 +130,12 @@ func ownerRef(c *clusterv1alpha1.Cluster) metav1.OwnerReference {
 }
 
 func ownLabels() map[string]string {
-	return map[string]string{systemLabel: "true", managedByLabel: ControllerName}
+	return map[string]string{systemLabel: "true", managedByLabel: names.AgentRegistrationController}
 }
 
 // Names of the host RBAC objects of the bootstrap flow.
 const (
-	// bootstrapBindingName lets DefaultTokenGroup create and watch
+	// bootstrapBindingName lets names.DefaultTokenGroup create and watch
 	// certificate requests (the built-in system:node-bootstrapper rights).
 	bootstrapBindingName = "system:karmada:agent-bootstrap"
 	// renewalBindingName lets agents request their next certificate.
@@ -150,9 +151,6 @@ const (
 	// nodeBootstrapperRole is built into kube-apiserver: create, get, list
 	// and watch certificatesigningrequests.
 	nodeBootstrapperRole = "system:node-bootstrapper"
-	// ClusterInfoNamespace and ClusterInfoName locate the cluster-info ConfigMap.
-	ClusterInfoNamespace = metav1.NamespacePublic
-	ClusterInfoName      = "cluster-info"
 )
 
 // HostRBAC are the host objects of the bootstrap flow.
@@ -165,10 +163,10 @@ type HostRBAC struct {
 
 // BootstrapRBAC returns the host RBAC the registration flow needs, which
 // flotilla-apiserver applies to the host with its other host objects:
-//   - tokens of DefaultTokenGroup may create, get, list and watch
+//   - tokens of names.DefaultTokenGroup may create, get, list and watch
 //     CertificateSigningRequests (system:node-bootstrapper) and get them
 //     auto-approved (certificatesigningrequests/clusteragent);
-//   - agents (AgentsGroup) may request their next certificate the same way
+//   - agents (names.AgentsGroup) may request their next certificate the same way
 //     (certificatesigningrequests/selfclusteragent);
 //   - anyone, unauthenticated included, may read kube-public/cluster-info,
 //     as on a kubeadm cluster: register reads the CA there before it trusts
@@ -199,24 +197,24 @@ func BootstrapRBAC() HostRBAC {
 	}
 	return HostRBAC{
 		ClusterRoles: []*rbacv1.ClusterRole{
-			approver(AutoApproverRole, SubresourceClusterAgent),
-			approver(SelfAutoApproverRole, SubresourceSelfClusterAgent),
+			approver(AutoApproverRole, names.SubresourceClusterAgent),
+			approver(SelfAutoApproverRole, names.SubresourceSelfClusterAgent),
 		},
 		ClusterRoleBindings: []*rbacv1.ClusterRoleBinding{
-			crb(bootstrapBindingName, nodeBootstrapperRole, group(DefaultTokenGroup)),
-			crb(AutoApproverRole, AutoApproverRole, group(DefaultTokenGroup)),
-			crb(renewalBindingName, nodeBootstrapperRole, group(AgentsGroup)),
-			crb(SelfAutoApproverRole, SelfAutoApproverRole, group(AgentsGroup)),
+			crb(bootstrapBindingName, nodeBootstrapperRole, group(names.DefaultTokenGroup)),
+			crb(AutoApproverRole, AutoApproverRole, group(names.DefaultTokenGroup)),
+			crb(renewalBindingName, nodeBootstrapperRole, group(names.AgentsGroup)),
+			crb(SelfAutoApproverRole, SelfAutoApproverRole, group(names.AgentsGroup)),
 		},
 		Roles: []*rbacv1.Role{{
 			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "Role"},
-			ObjectMeta: meta(clusterInfoRole, ClusterInfoNamespace),
+			ObjectMeta: meta(clusterInfoRole, names.ClusterInfoNamespace),
 			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"},
-				ResourceNames: []string{ClusterInfoName}, Verbs: clusterInfoVerb}},
+				ResourceNames: []string{names.ClusterInfoName}, Verbs: clusterInfoVerb}},
 		}},
 		RoleBindings: []*rbacv1.RoleBinding{{
 			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "RoleBinding"},
-			ObjectMeta: meta(clusterInfoRole, ClusterInfoNamespace),
+			ObjectMeta: meta(clusterInfoRole, names.ClusterInfoNamespace),
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: clusterInfoRole},
 			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "system:anonymous"}},
 		}},

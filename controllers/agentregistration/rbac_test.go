@@ -10,6 +10,7 @@ import (
 	"k8s.io/component-helpers/auth/rbac/validation"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // allows says whether the agent's objects let its user do one request
@@ -91,12 +92,12 @@ func TestAgentRBAC(t *testing.T) {
 		{me, "", work, "works", "", "list", false}, // across namespaces
 		{me, es1, "", "events", "", "create", false},
 		// Its Lease only, never created by it.
-		{me, clusterv1alpha1.LeaseNamespace, "coordination.k8s.io", "leases", "member3", "update", true},
-		{me, clusterv1alpha1.LeaseNamespace, "coordination.k8s.io", "leases", "member3", "get", true},
-		{me, clusterv1alpha1.LeaseNamespace, "coordination.k8s.io", "leases", "member1", "update", false},
-		{me, clusterv1alpha1.LeaseNamespace, "coordination.k8s.io", "leases", "", "create", false},
+		{me, names.LeaseNamespace, "coordination.k8s.io", "leases", "member3", "update", true},
+		{me, names.LeaseNamespace, "coordination.k8s.io", "leases", "member3", "get", true},
+		{me, names.LeaseNamespace, "coordination.k8s.io", "leases", "member1", "update", false},
+		{me, names.LeaseNamespace, "coordination.k8s.io", "leases", "", "create", false},
 		// No secrets anywhere, no bindings, no other group.
-		{me, clusterv1alpha1.LeaseNamespace, "", "secrets", "member3", "get", false},
+		{me, names.LeaseNamespace, "", "secrets", "member3", "get", false},
 		{me, es3, "", "secrets", "", "list", false},
 		{me, "", "", "secrets", "", "list", false},
 		{me, es3, work, "resourcebindings", "", "list", false},
@@ -125,10 +126,10 @@ func TestAgentRBAC(t *testing.T) {
 			t.Errorf("%s: owner references %+v", m.GetName(), refs)
 		}
 	}
-	if got := []string{o.Roles[0].Namespace, o.Roles[1].Namespace}; got[0] != es3 || got[1] != clusterv1alpha1.LeaseNamespace {
+	if got := []string{o.Roles[0].Namespace, o.Roles[1].Namespace}; got[0] != es3 || got[1] != names.LeaseNamespace {
 		t.Errorf("role namespaces %v", got)
 	}
-	if o.Lease.Namespace != clusterv1alpha1.LeaseNamespace || o.Lease.Name != "member3" || *o.Lease.Spec.HolderIdentity != "member3" {
+	if o.Lease.Namespace != names.LeaseNamespace || o.Lease.Name != "member3" || *o.Lease.Spec.HolderIdentity != "member3" {
 		t.Errorf("lease %+v", o.Lease)
 	}
 }
@@ -159,16 +160,16 @@ func TestBootstrapRBAC(t *testing.T) {
 		group, resource, verb string
 		want                  bool
 	}{
-		{DefaultTokenGroup, "certificatesigningrequests", "create", true},
-		{DefaultTokenGroup, "certificatesigningrequests", "watch", true},
-		{DefaultTokenGroup, "certificatesigningrequests/clusteragent", "create", true},
-		{DefaultTokenGroup, "certificatesigningrequests/selfclusteragent", "create", false},
-		{DefaultTokenGroup, "certificatesigningrequests/approval", "update", false},
-		{DefaultTokenGroup, "certificatesigningrequests", "delete", false},
-		{AgentsGroup, "certificatesigningrequests", "create", true},
-		{AgentsGroup, "certificatesigningrequests/selfclusteragent", "create", true},
-		{AgentsGroup, "certificatesigningrequests/clusteragent", "create", false},
-		{BootstrappersGroup, "certificatesigningrequests", "create", false},
+		{names.DefaultTokenGroup, "certificatesigningrequests", "create", true},
+		{names.DefaultTokenGroup, "certificatesigningrequests", "watch", true},
+		{names.DefaultTokenGroup, "certificatesigningrequests/clusteragent", "create", true},
+		{names.DefaultTokenGroup, "certificatesigningrequests/selfclusteragent", "create", false},
+		{names.DefaultTokenGroup, "certificatesigningrequests/approval", "update", false},
+		{names.DefaultTokenGroup, "certificatesigningrequests", "delete", false},
+		{names.AgentsGroup, "certificatesigningrequests", "create", true},
+		{names.AgentsGroup, "certificatesigningrequests/selfclusteragent", "create", true},
+		{names.AgentsGroup, "certificatesigningrequests/clusteragent", "create", false},
+		{names.BootstrappersGroup, "certificatesigningrequests", "create", false},
 	}
 	for _, tc := range tests {
 		if got := groupAllows(tc.group, tc.resource, tc.verb); got != tc.want {

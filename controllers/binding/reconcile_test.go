@@ -29,8 +29,8 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
-	"github.com/flotilla-io/flotilla/internal/names"
 	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/names"
 	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 )
 

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // Reason and message of the Ready condition of a cluster whose status
@@ -64,7 +65,7 @@ func (m *Monitor) check(ctx context.Context) error {
 		if c.DeletionTimestamp != nil || ready == nil || ready.Status == metav1.ConditionUnknown {
 			continue
 		}
-		lease, err := m.leases.Leases(clusterv1alpha1.LeaseNamespace).Get(c.Name)
+		lease, err := m.leases.Leases(names.LeaseNamespace).Get(c.Name)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}

@@ -9,7 +9,7 @@ import (
 	"k8s.io/component-helpers/apimachinery/lease"
 	"k8s.io/utils/clock"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // heartbeats runs one lease controller per cluster.
@@ -29,7 +29,7 @@ func newHeartbeats(host kubernetes.Interface, duration, interval time.Duration) 
 	}
 	return &heartbeats{
 		run: func(ctx context.Context, name string) {
-			lease.NewController(clock.RealClock{}, host, name, int32(duration/time.Second), nil, interval, name, clusterv1alpha1.LeaseNamespace, nil).Run(ctx)
+			lease.NewController(clock.RealClock{}, host, name, int32(duration/time.Second), nil, interval, name, names.LeaseNamespace, nil).Run(ctx)
 		},
 		running: map[string]context.CancelFunc{},
 	}

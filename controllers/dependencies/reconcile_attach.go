@@ -15,7 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/internal/names"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // attachReconciler makes the attached binding of a dependency require the

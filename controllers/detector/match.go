@@ -3,13 +3,11 @@ package detector
 import (
 	"strings"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/flotilla/internal/names"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/selectors"
 )
 
@@ -156,6 +154,6 @@ func choose(pps, cpps []*policy, obj *unstructured.Unstructured, current *policy
 // reservedNamespace tells whether templates in ns are never propagated (as in
 // Karmada): Karmada's own namespaces and the skipped kube-* ones.
 func reservedNamespace(ns string) bool {
-	return ns == clusterv1alpha1.SystemNamespace || ns == clusterv1alpha1.SecretNamespace || strings.HasPrefix(ns, names.ExecutionNamespacePrefix) ||
+	return ns == names.SystemNamespace || ns == names.SecretNamespace || strings.HasPrefix(ns, names.ExecutionNamespacePrefix) ||
 		strings.HasPrefix(ns, "kube-")
 }

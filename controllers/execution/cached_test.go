@@ -8,7 +8,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/internal/names"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func appliedDeployment(rv string) *unstructured.Unstructured {

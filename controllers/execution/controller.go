@@ -22,9 +22,9 @@ import (
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
-	"github.com/flotilla-io/flotilla/internal/names"
 	"github.com/flotilla-io/flotilla/interpreter"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // ControllerName is the name of this controller in --controllers, and the

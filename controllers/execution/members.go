@@ -17,8 +17,8 @@ import (
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
-	"github.com/flotilla-io/flotilla/internal/names"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // memberState is what the controller keeps for one member cluster: a queue of

@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/internal/names"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/podautoscaler"
 )
 

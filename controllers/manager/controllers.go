@@ -28,6 +28,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
 	"github.com/flotilla-io/flotilla/controllers/workloadrebalancer"
 	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/placement"
 )
 
@@ -60,7 +61,7 @@ func Controllers() map[string]InitFunc {
 		federatedresourcequota.SyncControllerName:   startFederatedResourceQuotaSync,
 		federatedresourcequota.StatusControllerName: startFederatedResourceQuotaStatus,
 
-		agentregistration.ControllerName: startAgentRegistration,
+		names.AgentRegistrationController: startAgentRegistration,
 
 		clustertaintpolicy.ControllerName: startClusterTaintPolicy,
 		workloadrebalancer.ControllerName: startWorkloadRebalancer,

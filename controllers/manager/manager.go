@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flotilla-io/flotilla/server/names"
-
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -51,6 +49,7 @@ import (
 	"github.com/flotilla-io/flotilla/interpreter/informed"
 	"github.com/flotilla-io/flotilla/interpreter/lua"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/podautoscaler"
 	"github.com/flotilla-io/flotilla/telemetry"
 )
@@ -117,7 +116,7 @@ type Options struct {
 func NewOptions() Options {
 	return Options{
 		Controllers: []string{"*"}, LeaderElect: true,
-		LeaseNamespace: clusterv1alpha1.SystemNamespace, LeaseName: names.ControllersLease,
+		LeaseNamespace: names.SystemNamespace, LeaseName: names.ControllersLease,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		ClusterStatusUpdateFrequency: 10 * time.Second, ClusterFailureThreshold: 30 * time.Second, ClusterCacheSyncTimeout: 2 * time.Minute,
 		ClusterMonitorGracePeriod: 40 * time.Second, MaxClustersPerToken: 10, SkippedPropagatingNamespaces: []string{"kube-.*"},

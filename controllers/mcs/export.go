@@ -33,8 +33,8 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/trim"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/mcs/plan"
-	"github.com/flotilla-io/flotilla/internal/names"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // ExportController collects the EndpointSlices of exported Services.

@@ -26,8 +26,8 @@ import (
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/mcs/plan"
-	"github.com/flotilla-io/flotilla/internal/names"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // ImportController gives the members importing a service its derived

@@ -37,7 +37,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/overrides"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/internal/works"
-	"github.com/flotilla-io/flotilla/internal/names"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // ControllerName is the name of the controller in --controllers.
@@ -148,7 +148,7 @@ func (c *Controller) enqueueAll() {
 // default, skipped by pattern or by label.
 func (c *Controller) Skip(ns *corev1.Namespace) bool {
 	name := ns.Name
-	if name == "default" || name == clusterv1alpha1.SystemNamespace || name == clusterv1alpha1.SecretNamespace || strings.HasPrefix(name, names.ExecutionNamespacePrefix) {
+	if name == "default" || name == names.SystemNamespace || name == names.SecretNamespace || strings.HasPrefix(name, names.ExecutionNamespacePrefix) {
 		return true
 	}
 	for _, re := range c.skipped {

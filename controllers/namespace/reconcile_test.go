@@ -26,7 +26,7 @@ import (
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
-	"github.com/flotilla-io/flotilla/internal/names"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // The controller-level fixture: listers over indexers, the fake clientset

@@ -26,7 +26,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/estimator"
 	"github.com/flotilla-io/flotilla/estimator/assumed"
-	"github.com/flotilla-io/flotilla/internal/names"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/placement"
 	"github.com/flotilla-io/flotilla/telemetry"
 )

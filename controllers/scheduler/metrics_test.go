@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/internal/names"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/placement"
 	pt "github.com/flotilla-io/flotilla/placement/placementtest"
 	"github.com/flotilla-io/flotilla/telemetry"

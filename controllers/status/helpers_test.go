@@ -20,6 +20,7 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
 	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 var (
@@ -166,7 +167,7 @@ func deploymentStatus(t *testing.T, replicas, ready int64) *runtime.RawExtension
 func work(t *testing.T, cluster string, applied metav1.ConditionStatus, message string, status *runtime.RawExtension) *workv1alpha1.Work {
 	t.Helper()
 	w := &workv1alpha1.Work{
-		ObjectMeta: metav1.ObjectMeta{Namespace: workv1alpha1.ExecutionSpacePrefix + cluster, Name: "nginx-687f7fb96f",
+		ObjectMeta: metav1.ObjectMeta{Namespace: names.ExecutionNamespacePrefix + cluster, Name: "nginx-687f7fb96f",
 			Labels: map[string]string{workv1alpha2.ResourceBindingPermanentIDLabel: "rb-id"},
 			Annotations: map[string]string{workv1alpha2.ResourceBindingNamespaceAnnotationKey: "default",
 				workv1alpha2.ResourceBindingNameAnnotationKey: "nginx-deployment"}},

@@ -16,7 +16,7 @@ import (
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-	"github.com/flotilla-io/flotilla/internal/names"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // refresh copies the stored binding into the lister, as the informer would.
@@ -75,7 +75,7 @@ func widget() *unstructured.Unstructured {
 func widgetWork(t *testing.T, cluster string) *workv1alpha1.Work {
 	t.Helper()
 	return &workv1alpha1.Work{
-		ObjectMeta: metav1.ObjectMeta{Namespace: workv1alpha1.ExecutionSpacePrefix + cluster, Name: "gear-x",
+		ObjectMeta: metav1.ObjectMeta{Namespace: names.ExecutionNamespacePrefix + cluster, Name: "gear-x",
 			Labels:      map[string]string{workv1alpha2.ClusterResourceBindingPermanentIDLabel: "crb-id"},
 			Annotations: map[string]string{workv1alpha2.ClusterResourceBindingAnnotationKey: "gear-widget"}},
 		Status: workv1alpha1.WorkStatus{

@@ -19,7 +19,7 @@ import (
 	appsinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/apps/v1alpha1"
 	appslisters "github.com/flotilla-io/flotilla/apis/generated/listers/apps/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
-	"github.com/flotilla-io/flotilla/internal/names"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // ControllerName is the name of the controller in --controllers.

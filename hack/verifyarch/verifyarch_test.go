@@ -42,6 +42,18 @@ func TestDependencyRules(t *testing.T) {
 	}{
 		{"apis/cluster/v1alpha1/a.go", module + "/controllers/binding", "apis"},
 		{"apis/work/v1alpha2/a.go", module + "/apis/cluster/v1alpha1", ""},
+		{"apis/cluster/validation/a.go", module + "/names", ""},
+		{"names/a.go", module + "/apis/work/v1alpha2", "names"},
+
+		{"controllers/manager/b.go", module + "/server", "controllers-below-processes"},
+		{"controllers/detector/b_test.go", module + "/agent", "controllers-below-processes"},
+		{"controllers/scheduler/a.go", module + "/names", ""},
+		{"agent/a.go", module + "/controllers/agentregistration", "agent"},
+		{"agent/b.go", module + "/controllers/execution", ""},
+		{"agent/c.go", module + "/names", ""},
+		{"cli/promote/a.go", module + "/controllers/agentregistration", "cli"},
+		{"charts/a.go", module + "/controllers/agentregistration", "cli"},
+		{"cli/apply/a.go", module + "/names", ""},
 
 		{"registry/cluster/a.go", module + "/controllers/scheduler", "registry"},
 		{"registry/work/a.go", module + "/apis/work/v1alpha2", ""},

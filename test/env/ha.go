@@ -12,9 +12,6 @@ import (
 	"sync"
 	"time"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/flotilla/server/names"
-
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	corev1 "k8s.io/api/core/v1"
@@ -25,6 +22,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // HAOptions run flotilla-apiserver as several replicas on an etcd cluster of
@@ -155,7 +154,7 @@ func ReplicaComponent(i int) string { return FlotillaComponent + "-" + strconv.I
 // flotillaService is the Service the APIServices point at and the lease the
 // controllers are elected with: flotilla-apiserver's defaults.
 func flotillaDefaults() (service, namespace, leaseNamespace, lease string) {
-	return names.Service, clusterv1alpha1.SystemNamespace, clusterv1alpha1.SystemNamespace, names.ControllersLease
+	return names.ServerService, names.SystemNamespace, names.SystemNamespace, names.ControllersLease
 }
 
 // startEtcdCluster starts the HA etcd members side by side on loopback ports

@@ -9,13 +9,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // AgentCluster returns the cluster whose agent the user is: a user named
 // system:karmada:agent:<cluster> in the group system:karmada:agents.
 func AgentCluster(user string, groups []string) (string, bool) {
-	cluster, ok := strings.CutPrefix(user, clusterv1alpha1.AgentUserPrefix)
-	if !ok || cluster == "" || !slices.Contains(groups, clusterv1alpha1.AgentsGroup) {
+	cluster, ok := strings.CutPrefix(user, names.AgentUserPrefix)
+	if !ok || cluster == "" || !slices.Contains(groups, names.AgentsGroup) {
 		return "", false
 	}
 	return cluster, true

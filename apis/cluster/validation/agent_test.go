@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func TestAgentCluster(t *testing.T) {
@@ -54,10 +55,10 @@ func TestValidateClusterUpdateByAgent(t *testing.T) {
 		{"syncMode", "member3", func(c *clusterv1alpha1.Cluster) { c.Spec.SyncMode = clusterv1alpha1.Push }, "spec.syncMode: Forbidden"},
 		{"apiEndpoint", "member3", func(c *clusterv1alpha1.Cluster) { c.Spec.APIEndpoint = "https://attacker.example" }, "spec.apiEndpoint: Forbidden"},
 		{"secretRef", "member3", func(c *clusterv1alpha1.Cluster) {
-			c.Spec.SecretRef = &clusterv1alpha1.LocalSecretReference{Namespace: clusterv1alpha1.SecretNamespace, Name: "member1"}
+			c.Spec.SecretRef = &clusterv1alpha1.LocalSecretReference{Namespace: names.SecretNamespace, Name: "member1"}
 		}, "spec.secretRef: Forbidden"},
 		{"impersonatorSecretRef", "member3", func(c *clusterv1alpha1.Cluster) {
-			c.Spec.ImpersonatorSecretRef = &clusterv1alpha1.LocalSecretReference{Namespace: clusterv1alpha1.SecretNamespace, Name: "member1"}
+			c.Spec.ImpersonatorSecretRef = &clusterv1alpha1.LocalSecretReference{Namespace: names.SecretNamespace, Name: "member1"}
 		}, "spec.impersonatorSecretRef: Forbidden"},
 		{"insecureSkipTLSVerification", "member3", func(c *clusterv1alpha1.Cluster) { c.Spec.InsecureSkipTLSVerification = true }, "spec.insecureSkipTLSVerification: Forbidden"},
 		{"proxyURL", "member3", func(c *clusterv1alpha1.Cluster) { c.Spec.ProxyURL = "http://attacker:3128" }, "spec.proxyURL: Forbidden"},

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // MaxClusterNameLength is the longest cluster name: the name is embedded in
@@ -112,9 +113,9 @@ func validateSecretRef(ref *clusterv1alpha1.LocalSecretReference, p *field.Path)
 	switch ref.Namespace {
 	case "":
 		errs = append(errs, field.Required(p.Child("namespace"), ""))
-	case clusterv1alpha1.SecretNamespace:
+	case names.SecretNamespace:
 	default:
-		errs = append(errs, field.NotSupported(p.Child("namespace"), ref.Namespace, []string{clusterv1alpha1.SecretNamespace}))
+		errs = append(errs, field.NotSupported(p.Child("namespace"), ref.Namespace, []string{names.SecretNamespace}))
 	}
 	if ref.Name == "" {
 		errs = append(errs, field.Required(p.Child("name"), ""))

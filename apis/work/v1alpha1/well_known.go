@@ -1,7 +1,5 @@
 package v1alpha1
 
-import workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
-
 // Condition types of Works.
 const (
 	// WorkApplied says whether the manifests were applied to the member cluster.
@@ -36,13 +34,11 @@ const (
 	WorkSuspendDispatchingMessage = "Work dispatching is in a suspended state."
 )
 
-// Labels of Works and of the manifests in them. The keys shared with
-// bindings are defined in v1alpha2 and repeated here for callers of this
-// package.
+// Labels of Works and of the manifests in them; the keys Works share with
+// bindings (the permanent ids, the Work's namespace and name, the managed
+// label and annotation lists, conflict resolution) are declared in
+// apis/work/v1alpha2.
 const (
-	// WorkPermanentIDLabel is the permanent id of a Work, a UUID set on
-	// creation and copied onto each of its manifests.
-	WorkPermanentIDLabel = workv1alpha2.WorkPermanentIDLabel
 	// ManagedByKarmadaLabel marks an object in a member cluster as applied by
 	// the control plane; an existing member object without it is only
 	// overwritten when the manifest asks for conflict resolution "overwrite".
@@ -57,27 +53,6 @@ const (
 	PropagationInstructionSuppressed = "suppressed"
 )
 
-// Annotations of Works and of the manifests in them.
-const (
-	// WorkNamespaceAnnotation is the namespace of the Work a manifest belongs to.
-	WorkNamespaceAnnotation = workv1alpha2.WorkNamespaceAnnotation
-	// WorkNameAnnotation is the name of the Work a manifest belongs to.
-	WorkNameAnnotation = workv1alpha2.WorkNameAnnotation
-	// ManagedAnnotation lists the annotation keys of a manifest Karmada manages.
-	ManagedAnnotation = workv1alpha2.ManagedAnnotation
-	// ManagedLabels lists the label keys of a manifest Karmada manages.
-	ManagedLabels = workv1alpha2.ManagedLabels
-	// ResourceConflictResolutionAnnotation says how to resolve a conflict
-	// with an existing member object: "overwrite" or "abort".
-	ResourceConflictResolutionAnnotation = workv1alpha2.ResourceConflictResolutionAnnotation
-)
-
-// Finalizers and namespaces of Works.
-const (
-	// ExecutionControllerFinalizer is set on Works so the applied resources
-	// are removed from the member cluster before the Work goes.
-	ExecutionControllerFinalizer = "karmada.io/execution-controller"
-	// ExecutionSpacePrefix prefixes the execution namespace of a member
-	// cluster, karmada-es-<cluster>, which holds the cluster's Works.
-	ExecutionSpacePrefix = "karmada-es-"
-)
+// ExecutionControllerFinalizer is set on Works so the applied resources are
+// removed from the member cluster before the Work goes.
+const ExecutionControllerFinalizer = "karmada.io/execution-controller"

@@ -10,9 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/flotilla/server/names"
-
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -30,6 +27,7 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/manager"
 	"github.com/flotilla-io/flotilla/metricsapi"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/registry"
 	"github.com/flotilla-io/flotilla/registry/admission/deletionprotection"
 	workregistry "github.com/flotilla-io/flotilla/registry/work"
@@ -90,7 +88,7 @@ func NewOptions() *Options {
 		scheme: scheme, codecs: codecs,
 		Server: genericoptions.NewRecommendedOptions(etcdPathPrefix, codecs.LegacyCodec(storageVersions...)),
 		APIService: server.APIServiceOptions{
-			Register: true, ServiceName: names.Service, ServiceNamespace: clusterv1alpha1.SystemNamespace,
+			Register: true, ServiceName: names.ServerService, ServiceNamespace: names.SystemNamespace,
 		},
 		Controllers: manager.NewOptions(),
 		Search:      search.NewOptions(),

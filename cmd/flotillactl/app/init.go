@@ -7,8 +7,6 @@ import (
 	"io"
 	"time"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -20,11 +18,12 @@ import (
 
 	"github.com/flotilla-io/flotilla/charts"
 	"github.com/flotilla-io/flotilla/install"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 const (
 	// defaultInstallNamespace is where init installs, as karmadactl init.
-	defaultInstallNamespace = clusterv1alpha1.SystemNamespace
+	defaultInstallNamespace = names.SystemNamespace
 	// defaultRelease names what init installs: the chart's release name.
 	defaultRelease = "flotilla"
 )

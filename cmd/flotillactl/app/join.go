@@ -19,7 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // joinOptions holds the flags of join. Zero values are never valid; use newJoinOptions.
@@ -236,14 +236,14 @@ func (o *joinOptions) ensureControlPlane(ctx context.Context, cp controlPlane, m
 		if len(caBundle) == 0 {
 			caBundle = m.caData
 		}
-		data := map[string][]byte{member.SecretTokenKey: creds.token}
+		data := map[string][]byte{names.SecretTokenKey: creds.token}
 		if len(caBundle) > 0 {
-			data[member.SecretCABundleKey] = caBundle
+			data[names.SecretCABundleKey] = caBundle
 		}
 		if err := ensureOpaqueSecret(ctx, cp.kube, n.namespace, n.secret(), data, p); err != nil {
 			return err
 		}
-		data = map[string][]byte{member.SecretTokenKey: creds.impersonatorToken}
+		data = map[string][]byte{names.SecretTokenKey: creds.impersonatorToken}
 		if err := ensureOpaqueSecret(ctx, cp.kube, n.namespace, n.impersonatorSecret(), data, p); err != nil {
 			return err
 		}

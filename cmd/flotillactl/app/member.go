@@ -10,14 +10,14 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // Names and labels of what join creates. The names are Karmada's (karmadactl
 // join), so a cluster joined by either tool looks the same to the control plane.
 const (
 	// defaultClusterNamespace holds the credentials, in the member and in the control plane.
-	defaultClusterNamespace = clusterv1alpha1.SecretNamespace
+	defaultClusterNamespace = names.SecretNamespace
 	// impersonatorServiceAccount is the member ServiceAccount whose token the
 	// control plane uses to proxy requests (it impersonates the caller).
 	impersonatorServiceAccount = "karmada-impersonator"

@@ -23,7 +23,7 @@ import (
 
 	"github.com/flotilla-io/flotilla/agent/agentconfig"
 	"github.com/flotilla-io/flotilla/charts"
-	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // Names of what register creates in the member (karmadactl register's).
@@ -80,7 +80,7 @@ type registerOptions struct {
 
 func newRegisterOptions(self string) *registerOptions {
 	return &registerOptions{
-		AgentNamespace:        agentregistration.DefaultAgentNamespace,
+		AgentNamespace:        names.SystemNamespace,
 		CertExpirationSeconds: 365 * 24 * 3600,
 		AgentReplicas:         1,
 		Timeout:               5 * time.Minute,
@@ -111,7 +111,7 @@ registered under another name. Nothing is written to the member before the
 certificate is issued.
 
 In the member (--kubeconfig), in --agent-namespace: the Secret
-` + agentregistration.AgentConfigSecret + ` (key ` + agentregistration.AgentConfigKey + `) holding the agent's kubeconfig,
+` + names.AgentConfigSecret + ` (key ` + names.AgentConfigKey + `) holding the agent's kubeconfig,
 ServiceAccount ` + agentServiceAccount + ` and ClusterRole/ClusterRoleBinding ` + agentClusterRole + ` (all
 rights in the member, impersonation included), and the Deployment ` + agentRelease + `
 of charts/` + charts.AgentChart + ` (the chart helm installs) with --karmada-agent-image and
@@ -202,7 +202,7 @@ func (o *registerOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.ClusterZones, "cluster-zones", o.ClusterZones, "Zones of the cluster (the new Cluster's spec.zones), comma-separated, for spreading workloads across zones.")
 	// karmadactl's names and flags.
 	alias(fs, "agent-namespace", "namespace", "n", false)
-	ignoredString(fs, "cluster-namespace", "karmada-cluster", "a Pull member's credentials are its agent's certificate, kept in no control-plane Secret.")
+	ignoredString(fs, "cluster-namespace", names.SecretNamespace, "a Pull member's credentials are its agent's certificate, kept in no control-plane Secret.")
 	ignoredBool(fs, "enable-cert-rotation", false, "the agent always renews its certificate before it expires.")
 	ignoredString(fs, "proxy-server-address", "", "the control plane reaches a Pull member through its agent's tunnel, not a proxy.")
 	ignoredString(fs, "feature-gates", "", "the agent has no feature gates.")
@@ -386,14 +386,14 @@ func (o *registerOptions) allowReregistration(ctx context.Context, ident memberI
 	if !o.Force || o.admin == nil || ident.existing == nil {
 		return nil
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{agentregistration.ReregisterAnnotation: ident.id}}})
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{names.ReregisterAnnotation: ident.id}}})
 	if err != nil {
 		return err
 	}
 	if _, err := o.admin.karmada.ClusterV1alpha1().Clusters().Patch(ctx, o.ClusterName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: userAgent}); err != nil {
 		return fmt.Errorf("allowing cluster %s to be registered again: %w", o.ClusterName, err)
 	}
-	fmt.Fprintf(out, "[control plane] cluster %s may be registered again (%s)\n", o.ClusterName, agentregistration.ReregisterAnnotation)
+	fmt.Fprintf(out, "[control plane] cluster %s may be registered again (%s)\n", o.ClusterName, names.ReregisterAnnotation)
 	return nil
 }
 
@@ -409,7 +409,7 @@ func (o *registerOptions) preflight(ctx context.Context, member kubernetes.Inter
 		as = "cluster " + cluster
 	}
 	return fmt.Errorf("this member is already registered (as %s: secret %s/%s exists); unregister it first, or pass --force to register it again and replace its credentials",
-		as, o.AgentNamespace, agentregistration.AgentConfigSecret)
+		as, o.AgentNamespace, names.AgentConfigSecret)
 }
 
 // agentMemberRules are the agent's rights in its member: everything, as
@@ -442,7 +442,7 @@ func (o *registerOptions) ensureMemberObjects(ctx context.Context, member kubern
 	if err != nil {
 		return err
 	}
-	p.changed(onMember, ref("secret", o.AgentNamespace, agentregistration.AgentConfigSecret), string(outcome))
+	p.changed(onMember, ref("secret", o.AgentNamespace, names.AgentConfigSecret), string(outcome))
 	return nil
 }
 
@@ -450,7 +450,7 @@ func (o *registerOptions) ensureMemberObjects(ctx context.Context, member kubern
 func (o *registerOptions) agentCommand(m *kubeconfig) string {
 	cp := o.AgentKubeconfigOut
 	if cp == "" {
-		cp = fmt.Sprintf("<key %s of secret %s/%s in the member>", agentregistration.AgentConfigKey, o.AgentNamespace, agentregistration.AgentConfigSecret)
+		cp = fmt.Sprintf("<key %s of secret %s/%s in the member>", names.AgentConfigKey, o.AgentNamespace, names.AgentConfigSecret)
 	}
 	member := m.path
 	if member == "" {

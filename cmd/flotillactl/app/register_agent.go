@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla-io/flotilla/charts"
-	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // agentRelease is the release register renders the agent chart as: it
@@ -35,7 +35,7 @@ func (o *registerOptions) agentValues() (map[string]any, error) {
 	vals := map[string]any{
 		"clusterName":                  o.ClusterName,
 		"replicas":                     int64(o.AgentReplicas),
-		"controlPlaneKubeconfigSecret": agentregistration.AgentConfigSecret,
+		"controlPlaneKubeconfigSecret": names.AgentConfigSecret,
 		"serviceAccount":               map[string]any{"create": false, "name": agentServiceAccount},
 		"rbac":                         map[string]any{"create": false, "name": agentClusterRole},
 	}
@@ -104,7 +104,7 @@ func (o *registerOptions) agentObjects() ([]*unstructured.Unstructured, error) {
 func (o *registerOptions) printAgentObjects(out io.Writer, objs []*unstructured.Unstructured) error {
 	fmt.Fprintf(out, "# Dry run: nothing was requested of the control plane, nothing was written to the member.\n")
 	fmt.Fprintf(out, "# register would create in the member namespace/%s, %s, %s, %s and %s,\n",
-		o.AgentNamespace, ref("secret", o.AgentNamespace, agentregistration.AgentConfigSecret),
+		o.AgentNamespace, ref("secret", o.AgentNamespace, names.AgentConfigSecret),
 		ref("serviceaccount", o.AgentNamespace, agentServiceAccount), ref("clusterrole", "", agentClusterRole), ref("clusterrolebinding", "", agentClusterRole))
 	if o.AgentReplicas == 0 {
 		fmt.Fprintf(out, "# and no Deployment (--karmada-agent-replicas=0): the agent runs as a local process.\n")

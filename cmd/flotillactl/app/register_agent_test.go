@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla-io/flotilla/charts"
-	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // argValue returns the value of --name in args, and whether it is there.
@@ -32,8 +32,8 @@ func argValue(args []string, name string) (string, bool) {
 // checkAgentDeployment checks the agent Deployment register made or printed.
 func checkAgentDeployment(t *testing.T, d *appsv1.Deployment, wantImage string, wantReplicas int32) {
 	t.Helper()
-	if d.Namespace != agentregistration.DefaultAgentNamespace || d.Name != agentRelease {
-		t.Errorf("deployment %s/%s, want %s/%s", d.Namespace, d.Name, agentregistration.DefaultAgentNamespace, agentRelease)
+	if d.Namespace != names.SystemNamespace || d.Name != agentRelease {
+		t.Errorf("deployment %s/%s, want %s/%s", d.Namespace, d.Name, names.SystemNamespace, agentRelease)
 	}
 	if d.Spec.Replicas == nil || *d.Spec.Replicas != wantReplicas {
 		t.Errorf("replicas %v, want %d", d.Spec.Replicas, wantReplicas)
@@ -55,8 +55,8 @@ func checkAgentDeployment(t *testing.T, d *appsv1.Deployment, wantImage string, 
 	for flag, want := range map[string]string{
 		"cluster-name":                    "member3",
 		"leader-elect":                    map[bool]string{true: "true", false: "false"}[wantReplicas > 1],
-		"leader-elect-resource-namespace": agentregistration.DefaultAgentNamespace,
-		"agent-namespace":                 agentregistration.DefaultAgentNamespace,
+		"leader-elect-resource-namespace": names.SystemNamespace,
+		"agent-namespace":                 names.SystemNamespace,
 	} {
 		if got, _ := argValue(c.Args, flag); got != want {
 			t.Errorf("--%s=%q, want %q", flag, got, want)
@@ -68,8 +68,8 @@ func checkAgentDeployment(t *testing.T, d *appsv1.Deployment, wantImage string, 
 			secret = v.Secret.SecretName
 		}
 	}
-	if secret != agentregistration.AgentConfigSecret {
-		t.Errorf("mounted Secret %q, want the one register writes, %q", secret, agentregistration.AgentConfigSecret)
+	if secret != names.AgentConfigSecret {
+		t.Errorf("mounted Secret %q, want the one register writes, %q", secret, names.AgentConfigSecret)
 	}
 }
 
@@ -101,7 +101,7 @@ func TestRegisterAgentDeployment(t *testing.T) {
 			if err := o.run(t.Context(), &kubeconfig{kube: member}, &out); err != nil {
 				t.Fatalf("%v\n%s", err, out.String())
 			}
-			d, err := member.AppsV1().Deployments(agentregistration.DefaultAgentNamespace).Get(t.Context(), agentRelease, metav1.GetOptions{})
+			d, err := member.AppsV1().Deployments(names.SystemNamespace).Get(t.Context(), agentRelease, metav1.GetOptions{})
 			if err != nil {
 				t.Fatalf("the agent's deployment: %v\n%s", err, out.String())
 			}
@@ -184,7 +184,7 @@ func TestAgentChartRBACIsRegisters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := charts.Render(chrt, charts.Release{Name: agentRelease, Namespace: agentregistration.DefaultAgentNamespace, Values: map[string]any{
+	r, err := charts.Render(chrt, charts.Release{Name: agentRelease, Namespace: names.SystemNamespace, Values: map[string]any{
 		"clusterName": "member3", "rbac": map[string]any{"create": true}, "serviceAccount": map[string]any{"create": true},
 	}}, nil)
 	if err != nil {

@@ -31,7 +31,7 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/utils/ptr"
 
-	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // discover reads cluster-info from the endpoint without trusting it yet,
@@ -47,14 +47,14 @@ func (o *registerOptions) discover(ctx context.Context) (clusterInfo, error) {
 		lastErr error
 	)
 	err = wait.PollUntilContextTimeout(ctx, o.interval, o.Timeout, true, func(ctx context.Context) (bool, error) {
-		cm, err := anon.CoreV1().ConfigMaps(agentregistration.ClusterInfoNamespace).Get(ctx, agentregistration.ClusterInfoName, metav1.GetOptions{})
+		cm, err := anon.CoreV1().ConfigMaps(names.ClusterInfoNamespace).Get(ctx, names.ClusterInfoName, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
-			return false, fmt.Errorf("the control plane %s has no %s/%s: run `%s token create` on the control plane first", o.Endpoint, agentregistration.ClusterInfoNamespace, agentregistration.ClusterInfoName, o.self)
+			return false, fmt.Errorf("the control plane %s has no %s/%s: run `%s token create` on the control plane first", o.Endpoint, names.ClusterInfoNamespace, names.ClusterInfoName, o.self)
 		case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
-			return false, fmt.Errorf("the control plane %s refuses to show %s/%s to anonymous users: %w", o.Endpoint, agentregistration.ClusterInfoNamespace, agentregistration.ClusterInfoName, err)
+			return false, fmt.Errorf("the control plane %s refuses to show %s/%s to anonymous users: %w", o.Endpoint, names.ClusterInfoNamespace, names.ClusterInfoName, err)
 		case err != nil:
-			lastErr = fmt.Errorf("reading %s/%s from %s: %w", agentregistration.ClusterInfoNamespace, agentregistration.ClusterInfoName, o.Endpoint, err)
+			lastErr = fmt.Errorf("reading %s/%s from %s: %w", names.ClusterInfoNamespace, names.ClusterInfoName, o.Endpoint, err)
 			return false, nil // the control plane may be starting
 		}
 		if info, err = parseClusterInfo(cm); err != nil {
@@ -63,7 +63,7 @@ func (o *registerOptions) discover(ctx context.Context) (clusterInfo, error) {
 		if len(o.CACertHashes) > 0 {
 			certs, err := certutil.ParseCertsPEM(info.ca)
 			if err != nil {
-				return false, fmt.Errorf("the CA of %s/%s: %w", agentregistration.ClusterInfoNamespace, agentregistration.ClusterInfoName, err)
+				return false, fmt.Errorf("the CA of %s/%s: %w", names.ClusterInfoNamespace, names.ClusterInfoName, err)
 			}
 			if _, ok := matchingCA(certs, o.CACertHashes); !ok {
 				var got []string
@@ -107,7 +107,7 @@ func checkBootstrapToken(ctx context.Context, bootstrap kubernetes.Interface, to
 		return fmt.Errorf("authenticating with bootstrap token %s: %w", tokenID, err)
 	}
 	user := review.Status.UserInfo
-	if user.Username != agentregistration.BootstrapUserPrefix+tokenID {
+	if user.Username != names.BootstrapUserPrefix+tokenID {
 		return fmt.Errorf("the token authenticates as %q, not as bootstrap token %s", user.Username, tokenID)
 	}
 	return nil
@@ -121,7 +121,7 @@ func (o *registerOptions) requestCertificate(ctx context.Context, bootstrap kube
 		return nil, nil, err
 	}
 	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
-		Subject: pkix.Name{CommonName: agentregistration.UserName(o.ClusterName), Organization: []string{agentregistration.AgentsGroup}},
+		Subject: pkix.Name{CommonName: names.AgentUserName(o.ClusterName), Organization: []string{names.AgentsGroup}},
 	}, key)
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating the certificate request: %w", err)
@@ -148,7 +148,7 @@ func (o *registerOptions) requestCertificate(ctx context.Context, bootstrap kube
 	if err != nil {
 		return nil, nil, fmt.Errorf("posting the certificate request with the bootstrap token: %w", err)
 	}
-	fmt.Fprintf(out, "control plane: certificatesigningrequest/%s created for %s\n", csr.Name, agentregistration.UserName(o.ClusterName))
+	fmt.Fprintf(out, "control plane: certificatesigningrequest/%s created for %s\n", csr.Name, names.AgentUserName(o.ClusterName))
 
 	var last *certificatesv1.CertificateSigningRequest
 	err = wait.PollUntilContextTimeout(ctx, o.interval, o.Timeout, true, func(ctx context.Context) (bool, error) {
@@ -173,7 +173,7 @@ func (o *registerOptions) requestCertificate(ctx context.Context, bootstrap kube
 			if approved {
 				return nil, nil, fmt.Errorf("certificate request %s was approved but not signed after %s (does the control plane's kube-controller-manager run the csrsigning controller?)", csr.Name, o.Timeout)
 			}
-			return nil, nil, fmt.Errorf("certificate request %s was not decided after %s (does flotilla-apiserver run the %s controller?)", csr.Name, o.Timeout, agentregistration.ControllerName)
+			return nil, nil, fmt.Errorf("certificate request %s was not decided after %s (does flotilla-apiserver run the %s controller?)", csr.Name, o.Timeout, names.AgentRegistrationController)
 		}
 		return nil, nil, err
 	}
@@ -183,7 +183,7 @@ func (o *registerOptions) requestCertificate(ctx context.Context, bootstrap kube
 
 // agentKubeconfig is the agent's kubeconfig of the control plane.
 func (o *registerOptions) agentKubeconfig(ca, certPEM, keyPEM []byte) ([]byte, error) {
-	user := agentregistration.UserName(o.ClusterName)
+	user := names.AgentUserName(o.ClusterName)
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[agentKubeconfigCluster] = &clientcmdapi.Cluster{Server: o.Endpoint, CertificateAuthorityData: ca}
 	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}
@@ -195,15 +195,15 @@ func (o *registerOptions) agentKubeconfig(ca, certPEM, keyPEM []byte) ([]byte, e
 // csrAnnotations are the annotations of the certificate request: the
 // member's id and the topology asked for the new Cluster.
 func (o *registerOptions) csrAnnotations(clusterID string) map[string]string {
-	a := map[string]string{agentregistration.ClusterIDAnnotation: clusterID}
+	a := map[string]string{names.ClusterIDAnnotation: clusterID}
 	if o.ClusterProvider != "" {
-		a[agentregistration.ClusterProviderAnnotation] = o.ClusterProvider
+		a[names.ClusterProviderAnnotation] = o.ClusterProvider
 	}
 	if o.ClusterRegion != "" {
-		a[agentregistration.ClusterRegionAnnotation] = o.ClusterRegion
+		a[names.ClusterRegionAnnotation] = o.ClusterRegion
 	}
 	if len(o.ClusterZones) > 0 {
-		a[agentregistration.ClusterZonesAnnotation] = strings.Join(o.ClusterZones, ",")
+		a[names.ClusterZonesAnnotation] = strings.Join(o.ClusterZones, ",")
 	}
 	return a
 }

@@ -28,7 +28,7 @@ import (
 	bootstrapsecrets "k8s.io/cluster-bootstrap/util/secrets"
 
 	clustervalidation "github.com/flotilla-io/flotilla/apis/cluster/validation"
-	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // newTokenCommand returns token, with create, list and delete.
@@ -54,7 +54,7 @@ type tokenCreateOptions struct {
 	Usages               []string
 	PrintRegisterCommand bool
 	// ClusterName binds the token to one cluster name: it may register
-	// only that cluster (agentregistration.BoundTokenGroup).
+	// only that cluster (names.BoundTokenGroup).
 	ClusterName string
 
 	// self is how the user runs this binary, for the printed command.
@@ -65,7 +65,7 @@ type tokenCreateOptions struct {
 func newTokenCreateOptions(self string) *tokenCreateOptions {
 	return &tokenCreateOptions{
 		TTL:    24 * time.Hour,
-		Groups: []string{agentregistration.DefaultTokenGroup},
+		Groups: []string{names.DefaultTokenGroup},
 		// kubeadm's and karmadactl's default: register verifies cluster-info's
 		// signature (signing) and authenticates with the token.
 		Usages: []string{"signing", "authentication"},
@@ -133,7 +133,7 @@ func (o *tokenCreateOptions) validate() error {
 		if err := bootstraputil.ValidateBootstrapGroupName(g); err != nil {
 			errs = append(errs, fmt.Errorf("invalid --groups: %w", err))
 		}
-		if strings.HasPrefix(g, agentregistration.BoundTokenGroupPrefix) {
+		if strings.HasPrefix(g, names.BoundTokenGroupPrefix) {
 			errs = append(errs, fmt.Errorf("invalid --groups %q: use --cluster-name to bind a token to a cluster", g))
 		}
 	}
@@ -168,7 +168,7 @@ func (o *tokenCreateOptions) tokenSecret(token string) (*corev1.Secret, error) {
 	}
 	groups := o.Groups
 	if o.ClusterName != "" {
-		groups = append(slices.Clone(groups), agentregistration.BoundTokenGroup(o.ClusterName))
+		groups = append(slices.Clone(groups), names.BoundTokenGroup(o.ClusterName))
 	}
 	if len(groups) > 0 {
 		data[bootstrapapi.BootstrapTokenExtraGroupsKey] = []byte(strings.Join(groups, ","))
@@ -226,13 +226,13 @@ func (o *tokenCreateOptions) run(ctx context.Context, kube kubernetes.Interface,
 // set up by kubeadm or karmadactl init has it). An existing one is kept:
 // its endpoint is the one members know.
 func ensureClusterInfo(ctx context.Context, kube kubernetes.Interface, cfg *rest.Config) (clusterInfo, error) {
-	cms := kube.CoreV1().ConfigMaps(agentregistration.ClusterInfoNamespace)
-	cm, err := cms.Get(ctx, agentregistration.ClusterInfoName, metav1.GetOptions{})
+	cms := kube.CoreV1().ConfigMaps(names.ClusterInfoNamespace)
+	cm, err := cms.Get(ctx, names.ClusterInfoName, metav1.GetOptions{})
 	if err == nil {
 		return parseClusterInfo(cm)
 	}
 	if !apierrors.IsNotFound(err) {
-		return clusterInfo{}, fmt.Errorf("reading %s/%s on the control plane: %w", agentregistration.ClusterInfoNamespace, agentregistration.ClusterInfoName, err)
+		return clusterInfo{}, fmt.Errorf("reading %s/%s on the control plane: %w", names.ClusterInfoNamespace, names.ClusterInfoName, err)
 	}
 	tls := rest.CopyConfig(cfg)
 	if err := rest.LoadTLSFiles(tls); err != nil {
@@ -249,7 +249,7 @@ func ensureClusterInfo(ctx context.Context, kube kubernetes.Interface, cfg *rest
 		return clusterInfo{}, err
 	}
 	cm = &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: agentregistration.ClusterInfoNamespace, Name: agentregistration.ClusterInfoName, Labels: createdLabels()},
+		ObjectMeta: metav1.ObjectMeta{Namespace: names.ClusterInfoNamespace, Name: names.ClusterInfoName, Labels: createdLabels()},
 		Data:       map[string]string{bootstrapapi.KubeConfigKey: string(data)},
 	}
 	if _, err := cms.Create(ctx, cm, metav1.CreateOptions{}); err != nil {

@@ -12,9 +12,7 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/flotilla-io/flotilla/controllers/agentregistration"
-
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // unregisterOptions holds the flags of unregister. Use newUnregisterOptions.
@@ -35,7 +33,7 @@ type unregisterOptions struct {
 
 func newUnregisterOptions() *unregisterOptions {
 	return &unregisterOptions{
-		AgentNamespace: agentregistration.DefaultAgentNamespace,
+		AgentNamespace: names.SystemNamespace,
 		AgentName:      agentRelease,
 		Wait:           true,
 		Timeout:        60 * time.Second,
@@ -113,7 +111,7 @@ func (o *unregisterOptions) addFlags(fs *pflag.FlagSet) {
 	alias(fs, "control-plane-kubeconfig", "karmada-config", "", false)
 	alias(fs, "control-plane-context", "karmada-context", "", false)
 	alias(fs, "agent-namespace", "namespace", "n", false)
-	ignoredString(fs, "cluster-namespace", "karmada-cluster", "a Pull member's credentials are its agent's certificate, kept in no control-plane Secret.")
+	ignoredString(fs, "cluster-namespace", names.SecretNamespace, "a Pull member's credentials are its agent's certificate, kept in no control-plane Secret.")
 }
 
 func (o *unregisterOptions) validate() error {
@@ -170,12 +168,12 @@ func (o *unregisterOptions) removeFromControlPlane(ctx context.Context, cp contr
 	// them now rather than when the garbage collector comes round.
 	kube, name := cp.kube, o.ClusterName
 	objs := []object{
-		clusterRoleBindingObject(kube, onControlPlane, agentregistration.ClusterRoleName(name)),
-		clusterRoleObject(kube, onControlPlane, agentregistration.ClusterRoleName(name)),
-		roleBindingObject(kube, onControlPlane, agentregistration.ExecutionNamespace(name), agentregistration.WorkRoleName(name)),
-		roleObject(kube, onControlPlane, agentregistration.ExecutionNamespace(name), agentregistration.WorkRoleName(name)),
-		roleBindingObject(kube, onControlPlane, clusterv1alpha1.LeaseNamespace, agentregistration.LeaseRoleName(name)),
-		roleObject(kube, onControlPlane, clusterv1alpha1.LeaseNamespace, agentregistration.LeaseRoleName(name)),
+		clusterRoleBindingObject(kube, onControlPlane, names.AgentClusterRoleName(name)),
+		clusterRoleObject(kube, onControlPlane, names.AgentClusterRoleName(name)),
+		roleBindingObject(kube, onControlPlane, names.ExecutionNamespace(name), names.AgentWorkRoleName(name)),
+		roleObject(kube, onControlPlane, names.ExecutionNamespace(name), names.AgentWorkRoleName(name)),
+		roleBindingObject(kube, onControlPlane, names.LeaseNamespace, names.AgentLeaseRoleName(name)),
+		roleObject(kube, onControlPlane, names.LeaseNamespace, names.AgentLeaseRoleName(name)),
 	}
 	for _, obj := range objs {
 		if err := obj.delete(ctx, false, p); err != nil {
@@ -191,7 +189,7 @@ func (o *unregisterOptions) cleanMember(ctx context.Context, member kubernetes.I
 	ns := o.AgentNamespace
 	for _, obj := range []object{
 		agentDeploymentObject(member, ns, o.AgentName),
-		secretObject(member, onMember, ns, agentregistration.AgentConfigSecret),
+		secretObject(member, onMember, ns, names.AgentConfigSecret),
 		clusterRoleBindingObject(member, onMember, agentClusterRole),
 		clusterRoleObject(member, onMember, agentClusterRole),
 		serviceAccountObject(member, ns, agentServiceAccount),

@@ -16,6 +16,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	karmadafake "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func TestUnregister(t *testing.T) {
@@ -99,10 +100,10 @@ func TestUnregister(t *testing.T) {
 			if _, err := cp.karmada.ClusterV1alpha1().Clusters().Get(t.Context(), "member3", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				t.Errorf("cluster kept: %v", err)
 			}
-			if _, err := cp.kube.RbacV1().ClusterRoleBindings().Get(t.Context(), agentregistration.ClusterRoleName("member3"), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			if _, err := cp.kube.RbacV1().ClusterRoleBindings().Get(t.Context(), names.AgentClusterRoleName("member3"), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				t.Errorf("agent clusterrolebinding kept: %v", err)
 			}
-			if _, err := cp.kube.RbacV1().RoleBindings("karmada-es-member3").Get(t.Context(), agentregistration.WorkRoleName("member3"), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			if _, err := cp.kube.RbacV1().RoleBindings("karmada-es-member3").Get(t.Context(), names.AgentWorkRoleName("member3"), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				t.Errorf("agent work rolebinding kept: %v", err)
 			}
 		})

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/flotilla-io/flotilla/internal/names"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func hostSlice(t *testing.T, name string, ips ...string) *discoveryv1.EndpointSlice {

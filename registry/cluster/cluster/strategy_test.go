@@ -11,6 +11,7 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func TestAgentWrites(t *testing.T) {
@@ -18,7 +19,7 @@ func TestAgentWrites(t *testing.T) {
 	s := NewStrategy(runtime.NewScheme())
 	status := NewStatusStrategy(s)
 	agent := genericapirequest.WithUser(context.Background(), &user.DefaultInfo{
-		Name: clusterv1alpha1.AgentUserPrefix + "member3", Groups: []string{clusterv1alpha1.AgentsGroup, user.AllAuthenticated}})
+		Name: names.AgentUserPrefix + "member3", Groups: []string{names.AgentsGroup, user.AllAuthenticated}})
 	admin := genericapirequest.WithUser(context.Background(), &user.DefaultInfo{Name: "admin", Groups: []string{user.SystemPrivilegedGroup}})
 	stored := func() *clusterv1alpha1.Cluster {
 		c := &clusterv1alpha1.Cluster{}
@@ -29,7 +30,7 @@ func TestAgentWrites(t *testing.T) {
 	attack := func(c *clusterv1alpha1.Cluster) {
 		c.Spec.APIEndpoint = "https://127.0.0.1:1"
 		c.Spec.InsecureSkipTLSVerification = true
-		c.Spec.SecretRef = &clusterv1alpha1.LocalSecretReference{Namespace: clusterv1alpha1.SecretNamespace, Name: "member1"}
+		c.Spec.SecretRef = &clusterv1alpha1.LocalSecretReference{Namespace: names.SecretNamespace, Name: "member1"}
 	}
 	tests := []struct {
 		name    string

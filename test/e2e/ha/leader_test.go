@@ -28,6 +28,7 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
@@ -270,7 +271,7 @@ func converged(ctx context.Context, kc versioned.Interface, nss []string) string
 	for _, m := range members {
 		applied := map[string]int{}
 		p := pager.New(func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return kc.WorkV1alpha1().Works(workv1alpha1.ExecutionSpacePrefix+m).List(ctx, o)
+			return kc.WorkV1alpha1().Works(names.ExecutionNamespacePrefix+m).List(ctx, o)
 		})
 		p.PageSize = 100
 		err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {

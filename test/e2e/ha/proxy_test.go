@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
-	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 	"github.com/flotilla-io/flotilla/test/env"
 	"github.com/flotilla-io/flotilla/tunnel"
@@ -134,7 +133,7 @@ func tunnelHolder(t *testing.T, not int, timeout time.Duration) int {
 	host := framework.HostClient(t)
 	holder := -1
 	err := poll(t.Context(), timeout, func(ctx context.Context) string {
-		l, err := host.CoordinationV1().Leases(clusterv1alpha1.SystemNamespace).Get(ctx, tunnel.LeasePrefix+"member3", metav1.GetOptions{})
+		l, err := host.CoordinationV1().Leases(names.SystemNamespace).Get(ctx, tunnel.LeasePrefix+"member3", metav1.GetOptions{})
 		if err != nil {
 			return err.Error()
 		}

@@ -17,6 +17,7 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
@@ -64,9 +65,9 @@ func TestAgentCannotRedirectItsCluster(t *testing.T) {
 	attacks := map[string]map[string]any{
 		"redirect": {"spec": map[string]any{
 			"syncMode": "Push", "apiEndpoint": "https://" + addr, "insecureSkipTLSVerification": true,
-			"secretRef": map[string]string{"namespace": clusterv1alpha1.SecretNamespace, "name": "member1"},
+			"secretRef": map[string]string{"namespace": names.SecretNamespace, "name": "member1"},
 		}},
-		"impersonator": {"spec": map[string]any{"impersonatorSecretRef": map[string]string{"namespace": clusterv1alpha1.SecretNamespace, "name": "member1-impersonator"}}},
+		"impersonator": {"spec": map[string]any{"impersonatorSecretRef": map[string]string{"namespace": names.SecretNamespace, "name": "member1-impersonator"}}},
 		"proxy":        {"spec": map[string]any{"proxyURL": "http://" + addr, "proxyHeader": map[string]string{"X-A": "b"}}},
 		"taint":        {"spec": map[string]any{"taints": []any{map[string]string{"key": "attacker", "effect": "NoSchedule"}}}},
 		"label":        {"metadata": map[string]any{"labels": map[string]string{"tier": "trusted"}}},

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
@@ -46,7 +47,7 @@ func requestAs(t *testing.T, cfg *rest.Config, cluster, id string) certificatesv
 		t.Fatal(err)
 	}
 	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
-		Subject: pkix.Name{CommonName: agentregistration.UserName(cluster), Organization: []string{agentregistration.AgentsGroup}}}, key)
+		Subject: pkix.Name{CommonName: names.AgentUserName(cluster), Organization: []string{names.AgentsGroup}}}, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func requestAs(t *testing.T, cfg *rest.Config, cluster, id string) certificatesv
 		},
 	}
 	if id != "" {
-		csr.Annotations = map[string]string{agentregistration.ClusterIDAnnotation: id}
+		csr.Annotations = map[string]string{names.ClusterIDAnnotation: id}
 	}
 	created, err := bootstrap.CertificatesV1().CertificateSigningRequests().Create(t.Context(), csr, metav1.CreateOptions{})
 	if err != nil {
@@ -124,7 +125,7 @@ func TestRegistrationReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := m3.Annotations[agentregistration.ReregisterAnnotation]; ok {
+	if _, ok := m3.Annotations[names.ReregisterAnnotation]; ok {
 		t.Errorf("the admin's permission is still there after it was used: %v", m3.Annotations)
 	}
 	cond = requestAgentCertificate(t, token, "member3", m3.Spec.ID)

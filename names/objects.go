@@ -1,26 +1,13 @@
-// Package names derives the names Karmada gives to the objects it makes
-// (bindings, Works, execution namespaces), so Flotilla's are identical.
 package names
+
+// The names Karmada gives to the objects it makes (bindings, Works,
+// execution namespaces, derived Services), so Flotilla's are identical.
 
 import (
 	"hash/fnv"
 	"strconv"
 	"strings"
-
-	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 )
-
-// ExecutionNamespacePrefix + cluster name is the namespace of a cluster's Works.
-const ExecutionNamespacePrefix = workv1alpha1.ExecutionSpacePrefix
-
-// ExecutionNamespace returns the namespace holding a cluster's Works.
-func ExecutionNamespace(cluster string) string { return ExecutionNamespacePrefix + cluster }
-
-// ClusterOf returns the cluster whose Works namespace holds; ok is false
-// for a namespace that is not an execution namespace.
-func ClusterOf(namespace string) (cluster string, ok bool) {
-	return strings.CutPrefix(namespace, ExecutionNamespacePrefix)
-}
 
 // BindingName is the name of the (Cluster)ResourceBinding of a template:
 // lower(name with ':' replaced by '.' + "-" + kind).
