@@ -43,11 +43,11 @@ func TestDependencyRules(t *testing.T) {
 		{"apis/cluster/v1alpha1/a.go", module + "/controllers/binding", "apis"},
 		{"apis/work/v1alpha2/a.go", module + "/apis/cluster/v1alpha1", ""},
 		{"apis/cluster/validation/a.go", module + "/names", ""},
-		{"names/a.go", module + "/apis/work/v1alpha2", "names"},
+		{"names/a.go", module + "/selectors", "names"},
 
 		{"controllers/manager/b.go", module + "/server", "controllers-below-processes"},
 		{"controllers/detector/b_test.go", module + "/agent", "controllers-below-processes"},
-		{"controllers/scheduler/a.go", module + "/names", ""},
+		{"controllers/remedy/a.go", module + "/names", ""},
 		{"agent/a.go", module + "/controllers/agentregistration", "agent"},
 		{"agent/b.go", module + "/controllers/execution", ""},
 		{"agent/c.go", module + "/names", ""},
