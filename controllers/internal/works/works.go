@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/flotilla-io/flotilla/controllers/internal/objectmeta"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,15 +28,8 @@ var droppable = []string{policyv1alpha1.AppliedOverridesAnnotation, policyv1alph
 // annotation desired no longer has, the execution finalizer missing, or
 // another spec.
 func Differs(stored, desired *workv1alpha1.Work) bool {
-	for k, v := range desired.Labels {
-		if stored.Labels[k] != v {
-			return true
-		}
-	}
-	for k, v := range desired.Annotations {
-		if stored.Annotations[k] != v {
-			return true
-		}
+	if !objectmeta.Covers(stored, desired) {
+		return true
 	}
 	for _, k := range droppable {
 		if _, ok := desired.Annotations[k]; !ok {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/json"
+	"github.com/flotilla-io/flotilla/controllers/internal/objectmeta"
 	"maps"
 	"slices"
 	"strings"
@@ -128,15 +129,8 @@ func ReconcileHost(desired, stored []*discoveryv1.EndpointSlice) HostChanges {
 // hostDiffers tells whether stored lacks a label or annotation of
 // desired, or has other endpoints or ports (nil and empty alike).
 func hostDiffers(stored, desired *discoveryv1.EndpointSlice) bool {
-	for k, v := range desired.Labels {
-		if stored.Labels[k] != v {
-			return true
-		}
-	}
-	for k, v := range desired.Annotations {
-		if stored.Annotations[k] != v {
-			return true
-		}
+	if !objectmeta.Covers(stored, desired) {
+		return true
 	}
 	return !equality.Semantic.DeepEqual(stored.Endpoints, desired.Endpoints) || !equality.Semantic.DeepEqual(stored.Ports, desired.Ports)
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/json"
+	"github.com/flotilla-io/flotilla/controllers/internal/objectmeta"
 	"maps"
 	"slices"
 	"sort"
@@ -149,15 +150,8 @@ func asStored(cur, desired *workv1alpha1.Work, owned []string) (*workv1alpha1.Wo
 // differs tells whether stored lacks a label, annotation or finalizer of
 // desired, or has another spec.
 func differs(stored, desired *workv1alpha1.Work) bool {
-	for k, v := range desired.Labels {
-		if stored.Labels[k] != v {
-			return true
-		}
-	}
-	for k, v := range desired.Annotations {
-		if stored.Annotations[k] != v {
-			return true
-		}
+	if !objectmeta.Covers(stored, desired) {
+		return true
 	}
 	for _, f := range desired.Finalizers {
 		if !slices.Contains(stored.Finalizers, f) {
