@@ -1,5 +1,16 @@
 package names
 
+// Labels on the objects Flotilla creates for itself, on the control plane
+// and in members (Karmada's): the execution namespaces, the RBAC and the
+// ServiceAccounts of join and registration.
+const (
+	// SystemLabel ("true") marks an object Flotilla created for itself.
+	SystemLabel = "karmada.io/system"
+	// ManagedByLabel names who manages an object made for a member:
+	// karmada-cluster-rbac for the rights of join and registration.
+	ManagedByLabel = "cluster.karmada.io/managed-by"
+)
+
 // Annotations of the registration flow: on the CertificateSigningRequests
 // of flotillactl register and the agent, on the Clusters registration
 // makes, and on the agent's Secret in the member.

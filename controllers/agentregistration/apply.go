@@ -88,7 +88,7 @@ func applyAgentRBAC(ctx context.Context, kube kubernetes.Interface, o AgentRBACO
 }
 
 func ensureNamespace(ctx context.Context, kube kubernetes.Interface, name string) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{systemLabel: "true"}}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{names.SystemLabel: "true"}}}
 	_, err := kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: names.AgentRegistrationController})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s: %w", name, err)

@@ -11,12 +11,6 @@ import (
 	"github.com/flotilla-io/flotilla/names"
 )
 
-// Labels on everything this package creates.
-const (
-	systemLabel    = "karmada.io/system"
-	managedByLabel = "cluster.karmada.io/managed-by"
-)
-
 // Verbs of the agent's rules.
 var (
 	readVerbs       = []string{"get", "list", "watch"}
@@ -130,7 +124,7 @@ func ownerRef(c *clusterv1alpha1.Cluster) metav1.OwnerReference {
 }
 
 func ownLabels() map[string]string {
-	return map[string]string{systemLabel: "true", managedByLabel: names.AgentRegistrationController}
+	return map[string]string{names.SystemLabel: "true", names.ManagedByLabel: names.AgentRegistrationController}
 }
 
 // Names of the host RBAC objects of the bootstrap flow.

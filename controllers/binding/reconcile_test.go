@@ -411,7 +411,7 @@ func TestReconcileResourceBinding(t *testing.T) {
 					w.Annotations[workv1alpha2.ResourceBindingNameAnnotationKey] != "nginx-deployment" {
 					t.Errorf("%s: Work labels %v annotations %v", ns, w.Labels, w.Annotations)
 				}
-				if m.GetLabels()[ManagedLabel] != ManagedLabelValue || m.GetAnnotations()[workv1alpha2.ResourceTemplateUIDAnnotation] != "u1" {
+				if m.GetLabels()[workv1alpha1.ManagedByKarmadaLabel] != workv1alpha1.ManagedByKarmadaLabelValue || m.GetAnnotations()[workv1alpha2.ResourceTemplateUIDAnnotation] != "u1" {
 					t.Errorf("%s: manifest labels %v annotations %v", ns, m.GetLabels(), m.GetAnnotations())
 				}
 			}

@@ -20,15 +20,6 @@ import (
 	"github.com/flotilla-io/flotilla/names"
 )
 
-// ManagedLabel marks member objects Karmada manages.
-const (
-	ManagedLabel      = "karmada.io/managed"
-	ManagedLabelValue = "true"
-	// ExecutionControllerFinalizer is set on Works so their member objects
-	// are cleaned up before they go.
-	ExecutionControllerFinalizer = workv1alpha1.ExecutionControllerFinalizer
-)
-
 // bindingView is what building Works needs of a ResourceBinding or a
 // ClusterResourceBinding.
 type bindingView struct {
@@ -116,7 +107,7 @@ func (c *Controller) buildWork(b *bindingView, template *unstructured.Unstructur
 	for k, v := range failover.PreservedLabels(b.spec.GracefulEvictionTasks, target.Name) {
 		lbls[k] = v
 	}
-	lbls[ManagedLabel] = ManagedLabelValue
+	lbls[workv1alpha1.ManagedByKarmadaLabel] = workv1alpha1.ManagedByKarmadaLabelValue
 	lbls[b.idLabel()] = b.id
 	obj.SetLabels(lbls)
 	annos := obj.GetAnnotations()
@@ -142,7 +133,7 @@ func (c *Controller) buildWork(b *bindingView, template *unstructured.Unstructur
 			Name: workName, Namespace: workNS,
 			Labels:      map[string]string{b.idLabel(): b.id},
 			Annotations: workAnnos,
-			Finalizers:  []string{ExecutionControllerFinalizer},
+			Finalizers:  []string{workv1alpha1.ExecutionControllerFinalizer},
 		},
 		Spec: workv1alpha1.WorkSpec{
 			Workload:                    workv1alpha1.WorkloadTemplate{Manifests: []workv1alpha1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}},

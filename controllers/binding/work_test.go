@@ -10,6 +10,7 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/interpreter"
 )
@@ -56,7 +57,7 @@ func TestBuildWork(t *testing.T) {
 		t.Errorf("not pruned: %v", m.Object)
 	}
 	l, a := m.GetLabels(), m.GetAnnotations()
-	for k, v := range map[string]string{ManagedLabel: "true", workv1alpha2.ResourceBindingPermanentIDLabel: "rb1", workv1alpha2.WorkPermanentIDLabel: "w1", "app": "nginx"} {
+	for k, v := range map[string]string{workv1alpha1.ManagedByKarmadaLabel: "true", workv1alpha2.ResourceBindingPermanentIDLabel: "rb1", workv1alpha2.WorkPermanentIDLabel: "w1", "app": "nginx"} {
 		if l[k] != v {
 			t.Errorf("manifest label %s=%q, want %q", k, l[k], v)
 		}

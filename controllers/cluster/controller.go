@@ -36,8 +36,6 @@ const ControllerName = "cluster"
 const (
 	// Finalizer keeps a Cluster until its execution namespace is gone.
 	Finalizer = "karmada.io/cluster-controller"
-	// SystemLabel marks objects Flotilla created for itself.
-	SystemLabel = "karmada.io/system"
 )
 
 // Controller reconciles Clusters.
@@ -112,7 +110,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 }
 
 func (c *Controller) ensureExecutionNamespace(ctx context.Context, cluster *clusterv1alpha1.Cluster) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: names.ExecutionNamespace(cluster.Name), Labels: map[string]string{SystemLabel: "true"}}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: names.ExecutionNamespace(cluster.Name), Labels: map[string]string{names.SystemLabel: "true"}}}
 	_, err := c.host.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: ControllerName})
 	switch {
 	case apierrors.IsAlreadyExists(err):

@@ -6,15 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
-	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/selectors"
-)
-
-// Well-known template keys the detector reads (Karmada's).
-const (
-	// ClaimedByLabel on a template says another system owns it.
-	ClaimedByLabel = workv1alpha2.ResourceTemplateClaimedByLabel
 )
 
 // policy is a PropagationPolicy or ClusterPropagationPolicy, as matching sees it.

@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/interpreter"
 	"github.com/flotilla-io/flotilla/telemetry"
@@ -64,7 +65,7 @@ func (c *Controller) syncTemplate(ctx context.Context, key string, changed bool)
 	if obj.GetDeletionTimestamp() != nil {
 		return true, nil
 	}
-	if (ns != "" && reservedNamespace(ns)) || obj.GetLabels()[ClaimedByLabel] != "" {
+	if (ns != "" && reservedNamespace(ns)) || obj.GetLabels()[workv1alpha2.ResourceTemplateClaimedByLabel] != "" {
 		return true, nil
 	}
 	if ns == "kube-system" || ns == "" && gvk.Kind == "Namespace" && reservedNamespace(name) {

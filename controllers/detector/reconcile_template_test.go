@@ -80,7 +80,7 @@ func TestReconcileTemplate(t *testing.T) {
 			// The control plane's copies of exported EndpointSlices are
 			// claimed so: a policy selecting EndpointSlices leaves them.
 			name:      "claimed by another system: left alone, though a policy selects it",
-			templates: []runtime.Object{templateObj("web", map[string]string{"app": "web", ClaimedByLabel: "ServiceExport"})},
+			templates: []runtime.Object{templateObj("web", map[string]string{"app": "web", workv1alpha2.ResourceTemplateClaimedByLabel: "ServiceExport"})},
 			karmada:   []runtime.Object{testPP("pp", false, 0, "member1")},
 		},
 		{

@@ -45,7 +45,6 @@ const ControllerName = "namespace"
 
 // Keys Karmada uses on propagated namespaces.
 const (
-	managedLabel          = "karmada.io/managed"
 	executionFinalizer    = workv1alpha1.ExecutionControllerFinalizer
 	DefaultSkippedPattern = "kube-.*"
 )
@@ -213,7 +212,7 @@ func (c *Controller) syncWork(ctx context.Context, ns *corev1.Namespace, cluster
 	if l == nil {
 		l = map[string]string{}
 	}
-	l[managedLabel] = "true"
+	l[workv1alpha1.ManagedByKarmadaLabel] = "true"
 	obj.SetLabels(l)
 	data, err := obj.MarshalJSON()
 	if err != nil {

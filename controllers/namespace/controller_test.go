@@ -16,6 +16,7 @@ import (
 	policylisters "github.com/flotilla-io/flotilla/apis/generated/listers/policy/v1alpha1"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	"github.com/flotilla-io/flotilla/names"
 )
 
@@ -106,7 +107,7 @@ func TestSyncWorkAppliesClusterOverrides(t *testing.T) {
 		return u, w.Annotations
 	}
 	got, annos := manifest("member1")
-	if l := got.GetLabels(); l["team"] != "a1" || l["plain"] != "text" || l[managedLabel] != "true" {
+	if l := got.GetLabels(); l["team"] != "a1" || l["plain"] != "text" || l[workv1alpha1.ManagedByKarmadaLabel] != "true" {
 		t.Errorf("member1 labels %v", l)
 	}
 	if got.GetAnnotations()["owner"] != "ops" {

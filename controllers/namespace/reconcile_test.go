@@ -215,8 +215,8 @@ func TestReconcile(t *testing.T) {
 				clusters: []*clusterv1alpha1.Cluster{cluster0("a"), cluster0("b"), cluster("c", true)}},
 			wantWrites: []string{"create works karmada-es-a/" + teamWork, "create works karmada-es-b/" + teamWork},
 			wantLabels: map[string]map[string]string{
-				"karmada-es-a": {"team": "a", managedLabel: "true"},
-				"karmada-es-b": {"team": "a", managedLabel: "true"},
+				"karmada-es-a": {"team": "a", workv1alpha1.ManagedByKarmadaLabel: "true"},
+				"karmada-es-b": {"team": "a", workv1alpha1.ManagedByKarmadaLabel: "true"},
 			},
 		},
 		{
@@ -231,7 +231,7 @@ func TestReconcile(t *testing.T) {
 			in: nsObjects{namespaces: []*corev1.Namespace{teamA}, clusters: ab,
 				works: []*workv1alpha1.Work{storedWork(t, teamA, "a")}},
 			wantWrites: []string{"create works karmada-es-b/" + teamWork},
-			wantLabels: map[string]map[string]string{"karmada-es-b": {"team": "a", managedLabel: "true"}},
+			wantLabels: map[string]map[string]string{"karmada-es-b": {"team": "a", workv1alpha1.ManagedByKarmadaLabel: "true"}},
 		},
 		{
 			name: "labels changed: both Works patched",
@@ -240,8 +240,8 @@ func TestReconcile(t *testing.T) {
 				clusters: ab, works: []*workv1alpha1.Work{storedWork(t, teamA, "a"), storedWork(t, teamA, "b")}},
 			wantWrites: []string{"patch works karmada-es-a/" + teamWork, "patch works karmada-es-b/" + teamWork},
 			wantLabels: map[string]map[string]string{
-				"karmada-es-a": {"team": "b", managedLabel: "true"},
-				"karmada-es-b": {"team": "b", managedLabel: "true"},
+				"karmada-es-a": {"team": "b", workv1alpha1.ManagedByKarmadaLabel: "true"},
+				"karmada-es-b": {"team": "b", workv1alpha1.ManagedByKarmadaLabel: "true"},
 			},
 		},
 		{
@@ -250,7 +250,7 @@ func TestReconcile(t *testing.T) {
 			in: nsObjects{namespaces: []*corev1.Namespace{teamA}, clusters: []*clusterv1alpha1.Cluster{cluster0("a")},
 				works: []*workv1alpha1.Work{storedWork(t, teamA, "a", func(w *workv1alpha1.Work) { w.Finalizers = nil })}},
 			wantWrites: []string{"patch works karmada-es-a/" + teamWork},
-			wantLabels: map[string]map[string]string{"karmada-es-a": {"team": "a", managedLabel: "true"}},
+			wantLabels: map[string]map[string]string{"karmada-es-a": {"team": "a", workv1alpha1.ManagedByKarmadaLabel: "true"}},
 		},
 		{
 			name: "Work being deleted: left alone until it is gone",
@@ -302,7 +302,7 @@ func TestReconcile(t *testing.T) {
 				return map[string]string{policyv1alpha1.AppliedClusterOverridesAnnotation: `[{"policyName":"cop"}]`}, nil
 			},
 			wantWrites: []string{"create works karmada-es-a/" + teamWork},
-			wantLabels: map[string]map[string]string{"karmada-es-a": {"team": "a1", managedLabel: "true"}},
+			wantLabels: map[string]map[string]string{"karmada-es-a": {"team": "a1", workv1alpha1.ManagedByKarmadaLabel: "true"}},
 			wantErr:    true,
 		},
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 )
 
 // rbacReconciler derives a member's impersonation RBAC from host RBAC.
@@ -33,7 +34,7 @@ func (r *rbacReconciler) reconcile(cluster *clusterv1alpha1.Cluster) ([]memberOb
 	if err != nil {
 		return nil, err
 	}
-	managed := map[string]string{"karmada.io/managed": "true"}
+	managed := map[string]string{workv1alpha1.ManagedByKarmadaLabel: workv1alpha1.ManagedByKarmadaLabelValue}
 	role := &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
 		ObjectMeta: metav1.ObjectMeta{Name: ImpersonatorName, Labels: managed},
