@@ -6,8 +6,8 @@ package names
 const (
 	// SystemLabel ("true") marks an object Flotilla created for itself.
 	SystemLabel = "karmada.io/system"
-	// ManagedByLabel names who manages an object made for a member:
-	// karmada-cluster-rbac for the rights of join and registration.
+	// ManagedByLabel names the component that made an object for a
+	// member's access (the RBAC of join, of the agent registration).
 	ManagedByLabel = "cluster.karmada.io/managed-by"
 )
 
