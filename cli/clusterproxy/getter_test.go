@@ -68,7 +68,7 @@ func TestGetterReachesTheMember(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	g := NewGetter(controlPlane{&rest.Config{Host: srv.URL, BearerToken: "tok"}}, "member2")
+	g := NewGetter(fixedConfig{&rest.Config{Host: srv.URL, BearerToken: "tok"}}, "member2")
 
 	mapper, err := g.ToRESTMapper()
 	if err != nil {
@@ -99,18 +99,19 @@ func TestGetterReachesTheMember(t *testing.T) {
 	}
 }
 
-// controlPlane is the control plane's RESTClientGetter: a fixed config.
-type controlPlane struct{ cfg *rest.Config }
+// fixedConfig is a control plane's RESTClientGetter: a fixed config, and
+// neither discovery nor a mapper, which are never the member's.
+type fixedConfig struct{ cfg *rest.Config }
 
-func (c controlPlane) ToRESTConfig() (*rest.Config, error) { return rest.CopyConfig(c.cfg), nil }
-func (c controlPlane) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
+func (c fixedConfig) ToRESTConfig() (*rest.Config, error) { return rest.CopyConfig(c.cfg), nil }
+func (c fixedConfig) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
 	return nil, errors.New("the control plane's discovery is not the member's")
 }
-func (c controlPlane) ToRESTMapper() (meta.RESTMapper, error) {
+func (c fixedConfig) ToRESTMapper() (meta.RESTMapper, error) {
 	return nil, errors.New("the control plane's mapper is not the member's")
 }
-func (c controlPlane) ToRawKubeConfigLoader() clientcmd.ClientConfig {
+func (c fixedConfig) ToRawKubeConfigLoader() clientcmd.ClientConfig {
 	return clientcmd.NewDefaultClientConfig(*clientcmdapi.NewConfig(), nil)
 }
 
-var _ genericclioptions.RESTClientGetter = controlPlane{}
+var _ genericclioptions.RESTClientGetter = fixedConfig{}

@@ -6,19 +6,19 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/flotilla-io/flotilla/cli/memberfactory"
+	"github.com/flotilla-io/flotilla/cli/clusterproxy"
 )
 
 // OperationScope is karmadactl's --operation-scope: where a command reads
-// (the one flag value of every command, declared in memberfactory).
-type OperationScope = memberfactory.Scope
+// (the one flag value of every command, declared in clusterproxy).
+type OperationScope = clusterproxy.Scope
 
 // The scopes: the control plane only (karmadactl's default), member
 // clusters only, or both.
 const (
-	ScopeKarmada = memberfactory.ScopeKarmada
-	ScopeMembers = memberfactory.ScopeMembers
-	ScopeAll     = memberfactory.ScopeAll
+	ScopeKarmada = clusterproxy.ScopeKarmada
+	ScopeMembers = clusterproxy.ScopeMembers
+	ScopeAll     = clusterproxy.ScopeAll
 )
 
 // ControlPlaneName is the CLUSTER of the control plane's objects, the name

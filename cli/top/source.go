@@ -17,7 +17,6 @@ import (
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	"github.com/flotilla-io/flotilla/cli/clusterproxy"
-	"github.com/flotilla-io/flotilla/cli/memberfactory"
 )
 
 // Member is what top reads of one member cluster.
@@ -62,7 +61,7 @@ func (s *proxySource) Clusters(ctx context.Context, names []string) ([]string, e
 	if len(names) > 0 {
 		var errs []error
 		for _, n := range names {
-			errs = append(errs, memberfactory.CheckCluster(ctx, s.karmada, n))
+			errs = append(errs, clusterproxy.CheckCluster(ctx, s.karmada, n))
 		}
 		return names, errors.Join(errs...)
 	}

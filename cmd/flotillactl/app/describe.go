@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/flotilla-io/flotilla/cli/memberfactory"
+	"github.com/flotilla-io/flotilla/cli/clusterproxy"
 	"github.com/flotilla-io/flotilla/cli/multiget"
 )
 
@@ -39,7 +39,7 @@ describes every object whose name starts with NAME_PREFIX.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IOStreams = commandStreams(cmd)
 			o.Flags.IOStreams = o.IOStreams
-			o.Selection.ScopeSet = cmd.Flags().Changed(memberfactory.ScopeFlag)
+			o.Selection.ScopeSet = cmd.Flags().Changed(clusterproxy.ScopeFlag)
 			return o.Run(cmd.Context(), cp.config, cp.clusterNames, self, args)
 		},
 	}

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/flotilla-io/flotilla/cli/memberfactory"
+	"github.com/flotilla-io/flotilla/cli/clusterproxy"
 	"github.com/flotilla-io/flotilla/cli/multiget"
 )
 
@@ -53,7 +53,7 @@ resource.karmada.io/cached-from-cluster with their cluster.`,
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IOStreams = commandStreams(cmd)
-			o.Selection.ScopeSet = cmd.Flags().Changed(memberfactory.ScopeFlag)
+			o.Selection.ScopeSet = cmd.Flags().Changed(clusterproxy.ScopeFlag)
 			return o.Run(cmd.Context(), cp.config, cp.clusterNames, args)
 		},
 	}
@@ -75,9 +75,9 @@ resource.karmada.io/cached-from-cluster with their cluster.`,
 // addSelectionFlags adds karmadactl's --operation-scope and -C, and the
 // per-cluster deadline.
 func addSelectionFlags(fs *pflag.FlagSet, cp *controlPlaneFlags, sel *multiget.Selection, verb string) {
-	fs.VarP(&sel.Scope, memberfactory.ScopeFlag, "s", "Where to "+verb+": karmada (the control plane), members (member clusters) or all (both).")
+	fs.VarP(&sel.Scope, clusterproxy.ScopeFlag, "s", "Where to "+verb+": karmada (the control plane), members (member clusters) or all (both).")
 	fs.StringSliceVarP(&sel.Clusters, "clusters", "C", nil, "The member clusters to "+verb+" (comma-separated, e.g. -C member1,member2); all members when empty. Alone, implies --operation-scope=members.")
-	memberfactory.AddServerFlag(fs, cp.config)
+	clusterproxy.AddServerFlag(fs, cp.config)
 	fs.DurationVar(&sel.Timeout, "member-timeout", sel.Timeout, "How long to wait for each cluster; one that has not answered by then is skipped with a warning. 0 waits as long as it takes.")
 }
 

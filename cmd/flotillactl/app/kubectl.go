@@ -8,7 +8,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
-	"github.com/flotilla-io/flotilla/cli/memberfactory"
+	"github.com/flotilla-io/flotilla/cli/clusterproxy"
 )
 
 // stdStreams are the process's standard streams, which kubectl's commands
@@ -26,11 +26,11 @@ func (o outOf) Write(p []byte) (int, error) { return o.cmd.OutOrStdout().Write(p
 // inMember builds a kubectl command that runs in a member cluster, named
 // by the required -C/--cluster (karmadactl logs, exec).
 func inMember(cp *controlPlaneFlags, build func(cmdutil.Factory) *cobra.Command) *cobra.Command {
-	f := memberfactory.New(cp.config)
+	f := clusterproxy.New(cp.config)
 	cmd := build(f)
-	var flags memberfactory.Flags
+	var flags clusterproxy.Flags
 	flags.AddMemberFlags(cmd.Flags())
-	memberfactory.Bind(cmd, f, &flags)
+	clusterproxy.Bind(cmd, f, &flags)
 	return cmd
 }
 
@@ -40,11 +40,11 @@ func inMember(cp *controlPlaneFlags, build func(cmdutil.Factory) *cobra.Command)
 // The flags are persistent so that subcommands (create configmap ...)
 // have them too.
 func scoped(cp *controlPlaneFlags, build func(cmdutil.Factory) *cobra.Command) *cobra.Command {
-	f := memberfactory.New(cp.config)
+	f := clusterproxy.New(cp.config)
 	cmd := build(f)
-	var flags memberfactory.Flags
+	var flags clusterproxy.Flags
 	flags.AddScopeFlags(cmd.PersistentFlags(), cp.config)
-	memberfactory.Bind(cmd, f, &flags)
+	clusterproxy.Bind(cmd, f, &flags)
 	return cmd
 }
 

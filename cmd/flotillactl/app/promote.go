@@ -14,7 +14,6 @@ import (
 	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	"github.com/flotilla-io/flotilla/cli/clusterproxy"
-	"github.com/flotilla-io/flotilla/cli/memberfactory"
 	"github.com/flotilla-io/flotilla/cli/promote"
 )
 
@@ -76,7 +75,7 @@ please edit PropagationPolicy and OverridePolicy to propagate it.`,
 	fs.StringVarP(&f.opts.Output, "output", "o", "", "Output format. One of: json|yaml")
 	// -C/--cluster takes the place of the root command's --cluster (the
 	// kubeconfig cluster), as in karmadactl.
-	fs.StringVarP(&f.opts.Cluster, memberfactory.ClusterFlag, "C", "", "the name of legacy cluster (eg -C=member1)")
+	fs.StringVarP(&f.opts.Cluster, clusterproxy.ClusterFlag, "C", "", "the name of legacy cluster (eg -C=member1)")
 	fs.StringVar(&f.clusterContext, "cluster-context", "", "Context name of legacy cluster in kubeconfig. Only works when there are multiple contexts in the kubeconfig.")
 	fs.StringVar(&f.clusterKubeconfig, "cluster-kubeconfig", "", "Path of the legacy cluster's kubeconfig.")
 	fs.BoolVar(&f.opts.DryRun, "dry-run", false, "Run the command in dry-run mode, without making any server requests.")
@@ -97,7 +96,7 @@ func (f *promoteFlags) run(ctx context.Context, cp *controlPlaneFlags, errOut, o
 	if err != nil {
 		return err
 	}
-	if err := memberfactory.CheckCluster(ctx, cpc.karmada, f.opts.Cluster); err != nil {
+	if err := clusterproxy.CheckCluster(ctx, cpc.karmada, f.opts.Cluster); err != nil {
 		return err
 	}
 	member, err := promote.NewMember(f.opts.Cluster, f.memberGetter(cp))

@@ -1,4 +1,4 @@
-package memberfactory
+package clusterproxy
 
 import (
 	"fmt"

@@ -1,8 +1,7 @@
-package memberfactory
+package clusterproxy
 
 import (
 	"bytes"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,13 +9,9 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 const clustersPath = "/apis/cluster.karmada.io/v1alpha1/clusters/"
@@ -74,7 +69,7 @@ func newControlPlane(t *testing.T) *controlPlane {
 	return cp
 }
 
-func (cp *controlPlane) getter() getter { return getter{&rest.Config{Host: cp.URL}} }
+func (cp *controlPlane) getter() fixedConfig { return fixedConfig{&rest.Config{Host: cp.URL}} }
 
 func (cp *controlPlane) asked() []string {
 	cp.mu.Lock()
@@ -195,17 +190,3 @@ func TestBind(t *testing.T) {
 		}
 	}
 }
-
-// getter is a control plane's RESTClientGetter: a fixed config.
-type getter struct{ cfg *rest.Config }
-
-func (g getter) ToRESTConfig() (*rest.Config, error) { return rest.CopyConfig(g.cfg), nil }
-func (g getter) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
-	return nil, errors.New("not used")
-}
-func (g getter) ToRESTMapper() (meta.RESTMapper, error) { return nil, errors.New("not used") }
-func (g getter) ToRawKubeConfigLoader() clientcmd.ClientConfig {
-	return clientcmd.NewDefaultClientConfig(*clientcmdapi.NewConfig(), nil)
-}
-
-var _ genericclioptions.RESTClientGetter = getter{}

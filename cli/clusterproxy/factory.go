@@ -1,4 +1,4 @@
-package memberfactory
+package clusterproxy
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
-	"github.com/flotilla-io/flotilla/cli/clusterproxy"
 )
 
 // Factory is the cmdutil.Factory kubectl's commands run over: the control
@@ -62,10 +61,10 @@ func (f *Factory) Use(ctx context.Context, cluster string) error {
 	if err := CheckCluster(ctx, karmada, cluster); err != nil {
 		return err
 	}
-	if err := clusterproxy.Reach(ctx, clusterproxy.Config(cfg, cluster)); err != nil {
+	if err := Reach(ctx, Config(cfg, cluster)); err != nil {
 		return fmt.Errorf("cluster(%s): %w", cluster, err)
 	}
-	f.Factory, f.cluster = kubectlFactory(clusterproxy.NewGetter(f.controlPlane, cluster)), cluster
+	f.Factory, f.cluster = kubectlFactory(NewGetter(f.controlPlane, cluster)), cluster
 	return nil
 }
 
