@@ -12,12 +12,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/resource"
 	kubectlapply "k8s.io/kubectl/pkg/cmd/apply"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	"github.com/flotilla-io/flotilla/cli/controlplane"
 	"github.com/flotilla-io/flotilla/cli/policy"
 )
 
@@ -92,6 +94,20 @@ func (f *Flags) ToOptions(ctx context.Context, factory cmdutil.Factory, karmada 
 		return nil, err
 	}
 	return &Options{kubectl: kubectl, factory: factory, propagate: f.AllClusters || len(clusters) > 0, clusters: clusters}, nil
+}
+
+// Run applies what the command line asks (cmd, args; baseName is the
+// command line's name) to the control plane flags locates.
+func (f *Flags) Run(ctx context.Context, flags genericclioptions.RESTClientGetter, cmd *cobra.Command, baseName string, args []string) error {
+	cp, err := controlplane.ClientsOf(flags)
+	if err != nil {
+		return err
+	}
+	o, err := f.ToOptions(ctx, cmdutil.NewFactory(flags), cp.Karmada, cmd, baseName, args)
+	if err != nil {
+		return err
+	}
+	return o.Run()
 }
 
 // Clusters returns the names of -C, trimmed, without empty ones.

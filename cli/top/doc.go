@@ -6,6 +6,6 @@
 // the others are still printed.
 //
 // It owns reading, merging and printing; the command's flags are
-// cmd/flotillactl/app's, and the proxy's client configuration is
+// cmd/flotillactl's, and the proxy's client configuration is
 // cli/clusterproxy's.
 package top

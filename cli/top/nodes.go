@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	metricsapi "k8s.io/metrics/pkg/apis/metrics"
 	metricsv1beta1api "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 )
@@ -44,6 +45,16 @@ type nodeRow struct {
 	name      string
 	usage     corev1.ResourceList
 	available corev1.ResourceList
+}
+
+// RunNodes prints the usage of nodes of clusters (every member when
+// none), read through the control plane flags locates.
+func RunNodes(ctx context.Context, flags genericclioptions.RESTClientGetter, protobuf bool, clusters []string, o NodeOptions, out, errOut io.Writer) error {
+	src, err := SourceOf(flags, protobuf)
+	if err != nil {
+		return err
+	}
+	return Nodes(ctx, src, clusters, o, out, errOut)
 }
 
 // Nodes prints the nodes' usage in clusters (every member when empty).

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	metricsapi "k8s.io/metrics/pkg/apis/metrics"
 	metricsv1beta1api "k8s.io/metrics/pkg/apis/metrics/v1beta1"
@@ -71,6 +72,22 @@ func validateSortBy(s string) error {
 type podRow struct {
 	cluster string
 	metrics metricsapi.PodMetrics
+}
+
+// RunPods prints the usage of pods of clusters (every member when none),
+// read through the control plane flags locates; without
+// --all-namespaces the namespace is the flags'.
+func RunPods(ctx context.Context, flags genericclioptions.RESTClientGetter, protobuf bool, clusters []string, o PodOptions, out, errOut io.Writer) error {
+	ns, _, err := flags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return err
+	}
+	o.Namespace = ns
+	src, err := SourceOf(flags, protobuf)
+	if err != nil {
+		return err
+	}
+	return Pods(ctx, src, clusters, o, out, errOut)
 }
 
 // Pods prints the pods' usage in clusters (every member when empty).

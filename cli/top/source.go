@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	"github.com/flotilla-io/flotilla/cli/clusterproxy"
+	"github.com/flotilla-io/flotilla/cli/controlplane"
 )
 
 // Member is what top reads of one member cluster.
@@ -55,6 +57,15 @@ func NewSource(cp *rest.Config, protobuf bool) (Source, error) {
 		return nil, fmt.Errorf("building the karmada.io client for %s: %w", cp.Host, err)
 	}
 	return &proxySource{cp: cp, karmada: karmada, protobuf: protobuf}, nil
+}
+
+// SourceOf returns the Source of the control plane flags locates.
+func SourceOf(flags genericclioptions.RESTClientGetter, protobuf bool) (Source, error) {
+	cfg, err := flags.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return NewSource(rest.AddUserAgent(rest.CopyConfig(cfg), controlplane.UserAgent), protobuf)
 }
 
 func (s *proxySource) Clusters(ctx context.Context, names []string) ([]string, error) {

@@ -1,38 +1,12 @@
 package app
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"strings"
-	"text/tabwriter"
-
-	apiregistrationv1helper "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/helper"
 
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
-	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
+
+	"github.com/flotilla-io/flotilla/cli/addons"
 )
-
-// addon is one of karmadactl's addons and what stands for it here: the
-// APIServices flotilla-apiserver serves it through, or none when it is
-// part of the controllers.
-type addon struct {
-	name        string
-	apiServices []string
-	note        string
-}
-
-// addons are karmadactl's addons, in its order.
-var addons = []addon{
-	{name: "karmada-descheduler", note: "a controller of flotilla-apiserver, off by default: run it with --controllers=*,descheduler"},
-	{name: "karmada-metrics-adapter", apiServices: []string{"v1beta1.metrics.k8s.io", "v1beta2.custom.metrics.k8s.io"},
-		note: "served by flotilla-apiserver"},
-	{name: "karmada-scheduler-estimator", note: "built into the scheduler: it estimates from each member's nodes and pods"},
-	{name: "karmada-search", apiServices: []string{"v1alpha1.search.karmada.io"}, note: "served by flotilla-apiserver"},
-}
 
 func newAddonsCommand(cp *controlPlaneFlags, self string) *cobra.Command {
 	cmd := &cobra.Command{
@@ -49,15 +23,7 @@ explain how each is turned on or off.`,
 		Example: fmt.Sprintf("  %s addons list", self),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := cp.config.ToRESTConfig()
-			if err != nil {
-				return fmt.Errorf("loading the control-plane kubeconfig: %w", err)
-			}
-			c, err := aggregator.NewForConfig(cfg)
-			if err != nil {
-				return err
-			}
-			return listAddons(cmd.Context(), c, cmd.OutOrStdout())
+			return addons.List(cmd.Context(), cp.config, cmd.OutOrStdout())
 		},
 	}
 	toggle := func(verb string) *cobra.Command {
@@ -65,50 +31,9 @@ explain how each is turned on or off.`,
 			Use:   verb + " ADDON",
 			Short: "Explain how to " + verb + " an addon (built into flotilla-apiserver)",
 			Args:  cobra.ExactArgs(1),
-			RunE: func(_ *cobra.Command, args []string) error {
-				for _, a := range addons {
-					if a.name == args[0] {
-						return fmt.Errorf("addon %s cannot be %sd by flotillactl: %s", a.name, strings.TrimSuffix(verb, "e"), a.note)
-					}
-				}
-				return fmt.Errorf("unknown addon %q: known addons are %s", args[0], addonNames())
-			},
+			RunE:  func(_ *cobra.Command, args []string) error { return addons.Toggle(verb, args[0]) },
 		}
 	}
 	cmd.AddCommand(list, toggle("enable"), toggle("disable"))
 	return cmd
-}
-
-func addonNames() string {
-	names := make([]string, len(addons))
-	for i, a := range addons {
-		names[i] = a.name
-	}
-	return strings.Join(names, ", ")
-}
-
-// listAddons prints NAME, STATUS (enabled: every APIService Available;
-// disabled: one is not; built in: nothing to check) and how it is served.
-func listAddons(ctx context.Context, c aggregator.Interface, out io.Writer) error {
-	w := tabwriter.NewWriter(out, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(w, "NAME\tSTATUS\tSERVED BY")
-	for _, a := range addons {
-		status := "built in"
-		if len(a.apiServices) > 0 {
-			status = "enabled"
-			for _, name := range a.apiServices {
-				svc, err := c.ApiregistrationV1().APIServices().Get(ctx, name, metav1.GetOptions{})
-				switch {
-				case apierrors.IsNotFound(err):
-					status = "disabled"
-				case err != nil:
-					return fmt.Errorf("reading APIService %s: %w", name, err)
-				case !apiregistrationv1helper.IsAPIServiceConditionTrue(svc, apiregistrationv1.Available):
-					status = "disabled"
-				}
-			}
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\n", a.name, status, a.note)
-	}
-	return w.Flush()
 }

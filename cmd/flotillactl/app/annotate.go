@@ -5,12 +5,14 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectlannotate "k8s.io/kubectl/pkg/cmd/annotate"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/flotilla-io/flotilla/cli/kubectl"
 )
 
 // newAnnotateCommand returns annotate: kubectl annotate in the control plane or, with
 // --operation-scope=members -C, in a member.
 func newAnnotateCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
-	cmd := scoped(cp, func(f cmdutil.Factory) *cobra.Command { return kubectlannotate.NewCmdAnnotate(self, f, streams) })
+	cmd := kubectl.Scoped(cp.config, func(f cmdutil.Factory) *cobra.Command { return kubectlannotate.NewCmdAnnotate(self, f, streams) })
 	cmd.Example = examples(self, `
 		# Update deployment foo with the annotation work.karmada.io/conflict-resolution=overwrite
 		%[1]s annotate deployment foo work.karmada.io/conflict-resolution=overwrite

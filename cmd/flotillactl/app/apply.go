@@ -3,7 +3,6 @@ package app
 import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/flotilla-io/flotilla/cli/apply"
 )
@@ -13,7 +12,6 @@ import (
 // apply).
 func newApplyCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
 	flags := apply.NewFlags(streams)
-	f := cmdutil.NewFactory(cp.config)
 	cmd := &cobra.Command{
 		Use:   "apply (-f FILENAME | -k DIRECTORY) [--all-clusters | -C CLUSTER[,CLUSTER...]]",
 		Short: "Apply a configuration to a resource by file name or stdin and propagate them into member clusters",
@@ -41,15 +39,7 @@ the clusters named.`,
 			%[1]s apply -k dir/ --all-clusters`),
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cpc, err := cp.clients()
-			if err != nil {
-				return err
-			}
-			o, err := flags.ToOptions(cmd.Context(), f, cpc.karmada, cmd, self, args)
-			if err != nil {
-				return err
-			}
-			return o.Run()
+			return flags.Run(cmd.Context(), cp.config, cmd, self, args)
 		},
 	}
 	flags.AddFlags(cmd)

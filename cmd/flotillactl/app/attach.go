@@ -5,12 +5,14 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectlattach "k8s.io/kubectl/pkg/cmd/attach"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/flotilla-io/flotilla/cli/kubectl"
 )
 
 // newAttachCommand returns attach: kubectl attach in the control plane or,
 // with --operation-scope=members -C, in a member (karmadactl attach).
 func newAttachCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
-	cmd := scoped(cp, func(f cmdutil.Factory) *cobra.Command { return kubectlattach.NewCmdAttach(f, streams) })
+	cmd := kubectl.Scoped(cp.config, func(f cmdutil.Factory) *cobra.Command { return kubectlattach.NewCmdAttach(f, streams) })
 	cmd.Example = examples(self, `
 		# Get output from running pod mypod in cluster member1; use the 'kubectl.kubernetes.io/default-container' annotation
 		# for selecting the container to be attached or the first container in the pod will be chosen

@@ -5,6 +5,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/flotilla-io/flotilla/cli/clusterproxy"
+	"github.com/flotilla-io/flotilla/cli/controlplane"
 	"github.com/flotilla-io/flotilla/cli/multiget"
 )
 
@@ -40,7 +41,7 @@ describes every object whose name starts with NAME_PREFIX.`,
 			o.IOStreams = commandStreams(cmd)
 			o.Flags.IOStreams = o.IOStreams
 			o.Selection.ScopeSet = cmd.Flags().Changed(clusterproxy.ScopeFlag)
-			return o.Run(cmd.Context(), cp.config, cp.clusterNames, self, args)
+			return o.Run(cmd.Context(), cp.config, controlplane.ClusterNames(cp.config), self, args)
 		},
 	}
 	o.Flags.AddFlags(cmd)

@@ -5,12 +5,14 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectledit "k8s.io/kubectl/pkg/cmd/edit"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/flotilla-io/flotilla/cli/kubectl"
 )
 
 // newEditCommand returns edit: kubectl edit in the control plane or, with
 // --operation-scope=members -C, in a member.
 func newEditCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
-	cmd := scoped(cp, func(f cmdutil.Factory) *cobra.Command { return kubectledit.NewCmdEdit(f, streams) })
+	cmd := kubectl.Scoped(cp.config, func(f cmdutil.Factory) *cobra.Command { return kubectledit.NewCmdEdit(f, streams) })
 	cmd.Example = examples(self, `
 		# Edit the propagationpolicy named nginx in the control plane
 		%[1]s edit propagationpolicy/nginx

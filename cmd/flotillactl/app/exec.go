@@ -5,12 +5,14 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectlexec "k8s.io/kubectl/pkg/cmd/exec"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/flotilla-io/flotilla/cli/kubectl"
 )
 
 // newExecCommand returns exec: kubectl exec in the member -C names
 // (karmadactl exec).
 func newExecCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
-	cmd := inMember(cp, func(f cmdutil.Factory) *cobra.Command { return kubectlexec.NewCmdExec(f, streams) })
+	cmd := kubectl.InMember(cp.config, func(f cmdutil.Factory) *cobra.Command { return kubectlexec.NewCmdExec(f, streams) })
 	cmd.Use = "exec (POD | TYPE/NAME) [-c CONTAINER] -C CLUSTER [flags] -- COMMAND [args...]"
 	cmd.Short = "Execute a command in a container in a member cluster"
 	cmd.Example = examples(self, `

@@ -5,13 +5,15 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectlexplain "k8s.io/kubectl/pkg/cmd/explain"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/flotilla-io/flotilla/cli/kubectl"
 )
 
 // newExplainCommand returns explain: kubectl explain from the control
 // plane's OpenAPI or, with --operation-scope=members -C, from a member's
 // (karmadactl explain).
 func newExplainCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
-	cmd := scoped(cp, func(f cmdutil.Factory) *cobra.Command { return kubectlexplain.NewCmdExplain(self, f, streams) })
+	cmd := kubectl.Scoped(cp.config, func(f cmdutil.Factory) *cobra.Command { return kubectlexplain.NewCmdExplain(self, f, streams) })
 	cmd.Example = examples(self, `
 		# Get the documentation of the resource and its fields in the control plane
 		%[1]s explain propagationpolicies

@@ -1,14 +1,12 @@
 package app
 
 import (
-	"context"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/flotilla-io/flotilla/cli/clusterproxy"
+	"github.com/flotilla-io/flotilla/cli/controlplane"
 	"github.com/flotilla-io/flotilla/cli/multiget"
 )
 
@@ -54,7 +52,7 @@ resource.karmada.io/cached-from-cluster with their cluster.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IOStreams = commandStreams(cmd)
 			o.Selection.ScopeSet = cmd.Flags().Changed(clusterproxy.ScopeFlag)
-			return o.Run(cmd.Context(), cp.config, cp.clusterNames, args)
+			return o.Run(cmd.Context(), cp.config, controlplane.ClusterNames(cp.config), args)
 		},
 	}
 	o.PrintFlags.AddFlags(cmd)
@@ -84,21 +82,4 @@ func addSelectionFlags(fs *pflag.FlagSet, cp *controlPlaneFlags, sel *multiget.S
 // commandStreams are the command's standard streams.
 func commandStreams(cmd *cobra.Command) genericiooptions.IOStreams {
 	return genericiooptions.IOStreams{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()}
-}
-
-// clusterNames lists the control plane's member clusters.
-func (f *controlPlaneFlags) clusterNames(ctx context.Context) ([]string, error) {
-	cpc, err := f.clients()
-	if err != nil {
-		return nil, err
-	}
-	list, err := cpc.karmada.ClusterV1alpha1().Clusters().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(list.Items))
-	for _, c := range list.Items {
-		names = append(names, c.Name)
-	}
-	return names, nil
 }

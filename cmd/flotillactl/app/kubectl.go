@@ -6,9 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-
-	"github.com/flotilla-io/flotilla/cli/clusterproxy"
 )
 
 // stdStreams are the process's standard streams, which kubectl's commands
@@ -22,31 +19,6 @@ func stdStreams() genericiooptions.IOStreams {
 type outOf struct{ cmd *cobra.Command }
 
 func (o outOf) Write(p []byte) (int, error) { return o.cmd.OutOrStdout().Write(p) }
-
-// inMember builds a kubectl command that runs in a member cluster, named
-// by the required -C/--cluster (karmadactl logs, exec).
-func inMember(cp *controlPlaneFlags, build func(cmdutil.Factory) *cobra.Command) *cobra.Command {
-	f := clusterproxy.New(cp.config)
-	cmd := build(f)
-	var flags clusterproxy.Flags
-	flags.AddMemberFlags(cmd.Flags())
-	clusterproxy.Bind(cmd, f, &flags)
-	return cmd
-}
-
-// scoped builds a kubectl command that runs in the control plane, or with
-// --operation-scope=members/-C in a member (karmadactl attach,
-// api-resources, explain; create, delete, edit, label, annotate, patch).
-// The flags are persistent so that subcommands (create configmap ...)
-// have them too.
-func scoped(cp *controlPlaneFlags, build func(cmdutil.Factory) *cobra.Command) *cobra.Command {
-	f := clusterproxy.New(cp.config)
-	cmd := build(f)
-	var flags clusterproxy.Flags
-	flags.AddScopeFlags(cmd.PersistentFlags(), cp.config)
-	clusterproxy.Bind(cmd, f, &flags)
-	return cmd
-}
 
 // examples formats a command's examples: each "%[1]s" is the command line
 // name (flotillactl, or kubectl flotilla), indented as cobra prints them.

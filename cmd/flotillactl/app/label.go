@@ -5,12 +5,14 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectllabel "k8s.io/kubectl/pkg/cmd/label"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/flotilla-io/flotilla/cli/kubectl"
 )
 
 // newLabelCommand returns label: kubectl label in the control plane or, with
 // --operation-scope=members -C, in a member.
 func newLabelCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
-	cmd := scoped(cp, func(f cmdutil.Factory) *cobra.Command { return kubectllabel.NewCmdLabel(f, streams) })
+	cmd := kubectl.Scoped(cp.config, func(f cmdutil.Factory) *cobra.Command { return kubectllabel.NewCmdLabel(f, streams) })
 	cmd.Example = examples(self, `
 		# Update deployment foo with the label resourcetemplate.karmada.io/deletion-protected=Always
 		%[1]s label deployment foo resourcetemplate.karmada.io/deletion-protected=Always

@@ -5,12 +5,14 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectllogs "k8s.io/kubectl/pkg/cmd/logs"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/flotilla-io/flotilla/cli/kubectl"
 )
 
 // newLogsCommand returns logs: kubectl logs in the member -C names
 // (karmadactl logs).
 func newLogsCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
-	cmd := inMember(cp, func(f cmdutil.Factory) *cobra.Command { return kubectllogs.NewCmdLogs(f, streams) })
+	cmd := kubectl.InMember(cp.config, func(f cmdutil.Factory) *cobra.Command { return kubectllogs.NewCmdLogs(f, streams) })
 	cmd.Use = "logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER] -C CLUSTER"
 	cmd.Short = "Print the logs for a container in a pod in a member cluster"
 	cmd.Example = examples(self, `

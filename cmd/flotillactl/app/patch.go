@@ -5,12 +5,14 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectlpatch "k8s.io/kubectl/pkg/cmd/patch"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/flotilla-io/flotilla/cli/kubectl"
 )
 
 // newPatchCommand returns patch: kubectl patch in the control plane or, with
 // --operation-scope=members -C, in a member.
 func newPatchCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
-	cmd := scoped(cp, func(f cmdutil.Factory) *cobra.Command { return kubectlpatch.NewCmdPatch(f, streams) })
+	cmd := kubectl.Scoped(cp.config, func(f cmdutil.Factory) *cobra.Command { return kubectlpatch.NewCmdPatch(f, streams) })
 	cmd.Example = examples(self, `
 		# Update a propagationpolicy's conflictResolution using a JSON patch
 		%[1]s patch pp nginx --type=json -p='[{"op": "replace", "path": "/spec/conflictResolution", "value":"Overwrite"}]'

@@ -1,43 +1,15 @@
 package app
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"go.uber.org/zap"
 
-	"github.com/flotilla-io/flotilla/backup"
+	"github.com/flotilla-io/flotilla/cli/backup"
 )
 
-// restoreOptions holds the flags of restore.
-type restoreOptions struct {
-	Snapshot     string
-	EmbeddedDir  string
-	DataDir      string
-	Member       backup.Member
-	RevisionBump uint64
-}
-
-func (o *restoreOptions) validate() error {
-	member := o.Member.Name != "" || len(o.Member.PeerURLs) > 0 || o.Member.InitialCluster != "" || o.Member.ClusterToken != ""
-	switch {
-	case o.Snapshot == "":
-		return errors.New("--snapshot is required")
-	case o.EmbeddedDir == "" && o.DataDir == "":
-		return errors.New("either --embedded-etcd-dir or --data-dir is required")
-	case o.EmbeddedDir != "" && o.DataDir != "":
-		return errors.New("--embedded-etcd-dir and --data-dir exclude each other")
-	case o.EmbeddedDir != "" && member:
-		return errors.New("the embedded etcd's member is known: --name, --initial-cluster, --initial-advertise-peer-urls and --initial-cluster-token go with --data-dir only")
-	case o.DataDir != "" && (o.Member.Name == "" || len(o.Member.PeerURLs) == 0 || o.Member.InitialCluster == ""):
-		return errors.New("--data-dir needs the member it restores: --name, --initial-advertise-peer-urls and --initial-cluster")
-	}
-	return nil
-}
-
 func newRestoreCommand(self string) *cobra.Command {
-	o := &restoreOptions{RevisionBump: backup.DefaultRevisionBump}
+	o := backup.NewRestoreFlags()
 	cmd := &cobra.Command{
 		Use:   "restore --snapshot=FILE (--embedded-etcd-dir=DIR | --data-dir=DIR --name=NAME --initial-advertise-peer-urls=URL --initial-cluster=NAME=URL,...)",
 		Short: "Write a new etcd data directory from a snapshot taken with backup",
@@ -63,31 +35,7 @@ again instead of missing changes. See docs/backup.md.`,
     --initial-cluster=etcd-0=https://etcd-0:2380,etcd-1=https://etcd-1:2380,etcd-2=https://etcd-2:2380`, self),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.validate(); err != nil {
-				return err
-			}
-			lg := zap.NewNop()
-			var (
-				st   backup.Status
-				data = o.DataDir
-				err  error
-			)
-			if o.EmbeddedDir != "" {
-				data, st, err = backup.RestoreEmbedded(lg, o.Snapshot, o.EmbeddedDir, o.RevisionBump)
-			} else {
-				st, err = backup.Restore(lg, backup.RestoreOptions{Snapshot: o.Snapshot, DataDir: o.DataDir, Member: o.Member, RevisionBump: o.RevisionBump})
-			}
-			if err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "Restored %s (revision %d, %d keys) into %s\n", st.Path, st.Revision, st.Keys, data)
-			if o.EmbeddedDir != "" {
-				fmt.Fprintf(w, "Start flotilla-apiserver with --embedded-etcd-dir=%s\n", o.EmbeddedDir)
-			} else {
-				fmt.Fprintf(w, "Start etcd member %s with --data-dir=%s once every member is restored\n", o.Member.Name, o.DataDir)
-			}
-			return nil
+			return o.Run(cmd.OutOrStdout())
 		},
 	}
 	fs := cmd.Flags()

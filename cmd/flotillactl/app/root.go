@@ -7,12 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/component-base/logs"
 	kubectloptions "k8s.io/kubectl/pkg/cmd/options"
-
-	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 )
 
 const (
@@ -20,8 +16,6 @@ const (
 	defaultName = "flotillactl"
 	// pluginPrefix is how kubectl finds plugins: kubectl-<name> on the PATH.
 	pluginPrefix = "kubectl-"
-	// userAgent is sent to the control plane and to member clusters.
-	userAgent = "flotillactl"
 	// completionPrefix is how kubectl finds a plugin's shell completion:
 	// kubectl_complete-<name> on the PATH, run with the words to complete.
 	completionPrefix = "kubectl_complete-"
@@ -132,14 +126,6 @@ this binary on the PATH completes "kubectl flotilla ...".`,
 	return cmd
 }
 
-// controlPlane holds the clients of the control plane. The control plane is
-// a kube-apiserver that aggregates flotilla-apiserver, so core objects and
-// karmada.io objects are served by the same endpoint.
-type controlPlane struct {
-	kube    kubernetes.Interface
-	karmada versioned.Interface
-}
-
 // controlPlaneFlags are the kubectl flags that locate the control plane.
 type controlPlaneFlags struct {
 	config *genericclioptions.ConfigFlags
@@ -155,26 +141,4 @@ func (f *controlPlaneFlags) addFlags(cmd *cobra.Command) {
 	// karmadactl names the control-plane context --karmada-context; accept it
 	// so karmadactl command lines work unchanged. Both flags share one value.
 	fs.StringVar(f.config.Context, "karmada-context", "", "Alias of --context: the kubeconfig context of the control plane (karmadactl compatibility).")
-}
-
-// clients builds the control-plane clients from the flags.
-func (f *controlPlaneFlags) clients() (controlPlane, error) {
-	cfg, err := f.config.ToRESTConfig()
-	if err != nil {
-		return controlPlane{}, fmt.Errorf("loading the control-plane kubeconfig: %w", err)
-	}
-	return newControlPlane(cfg)
-}
-
-func newControlPlane(cfg *rest.Config) (controlPlane, error) {
-	cfg = rest.AddUserAgent(rest.CopyConfig(cfg), userAgent)
-	kube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return controlPlane{}, fmt.Errorf("building the control-plane client for %s: %w", cfg.Host, err)
-	}
-	karmada, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		return controlPlane{}, fmt.Errorf("building the karmada.io client for %s: %w", cfg.Host, err)
-	}
-	return controlPlane{kube: kube, karmada: karmada}, nil
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/rest"
 
 	"github.com/flotilla-io/flotilla/cli/top"
 )
@@ -50,16 +49,7 @@ func newTopPodCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams,
 			if len(args) == 1 {
 				o.Name = args[0]
 			}
-			ns, _, err := cp.config.ToRawKubeConfigLoader().Namespace()
-			if err != nil {
-				return err
-			}
-			o.Namespace = ns
-			src, err := topSource(cp, protobuf)
-			if err != nil {
-				return err
-			}
-			return top.Pods(cmd.Context(), src, clusters, o, streams.Out, streams.ErrOut)
+			return top.RunPods(cmd.Context(), cp.config, protobuf, clusters, o, streams.Out, streams.ErrOut)
 		},
 	}
 	fs := cmd.Flags()
@@ -97,11 +87,7 @@ func newTopNodeCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams
 			if len(args) == 1 {
 				o.Name = args[0]
 			}
-			src, err := topSource(cp, protobuf)
-			if err != nil {
-				return err
-			}
-			return top.Nodes(cmd.Context(), src, clusters, o, streams.Out, streams.ErrOut)
+			return top.RunNodes(cmd.Context(), cp.config, protobuf, clusters, o, streams.Out, streams.ErrOut)
 		},
 	}
 	fs := cmd.Flags()
@@ -112,12 +98,4 @@ func newTopNodeCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams
 	fs.BoolVar(&protobuf, "use-protocol-buffers", protobuf, "Enables using protocol-buffers to access Metrics API.")
 	fs.BoolVar(&o.ShowCapacity, "show-capacity", false, "Print node resources based on Capacity instead of Allocatable (default) of the nodes.")
 	return cmd
-}
-
-func topSource(cp *controlPlaneFlags, protobuf bool) (top.Source, error) {
-	cfg, err := cp.config.ToRESTConfig()
-	if err != nil {
-		return nil, err
-	}
-	return top.NewSource(rest.AddUserAgent(rest.CopyConfig(cfg), userAgent), protobuf)
 }

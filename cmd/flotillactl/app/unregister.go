@@ -1,48 +1,15 @@
 package app
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
-	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	"k8s.io/client-go/kubernetes"
 
-	"github.com/flotilla-io/flotilla/names"
+	"github.com/flotilla-io/flotilla/cli/membership"
 )
 
-// unregisterOptions holds the flags of unregister. Use newUnregisterOptions.
-type unregisterOptions struct {
-	ClusterName            string
-	Kubeconfig             string
-	Context                string
-	ControlPlaneKubeconfig string
-	ControlPlaneContext    string
-	AgentNamespace         string
-	Wait                   bool
-	Timeout                time.Duration
-	Force                  bool
-	DryRun                 bool
-	AgentName              string
-	pollInterval           time.Duration
-}
-
-func newUnregisterOptions() *unregisterOptions {
-	return &unregisterOptions{
-		AgentNamespace: names.SystemNamespace,
-		AgentName:      agentRelease,
-		Wait:           true,
-		Timeout:        60 * time.Second,
-		pollInterval:   time.Second,
-	}
-}
-
 func newUnregisterCommand(self string) *cobra.Command {
-	o := newUnregisterOptions()
+	o := membership.NewUnregisterOptions()
 	cmd := &cobra.Command{
 		Use:   "unregister CLUSTER_NAME --cluster-kubeconfig=<MEMBER KUBECONFIG> [--karmada-config=<KUBECONFIG>]",
 		Short: "Remove a Pull-mode cluster: its agent's credentials and objects in the member, and its Cluster",
@@ -61,40 +28,10 @@ refused unless --force.`,
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			noteIgnored(cmd.Flags(), func(format string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), format, a...) })
-			if len(args) != 1 {
-				return errors.New("unregister takes exactly one argument, the cluster name")
-			}
-			o.ClusterName = args[0]
-			if err := o.validate(); err != nil {
-				return err
-			}
-			m, err := loadKubeconfig(o.Kubeconfig, o.Context)
-			if err != nil {
-				return fmt.Errorf("unregister cluster %q: %w", o.ClusterName, err)
-			}
-			var cp *controlPlane
-			if o.ControlPlaneKubeconfig != "" {
-				cfg, err := kubeconfigLoader(o.ControlPlaneKubeconfig, o.ControlPlaneContext).ClientConfig()
-				if err != nil {
-					return fmt.Errorf("unregister cluster %q: loading the control-plane kubeconfig: %w", o.ClusterName, err)
-				}
-				c, err := newControlPlane(cfg)
-				if err != nil {
-					return fmt.Errorf("unregister cluster %q: %w", o.ClusterName, err)
-				}
-				cp = &c
-			}
-			if err := o.run(cmd.Context(), cp, m.kube, cmd.OutOrStdout()); err != nil {
-				return fmt.Errorf("unregister cluster %q: %w", o.ClusterName, err)
-			}
-			return nil
+			return o.Run(cmd.Context(), args, cmd.OutOrStdout())
 		},
 	}
-	o.addFlags(cmd.Flags())
-	return cmd
-}
-
-func (o *unregisterOptions) addFlags(fs *pflag.FlagSet) {
+	fs := cmd.Flags()
 	// These shadow the control-plane flags of the same names, as in register.
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path of the member cluster's kubeconfig. Default: $KUBECONFIG, else ~/.kube/config.")
 	fs.StringVar(&o.Context, "context", o.Context, "Context of the member in --kubeconfig.")
@@ -111,93 +48,6 @@ func (o *unregisterOptions) addFlags(fs *pflag.FlagSet) {
 	alias(fs, "control-plane-kubeconfig", "karmada-config", "", false)
 	alias(fs, "control-plane-context", "karmada-context", "", false)
 	alias(fs, "agent-namespace", "namespace", "n", false)
-	ignoredString(fs, "cluster-namespace", names.SecretNamespace, "a Pull member's credentials are its agent's certificate, kept in no control-plane Secret.")
-}
-
-func (o *unregisterOptions) validate() error {
-	f := memberFlags{cluster: o.ClusterName, namespaceFlag: "--agent-namespace", namespace: o.AgentNamespace}
-	if o.Wait {
-		f.timeoutFlag, f.timeout = "--wait", o.Timeout
-	}
-	return utilerrors.NewAggregate(f.validate())
-}
-
-// run unregisters; cp is nil without --control-plane-kubeconfig.
-func (o *unregisterOptions) run(ctx context.Context, cp *controlPlane, member kubernetes.Interface, out io.Writer) error {
-	p := printer{out: out, dryRun: o.DryRun}
-	if cp != nil {
-		if err := o.removeFromControlPlane(ctx, *cp, member, p); err != nil {
-			return err
-		}
-	}
-	if err := o.cleanMember(ctx, member, p); err != nil {
-		return err
-	}
-	switch {
-	case o.DryRun:
-		fmt.Fprintf(out, "cluster(%s) would be unregistered (dry run: nothing was deleted)\n", o.ClusterName)
-		return nil
-	case cp == nil:
-		fmt.Fprintf(out, "cluster(%s): the agent was removed from the member; the Cluster was kept (no --karmada-config)\n", o.ClusterName)
-		return nil
-	}
-	fmt.Fprintf(out, "cluster(%s) is unregistered successfully\n", o.ClusterName)
-	return nil
-}
-
-func (o *unregisterOptions) removeFromControlPlane(ctx context.Context, cp controlPlane, member kubernetes.Interface, p printer) error {
-	action := unregisterAction.withForce(o.Force)
-	ident, err := action.readIdentity(ctx, cp.karmada, o.ClusterName, member)
-	if err != nil {
-		return err
-	}
-	if err := action.checkIdentity(o.ClusterName, ident); err != nil {
-		return err
-	}
-	cluster := ident.existing
-	if cluster == nil {
-		fmt.Fprintf(p.out, "%s: %s not found\n", onControlPlane, ref("cluster", "", o.ClusterName))
-	}
-	if cluster != nil {
-		// The unjoin code path: delete, then wait until the finalizer let go.
-		if err := deleteCluster(ctx, cp, cluster, clusterWait{enabled: o.Wait, timeout: o.Timeout, interval: o.pollInterval}, p); err != nil {
-			return err
-		}
-	}
-	// The agent's rights go with the Cluster (owner references); delete
-	// them now rather than when the garbage collector comes round.
-	kube, name := cp.kube, o.ClusterName
-	objs := []object{
-		clusterRoleBindingObject(kube, onControlPlane, names.AgentClusterRoleName(name)),
-		clusterRoleObject(kube, onControlPlane, names.AgentClusterRoleName(name)),
-		roleBindingObject(kube, onControlPlane, names.ExecutionNamespace(name), names.AgentWorkRoleName(name)),
-		roleObject(kube, onControlPlane, names.ExecutionNamespace(name), names.AgentWorkRoleName(name)),
-		roleBindingObject(kube, onControlPlane, names.LeaseNamespace, names.AgentLeaseRoleName(name)),
-		roleObject(kube, onControlPlane, names.LeaseNamespace, names.AgentLeaseRoleName(name)),
-	}
-	for _, obj := range objs {
-		if err := obj.delete(ctx, false, p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// cleanMember deletes what register created in the member; objects
-// without flotillactl's label are kept.
-func (o *unregisterOptions) cleanMember(ctx context.Context, member kubernetes.Interface, p printer) error {
-	ns := o.AgentNamespace
-	for _, obj := range []object{
-		agentDeploymentObject(member, ns, o.AgentName),
-		secretObject(member, onMember, ns, names.AgentConfigSecret),
-		clusterRoleBindingObject(member, onMember, agentClusterRole),
-		clusterRoleObject(member, onMember, agentClusterRole),
-		serviceAccountObject(member, ns, agentServiceAccount),
-		namespaceObject(member, ns),
-	} {
-		if err := obj.delete(ctx, true, p); err != nil {
-			return err
-		}
-	}
-	return nil
+	ignoredString(fs, "cluster-namespace", membership.DefaultClusterNamespace, "a Pull member's credentials are its agent's certificate, kept in no control-plane Secret.")
+	return cmd
 }

@@ -21,19 +21,19 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/flotilla-io/flotilla/charts"
-	"github.com/flotilla-io/flotilla/install"
+	"github.com/flotilla-io/flotilla/cli/chartapply"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
 // hostClients returns the host's config and the installer's clients.
-func hostClients(t *testing.T) (*rest.Config, install.Clients) {
+func hostClients(t *testing.T) (*rest.Config, chartapply.Clients) {
 	t.Helper()
 	cfg, err := framework.Env.Host.RESTConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients, err := install.NewClients(cfg)
+	clients, err := chartapply.NewClients(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestChartServerDryRun(t *testing.T) {
 				t.Fatalf("rendering: %v", err)
 			}
 			var out strings.Builder
-			in := &install.Installer{Clients: clients, Release: "flotilla", Namespace: ns, DryRun: true, Out: &out}
+			in := &chartapply.Installer{Clients: clients, Release: "flotilla", Namespace: ns, DryRun: true, Out: &out}
 			inv, err := in.Apply(t.Context(), r.Objects)
 			if err != nil {
 				t.Fatalf("server dry run: %v\n%s", err, out.String())
@@ -114,7 +114,7 @@ func TestChartServerDryRun(t *testing.T) {
 	}
 }
 
-func get(t *testing.T, c install.Clients, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func get(t *testing.T, c chartapply.Clients, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	t.Helper()
 	gvk := o.GroupVersionKind()
 	m, err := c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
@@ -195,7 +195,7 @@ func TestInitDeinit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &install.Installer{Clients: clients, Release: release, Namespace: ns, Out: &strings.Builder{}}
+	in := &chartapply.Installer{Clients: clients, Release: release, Namespace: ns, Out: &strings.Builder{}}
 	inv, err := in.Inventory(ctx)
 	if err != nil {
 		t.Fatalf("inventory: %v", err)
@@ -299,7 +299,7 @@ func TestInitCreatesNamespaceDeinitDeletesIt(t *testing.T) {
 	if out, err := flotillactl(t, "init", "--wait=false", "--namespace="+ns, "--set", "etcd.mode=embedded", "--set", "apiserver.replicas=1"); err != nil {
 		t.Fatalf("init: %v\n%s", err, out)
 	}
-	in := &install.Installer{Clients: clients, Release: "flotilla", Namespace: ns, Out: &strings.Builder{}}
+	in := &chartapply.Installer{Clients: clients, Release: "flotilla", Namespace: ns, Out: &strings.Builder{}}
 	inv, err := in.Inventory(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -307,7 +307,7 @@ func TestInitCreatesNamespaceDeinitDeletesIt(t *testing.T) {
 	if !inv.CreatedNamespace {
 		t.Error("inventory does not say init created the namespace")
 	}
-	if slices.ContainsFunc(inv.Objects, func(r install.Ref) bool { return r.Kind == "StatefulSet" }) {
+	if slices.ContainsFunc(inv.Objects, func(r chartapply.Ref) bool { return r.Kind == "StatefulSet" }) {
 		t.Error("embedded etcd, yet a StatefulSet was applied")
 	}
 	// Someone replaces the ServiceAccount init made.

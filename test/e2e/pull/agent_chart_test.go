@@ -18,19 +18,19 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla-io/flotilla/charts"
-	"github.com/flotilla-io/flotilla/install"
+	"github.com/flotilla-io/flotilla/cli/chartapply"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
 // member3Installer is an installer into namespace ns of member3, which
 // the test creates and deletes after.
-func member3Installer(t *testing.T, ns string, out *strings.Builder) *install.Installer {
+func member3Installer(t *testing.T, ns string, out *strings.Builder) *chartapply.Installer {
 	t.Helper()
 	cfg, err := framework.Member(t, "member3").RESTConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients, err := install.NewClients(cfg)
+	clients, err := chartapply.NewClients(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func member3Installer(t *testing.T, ns string, out *strings.Builder) *install.In
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = core.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
-	return &install.Installer{
+	return &chartapply.Installer{
 		Clients: clients,
 		Release: "flotilla-agent", Namespace: ns, DryRun: true, Out: out,
 	}
@@ -47,7 +47,7 @@ func member3Installer(t *testing.T, ns string, out *strings.Builder) *install.In
 
 // serverDryRun applies objs to member3 with dryRun=All and checks that
 // all passed its validation and admission and that nothing was stored.
-func serverDryRun(t *testing.T, in *install.Installer, objs []*unstructured.Unstructured, out *strings.Builder) {
+func serverDryRun(t *testing.T, in *chartapply.Installer, objs []*unstructured.Unstructured, out *strings.Builder) {
 	t.Helper()
 	inv, err := in.Apply(t.Context(), objs)
 	if err != nil {
