@@ -1,6 +1,8 @@
 package kubectl
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
@@ -8,10 +10,10 @@ import (
 	"github.com/flotilla-io/flotilla/cli/clusterproxy"
 )
 
-// InMember builds a kubectl command that runs in a member cluster, named
+// inMember builds a kubectl command that runs in a member cluster, named
 // by the required -C/--cluster (karmadactl logs, exec); controlPlane are
 // the root command's kubectl flags.
-func InMember(controlPlane *genericclioptions.ConfigFlags, build func(cmdutil.Factory) *cobra.Command) *cobra.Command {
+func inMember(controlPlane *genericclioptions.ConfigFlags, build func(cmdutil.Factory) *cobra.Command) *cobra.Command {
 	f := clusterproxy.New(controlPlane)
 	cmd := build(f)
 	var flags clusterproxy.Flags
@@ -20,16 +22,30 @@ func InMember(controlPlane *genericclioptions.ConfigFlags, build func(cmdutil.Fa
 	return cmd
 }
 
-// Scoped builds a kubectl command that runs in the control plane, or with
+// scoped builds a kubectl command that runs in the control plane, or with
 // --operation-scope=members/-C in a member (karmadactl attach,
 // api-resources, explain; create, delete, edit, label, annotate, patch).
 // The flags are persistent so that subcommands (create configmap ...)
 // have them too.
-func Scoped(controlPlane *genericclioptions.ConfigFlags, build func(cmdutil.Factory) *cobra.Command) *cobra.Command {
+func scoped(controlPlane *genericclioptions.ConfigFlags, build func(cmdutil.Factory) *cobra.Command) *cobra.Command {
 	f := clusterproxy.New(controlPlane)
 	cmd := build(f)
 	var flags clusterproxy.Flags
 	flags.AddScopeFlags(cmd.PersistentFlags(), controlPlane)
 	clusterproxy.Bind(cmd, f, &flags)
 	return cmd
+}
+
+// examples formats a command's examples: each "%[1]s" is the command line
+// name (flotillactl, or kubectl flotilla), indented as cobra prints them.
+func examples(self, text string) string {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		if l != "" {
+			l = "  " + strings.ReplaceAll(l, "%[1]s", self)
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
 }

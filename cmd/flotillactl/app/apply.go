@@ -1,6 +1,8 @@
 package app
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -25,18 +27,17 @@ Note: it is 'kubectl apply' against the control plane by default. With
 PropagationPolicy (a ClusterPropagationPolicy for a cluster-scoped kind),
 named as karmadactl names it, that places it on every member cluster or on
 the clusters named.`,
-		Example: examples(self, `
-			# Apply the configuration without propagation into member clusters. It acts as 'kubectl apply'.
-			%[1]s apply -f manifest.yaml
+		Example: fmt.Sprintf(`  # Apply the configuration without propagation into member clusters. It acts as 'kubectl apply'.
+  %[1]s apply -f manifest.yaml
 
-			# Apply the configuration with propagation into specific member clusters.
-			%[1]s apply -f manifest.yaml --cluster member1,member2
+  # Apply the configuration with propagation into specific member clusters.
+  %[1]s apply -f manifest.yaml --cluster member1,member2
 
-			# Apply resources from a directory and propagate them into all member clusters.
-			%[1]s apply -f dir/ --all-clusters
+  # Apply resources from a directory and propagate them into all member clusters.
+  %[1]s apply -f dir/ --all-clusters
 
-			# Apply resources from a directory containing kustomization.yaml and propagate them into all member clusters
-			%[1]s apply -k dir/ --all-clusters`),
+  # Apply resources from a directory containing kustomization.yaml and propagate them into all member clusters
+  %[1]s apply -k dir/ --all-clusters`, self),
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return flags.Run(cmd.Context(), cp.config, cmd, self, args)

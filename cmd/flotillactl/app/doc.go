@@ -1,28 +1,29 @@
-// Package app holds the commands of flotillactl (and of the kubectl plugin
-// kubectl-flotilla, the same binary under another name).
+// Package app is the command line of flotillactl (and of the kubectl
+// plugin kubectl-flotilla, the same binary under another name): cobra
+// wiring only. Each file declares one command (or a command and its
+// subcommands), its help and its flags, and calls the package under cli/
+// that does the work:
 //
-// It owns what karmadactl join/unjoin/taint/cordon and token/register/unregister
-// do to a member cluster and to the control plane (register: bootstrap-token
-// discovery with a pinned CA, the agent's certificate request, its kubeconfig
-// and member RBAC; the approval is controllers/agentregistration's): the names, labels and fields of the objects it
-// creates, updates and deletes; and interpret, which runs a
-// ResourceInterpreterCustomization locally with the controllers' own Lua
-// interpreter (interpreter/lua), without a control plane. It does not own those APIs (apis/), nor the
-// controllers that later act on the Cluster objects it writes.
+//	join, unjoin, register, unregister, token   cli/membership
+//	taint, cordon, uncordon                     cli/taint
+//	interpret                                   cli/interpret
+//	init, deinit                                cli/initialize (cli/chartapply applies the chart)
+//	backup, restore                             cli/backup
+//	addons                                      cli/addons
+//	get, describe                               cli/multiget
+//	apply                                       cli/apply
+//	promote                                     cli/promote
+//	top                                         cli/top
+//	search                                      cli/search
+//	version                                     cli/version
+//	logs, exec, attach, api-resources,          cli/kubectl: kubectl's own commands,
+//	api-versions, explain, create, delete,      built and documented there, run in the
+//	edit, label, annotate, patch                control plane or a member (cli/clusterproxy)
 //
-// logs, exec, attach, api-resources, api-versions, explain, create, delete,
-// edit, label, annotate and patch are kubectl's own commands run over
-// cli/memberfactory (the control plane, or with -C a member through its
-// proxy); top is cli/top's; version, completion and options are thin.
-//
-// Every command talks to the control plane through the client-go
-// configuration given by the usual kubectl flags (--kubeconfig, --context,
-// ...); join and unjoin also talk to the member cluster through
-// --cluster-kubeconfig/--cluster-context. The I/O-free parts (taint parsing,
-// desired objects) are plain functions; the rest takes its clients as
-// arguments so tests run against fake clientsets.
-//
-// apply (kubectl apply plus karmadactl's policies, cli/apply) and promote
-// (a member's object made a template with its policy, cli/promote) are
-// thin commands over their packages.
+// The root command (root.go) holds the kubectl flags that locate the
+// control plane (--kubeconfig, --context, ...), from which the cli/
+// packages build their clients (cli/controlplane); flags.go holds the
+// helpers that accept karmadactl's spellings of flags. A command's tests
+// here run it through its flags; the tests of what it does are in its
+// cli/ package.
 package app

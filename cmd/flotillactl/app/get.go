@@ -78,8 +78,3 @@ func addSelectionFlags(fs *pflag.FlagSet, cp *controlPlaneFlags, sel *multiget.S
 	clusterproxy.AddServerFlag(fs, cp.config)
 	fs.DurationVar(&sel.Timeout, "member-timeout", sel.Timeout, "How long to wait for each cluster; one that has not answered by then is skipped with a warning. 0 waits as long as it takes.")
 }
-
-// commandStreams are the command's standard streams.
-func commandStreams(cmd *cobra.Command) genericiooptions.IOStreams {
-	return genericiooptions.IOStreams{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()}
-}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/flotilla-io/flotilla/cli/clusterproxy"
@@ -23,27 +25,26 @@ object over in place, without writing it while it equals the template.
 
 If the resource already exists in Karmada control plane,
 please edit PropagationPolicy and OverridePolicy to propagate it.`,
-		Example: examples(self, `
-			# Promote deployment(default/nginx) from cluster1 to Karmada
-			%[1]s promote deployment nginx -n default -C cluster1
+		Example: fmt.Sprintf(`  # Promote deployment(default/nginx) from cluster1 to Karmada
+  %[1]s promote deployment nginx -n default -C cluster1
 
-			# Promote deployment(default/nginx) with gvk from cluster1 to Karmada
-			%[1]s promote deployment.v1.apps nginx -n default -C cluster1
+  # Promote deployment(default/nginx) with gvk from cluster1 to Karmada
+  %[1]s promote deployment.v1.apps nginx -n default -C cluster1
 
-			# Promote deployment(default/nginx) and the ConfigMaps, Secrets, ServiceAccount and PVCs it uses
-			%[1]s promote deployment nginx -n default -C cluster1 -d
+  # Promote deployment(default/nginx) and the ConfigMaps, Secrets, ServiceAccount and PVCs it uses
+  %[1]s promote deployment nginx -n default -C cluster1 -d
 
-			# Dumps the artifacts but does not deploy them to Karmada, same as 'dry run'
-			%[1]s promote deployment nginx -n default -C cluster1 -o yaml|json
+  # Dumps the artifacts but does not deploy them to Karmada, same as 'dry run'
+  %[1]s promote deployment nginx -n default -C cluster1 -o yaml|json
 
-			# Promote secret(default/default-token) from cluster1 to Karmada
-			%[1]s promote secret default-token -n default -C cluster1
+  # Promote secret(default/default-token) from cluster1 to Karmada
+  %[1]s promote secret default-token -n default -C cluster1
 
-			# Support to use '--cluster-kubeconfig' to specify the configuration of member cluster
-			%[1]s promote deployment nginx -n default -C cluster1 --cluster-kubeconfig=<CLUSTER_KUBECONFIG_PATH>
+  # Support to use '--cluster-kubeconfig' to specify the configuration of member cluster
+  %[1]s promote deployment nginx -n default -C cluster1 --cluster-kubeconfig=<CLUSTER_KUBECONFIG_PATH>
 
-			# Support to use '--cluster-kubeconfig' and '--cluster-context' to specify the configuration of member cluster
-			%[1]s promote deployment nginx -n default -C cluster1 --cluster-kubeconfig=<CLUSTER_KUBECONFIG_PATH> --cluster-context=<CLUSTER_CONTEXT>`),
+  # Support to use '--cluster-kubeconfig' and '--cluster-context' to specify the configuration of member cluster
+  %[1]s promote deployment nginx -n default -C cluster1 --cluster-kubeconfig=<CLUSTER_KUBECONFIG_PATH> --cluster-context=<CLUSTER_CONTEXT>`, self),
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return f.Run(cmd.Context(), cp.config, self, args, cmd.ErrOrStderr(), cmd.OutOrStdout())

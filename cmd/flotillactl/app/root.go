@@ -9,6 +9,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/component-base/logs"
 	kubectloptions "k8s.io/kubectl/pkg/cmd/options"
+
+	"github.com/flotilla-io/flotilla/cli/kubectl"
 )
 
 const (
@@ -83,9 +85,8 @@ this binary on the PATH completes "kubectl flotilla ...".`,
 	logs.AddFlags(cmd.PersistentFlags())
 	streams := stdStreams()
 	options := kubectloptions.NewCmdOptions(outOf{cmd})
-	options.Example = examples(display, `
-		# Print flags inherited by all commands
-		%[1]s options`)
+	options.Example = fmt.Sprintf(`  # Print flags inherited by all commands
+  %[1]s options`, display)
 
 	cmd.AddCommand(
 		newJoinCommand(cp, display),
@@ -105,19 +106,19 @@ this binary on the PATH completes "kubectl flotilla ...".`,
 		newAddonsCommand(cp, display),
 		newGetCommand(cp, display),
 		newDescribeCommand(cp, display),
-		newLogsCommand(cp, streams, display),
-		newExecCommand(cp, streams, display),
-		newAttachCommand(cp, streams, display),
+		kubectl.NewLogs(cp.config, streams, display),
+		kubectl.NewExec(cp.config, streams, display),
+		kubectl.NewAttach(cp.config, streams, display),
 		newTopCommand(cp, streams, display),
-		newAPIResourcesCommand(cp, streams, display),
-		newAPIVersionsCommand(cp, streams, display),
-		newExplainCommand(cp, streams, display),
-		newCreateCommand(cp, streams, display),
-		newDeleteCommand(cp, streams, display),
-		newEditCommand(cp, streams, display),
-		newLabelCommand(cp, streams, display),
-		newAnnotateCommand(cp, streams, display),
-		newPatchCommand(cp, streams, display),
+		kubectl.NewAPIResources(cp.config, streams, display),
+		kubectl.NewAPIVersions(cp.config, streams, display),
+		kubectl.NewExplain(cp.config, streams, display),
+		kubectl.NewCreate(cp.config, streams, display),
+		kubectl.NewDelete(cp.config, streams, display),
+		kubectl.NewEdit(cp.config, streams, display),
+		kubectl.NewLabel(cp.config, streams, display),
+		kubectl.NewAnnotate(cp.config, streams, display),
+		kubectl.NewPatch(cp.config, streams, display),
 		newApplyCommand(cp, streams, display),
 		newPromoteCommand(cp, display),
 		newVersionCommand(cp, display),

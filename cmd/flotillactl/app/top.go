@@ -1,6 +1,8 @@
 package app
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -32,18 +34,17 @@ func newTopPodCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams,
 		Use:     "pod [NAME | -l label]",
 		Aliases: []string{"pods", "po"},
 		Short:   "Display resource (CPU/memory) usage of pods of member clusters",
-		Example: examples(self, `
-			# Show metrics for all pods in the default namespace of every member cluster
-			%[1]s top pod
+		Example: fmt.Sprintf(`  # Show metrics for all pods in the default namespace of every member cluster
+  %[1]s top pod
 
-			# Show metrics for all pods in the given namespace of member1 and member2
-			%[1]s top pod --namespace=NAMESPACE -C member1,member2
+  # Show metrics for all pods in the given namespace of member1 and member2
+  %[1]s top pod --namespace=NAMESPACE -C member1,member2
 
-			# Show metrics for a given pod and its containers
-			%[1]s top pod POD_NAME --containers
+  # Show metrics for a given pod and its containers
+  %[1]s top pod POD_NAME --containers
 
-			# Show metrics for the pods defined by label name=myLabel
-			%[1]s top pod -l name=myLabel`),
+  # Show metrics for the pods defined by label name=myLabel
+  %[1]s top pod -l name=myLabel`, self),
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -73,15 +74,14 @@ func newTopNodeCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams
 		Use:     "node [NAME | -l label]",
 		Aliases: []string{"nodes", "no"},
 		Short:   "Display resource (CPU/memory) usage of nodes of member clusters",
-		Example: examples(self, `
-			# Show metrics for all nodes of every member cluster
-			%[1]s top node
+		Example: fmt.Sprintf(`  # Show metrics for all nodes of every member cluster
+  %[1]s top node
 
-			# Show metrics for all nodes of member1 and member2
-			%[1]s top node --clusters=member1,member2
+  # Show metrics for all nodes of member1 and member2
+  %[1]s top node --clusters=member1,member2
 
-			# Show metrics for a given node
-			%[1]s top node NODE_NAME -C member1`),
+  # Show metrics for a given node
+  %[1]s top node NODE_NAME -C member1`, self),
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

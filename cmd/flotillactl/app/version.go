@@ -1,6 +1,8 @@
 package app
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/flotilla-io/flotilla/cli/version"
@@ -14,12 +16,11 @@ func newVersionCommand(cp *controlPlaneFlags, self string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the client and control plane version information",
-		Example: examples(self, `
-			# Print the client and control plane versions
-			%[1]s version
+		Example: fmt.Sprintf(`  # Print the client and control plane versions
+  %[1]s version
 
-			# Print the client version only, without contacting the control plane
-			%[1]s version --client`),
+  # Print the client version only, without contacting the control plane
+  %[1]s version --client`, self),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return version.Run(cp.config, self, clientOnly, output, cmd.OutOrStdout())

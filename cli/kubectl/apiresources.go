@@ -1,19 +1,18 @@
-package app
+package kubectl
 
 import (
 	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectlapiresources "k8s.io/kubectl/pkg/cmd/apiresources"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-
-	"github.com/flotilla-io/flotilla/cli/kubectl"
 )
 
-// newAPIResourcesCommand returns api-resources: kubectl api-resources of
+// NewAPIResources returns api-resources: kubectl api-resources of
 // the control plane or, with --operation-scope=members -C, of a member
 // (karmadactl api-resources).
-func newAPIResourcesCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
-	cmd := kubectl.Scoped(cp.config, func(f cmdutil.Factory) *cobra.Command { return kubectlapiresources.NewCmdAPIResources(f, streams) })
+func NewAPIResources(controlPlane *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
+	cmd := scoped(controlPlane, func(f cmdutil.Factory) *cobra.Command { return kubectlapiresources.NewCmdAPIResources(f, streams) })
 	cmd.Example = examples(self, `
 		# Print the supported API resources of the control plane
 		%[1]s api-resources
@@ -29,10 +28,10 @@ func newAPIResourcesCommand(cp *controlPlaneFlags, streams genericiooptions.IOSt
 	return cmd
 }
 
-// newAPIVersionsCommand returns api-versions: kubectl api-versions of the
+// NewAPIVersions returns api-versions: kubectl api-versions of the
 // control plane or of a member (karmadactl api-versions).
-func newAPIVersionsCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
-	cmd := kubectl.Scoped(cp.config, func(f cmdutil.Factory) *cobra.Command { return kubectlapiresources.NewCmdAPIVersions(f, streams) })
+func NewAPIVersions(controlPlane *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
+	cmd := scoped(controlPlane, func(f cmdutil.Factory) *cobra.Command { return kubectlapiresources.NewCmdAPIVersions(f, streams) })
 	cmd.Example = examples(self, `
 		# Print the supported API versions of the control plane
 		%[1]s api-versions

@@ -1,18 +1,17 @@
-package app
+package kubectl
 
 import (
 	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectlattach "k8s.io/kubectl/pkg/cmd/attach"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-
-	"github.com/flotilla-io/flotilla/cli/kubectl"
 )
 
-// newAttachCommand returns attach: kubectl attach in the control plane or,
+// NewAttach returns attach: kubectl attach in the control plane or,
 // with --operation-scope=members -C, in a member (karmadactl attach).
-func newAttachCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
-	cmd := kubectl.Scoped(cp.config, func(f cmdutil.Factory) *cobra.Command { return kubectlattach.NewCmdAttach(f, streams) })
+func NewAttach(controlPlane *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
+	cmd := scoped(controlPlane, func(f cmdutil.Factory) *cobra.Command { return kubectlattach.NewCmdAttach(f, streams) })
 	cmd.Example = examples(self, `
 		# Get output from running pod mypod in cluster member1; use the 'kubectl.kubernetes.io/default-container' annotation
 		# for selecting the container to be attached or the first container in the pod will be chosen

@@ -1,18 +1,17 @@
-package app
+package kubectl
 
 import (
 	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectlcreate "k8s.io/kubectl/pkg/cmd/create"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-
-	"github.com/flotilla-io/flotilla/cli/kubectl"
 )
 
-// newCreateCommand returns create: kubectl create in the control plane or, with
+// NewCreate returns create: kubectl create in the control plane or, with
 // --operation-scope=members -C, in a member.
-func newCreateCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
-	cmd := kubectl.Scoped(cp.config, func(f cmdutil.Factory) *cobra.Command { return kubectlcreate.NewCmdCreate(f, streams) })
+func NewCreate(controlPlane *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
+	cmd := scoped(controlPlane, func(f cmdutil.Factory) *cobra.Command { return kubectlcreate.NewCmdCreate(f, streams) })
 	cmd.Example = examples(self, `
 		# Create the objects of propagationpolicy.yaml in the control plane
 		%[1]s create -f ./propagationpolicy.yaml

@@ -2,7 +2,6 @@ package app
 
 import (
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -20,16 +19,7 @@ type outOf struct{ cmd *cobra.Command }
 
 func (o outOf) Write(p []byte) (int, error) { return o.cmd.OutOrStdout().Write(p) }
 
-// examples formats a command's examples: each "%[1]s" is the command line
-// name (flotillactl, or kubectl flotilla), indented as cobra prints them.
-func examples(self, text string) string {
-	lines := strings.Split(strings.TrimSpace(text), "\n")
-	for i, l := range lines {
-		l = strings.TrimSpace(l)
-		if l != "" {
-			l = "  " + strings.ReplaceAll(l, "%[1]s", self)
-		}
-		lines[i] = l
-	}
-	return strings.Join(lines, "\n")
+// commandStreams are the command's standard streams.
+func commandStreams(cmd *cobra.Command) genericiooptions.IOStreams {
+	return genericiooptions.IOStreams{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()}
 }

@@ -1,18 +1,17 @@
-package app
+package kubectl
 
 import (
 	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectllogs "k8s.io/kubectl/pkg/cmd/logs"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-
-	"github.com/flotilla-io/flotilla/cli/kubectl"
 )
 
-// newLogsCommand returns logs: kubectl logs in the member -C names
+// NewLogs returns logs: kubectl logs in the member -C names
 // (karmadactl logs).
-func newLogsCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
-	cmd := kubectl.InMember(cp.config, func(f cmdutil.Factory) *cobra.Command { return kubectllogs.NewCmdLogs(f, streams) })
+func NewLogs(controlPlane *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
+	cmd := inMember(controlPlane, func(f cmdutil.Factory) *cobra.Command { return kubectllogs.NewCmdLogs(f, streams) })
 	cmd.Use = "logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER] -C CLUSTER"
 	cmd.Short = "Print the logs for a container in a pod in a member cluster"
 	cmd.Example = examples(self, `

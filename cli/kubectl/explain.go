@@ -1,19 +1,18 @@
-package app
+package kubectl
 
 import (
 	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectlexplain "k8s.io/kubectl/pkg/cmd/explain"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-
-	"github.com/flotilla-io/flotilla/cli/kubectl"
 )
 
-// newExplainCommand returns explain: kubectl explain from the control
+// NewExplain returns explain: kubectl explain from the control
 // plane's OpenAPI or, with --operation-scope=members -C, from a member's
 // (karmadactl explain).
-func newExplainCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
-	cmd := kubectl.Scoped(cp.config, func(f cmdutil.Factory) *cobra.Command { return kubectlexplain.NewCmdExplain(self, f, streams) })
+func NewExplain(controlPlane *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
+	cmd := scoped(controlPlane, func(f cmdutil.Factory) *cobra.Command { return kubectlexplain.NewCmdExplain(self, f, streams) })
 	cmd.Example = examples(self, `
 		# Get the documentation of the resource and its fields in the control plane
 		%[1]s explain propagationpolicies

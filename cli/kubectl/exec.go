@@ -1,18 +1,17 @@
-package app
+package kubectl
 
 import (
 	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectlexec "k8s.io/kubectl/pkg/cmd/exec"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-
-	"github.com/flotilla-io/flotilla/cli/kubectl"
 )
 
-// newExecCommand returns exec: kubectl exec in the member -C names
+// NewExec returns exec: kubectl exec in the member -C names
 // (karmadactl exec).
-func newExecCommand(cp *controlPlaneFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
-	cmd := kubectl.InMember(cp.config, func(f cmdutil.Factory) *cobra.Command { return kubectlexec.NewCmdExec(f, streams) })
+func NewExec(controlPlane *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, self string) *cobra.Command {
+	cmd := inMember(controlPlane, func(f cmdutil.Factory) *cobra.Command { return kubectlexec.NewCmdExec(f, streams) })
 	cmd.Use = "exec (POD | TYPE/NAME) [-c CONTAINER] -C CLUSTER [flags] -- COMMAND [args...]"
 	cmd.Short = "Execute a command in a container in a member cluster"
 	cmd.Example = examples(self, `
