@@ -11,8 +11,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -25,22 +23,13 @@ import (
 
 	generatedopenapi "github.com/flotilla-io/flotilla/apis/generated/openapi"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
-	"github.com/flotilla-io/flotilla/controllers/manager"
-	"github.com/flotilla-io/flotilla/metricsapi"
 	"github.com/flotilla-io/flotilla/names"
-	"github.com/flotilla-io/flotilla/registry"
-	"github.com/flotilla-io/flotilla/registry/admission/deletionprotection"
-	workregistry "github.com/flotilla-io/flotilla/registry/work"
-	"github.com/flotilla-io/flotilla/search"
 	"github.com/flotilla-io/flotilla/server"
 	"github.com/flotilla-io/flotilla/telemetry"
 )
 
 // etcdPathPrefix is where flotilla-apiserver keeps its objects in etcd.
 const etcdPathPrefix = "/registry/flotilla"
-
-// storageVersions are the versions objects are stored in, per group.
-var storageVersions = registry.StorageVersions
 
 // Options holds the flags of flotilla-apiserver. Zero values are never valid; use NewOptions.
 type Options struct {
@@ -58,16 +47,9 @@ type Options struct {
 	// A GOMEMLIMIT (the chart sets one from the container's limit) makes
 	// the collector work harder only near that limit.
 	GCPercent int
-	// APIService is how the server registers itself with the aggregator.
-	APIService server.APIServiceOptions
-	// Controllers configure the embedded controllers.
-	Controllers manager.Options
-	// Search configures the search cache, its index and its access checks.
-	Search search.Options
-	// Metrics configures the metrics APIs served from the members.
-	Metrics metricsapi.Options
-	// TunnelRelay lets several replicas serve every Pull cluster.
-	TunnelRelay server.TunnelRelayOptions
+	// Options configure what the server assembles: its APIServices, the
+	// controllers, search, the metrics APIs and the tunnel relay.
+	server.Options
 	// MetricsBindAddress is where the process's own Prometheus metrics
 	// are served over plain HTTP (Karmada's --metrics-bind-address);
 	// empty or "0": not served there (the secure port's /metrics stays).
@@ -76,34 +58,21 @@ type Options struct {
 	// searchIndexInMemory keeps the index in memory even with a data directory.
 	searchIndexInMemory bool
 
-	scheme *runtime.Scheme
-	codecs serializer.CodecFactory
+	storage server.Storage
 }
 
 // NewOptions returns the default options.
 func NewOptions() *Options {
-	scheme := registry.NewScheme()
-	codecs := registry.NewCodecs(scheme)
+	storage := server.NewStorage()
 	o := &Options{
-		scheme: scheme, codecs: codecs,
-		Server: genericoptions.NewRecommendedOptions(etcdPathPrefix, codecs.LegacyCodec(storageVersions...)),
-		APIService: server.APIServiceOptions{
-			Register: true, ServiceName: names.ServerService, ServiceNamespace: names.SystemNamespace,
-		},
-		Controllers: manager.NewOptions(),
-		Search:      search.NewOptions(),
-		Metrics:     metricsapi.NewOptions(),
-		GCPercent:   100,
+		storage:   storage,
+		Server:    storage.RecommendedOptions(etcdPathPrefix),
+		Options:   server.NewOptions(),
+		GCPercent: 100,
 
 		MetricsBindAddress: telemetry.DefaultBindAddress,
 	}
-	deletionprotection.Register(o.Server.Admission)
-	o.Server.Etcd.StorageConfig.EncodeVersioner = storageVersions
-	// --watch-cache-sizes=resource.group#0 disables a watch cache; the
-	// flag, when given, replaces this list.
-	for _, gr := range workregistry.Uncached() {
-		o.Server.Etcd.WatchCacheSizes = append(o.Server.Etcd.WatchCacheSizes, gr.String()+"#0")
-	}
+	o.APIService = server.APIServiceOptions{Register: true, ServiceName: names.ServerService, ServiceNamespace: names.SystemNamespace}
 	o.Server.Etcd.StorageConfig.Transport.ServerList = nil
 	o.Server.SecureServing.ServerCert.CertDirectory = ""
 	return o
@@ -127,7 +96,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 		"address (host:port) serving this process's Prometheus metrics at "+telemetry.Path+" over plain HTTP; empty or 0 disables it")
 	fss.FlagSet("search").BoolVar(&o.searchIndexInMemory, "search-index-in-memory", o.searchIndexInMemory, "keep the full-text index in memory instead of under the data directory (beside --embedded-etcd-dir)")
 	cs := fss.FlagSet("controllers")
-	cs.StringSliceVar(&o.Controllers.Controllers, "controllers", o.Controllers.Controllers, "controllers to run: '*' for all those on by default, 'name' to enable one, '-name' to disable one; known: "+strings.Join(manager.Names(), ", ")+"; off by default: "+strings.Join(manager.DisabledByDefault(), ", "))
+	cs.StringSliceVar(&o.Controllers.Controllers, "controllers", o.Controllers.Controllers, "controllers to run: '*' for all those on by default, 'name' to enable one, '-name' to disable one; known: "+strings.Join(server.ControllerNames(), ", ")+"; off by default: "+strings.Join(server.ControllersOffByDefault(), ", "))
 	cs.BoolVar(&o.Controllers.LeaderElect, "leader-elect", o.Controllers.LeaderElect, "run the controllers only in the replica holding the lease "+o.Controllers.LeaseNamespace+"/"+o.Controllers.LeaseName+" on the host")
 	cs.DurationVar(&o.Controllers.LeaseDuration, "leader-elect-lease-duration", o.Controllers.LeaseDuration, "how long a standby replica waits after the leader's last observed renewal before taking the controllers' lease")
 	cs.DurationVar(&o.Controllers.RenewDeadline, "leader-elect-renew-deadline", o.Controllers.RenewDeadline, "how long the leader keeps trying to renew before it stops its controllers; less than the lease duration")
@@ -188,7 +157,7 @@ func (o *Options) Complete() error {
 	}
 	// The aggregator verifies <service>.<namespace>.svc.
 	if o.Search.Index && o.Search.IndexDir == "" && o.EmbeddedEtcdDir != "" && !o.searchIndexInMemory {
-		o.Search.IndexDir = search.DefaultIndexDir(filepath.Dir(filepath.Clean(o.EmbeddedEtcdDir)))
+		o.Search.IndexDir = server.DefaultSearchIndexDir(filepath.Dir(filepath.Clean(o.EmbeddedEtcdDir)))
 	}
 	o.completeRelay()
 	svcDNS := o.APIService.ServiceName + "." + o.APIService.ServiceNamespace + ".svc"
@@ -200,16 +169,16 @@ func (o *Options) HostKubeconfig() string { return o.Server.CoreAPI.CoreAPIKubec
 
 // Validate checks the options.
 func (o *Options) Validate() error {
-	server := *o.Server
+	generic := *o.Server
 	if o.embeddedEtcd() {
 		// The embedded etcd's address is known only once it runs.
-		server.Etcd = nil
+		generic.Etcd = nil
 	}
-	errs := server.Validate()
+	errs := generic.Validate()
 	if len(o.Server.Etcd.StorageConfig.Transport.ServerList) == 0 && o.EmbeddedEtcdDir == "" {
 		errs = append(errs, errors.New("either --etcd-servers or --embedded-etcd-dir is required"))
 	}
-	if err := manager.Validate(o.Controllers.Controllers); err != nil {
+	if err := server.ValidateControllers(o.Controllers.Controllers); err != nil {
 		errs = append(errs, err)
 	}
 	if t := o.Controllers.Taints.UnhealthyClusterThreshold; t <= 0 || t > 1 {
@@ -276,9 +245,9 @@ func (o *Options) Config(etcdServers []string, host *rest.Config) (*server.Confi
 	if len(etcdServers) > 0 {
 		o.Server.Etcd.StorageConfig.Transport.ServerList = etcdServers
 	}
-	cfg := genericapiserver.NewRecommendedConfig(o.codecs)
-	cfg.Serializer = registry.NegotiatedSerializer(o.codecs)
-	namer := openapi.NewDefinitionNamer(o.scheme)
+	cfg := genericapiserver.NewRecommendedConfig(o.storage.Codecs)
+	cfg.Serializer = o.storage.NegotiatedSerializer()
+	namer := openapi.NewDefinitionNamer(o.storage.Scheme)
 	cfg.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(generatedopenapi.GetOpenAPIDefinitions, namer)
 	cfg.OpenAPIConfig.Info.Title, cfg.OpenAPIConfig.Info.Version = "Flotilla", "v1alpha1"
 	cfg.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(generatedopenapi.GetOpenAPIDefinitions, namer)
@@ -292,7 +261,7 @@ func (o *Options) Config(etcdServers []string, host *rest.Config) (*server.Confi
 	if err != nil {
 		return nil, err
 	}
-	return &server.Config{GenericConfig: cfg, Scheme: o.scheme, Codecs: o.codecs, Host: hostClient, HostConfig: host, Search: o.Search, Metrics: o.Metrics,
+	return &server.Config{GenericConfig: cfg, Scheme: o.storage.Scheme, Codecs: o.storage.Codecs, Host: hostClient, HostConfig: host, Search: o.Search, Metrics: o.Metrics,
 		Controllers: o.Controllers, APIService: o.APIService, Serving: o.Server.SecureServing, TunnelRelay: o.TunnelRelay}, nil
 }
 
