@@ -86,7 +86,16 @@ func TestDependencyRules(t *testing.T) {
 		{"failover/a.go", clientGo + "/tools/cache", "pure-algorithms"},
 		{"podautoscaler/a.go", clientGo + "/listers/core/v1", "pure-algorithms"},
 
-		{"cmd/flotillactl/a.go", module + "/test/env", "no-test-in-product"},
+		{"cmd/flotillactl/a.go", module + "/controllers/agentregistration", "cmd"},
+		{"cmd/flotillactl/app/a.go", module + "/cli/membership", ""},
+		{"cmd/flotillactl/app/b.go", module + "/install", "cmd"},
+		{"cmd/flotillactl/app/a_test.go", module + "/controllers/agentregistration", ""},
+		{"cmd/flotilla-apiserver/app/a.go", module + "/server", ""},
+		{"cmd/flotilla-apiserver/app/b.go", module + "/controllers/manager", "cmd"},
+		{"cmd/flotilla-apiserver/app/c.go", module + "/registry", "cmd"},
+		{"cmd/flotillactl/app/c.go", module + "/agent/agentconfig", ""},
+
+		{"server/a.go", module + "/test/env", "no-test-in-product"},
 		{"search/a_test.go", module + "/test/env", ""},
 		{"test/e2e/a.go", module + "/test/env", ""},
 		{"hack/testbed/a.go", module + "/test/env", ""},
