@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -264,17 +263,13 @@ func mustContain(t *testing.T, err error, parts ...string) {
 	}
 }
 
-// writes lists the writing actions recorded by f as "verb name".
+// writes lists the writing actions recorded by f as "verb resource".
 func writes(f *clienttesting.Fake) []string {
 	var out []string
 	for _, a := range f.Actions() {
-		switch a := a.(type) {
-		case clienttesting.UpdateAction:
-			if o, err := meta.Accessor(a.GetObject()); err == nil {
-				out = append(out, a.GetVerb()+" "+o.GetName())
-			}
-		case clienttesting.CreateAction, clienttesting.DeleteAction, clienttesting.PatchAction:
-			out = append(out, a.GetVerb())
+		switch a.GetVerb() {
+		case "create", "update", "patch", "delete":
+			out = append(out, a.GetVerb()+" "+a.GetResource().Resource)
 		}
 	}
 	return out
