@@ -5,8 +5,9 @@
 // clusters/{name}/proxy as the caller (cli/clusterproxy's Factory and
 // target flags).
 //
-// It owns which flags choose the target of such a command (InMember: -C
-// required; Scoped: --operation-scope and -C). It does not own the
-// commands themselves (k8s.io/kubectl/pkg/cmd/...) nor their help in
-// flotillactl (cmd/flotillactl).
+// Each New<Verb> returns kubectl's cobra command for the verb with the
+// flags that choose its target (-C required for logs and exec;
+// --operation-scope and -C for the others) and flotillactl's examples;
+// cmd/flotillactl adds it to the root command. The commands themselves are
+// kubectl's (k8s.io/kubectl/pkg/cmd/...).
 package kubectl

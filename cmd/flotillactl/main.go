@@ -2,7 +2,8 @@
 // and manages them (join, unjoin, taint, cordon; token, register and
 // unregister for Pull mode), and runs interpreter
 // customizations locally (interpret). Installed as kubectl-flotilla it is
-// also the kubectl plugin "kubectl flotilla".
+// also the kubectl plugin "kubectl flotilla". Package app declares the
+// commands; the packages under cli/ do their work.
 package main
 
 import (
