@@ -19,6 +19,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	karmadafake "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
 	"github.com/flotilla-io/flotilla/cli/controlplane"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 const (
@@ -200,7 +201,7 @@ func (e *env) clearActions() {
 }
 
 func ourLabels() map[string]string {
-	return map[string]string{karmadaSystemLabel: "true", ManagedByLabel: ManagedByValue}
+	return map[string]string{names.SystemLabel: "true", names.ManagedByLabel: ManagedByValue}
 }
 
 func mustContain(t *testing.T, err error, parts ...string) {

@@ -23,11 +23,9 @@ const (
 	// control plane uses to proxy requests (it impersonates the caller).
 	impersonatorServiceAccount = "karmada-impersonator"
 
-	// karmadaSystemLabel is what karmadactl join puts on the objects it creates.
-	karmadaSystemLabel = "karmada.io/system"
-	// ManagedByLabel marks what flotillactl created; unjoin deletes only
-	// objects carrying it (with ManagedByValue).
-	ManagedByLabel = "cluster.karmada.io/managed-by"
+	// ManagedByValue is the names.ManagedByLabel of what flotillactl
+	// created, beside names.SystemLabel (what karmadactl join puts on the
+	// objects it creates); unjoin deletes only objects carrying it.
 	ManagedByValue = controlplane.UserAgent
 )
 
@@ -53,11 +51,13 @@ func (n joinNames) impersonatorSecret() string { return n.cluster + "-impersonat
 
 // createdLabels are the labels of every object join creates.
 func createdLabels() map[string]string {
-	return map[string]string{karmadaSystemLabel: "true", ManagedByLabel: ManagedByValue}
+	return map[string]string{names.SystemLabel: "true", names.ManagedByLabel: ManagedByValue}
 }
 
 // createdByUs says whether flotillactl join created obj.
-func createdByUs(obj metav1.Object) bool { return obj.GetLabels()[ManagedByLabel] == ManagedByValue }
+func createdByUs(obj metav1.Object) bool {
+	return obj.GetLabels()[names.ManagedByLabel] == ManagedByValue
+}
 
 // memberCluster is a member cluster as its kubeconfig describes it.
 type memberCluster struct {

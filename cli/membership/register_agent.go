@@ -25,18 +25,9 @@ import (
 	"github.com/flotilla-io/flotilla/names"
 )
 
-// Names of the agent register installs, for the command's help.
-const (
-	// AgentRelease is the release register renders the agent chart as: it
-	// names the agent's Deployment.
-	AgentRelease = "flotilla-agent"
-	// AgentChart is the chart of the agent (charts.AgentChart).
-	AgentChart = charts.AgentChart
-	// AgentConfigSecret and AgentConfigKey hold the agent's kubeconfig in
-	// the member (agentregistration's names).
-	AgentConfigSecret = names.AgentConfigSecret
-	AgentConfigKey    = names.AgentConfigKey
-)
+// AgentRelease is the release register renders the agent chart as: it
+// names the agent's Deployment.
+const AgentRelease = "flotilla-agent"
 
 // agentValues are the agent chart's values from register's flags: what
 // register creates itself (the Secret, ServiceAccount and RBAC) is not

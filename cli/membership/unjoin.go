@@ -18,6 +18,7 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/cli/controlplane"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // UnjoinOptions holds the flags of unjoin. Zero values are never valid; use NewUnjoinOptions.
@@ -276,7 +277,7 @@ func (o object) delete(ctx context.Context, onlyOurs bool, p printer) error {
 	case err != nil:
 		return fmt.Errorf("reading %s on the %s: %w", o.what, o.where, err)
 	case onlyOurs && !createdByUs(obj):
-		fmt.Fprintf(p.out, "%s: %s kept: not created by flotillactl (no label %s=%s)\n", o.where, o.what, ManagedByLabel, ManagedByValue)
+		fmt.Fprintf(p.out, "%s: %s kept: not created by flotillactl (no label %s=%s)\n", o.where, o.what, names.ManagedByLabel, ManagedByValue)
 		return nil
 	}
 	if !p.dryRun {

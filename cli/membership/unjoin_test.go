@@ -18,6 +18,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func newUnjoin() *UnjoinOptions {
@@ -80,7 +81,7 @@ func TestUnjoinKeepsWhatJoinDidNotCreate(t *testing.T) {
 	ctx := context.Background()
 	// The namespace and the impersonator ServiceAccount existed before join
 	// (made by karmadactl), and the namespace holds something else.
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "karmada-cluster", Labels: map[string]string{karmadaSystemLabel: "true"}}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "karmada-cluster", Labels: map[string]string{names.SystemLabel: "true"}}}
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "karmada-cluster", Name: "karmada-impersonator"}}
 	other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "karmada-cluster", Name: "other"}}
 	e := joined(t, ns, sa, other)

@@ -94,6 +94,7 @@ func TestDependencyRules(t *testing.T) {
 		{"cmd/flotilla-apiserver/app/b.go", module + "/controllers/manager", "cmd"},
 		{"cmd/flotilla-apiserver/app/c.go", module + "/registry", "cmd"},
 		{"cmd/flotillactl/app/c.go", module + "/agent/agentconfig", ""},
+		{"cmd/flotillactl/app/d.go", module + "/names", ""},
 
 		{"server/a.go", module + "/test/env", "no-test-in-product"},
 		{"search/a_test.go", module + "/test/env", ""},

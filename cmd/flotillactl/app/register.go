@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flotilla-io/flotilla/cli/membership"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func newRegisterCommand(self string) *cobra.Command {
@@ -27,10 +28,10 @@ registered under another name. Nothing is written to the member before the
 certificate is issued.
 
 In the member (--kubeconfig), in --agent-namespace: the Secret
-` + membership.AgentConfigSecret + ` (key ` + membership.AgentConfigKey + `) holding the agent's kubeconfig,
+` + names.AgentConfigSecret + ` (key ` + names.AgentConfigKey + `) holding the agent's kubeconfig,
 ServiceAccount ` + membership.AgentServiceAccount + ` and ClusterRole/ClusterRoleBinding ` + membership.AgentClusterRole + ` (all
 rights in the member, impersonation included), and the Deployment ` + membership.AgentRelease + `
-of charts/` + membership.AgentChart + ` (the chart helm installs) with --karmada-agent-image and
+of charts/flotilla-agent (the chart helm installs) with --karmada-agent-image and
 --karmada-agent-replicas, applied server-side; more than one replica elects a
 leader. --karmada-agent-replicas=0 applies no Deployment and prints how to run
 the agent as a local process. A member that already holds the Secret is
