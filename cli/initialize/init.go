@@ -21,12 +21,9 @@ import (
 	"github.com/flotilla-io/flotilla/names"
 )
 
-const (
-	// DefaultNamespace is where init installs, as karmadactl init.
-	DefaultNamespace = names.SystemNamespace
-	// defaultRelease names what init installs: the chart's release name.
-	defaultRelease = "flotilla"
-)
+// defaultRelease names what init installs (in names.SystemNamespace by
+// default, as karmadactl init): the chart's release name.
+const defaultRelease = "flotilla"
 
 // Values of --dry-run, as kubectl's.
 const (
@@ -41,7 +38,7 @@ type ReleaseFlags struct {
 	Release string
 	DryRun  string
 	// Namespace is the control-plane flags' --namespace; nil or empty:
-	// DefaultNamespace.
+	// names.SystemNamespace.
 	Namespace *string
 }
 
@@ -49,7 +46,7 @@ func (f *ReleaseFlags) ns() string {
 	if f.Namespace != nil && *f.Namespace != "" {
 		return *f.Namespace
 	}
-	return DefaultNamespace
+	return names.SystemNamespace
 }
 
 func (f *ReleaseFlags) validate() error {

@@ -73,7 +73,7 @@ func TestInstallFlagsValidate(t *testing.T) {
 		}
 	}
 	empty := ""
-	if got := (&ReleaseFlags{Namespace: &empty}).ns(); got != DefaultNamespace {
-		t.Errorf("namespace %q, want %q by default", got, DefaultNamespace)
+	if got := (&ReleaseFlags{Namespace: &empty}).ns(); got != "karmada-system" {
+		t.Errorf("namespace %q, want %q by default", got, "karmada-system")
 	}
 }

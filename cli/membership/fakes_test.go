@@ -201,7 +201,7 @@ func (e *env) clearActions() {
 }
 
 func ourLabels() map[string]string {
-	return map[string]string{names.SystemLabel: "true", names.ManagedByLabel: ManagedByValue}
+	return map[string]string{names.SystemLabel: "true", names.ManagedByLabel: controlplane.UserAgent}
 }
 
 func mustContain(t *testing.T, err error, parts ...string) {

@@ -48,7 +48,7 @@ type JoinOptions struct {
 // NewJoinOptions returns join's defaults.
 func NewJoinOptions() *JoinOptions {
 	return &JoinOptions{
-		ClusterNamespace: DefaultClusterNamespace,
+		ClusterNamespace: names.SecretNamespace,
 		token:            tokenWait{timeout: 60 * time.Second, interval: time.Second},
 		Ready:            ReadyWait{Enabled: true, Timeout: DefaultJoinWait, Interval: time.Second},
 	}

@@ -17,16 +17,9 @@ import (
 // Names and labels of what join creates. The names are Karmada's (karmadactl
 // join), so a cluster joined by either tool looks the same to the control plane.
 const (
-	// DefaultClusterNamespace holds the credentials, in the member and in the control plane.
-	DefaultClusterNamespace = names.SecretNamespace
 	// impersonatorServiceAccount is the member ServiceAccount whose token the
 	// control plane uses to proxy requests (it impersonates the caller).
 	impersonatorServiceAccount = "karmada-impersonator"
-
-	// ManagedByValue is the names.ManagedByLabel of what flotillactl
-	// created, beside names.SystemLabel (what karmadactl join puts on the
-	// objects it creates); unjoin deletes only objects carrying it.
-	ManagedByValue = controlplane.UserAgent
 )
 
 // joinNames derives every name join uses from the cluster name and the
@@ -51,12 +44,12 @@ func (n joinNames) impersonatorSecret() string { return n.cluster + "-impersonat
 
 // createdLabels are the labels of every object join creates.
 func createdLabels() map[string]string {
-	return map[string]string{names.SystemLabel: "true", names.ManagedByLabel: ManagedByValue}
+	return map[string]string{names.SystemLabel: "true", names.ManagedByLabel: controlplane.UserAgent}
 }
 
 // createdByUs says whether flotillactl join created obj.
 func createdByUs(obj metav1.Object) bool {
-	return obj.GetLabels()[names.ManagedByLabel] == ManagedByValue
+	return obj.GetLabels()[names.ManagedByLabel] == controlplane.UserAgent
 }
 
 // memberCluster is a member cluster as its kubeconfig describes it.

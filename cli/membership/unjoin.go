@@ -39,7 +39,7 @@ type UnjoinOptions struct {
 // NewUnjoinOptions returns unjoin's defaults.
 func NewUnjoinOptions() *UnjoinOptions {
 	return &UnjoinOptions{
-		ClusterNamespace: DefaultClusterNamespace,
+		ClusterNamespace: names.SecretNamespace,
 		Wait:             true,
 		Timeout:          60 * time.Second,
 		pollInterval:     time.Second,
@@ -277,7 +277,7 @@ func (o object) delete(ctx context.Context, onlyOurs bool, p printer) error {
 	case err != nil:
 		return fmt.Errorf("reading %s on the %s: %w", o.what, o.where, err)
 	case onlyOurs && !createdByUs(obj):
-		fmt.Fprintf(p.out, "%s: %s kept: not created by flotillactl (no label %s=%s)\n", o.where, o.what, names.ManagedByLabel, ManagedByValue)
+		fmt.Fprintf(p.out, "%s: %s kept: not created by flotillactl (no label %s=%s)\n", o.where, o.what, names.ManagedByLabel, controlplane.UserAgent)
 		return nil
 	}
 	if !p.dryRun {

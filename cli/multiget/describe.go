@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/flotilla-io/flotilla/cli/clusterproxy"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -30,7 +32,7 @@ type DescribeOptions struct {
 func NewDescribeOptions(streams genericiooptions.IOStreams) *DescribeOptions {
 	return &DescribeOptions{
 		Flags:     describecmd.NewDescribeFlags(nil, streams),
-		Selection: Selection{Scope: ScopeKarmada, Timeout: DefaultMemberTimeout, RequestTimeout: true},
+		Selection: Selection{Scope: clusterproxy.ScopeKarmada, Timeout: DefaultMemberTimeout, RequestTimeout: true},
 		IOStreams: streams,
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flotilla-io/flotilla/cli/clusterproxy"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -64,7 +66,7 @@ type GetOptions struct {
 func NewGetOptions(streams genericiooptions.IOStreams) *GetOptions {
 	return &GetOptions{
 		PrintFlags: get.NewGetPrintFlags(),
-		Selection:  Selection{Scope: ScopeKarmada, Timeout: DefaultMemberTimeout},
+		Selection:  Selection{Scope: clusterproxy.ScopeKarmada, Timeout: DefaultMemberTimeout},
 		ChunkSize:  defaultChunkSize,
 		IOStreams:  streams,
 		now:        time.Now,

@@ -13,14 +13,6 @@ import (
 // (the one flag value of every command, declared in clusterproxy).
 type OperationScope = clusterproxy.Scope
 
-// The scopes: the control plane only (karmadactl's default), member
-// clusters only, or both.
-const (
-	ScopeKarmada = clusterproxy.ScopeKarmada
-	ScopeMembers = clusterproxy.ScopeMembers
-	ScopeAll     = clusterproxy.ScopeAll
-)
-
 // ControlPlaneName is the CLUSTER of the control plane's objects, the name
 // karmadactl prints, so output and scripts written for karmadactl agree.
 const ControlPlaneName = "Karmada"
@@ -54,20 +46,20 @@ var ErrNoMembers = errors.New("no member clusters found in the control plane")
 func PlanTargets(scope OperationScope, scopeSet bool, requested, registered []string, known bool) (Plan, error) {
 	requested = dedupe(requested)
 	if len(requested) > 0 && !scopeSet {
-		scope = ScopeMembers
+		scope = clusterproxy.ScopeMembers
 	}
 	switch scope {
-	case ScopeKarmada:
+	case clusterproxy.ScopeKarmada:
 		if len(requested) > 0 {
 			return Plan{}, fmt.Errorf("--clusters %s: clusters are read with --operation-scope=%s or %s, not %s",
-				strings.Join(requested, ","), ScopeMembers, ScopeAll, ScopeKarmada)
+				strings.Join(requested, ","), clusterproxy.ScopeMembers, clusterproxy.ScopeAll, clusterproxy.ScopeKarmada)
 		}
 		return Plan{ControlPlane: true}, nil
-	case ScopeMembers, ScopeAll:
+	case clusterproxy.ScopeMembers, clusterproxy.ScopeAll:
 	default:
-		return Plan{}, fmt.Errorf("operation scope %q is not one of %s, %s, %s", scope, ScopeKarmada, ScopeMembers, ScopeAll)
+		return Plan{}, fmt.Errorf("operation scope %q is not one of %s, %s, %s", scope, clusterproxy.ScopeKarmada, clusterproxy.ScopeMembers, clusterproxy.ScopeAll)
 	}
-	plan := Plan{ControlPlane: scope == ScopeAll}
+	plan := Plan{ControlPlane: scope == clusterproxy.ScopeAll}
 	if len(requested) == 0 {
 		if !known {
 			return Plan{}, fmt.Errorf("the member clusters could not be listed: name them with --clusters")

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flotilla-io/flotilla/cli/clusterproxy"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -19,26 +21,26 @@ func TestPlanTargets(t *testing.T) {
 		want      Plan
 		wantErr   string
 	}{
-		{name: "default: the control plane", scope: ScopeKarmada, known: true, want: Plan{ControlPlane: true}},
-		{name: "members: every registered cluster, sorted", scope: ScopeMembers, scopeSet: true, known: true,
+		{name: "default: the control plane", scope: clusterproxy.ScopeKarmada, known: true, want: Plan{ControlPlane: true}},
+		{name: "members: every registered cluster, sorted", scope: clusterproxy.ScopeMembers, scopeSet: true, known: true,
 			want: Plan{Members: []string{"member1", "member2", "member3"}}},
-		{name: "all: the control plane and every member", scope: ScopeAll, scopeSet: true, known: true,
+		{name: "all: the control plane and every member", scope: clusterproxy.ScopeAll, scopeSet: true, known: true,
 			want: Plan{ControlPlane: true, Members: []string{"member1", "member2", "member3"}}},
-		{name: "members with -C: those, in the given order, once", scope: ScopeMembers, scopeSet: true, known: true,
+		{name: "members with -C: those, in the given order, once", scope: clusterproxy.ScopeMembers, scopeSet: true, known: true,
 			requested: []string{"member3", "member1", "member3", " "}, want: Plan{Members: []string{"member3", "member1"}}},
-		{name: "all with -C", scope: ScopeAll, scopeSet: true, known: true, requested: []string{"member2"},
+		{name: "all with -C", scope: clusterproxy.ScopeAll, scopeSet: true, known: true, requested: []string{"member2"},
 			want: Plan{ControlPlane: true, Members: []string{"member2"}}},
-		{name: "-C alone implies members", scope: ScopeKarmada, known: true, requested: []string{"member1"},
+		{name: "-C alone implies members", scope: clusterproxy.ScopeKarmada, known: true, requested: []string{"member1"},
 			want: Plan{Members: []string{"member1"}}},
-		{name: "-C with an explicit karmada scope", scope: ScopeKarmada, scopeSet: true, known: true, requested: []string{"member1"},
+		{name: "-C with an explicit karmada scope", scope: clusterproxy.ScopeKarmada, scopeSet: true, known: true, requested: []string{"member1"},
 			wantErr: "--clusters member1: clusters are read with --operation-scope=members or all, not karmada"},
-		{name: "an unknown cluster is named", scope: ScopeMembers, scopeSet: true, known: true, requested: []string{"member1", "member9"},
+		{name: "an unknown cluster is named", scope: clusterproxy.ScopeMembers, scopeSet: true, known: true, requested: []string{"member1", "member9"},
 			wantErr: `cluster "member9" not found in the control plane (registered: member1, member2, member3)`},
-		{name: "unknown clusters are all named", scope: ScopeAll, scopeSet: true, known: true, requested: []string{"x", "member1", "y"},
+		{name: "unknown clusters are all named", scope: clusterproxy.ScopeAll, scopeSet: true, known: true, requested: []string{"x", "member1", "y"},
 			wantErr: `clusters "x", "y" not found`},
-		{name: "clusters not listable: -C is taken as given", scope: ScopeMembers, scopeSet: true, requested: []string{"member9"},
+		{name: "clusters not listable: -C is taken as given", scope: clusterproxy.ScopeMembers, scopeSet: true, requested: []string{"member9"},
 			want: Plan{Members: []string{"member9"}}},
-		{name: "clusters not listable and no -C", scope: ScopeMembers, scopeSet: true,
+		{name: "clusters not listable and no -C", scope: clusterproxy.ScopeMembers, scopeSet: true,
 			wantErr: "the member clusters could not be listed: name them with --clusters"},
 		{name: "no scope value", scope: OperationScope("everything"), scopeSet: true, known: true, wantErr: `operation scope "everything"`},
 	} {
@@ -67,10 +69,10 @@ func TestPlanTargets(t *testing.T) {
 
 func TestPlanTargetsNoMembers(t *testing.T) {
 	t.Parallel()
-	if _, err := PlanTargets(ScopeMembers, true, nil, nil, true); err != ErrNoMembers {
+	if _, err := PlanTargets(clusterproxy.ScopeMembers, true, nil, nil, true); err != ErrNoMembers {
 		t.Errorf("members with none registered: %v, want ErrNoMembers", err)
 	}
-	got, err := PlanTargets(ScopeAll, true, nil, nil, true)
+	got, err := PlanTargets(clusterproxy.ScopeAll, true, nil, nil, true)
 	if err != nil || !got.ControlPlane || len(got.Members) != 0 {
 		t.Errorf("all with none registered: %+v %v, want the control plane alone", got, err)
 	}
@@ -83,13 +85,13 @@ func TestOperationScopeSet(t *testing.T) {
 		want OperationScope
 		ok   bool
 	}{
-		{"karmada", ScopeKarmada, true},
-		{"members", ScopeMembers, true},
-		{"all", ScopeAll, true},
-		{"Members", ScopeKarmada, false},
-		{"", ScopeKarmada, false},
+		{"karmada", clusterproxy.ScopeKarmada, true},
+		{"members", clusterproxy.ScopeMembers, true},
+		{"all", clusterproxy.ScopeAll, true},
+		{"Members", clusterproxy.ScopeKarmada, false},
+		{"", clusterproxy.ScopeKarmada, false},
 	} {
-		s := ScopeKarmada
+		s := clusterproxy.ScopeKarmada
 		err := s.Set(tc.in)
 		if (err == nil) != tc.ok || s != tc.want {
 			t.Errorf("Set(%q) = %q, %v; want %q, ok %v", tc.in, s, err, tc.want, tc.ok)

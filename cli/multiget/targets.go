@@ -56,7 +56,7 @@ type Selection struct {
 func Resolve(ctx context.Context, cp genericclioptions.RESTClientGetter, list ListClusters, sel Selection) ([]Target, error) {
 	var registered []string
 	known := false
-	if sel.Scope != ScopeKarmada || len(sel.Clusters) > 0 {
+	if sel.Scope != clusterproxy.ScopeKarmada || len(sel.Clusters) > 0 {
 		names, err := list(ctx)
 		switch {
 		case err == nil:

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flotilla-io/flotilla/cli/clusterproxy"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -131,10 +133,10 @@ func TestResolve(t *testing.T) {
 		want    []string
 		wantErr string
 	}{
-		{name: "control plane: no listing", list: unused, sel: Selection{Scope: ScopeKarmada}, want: []string{"Karmada*"}},
-		{name: "all", list: registered, sel: Selection{Scope: ScopeAll, ScopeSet: true}, want: []string{"Karmada*", "member1", "member2"}},
-		{name: "not listable, -C given", list: forbidden, sel: Selection{Scope: ScopeMembers, ScopeSet: true, Clusters: []string{"member2"}}, want: []string{"member2"}},
-		{name: "not listable, no -C", list: forbidden, sel: Selection{Scope: ScopeMembers, ScopeSet: true}, wantErr: "listing the member clusters: clusters.cluster.karmada.io is forbidden"},
+		{name: "control plane: no listing", list: unused, sel: Selection{Scope: clusterproxy.ScopeKarmada}, want: []string{"Karmada*"}},
+		{name: "all", list: registered, sel: Selection{Scope: clusterproxy.ScopeAll, ScopeSet: true}, want: []string{"Karmada*", "member1", "member2"}},
+		{name: "not listable, -C given", list: forbidden, sel: Selection{Scope: clusterproxy.ScopeMembers, ScopeSet: true, Clusters: []string{"member2"}}, want: []string{"member2"}},
+		{name: "not listable, no -C", list: forbidden, sel: Selection{Scope: clusterproxy.ScopeMembers, ScopeSet: true}, wantErr: "listing the member clusters: clusters.cluster.karmada.io is forbidden"},
 	} {
 		targets, err := Resolve(t.Context(), cp, tc.list, tc.sel)
 		if tc.wantErr != "" {

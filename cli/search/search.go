@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -81,7 +83,7 @@ func runSearch(ctx context.Context, get func(ctx context.Context, q string, from
 		if !it.Metadata.CreationTimestamp.IsZero() {
 			age = duration.HumanDuration(now.Sub(it.Metadata.CreationTimestamp))
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", it.Metadata.Annotations["resource.karmada.io/cached-from-cluster"], it.Kind, ns, it.Metadata.Name, age)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", it.Metadata.Annotations[searchv1alpha1.CachedFromClusterAnnotation], it.Kind, ns, it.Metadata.Name, age)
 	}
 	if err := w.Flush(); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/flotilla-io/flotilla/cli/initialize"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func newInitCommand(cp *controlPlaneFlags, self string) *cobra.Command {
@@ -18,7 +19,7 @@ func newInitCommand(cp *controlPlaneFlags, self string) *cobra.Command {
 
 Renders the chart charts/flotilla built into this binary (the same chart
 helm installs; --set and -f take its values) and applies every object with
-server-side apply into --namespace (default ` + initialize.DefaultNamespace + `), creating the
+server-side apply into --namespace (default ` + names.SystemNamespace + `), creating the
 namespace when missing. What it created is recorded in the ConfigMap
 <release>-flotillactl-init, so that running init again updates the
 installation (and deletes what the chart no longer makes) and deinit removes
@@ -60,7 +61,7 @@ func newDeinitCommand(cp *controlPlaneFlags, self string) *cobra.Command {
 		Long: `Remove the Flotilla control plane that init installed, as karmadactl deinit does.
 
 Deletes the objects recorded in the ConfigMap <release>-flotillactl-init of
---namespace (default ` + initialize.DefaultNamespace + `), each only if it is still the object
+--namespace (default ` + names.SystemNamespace + `), each only if it is still the object
 init created (same uid), then that ConfigMap and, if init created it, the
 namespace with what is in it. Objects init did not create are kept, as are
 the PersistentVolumeClaims of the bundled etcd (delete them to drop its data).

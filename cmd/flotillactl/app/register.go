@@ -91,7 +91,7 @@ on the control plane.`,
 	fs.StringSliceVar(&o.ClusterZones, "cluster-zones", o.ClusterZones, "Zones of the cluster (the new Cluster's spec.zones), comma-separated, for spreading workloads across zones.")
 	// karmadactl's names and flags.
 	alias(fs, "agent-namespace", "namespace", "n", false)
-	ignoredString(fs, "cluster-namespace", membership.DefaultClusterNamespace, "a Pull member's credentials are its agent's certificate, kept in no control-plane Secret.")
+	ignoredString(fs, "cluster-namespace", names.SecretNamespace, "a Pull member's credentials are its agent's certificate, kept in no control-plane Secret.")
 	ignoredBool(fs, "enable-cert-rotation", false, "the agent always renews its certificate before it expires.")
 	ignoredString(fs, "proxy-server-address", "", "the control plane reaches a Pull member through its agent's tunnel, not a proxy.")
 	ignoredString(fs, "feature-gates", "", "the agent has no feature gates.")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/flotilla-io/flotilla/cli/controlplane"
 	"github.com/flotilla-io/flotilla/cli/membership"
 	"github.com/flotilla-io/flotilla/names"
 )
@@ -22,7 +23,7 @@ objects join (flotillactl's or karmadactl's) created there, by their names,
 which embed the cluster's: the ServiceAccount karmada-<name>, its token
 Secret, ClusterRole and ClusterRoleBinding; the impersonator ServiceAccount
 and Secret once no other join of the member uses them; the namespace only
-if join created it (labelled ` + names.ManagedByLabel + `=` + membership.ManagedByValue + `).
+if join created it (labelled ` + names.ManagedByLabel + `=` + controlplane.UserAgent + `).
 Objects that are already gone are not errors. A Cluster in Pull mode (use
 unregister), or one whose id is not the member's, is refused unless --force.`,
 		Example:               fmt.Sprintf("  %s unjoin member1 --cluster-kubeconfig=member1.config", self),

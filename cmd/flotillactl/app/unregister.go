@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flotilla-io/flotilla/cli/membership"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func newUnregisterCommand(self string) *cobra.Command {
@@ -48,6 +49,6 @@ refused unless --force.`,
 	alias(fs, "control-plane-kubeconfig", "karmada-config", "", false)
 	alias(fs, "control-plane-context", "karmada-context", "", false)
 	alias(fs, "agent-namespace", "namespace", "n", false)
-	ignoredString(fs, "cluster-namespace", membership.DefaultClusterNamespace, "a Pull member's credentials are its agent's certificate, kept in no control-plane Secret.")
+	ignoredString(fs, "cluster-namespace", names.SecretNamespace, "a Pull member's credentials are its agent's certificate, kept in no control-plane Secret.")
 	return cmd
 }
