@@ -291,7 +291,9 @@ func TestHubResourceReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return slices.Equal(mcs.take(), []string{"m1 update ns/ours *unstructured.Unstructured"}) })
-	waitFor(t, func() bool { return slices.Equal(exec.take(), []string{"m1 delete ns/ours *unstructured.Unstructured"}) })
+	waitFor(t, func() bool {
+		return slices.Equal(exec.take(), []string{"m1 delete ns/ours *unstructured.Unstructured"})
+	})
 
 	// The wide reader goes: its handler is removed, the informer stays.
 	mcsGone()
