@@ -19,7 +19,7 @@ import (
 // metrics), its Deployments and ConfigMaps the hub's informers of the
 // kinds the execution controller applied (a Deployment and a ConfigMap in
 // each member), and nothing watches them again. A kind execution alone
-// applies (Secrets, here) is watched once, by the hub.
+// applies (ServiceAccounts, here) is watched once, by the hub.
 func TestOneWatchPerKindPerMember(t *testing.T) {
 	framework.ApplySample(t, "search.yaml")
 	waitRegistryReady(t, "deployments-pods-nodes")
@@ -55,9 +55,8 @@ metadata: {name: web-config, namespace: %[1]s}
 data: {greeting: hello}
 ---
 apiVersion: v1
-kind: Secret
-metadata: {name: web-secret, namespace: %[1]s}
-stringData: {token: t}
+kind: ServiceAccount
+metadata: {name: web, namespace: %[1]s}
 ---
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
@@ -66,7 +65,7 @@ spec:
   resourceSelectors:
     - {apiVersion: apps/v1, kind: Deployment, name: web}
     - {apiVersion: v1, kind: ConfigMap, name: web-config}
-    - {apiVersion: v1, kind: Secret, name: web-secret}
+    - {apiVersion: v1, kind: ServiceAccount, name: web}
   placement: {clusterAffinity: {clusterNames: [member1, member2]}}
 `, wns))
 	t.Cleanup(func() { _, _ = framework.Kubectl(t, "delete", "namespace", wns, "--ignore-not-found", "--wait=false") })
@@ -80,7 +79,7 @@ spec:
 			if _, err := cs.CoreV1().ConfigMaps(wns).Get(ctx, "web-config", metav1.GetOptions{}); err != nil {
 				return m + ": " + err.Error()
 			}
-			if _, err := cs.CoreV1().Secrets(wns).Get(ctx, "web-secret", metav1.GetOptions{}); err != nil {
+			if _, err := cs.CoreV1().ServiceAccounts(wns).Get(ctx, "web", metav1.GetOptions{}); err != nil {
 				return m + ": " + err.Error()
 			}
 		}
@@ -92,7 +91,7 @@ spec:
 		if err != nil {
 			return err.Error()
 		}
-		return framework.OneWatchEach(open, members, []string{"pods", "nodes", "deployments.apps", "configmaps", "secrets"})
+		return framework.OneWatchEach(open, members, []string{"pods", "nodes", "deployments.apps", "configmaps", "serviceaccounts"})
 	})
 
 	// Execution reads the shared copies: a change made in the member is
