@@ -95,7 +95,7 @@ spec:
 	})
 
 	// Execution reads the shared copies: a change made in the member is
-	// undone within seconds.
+	// undone within seconds, a deletion too.
 	cs := member(t, "member1")
 	if _, err := cs.CoreV1().ConfigMaps(wns).Patch(t.Context(), "web-config", types.MergePatchType,
 		[]byte(`{"data":{"greeting":"changed in the member"}}`), metav1.PatchOptions{}); err != nil {
@@ -108,6 +108,23 @@ spec:
 		}
 		if cm.Data["greeting"] != "hello" {
 			return "greeting " + cm.Data["greeting"]
+		}
+		return ""
+	})
+	old, err := cs.AppsV1().Deployments(wns).Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.AppsV1().Deployments(wns).Delete(t.Context(), "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
+		d, err := cs.AppsV1().Deployments(wns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		if d.UID == old.UID {
+			return "not deleted yet"
 		}
 		return ""
 	})
