@@ -136,11 +136,6 @@ func (p *PerMember[T]) stopLocked(name string, v *memberValue[T]) {
 	}
 }
 
-// perMember is what the hub drives of a registered PerMember.
-type perMember interface {
-	Sync(want map[string]*Client)
-	Delete(name string)
-	ensure(name string, cl *Client)
-}
+var _ Registrant = (*PerMember[int])(nil)
 
 func (p *PerMember[T]) ensure(name string, cl *Client) { p.Ensure(name, cl) }

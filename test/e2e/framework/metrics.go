@@ -121,7 +121,8 @@ func OneWatchEach(open map[string]float64, clusters, want []string) string {
 	}
 	for k, v := range open {
 		c, r, _ := strings.Cut(k, "/")
-		if v > 1 && !(slices.Contains(clusters, c) && slices.Contains(want, r)) {
+		reported := slices.Contains(clusters, c) && slices.Contains(want, r)
+		if v > 1 && !reported {
 			problems = append(problems, fmt.Sprintf("%s: %v watches, want at most 1", k, v))
 		}
 	}
