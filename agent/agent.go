@@ -163,14 +163,15 @@ func (c *Config) work(ctx context.Context, local *member.Client) error {
 	defer stop()
 
 	clusters := own.Cluster().V1alpha1().Clusters()
-	exec, err := execution.New(es.Work().V1alpha1().Works(), clusters, karmada, members, interp, recorder,
-		execution.Options{Workers: c.Options.Workers, Agent: name})
-	if err != nil {
-		return err
-	}
-	// The member's pods and nodes, for its status summaries.
+	// The member hub of the agent's one member: its pods and nodes for
+	// the status summaries, the objects execution applied.
 	hub := member.NewHub(func() ([]*clusterv1alpha1.Cluster, error) { return clusters.Lister().List(labels.Everything()) }, members.Get)
 	if err := hub.TriggerOn(clusters.Informer()); err != nil {
+		return err
+	}
+	exec, err := execution.New(es.Work().V1alpha1().Works(), clusters, karmada, members, hub, interp, recorder,
+		execution.Options{Workers: c.Options.Workers, Agent: name})
+	if err != nil {
 		return err
 	}
 	status, err := clusterstatus.New(clusters, karmada, host, members, hub, clusterstatus.Options{

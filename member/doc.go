@@ -20,12 +20,30 @@
 // scheduler's replica estimate (MaxReplicas; the estimator package does
 // the arithmetic), FederatedHPA's pods of a workload, and the metrics
 // adapter's choice of members to ask. Where the search cache already holds
-// a member's pods or nodes, the hub's informers read that copy (Shared)
-// instead of watching the member a second time. Readers register other
-// kinds with AddResource (the multi-cluster services controllers:
-// ServiceExports, ServiceImports, EndpointSlices): the hub runs one
-// informer per member and kind for all of them, in the members that serve
-// the kind or, on demand, from a reader's first Watch (resources.go).
+// a member's objects of a kind, the hub's informers read that copy
+// (Shared) instead of watching the member a second time. Readers register
+// other kinds with AddResource, or Handle for a reader that stops (the
+// multi-cluster services controllers: ServiceExports, ServiceImports,
+// EndpointSlices, Services; the execution controller: every kind it
+// applies): the hub runs one informer per member and kind for all of
+// them, in the members that serve the kind or, on demand, from a reader's
+// first Watch in a member and again whenever that member starts
+// (resources.go). The informer selects what its readers select (a label
+// selector when they all have the same one, else everything, each
+// reader's handler then seeing only its own) and holds objects compact
+// (Compact: metadata and JSON) when they all read them so. WatchObject
+// watches single objects no selector reaches (execution's objects taken
+// over untouched).
+//
+// State that depends on a member's connection (its endpoint, proxy, TLS
+// settings, credentials or tunnel: Client.Key) is a PerMember: built when
+// the member arrives, built again when the connection changes, stopped
+// when the member leaves, left alone otherwise. The hub keeps its own
+// informers so, and drives the PerMembers readers Register (the metrics
+// adapter's metrics clients, execution's watches of untouched objects)
+// with the members it runs: the Ready ones and those a reader asked for
+// with Ensure. The search cache drives its own (its stores, per member)
+// with Sync, from the members its ResourceRegistries select.
 //
 // The names members, agents and the control plane share (Secret keys, the
 // cluster namespace, the agent user prefix, the tunnel host) are declared

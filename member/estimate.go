@@ -67,9 +67,7 @@ func (s *Hub) MaxReplicas(cluster, namespace string, req *workv1alpha2.ReplicaRe
 // member (assigned, its pods not seen yet) is taken, as
 // estimator.MaxReplicasAssuming takes it.
 func (s *Hub) MaxReplicasAssuming(cluster, namespace string, req *workv1alpha2.ReplicaRequirements, assumed estimator.Assumed) (int64, bool) {
-	s.mu.RLock()
-	m, ok := s.members[cluster]
-	s.mu.RUnlock()
+	m, ok := s.members.Get(cluster)
 	if !ok {
 		return 0, false
 	}

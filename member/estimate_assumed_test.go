@@ -25,8 +25,8 @@ func TestMaxReplicasAssuming(t *testing.T) {
 		testQuota("limited", []string{"requests.cpu", "10"}, []string{"requests.cpu", "4"}),
 	)
 	s := NewHub(nil, nil)
-	s.members["m1"] = s.start(ctx, "m1", &Client{Clientset: client})
-	defer s.apply(ctx, nil)
+	startMember(ctx, s, "m1", &Client{Clientset: client})
+	defer s.apply(nil)
 	eventually(t, s, "m1", "limited", cpuRequest("1"), 3+2)
 
 	twoCPUs := estimator.UsageOf(2, map[corev1.ResourceName]int64{corev1.ResourceCPU: 2000})

@@ -81,8 +81,8 @@ func TestSetMaxReplicas(t *testing.T) {
 		testQuota("limited", []string{"requests.cpu", "10"}, []string{"requests.cpu", "8"}),
 	)
 	s := NewHub(nil, nil)
-	s.members["m1"] = s.start(ctx, "m1", &Client{Clientset: client})
-	defer s.apply(ctx, nil)
+	startMember(ctx, s, "m1", &Client{Clientset: client})
+	defer s.apply(nil)
 
 	if _, ok := s.MaxReplicas("unknown", "", cpuRequest("1")); ok {
 		t.Errorf("MaxReplicas(unknown member) ok = true")
@@ -134,7 +134,7 @@ func TestSetMaxReplicasNotSynced(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the informers never run
 	s := NewHub(nil, nil)
-	s.members["m1"] = s.start(ctx, "m1", &Client{Clientset: fake.NewClientset()})
+	startMember(ctx, s, "m1", &Client{Clientset: fake.NewClientset()})
 	if n, ok := s.MaxReplicas("m1", "ns", cpuRequest("1")); ok {
 		t.Errorf("MaxReplicas(not synced) = %d, true; want false", n)
 	}

@@ -2,7 +2,9 @@ package member
 
 import (
 	"context"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -20,6 +23,9 @@ import (
 // Hub runs one set of informers per member: every Ready member, and a
 // member a reader asked for with Ensure (the cluster status controller,
 // which needs them before the member is Ready) while it keeps asking.
+// Readers register per-member state of their own with Register: the hub
+// builds it with each member's informers, builds it again when the
+// member's connection changes and stops it when the member stops.
 type Hub struct {
 	clusters func() ([]*clusterv1alpha1.Cluster, error)
 	client   func(*clusterv1alpha1.Cluster) (*Client, error)
@@ -36,22 +42,26 @@ type Hub struct {
 	keep time.Duration
 	now  func() time.Time
 
-	mu      sync.RWMutex
-	members map[string]*member
-	// resources are the kinds readers registered with AddResource.
+	// mu is held by whoever starts or stops members, their informers and
+	// the registered per-member state.
+	mu sync.RWMutex
+	// members are the running members' informers, one PerMember as any
+	// reader's; registered are the readers' (Register), built and stopped
+	// with them. Both are changed with mu held.
+	members    *PerMember[*member]
+	registered []Registrant
+	// resources are the kinds readers registered with AddResource; asked
+	// the kinds readers asked for in each member with Watch, started again
+	// whenever the member starts, until its Cluster goes.
 	resources map[schema.GroupVersionResource]*registeredResource
+	asked     map[string]sets.Set[schema.GroupVersionResource]
 	// runCtx is the context of Run, the parent of members' informers.
 	runCtx context.Context
 }
 
-// SetShared makes the pod and node informers read shared where it holds
-// their resource; call it before Run.
+// SetShared makes the member informers read shared where it holds their
+// resource; call it before Run.
 func (s *Hub) SetShared(shared Shared) { s.shared = shared }
-
-// Shared is the other cache of member objects the hub reads (nil: none):
-// other readers of member objects (execution) build their informers on
-// it with NewSource.
-func (s *Hub) Shared() Shared { return s.shared }
 
 // member is the informers of one cluster, built from one connection.
 type member struct {
@@ -72,15 +82,70 @@ type member struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	// started is when the informers started; ensured when a reader last
-	// asked for them (zero: never).
-	started, ensured time.Time
+	// asked for them (Unix nanoseconds; zero: never).
+	started time.Time
+	ensured atomic.Int64
 }
 
-// New returns a Hub over the clusters listed by clusters, reached with
+// ensuredAt is when a reader last asked for the member's informers.
+func (m *member) ensuredAt() time.Time {
+	n := m.ensured.Load()
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
+
+// NewHub returns a Hub over the clusters listed by clusters, reached with
 // client. Nothing runs before Run.
 func NewHub(clusters func() ([]*clusterv1alpha1.Cluster, error), client func(*clusterv1alpha1.Cluster) (*Client, error)) *Hub {
-	return &Hub{clusters: clusters, client: client, resync: 30 * time.Second, switchCheck: defaultSwitchCheck, keep: 2 * time.Minute,
-		now: time.Now, trigger: make(chan struct{}, 1), members: map[string]*member{}, runCtx: context.Background()}
+	s := &Hub{clusters: clusters, client: client, resync: 30 * time.Second, switchCheck: defaultSwitchCheck, keep: 2 * time.Minute,
+		now: time.Now, trigger: make(chan struct{}, 1), runCtx: context.Background(),
+		asked: map[string]sets.Set[schema.GroupVersionResource]{}}
+	s.members = NewPerMember(func(name string, cl *Client) (*member, func()) {
+		m := s.start(s.runCtx, name, cl)
+		return m, m.stop
+	})
+	return s
+}
+
+// Registrant is a PerMember of any kind of state, as Register takes it.
+type Registrant interface {
+	Sync(want map[string]*Client)
+	Delete(name string)
+	ensure(name string, cl *Client)
+}
+
+// Register has the hub drive p until ctx ends: p holds a state for each
+// member the hub runs, built at once for the members running now, when a
+// member starts, and again when its connection changes; stopped when the
+// member stops, and for every member when ctx ends.
+func (s *Hub) Register(ctx context.Context, p Registrant) {
+	s.mu.Lock()
+	s.registered = append(s.registered, p)
+	p.Sync(s.running())
+	s.mu.Unlock()
+	if ctx.Done() == nil {
+		return
+	}
+	go func() {
+		<-ctx.Done()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.registered = slices.DeleteFunc(s.registered, func(r Registrant) bool { return r == p })
+		p.Sync(nil)
+	}()
+}
+
+// running returns the clients of the running members. Callers hold s.mu.
+func (s *Hub) running() map[string]*Client {
+	out := map[string]*Client{}
+	for _, name := range s.members.Names() {
+		if cl, ok := s.members.Client(name); ok {
+			out[name] = cl
+		}
+	}
+	return out
 }
 
 // Trigger asks for the set of members to be reconciled soon (a Cluster
@@ -116,7 +181,7 @@ func (s *Hub) Run(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
-			s.apply(ctx, nil)
+			s.apply(nil)
 			return
 		case <-s.trigger:
 			time.Sleep(100 * time.Millisecond) // coalesce a burst of changes
@@ -131,15 +196,13 @@ func (s *Hub) sync(ctx context.Context) error {
 		return err
 	}
 	want := map[string]*Client{}
-	s.mu.RLock()
 	now := s.now()
 	for _, c := range clusters {
 		// A member a reader asked for lately is kept on its client.
-		if m, ok := s.members[c.Name]; ok && c.DeletionTimestamp == nil && !m.ensured.IsZero() && now.Sub(m.ensured) < s.keep {
+		if m, ok := s.members.Get(c.Name); ok && c.DeletionTimestamp == nil && now.Sub(m.ensuredAt()) < s.keep {
 			want[c.Name] = m.client
 		}
 	}
-	s.mu.RUnlock()
 	for _, c := range clusters {
 		if !meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady) || c.DeletionTimestamp != nil {
 			continue
@@ -151,29 +214,26 @@ func (s *Hub) sync(ctx context.Context) error {
 		}
 		want[c.Name] = cl
 	}
-	s.apply(ctx, want)
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.applyLocked(want)
+	s.forgetAsked(clusters)
 	s.syncResources(clusters)
-	s.mu.Unlock()
 	return nil
 }
 
 // apply starts the members wanted and not running (or running with another
-// connection) and stops the others.
-func (s *Hub) apply(ctx context.Context, want map[string]*Client) {
+// connection) and stops the others, with the state readers registered.
+func (s *Hub) apply(want map[string]*Client) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for name, m := range s.members {
-		if cl, ok := want[name]; !ok || cl.Key() != m.key {
-			m.stop()
-			delete(s.members, name)
-		}
-	}
-	for name, cl := range want {
-		if _, ok := s.members[name]; ok {
-			continue
-		}
-		s.members[name] = s.start(ctx, name, cl)
+	s.applyLocked(want)
+}
+
+func (s *Hub) applyLocked(want map[string]*Client) {
+	s.members.Sync(want)
+	for _, p := range s.registered {
+		p.Sync(want)
 	}
 }
 
@@ -185,27 +245,24 @@ func (s *Hub) apply(ctx context.Context, want map[string]*Client) {
 func (s *Hub) Ensure(name string, cl *Client) Member {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.members[name]
-	if ok && m.key != cl.Key() {
-		m.stop()
-		ok = false
+	m := s.members.Ensure(name, cl)
+	for _, p := range s.registered {
+		p.ensure(name, cl)
 	}
-	if !ok {
-		m = s.start(s.runCtx, name, cl)
-		s.members[name] = m
-	}
-	m.ensured = s.now()
+	m.ensured.Store(s.now().UnixNano())
 	return m.snapshot()
 }
 
-// Forget stops a member's informers at once (its Cluster was deleted).
+// Forget stops a member's informers, and the state readers registered for
+// it, at once (its Cluster was deleted).
 func (s *Hub) Forget(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if m, ok := s.members[name]; ok {
-		m.stop()
-		delete(s.members, name)
+	s.members.Delete(name)
+	for _, p := range s.registered {
+		p.Delete(name)
 	}
+	delete(s.asked, name)
 }
 
 func (m *member) stop() {
@@ -230,6 +287,12 @@ func (s *Hub) start(ctx context.Context, name string, cl *Client) *member {
 		klog.FromContext(ctx).Error(err, "Indexing member pods by node", "cluster", name)
 	}
 	f.Start(ctx.Done())
+	// The kinds readers asked for in this member watch again.
+	for gvr := range s.asked[name] {
+		if reg, ok := s.resources[gvr]; ok {
+			s.startResource(m, reg)
+		}
+	}
 	return m
 }
 
@@ -249,10 +312,9 @@ type Member struct {
 
 // Members returns the members whose informers run, in no order.
 func (s *Hub) Members() []Member {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]Member, 0, len(s.members))
-	for _, m := range s.members {
+	ms := s.members.Values()
+	out := make([]Member, 0, len(ms))
+	for _, m := range ms {
 		out = append(out, m.snapshot())
 	}
 	return out
@@ -260,9 +322,7 @@ func (s *Hub) Members() []Member {
 
 // Member returns one member's informers.
 func (s *Hub) Member(name string) (Member, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	m, ok := s.members[name]
+	m, ok := s.members.Get(name)
 	if !ok {
 		return Member{}, false
 	}

@@ -1,6 +1,7 @@
 package member
 
 import (
+	"context"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -58,4 +59,13 @@ func TestHasPodsAndNodes(t *testing.T) {
 			t.Errorf("HasNodes(%q) = %v, want %v", sel, got, want)
 		}
 	}
+}
+
+// startMember runs a member's informers on cl under ctx, as the hub does
+// for a Ready member.
+func startMember(ctx context.Context, s *Hub, name string, cl *Client) *member {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runCtx = ctx
+	return s.members.Ensure(name, cl)
 }

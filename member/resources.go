@@ -2,12 +2,16 @@ package member
 
 import (
 	"context"
-	"fmt"
+	"slices"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
@@ -16,23 +20,101 @@ import (
 
 // Resource is a kind of member object the hub watches for its readers,
 // beside pods, nodes and quotas: one informer per member and resource,
-// whatever the number of readers. A resource that is not OnDemand is
-// watched in every member whose Cluster lists it among the APIs it serves
-// (status.apiEnablements), and stopped when it no longer does; an OnDemand
-// one from a reader's first Watch of a member until the member stops. The
-// informers hold unstructured objects without their managedFields, read
-// from the search cache where a ResourceRegistry caches the resource.
+// whatever the number of readers. A resource one reader registered not
+// OnDemand is watched in every member whose Cluster lists it among the
+// APIs it serves (status.apiEnablements), and stopped when it no longer
+// does; any registered resource is also watched in a member from a
+// reader's first Watch of it there, and again whenever the member starts,
+// until its Cluster goes. The informers hold objects without their
+// managedFields, read from the search cache where a ResourceRegistry
+// caches the resource.
 type Resource struct {
 	GVR      schema.GroupVersionResource
 	OnDemand bool
+	// Selector, when not empty, selects the objects the reader reads (the
+	// execution controller: those labelled with a Work permanent id). Its
+	// handlers receive those alone, an object that stops matching as a
+	// deletion, as from a watch with that selector. The informer selects
+	// them in the member when every reader of the resource has the same
+	// selector; otherwise it holds every object, and a reader of its store
+	// skips those its selector does not match.
+	Selector labels.Selector
+	// Compact, when set, says the reader takes the informer's objects as
+	// *Compact (it reads them with Unstructured): when every reader of the
+	// resource does, the informer holds them so, with the labels the
+	// readers' selectors read and the Annotations they name; otherwise it
+	// holds *unstructured.Unstructured.
+	Compact     bool
+	Annotations []string
 }
 
 // HandlerFunc returns the handler of the events of one member's informer.
 type HandlerFunc func(cluster string) cache.ResourceEventHandler
 
-type registeredResource struct {
+// registration is one reader's Resource and handler.
+type registration struct {
 	Resource
-	handlers []HandlerFunc
+	handler HandlerFunc
+}
+
+type registeredResource struct {
+	gvr  schema.GroupVersionResource
+	regs []*registration
+}
+
+// informerSettings are how the informers of a resource are built, from
+// what all its readers registered.
+type informerSettings struct {
+	// always: watched in every member that serves it.
+	always bool
+	// selector selects the objects in the member (nil: every object).
+	selector labels.Selector
+	// compact, when not nil, is how objects are held (nil: unstructured).
+	compact *compactor
+}
+
+// key identifies the settings an informer was built with: when a new
+// reader changes them, the informers are built again.
+func (st informerSettings) key() string {
+	sel, compact := "*", "-"
+	if st.selector != nil {
+		sel = st.selector.String()
+	}
+	if st.compact != nil {
+		compact = strings.Join(st.compact.labels, ",") + ";" + strings.Join(st.compact.annotations, ",")
+	}
+	return sel + "\x00" + compact
+}
+
+func (r *registeredResource) settings() informerSettings {
+	var st informerSettings
+	compact := true
+	labelKeys, annotations := sets.New[string](), sets.New[string]()
+	for i, reg := range r.regs {
+		st.always = st.always || !reg.OnDemand
+		compact = compact && reg.Compact
+		annotations.Insert(reg.Annotations...)
+		sel := reg.Selector
+		if sel != nil && sel.Empty() {
+			sel = nil
+		}
+		if sel != nil {
+			reqs, _ := sel.Requirements()
+			for _, req := range reqs {
+				labelKeys.Insert(req.Key())
+			}
+		}
+		switch {
+		case i == 0:
+			st.selector = sel
+		case sel == nil || st.selector == nil || sel.String() != st.selector.String():
+			st.selector = nil
+		}
+	}
+	if compact && len(r.regs) > 0 {
+		st.compact = &compactor{labels: sets.List(labelKeys), annotations: sets.List(annotations)}
+	}
+	return st
 }
 
 // resourceInformer is a running informer of a Resource in one member.
@@ -40,6 +122,8 @@ type resourceInformer struct {
 	informer cache.SharedIndexInformer
 	source   *sourceLW
 	cancel   context.CancelFunc
+	settings string
+	handlers map[*registration]cache.ResourceEventHandlerRegistration
 }
 
 func (r *resourceInformer) stop() {
@@ -47,35 +131,103 @@ func (r *resourceInformer) stop() {
 	r.source.forget()
 }
 
-// AddResource registers r, and handler for the events of its informers;
-// registering r again adds a handler. The handlers receive each member's
-// events from the informer's start (or, for an informer already running,
-// from their registration), the objects present as additions, and never
-// from a stopped member. Registered while the hub runs, r's informers start
-// at the sync it triggers.
+// AddResource registers r, and handler for the events of its informers,
+// for the life of the process; registering r again adds a handler. The
+// handlers receive each member's events from the informer's start (or,
+// for an informer already running, from their registration), the objects
+// present as additions, and never from a stopped member. Registered while
+// the hub runs, r's informers start at the sync it triggers. A reader
+// that changes how the informers are built (a wider Selector, objects
+// that are not Compact) has them built again.
 func (s *Hub) AddResource(r Resource, handler HandlerFunc) error {
+	return s.Handle(context.Background(), r, handler)
+}
+
+// Handle is AddResource for a reader that stops (a controller that loses
+// its lease): its handler is removed when ctx ends, and the resource's
+// informers stop once no reader is left.
+func (s *Hub) Handle(ctx context.Context, r Resource, handler HandlerFunc) error {
 	defer s.Trigger()
+	reg := &registration{Resource: r, handler: handler}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.resources == nil {
 		s.resources = map[schema.GroupVersionResource]*registeredResource{}
 	}
-	reg, ok := s.resources[r.GVR]
+	res, ok := s.resources[r.GVR]
 	if !ok {
-		reg = &registeredResource{Resource: r}
-		s.resources[r.GVR] = reg
-	} else if reg.OnDemand != r.OnDemand {
-		return fmt.Errorf("resource %s registered both on demand and not", r.GVR)
+		res = &registeredResource{gvr: r.GVR}
+		s.resources[r.GVR] = res
 	}
-	reg.handlers = append(reg.handlers, handler)
-	for _, m := range s.members {
-		if running, ok := m.resources[r.GVR]; ok {
-			if _, err := running.informer.AddEventHandler(handler(m.name)); err != nil {
-				return err
-			}
+	res.regs = append(res.regs, reg)
+	settings := res.settings()
+	for _, m := range s.members.Values() {
+		running, ok := m.resources[r.GVR]
+		if !ok {
+			continue
 		}
+		if running.settings != settings.key() {
+			running.stop()
+			s.startResource(m, res)
+			continue
+		}
+		h, err := running.informer.AddEventHandler(reg.handlerFor(m.name, settings))
+		if err != nil {
+			return err
+		}
+		running.handlers[reg] = h
+	}
+	if ctx.Done() != nil {
+		go func() {
+			<-ctx.Done()
+			s.removeHandler(res, reg)
+		}()
 	}
 	return nil
+}
+
+// removeHandler removes a reader's handler; the informers of a resource
+// left without readers stop.
+func (s *Hub) removeHandler(res *registeredResource, reg *registration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res.regs = slices.DeleteFunc(res.regs, func(r *registration) bool { return r == reg })
+	for _, m := range s.members.Values() {
+		running, ok := m.resources[res.gvr]
+		if !ok {
+			continue
+		}
+		if len(res.regs) == 0 {
+			running.stop()
+			delete(m.resources, res.gvr)
+			continue
+		}
+		if h, ok := running.handlers[reg]; ok {
+			_ = running.informer.RemoveEventHandler(h)
+			delete(running.handlers, reg)
+		}
+	}
+	if len(res.regs) == 0 && s.resources[res.gvr] == res {
+		delete(s.resources, res.gvr)
+	}
+}
+
+// handlerFor is the reader's handler of cluster's informer, built with
+// settings: it passes on only what the reader's selector matches when the
+// informer holds more.
+func (reg *registration) handlerFor(cluster string, settings informerSettings) cache.ResourceEventHandler {
+	h := reg.handler(cluster)
+	sel := reg.Selector
+	if sel == nil || sel.Empty() || (settings.selector != nil && settings.selector.String() == sel.String()) {
+		return h
+	}
+	return cache.FilteringResourceEventHandler{Handler: h, FilterFunc: func(obj any) bool {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		m, err := meta.Accessor(obj)
+		return err == nil && sel.Matches(labels.Set(m.GetLabels()))
+	}}
 }
 
 // Serves tells whether the Cluster lists gvr among the APIs its member
@@ -100,7 +252,7 @@ func Serves(c *clusterv1alpha1.Cluster, gvr schema.GroupVersionResource) bool {
 func (s *Hub) Informer(cluster string, gvr schema.GroupVersionResource) (cache.SharedIndexInformer, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	m, ok := s.members[cluster]
+	m, ok := s.members.Get(cluster)
 	if !ok {
 		return nil, false
 	}
@@ -111,30 +263,57 @@ func (s *Hub) Informer(cluster string, gvr schema.GroupVersionResource) (cache.S
 	return r.informer, true
 }
 
-// Watch returns the member's informer of an OnDemand resource, starting it
-// on first use; false when the member's informers do not run (it is not
-// Ready) or the resource is not registered on demand.
+// Watch returns the member's informer of a registered resource, starting
+// it on first use; the hub starts it again whenever the member starts,
+// until its Cluster goes. False when the resource is not registered, or
+// when the member's informers do not run (it is not Ready): the informer
+// starts with them then.
 func (s *Hub) Watch(cluster string, gvr schema.GroupVersionResource) (cache.SharedIndexInformer, bool) {
-	if inf, ok := s.Informer(cluster, gvr); ok {
-		return inf, true
+	s.mu.RLock()
+	if m, ok := s.members.Get(cluster); ok && s.asked[cluster].Has(gvr) {
+		if r, ok := m.resources[gvr]; ok {
+			s.mu.RUnlock()
+			return r.informer, true
+		}
 	}
+	s.mu.RUnlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.members[cluster]
 	reg, registered := s.resources[gvr]
-	if !ok || !registered || !reg.OnDemand {
+	if !registered {
+		return nil, false
+	}
+	if s.asked[cluster] == nil {
+		s.asked[cluster] = sets.New[schema.GroupVersionResource]()
+	}
+	s.asked[cluster].Insert(gvr)
+	m, ok := s.members.Get(cluster)
+	if !ok {
 		return nil, false
 	}
 	if r, ok := m.resources[gvr]; ok {
 		return r.informer, true
 	}
-	r := s.startResource(m, reg)
-	return r.informer, true
+	return s.startResource(m, reg).informer, true
+}
+
+// forgetAsked forgets what readers asked for in members whose Cluster is
+// gone. Callers hold s.mu.
+func (s *Hub) forgetAsked(clusters []*clusterv1alpha1.Cluster) {
+	names := sets.New[string]()
+	for _, c := range clusters {
+		names.Insert(c.Name)
+	}
+	for name := range s.asked {
+		if !names.Has(name) {
+			delete(s.asked, name)
+		}
+	}
 }
 
 // syncResources starts, in the running members, the informers of the
 // resources their Cluster serves, and stops those of the resources it no
-// longer serves. Callers hold s.mu.
+// longer serves that no reader asked for there. Callers hold s.mu.
 func (s *Hub) syncResources(clusters []*clusterv1alpha1.Cluster) {
 	if len(s.resources) == 0 {
 		return
@@ -143,20 +322,21 @@ func (s *Hub) syncResources(clusters []*clusterv1alpha1.Cluster) {
 	for _, c := range clusters {
 		byName[c.Name] = c
 	}
-	for name, m := range s.members {
-		c, ok := byName[name]
+	always := make(map[schema.GroupVersionResource]bool, len(s.resources))
+	for gvr, reg := range s.resources {
+		always[gvr] = reg.settings().always
+	}
+	for _, m := range s.members.Values() {
+		c, ok := byName[m.name]
 		if !ok {
 			continue
 		}
 		for gvr, reg := range s.resources {
-			if reg.OnDemand {
-				continue
-			}
 			running, ok := m.resources[gvr]
-			switch served := Serves(c, gvr); {
-			case served && !ok:
+			switch wanted := s.asked[m.name].Has(gvr) || (always[gvr] && Serves(c, gvr)); {
+			case wanted && !ok:
 				s.startResource(m, reg)
-			case !served && ok:
+			case !wanted && ok:
 				running.stop()
 				delete(m.resources, gvr)
 			}
@@ -164,28 +344,40 @@ func (s *Hub) syncResources(clusters []*clusterv1alpha1.Cluster) {
 	}
 }
 
-// startResource starts the informer of reg in m. Callers hold s.mu.
-func (s *Hub) startResource(m *member, reg *registeredResource) *resourceInformer {
+// startResource starts the informer of res in m. Callers hold s.mu.
+func (s *Hub) startResource(m *member, res *registeredResource) *resourceInformer {
+	settings := res.settings()
 	ctx, cancel := context.WithCancel(m.ctx)
-	ri := m.client.Dynamic.Resource(reg.GVR).Namespace(metav1.NamespaceAll)
-	src := &sourceLW{cluster: m.name, gvr: reg.GVR, shared: s.shared, checkEvery: s.switchCheck,
+	ri := m.client.Dynamic.Resource(res.gvr).Namespace(metav1.NamespaceAll)
+	var selector string
+	if settings.selector != nil {
+		selector = settings.selector.String()
+	}
+	src := &sourceLW{cluster: m.name, gvr: res.gvr, shared: s.shared, checkEvery: s.switchCheck, selector: settings.selector,
 		newList: func() runtime.Object { return &unstructured.UnstructuredList{} }, decoder: unstructured.UnstructuredJSONScheme,
 		member: &cache.ListWatch{
 			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				o.LabelSelector = selector
 				return ri.List(ctx, o)
 			},
 			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				o.LabelSelector = selector
 				return ri.Watch(ctx, o)
 			},
 		}}
 	inf := cache.NewSharedIndexInformer(src, &unstructured.Unstructured{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	_ = inf.SetTransform(trimUnstructured)
-	for _, h := range reg.handlers {
-		// Only a started informer refuses handlers; this one is new.
-		_, _ = inf.AddEventHandler(h(m.name))
+	if settings.compact != nil {
+		_ = inf.SetTransform(settings.compact.transform)
+	} else {
+		_ = inf.SetTransform(trimUnstructured)
 	}
-	r := &resourceInformer{informer: inf, source: src, cancel: cancel}
-	m.resources[reg.GVR] = r
+	r := &resourceInformer{informer: inf, source: src, cancel: cancel, settings: settings.key(),
+		handlers: map[*registration]cache.ResourceEventHandlerRegistration{}}
+	for _, reg := range res.regs {
+		// Only a started informer refuses handlers; this one is new.
+		r.handlers[reg], _ = inf.AddEventHandler(reg.handlerFor(m.name, settings))
+	}
+	m.resources[res.gvr] = r
 	go inf.RunWithContext(ctx)
 	return r
 }

@@ -107,17 +107,6 @@ func (s *sourceLW) sharedLW() (cache.ListerWatcher, bool) {
 // shared copy has appeared.
 const defaultSwitchCheck = 5 * time.Second
 
-// NewSource returns a ListerWatcher of one resource of a member that reads
-// the process's shared copy when it has one (the search cache), else the
-// member through fromMember, switching as sourceLW does. selector, when
-// not empty, is what fromMember selects: the shared copy is filtered by
-// it. decoder decodes the shared copy into newList's items.
-func NewSource(cluster string, gvr schema.GroupVersionResource, shared Shared, fromMember cache.ListerWatcherWithContext,
-	newList func() runtime.Object, decoder runtime.Decoder, selector labels.Selector) cache.ListerWatcher {
-	return &sourceLW{cluster: cluster, gvr: gvr, member: fromMember, shared: shared, newList: newList, decoder: decoder,
-		selector: selector, checkEvery: defaultSwitchCheck}
-}
-
 // pick chooses the source of the next list or watch and records it.
 func (s *sourceLW) pick(ctx context.Context) (cache.ListerWatcherWithContext, Source) {
 	from, lw := FromMember, s.member

@@ -64,8 +64,8 @@ func TestInformersReadTheSharedCache(t *testing.T) {
 	s := NewHub(nil, nil)
 	s.switchCheck = 10 * time.Millisecond
 	s.SetShared(sc.shared)
-	s.members["m1"] = s.start(ctx, "m1", &Client{Clientset: member})
-	defer s.apply(ctx, nil)
+	m1 := startMember(ctx, s, "m1", &Client{Clientset: member})
+	defer s.apply(nil)
 
 	has := func(name string) bool {
 		m, _ := s.Member("m1")
@@ -76,7 +76,7 @@ func TestInformersReadTheSharedCache(t *testing.T) {
 	if has("from-member") {
 		t.Errorf("the member was listed although the shared cache holds its pods")
 	}
-	m := s.members["m1"]
+	m := m1
 	if got := m.podSource.source(); got != FromShared {
 		t.Errorf("pods from %q, want %q", got, FromShared)
 	}

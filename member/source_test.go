@@ -31,7 +31,7 @@ func deployment(name string, lbls map[string]string) *unstructured.Unstructured 
 // reads the shared copy as the member would answer it: only matching
 // objects, a modification that stops matching as a deletion, and without
 // the shared copy's cached-from-cluster mark.
-func TestNewSourceSelectsTheSharedCopy(t *testing.T) {
+func TestSourceSelectsTheSharedCopy(t *testing.T) {
 	t.Parallel()
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	applied := map[string]string{"app": "web", "work.karmada.io/permanent-id": "x"}
@@ -61,7 +61,8 @@ func TestNewSourceSelectsTheSharedCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lw := NewSource("m1", gvr, shared, fromMember, func() runtime.Object { return &unstructured.UnstructuredList{} }, unstructured.UnstructuredJSONScheme, sel)
+	lw := &sourceLW{cluster: "m1", gvr: gvr, member: fromMember, shared: shared, newList: func() runtime.Object { return &unstructured.UnstructuredList{} },
+		decoder: unstructured.UnstructuredJSONScheme, selector: sel, checkEvery: defaultSwitchCheck}
 
 	obj, err := cache.ToListerWatcherWithContext(lw).ListWithContext(t.Context(), metav1.ListOptions{})
 	if err != nil {

@@ -23,27 +23,34 @@ import (
 
 // members is provider.Members over the member informers: they say which
 // members have the pods and nodes a request names; the metrics clients of
-// each member are built once per connection.
+// each member are built on first use, per connection (a PerMember the hub
+// drives: built again when the member's connection changes, dropped when
+// it stops).
 type members struct {
 	set     *member.Hub
-	timeout time.Duration
-
-	mu      sync.Mutex
-	clients map[string]*metricsClients
+	clients *member.PerMember[*metricsClients]
 }
 
-// metricsClients are one member's metrics clients, for one connection.
+// metricsClients are one member's metrics clients, for one connection,
+// built on first use.
 type metricsClients struct {
-	key      string
+	client  *member.Client
+	timeout time.Duration
+
+	once     sync.Once
+	err      error
 	resource metricsclient.MetricsV1beta1Interface
 	custom   custom_metrics.CustomMetricsClient
-	client   *member.Client
 }
 
 var _ provider.Members = &members{}
 
 func newMembers(set *member.Hub, timeout time.Duration) *members {
-	return &members{set: set, timeout: timeout, clients: map[string]*metricsClients{}}
+	m := &members{set: set, clients: member.NewPerMember(func(_ string, cl *member.Client) (*metricsClients, func()) {
+		return &metricsClients{client: cl, timeout: timeout}, nil
+	})}
+	set.Register(context.Background(), m.clients)
+	return m
 }
 
 func (m *members) Clusters() []string {
@@ -122,33 +129,28 @@ func (m *members) CustomMetricInfos(_ context.Context, cluster string) ([]cmprov
 	return nil, nil
 }
 
-// clientsOf returns the metrics clients of a member, built anew when its
-// connection changed.
+// clientsOf returns the metrics clients of a member.
 func (m *members) clientsOf(cluster string) (*metricsClients, error) {
-	mem, ok := m.set.Member(cluster)
+	c, ok := m.clients.Get(cluster)
 	if !ok {
 		return nil, fmt.Errorf("cluster %q is not ready", cluster)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if c, ok := m.clients[cluster]; ok && c.key == mem.Client.Key() {
-		return c, nil
-	}
-	cfg := rest.CopyConfig(mem.Client.Config)
+	c.once.Do(c.build)
+	return c, c.err
+}
+
+func (c *metricsClients) build() {
+	cfg := rest.CopyConfig(c.client.Config)
 	// The custom metrics client takes no context: its requests end here.
-	cfg.Timeout = m.timeout
+	cfg.Timeout = c.timeout
 	// metrics.k8s.io speaks protobuf (metrics-server serves it, the
 	// member's aggregator passes it through): decoding a member's thousand
 	// PodMetrics costs a fraction of JSON's.
 	pcfg := rest.CopyConfig(cfg)
 	pcfg.ContentType = runtime.ContentTypeProtobuf
 	pcfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
-	resource, err := metricsclient.NewForConfig(pcfg)
-	if err != nil {
-		return nil, err
+	if c.resource, c.err = metricsclient.NewForConfig(pcfg); c.err != nil {
+		return
 	}
-	custom := custom_metrics.NewForConfig(cfg, mem.Client.Mapper, custom_metrics.NewAvailableAPIsGetter(mem.Client.Clientset.Discovery()))
-	c := &metricsClients{key: mem.Client.Key(), resource: resource, custom: custom, client: mem.Client}
-	m.clients[cluster] = c
-	return c, nil
+	c.custom = custom_metrics.NewForConfig(cfg, c.client.Mapper, custom_metrics.NewAvailableAPIsGetter(c.client.Clientset.Discovery()))
 }

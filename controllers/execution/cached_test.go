@@ -1,7 +1,6 @@
 package execution
 
 import (
-	"reflect"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -29,61 +28,12 @@ func appliedDeployment(rv string) *unstructured.Unstructured {
 	}}
 }
 
-// TestCompactObject: the member informers keep an applied object as its
-// JSON and the metadata their keys and event handler read; a reconcile
-// reads back the whole object but its managedFields.
-func TestCompactObject(t *testing.T) {
-	in := appliedDeployment("7")
-	want := in.DeepCopy()
-	unstructured.RemoveNestedField(want.Object, "metadata", "managedFields")
-
-	out, err := compactObject(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, ok := out.(*cachedObject)
-	if !ok {
-		t.Fatalf("got %T, want *cachedObject", out)
-	}
-	if key, err := cache.MetaNamespaceKeyFunc(c); err != nil || key != "web/nginx" {
-		t.Errorf("informer key %q (%v), want web/nginx", key, err)
-	}
-	if c.ResourceVersion != "7" || c.UID != "u1" {
-		t.Errorf("metadata %+v, want resourceVersion 7 and uid u1", c.ObjectMeta)
-	}
-	if len(c.Annotations) != 2 || c.Annotations[workv1alpha2.WorkNameAnnotation] != "nginx-687f7fb96f" {
-		t.Errorf("annotations %v, want the Work's two only", c.Annotations)
-	}
-	got, ok := cachedUnstructured(c)
-	if !ok || !reflect.DeepEqual(got.Object, want.Object) {
-		t.Errorf("read back %v, want %v", got, want)
-	}
-	// Each read is the caller's own.
-	got.Object["spec"] = nil
-	if again, _ := cachedUnstructured(c); again.Object["spec"] == nil {
-		t.Error("a change to one read shows in the next")
-	}
-	cp := c.DeepCopyObject().(*cachedObject)
-	cp.Annotations[workv1alpha2.WorkNameAnnotation] = "other"
-	if c.Annotations[workv1alpha2.WorkNameAnnotation] != "nginx-687f7fb96f" {
-		t.Error("DeepCopyObject shares the annotations")
-	}
-
-	for _, other := range []any{cache.DeletedFinalStateUnknown{Key: "web/nginx"}, "not an object"} {
-		if got, err := compactObject(other); err != nil || !reflect.DeepEqual(got, other) {
-			t.Errorf("compactObject(%v) = %v, %v; want it unchanged", other, got, err)
-		}
-	}
-}
-
-// TestMemberEventHandlerOnCachedObjects: the handler enqueues the Work of
-// a cached object, added, changed or deleted (also as a tombstone), and
-// not for an update that did not change the resourceVersion.
-func TestMemberEventHandlerOnCachedObjects(t *testing.T) {
-	obj := func(rv string) any {
-		o, _ := compactObject(appliedDeployment(rv))
-		return o
-	}
+// TestMemberEventHandler: the handler enqueues the Work of an object
+// applied to its member, added, changed or deleted (also as a tombstone),
+// not for an update that did not change the resourceVersion, and not for
+// an object of another member's Work.
+func TestMemberEventHandler(t *testing.T) {
+	obj := func(rv string) any { return appliedDeployment(rv) }
 	key := names.ExecutionNamespace("member1") + "/nginx-687f7fb96f"
 	for name, tc := range map[string]struct {
 		fire func(h cache.ResourceEventHandler)
@@ -96,18 +46,20 @@ func TestMemberEventHandlerOnCachedObjects(t *testing.T) {
 		"tombstone": {func(h cache.ResourceEventHandler) {
 			h.OnDelete(cache.DeletedFinalStateUnknown{Key: "web/nginx", Obj: obj("1")})
 		}, 1},
+		"another member's": {func(h cache.ResourceEventHandler) {
+			o := appliedDeployment("1")
+			o.SetAnnotations(map[string]string{workv1alpha2.WorkNamespaceAnnotation: names.ExecutionNamespace("member2"), workv1alpha2.WorkNameAnnotation: "w"})
+			h.OnAdd(o, false)
+		}, 0},
 	} {
 		t.Run(name, func(t *testing.T) {
-			m := newMember("member1")
-			defer m.queue.ShutDown()
-			tc.fire(memberEventHandler(m))
-			if got := m.queue.Len(); got != tc.want {
-				t.Fatalf("%d keys queued, want %d", got, tc.want)
+			var queued []string
+			tc.fire(memberEventHandler("member1", func(k string) { queued = append(queued, k) }))
+			if len(queued) != tc.want {
+				t.Fatalf("queued %v, want %d keys", queued, tc.want)
 			}
-			if tc.want == 1 {
-				if k, _ := m.queue.Get(); k != key {
-					t.Errorf("queued %q, want %q", k, key)
-				}
+			if tc.want == 1 && queued[0] != key {
+				t.Errorf("queued %q, want %q", queued[0], key)
 			}
 		})
 	}

@@ -11,7 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
@@ -48,10 +50,6 @@ type Options struct {
 	// and no other's. Empty: the control plane's controller, which
 	// applies the Works of push clusters.
 	Agent string
-	// Shared, when set, is the process's other cache of member objects
-	// (the search cache, through the member hub): a member resource it
-	// holds is read from it instead of being watched a second time.
-	Shared func() member.Shared
 }
 
 func (o *Options) complete() {
@@ -66,6 +64,19 @@ func (o *Options) complete() {
 	}
 }
 
+// Hub is what the controller uses of the member hub (member.Hub): the
+// informers of the kinds it applied in each member, the watches of the
+// objects it took over untouched, and the state it keeps per connection
+// of a member.
+type Hub interface {
+	Handle(ctx context.Context, r member.Resource, handler member.HandlerFunc) error
+	Watch(cluster string, gvr schema.GroupVersionResource) (cache.SharedIndexInformer, bool)
+	WatchObject(cluster, key string, gvr schema.GroupVersionResource, namespace, name string, handler cache.ResourceEventHandler) (*member.ObjectWatch, bool)
+	Register(ctx context.Context, p member.Registrant)
+}
+
+var _ Hub = (*member.Hub)(nil)
+
 // Controller applies the Works of push clusters to their members and
 // writes the Works' status.
 type Controller struct {
@@ -75,6 +86,19 @@ type Controller struct {
 	// memberClient returns the client of a member (member.Cache.Get).
 	memberClient func(*clusterv1alpha1.Cluster) (*member.Client, error)
 	opts         Options
+
+	// hub watches the objects applied to the members. The kinds in
+	// handled have the controller's handler, registered until hubCtx
+	// ends; untouched are the watches of the objects taken over
+	// untouched, per member connection, of at most maxUntouched objects
+	// per member (beyond, their Works are read again every untouchedPoll).
+	hub           Hub
+	hubCtx        context.Context
+	handledMu     sync.Mutex
+	handled       sets.Set[schema.GroupVersionResource]
+	untouched     *member.PerMember[*untouchedWatches]
+	maxUntouched  int
+	untouchedPoll time.Duration
 
 	// The sub-reconcilers that need no member (reconcile.go); retain is
 	// the interpreter's Retain, for applyReconciler.
@@ -96,18 +120,27 @@ type Controller struct {
 
 // New returns the controller. works and clusters are informers of
 // flotilla-apiserver's loopback clientset client; members builds member
-// clients; recorder records events on Works and on resource templates.
+// clients; hub watches member objects (the process's member hub, run by
+// its owner); recorder records events on Works and on resource templates.
 func New(works workinformers.WorkInformer, clusters clusterinformers.ClusterInformer, client versioned.Interface,
-	members *member.Cache, interp interpreter.Interpreter, recorder record.EventRecorder, opts Options) (*Controller, error) {
+	members *member.Cache, hub Hub, interp interpreter.Interpreter, recorder record.EventRecorder, opts Options) (*Controller, error) {
 	opts.complete()
 	c := &Controller{
-		works:        works.Lister(),
-		clusters:     clusters.Lister(),
-		synced:       []cache.InformerSynced{works.Informer().HasSynced, clusters.Informer().HasSynced},
-		memberClient: members.Get,
-		opts:         opts,
-		members:      map[string]*memberState{},
+		works:         works.Lister(),
+		clusters:      clusters.Lister(),
+		synced:        []cache.InformerSynced{works.Informer().HasSynced, clusters.Informer().HasSynced},
+		opts:          opts,
+		members:       map[string]*memberState{},
+		hub:           hub,
+		hubCtx:        context.Background(),
+		handled:       sets.New[schema.GroupVersionResource](),
+		maxUntouched:  maxUntouchedWatches,
+		untouchedPoll: untouchedPoll,
 	}
+	if members != nil {
+		c.memberClient = members.Get
+	}
+	c.untouched = member.NewPerMember(c.newUntouched)
 	c.setReconcilers(client, interp, recorder)
 	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.enqueueWork,
@@ -148,6 +181,7 @@ func (c *Controller) Run(ctx context.Context) {
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 		return
 	}
+	c.useHub(ctx)
 	c.mu.Lock()
 	c.runCtx = ctx
 	for _, m := range c.members {
@@ -164,6 +198,15 @@ func (c *Controller) Run(ctx context.Context) {
 	for _, m := range members {
 		m.stop()
 	}
+}
+
+// useHub registers the controller's per-member state with the hub, and
+// its handlers from now on, until ctx ends.
+func (c *Controller) useHub(ctx context.Context) {
+	c.handledMu.Lock()
+	c.hubCtx = ctx
+	c.handledMu.Unlock()
+	c.hub.Register(ctx, c.untouched)
 }
 
 // member returns the state of a member, created (and started, once Run
@@ -186,7 +229,8 @@ func (c *Controller) member(name string) *memberState {
 	return m
 }
 
-// dropMember stops the workers and informers of a member that is gone.
+// dropMember stops the workers of a member that is gone (the hub stops
+// the watches of its objects).
 func (c *Controller) dropMember(name string) {
 	c.mu.Lock()
 	m, ok := c.members[name]
@@ -255,7 +299,7 @@ func (c *Controller) forgetWork(obj any) {
 		m := c.members[cluster]
 		c.mu.Unlock()
 		if m != nil {
-			m.forgetWork(w)
+			c.forgetWorkOf(m, w)
 		}
 	}
 }

@@ -2,15 +2,10 @@ package execution
 
 import (
 	"context"
-	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
@@ -22,8 +17,9 @@ import (
 )
 
 // memberState is what the controller keeps for one member cluster: a queue of
-// the keys of its Works with workers of their own, the records of the last
-// writes, and informers on the objects applied there.
+// the keys of its Works with workers of their own, and the records of the
+// last writes. What depends on the member's connection (the watches of
+// its objects) is the member hub's.
 type memberState struct {
 	name    string
 	queue   workqueue.TypedRateLimitingInterface[string]
@@ -33,21 +29,10 @@ type memberState struct {
 	// Both are nil until the workers start.
 	cancel context.CancelFunc
 	done   chan struct{}
-
-	mu sync.Mutex
-	// informers watch the objects applied to the member, built from the
-	// client with key clientKey; nil until a Work needs one.
-	informers *memberInformers
-	clientKey string
-	// maxUntouched bounds the one-object watches of untouched objects;
-	// untouchedPoll is how often one beyond the bound is read again.
-	maxUntouched  int
-	untouchedPoll time.Duration
 }
 
 func newMember(name string) *memberState {
-	return &memberState{name: name, queue: worker.NewQueue(ControllerName + "-" + name), records: newRecords(),
-		maxUntouched: maxUntouchedWatches, untouchedPoll: untouchedPoll}
+	return &memberState{name: name, queue: worker.NewQueue(ControllerName + "-" + name), records: newRecords()}
 }
 
 // start runs workers reconciling the member's queue until ctx ends.
@@ -61,35 +46,15 @@ func (m *memberState) start(ctx context.Context, workers int, reconcile func(con
 	}()
 }
 
-// stop stops the workers and the informers and waits for the workers.
+// stop stops the workers and waits for them.
 func (m *memberState) stop() {
 	if m.cancel == nil {
 		m.queue.ShutDown()
-	} else {
-		m.cancel()
-		<-m.done
+		return
 	}
-	m.mu.Lock()
-	inf := m.informers
-	m.informers = nil
-	m.mu.Unlock()
-	if inf != nil {
-		inf.stop()
-	}
+	m.cancel()
+	<-m.done
 }
-
-// memberInformers are the informers of one member client, each selecting
-// only objects labelled with a Work permanent id.
-type memberInformers struct {
-	cancel context.CancelFunc
-	ctx    context.Context
-	byGVR  map[schema.GroupVersionResource]cache.SharedIndexInformer
-	// untouched watch, one by one, the objects Flotilla took over without
-	// writing them (untouched.go): no label selects them.
-	untouched map[objectKey]*objectWatch
-}
-
-func (i *memberInformers) stop() { i.cancel() }
 
 // appliedSelector selects the objects Flotilla applied (a Work permanent id).
 var appliedSelector = func() labels.Selector {
@@ -100,54 +65,58 @@ var appliedSelector = func() labels.Selector {
 	return s
 }()
 
-// informer returns the member's informer on gvr, started on first use. The
-// informers are rebuilt when the member's client changed (new endpoint or
-// credentials). handler receives the events of informers it starts.
-func (m *memberState) informer(client *member.Client, shared member.Shared, gvr schema.GroupVersionResource, handler cache.ResourceEventHandler) (cache.SharedIndexInformer, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.informersFor(client)
-	if inf, ok := m.informers.byGVR[gvr]; ok {
-		return inf, nil
-	}
-	ri := client.Dynamic.Resource(gvr).Namespace(metav1.NamespaceAll)
-	fromMember := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = appliedSelector.String()
-			return ri.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = appliedSelector.String()
-			return ri.Watch(ctx, o)
-		},
-	}
-	// Where the search cache holds the resource, it is read from there:
-	// one watch per resource and member in the process.
-	lw := member.NewSource(m.name, gvr, shared, fromMember, func() runtime.Object { return &unstructured.UnstructuredList{} },
-		unstructured.UnstructuredJSONScheme, appliedSelector)
-	inf := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, cache.Indexers{})
-	_ = inf.SetTransform(compactObject)
-	if _, err := inf.AddEventHandler(handler); err != nil {
-		return nil, err
-	}
-	m.informers.byGVR[gvr] = inf
-	go inf.RunWithContext(m.informers.ctx)
-	return inf, nil
+// appliedResource is how the controller registers with the member hub a
+// kind it applies: watched in a member from the first object applied
+// there, only the objects labelled with a Work permanent id, held compact
+// with the Work's annotations, which memberEventHandler reads.
+func appliedResource(gvr schema.GroupVersionResource) member.Resource {
+	return member.Resource{GVR: gvr, OnDemand: true, Selector: appliedSelector, Compact: true,
+		Annotations: []string{workv1alpha2.WorkNamespaceAnnotation, workv1alpha2.WorkNameAnnotation}}
 }
 
-// informersFor makes m.informers those of client, rebuilt when the
-// member's client changed (new endpoint or credentials). m.mu is held.
-func (m *memberState) informersFor(client *member.Client) {
-	if m.informers != nil && m.clientKey != client.Key() {
-		m.informers.stop()
-		m.informers = nil
+// memberInformer returns the hub's informer of gvr in cluster, registering
+// the kind with the hub on first use: the hub starts it in the member on
+// first use, and again whenever the member starts (a new connection, Ready
+// again). False while the member's informers do not run.
+func (c *Controller) memberInformer(cluster string, gvr schema.GroupVersionResource) (cache.SharedIndexInformer, bool) {
+	if err := c.handle(gvr); err != nil {
+		return nil, false
 	}
-	if m.informers == nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		m.informers = &memberInformers{ctx: ctx, cancel: cancel, byGVR: map[schema.GroupVersionResource]cache.SharedIndexInformer{},
-			untouched: map[objectKey]*objectWatch{}}
-		m.clientKey = client.Key()
+	return c.hub.Watch(cluster, gvr)
+}
+
+// handle registers the controller's handler of gvr's member informers
+// once, until the controller stops.
+func (c *Controller) handle(gvr schema.GroupVersionResource) error {
+	c.handledMu.Lock()
+	defer c.handledMu.Unlock()
+	if c.handled.Has(gvr) {
+		return nil
 	}
+	if err := c.hub.Handle(c.hubCtx, appliedResource(gvr), c.memberHandler); err != nil {
+		return err
+	}
+	c.handled.Insert(gvr)
+	return nil
+}
+
+// memberHandler handles the events of one member's informers: it enqueues
+// the Works whose objects changed, when this controller applies the
+// member's Works.
+func (c *Controller) memberHandler(cluster string) cache.ResourceEventHandler {
+	return memberEventHandler(cluster, func(key string) {
+		if c.serves(cluster) {
+			c.member(cluster).queue.Add(key)
+		}
+	})
+}
+
+// applied reports whether what a member informer holds is an object
+// Flotilla applied: an informer another reader of the kind shares holds
+// every object.
+func applied(obj any) bool {
+	m, ok := cachedMeta(obj)
+	return ok && appliedSelector.Matches(labels.Set(m.GetLabels()))
 }
 
 // waitSynced waits up to timeout for inf's first list.
@@ -160,12 +129,12 @@ func waitSynced(ctx context.Context, inf cache.SharedIndexInformer, timeout time
 	return cache.WaitForCacheSync(ctx.Done(), inf.HasSynced)
 }
 
-// memberEventHandler enqueues the Work an object applied to m belongs to
-// (annotations work.karmada.io/namespace and /name), whatever happened to
-// it: a change of status is reflected, a change by someone else or a
-// deletion is undone.
-func memberEventHandler(m *memberState) cache.ResourceEventHandler {
-	enqueue := func(obj any) {
+// memberEventHandler enqueues the key of the Work an object applied to
+// cluster belongs to (annotations work.karmada.io/namespace and /name),
+// whatever happened to it: a change of status is reflected, a change by
+// someone else or a deletion is undone.
+func memberEventHandler(cluster string, enqueue func(key string)) cache.ResourceEventHandler {
+	enqueueObj := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
@@ -175,21 +144,21 @@ func memberEventHandler(m *memberState) cache.ResourceEventHandler {
 		}
 		a := u.GetAnnotations()
 		ns, name := a[workv1alpha2.WorkNamespaceAnnotation], a[workv1alpha2.WorkNameAnnotation]
-		if name == "" || ns != names.ExecutionNamespace(m.name) {
+		if name == "" || ns != names.ExecutionNamespace(cluster) {
 			return
 		}
-		m.queue.Add(ns + "/" + name)
+		enqueue(ns + "/" + name)
 	}
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc: enqueue,
+		AddFunc: enqueueObj,
 		UpdateFunc: func(old, cur any) {
 			o, ok1 := cachedMeta(old)
 			c, ok2 := cachedMeta(cur)
 			if ok1 && ok2 && o.GetResourceVersion() == c.GetResourceVersion() {
 				return
 			}
-			enqueue(cur)
+			enqueueObj(cur)
 		},
-		DeleteFunc: enqueue,
+		DeleteFunc: enqueueObj,
 	}
 }

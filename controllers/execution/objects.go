@@ -49,10 +49,10 @@ type memberObjects struct {
 	unwatch func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured)
 }
 
-// newMemberObjects reaches the objects of member m through client. shared,
-// when set, returns the process's other cache of member objects; the
-// first list of a member informer is waited for up to syncTimeout.
-func newMemberObjects(m *memberState, client *member.Client, shared func() member.Shared, syncTimeout time.Duration) memberObjects {
+// newMemberObjects reaches the objects of member m through client, and
+// reads them from the hub's informers, whose first list is waited for up
+// to syncTimeout.
+func (c *Controller) newMemberObjects(m *memberState, client *member.Client, syncTimeout time.Duration) memberObjects {
 	ri := func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured) dynamic.ResourceInterface {
 		// An empty namespace is a cluster-scoped object (resource set it).
 		return client.Dynamic.Resource(gvr).Namespace(obj.GetNamespace())
@@ -69,25 +69,21 @@ func newMemberObjects(m *memberState, client *member.Client, shared func() membe
 			setMemberNamespace(mapping, obj)
 			return mapping.Resource, nil
 		},
-		// The informer holds only objects labelled with a Work permanent
-		// id, so an object someone else made is found by the GET, before
-		// any create: a create is no safe probe for it, as it may fail on
-		// something other than the name (a NodePort Service answers 422
-		// "provided port is already allocated", not AlreadyExists).
+		// Only objects labelled with a Work permanent id are read from the
+		// informer, so an object someone else made is found by the GET,
+		// before any create: a create is no safe probe for it, as it may
+		// fail on something other than the name (a NodePort Service
+		// answers 422 "provided port is already allocated", not
+		// AlreadyExists).
 		observe: func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-			var sh member.Shared
-			if shared != nil {
-				sh = shared()
-			}
-			inf, err := m.informer(client, sh, gvr, memberEventHandler(m))
-			if err == nil && waitSynced(ctx, inf, syncTimeout) {
-				if cached, exists, err := inf.GetIndexer().GetByKey(cache.MetaObjectToName(obj).String()); err == nil && exists {
-					if u, ok := cachedUnstructured(cached); ok {
+			if inf, ok := c.memberInformer(m.name, gvr); ok && waitSynced(ctx, inf, syncTimeout) {
+				if cached, exists, err := inf.GetIndexer().GetByKey(cache.MetaObjectToName(obj).String()); err == nil && exists && applied(cached) {
+					if u, ok := member.Unstructured(cached); ok {
 						return u, nil
 					}
 				}
 			}
-			if u, ok := m.untouchedObject(gvr, obj); ok {
+			if u, ok := c.untouchedObject(m.name, gvr, obj); ok {
 				return u, nil
 			}
 			return get(ctx, gvr, obj)
@@ -113,9 +109,11 @@ func newMemberObjects(m *memberState, client *member.Client, shared func() membe
 			})
 		},
 		watch: func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, work string) error {
-			return m.watchUntouched(client, gvr, obj, work)
+			return c.watchUntouched(m.name, gvr, obj, work)
 		},
-		unwatch: m.unwatchUntouched,
+		unwatch: func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured) {
+			c.unwatchUntouched(m.name, gvr, obj)
+		},
 	}
 }
 

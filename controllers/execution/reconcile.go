@@ -139,7 +139,7 @@ func (c *Controller) reconcile(ctx context.Context, m *memberState, key string) 
 // that is not Ready is waited for, unless it is being removed.
 func (c *Controller) finalize(ctx context.Context, m *memberState, cluster *clusterv1alpha1.Cluster, work *workv1alpha1.Work, key string) error {
 	if !slices.Contains(work.Finalizers, workv1alpha1.ExecutionControllerFinalizer) {
-		m.forgetWork(work)
+		c.forgetWorkOf(m, work)
 		return nil
 	}
 	if clusterReady(cluster) {
@@ -162,7 +162,7 @@ func (c *Controller) finalize(ctx context.Context, m *memberState, cluster *clus
 // removeFinalizer forgets the records of a Work that goes and removes its
 // finalizer.
 func (c *Controller) removeFinalizer(ctx context.Context, m *memberState, work *workv1alpha1.Work) error {
-	m.forgetWork(work)
+	c.forgetWorkOf(m, work)
 	return c.finalizer.remove(ctx, work)
 }
 
@@ -173,5 +173,5 @@ func (c *Controller) memberObjectsOf(m *memberState, cluster *clusterv1alpha1.Cl
 	if err != nil {
 		return memberObjects{}, fmt.Errorf("building the client of cluster %s: %w", cluster.Name, err)
 	}
-	return countWrites(m.name, newMemberObjects(m, client, c.opts.Shared, c.opts.CacheSyncTimeout)), nil
+	return countWrites(m.name, c.newMemberObjects(m, client, c.opts.CacheSyncTimeout)), nil
 }

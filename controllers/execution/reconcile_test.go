@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,11 +15,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/wait"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -59,8 +62,11 @@ type fixture struct {
 	dyn     *dynamicfake.FakeDynamicClient
 	factory externalversions.SharedInformerFactory
 	c       *Controller
+	hub     *member.Hub
 	m       *memberState
 	events  *record.FakeRecorder
+	// client is the member's client the hub reaches it with.
+	client atomic.Pointer[member.Client]
 }
 
 func newFixture(t *testing.T, ready bool, works []*workv1alpha1.Work, memberObjects ...runtime.Object) *fixture {
@@ -87,19 +93,36 @@ func newFixture(t *testing.T, ready bool, works []*workv1alpha1.Work, memberObje
 	mapper := meta.NewDefaultRESTMapper(nil)
 	mapper.Add(corev1.SchemeGroupVersion.WithKind("ConfigMap"), meta.RESTScopeNamespace)
 	mapper.Add(appsv1.SchemeGroupVersion.WithKind("Deployment"), meta.RESTScopeNamespace)
-	client := &member.Client{Dynamic: dyn, Mapper: resettable{mapper}}
+	client := &member.Client{Clientset: fake.NewClientset(), Dynamic: dyn, Mapper: resettable{mapper}}
 
 	factory := externalversions.NewSharedInformerFactory(karmada, 0)
+	clusters := factory.Cluster().V1alpha1().Clusters()
 	events := record.NewFakeRecorder(100)
-	c, err := New(factory.Work().V1alpha1().Works(), factory.Cluster().V1alpha1().Clusters(), karmada, nil,
+	f := &fixture{t: t, ctx: ctx, karmada: karmada, dyn: dyn, factory: factory, events: events}
+	f.client.Store(client)
+	hub := member.NewHub(func() ([]*clusterv1alpha1.Cluster, error) { return clusters.Lister().List(labels.Everything()) },
+		func(*clusterv1alpha1.Cluster) (*member.Client, error) { return f.client.Load(), nil })
+	c, err := New(factory.Work().V1alpha1().Works(), clusters, karmada, nil, hub,
 		interpreter.NewNative(), events, Options{CacheSyncTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.memberClient = func(*clusterv1alpha1.Cluster) (*member.Client, error) { return client, nil }
+	c.memberClient = func(*clusterv1alpha1.Cluster) (*member.Client, error) { return f.client.Load(), nil }
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
-	f := &fixture{t: t, ctx: ctx, karmada: karmada, dyn: dyn, factory: factory, c: c, m: c.member(testCluster), events: events}
+	c.useHub(ctx)
+	go hub.Run(ctx)
+	if ready {
+		// The hub runs a Ready member's informers, as it would the
+		// members of the process.
+		if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+			_, ok := hub.Member(testCluster)
+			return ok, nil
+		}); err != nil {
+			t.Fatal("the hub never ran the member's informers")
+		}
+	}
+	f.c, f.hub, f.m = c, hub, c.member(testCluster)
 	t.Cleanup(f.m.stop)
 	return f
 }
@@ -132,12 +155,8 @@ func (f *fixture) waitWorkCache(name string) {
 func (f *fixture) waitMemberCache(gvr schema.GroupVersionResource, n int) {
 	f.t.Helper()
 	err := wait.PollUntilContextTimeout(f.ctx, 10*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
-		f.m.mu.Lock()
-		defer f.m.mu.Unlock()
-		if f.m.informers == nil || f.m.informers.byGVR[gvr] == nil {
-			return false, nil
-		}
-		return len(f.m.informers.byGVR[gvr].GetStore().List()) == n, nil
+		inf, ok := f.hub.Informer(testCluster, gvr)
+		return ok && len(inf.GetStore().List()) == n, nil
 	})
 	if err != nil {
 		f.t.Fatalf("the member informer on %s never held %d objects", gvr, n)

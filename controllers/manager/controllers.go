@@ -323,7 +323,7 @@ func startScheduler(ctx context.Context, c *Context) error {
 
 func startExecution(ctx context.Context, c *Context) error {
 	ctrl, err := execution.New(c.KarmadaInformers.Work().V1alpha1().Works(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
-		c.Karmada, c.Members, c.Interpreter, c.Recorder, execution.Options{Workers: writeWorkers / 2, Shared: c.Hub.Shared})
+		c.Karmada, c.Members, c.Hub, c.Interpreter, c.Recorder, execution.Options{Workers: writeWorkers / 2})
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ import (
 // asking the member for the same objects again.
 func (m *Manager) Shared(cluster string, gvr schema.GroupVersionResource) (*Store, bool) {
 	m.mu.RLock()
-	r, ok := m.running[storeID{cluster: cluster, gvr: gvr}]
+	r, ok := m.runningStore(storeID{cluster: cluster, gvr: gvr})
 	m.mu.RUnlock()
 	if !ok || !r.allNamespaces || !r.store.Synced() {
 		return nil, false

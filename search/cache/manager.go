@@ -38,10 +38,23 @@ type Manager struct {
 	trigger chan struct{}
 	release releaser
 
-	mu      sync.RWMutex
-	running map[storeID]*running
+	mu sync.RWMutex
+	// members holds the running stores of each member, on the member's
+	// connection: all of a member's stop when its connection changes (a
+	// new Secret, endpoint or tunnel) or when no store of it is wanted
+	// (member.PerMember, driven by apply). Changed with mu held.
+	members *member.PerMember[*memberStores]
 	// changed is closed (and replaced) when the stores of a resource change.
 	changed map[schema.GroupVersionResource]chan struct{}
+	// touched are the resources whose stores the running apply started or
+	// stopped; logger is its logger. Both are apply's, with mu held.
+	touched sets.Set[schema.GroupVersionResource]
+	logger  klog.Logger
+}
+
+// memberStores are the running stores of one member, by resource.
+type memberStores struct {
+	running map[schema.GroupVersionResource]*running
 }
 
 // Config is what a Manager needs.
@@ -62,11 +75,40 @@ func NewManager(c Config) *Manager {
 	if c.Resync <= 0 {
 		c.Resync = 15 * time.Second
 	}
-	return &Manager{
+	m := &Manager{
 		clusters: c.Clusters, registries: c.Registries, client: c.Client, writeStatus: c.WriteStatus,
 		index: c.Index, resync: c.Resync, minBackoff: time.Second,
-		trigger: make(chan struct{}, 1), running: map[storeID]*running{},
-		changed: map[schema.GroupVersionResource]chan struct{}{},
+		trigger: make(chan struct{}, 1), changed: map[schema.GroupVersionResource]chan struct{}{},
+		touched: sets.New[schema.GroupVersionResource](), logger: klog.Background(),
+	}
+	m.members = member.NewPerMember(func(cluster string, _ *member.Client) (*memberStores, func()) {
+		ms := &memberStores{running: map[schema.GroupVersionResource]*running{}}
+		return ms, func() {
+			for gvr, r := range ms.running {
+				m.stopStore(storeID{cluster: cluster, gvr: gvr}, r)
+			}
+		}
+	})
+	return m
+}
+
+// runningStore returns the running store of id. Callers hold m.mu.
+func (m *Manager) runningStore(id storeID) (*running, bool) {
+	ms, ok := m.members.Get(id.cluster)
+	if !ok {
+		return nil, false
+	}
+	r, ok := ms.running[id.gvr]
+	return r, ok
+}
+
+// eachStore calls f with every running store. Callers hold m.mu.
+func (m *Manager) eachStore(f func(id storeID, r *running)) {
+	for _, cluster := range m.members.Names() {
+		ms, _ := m.members.Get(cluster)
+		for gvr, r := range ms.running {
+			f(storeID{cluster: cluster, gvr: gvr}, r)
+		}
 	}
 }
 
@@ -88,7 +130,7 @@ type want struct {
 type running struct {
 	store  *Store
 	cancel context.CancelFunc
-	key    string // client key + namespaces: a change restarts the store
+	key    string // the namespaces: a change restarts the store
 	// allNamespaces: the store holds the resource of every namespace.
 	allNamespaces bool
 	trigger       func()
@@ -151,11 +193,11 @@ func (m *Manager) Stores(gvr schema.GroupVersionResource) ([]*Store, <-chan stru
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []*Store
-	for id, r := range m.running {
+	m.eachStore(func(id storeID, r *running) {
 		if id.gvr == gvr {
 			out = append(out, r.store)
 		}
-	}
+	})
 	slices.SortFunc(out, func(a, b *Store) int { return strings.Compare(a.Cluster, b.Cluster) })
 	ch, ok := m.changed[gvr]
 	if !ok {
@@ -193,10 +235,8 @@ func (m *Manager) KindFor(gvr schema.GroupVersionResource) (string, bool) {
 func (m *Manager) AllStores() []*Store {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	out := make([]*Store, 0, len(m.running))
-	for _, r := range m.running {
-		out = append(out, r.store)
-	}
+	var out []*Store
+	m.eachStore(func(_ storeID, r *running) { out = append(out, r.store) })
 	slices.SortFunc(out, func(a, b *Store) int {
 		if c := strings.Compare(a.Resource.String(), b.Resource.String()); c != 0 {
 			return c
@@ -279,73 +319,93 @@ func mappingFor(client *member.Client, sel searchv1alpha1.ResourceSelector) (*me
 }
 
 // apply starts the stores wanted and not running (or running with other
-// settings) and stops the others.
+// settings, or on another connection of their member) and stops the
+// others.
 func (m *Manager) apply(ctx context.Context, wants map[storeID]*want) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	touched := sets.New[schema.GroupVersionResource]()
-	for id, r := range m.running {
-		w, ok := wants[id]
-		if ok && r.key == w.key() {
-			continue
-		}
-		r.cancel()
-		if r.store.Len() >= bulkList {
-			// Its objects are garbage now: hand them back to the system.
-			m.release.request()
-		}
-		r.store.stop()
-		if m.index != nil {
-			m.index.DeleteStore(r.store)
-		}
-		delete(m.running, id)
-		touched.Insert(id.gvr)
-		klog.FromContext(ctx).V(2).Info("Stopped caching", "cluster", id.cluster, "resource", id.gvr.String())
-	}
+	m.logger = klog.FromContext(ctx)
+	clients := map[string]*member.Client{}
 	for id, w := range wants {
-		if _, ok := m.running[id]; ok {
+		clients[id.cluster] = w.client
+	}
+	// The stores of the members no longer cached, or on a new
+	// connection, stop with their member's.
+	m.members.Sync(clients)
+	m.eachStore(func(id storeID, r *running) {
+		if w, ok := wants[id]; !ok || r.key != w.key() {
+			ms, _ := m.members.Get(id.cluster)
+			delete(ms.running, id.gvr)
+			m.stopStore(id, r)
+		}
+	})
+	for id, w := range wants {
+		ms, _ := m.members.Get(id.cluster)
+		if _, ok := ms.running[id.gvr]; ok {
 			continue
 		}
-		store := newStore(id.cluster, id.gvr, w.kind, w.namespaced)
-		rctx, cancel := context.WithCancel(ctx)
-		r := &running{store: store, cancel: cancel, key: w.key(), trigger: m.Trigger, allNamespaces: w.namespaces == nil}
-		ref := &reflector{store: store, index: m.index, setErr: r.setErr, minBackoff: m.minBackoff,
-			onListed: func() {
-				r.listed.Do(func() {
-					m.Trigger()
-					if store.Len() >= bulkList {
-						m.release.request()
-					}
-				})
-			}}
-		if w.namespaced {
-			ref.client = w.client.Dynamic.Resource(id.gvr).Namespace(metav1.NamespaceAll)
-		} else {
-			ref.client = w.client.Dynamic.Resource(id.gvr)
-		}
-		if w.namespaces != nil {
-			ns := w.namespaces
-			ref.keepNS = func(n string) bool { return ns.Has(n) }
-		}
-		m.running[id] = r
-		touched.Insert(id.gvr)
-		go ref.run(rctx)
-		klog.FromContext(ctx).V(2).Info("Started caching", "cluster", id.cluster, "resource", id.gvr.String(), "namespaces", w.namespaces)
+		ms.running[id.gvr] = m.startStore(ctx, id, w)
 	}
-	for gvr := range touched {
+	for gvr := range m.touched {
 		if ch, ok := m.changed[gvr]; ok {
 			close(ch)
 			delete(m.changed, gvr)
 		}
 	}
+	m.touched = sets.New[schema.GroupVersionResource]()
 }
 
-func (w *want) key() string {
-	ns := "*"
-	if w.namespaces != nil {
-		ns = strings.Join(sets.List(w.namespaces), ",")
+// startStore starts caching id as w says. Callers hold m.mu.
+func (m *Manager) startStore(ctx context.Context, id storeID, w *want) *running {
+	store := newStore(id.cluster, id.gvr, w.kind, w.namespaced)
+	rctx, cancel := context.WithCancel(ctx)
+	r := &running{store: store, cancel: cancel, key: w.key(), trigger: m.Trigger, allNamespaces: w.namespaces == nil}
+	ref := &reflector{store: store, index: m.index, setErr: r.setErr, minBackoff: m.minBackoff,
+		onListed: func() {
+			r.listed.Do(func() {
+				m.Trigger()
+				if store.Len() >= bulkList {
+					m.release.request()
+				}
+			})
+		}}
+	if w.namespaced {
+		ref.client = w.client.Dynamic.Resource(id.gvr).Namespace(metav1.NamespaceAll)
+	} else {
+		ref.client = w.client.Dynamic.Resource(id.gvr)
 	}
-	return w.client.Key() + "\x00" + ns
+	if w.namespaces != nil {
+		ns := w.namespaces
+		ref.keepNS = func(n string) bool { return ns.Has(n) }
+	}
+	m.touched.Insert(id.gvr)
+	go ref.run(rctx)
+	m.logger.V(2).Info("Started caching", "cluster", id.cluster, "resource", id.gvr.String(), "namespaces", w.namespaces)
+	return r
+}
+
+// stopStore stops caching id. Callers hold m.mu.
+func (m *Manager) stopStore(id storeID, r *running) {
+	r.cancel()
+	if r.store.Len() >= bulkList {
+		// Its objects are garbage now: hand them back to the system.
+		m.release.request()
+	}
+	r.store.stop()
+	if m.index != nil {
+		m.index.DeleteStore(r.store)
+	}
+	m.touched.Insert(id.gvr)
+	m.logger.V(2).Info("Stopped caching", "cluster", id.cluster, "resource", id.gvr.String())
+}
+
+// key is what a store caches beside its member's connection: the
+// namespaces.
+func (w *want) key() string {
+	if w.namespaces == nil {
+		return "*"
+	}
+	return strings.Join(sets.List(w.namespaces), ",")
 }
 
 func (m *Manager) stopAll() {

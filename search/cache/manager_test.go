@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/rest"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
@@ -78,11 +79,7 @@ func TestManagerSync(t *testing.T) {
 	if err := m.sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for id, r := range m.running {
-		got = append(got, id.cluster+" "+id.gvr.String()+" "+r.key[strings.IndexByte(r.key, 0)+1:])
-	}
-	slices.Sort(got)
+	got := runningStores(m)
 	want := []string{
 		"member1 /v1, Resource=nodes *",
 		"member1 /v1, Resource=pods a,b", // the union of the registries' namespaces
@@ -121,13 +118,102 @@ func TestManagerSync(t *testing.T) {
 	if err := m.sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got = got[:0]
-	for id, r := range m.running {
-		got = append(got, id.cluster+" "+id.gvr.String()+" "+r.key[strings.IndexByte(r.key, 0)+1:])
-	}
+	got = runningStores(m)
 	if !slices.Equal(got, []string{"member1 /v1, Resource=pods b"}) {
 		t.Errorf("stores after deleting two registries: %v", got)
 	}
+}
+
+// runningStores lists the running stores as "cluster resource namespaces".
+func runningStores(m *Manager) []string {
+	var got []string
+	m.eachStore(func(id storeID, r *running) {
+		got = append(got, id.cluster+" "+id.gvr.String()+" "+r.key)
+	})
+	slices.Sort(got)
+	return got
+}
+
+// A member's stores are built on its connection: they keep running while
+// it stays, all restart when it changes (a new Secret, endpoint or
+// tunnel), and stop when the member is no longer cached.
+func TestManagerStoresFollowTheConnection(t *testing.T) {
+	t.Parallel()
+	clusters := []*clusterv1alpha1.Cluster{testCluster("member1", true), testCluster("member2", true)}
+	registries := []*searchv1alpha1.ResourceRegistry{{ObjectMeta: metav1.ObjectMeta{Name: "all"}, Spec: searchv1alpha1.ResourceRegistrySpec{
+		ResourceSelectors: []searchv1alpha1.ResourceSelector{{APIVersion: "v1", Kind: "Pod"}, {APIVersion: "v1", Kind: "Node"}},
+	}}}
+	clients := map[string]*member.Client{"member1": testClientOn("https://a"), "member2": testClientOn("https://b")}
+	m := NewManager(Config{
+		Clusters:    func() ([]*clusterv1alpha1.Cluster, error) { return clusters, nil },
+		Registries:  func() ([]*searchv1alpha1.ResourceRegistry, error) { return registries, nil },
+		Client:      func(c *clusterv1alpha1.Cluster) (*member.Client, error) { return clients[c.Name], nil },
+		WriteStatus: func(context.Context, *searchv1alpha1.ResourceRegistry, []metav1.Condition) error { return nil },
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	stores := func() map[string]*Store {
+		m.mu.RLock()
+		defer m.mu.RUnlock()
+		out := map[string]*Store{}
+		m.eachStore(func(id storeID, r *running) { out[id.cluster+" "+id.gvr.Resource] = r.store })
+		return out
+	}
+	for _, step := range []struct {
+		name      string
+		change    func()
+		want      []string // the stores running after the change
+		restarted []string // those of them started anew
+	}{
+		{name: "first sync", change: func() {},
+			want: []string{"member1 nodes", "member1 pods", "member2 nodes", "member2 pods"}, restarted: []string{"member1 nodes", "member1 pods", "member2 nodes", "member2 pods"}},
+		{name: "nothing changed", change: func() {},
+			want: []string{"member1 nodes", "member1 pods", "member2 nodes", "member2 pods"}},
+		{name: "member1's connection changed", change: func() { clients["member1"] = testClientOn("https://a2") },
+			want: []string{"member1 nodes", "member1 pods", "member2 nodes", "member2 pods"}, restarted: []string{"member1 nodes", "member1 pods"}},
+		{name: "member2 no longer Ready", change: func() { clusters[1] = testCluster("member2", false) },
+			want: []string{"member1 nodes", "member1 pods"}},
+	} {
+		before := stores()
+		step.change()
+		if err := m.sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		after := stores()
+		var names, restarted []string
+		for name, st := range after {
+			names = append(names, name)
+			if before[name] != st {
+				restarted = append(restarted, name)
+			}
+		}
+		slices.Sort(names)
+		slices.Sort(restarted)
+		if !slices.Equal(names, step.want) || !slices.Equal(restarted, step.restarted) {
+			t.Errorf("%s: running %v, started anew %v; want %v and %v", step.name, names, restarted, step.want, step.restarted)
+		}
+		for name, st := range before {
+			if after[name] != st {
+				st.mu.RLock()
+				stopped := st.stopped
+				st.mu.RUnlock()
+				if !stopped {
+					t.Errorf("%s: the store %s replaced or dropped still runs", step.name, name)
+				}
+			}
+		}
+	}
+}
+
+// testClientOn is testClient on the connection named by host.
+func testClientOn(host string) *member.Client {
+	cl, err := member.NewClient(&rest.Config{Host: host})
+	if err != nil {
+		panic(err)
+	}
+	t := testClient()
+	cl.Dynamic, cl.Mapper = t.Dynamic, t.Mapper
+	return cl
 }
 
 func waitFor(cond func() bool) error {

@@ -37,7 +37,7 @@ func (m *Manager) registryCondition(name string, wants map[storeID]*want, proble
 		if !slices.Contains(w.registries, name) {
 			continue
 		}
-		r := m.running[id]
+		r, _ := m.runningStore(id)
 		res := id.gvr.GroupVersion().String() + "/" + id.gvr.Resource
 		switch {
 		case r == nil:

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
@@ -87,6 +89,45 @@ func FlotillaMetrics(ctx context.Context, t *testing.T) (Samples, error) {
 		return nil, err
 	}
 	return ParseMetrics(raw)
+}
+
+// MemberWatches returns the watches flotilla-apiserver holds open on the
+// members named, by "cluster/resource" (resource.group), from its
+// flotilla_member_watches; resources without an open watch are left out.
+func MemberWatches(ctx context.Context, t *testing.T, clusters ...string) (map[string]float64, error) {
+	ss, err := FlotillaMetrics(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	open := map[string]float64{}
+	for _, s := range ss {
+		if s.Name == "flotilla_member_watches" && slices.Contains(clusters, s.Labels["cluster"]) && s.Value != 0 {
+			open[s.Labels["cluster"]+"/"+s.Labels["resource"]] = s.Value
+		}
+	}
+	return open, nil
+}
+
+// OneWatchEach returns what is wrong with open (MemberWatches): a resource
+// of want without exactly one watch on a cluster, any resource with more.
+func OneWatchEach(open map[string]float64, clusters, want []string) string {
+	var problems []string
+	for _, c := range clusters {
+		for _, r := range want {
+			if open[c+"/"+r] != 1 {
+				problems = append(problems, fmt.Sprintf("%s/%s: %v watches, want 1", c, r, open[c+"/"+r]))
+			}
+		}
+	}
+	for k, v := range open {
+		c, r, _ := strings.Cut(k, "/")
+		reported := slices.Contains(clusters, c) && slices.Contains(want, r)
+		if v > 1 && !reported {
+			problems = append(problems, fmt.Sprintf("%s: %v watches, want at most 1", k, v))
+		}
+	}
+	slices.Sort(problems)
+	return strings.Join(problems, "; ")
 }
 
 // PlainMetrics reads and parses the /metrics a process serves over plain

@@ -119,6 +119,17 @@ func TestServiceExportImport(t *testing.T) {
 		return ""
 	})
 
+	// The providers' Services and ServiceExports, which execution applied
+	// and the MCS controllers read, are watched once each.
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
+		providers := []string{"member1", "member2"}
+		open, err := framework.MemberWatches(ctx, t, providers...)
+		if err != nil {
+			return err.Error()
+		}
+		return framework.OneWatchEach(open, providers, []string{"services", "serviceexports.multicluster.x-k8s.io"})
+	})
+
 	// Scale-up: the new pods' addresses follow within seconds.
 	kubectl(t, "-n", ns, "scale", "deployment", "nginx", "--replicas=6")
 	ips = providerIPs(t, ns, 6)

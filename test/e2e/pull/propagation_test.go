@@ -77,4 +77,25 @@ spec:
 		}
 		return ""
 	})
+
+	// The agent's execution watches what it applied through its member
+	// hub: an object deleted in member3 is applied again within seconds.
+	m3 := framework.MemberClient(t, "member3")
+	old, err := m3.CoreV1().ConfigMaps(ns).Get(t.Context(), "web-config", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m3.CoreV1().ConfigMaps(ns).Delete(t.Context(), "web-config", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
+		cm, err := m3.CoreV1().ConfigMaps(ns).Get(ctx, "web-config", metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		if cm.UID == old.UID {
+			return "not deleted yet"
+		}
+		return ""
+	})
 }
