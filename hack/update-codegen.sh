@@ -27,6 +27,7 @@ kube::codegen::gen_openapi \
 	--output-dir apis/generated/openapi \
 	--output-pkg "$module/apis/generated/openapi" \
 	--extra-pkgs k8s.io/api/core/v1 \
+	--extra-pkgs k8s.io/apimachinery/pkg/util/intstr \
 	--extra-pkgs k8s.io/api/autoscaling/v2 \
 	--extra-pkgs k8s.io/metrics/pkg/apis/metrics/v1beta1 \
 	--extra-pkgs k8s.io/metrics/pkg/apis/custom_metrics/v1beta1 \

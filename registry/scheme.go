@@ -11,6 +11,7 @@ import (
 	autoscalinginstall "github.com/flotilla-io/flotilla/apis/autoscaling/install"
 	clusterinstall "github.com/flotilla-io/flotilla/apis/cluster/install"
 	configinstall "github.com/flotilla-io/flotilla/apis/config/install"
+	flotillainstall "github.com/flotilla-io/flotilla/apis/flotilla/install"
 	networkinginstall "github.com/flotilla-io/flotilla/apis/networking/install"
 	policyinstall "github.com/flotilla-io/flotilla/apis/policy/install"
 	remedyinstall "github.com/flotilla-io/flotilla/apis/remedy/install"
@@ -30,6 +31,7 @@ var StorageVersions = schema.GroupVersions{
 	{Group: "networking.karmada.io", Version: "v1alpha1"},
 	{Group: "apps.karmada.io", Version: "v1alpha1"},
 	{Group: "remedy.karmada.io", Version: "v1alpha1"},
+	{Group: "flotilla.io", Version: "v1alpha1"},
 }
 
 // NewScheme returns a scheme holding every API flotilla-apiserver serves.
@@ -38,6 +40,7 @@ func NewScheme() *runtime.Scheme {
 	for _, install := range []func(*runtime.Scheme){
 		clusterinstall.Install, policyinstall.Install, workinstall.Install, configinstall.Install,
 		autoscalinginstall.Install, searchinstall.Install, networkinginstall.Install, appsinstall.Install, remedyinstall.Install,
+		flotillainstall.Install,
 		metricsinstall.Install,
 	} {
 		install(scheme)

@@ -46,6 +46,7 @@ import (
 	networkingregistry "github.com/flotilla-io/flotilla/registry/networking"
 	policyregistry "github.com/flotilla-io/flotilla/registry/policy"
 	remedyregistry "github.com/flotilla-io/flotilla/registry/remedy"
+	rolloutregistry "github.com/flotilla-io/flotilla/registry/rollout"
 	searchregistry "github.com/flotilla-io/flotilla/registry/search"
 	workregistry "github.com/flotilla-io/flotilla/registry/work"
 	"github.com/flotilla-io/flotilla/search"
@@ -309,6 +310,7 @@ func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, members
 		add(networkingregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
 		add(appsregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
 		add(remedyregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
+		add(rolloutregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
 	)
 	return groups, err
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/openapi"
 	"github.com/flotilla-io/flotilla/registry"
 )
@@ -24,7 +25,7 @@ func main() {
 	gvks := map[string][]map[string]string{}
 	scheme := registry.NewScheme()
 	for gvk := range scheme.AllKnownTypes() {
-		if gvk.Version == "__internal" || !strings.HasSuffix(gvk.Group, "karmada.io") {
+		if gvk.Version == "__internal" || (!strings.HasSuffix(gvk.Group, "karmada.io") && gvk.Group != flotillav1alpha1.GroupName) {
 			continue
 		}
 		name, err := scheme.ToOpenAPIDefinitionName(gvk)

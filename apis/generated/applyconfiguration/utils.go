@@ -23,10 +23,12 @@ import (
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	appsv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/apps/v1alpha1"
 	applyconfigurationautoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/autoscaling/v1alpha1"
 	applyconfigurationclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/cluster/v1alpha1"
 	applyconfigurationconfigv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/config/v1alpha1"
+	applyconfigurationflotillav1alpha1 "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/flotilla/v1alpha1"
 	internal "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/internal"
 	applyconfigurationnetworkingv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/networking/v1alpha1"
 	applyconfigurationpolicyv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/applyconfiguration/policy/v1alpha1"
@@ -138,6 +140,20 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationconfigv1alpha1.StatusAggregationApplyConfiguration{}
 	case configv1alpha1.SchemeGroupVersion.WithKind("StatusReflection"):
 		return &applyconfigurationconfigv1alpha1.StatusReflectionApplyConfiguration{}
+
+		// Group=flotilla.io, Version=v1alpha1
+	case flotillav1alpha1.SchemeGroupVersion.WithKind("RolloutGate"):
+		return &applyconfigurationflotillav1alpha1.RolloutGateApplyConfiguration{}
+	case flotillav1alpha1.SchemeGroupVersion.WithKind("RolloutStage"):
+		return &applyconfigurationflotillav1alpha1.RolloutStageApplyConfiguration{}
+	case flotillav1alpha1.SchemeGroupVersion.WithKind("RolloutStrategy"):
+		return &applyconfigurationflotillav1alpha1.RolloutStrategyApplyConfiguration{}
+	case flotillav1alpha1.SchemeGroupVersion.WithKind("RolloutStrategySpec"):
+		return &applyconfigurationflotillav1alpha1.RolloutStrategySpecApplyConfiguration{}
+	case flotillav1alpha1.SchemeGroupVersion.WithKind("RolloutStrategyStatus"):
+		return &applyconfigurationflotillav1alpha1.RolloutStrategyStatusApplyConfiguration{}
+	case flotillav1alpha1.SchemeGroupVersion.WithKind("StageClusters"):
+		return &applyconfigurationflotillav1alpha1.StageClustersApplyConfiguration{}
 
 		// Group=networking.karmada.io, Version=v1alpha1
 	case networkingv1alpha1.SchemeGroupVersion.WithKind("ClusterSelector"):

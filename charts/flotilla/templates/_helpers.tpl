@@ -50,6 +50,7 @@ one APIService each (an e2e test compares them with the running server's).
 - {group: networking.karmada.io, version: v1alpha1}
 - {group: apps.karmada.io, version: v1alpha1}
 - {group: remedy.karmada.io, version: v1alpha1}
+- {group: flotilla.io, version: v1alpha1}
 - {group: metrics.k8s.io, version: v1beta1}
 - {group: custom.metrics.k8s.io, version: v1beta2}
 - {group: custom.metrics.k8s.io, version: v1beta1}

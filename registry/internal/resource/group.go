@@ -13,6 +13,10 @@ import (
 // KarmadaCategory is the category of Karmada's kinds: `kubectl get karmada-io`.
 var KarmadaCategory = []string{"karmada-io"}
 
+// FlotillaCategory is the category of Flotilla's own kinds (flotilla.io):
+// `kubectl get flotilla`.
+var FlotillaCategory = []string{"flotilla"}
+
 // NewAPIGroupInfo returns a group served in the one version gv, every kind
 // from defs.
 func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opts generic.RESTOptionsGetter, gv schema.GroupVersion, defs []*Definition) (*genericapiserver.APIGroupInfo, error) {

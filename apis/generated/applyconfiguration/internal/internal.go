@@ -697,6 +697,110 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+- name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutGate
+  map:
+    fields:
+    - name: duration
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Duration
+    - name: type
+      type:
+        scalar: string
+      default: ""
+- name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutStage
+  map:
+    fields:
+    - name: after
+      type:
+        list:
+          elementType:
+            namedType: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutGate
+          elementRelationship: atomic
+    - name: before
+      type:
+        list:
+          elementType:
+            namedType: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutGate
+          elementRelationship: atomic
+    - name: clusters
+      type:
+        namedType: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.StageClusters
+      default: {}
+    - name: maxConcurrency
+      type:
+        namedType: io.k8s.apimachinery.pkg.util.intstr.IntOrString
+    - name: maxFailures
+      type:
+        scalar: numeric
+    - name: name
+      type:
+        scalar: string
+      default: ""
+    - name: progressDeadline
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Duration
+    - name: soakTime
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Duration
+- name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutStrategy
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta
+      default: {}
+    - name: spec
+      type:
+        namedType: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutStrategySpec
+      default: {}
+    - name: status
+      type:
+        namedType: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutStrategyStatus
+      default: {}
+- name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutStrategySpec
+  map:
+    fields:
+    - name: stages
+      type:
+        list:
+          elementType:
+            namedType: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutStage
+          elementRelationship: atomic
+- name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutStrategyStatus
+  map:
+    fields:
+    - name: conditions
+      type:
+        list:
+          elementType:
+            namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Condition
+          elementRelationship: associative
+          keys:
+          - type
+    - name: observedGeneration
+      type:
+        scalar: numeric
+- name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.StageClusters
+  map:
+    fields:
+    - name: labelSelector
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector
+    - name: names
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: atomic
+    - name: orderByLabel
+      type:
+        scalar: string
 - name: com.github.flotilla-io.flotilla.apis.networking.v1alpha1.ClusterSelector
   map:
     fields:
@@ -2997,6 +3101,8 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+- name: io.k8s.apimachinery.pkg.apis.meta.v1.Duration
+  scalar: string
 - name: io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1
   map:
     elementType:
@@ -3168,6 +3274,8 @@ var schemaYAML = typed.YAMLObject(`types:
         elementType:
           namedType: __untyped_deduced_
         elementRelationship: separable
+- name: io.k8s.apimachinery.pkg.util.intstr.IntOrString
+  scalar: untyped
 - name: __untyped_atomic_
   scalar: untyped
   list:

@@ -29,6 +29,7 @@ import (
 	autoscaling "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/autoscaling"
 	cluster "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster"
 	config "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/config"
+	flotilla "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/flotilla"
 	internalinterfaces "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/internalinterfaces"
 	networking "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/networking"
 	policy "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/policy"
@@ -337,6 +338,7 @@ type SharedInformerFactory interface {
 	Autoscaling() autoscaling.Interface
 	Cluster() cluster.Interface
 	Config() config.Interface
+	Flotilla() flotilla.Interface
 	Networking() networking.Interface
 	Policy() policy.Interface
 	Remedy() remedy.Interface
@@ -358,6 +360,10 @@ func (f *sharedInformerFactory) Cluster() cluster.Interface {
 
 func (f *sharedInformerFactory) Config() config.Interface {
 	return config.New(f, f.namespace, f.tweakListOptions)
+}
+
+func (f *sharedInformerFactory) Flotilla() flotilla.Interface {
+	return flotilla.New(f, f.namespace, f.tweakListOptions)
 }
 
 func (f *sharedInformerFactory) Networking() networking.Interface {

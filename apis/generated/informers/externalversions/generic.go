@@ -25,6 +25,7 @@ import (
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	remedyv1alpha1 "github.com/flotilla-io/flotilla/apis/remedy/v1alpha1"
@@ -80,6 +81,10 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Config().V1alpha1().ResourceInterpreterCustomizations().Informer()}, nil
 	case configv1alpha1.SchemeGroupVersion.WithResource("resourceinterpreterwebhookconfigurations"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Config().V1alpha1().ResourceInterpreterWebhookConfigurations().Informer()}, nil
+
+		// Group=flotilla.io, Version=v1alpha1
+	case flotillav1alpha1.SchemeGroupVersion.WithResource("rolloutstrategies"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Flotilla().V1alpha1().RolloutStrategies().Informer()}, nil
 
 		// Group=networking.karmada.io, Version=v1alpha1
 	case networkingv1alpha1.SchemeGroupVersion.WithResource("multiclusteringresses"):

@@ -29,6 +29,8 @@ import (
 	fakeclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/cluster/v1alpha1/fake"
 	configv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/config/v1alpha1"
 	fakeconfigv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/config/v1alpha1/fake"
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/flotilla/v1alpha1"
+	fakeflotillav1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/flotilla/v1alpha1/fake"
 	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/networking/v1alpha1"
 	fakenetworkingv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/networking/v1alpha1/fake"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/policy/v1alpha1"
@@ -172,6 +174,11 @@ func (c *Clientset) ClusterV1alpha1() clusterv1alpha1.ClusterV1alpha1Interface {
 // ConfigV1alpha1 retrieves the ConfigV1alpha1Client
 func (c *Clientset) ConfigV1alpha1() configv1alpha1.ConfigV1alpha1Interface {
 	return &fakeconfigv1alpha1.FakeConfigV1alpha1{Fake: &c.Fake}
+}
+
+// FlotillaV1alpha1 retrieves the FlotillaV1alpha1Client
+func (c *Clientset) FlotillaV1alpha1() flotillav1alpha1.FlotillaV1alpha1Interface {
+	return &fakeflotillav1alpha1.FakeFlotillaV1alpha1{Fake: &c.Fake}
 }
 
 // NetworkingV1alpha1 retrieves the NetworkingV1alpha1Client

@@ -23,6 +23,7 @@ import (
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	remedyv1alpha1 "github.com/flotilla-io/flotilla/apis/remedy/v1alpha1"
@@ -44,6 +45,7 @@ var localSchemeBuilder = runtime.SchemeBuilder{
 	autoscalingv1alpha1.AddToScheme,
 	clusterv1alpha1.AddToScheme,
 	configv1alpha1.AddToScheme,
+	flotillav1alpha1.AddToScheme,
 	networkingv1alpha1.AddToScheme,
 	policyv1alpha1.AddToScheme,
 	remedyv1alpha1.AddToScheme,
