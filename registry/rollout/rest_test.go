@@ -11,7 +11,9 @@ import (
 
 func TestStrategies(t *testing.T) {
 	t.Parallel()
-	r := func(obj runtime.Object) *flotillav1alpha1.RolloutStrategy { return obj.(*flotillav1alpha1.RolloutStrategy) }
+	r := func(obj runtime.Object) *flotillav1alpha1.RolloutStrategy {
+		return obj.(*flotillav1alpha1.RolloutStrategy)
+	}
 	resourcetest.Run(t, Definitions(), []resourcetest.Kind{{
 		Resource: "rolloutstrategies",
 		Manifest: `

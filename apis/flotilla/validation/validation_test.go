@@ -92,7 +92,9 @@ func TestValidateRolloutStrategy(t *testing.T) {
 		{"duplicate stage name", func(s *rs) { stage(s, 1).Name = "canary" }, `spec.stages[1].name: Duplicate value: "canary"`},
 		{"bad stage name", func(s *rs) { stage(s, 2).Name = "Rest" }, `spec.stages[2].name: Invalid value: "Rest"`},
 		{"no clusters", func(s *rs) { stage(s, 0).Clusters = flotillav1alpha1.StageClusters{OrderByLabel: "region"} }, "spec.stages[0].clusters: Required value: names or labelSelector"},
-		{"empty selector selects", func(s *rs) { stage(s, 0).Clusters = flotillav1alpha1.StageClusters{LabelSelector: &metav1.LabelSelector{}} }, ""},
+		{"empty selector selects", func(s *rs) {
+			stage(s, 0).Clusters = flotillav1alpha1.StageClusters{LabelSelector: &metav1.LabelSelector{}}
+		}, ""},
 		{"bad selector", func(s *rs) { stage(s, 2).Clusters.LabelSelector.MatchExpressions[0].Operator = "Has" }, "spec.stages[2].clusters.labelSelector.matchExpressions[0].operator: Invalid value"},
 		{"bad selector label", func(s *rs) { stage(s, 1).Clusters.LabelSelector.MatchLabels = map[string]string{"-x": "y"} }, "spec.stages[1].clusters.labelSelector.matchLabels: Invalid value"},
 		{"bad order label", func(s *rs) { stage(s, 1).Clusters.OrderByLabel = "a b" }, `spec.stages[1].clusters.orderByLabel: Invalid value: "a b"`},
