@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,7 +130,9 @@ spec:
 		t.Errorf("rest stage gates %+v, want a 10m Wait after", rest.After)
 	}
 	out, err := framework.Kubectl(t, "get", "rolloutstrategies", name)
-	if err != nil || !strings.Contains(out, "STAGES") || !strings.Contains(strings.Fields(strings.Split(out, "\n")[1])[1], "2") {
-		t.Errorf("kubectl get rolloutstrategies %s: %v\n%s", name, err, out)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err != nil || len(lines) != 2 || !slices.Equal(strings.Fields(lines[0]), []string{"NAME", "STAGES", "AGE"}) ||
+		!strings.HasPrefix(strings.Join(strings.Fields(lines[1]), " "), name+" 2 ") {
+		t.Errorf("kubectl get rolloutstrategies %s: %v, want NAME STAGES AGE with %s 2:\n%s", name, err, name, out)
 	}
 }
