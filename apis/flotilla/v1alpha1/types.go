@@ -32,6 +32,9 @@ type RolloutStrategySpec struct {
 	Stages []RolloutStage `json:"stages"`
 }
 
+// MaxStages is the most stages a RolloutStrategy may have.
+const MaxStages = 20
+
 // RolloutStage is one stage of a rollout: some clusters of the placement,
 // how many of them are updated at once, and how long they must stay healthy.
 type RolloutStage struct {

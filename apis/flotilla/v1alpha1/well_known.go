@@ -6,6 +6,3 @@ const RolloutStrategyKind = "RolloutStrategy"
 // RolloutStrategyAnnotation on a PropagationPolicy or ClusterPropagationPolicy
 // names the RolloutStrategy its placement is rolled out with.
 const RolloutStrategyAnnotation = "rollout.flotilla.io/strategy"
-
-// MaxStages is the most stages a RolloutStrategy may have.
-const MaxStages = 20
