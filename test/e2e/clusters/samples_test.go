@@ -74,7 +74,7 @@ func TestSamplesApply(t *testing.T) {
 		}
 	}
 	// Kinds outside the karmada-io category are stored too.
-	for _, obj := range []string{"clustertaintpolicy/not-ready", "resourceregistry/deployments-and-pods", "workloadrebalancer/rebalance-nginx"} {
+	for _, obj := range []string{"clustertaintpolicy/not-ready", "resourceregistry/deployments-and-pods", "workloadrebalancer/rebalance-nginx", "rolloutstrategy/three-stages"} {
 		if out, err := kubectl(t, "get", obj); err != nil {
 			t.Errorf("kubectl get %s: %v %s", obj, err, out)
 		}
@@ -93,6 +93,7 @@ func TestExplainEveryKind(t *testing.T) {
 		"federatedresourcequotas", "clustertaintpolicies", "works", "resourcebindings", "clusterresourcebindings",
 		"resourceinterpretercustomizations", "resourceinterpreterwebhookconfigurations", "federatedhpas", "cronfederatedhpas",
 		"resourceregistries", "multiclusteringresses", "multiclusterservices", "workloadrebalancers", "remedies",
+		"rolloutstrategies",
 	}
 	for _, k := range kinds {
 		var out string
