@@ -135,7 +135,7 @@ func requirerBinding(name string, cr policyv1alpha1.ConflictResolution, preserve
 // given Deployments' bindings.
 func attachedBinding(kind, name string, cr policyv1alpha1.ConflictResolution, preserve bool, requiredBy ...string) *workv1alpha2.ResourceBinding {
 	rb := &workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: name + "-" + strings.ToLower(kind), Namespace: testNS, Labels: map[string]string{}},
+		ObjectMeta: metav1.ObjectMeta{Name: name + "-" + strings.ToLower(kind), Namespace: testNS, Labels: map[string]string{}, ResourceVersion: "7"},
 		Spec: workv1alpha2.ResourceBindingSpec{
 			Resource:           workv1alpha2.ObjectReference{APIVersion: "v1", Kind: kind, Namespace: testNS, Name: name},
 			ConflictResolution: cr, PreserveResourcesOnDeletion: ptr.To(preserve),

@@ -79,7 +79,11 @@ func (r *attachReconciler) reconcile(ctx context.Context, rb *workv1alpha2.Resou
 	if i >= 0 && cur.Labels[label] == id && sameClusters(cur.Spec.RequiredBy[i].Clusters, snap.Clusters) && (!own || policyOf(&cur.Spec) == merged) {
 		return false, nil
 	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{label: id}}, "spec": spec})
+	// requiredBy is replaced whole, computed from the cached binding: the
+	// resourceVersion makes the write conditional on that copy, so two
+	// requirers syncing at once cannot drop each other (the loser gets a
+	// conflict and syncs again from a fresh cache).
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{label: id}, "resourceVersion": cur.ResourceVersion}, "spec": spec})
 	if err := r.bindings.patch(ctx, d.Namespace, bn, patch); err != nil {
 		return false, err
 	}

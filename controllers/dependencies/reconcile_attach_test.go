@@ -24,7 +24,7 @@ func TestAttachReconciler(t *testing.T) {
 		return requirerBinding("app", policyv1alpha1.ConflictAbort, false, false)
 	}
 	patch := func(requiredBy, policy string) string {
-		return "patch " + cmRB + ` {"metadata":{"labels":{"` + label + `":"app-id"}},"spec":{` + policy + `"requiredBy":[` + requiredBy + `]}}`
+		return "patch " + cmRB + ` {"metadata":{"labels":{"` + label + `":"app-id"},"resourceVersion":"7"},"spec":{` + policy + `"requiredBy":[` + requiredBy + `]}}`
 	}
 	const (
 		appSnap   = `{"namespace":"ns","name":"app-deployment","clusters":[{"name":"m1","replicas":1}]}`

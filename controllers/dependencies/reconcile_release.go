@@ -54,7 +54,8 @@ func (r *releaseReconciler) reconcile(ctx context.Context, ns, name string, keep
 			spec["conflictResolution"] = merged.ConflictResolution
 			spec["preserveResourcesOnDeletion"] = merged.PreserveResourcesOnDeletion
 		}
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{label: nil}}, "spec": spec})
+		// Conditional on the cached copy, as attach's (requiredBy is replaced whole).
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{label: nil}, "resourceVersion": a.ResourceVersion}, "spec": spec})
 		if err := r.bindings.patch(ctx, ns, a.Name, patch); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, err)
 		}

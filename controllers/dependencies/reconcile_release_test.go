@@ -20,7 +20,7 @@ func TestReleaseReconciler(t *testing.T) {
 	}
 	const otherSnap = `{"namespace":"ns","name":"other-deployment","clusters":[{"name":"m1","replicas":1}]}`
 	unlabel := func(name, spec string) string {
-		return "patch ns/" + name + `-configmap {"metadata":{"labels":{"` + label + `":null}},"spec":{` + spec + `}}`
+		return "patch ns/" + name + `-configmap {"metadata":{"labels":{"` + label + `":null},"resourceVersion":"7"},"spec":{` + spec + `}}`
 	}
 	tests := []struct {
 		name       string

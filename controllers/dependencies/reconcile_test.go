@@ -92,7 +92,7 @@ func TestReconcileWrites(t *testing.T) {
 				attached("ConfigMap", "cm", "app"), attached("ServiceAccount", "sa1", "app")},
 			host:       []runtime.Object{tmpl(), object("ConfigMap", "cm"), object("ServiceAccount", "sa1")},
 			wantWrites: []string{"patch resourcebindings ns/" + cmRB, "patch resourcebindings ns/" + saRB},
-			wantPatches: map[string]string{cmRB: `{"metadata":{"labels":{"` + DependedByLabel(testNS, appRB) + `":"app-id"}},` +
+			wantPatches: map[string]string{cmRB: `{"metadata":{"labels":{"` + DependedByLabel(testNS, appRB) + `":"app-id"},"resourceVersion":"7"},` +
 				`"spec":{"conflictResolution":"Abort","preserveResourcesOnDeletion":false,` +
 				`"requiredBy":[{"namespace":"ns","name":"app-deployment","clusters":[{"name":"m2","replicas":1}]}]}}`},
 			wantEvents: []string{synced},
@@ -126,7 +126,7 @@ func TestReconcileWrites(t *testing.T) {
 				"patch resourcebindings ns/" + saRB},
 			wantPatches: map[string]string{
 				appRB: annotatePatch + `null}}}`,
-				saRB: `{"metadata":{"labels":{"` + DependedByLabel(testNS, appRB) + `":null}},` +
+				saRB: `{"metadata":{"labels":{"` + DependedByLabel(testNS, appRB) + `":null},"resourceVersion":"7"},` +
 					`"spec":{"conflictResolution":"Abort","preserveResourcesOnDeletion":false,` +
 					`"requiredBy":[{"namespace":"ns","name":"other-deployment","clusters":[{"name":"m1","replicas":1}]}]}}`,
 			},
