@@ -1,13 +1,13 @@
 package validation
 
 import (
-	"strings"
 	"testing"
 
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	appsv1alpha1 "github.com/flotilla-io/flotilla/apis/apps/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/internal/validationtest"
 )
 
 // demoRebalancer is the example of Karmada's WorkloadRebalancer proposal.
@@ -29,19 +29,6 @@ func validRebalancer(t *testing.T) *appsv1alpha1.WorkloadRebalancer {
 		t.Fatalf("decoding manifest: %v", err)
 	}
 	return r
-}
-
-// expect fails t unless err mentions want, or is nil when want is "".
-func expect(t *testing.T, err error, want string) {
-	t.Helper()
-	switch {
-	case want == "" && err != nil:
-		t.Errorf("want no error, got %v", err)
-	case want != "" && err == nil:
-		t.Errorf("want an error with %q, got none", want)
-	case want != "" && !strings.Contains(err.Error(), want):
-		t.Errorf("want an error with %q, got %v", want, err)
-	}
 }
 
 func TestValidateWorkloadRebalancer(t *testing.T) {
@@ -70,7 +57,7 @@ func TestValidateWorkloadRebalancer(t *testing.T) {
 			t.Parallel()
 			r := validRebalancer(t)
 			tc.mutate(r)
-			expect(t, ValidateWorkloadRebalancer(r).ToAggregate(), tc.wantErr)
+			validationtest.Expect(t, ValidateWorkloadRebalancer(r).ToAggregate(), tc.wantErr)
 		})
 	}
 }
@@ -81,10 +68,10 @@ func TestValidateWorkloadRebalancerUpdate(t *testing.T) {
 	old.ResourceVersion = "1"
 	r := old.DeepCopy()
 	r.Spec.Workloads = r.Spec.Workloads[:1]
-	expect(t, ValidateWorkloadRebalancerUpdate(r, old).ToAggregate(), "")
+	validationtest.Expect(t, ValidateWorkloadRebalancerUpdate(r, old).ToAggregate(), "")
 	r.Spec.Workloads = nil
-	expect(t, ValidateWorkloadRebalancerUpdate(r, old).ToAggregate(), "spec.workloads: Required")
+	validationtest.Expect(t, ValidateWorkloadRebalancerUpdate(r, old).ToAggregate(), "spec.workloads: Required")
 	r = old.DeepCopy()
 	r.Name = "other"
-	expect(t, ValidateWorkloadRebalancerUpdate(r, old).ToAggregate(), "metadata.name")
+	validationtest.Expect(t, ValidateWorkloadRebalancerUpdate(r, old).ToAggregate(), "metadata.name")
 }

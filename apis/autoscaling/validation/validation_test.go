@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	autoscalingv1alpha1 "github.com/flotilla-io/flotilla/apis/autoscaling/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/internal/validationtest"
 )
 
 // s8FederatedHPA is the FederatedHPA of samples/autoscaling.yaml, verbatim.
@@ -173,21 +174,8 @@ func TestValidateFederatedHPA(t *testing.T) {
 			t.Parallel()
 			f := validFHPA(t)
 			tc.mutate(f)
-			expect(t, ValidateFederatedHPA(f).ToAggregate(), tc.wantErr)
+			validationtest.Expect(t, ValidateFederatedHPA(f).ToAggregate(), tc.wantErr)
 		})
-	}
-}
-
-// expect fails t unless err mentions want, or is nil when want is "".
-func expect(t *testing.T, err error, want string) {
-	t.Helper()
-	switch {
-	case want == "" && err != nil:
-		t.Errorf("want no error, got %v", err)
-	case want != "" && err == nil:
-		t.Errorf("want an error with %q, got none", want)
-	case want != "" && !strings.Contains(err.Error(), want):
-		t.Errorf("want an error with %q, got %v", want, err)
 	}
 }
 
@@ -197,18 +185,18 @@ func TestValidateFederatedHPAUpdate(t *testing.T) {
 	old.ResourceVersion = "1"
 	f := old.DeepCopy()
 	f.Spec.MaxReplicas = 20
-	expect(t, ValidateFederatedHPAUpdate(f, old).ToAggregate(), "")
+	validationtest.Expect(t, ValidateFederatedHPAUpdate(f, old).ToAggregate(), "")
 	f.Spec.MaxReplicas = 0
-	expect(t, ValidateFederatedHPAUpdate(f, old).ToAggregate(), "spec.maxReplicas")
+	validationtest.Expect(t, ValidateFederatedHPAUpdate(f, old).ToAggregate(), "spec.maxReplicas")
 	f = old.DeepCopy()
 	f.Namespace = "other"
-	expect(t, ValidateFederatedHPAUpdate(f, old).ToAggregate(), "metadata.namespace")
+	validationtest.Expect(t, ValidateFederatedHPAUpdate(f, old).ToAggregate(), "metadata.namespace")
 
 	f = old.DeepCopy()
 	f.Status.CurrentReplicas, f.Status.DesiredReplicas = 3, 4
-	expect(t, ValidateFederatedHPAStatusUpdate(f, old).ToAggregate(), "")
+	validationtest.Expect(t, ValidateFederatedHPAStatusUpdate(f, old).ToAggregate(), "")
 	f.Status.DesiredReplicas = -1
-	expect(t, ValidateFederatedHPAStatusUpdate(f, old).ToAggregate(), "status.desiredReplicas")
+	validationtest.Expect(t, ValidateFederatedHPAStatusUpdate(f, old).ToAggregate(), "status.desiredReplicas")
 }
 
 func validCron(t *testing.T, manifest string) *autoscalingv1alpha1.CronFederatedHPA {
@@ -269,7 +257,7 @@ func TestValidateCronFederatedHPA(t *testing.T) {
 			t.Parallel()
 			c := validCron(t, tc.manifest)
 			tc.mutate(c)
-			expect(t, ValidateCronFederatedHPA(c).ToAggregate(), tc.wantErr)
+			validationtest.Expect(t, ValidateCronFederatedHPA(c).ToAggregate(), tc.wantErr)
 		})
 	}
 }
@@ -280,10 +268,10 @@ func TestValidateCronFederatedHPAUpdate(t *testing.T) {
 	old.ResourceVersion = "1"
 	c := old.DeepCopy()
 	c.Spec.Rules[0].TargetReplicas = ptr.To[int32](3)
-	expect(t, ValidateCronFederatedHPAUpdate(c, old).ToAggregate(), "")
+	validationtest.Expect(t, ValidateCronFederatedHPAUpdate(c, old).ToAggregate(), "")
 	c.Spec.Rules[0].Schedule = "never"
-	expect(t, ValidateCronFederatedHPAUpdate(c, old).ToAggregate(), "spec.rules[0].schedule")
+	validationtest.Expect(t, ValidateCronFederatedHPAUpdate(c, old).ToAggregate(), "spec.rules[0].schedule")
 	c = old.DeepCopy()
 	c.Name = "renamed"
-	expect(t, ValidateCronFederatedHPAUpdate(c, old).ToAggregate(), "metadata.name")
+	validationtest.Expect(t, ValidateCronFederatedHPAUpdate(c, old).ToAggregate(), "metadata.name")
 }

@@ -3,7 +3,6 @@ package validation
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -11,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	configv1alpha1 "github.com/flotilla-io/flotilla/apis/config/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/internal/validationtest"
 )
 
 func validRIC(t *testing.T) *configv1alpha1.ResourceInterpreterCustomization {
@@ -25,19 +25,6 @@ func validRIC(t *testing.T) *configv1alpha1.ResourceInterpreterCustomization {
 		t.Fatalf("decoding manifest: %v", err)
 	}
 	return ric
-}
-
-// expect fails t unless err mentions want, or is nil when want is "".
-func expect(t *testing.T, err error, want string) {
-	t.Helper()
-	switch {
-	case want == "" && err != nil:
-		t.Errorf("want no error, got %v", err)
-	case want != "" && err == nil:
-		t.Errorf("want an error with %q, got none", want)
-	case want != "" && !strings.Contains(err.Error(), want):
-		t.Errorf("want an error with %q, got %v", want, err)
-	}
 }
 
 func TestValidateResourceInterpreterCustomization(t *testing.T) {
@@ -86,7 +73,7 @@ func TestValidateResourceInterpreterCustomization(t *testing.T) {
 			t.Parallel()
 			r := validRIC(t)
 			tc.mutate(r)
-			expect(t, ValidateResourceInterpreterCustomization(r).ToAggregate(), tc.wantErr)
+			validationtest.Expect(t, ValidateResourceInterpreterCustomization(r).ToAggregate(), tc.wantErr)
 		})
 	}
 }
@@ -97,12 +84,12 @@ func TestValidateResourceInterpreterCustomizationUpdate(t *testing.T) {
 	old.ResourceVersion = "1"
 	r := old.DeepCopy()
 	r.Spec.Customizations.Retention = nil
-	expect(t, ValidateResourceInterpreterCustomizationUpdate(r, old).ToAggregate(), "")
+	validationtest.Expect(t, ValidateResourceInterpreterCustomizationUpdate(r, old).ToAggregate(), "")
 	r.Spec.Customizations.ReplicaResource.LuaScript = "function ("
-	expect(t, ValidateResourceInterpreterCustomizationUpdate(r, old).ToAggregate(), "spec.customizations.replicaResource.luaScript")
+	validationtest.Expect(t, ValidateResourceInterpreterCustomizationUpdate(r, old).ToAggregate(), "spec.customizations.replicaResource.luaScript")
 	r = old.DeepCopy()
 	r.Name = "other"
-	expect(t, ValidateResourceInterpreterCustomizationUpdate(r, old).ToAggregate(), "metadata.name")
+	validationtest.Expect(t, ValidateResourceInterpreterCustomizationUpdate(r, old).ToAggregate(), "metadata.name")
 }
 
 // examplesRIWC is the webhook configuration of Karmada's interpreter example.
@@ -193,7 +180,7 @@ func TestValidateResourceInterpreterWebhookConfiguration(t *testing.T) {
 			t.Parallel()
 			c := validRIWC(t)
 			tc.mutate(c)
-			expect(t, ValidateResourceInterpreterWebhookConfiguration(c).ToAggregate(), tc.wantErr)
+			validationtest.Expect(t, ValidateResourceInterpreterWebhookConfiguration(c).ToAggregate(), tc.wantErr)
 		})
 	}
 }
@@ -204,12 +191,12 @@ func TestValidateResourceInterpreterWebhookConfigurationUpdate(t *testing.T) {
 	old.ResourceVersion = "1"
 	c := old.DeepCopy()
 	c.Webhooks = c.Webhooks[:1]
-	expect(t, ValidateResourceInterpreterWebhookConfigurationUpdate(c, old).ToAggregate(), "")
+	validationtest.Expect(t, ValidateResourceInterpreterWebhookConfigurationUpdate(c, old).ToAggregate(), "")
 	c.Webhooks[0].TimeoutSeconds = ptr.To[int32](60)
-	expect(t, ValidateResourceInterpreterWebhookConfigurationUpdate(c, old).ToAggregate(), "webhooks[0].timeoutSeconds")
+	validationtest.Expect(t, ValidateResourceInterpreterWebhookConfigurationUpdate(c, old).ToAggregate(), "webhooks[0].timeoutSeconds")
 	c = old.DeepCopy()
 	c.Name = "renamed"
-	expect(t, ValidateResourceInterpreterWebhookConfigurationUpdate(c, old).ToAggregate(), "metadata.name")
+	validationtest.Expect(t, ValidateResourceInterpreterWebhookConfigurationUpdate(c, old).ToAggregate(), "metadata.name")
 }
 
 func TestValidateNoDuplicateOperations(t *testing.T) {
@@ -220,8 +207,8 @@ func TestValidateNoDuplicateOperations(t *testing.T) {
 	// Same target, overlapping operations: one error per shared operation,
 	// naming the other customization.
 	errs := ValidateNoDuplicateOperations(mine, []*configv1alpha1.ResourceInterpreterCustomization{mine, other})
-	expect(t, errs.ToAggregate(), "is already defined by ResourceInterpreterCustomization other")
-	expect(t, errs.ToAggregate(), "spec.customizations.retention")
+	validationtest.Expect(t, errs.ToAggregate(), "is already defined by ResourceInterpreterCustomization other")
+	validationtest.Expect(t, errs.ToAggregate(), "spec.customizations.retention")
 
 	// Disjoint operations are fine.
 	disjoint := &configv1alpha1.ResourceInterpreterCustomization{}
@@ -247,7 +234,7 @@ func TestValidateNoDuplicateOperations(t *testing.T) {
 	}
 	withRetain := deps("retaining")
 	withRetain.Spec.Customizations.Retention = mine.Spec.Customizations.Retention
-	expect(t, ValidateNoDuplicateOperations(withRetain, []*configv1alpha1.ResourceInterpreterCustomization{mine}).ToAggregate(), "spec.customizations.retention")
+	validationtest.Expect(t, ValidateNoDuplicateOperations(withRetain, []*configv1alpha1.ResourceInterpreterCustomization{mine}).ToAggregate(), "spec.customizations.retention")
 	if errs := ValidateNoDuplicateOperations(withRetain, []*configv1alpha1.ResourceInterpreterCustomization{mine}); len(errs) != 1 {
 		t.Errorf("errors %v, want retention alone", errs)
 	}

@@ -2,7 +2,6 @@ package validation
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/internal/validationtest"
 )
 
 // threeStages is the strategy of the README: a canary cluster, a region by
@@ -47,19 +47,6 @@ func validStrategy(t *testing.T) *flotillav1alpha1.RolloutStrategy {
 		t.Fatalf("decoding manifest: %v", err)
 	}
 	return s
-}
-
-// expect fails t unless err mentions want, or is nil when want is "".
-func expect(t *testing.T, err error, want string) {
-	t.Helper()
-	switch {
-	case want == "" && err != nil:
-		t.Errorf("want no error, got %v", err)
-	case want != "" && err == nil:
-		t.Errorf("want an error with %q, got none", want)
-	case want != "" && !strings.Contains(err.Error(), want):
-		t.Errorf("want an error with %q, got %v", want, err)
-	}
 }
 
 func TestValidateRolloutStrategy(t *testing.T) {
@@ -126,7 +113,7 @@ func TestValidateRolloutStrategy(t *testing.T) {
 			t.Parallel()
 			s := validStrategy(t)
 			tc.mutate(s)
-			expect(t, ValidateRolloutStrategy(s).ToAggregate(), tc.wantErr)
+			validationtest.Expect(t, ValidateRolloutStrategy(s).ToAggregate(), tc.wantErr)
 		})
 	}
 }
@@ -137,10 +124,10 @@ func TestValidateRolloutStrategyUpdate(t *testing.T) {
 	old.ResourceVersion = "1"
 	s := old.DeepCopy()
 	s.Spec.Stages = s.Spec.Stages[:1]
-	expect(t, ValidateRolloutStrategyUpdate(s, old).ToAggregate(), "")
+	validationtest.Expect(t, ValidateRolloutStrategyUpdate(s, old).ToAggregate(), "")
 	s.Spec.Stages[0].After[0] = flotillav1alpha1.RolloutGate{Type: flotillav1alpha1.GateWait}
-	expect(t, ValidateRolloutStrategyUpdate(s, old).ToAggregate(), "spec.stages[0].after[0].duration: Required value")
+	validationtest.Expect(t, ValidateRolloutStrategyUpdate(s, old).ToAggregate(), "spec.stages[0].after[0].duration: Required value")
 	s = old.DeepCopy()
 	s.Name = "two-stages"
-	expect(t, ValidateRolloutStrategyUpdate(s, old).ToAggregate(), "metadata.name")
+	validationtest.Expect(t, ValidateRolloutStrategyUpdate(s, old).ToAggregate(), "metadata.name")
 }

@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
+	"github.com/flotilla-io/flotilla/apis/internal/validationtest"
 	networkingv1alpha1 "github.com/flotilla-io/flotilla/apis/networking/v1alpha1"
 )
 
@@ -32,19 +33,6 @@ func decode[T any](t *testing.T, manifest string) *T {
 		t.Fatalf("decoding manifest: %v", err)
 	}
 	return obj
-}
-
-// expect fails t unless err mentions want, or is nil when want is "".
-func expect(t *testing.T, err error, want string) {
-	t.Helper()
-	switch {
-	case want == "" && err != nil:
-		t.Errorf("want no error, got %v", err)
-	case want != "" && err == nil:
-		t.Errorf("want an error with %q, got none", want)
-	case want != "" && !strings.Contains(err.Error(), want):
-		t.Errorf("want an error with %q, got %v", want, err)
-	}
 }
 
 func TestValidateMultiClusterService(t *testing.T) {
@@ -85,7 +73,7 @@ func TestValidateMultiClusterService(t *testing.T) {
 			t.Parallel()
 			m := decode[mcs](t, crossClusterMCS)
 			tc.mutate(m)
-			expect(t, ValidateMultiClusterService(m).ToAggregate(), tc.wantErr)
+			validationtest.Expect(t, ValidateMultiClusterService(m).ToAggregate(), tc.wantErr)
 		})
 	}
 }
@@ -96,15 +84,15 @@ func TestValidateMultiClusterServiceUpdate(t *testing.T) {
 	old.ResourceVersion = "1"
 	m := old.DeepCopy()
 	m.Spec.ConsumerClusters = nil
-	expect(t, ValidateMultiClusterServiceUpdate(m, old).ToAggregate(), "")
+	validationtest.Expect(t, ValidateMultiClusterServiceUpdate(m, old).ToAggregate(), "")
 	m.Spec.Types = []networkingv1alpha1.ExposureType{networkingv1alpha1.ExposureTypeLoadBalancer}
-	expect(t, ValidateMultiClusterServiceUpdate(m, old).ToAggregate(), "spec.types: Invalid value: [\"LoadBalancer\"]: MultiClusterService types are immutable")
+	validationtest.Expect(t, ValidateMultiClusterServiceUpdate(m, old).ToAggregate(), "spec.types: Invalid value: [\"LoadBalancer\"]: MultiClusterService types are immutable")
 	m = old.DeepCopy()
 	m.Spec.Ports[0].Port = -1
-	expect(t, ValidateMultiClusterServiceUpdate(m, old).ToAggregate(), "spec.ports[0].port")
+	validationtest.Expect(t, ValidateMultiClusterServiceUpdate(m, old).ToAggregate(), "spec.ports[0].port")
 	m = old.DeepCopy()
 	m.Namespace = "other"
-	expect(t, ValidateMultiClusterServiceUpdate(m, old).ToAggregate(), "metadata.namespace")
+	validationtest.Expect(t, ValidateMultiClusterServiceUpdate(m, old).ToAggregate(), "metadata.namespace")
 }
 
 const demoMCI = `
@@ -176,7 +164,7 @@ func TestValidateMultiClusterIngress(t *testing.T) {
 			t.Parallel()
 			m := decode[mci](t, demoMCI)
 			tc.mutate(m)
-			expect(t, ValidateMultiClusterIngress(m).ToAggregate(), tc.wantErr)
+			validationtest.Expect(t, ValidateMultiClusterIngress(m).ToAggregate(), tc.wantErr)
 		})
 	}
 }
@@ -187,10 +175,10 @@ func TestValidateMultiClusterIngressUpdate(t *testing.T) {
 	old.ResourceVersion = "1"
 	m := old.DeepCopy()
 	m.Spec.TLS = nil
-	expect(t, ValidateMultiClusterIngressUpdate(m, old).ToAggregate(), "")
+	validationtest.Expect(t, ValidateMultiClusterIngressUpdate(m, old).ToAggregate(), "")
 	m.Spec.Rules[0].Host = "Demo"
-	expect(t, ValidateMultiClusterIngressUpdate(m, old).ToAggregate(), "spec.rules[0].host")
+	validationtest.Expect(t, ValidateMultiClusterIngressUpdate(m, old).ToAggregate(), "spec.rules[0].host")
 	m = old.DeepCopy()
 	m.Name = "other"
-	expect(t, ValidateMultiClusterIngressUpdate(m, old).ToAggregate(), "metadata.name")
+	validationtest.Expect(t, ValidateMultiClusterIngressUpdate(m, old).ToAggregate(), "metadata.name")
 }

@@ -1,11 +1,11 @@
 package validation
 
 import (
-	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/flotilla-io/flotilla/apis/internal/validationtest"
 	remedyv1alpha1 "github.com/flotilla-io/flotilla/apis/remedy/v1alpha1"
 )
 
@@ -30,19 +30,6 @@ func validRemedy(t *testing.T) *remedyv1alpha1.Remedy {
 		t.Fatalf("decoding manifest: %v", err)
 	}
 	return r
-}
-
-// expect fails t unless err mentions want, or is nil when want is "".
-func expect(t *testing.T, err error, want string) {
-	t.Helper()
-	switch {
-	case want == "" && err != nil:
-		t.Errorf("want no error, got %v", err)
-	case want != "" && err == nil:
-		t.Errorf("want an error with %q, got none", want)
-	case want != "" && !strings.Contains(err.Error(), want):
-		t.Errorf("want an error with %q, got %v", want, err)
-	}
 }
 
 func TestValidateRemedy(t *testing.T) {
@@ -75,7 +62,7 @@ func TestValidateRemedy(t *testing.T) {
 			t.Parallel()
 			r := validRemedy(t)
 			tc.mutate(r)
-			expect(t, ValidateRemedy(r).ToAggregate(), tc.wantErr)
+			validationtest.Expect(t, ValidateRemedy(r).ToAggregate(), tc.wantErr)
 		})
 	}
 }
@@ -86,10 +73,10 @@ func TestValidateRemedyUpdate(t *testing.T) {
 	old.ResourceVersion = "1"
 	r := old.DeepCopy()
 	r.Spec.DecisionMatches = nil
-	expect(t, ValidateRemedyUpdate(r, old).ToAggregate(), "")
+	validationtest.Expect(t, ValidateRemedyUpdate(r, old).ToAggregate(), "")
 	r.Spec.Actions[0] = "Nothing"
-	expect(t, ValidateRemedyUpdate(r, old).ToAggregate(), "spec.actions[0]")
+	validationtest.Expect(t, ValidateRemedyUpdate(r, old).ToAggregate(), "spec.actions[0]")
 	r = old.DeepCopy()
 	r.Name = "bar"
-	expect(t, ValidateRemedyUpdate(r, old).ToAggregate(), "metadata.name")
+	validationtest.Expect(t, ValidateRemedyUpdate(r, old).ToAggregate(), "metadata.name")
 }

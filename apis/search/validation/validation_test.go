@@ -1,13 +1,13 @@
 package validation
 
 import (
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/flotilla-io/flotilla/apis/internal/validationtest"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
 )
@@ -43,19 +43,6 @@ func validRegistry(t *testing.T) *searchv1alpha1.ResourceRegistry {
 		t.Fatalf("decoding manifest: %v", err)
 	}
 	return r
-}
-
-// expect fails t unless err mentions want, or is nil when want is "".
-func expect(t *testing.T, err error, want string) {
-	t.Helper()
-	switch {
-	case want == "" && err != nil:
-		t.Errorf("want no error, got %v", err)
-	case want != "" && err == nil:
-		t.Errorf("want an error with %q, got none", want)
-	case want != "" && !strings.Contains(err.Error(), want):
-		t.Errorf("want an error with %q, got %v", want, err)
-	}
 }
 
 func TestValidateResourceRegistry(t *testing.T) {
@@ -105,7 +92,7 @@ func TestValidateResourceRegistry(t *testing.T) {
 			t.Parallel()
 			r := validRegistry(t)
 			tc.mutate(r)
-			expect(t, ValidateResourceRegistry(r).ToAggregate(), tc.wantErr)
+			validationtest.Expect(t, ValidateResourceRegistry(r).ToAggregate(), tc.wantErr)
 		})
 	}
 }
@@ -116,16 +103,16 @@ func TestValidateResourceRegistryUpdate(t *testing.T) {
 	old.ResourceVersion = "1"
 	r := old.DeepCopy()
 	r.Spec.ResourceSelectors = r.Spec.ResourceSelectors[:1]
-	expect(t, ValidateResourceRegistryUpdate(r, old).ToAggregate(), "")
+	validationtest.Expect(t, ValidateResourceRegistryUpdate(r, old).ToAggregate(), "")
 	r.Spec.ResourceSelectors[0].Kind = ""
-	expect(t, ValidateResourceRegistryUpdate(r, old).ToAggregate(), "spec.resourceSelectors[0].kind")
+	validationtest.Expect(t, ValidateResourceRegistryUpdate(r, old).ToAggregate(), "spec.resourceSelectors[0].kind")
 	r = old.DeepCopy()
 	r.Name = "bar"
-	expect(t, ValidateResourceRegistryUpdate(r, old).ToAggregate(), "metadata.name")
+	validationtest.Expect(t, ValidateResourceRegistryUpdate(r, old).ToAggregate(), "metadata.name")
 
 	r = old.DeepCopy()
 	r.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Cached", LastTransitionTime: metav1.Now()}}
-	expect(t, ValidateResourceRegistryStatusUpdate(r, old).ToAggregate(), "")
+	validationtest.Expect(t, ValidateResourceRegistryStatusUpdate(r, old).ToAggregate(), "")
 	r.Status.Conditions[0].Status = "Maybe"
-	expect(t, ValidateResourceRegistryStatusUpdate(r, old).ToAggregate(), "status.conditions[0].status")
+	validationtest.Expect(t, ValidateResourceRegistryStatusUpdate(r, old).ToAggregate(), "status.conditions[0].status")
 }
