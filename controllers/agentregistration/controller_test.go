@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apiserver/pkg/authentication/user"
+
 	authorizationv1 "k8s.io/api/authorization/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -210,7 +212,7 @@ func TestControllerApprovesRenewal(t *testing.T) {
 	existing.UID = "uid-3"
 	existing.Annotations = map[string]string{names.AgentCertificatesAnnotation: "0f0f"}
 	renew := newCSR(t, "renew", csrOptions{user: "system:karmada:agent:member3", groups: []string{names.AgentsGroup, "system:authenticated"}, id: &empty,
-		extra: map[string]certificatesv1.ExtraValue{CredentialIDExtra: {"X509SHA256=0F0F"}}})
+		extra: map[string]certificatesv1.ExtraValue{user.CredentialIDKey: {"X509SHA256=0F0F"}}})
 	f := newFixture(t, func(s authorizationv1.SubjectAccessReviewSpec) bool {
 		return s.ResourceAttributes.Subresource == names.SubresourceSelfClusterAgent
 	}, []*certificatesv1.CertificateSigningRequest{renew}, existing)

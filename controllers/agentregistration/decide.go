@@ -11,6 +11,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	authuser "k8s.io/apiserver/pkg/authentication/user"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	clustervalidation "github.com/flotilla-io/flotilla/apis/cluster/validation"
@@ -105,7 +106,7 @@ func Recognize(csr *certificatesv1.CertificateSigningRequest) (req Request, ours
 	switch user := csr.Spec.Username; {
 	case user == x.Subject.CommonName && slices.Contains(csr.Spec.Groups, names.AgentsGroup):
 		req.Renewal = true
-		req.Credential = credential(csr.Spec.Extra[CredentialIDExtra])
+		req.Credential = credential(csr.Spec.Extra[authuser.CredentialIDKey])
 	case strings.HasPrefix(user, names.BootstrapUserPrefix) && slices.Contains(csr.Spec.Groups, names.BootstrappersGroup):
 		if req.ClusterID == "" {
 			return Request{}, true, fmt.Errorf("the request has no %s annotation (the uid of the member's kube-system namespace)", names.ClusterIDAnnotation)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apiserver/pkg/authentication/user"
+
 	"github.com/google/go-cmp/cmp"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -101,7 +103,7 @@ func TestRecognize(t *testing.T) {
 		{name: "bootstrap token bound to a name", opts: csrOptions{groups: []string{names.BootstrappersGroup, names.DefaultTokenGroup, names.BoundTokenGroup("member3")}},
 			want: Request{Cluster: "member3", ClusterID: testID, Requester: "system:bootstrap:abcdef", BoundCluster: "member3"}},
 		{name: "renewal by the agent itself", opts: csrOptions{user: "system:karmada:agent:member3", groups: agentGroups, id: &empty,
-			extra: map[string]certificatesv1.ExtraValue{CredentialIDExtra: {"X509SHA256=AB12"}}},
+			extra: map[string]certificatesv1.ExtraValue{user.CredentialIDKey: {"X509SHA256=AB12"}}},
 			want: Request{Cluster: "member3", Renewal: true, Requester: "system:karmada:agent:member3", Credential: "ab12"}},
 		{name: "key encipherment allowed", opts: csrOptions{usages: []certificatesv1.KeyUsage{certificatesv1.UsageKeyEncipherment, certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth}},
 			want: Request{Cluster: "member3", ClusterID: testID, Requester: "system:bootstrap:abcdef"}},

@@ -5,15 +5,9 @@ import (
 	"encoding/hex"
 	"strings"
 
-	"k8s.io/apiserver/pkg/authentication/user"
-
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/names"
 )
-
-// CredentialIDExtra is the user extra in which the host names the client
-// certificate a request was made with ("X509SHA256=<hex>").
-const CredentialIDExtra = user.CredentialIDKey
 
 // LeaseDurationSeconds is the duration of the pre-created Lease; the agent
 // sets its own when it renews.
