@@ -25,7 +25,8 @@ var (
 )
 
 func addKnownTypes(scheme *runtime.Scheme) error {
-	scheme.AddKnownTypes(SchemeGroupVersion, &RolloutStrategy{}, &RolloutStrategyList{})
+	scheme.AddKnownTypes(SchemeGroupVersion, &RolloutStrategy{}, &RolloutStrategyList{},
+		&ResourceRevision{}, &ResourceRevisionList{}, &RolloutRun{}, &RolloutRunList{})
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil
 }

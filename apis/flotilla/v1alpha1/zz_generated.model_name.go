@@ -22,8 +22,53 @@ limitations under the License.
 package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterRolloutStatus) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.ClusterRolloutStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ResourceRevision) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.ResourceRevision"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ResourceRevisionList) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.ResourceRevisionList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RolloutApproval) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutApproval"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in RolloutGate) OpenAPIModelName() string {
 	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutGate"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RolloutResource) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutResource"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RolloutRun) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutRun"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RolloutRunList) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutRunList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RolloutRunSpec) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutRunSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RolloutRunStatus) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutRunStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
@@ -54,4 +99,9 @@ func (in RolloutStrategyStatus) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in StageClusters) OpenAPIModelName() string {
 	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.StageClusters"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in StageStatus) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.StageStatus"
 }

@@ -142,8 +142,22 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationconfigv1alpha1.StatusReflectionApplyConfiguration{}
 
 		// Group=flotilla.io, Version=v1alpha1
+	case flotillav1alpha1.SchemeGroupVersion.WithKind("ClusterRolloutStatus"):
+		return &applyconfigurationflotillav1alpha1.ClusterRolloutStatusApplyConfiguration{}
+	case flotillav1alpha1.SchemeGroupVersion.WithKind("ResourceRevision"):
+		return &applyconfigurationflotillav1alpha1.ResourceRevisionApplyConfiguration{}
+	case flotillav1alpha1.SchemeGroupVersion.WithKind("RolloutApproval"):
+		return &applyconfigurationflotillav1alpha1.RolloutApprovalApplyConfiguration{}
 	case flotillav1alpha1.SchemeGroupVersion.WithKind("RolloutGate"):
 		return &applyconfigurationflotillav1alpha1.RolloutGateApplyConfiguration{}
+	case flotillav1alpha1.SchemeGroupVersion.WithKind("RolloutResource"):
+		return &applyconfigurationflotillav1alpha1.RolloutResourceApplyConfiguration{}
+	case flotillav1alpha1.SchemeGroupVersion.WithKind("RolloutRun"):
+		return &applyconfigurationflotillav1alpha1.RolloutRunApplyConfiguration{}
+	case flotillav1alpha1.SchemeGroupVersion.WithKind("RolloutRunSpec"):
+		return &applyconfigurationflotillav1alpha1.RolloutRunSpecApplyConfiguration{}
+	case flotillav1alpha1.SchemeGroupVersion.WithKind("RolloutRunStatus"):
+		return &applyconfigurationflotillav1alpha1.RolloutRunStatusApplyConfiguration{}
 	case flotillav1alpha1.SchemeGroupVersion.WithKind("RolloutStage"):
 		return &applyconfigurationflotillav1alpha1.RolloutStageApplyConfiguration{}
 	case flotillav1alpha1.SchemeGroupVersion.WithKind("RolloutStrategy"):
@@ -154,6 +168,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationflotillav1alpha1.RolloutStrategyStatusApplyConfiguration{}
 	case flotillav1alpha1.SchemeGroupVersion.WithKind("StageClusters"):
 		return &applyconfigurationflotillav1alpha1.StageClustersApplyConfiguration{}
+	case flotillav1alpha1.SchemeGroupVersion.WithKind("StageStatus"):
+		return &applyconfigurationflotillav1alpha1.StageStatusApplyConfiguration{}
 
 		// Group=networking.karmada.io, Version=v1alpha1
 	case networkingv1alpha1.SchemeGroupVersion.WithKind("ClusterSelector"):

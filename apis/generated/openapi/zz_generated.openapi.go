@@ -106,13 +106,23 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		configv1alpha1.RuleWithOperations{}.OpenAPIModelName():                          schema_flotilla_apis_config_v1alpha1_RuleWithOperations(ref),
 		configv1alpha1.StatusAggregation{}.OpenAPIModelName():                           schema_flotilla_apis_config_v1alpha1_StatusAggregation(ref),
 		configv1alpha1.StatusReflection{}.OpenAPIModelName():                            schema_flotilla_apis_config_v1alpha1_StatusReflection(ref),
+		flotillav1alpha1.ClusterRolloutStatus{}.OpenAPIModelName():                      schema_flotilla_apis_flotilla_v1alpha1_ClusterRolloutStatus(ref),
+		flotillav1alpha1.ResourceRevision{}.OpenAPIModelName():                          schema_flotilla_apis_flotilla_v1alpha1_ResourceRevision(ref),
+		flotillav1alpha1.ResourceRevisionList{}.OpenAPIModelName():                      schema_flotilla_apis_flotilla_v1alpha1_ResourceRevisionList(ref),
+		flotillav1alpha1.RolloutApproval{}.OpenAPIModelName():                           schema_flotilla_apis_flotilla_v1alpha1_RolloutApproval(ref),
 		flotillav1alpha1.RolloutGate{}.OpenAPIModelName():                               schema_flotilla_apis_flotilla_v1alpha1_RolloutGate(ref),
+		flotillav1alpha1.RolloutResource{}.OpenAPIModelName():                           schema_flotilla_apis_flotilla_v1alpha1_RolloutResource(ref),
+		flotillav1alpha1.RolloutRun{}.OpenAPIModelName():                                schema_flotilla_apis_flotilla_v1alpha1_RolloutRun(ref),
+		flotillav1alpha1.RolloutRunList{}.OpenAPIModelName():                            schema_flotilla_apis_flotilla_v1alpha1_RolloutRunList(ref),
+		flotillav1alpha1.RolloutRunSpec{}.OpenAPIModelName():                            schema_flotilla_apis_flotilla_v1alpha1_RolloutRunSpec(ref),
+		flotillav1alpha1.RolloutRunStatus{}.OpenAPIModelName():                          schema_flotilla_apis_flotilla_v1alpha1_RolloutRunStatus(ref),
 		flotillav1alpha1.RolloutStage{}.OpenAPIModelName():                              schema_flotilla_apis_flotilla_v1alpha1_RolloutStage(ref),
 		flotillav1alpha1.RolloutStrategy{}.OpenAPIModelName():                           schema_flotilla_apis_flotilla_v1alpha1_RolloutStrategy(ref),
 		flotillav1alpha1.RolloutStrategyList{}.OpenAPIModelName():                       schema_flotilla_apis_flotilla_v1alpha1_RolloutStrategyList(ref),
 		flotillav1alpha1.RolloutStrategySpec{}.OpenAPIModelName():                       schema_flotilla_apis_flotilla_v1alpha1_RolloutStrategySpec(ref),
 		flotillav1alpha1.RolloutStrategyStatus{}.OpenAPIModelName():                     schema_flotilla_apis_flotilla_v1alpha1_RolloutStrategyStatus(ref),
 		flotillav1alpha1.StageClusters{}.OpenAPIModelName():                             schema_flotilla_apis_flotilla_v1alpha1_StageClusters(ref),
+		flotillav1alpha1.StageStatus{}.OpenAPIModelName():                               schema_flotilla_apis_flotilla_v1alpha1_StageStatus(ref),
 		networkingv1alpha1.ClusterSelector{}.OpenAPIModelName():                         schema_flotilla_apis_networking_v1alpha1_ClusterSelector(ref),
 		networkingv1alpha1.ExposurePort{}.OpenAPIModelName():                            schema_flotilla_apis_networking_v1alpha1_ExposurePort(ref),
 		networkingv1alpha1.ExposureRange{}.OpenAPIModelName():                           schema_flotilla_apis_networking_v1alpha1_ExposureRange(ref),
@@ -3186,6 +3196,226 @@ func schema_flotilla_apis_config_v1alpha1_StatusReflection(ref common.ReferenceC
 	}
 }
 
+func schema_flotilla_apis_flotilla_v1alpha1_ClusterRolloutStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterRolloutStatus is one cluster of a stage.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name is the cluster's name.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"revision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Revision is the hash of the revision the cluster was told to run.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"health": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Health is how the cluster does with the run's revision.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Reason says why a cluster is not healthy.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"updateTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "UpdateTime is when the cluster was told to run the revision.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"name", "health"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_flotilla_apis_flotilla_v1alpha1_ResourceRevision(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ResourceRevision is one revision of a resource template under a rollout strategy: the template as it was propagated, so that clusters a rollout has not reached yet keep running it. The rollout controller writes them, named <binding>-<hash>, in the template's namespace (karmada-system for cluster-scoped templates), and keeps a bounded history.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"resource": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Resource is the template this is a revision of.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(flotillav1alpha1.RolloutResource{}.OpenAPIModelName()),
+						},
+					},
+					"binding": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Binding is the name of the template's (Cluster)ResourceBinding.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"revision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Revision numbers the template's revisions, the newest highest. It is raised when an older revision becomes the newest again (undo).",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"hash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Hash identifies the template's content: its labels, annotations and every field but metadata and status.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"template": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Template is the template as propagated: apiVersion, kind, its labels, annotations and generation, and every field but metadata and status.",
+							Ref:         ref(runtime.RawExtension{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"resource", "binding", "revision", "hash", "template"},
+			},
+		},
+		Dependencies: []string{
+			flotillav1alpha1.RolloutResource{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName()},
+	}
+}
+
+func schema_flotilla_apis_flotilla_v1alpha1_ResourceRevisionList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ResourceRevisionList is a list of ResourceRevisions.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Items are the ResourceRevisions.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(flotillav1alpha1.ResourceRevision{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			flotillav1alpha1.ResourceRevision{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_flotilla_apis_flotilla_v1alpha1_RolloutApproval(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RolloutApproval passes one approval gate of a stage.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"stage": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Stage is the stage's name.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"gate": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Gate is Before (the stage may start) or After (the next stage may start).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"approver": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Approver is who approved, as the CLI recorded it.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"time": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Time is when the approval was given.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"stage", "gate"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
 func schema_flotilla_apis_flotilla_v1alpha1_RolloutGate(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -3213,6 +3443,333 @@ func schema_flotilla_apis_flotilla_v1alpha1_RolloutGate(ref common.ReferenceCall
 		},
 		Dependencies: []string{
 			metav1.Duration{}.OpenAPIModelName()},
+	}
+}
+
+func schema_flotilla_apis_flotilla_v1alpha1_RolloutResource(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RolloutResource names a resource template.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion is the template's API version.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is the template's kind.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Namespace is the template's namespace; empty for a cluster-scoped one.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name is the template's name.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"uid": {
+						SchemaProps: spec.SchemaProps{
+							Description: "UID is the template's UID.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"apiVersion", "kind", "name"},
+			},
+		},
+	}
+}
+
+func schema_flotilla_apis_flotilla_v1alpha1_RolloutRun(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RolloutRun is the rollout of one template change across the clusters of its placement, stage by stage, by the RolloutStrategy of its policy. The rollout controller starts one per change, named <binding>-<revision>, in the template's namespace (karmada-system for cluster-scoped templates); people pause, resume, approve and abort it through its spec.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Spec is the change rolled out and what people asked of it.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(flotillav1alpha1.RolloutRunSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Status is how far the rollout got.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(flotillav1alpha1.RolloutRunStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			flotillav1alpha1.RolloutRunSpec{}.OpenAPIModelName(), flotillav1alpha1.RolloutRunStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_flotilla_apis_flotilla_v1alpha1_RolloutRunList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RolloutRunList is a list of RolloutRuns.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Items are the RolloutRuns.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(flotillav1alpha1.RolloutRun{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			flotillav1alpha1.RolloutRun{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_flotilla_apis_flotilla_v1alpha1_RolloutRunSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RolloutRunSpec is the change a RolloutRun rolls out and what people asked of it.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"resource": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Resource is the template rolled out.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(flotillav1alpha1.RolloutResource{}.OpenAPIModelName()),
+						},
+					},
+					"binding": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Binding is the name of the template's (Cluster)ResourceBinding.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"strategy": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Strategy is the RolloutStrategy the run follows.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"fromRevision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "FromRevision is the ResourceRevision most clusters ran before.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"toRevision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ToRevision is the ResourceRevision rolled out.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"paused": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Paused holds the run where it is: no cluster is updated while set.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"abort": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Abort stops the run for good where it is; clusters keep the revision they run.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"approvals": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Approvals are the approval gates people passed.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(flotillav1alpha1.RolloutApproval{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"resource", "binding", "strategy", "toRevision"},
+			},
+		},
+		Dependencies: []string{
+			flotillav1alpha1.RolloutApproval{}.OpenAPIModelName(), flotillav1alpha1.RolloutResource{}.OpenAPIModelName()},
+	}
+}
+
+func schema_flotilla_apis_flotilla_v1alpha1_RolloutRunStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RolloutRunStatus is how far a RolloutRun got.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"observedGeneration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ObservedGeneration is the generation of the spec last acted on.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"phase": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Phase sums the run up.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"currentStage": {
+						SchemaProps: spec.SchemaProps{
+							Description: "CurrentStage is the stage in progress (the last one once completed).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"startTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "StartTime is when the run started; CompletionTime when it ended.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"completionTime": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"stages": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Stages are the stages of the strategy, in order, with their clusters.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(flotillav1alpha1.StageStatus{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"conditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"type",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Conditions are Progressing, WaitingForApproval, Halted and Completed.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(metav1.Condition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			flotillav1alpha1.StageStatus{}.OpenAPIModelName(), metav1.Condition{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -3534,6 +4091,87 @@ func schema_flotilla_apis_flotilla_v1alpha1_StageClusters(ref common.ReferenceCa
 		},
 		Dependencies: []string{
 			metav1.LabelSelector{}.OpenAPIModelName()},
+	}
+}
+
+func schema_flotilla_apis_flotilla_v1alpha1_StageStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "StageStatus is one stage of a run.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name is the stage's name in the strategy.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"phase": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Phase is where the stage is.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"startTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "StartTime is when the stage started updating clusters.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"healthySince": {
+						SchemaProps: spec.SchemaProps{
+							Description: "HealthySince is when every cluster of the stage (but maxFailures) became healthy; the soak ends soakTime later.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"soakEnd": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SoakEnd is when the stage's soak ends.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"waitUntil": {
+						SchemaProps: spec.SchemaProps{
+							Description: "WaitUntil is when the Wait gate the stage is at passes.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"completionTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "CompletionTime is when the stage succeeded or failed.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"clusters": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Clusters are the clusters of the placement in the stage, in the order they are updated.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(flotillav1alpha1.ClusterRolloutStatus{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"name", "phase"},
+			},
+		},
+		Dependencies: []string{
+			flotillav1alpha1.ClusterRolloutStatus{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
 	}
 }
 

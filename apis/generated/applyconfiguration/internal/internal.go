@@ -697,6 +697,75 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+- name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.ClusterRolloutStatus
+  map:
+    fields:
+    - name: health
+      type:
+        scalar: string
+      default: ""
+    - name: name
+      type:
+        scalar: string
+      default: ""
+    - name: reason
+      type:
+        scalar: string
+    - name: revision
+      type:
+        scalar: string
+    - name: updateTime
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
+- name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.ResourceRevision
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: binding
+      type:
+        scalar: string
+      default: ""
+    - name: hash
+      type:
+        scalar: string
+      default: ""
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta
+      default: {}
+    - name: resource
+      type:
+        namedType: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutResource
+      default: {}
+    - name: revision
+      type:
+        scalar: numeric
+      default: 0
+    - name: template
+      type:
+        namedType: __untyped_atomic_
+- name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutApproval
+  map:
+    fields:
+    - name: approver
+      type:
+        scalar: string
+    - name: gate
+      type:
+        scalar: string
+      default: ""
+    - name: stage
+      type:
+        scalar: string
+      default: ""
+    - name: time
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
 - name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutGate
   map:
     fields:
@@ -707,6 +776,114 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+- name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutResource
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+      default: ""
+    - name: kind
+      type:
+        scalar: string
+      default: ""
+    - name: name
+      type:
+        scalar: string
+      default: ""
+    - name: namespace
+      type:
+        scalar: string
+    - name: uid
+      type:
+        scalar: string
+- name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutRun
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta
+      default: {}
+    - name: spec
+      type:
+        namedType: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutRunSpec
+      default: {}
+    - name: status
+      type:
+        namedType: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutRunStatus
+      default: {}
+- name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutRunSpec
+  map:
+    fields:
+    - name: abort
+      type:
+        scalar: boolean
+    - name: approvals
+      type:
+        list:
+          elementType:
+            namedType: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutApproval
+          elementRelationship: atomic
+    - name: binding
+      type:
+        scalar: string
+      default: ""
+    - name: fromRevision
+      type:
+        scalar: string
+    - name: paused
+      type:
+        scalar: boolean
+    - name: resource
+      type:
+        namedType: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutResource
+      default: {}
+    - name: strategy
+      type:
+        scalar: string
+      default: ""
+    - name: toRevision
+      type:
+        scalar: string
+      default: ""
+- name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutRunStatus
+  map:
+    fields:
+    - name: completionTime
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
+    - name: conditions
+      type:
+        list:
+          elementType:
+            namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Condition
+          elementRelationship: associative
+          keys:
+          - type
+    - name: currentStage
+      type:
+        scalar: string
+    - name: observedGeneration
+      type:
+        scalar: numeric
+    - name: phase
+      type:
+        scalar: string
+    - name: stages
+      type:
+        list:
+          elementType:
+            namedType: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.StageStatus
+          elementRelationship: atomic
+    - name: startTime
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
 - name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutStage
   map:
     fields:
@@ -801,6 +978,38 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: orderByLabel
       type:
         scalar: string
+- name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.StageStatus
+  map:
+    fields:
+    - name: clusters
+      type:
+        list:
+          elementType:
+            namedType: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.ClusterRolloutStatus
+          elementRelationship: atomic
+    - name: completionTime
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
+    - name: healthySince
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
+    - name: name
+      type:
+        scalar: string
+      default: ""
+    - name: phase
+      type:
+        scalar: string
+      default: ""
+    - name: soakEnd
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
+    - name: startTime
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
+    - name: waitUntil
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
 - name: com.github.flotilla-io.flotilla.apis.networking.v1alpha1.ClusterSelector
   map:
     fields:

@@ -83,6 +83,10 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Config().V1alpha1().ResourceInterpreterWebhookConfigurations().Informer()}, nil
 
 		// Group=flotilla.io, Version=v1alpha1
+	case flotillav1alpha1.SchemeGroupVersion.WithResource("resourcerevisions"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Flotilla().V1alpha1().ResourceRevisions().Informer()}, nil
+	case flotillav1alpha1.SchemeGroupVersion.WithResource("rolloutruns"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Flotilla().V1alpha1().RolloutRuns().Informer()}, nil
 	case flotillav1alpha1.SchemeGroupVersion.WithResource("rolloutstrategies"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Flotilla().V1alpha1().RolloutStrategies().Informer()}, nil
 

@@ -18,6 +18,22 @@ limitations under the License.
 
 package v1alpha1
 
+// ResourceRevisionListerExpansion allows custom methods to be added to
+// ResourceRevisionLister.
+type ResourceRevisionListerExpansion interface{}
+
+// ResourceRevisionNamespaceListerExpansion allows custom methods to be added to
+// ResourceRevisionNamespaceLister.
+type ResourceRevisionNamespaceListerExpansion interface{}
+
+// RolloutRunListerExpansion allows custom methods to be added to
+// RolloutRunLister.
+type RolloutRunListerExpansion interface{}
+
+// RolloutRunNamespaceListerExpansion allows custom methods to be added to
+// RolloutRunNamespaceLister.
+type RolloutRunNamespaceListerExpansion interface{}
+
 // RolloutStrategyListerExpansion allows custom methods to be added to
 // RolloutStrategyLister.
 type RolloutStrategyListerExpansion interface{}

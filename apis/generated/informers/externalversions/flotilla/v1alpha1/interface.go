@@ -24,6 +24,10 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
+	// ResourceRevisions returns a ResourceRevisionInformer.
+	ResourceRevisions() ResourceRevisionInformer
+	// RolloutRuns returns a RolloutRunInformer.
+	RolloutRuns() RolloutRunInformer
 	// RolloutStrategies returns a RolloutStrategyInformer.
 	RolloutStrategies() RolloutStrategyInformer
 }
@@ -37,6 +41,16 @@ type version struct {
 // New returns a new Interface.
 func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakListOptions internalinterfaces.TweakListOptionsFunc) Interface {
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
+}
+
+// ResourceRevisions returns a ResourceRevisionInformer.
+func (v *version) ResourceRevisions() ResourceRevisionInformer {
+	return &resourceRevisionInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// RolloutRuns returns a RolloutRunInformer.
+func (v *version) RolloutRuns() RolloutRunInformer {
+	return &rolloutRunInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
 // RolloutStrategies returns a RolloutStrategyInformer.

@@ -28,12 +28,22 @@ import (
 
 type FlotillaV1alpha1Interface interface {
 	RESTClient() rest.Interface
+	ResourceRevisionsGetter
+	RolloutRunsGetter
 	RolloutStrategiesGetter
 }
 
 // FlotillaV1alpha1Client is used to interact with features provided by the flotilla.io group.
 type FlotillaV1alpha1Client struct {
 	restClient rest.Interface
+}
+
+func (c *FlotillaV1alpha1Client) ResourceRevisions(namespace string) ResourceRevisionInterface {
+	return newResourceRevisions(c, namespace)
+}
+
+func (c *FlotillaV1alpha1Client) RolloutRuns(namespace string) RolloutRunInterface {
+	return newRolloutRuns(c, namespace)
 }
 
 func (c *FlotillaV1alpha1Client) RolloutStrategies() RolloutStrategyInterface {

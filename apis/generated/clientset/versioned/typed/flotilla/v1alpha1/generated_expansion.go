@@ -18,4 +18,8 @@ limitations under the License.
 
 package v1alpha1
 
+type ResourceRevisionExpansion interface{}
+
+type RolloutRunExpansion interface{}
+
 type RolloutStrategyExpansion interface{}

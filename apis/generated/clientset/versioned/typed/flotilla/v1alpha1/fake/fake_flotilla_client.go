@@ -28,6 +28,14 @@ type FakeFlotillaV1alpha1 struct {
 	*testing.Fake
 }
 
+func (c *FakeFlotillaV1alpha1) ResourceRevisions(namespace string) v1alpha1.ResourceRevisionInterface {
+	return newFakeResourceRevisions(c, namespace)
+}
+
+func (c *FakeFlotillaV1alpha1) RolloutRuns(namespace string) v1alpha1.RolloutRunInterface {
+	return newFakeRolloutRuns(c, namespace)
+}
+
 func (c *FakeFlotillaV1alpha1) RolloutStrategies() v1alpha1.RolloutStrategyInterface {
 	return newFakeRolloutStrategies(c)
 }
