@@ -59,9 +59,11 @@ spec:
   fromRevision: nginx-deployment-5d8f9c
   toRevision: nginx-deployment-77aa01
 `,
-		ChangeSpec:   func(obj runtime.Object) { obj.(*flotillav1alpha1.RolloutRun).Spec.Paused = true },
-		ChangeStatus: func(obj runtime.Object) { obj.(*flotillav1alpha1.RolloutRun).Status.Phase = flotillav1alpha1.RolloutProgressing },
-		Invalid:      func(obj runtime.Object) { obj.(*flotillav1alpha1.RolloutRun).Spec.Strategy = "" },
-		InvalidPath:  "spec.strategy",
+		ChangeSpec: func(obj runtime.Object) { obj.(*flotillav1alpha1.RolloutRun).Spec.Paused = true },
+		ChangeStatus: func(obj runtime.Object) {
+			obj.(*flotillav1alpha1.RolloutRun).Status.Phase = flotillav1alpha1.RolloutProgressing
+		},
+		Invalid:     func(obj runtime.Object) { obj.(*flotillav1alpha1.RolloutRun).Spec.Strategy = "" },
+		InvalidPath: "spec.strategy",
 	}})
 }
