@@ -351,6 +351,10 @@ type StageStatus struct {
 	// SoakEnd is when the stage's soak ends.
 	// +optional
 	SoakEnd *metav1.Time `json:"soakEnd,omitempty"`
+	// WaitingFor is the gate a Waiting or WaitingForApproval stage is at:
+	// Before (the stage has not started) or After (it succeeded).
+	// +optional
+	WaitingFor GatePosition `json:"waitingFor,omitempty"`
 	// WaitUntil is when the Wait gate the stage is at passes.
 	// +optional
 	WaitUntil *metav1.Time `json:"waitUntil,omitempty"`

@@ -4135,6 +4135,13 @@ func schema_flotilla_apis_flotilla_v1alpha1_StageStatus(ref common.ReferenceCall
 							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
 						},
 					},
+					"waitingFor": {
+						SchemaProps: spec.SchemaProps{
+							Description: "WaitingFor is the gate a Waiting or WaitingForApproval stage is at: Before (the stage has not started) or After (it succeeded).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"waitUntil": {
 						SchemaProps: spec.SchemaProps{
 							Description: "WaitUntil is when the Wait gate the stage is at passes.",

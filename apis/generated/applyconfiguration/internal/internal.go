@@ -1010,6 +1010,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: waitUntil
       type:
         namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
+    - name: waitingFor
+      type:
+        scalar: string
 - name: com.github.flotilla-io.flotilla.apis.networking.v1alpha1.ClusterSelector
   map:
     fields:

@@ -39,6 +39,9 @@ type StageStatusApplyConfiguration struct {
 	HealthySince *v1.Time `json:"healthySince,omitempty"`
 	// SoakEnd is when the stage's soak ends.
 	SoakEnd *v1.Time `json:"soakEnd,omitempty"`
+	// WaitingFor is the gate a Waiting or WaitingForApproval stage is at:
+	// Before (the stage has not started) or After (it succeeded).
+	WaitingFor *flotillav1alpha1.GatePosition `json:"waitingFor,omitempty"`
 	// WaitUntil is when the Wait gate the stage is at passes.
 	WaitUntil *v1.Time `json:"waitUntil,omitempty"`
 	// CompletionTime is when the stage succeeded or failed.
@@ -91,6 +94,14 @@ func (b *StageStatusApplyConfiguration) WithHealthySince(value v1.Time) *StageSt
 // If called multiple times, the SoakEnd field is set to the value of the last call.
 func (b *StageStatusApplyConfiguration) WithSoakEnd(value v1.Time) *StageStatusApplyConfiguration {
 	b.SoakEnd = &value
+	return b
+}
+
+// WithWaitingFor sets the WaitingFor field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the WaitingFor field is set to the value of the last call.
+func (b *StageStatusApplyConfiguration) WithWaitingFor(value flotillav1alpha1.GatePosition) *StageStatusApplyConfiguration {
+	b.WaitingFor = &value
 	return b
 }
 
