@@ -19,12 +19,15 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
+	flotillainformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/flotilla/v1alpha1"
 	policyinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/policy/v1alpha1"
 	workv1alpha1informers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha1"
 	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	flotillalisters "github.com/flotilla-io/flotilla/apis/generated/listers/flotilla/v1alpha1"
 	policylisters "github.com/flotilla-io/flotilla/apis/generated/listers/policy/v1alpha1"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
@@ -61,6 +64,7 @@ type Controller struct {
 	clusters  clusterlisters.ClusterLister
 	cops      policylisters.ClusterOverridePolicyLister
 	ops       policylisters.OverridePolicyLister
+	revisions flotillalisters.ResourceRevisionLister
 	synced    []cache.InformerSynced
 	interp    interpreter.Interpreter
 	overrides OverrideFunc
@@ -93,6 +97,7 @@ func (c *Controller) setReconcilers(client versioned.Interface, completions Comp
 	}
 	c.sync = syncReconciler{
 		getCluster:  c.clusters.Get,
+		held:        heldTemplate(c.revisions),
 		build:       c.buildWork,
 		completions: completions,
 		writeWork: func(ctx context.Context, cur, desired *workv1alpha1.Work) error {
@@ -107,6 +112,7 @@ func (c *Controller) setReconcilers(client versioned.Interface, completions Comp
 func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterResourceBindingInformer,
 	works workv1alpha1informers.WorkInformer, clusters clusterinformers.ClusterInformer,
 	cops policyinformers.ClusterOverridePolicyInformer, ops policyinformers.OverridePolicyInformer,
+	revisions flotillainformers.ResourceRevisionInformer,
 	client versioned.Interface, interp interpreter.Interpreter, overrides OverrideFunc, completions CompletionsFunc,
 	recorder record.EventRecorder) (*Controller, error) {
 	if err := works.Informer().AddIndexers(cache.Indexers{worksByBinding: indexByBinding}); err != nil {
@@ -114,13 +120,24 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 	}
 	c := &Controller{
 		templates: tmpl, rbs: rbs.Lister(), crbs: crbs.Lister(), works: works.Informer().GetIndexer(),
-		clusters: clusters.Lister(), cops: cops.Lister(), ops: ops.Lister(),
+		clusters: clusters.Lister(), cops: cops.Lister(), ops: ops.Lister(), revisions: revisions.Lister(),
 		synced: []cache.InformerSynced{rbs.Informer().HasSynced, crbs.Informer().HasSynced, works.Informer().HasSynced,
-			clusters.Informer().HasSynced, cops.Informer().HasSynced, ops.Informer().HasSynced},
+			clusters.Informer().HasSynced, cops.Informer().HasSynced, ops.Informer().HasSynced, revisions.Informer().HasSynced},
 		interp: interp, overrides: overrides, recorder: recorder,
 		queue: worker.NewQueue(ControllerName),
 	}
 	c.setReconcilers(client, completions)
+	// A revision a cluster is held at that arrives after the binding's
+	// sync lets its Work be built.
+	if _, err := revisions.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if r, ok := obj.(*flotillav1alpha1.ResourceRevision); ok {
+				c.queue.Add(names.BindingKey(r.Resource.Namespace, r.Binding))
+			}
+		},
+	}); err != nil {
+		return nil, err
+	}
 	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()} {
 		enqueue := func(obj any) {
 			if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
@@ -207,6 +224,7 @@ func bindingChanged(old, obj any) bool {
 	type metaObj interface {
 		GetGeneration() int64
 		GetLabels() map[string]string
+		GetAnnotations() map[string]string
 		GetFinalizers() []string
 	}
 	o, ok1 := old.(metaObj)
@@ -224,7 +242,8 @@ func bindingChanged(old, obj any) bool {
 		od = old.(*workv1alpha2.ClusterResourceBinding).DeletionTimestamp != nil
 	}
 	return o.GetGeneration() != n.GetGeneration() || od != nd || !labels.Equals(o.GetLabels(), n.GetLabels()) ||
-		len(o.GetFinalizers()) != len(n.GetFinalizers())
+		len(o.GetFinalizers()) != len(n.GetFinalizers()) ||
+		o.GetAnnotations()[flotillav1alpha1.RevisionsAnnotation] != n.GetAnnotations()[flotillav1alpha1.RevisionsAnnotation]
 }
 
 // OnTemplate implements templates.Handler: it queues the binding of a

@@ -12,11 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/names"
+	"github.com/flotilla-io/flotilla/rolloutplan"
 	"github.com/flotilla-io/flotilla/telemetry"
 )
 
@@ -69,7 +71,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		} else if err != nil {
 			return err
 		}
-		b = &bindingView{cluster: true, name: crb.Name, id: crb.Labels[workv1alpha2.ClusterResourceBindingPermanentIDLabel], spec: &crb.Spec}
+		b = &bindingView{cluster: true, name: crb.Name, id: crb.Labels[workv1alpha2.ClusterResourceBindingPermanentIDLabel], spec: &crb.Spec,
+			revisions: revisions(crb.Annotations)}
 		obj, labels, deleting, fin = crb, crb.Labels, crb.DeletionTimestamp != nil, crb.Finalizers
 	} else {
 		rb, err := c.rbs.ResourceBindings(ns).Get(name)
@@ -78,7 +81,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		} else if err != nil {
 			return err
 		}
-		b = &bindingView{namespace: rb.Namespace, name: rb.Name, id: rb.Labels[workv1alpha2.ResourceBindingPermanentIDLabel], spec: &rb.Spec}
+		b = &bindingView{namespace: rb.Namespace, name: rb.Name, id: rb.Labels[workv1alpha2.ResourceBindingPermanentIDLabel], spec: &rb.Spec,
+			revisions: revisions(rb.Annotations)}
 		obj, labels, deleting, fin = rb, rb.Labels, rb.DeletionTimestamp != nil, rb.Finalizers
 	}
 	if b.id == "" {
@@ -133,6 +137,16 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		c.recorder.Event(obj, corev1.EventTypeNormal, EventReasonSyncWorkSucceed, msg)
 	}
 	return nil
+}
+
+// revisions reads the revisions a rollout holds the clusters of a binding
+// at; nil when no rollout strategy holds them.
+func revisions(annotations map[string]string) map[string]string {
+	v, ok := annotations[flotillav1alpha1.RevisionsAnnotation]
+	if !ok {
+		return nil
+	}
+	return rolloutplan.ParseRevisions(v)
 }
 
 func (b *bindingView) describe() string {

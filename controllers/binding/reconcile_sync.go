@@ -14,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/works"
@@ -34,6 +35,11 @@ type syncReconciler struct {
 	// as its permanent id.
 	build func(b *bindingView, template *unstructured.Unstructured, target workv1alpha2.TargetCluster,
 		cluster *clusterv1alpha1.Cluster, completions map[string]int32, id string) (*workv1alpha1.Work, error)
+	// held returns the template a cluster runs and the hash of its revision:
+	// under a rollout strategy, the revision the binding holds the cluster
+	// at (template itself when that is its revision), with "" as hash
+	// otherwise. errRevisionUnknown leaves the cluster's Work as it is.
+	held func(b *bindingView, template *unstructured.Unstructured, cluster string) (*unstructured.Unstructured, string, error)
 	// completions divides a Job's completions; nil: not divided.
 	completions CompletionsFunc
 	// writeWork creates desired (cur nil) or patches cur into desired.
@@ -113,13 +119,28 @@ func (r *syncReconciler) reconcile(ctx context.Context, b *bindingView, template
 		if cur != nil {
 			id = cur.Labels[workv1alpha2.WorkPermanentIDLabel]
 		}
-		desired, err := r.build(b, template, target, cluster, completions, id)
+		tmpl, revision, err := r.held(b, template, target.Name)
+		if errors.Is(err, errRevisionUnknown) {
+			// The revision is not in the cache yet; its arrival queues the
+			// binding. Nothing of the cluster's is written meanwhile.
+			continue
+		} else if err != nil {
+			fail(fmt.Errorf("cluster %s: %w", target.Name, err))
+			continue
+		}
+		desired, err := r.build(b, tmpl, target, cluster, completions, id)
 		if oe := (*overrideError)(nil); errors.As(err, &oe) {
 			r.templateEvent(template, overrideFailedEvent(oe.cluster, oe.err))
 		}
 		if err != nil {
 			fail(err)
 			continue
+		}
+		if revision != "" {
+			if desired.Annotations == nil {
+				desired.Annotations = map[string]string{}
+			}
+			desired.Annotations[flotillav1alpha1.RevisionAnnotation] = revision
 		}
 		if works.Needless(cur, desired) {
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
@@ -70,6 +72,13 @@ func TestSyncReconciler(t *testing.T) {
 		wantWrote     bool
 		wantErr       bool
 		wantCompl     map[string]int32
+		// held: the revision (hash) a rollout holds a cluster at, built
+		// from an older template; heldUnknown: clusters held at a revision
+		// not in the cache. wantRevisions: the revision annotation of the
+		// Works written, by namespace.
+		held          map[string]string
+		heldUnknown   []string
+		wantRevisions map[string]string
 	}{
 		{name: "no Works: one per target", wantWrites: []string{"write karmada-es-a", "write karmada-es-b"}, wantWrote: true,
 			wantIDs: map[string]string{"a": "", "b": ""}},
@@ -103,6 +112,14 @@ func TestSyncReconciler(t *testing.T) {
 			wantEvents: []string{"Deployment/nginx Warning ApplyOverridePolicyFailed Apply override policies for cluster(b) failed: bad path"}},
 		{name: "a Job: its completions divided", job: true, wantWrites: []string{"write karmada-es-a", "write karmada-es-b"}, wantWrote: true,
 			wantIDs: map[string]string{"a": "", "b": ""}, wantCompl: map[string]int32{"a": 3, "b": 1}},
+		{name: "a rollout holds a at an older revision: a's Work from it, each Work annotated with its revision",
+			held:       map[string]string{"a": "old"},
+			wantWrites: []string{"write karmada-es-a", "write karmada-es-b"}, wantWrote: true, wantIDs: map[string]string{"a": "", "b": ""},
+			wantRevisions: map[string]string{"karmada-es-a": "old", "karmada-es-b": "current"}},
+		{name: "a held at a revision not cached yet: a's Work left as it is, b's written",
+			works: []*workv1alpha1.Work{stored("a", 3)}, held: map[string]string{"a": "old"}, heldUnknown: []string{"a"},
+			wantWrites: []string{"write karmada-es-b"}, wantWrote: true, wantIDs: map[string]string{"b": ""},
+			wantRevisions: map[string]string{"karmada-es-b": "current"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,6 +138,8 @@ func TestSyncReconciler(t *testing.T) {
 				template = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "batch/v1", "kind": "Job",
 					"metadata": map[string]any{"name": "nginx", "namespace": "default", "uid": "u1"}, "spec": map[string]any{"completions": int64(4)}}}
 			}
+			heldTemplate := template.DeepCopy()
+			revs := map[string]string{}
 			var (
 				mu        sync.Mutex
 				writes    []string
@@ -143,9 +162,25 @@ func TestSyncReconciler(t *testing.T) {
 					}
 					return c, nil
 				},
+				held: func(_ *bindingView, tmpl *unstructured.Unstructured, cluster string) (*unstructured.Unstructured, string, error) {
+					if slices.Contains(tc.heldUnknown, cluster) {
+						return nil, "", errRevisionUnknown
+					}
+					if h, ok := tc.held[cluster]; ok {
+						return heldTemplate, h, nil
+					}
+					if tc.held != nil {
+						return tmpl, "current", nil
+					}
+					return tmpl, "", nil
+				},
 				build: func(_ *bindingView, tmpl *unstructured.Unstructured, target workv1alpha2.TargetCluster, cluster *clusterv1alpha1.Cluster,
 					completions map[string]int32, id string) (*workv1alpha1.Work, error) {
-					if tmpl != template || cluster.Name != target.Name {
+					want := template
+					if _, ok := tc.held[target.Name]; ok {
+						want = heldTemplate
+					}
+					if tmpl != want || cluster.Name != target.Name {
 						t.Errorf("built from template %v for cluster %s, want the binding's template for %s", tmpl.GetName(), cluster.Name, target.Name)
 					}
 					ids[target.Name], complSeen = id, completions
@@ -166,6 +201,9 @@ func TestSyncReconciler(t *testing.T) {
 					mu.Lock()
 					defer mu.Unlock()
 					writes = append(writes, "write "+desired.Namespace)
+					if r, ok := desired.Annotations[flotillav1alpha1.RevisionAnnotation]; ok {
+						revs[desired.Namespace] = r
+					}
 					return tc.writeErr[desired.Namespace]
 				},
 				deleteWork: func(_ context.Context, ns, name string) error {
@@ -201,6 +239,12 @@ func TestSyncReconciler(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantCompl, complSeen); diff != "" {
 				t.Errorf("completions (-want +got):\n%s", diff)
+			}
+			if tc.wantRevisions == nil {
+				tc.wantRevisions = map[string]string{}
+			}
+			if diff := cmp.Diff(tc.wantRevisions, revs); diff != "" {
+				t.Errorf("revisions of the Works written (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -20,8 +20,10 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	flotillalisters "github.com/flotilla-io/flotilla/apis/generated/listers/flotilla/v1alpha1"
 	policylisters "github.com/flotilla-io/flotilla/apis/generated/listers/policy/v1alpha1"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
@@ -77,6 +79,7 @@ type objects struct {
 	bindings  []runtime.Object
 	works     []*workv1alpha1.Work
 	clusters  []*clusterv1alpha1.Cluster
+	revisions []*flotillav1alpha1.ResourceRevision
 }
 
 func newFixture(t *testing.T, in objects, overrides OverrideFunc) *fixture {
@@ -99,6 +102,10 @@ func newFixture(t *testing.T, in objects, overrides OverrideFunc) *fixture {
 	for _, c := range in.clusters {
 		mustAdd(t, clusters, c)
 	}
+	revisions := newIndexer(nil)
+	for _, r := range in.revisions {
+		mustAdd(t, revisions, r)
+	}
 	f.client = fake.NewSimpleClientset(stored...)
 
 	mapper := meta.NewDefaultRESTMapper(nil)
@@ -120,6 +127,7 @@ func newFixture(t *testing.T, in objects, overrides OverrideFunc) *fixture {
 		clusters:  clusterlisters.NewClusterLister(clusters),
 		cops:      policylisters.NewClusterOverridePolicyLister(newIndexer(nil)),
 		ops:       policylisters.NewOverridePolicyLister(newIndexer(nil)),
+		revisions: flotillalisters.NewResourceRevisionLister(revisions),
 		interp:    interpreter.NewNative(),
 		overrides: overrides,
 		recorder:  f.recorder,

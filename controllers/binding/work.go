@@ -3,6 +3,7 @@ package binding
 import (
 	"fmt"
 	"strconv"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -28,6 +29,12 @@ type bindingView struct {
 	name      string
 	id        string // permanent id
 	spec      *workv1alpha2.ResourceBindingSpec
+	// revisions are the template revisions (hashes) the clusters run, by
+	// cluster, when the binding is rolled out by a strategy; nil otherwise.
+	revisions map[string]string
+	// templateHash is the template's content hash, set once (hash).
+	hashOnce     sync.Once
+	templateHash string
 }
 
 func (b *bindingView) idLabel() string {

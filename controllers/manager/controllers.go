@@ -278,6 +278,7 @@ func startBinding(ctx context.Context, c *Context) error {
 	p, w := c.KarmadaInformers.Policy().V1alpha1(), c.KarmadaInformers.Work()
 	ctrl, err := binding.New(c.Templates, w.V1alpha2().ResourceBindings(), w.V1alpha2().ClusterResourceBindings(), w.V1alpha1().Works(),
 		c.KarmadaInformers.Cluster().V1alpha1().Clusters(), p.ClusterOverridePolicies(), p.OverridePolicies(),
+		c.KarmadaInformers.Flotilla().V1alpha1().ResourceRevisions(),
 		c.Karmada, c.Interpreter, overrides.Apply, placement.DivideCompletions, c.Recorder)
 	if err != nil {
 		return err
