@@ -23,6 +23,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/mcs"
 	"github.com/flotilla-io/flotilla/controllers/namespace"
 	"github.com/flotilla-io/flotilla/controllers/remedy"
+	"github.com/flotilla-io/flotilla/controllers/rollout"
 	"github.com/flotilla-io/flotilla/controllers/scheduler"
 	"github.com/flotilla-io/flotilla/controllers/status"
 	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
@@ -76,6 +77,8 @@ func Controllers() map[string]InitFunc {
 		eviction.ApplicationFailoverName: startApplicationFailover,
 
 		descheduler.ControllerName: startDescheduler,
+
+		rollout.ControllerName: startRollout,
 	}
 }
 
@@ -285,6 +288,20 @@ func startBinding(ctx context.Context, c *Context) error {
 	}
 	c.Customizations.AddChangeHandler(ctrl.InterpreterChanged)
 	go ctrl.Run(ctx, writeWorkers)
+	return nil
+}
+
+// startRollout rolls the template changes of policies naming a
+// RolloutStrategy out stage by stage.
+func startRollout(ctx context.Context, c *Context) error {
+	p, w, f := c.KarmadaInformers.Policy().V1alpha1(), c.KarmadaInformers.Work(), c.KarmadaInformers.Flotilla().V1alpha1()
+	ctrl, err := rollout.New(c.Templates, w.V1alpha2().ResourceBindings(), w.V1alpha2().ClusterResourceBindings(), w.V1alpha1().Works(),
+		c.KarmadaInformers.Cluster().V1alpha1().Clusters(), p.PropagationPolicies(), p.ClusterPropagationPolicies(),
+		f.RolloutStrategies(), f.ResourceRevisions(), f.RolloutRuns(), c.Karmada, c.Recorder)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 4)
 	return nil
 }
 

@@ -1,0 +1,439 @@
+package rollout
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/templates"
+	"github.com/flotilla-io/flotilla/names"
+	"github.com/flotilla-io/flotilla/rolloutplan"
+)
+
+// Event reasons of the controller itself (rolloutplan has those of a run's
+// steps).
+const (
+	reasonStrategyNotFound  = "RolloutStrategyNotFound"
+	reasonRolloutSuperseded = "RolloutSuperseded"
+	runsKept                = 10
+)
+
+// binding is what the controller needs of a (Cluster)ResourceBinding.
+type binding struct {
+	key         string
+	namespace   string // "" for a ClusterResourceBinding
+	name        string
+	clusterWide bool
+	obj         runtime.Object
+	annotations map[string]string
+	spec        *workv1alpha2.ResourceBindingSpec
+}
+
+func (c *Controller) reconcile(ctx context.Context, key string) error {
+	ns, name, clusterWide, ok := names.ParseBindingKey(key)
+	if !ok {
+		return nil
+	}
+	b := &binding{key: key, namespace: ns, name: name, clusterWide: clusterWide}
+	if clusterWide {
+		crb, err := c.crbs.Get(name)
+		if apierrors.IsNotFound(err) {
+			return c.cleanup(ctx, key)
+		} else if err != nil {
+			return err
+		}
+		if crb.DeletionTimestamp != nil {
+			return nil
+		}
+		b.obj, b.annotations, b.spec = crb, crb.Annotations, &crb.Spec
+	} else {
+		rb, err := c.rbs.ResourceBindings(ns).Get(name)
+		if apierrors.IsNotFound(err) {
+			return c.cleanup(ctx, key)
+		} else if err != nil {
+			return err
+		}
+		if rb.DeletionTimestamp != nil {
+			return nil
+		}
+		b.obj, b.annotations, b.spec = rb, rb.Annotations, &rb.Spec
+	}
+	ref := b.spec.Resource
+	template, err := c.templates.Get(ctx, schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind), ref.Namespace, ref.Name)
+	if errors.Is(err, templates.ErrNotWatched) || apierrors.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if ref.UID != "" && ref.UID != template.GetUID() {
+		return nil
+	}
+	revs, held := b.annotations[flotillav1alpha1.RevisionsAnnotation]
+	strategyName := c.strategyOf(template)
+	if strategyName == "" {
+		if held {
+			// The policy no longer names a strategy: every cluster gets
+			// the template as it is, as without one.
+			return c.patchRevisions(ctx, b, nil)
+		}
+		return nil
+	}
+	strategy, err := c.strategies.Get(strategyName)
+	if apierrors.IsNotFound(err) {
+		c.recorder.Eventf(templateRef(template), corev1.EventTypeWarning, reasonStrategyNotFound,
+			"RolloutStrategy %s named by the policy does not exist: the clusters keep the revisions they run", strategyName)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	hash := rolloutplan.Hash(template)
+	targets := make([]string, 0, len(b.spec.Clusters))
+	for _, t := range b.spec.Clusters {
+		targets = append(targets, t.Name)
+	}
+	if !held {
+		// The first time under a strategy: every cluster is held at the
+		// template as it is, kept as a revision, so that the next change
+		// is rolled out.
+		if _, err := c.ensureRevision(ctx, b, template, hash, false); err != nil {
+			return err
+		}
+		m := make(map[string]string, len(targets))
+		for _, t := range targets {
+			m[t] = hash
+		}
+		return c.patchRevisions(ctx, b, m)
+	}
+	stored := rolloutplan.ParseRevisions(revs)
+	// Clusters new to the placement get the template as it is (the binding
+	// controller built their Works so); clusters that left are forgotten.
+	m := make(map[string]string, len(targets))
+	behind := false
+	for _, t := range targets {
+		h, ok := stored[t]
+		if !ok {
+			h = hash
+		}
+		m[t] = h
+		behind = behind || h != hash
+	}
+	target := names.RevisionName(b.name, hash)
+	var run *flotillav1alpha1.RolloutRun
+	for _, r := range c.runsOf(key) {
+		switch {
+		case r.Spec.ToRevision == target:
+			run = r
+		case !r.Status.Phase.Terminal():
+			if err := c.supersede(ctx, r, template); err != nil {
+				return err
+			}
+		}
+	}
+	if run == nil && behind {
+		rev, err := c.ensureRevision(ctx, b, template, hash, true)
+		if err != nil {
+			return err
+		}
+		if err := c.createRun(ctx, b, template, strategyName, rev, m, hash); err != nil {
+			return err
+		}
+		return c.patchRevisions(ctx, b, m)
+	}
+	if run == nil || run.Status.Phase.Terminal() {
+		return c.patchRevisions(ctx, b, m)
+	}
+	return c.step(ctx, b, template, strategy, run, m, hash)
+}
+
+// step takes run one step (rolloutplan.Step): the clusters it updates are
+// written to the binding first, then the run's status, then the events.
+func (c *Controller) step(ctx context.Context, b *binding, template *unstructured.Unstructured, strategy *flotillav1alpha1.RolloutStrategy,
+	run *flotillav1alpha1.RolloutRun, m map[string]string, hash string) error {
+	members := make([]rolloutplan.Member, 0, len(m))
+	workName := names.WorkName(template.GetKind(), template.GetName(), template.GetNamespace())
+	for _, t := range b.spec.Clusters {
+		mem := rolloutplan.Member{Cluster: rolloutplan.Cluster{Name: t.Name}, Revision: m[t.Name]}
+		cluster, err := c.clusters.Get(t.Name)
+		if err == nil {
+			mem.Labels = cluster.Labels
+		} else {
+			cluster = nil
+		}
+		if mem.Revision == hash {
+			work, err := c.works.Works(names.ExecutionNamespace(t.Name)).Get(workName)
+			if err != nil {
+				work = nil
+			}
+			mem.Health, mem.Reason = health(cluster, work, hash)
+		}
+		members = append(members, mem)
+	}
+	out := rolloutplan.Step(rolloutplan.Input{Stages: strategy.Spec.Stages, Members: members, Target: hash,
+		Spec: run.Spec, Status: run.Status, Generation: run.Generation, Now: c.now()})
+	for _, u := range out.Update {
+		m[u] = hash
+	}
+	if err := c.patchRevisions(ctx, b, m); err != nil {
+		return err
+	}
+	if !apiequality.Semantic.DeepEqual(run.Status, out.Status) {
+		updated := run.DeepCopy()
+		updated.Status = out.Status
+		if _, err := c.client.FlotillaV1alpha1().RolloutRuns(run.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("writing the status of RolloutRun %s/%s: %w", run.Namespace, run.Name, err)
+		}
+	}
+	for _, e := range out.Events {
+		c.recorder.Event(templateRef(template), e.Type, e.Reason, e.Message)
+		c.recorder.Event(run, e.Type, e.Reason, e.Message)
+	}
+	if out.Status.Phase == flotillav1alpha1.RolloutCompleted {
+		c.prune(ctx, b, m)
+	}
+	if out.RequeueAfter > 0 {
+		c.queue.AddAfter(b.key, out.RequeueAfter)
+	}
+	return nil
+}
+
+// strategyOf is the RolloutStrategy the policy that claimed template names.
+func (c *Controller) strategyOf(template *unstructured.Unstructured) string {
+	a := template.GetAnnotations()
+	if name := a[policyv1alpha1.PropagationPolicyNameAnnotation]; name != "" {
+		p, err := c.pps.PropagationPolicies(a[policyv1alpha1.PropagationPolicyNamespaceAnnotation]).Get(name)
+		if err != nil {
+			return ""
+		}
+		return p.Annotations[flotillav1alpha1.RolloutStrategyAnnotation]
+	}
+	if name := a[policyv1alpha1.ClusterPropagationPolicyAnnotation]; name != "" {
+		p, err := c.cpps.Get(name)
+		if err != nil {
+			return ""
+		}
+		return p.Annotations[flotillav1alpha1.RolloutStrategyAnnotation]
+	}
+	return ""
+}
+
+// patchRevisions writes the revisions annotation of b (removes it for nil
+// m), when it changes.
+func (c *Controller) patchRevisions(ctx context.Context, b *binding, m map[string]string) error {
+	cur, had := b.annotations[flotillav1alpha1.RevisionsAnnotation]
+	var value any
+	if m != nil {
+		s := rolloutplan.FormatRevisions(m)
+		if had && s == cur {
+			return nil
+		}
+		value = s
+	} else if !had {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{flotillav1alpha1.RevisionsAnnotation: value}}})
+	if err != nil {
+		return err
+	}
+	if b.clusterWide {
+		_, err = c.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, b.name, types.MergePatchType, patch, metav1.PatchOptions{})
+	} else {
+		_, err = c.client.WorkV1alpha2().ResourceBindings(b.namespace).Patch(ctx, b.name, types.MergePatchType, patch, metav1.PatchOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("writing the revisions of %s: %w", b.key, err)
+	}
+	return nil
+}
+
+// revisionsOf are the ResourceRevisions of a binding, newest first.
+func (c *Controller) revisionsOf(key string) []*flotillav1alpha1.ResourceRevision {
+	objs, _ := c.revisions.ByIndex(byBinding, key)
+	out := make([]*flotillav1alpha1.ResourceRevision, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.(*flotillav1alpha1.ResourceRevision))
+	}
+	slices.SortFunc(out, func(a, b *flotillav1alpha1.ResourceRevision) int { return int(b.Revision - a.Revision) })
+	return out
+}
+
+// runsOf are the RolloutRuns of a binding, oldest first.
+func (c *Controller) runsOf(key string) []*flotillav1alpha1.RolloutRun {
+	objs, _ := c.runs.ByIndex(byBinding, key)
+	out := make([]*flotillav1alpha1.RolloutRun, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.(*flotillav1alpha1.RolloutRun))
+	}
+	slices.SortFunc(out, func(a, b *flotillav1alpha1.RolloutRun) int {
+		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return len(a.Name) - len(b.Name)
+	})
+	return out
+}
+
+// ensureRevision returns the ResourceRevision of template's content hash,
+// creating it as the newest. newest raises the number of an existing
+// older revision to make it the newest (the template went back to it).
+func (c *Controller) ensureRevision(ctx context.Context, b *binding, template *unstructured.Unstructured, hash string, newest bool) (*flotillav1alpha1.ResourceRevision, error) {
+	name := names.RevisionName(b.name, hash)
+	ns := names.RolloutNamespace(template.GetNamespace())
+	revs := c.revisionsOf(b.key)
+	var top int64
+	if len(revs) > 0 {
+		top = revs[0].Revision
+	}
+	client := c.client.FlotillaV1alpha1().ResourceRevisions(ns)
+	for _, r := range revs {
+		if r.Name != name {
+			continue
+		}
+		if !newest || r.Revision == top {
+			return r, nil
+		}
+		updated := r.DeepCopy()
+		updated.Revision = top + 1
+		out, err := client.Update(ctx, updated, metav1.UpdateOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("renumbering ResourceRevision %s/%s: %w", ns, name, err)
+		}
+		return out, nil
+	}
+	raw, err := json.Marshal(rolloutplan.Content(template))
+	if err != nil {
+		return nil, err
+	}
+	rev := &flotillav1alpha1.ResourceRevision{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{flotillav1alpha1.BindingLabel: b.name}},
+		Resource:   resourceOf(template),
+		Binding:    b.name, Revision: top + 1, Hash: hash,
+		Template: runtime.RawExtension{Raw: raw},
+	}
+	out, err := client.Create(ctx, rev, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		// Created by an earlier sync the cache has not seen yet.
+		return client.Get(ctx, name, metav1.GetOptions{})
+	} else if err != nil {
+		return nil, fmt.Errorf("keeping revision %s/%s: %w", ns, name, err)
+	}
+	return out, nil
+}
+
+// createRun starts the RolloutRun of revision rev; from is the revision
+// most clusters run.
+func (c *Controller) createRun(ctx context.Context, b *binding, template *unstructured.Unstructured, strategy string,
+	rev *flotillav1alpha1.ResourceRevision, m map[string]string, hash string) error {
+	count := map[string]int{}
+	from := ""
+	for _, h := range m {
+		if h == hash {
+			continue
+		}
+		count[h]++
+		if from == "" || count[h] > count[from] || (count[h] == count[from] && h < from) {
+			from = h
+		}
+	}
+	run := &flotillav1alpha1.RolloutRun{
+		ObjectMeta: metav1.ObjectMeta{Name: names.RolloutRunName(b.name, rev.Revision), Namespace: rev.Namespace,
+			Labels: map[string]string{flotillav1alpha1.BindingLabel: b.name}},
+		Spec: flotillav1alpha1.RolloutRunSpec{Resource: resourceOf(template), Binding: b.name, Strategy: strategy, ToRevision: rev.Name},
+	}
+	if from != "" {
+		run.Spec.FromRevision = names.RevisionName(b.name, from)
+	}
+	_, err := c.client.FlotillaV1alpha1().RolloutRuns(rev.Namespace).Create(ctx, run, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("starting RolloutRun %s/%s: %w", run.Namespace, run.Name, err)
+	}
+	klog.FromContext(ctx).V(2).Info("Started a rollout", "run", klog.KObj(run), "to", rev.Name)
+	return nil
+}
+
+// supersede ends a run whose revision is no longer the template's: a new
+// change starts its own run from the first stage.
+func (c *Controller) supersede(ctx context.Context, run *flotillav1alpha1.RolloutRun, template *unstructured.Unstructured) error {
+	updated := run.DeepCopy()
+	now := metav1.NewTime(c.now())
+	updated.Status.Phase = flotillav1alpha1.RolloutSuperseded
+	updated.Status.CompletionTime = &now
+	msg := "The template changed again; its new revision is rolled out by a new run"
+	meta.SetStatusCondition(&updated.Status.Conditions, metav1.Condition{Type: flotillav1alpha1.RolloutConditionProgressing,
+		Status: metav1.ConditionFalse, Reason: string(flotillav1alpha1.RolloutSuperseded), Message: msg, LastTransitionTime: now})
+	if _, err := c.client.FlotillaV1alpha1().RolloutRuns(run.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("superseding RolloutRun %s/%s: %w", run.Namespace, run.Name, err)
+	}
+	c.recorder.Event(run, corev1.EventTypeNormal, reasonRolloutSuperseded, msg)
+	c.recorder.Event(templateRef(template), corev1.EventTypeNormal, reasonRolloutSuperseded, fmt.Sprintf("RolloutRun %s superseded: %s", run.Name, msg))
+	return nil
+}
+
+// prune keeps the revisions clusters run and the newest of the others up
+// to DefaultRevisionHistoryLimit, and the newest runs, deleting the rest.
+func (c *Controller) prune(ctx context.Context, b *binding, m map[string]string) {
+	logger := klog.FromContext(ctx)
+	inUse := map[string]bool{}
+	for _, h := range m {
+		inUse[names.RevisionName(b.name, h)] = true
+	}
+	kept := 0
+	for _, r := range c.revisionsOf(b.key) {
+		if inUse[r.Name] {
+			continue
+		}
+		if kept < flotillav1alpha1.DefaultRevisionHistoryLimit {
+			kept++
+			continue
+		}
+		if err := c.client.FlotillaV1alpha1().ResourceRevisions(r.Namespace).Delete(ctx, r.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			logger.Error(err, "Pruning a revision", "revision", klog.KObj(r))
+		}
+	}
+	runs := c.runsOf(b.key)
+	for i := 0; i < len(runs)-runsKept; i++ {
+		if r := runs[i]; r.Status.Phase.Terminal() {
+			if err := c.client.FlotillaV1alpha1().RolloutRuns(r.Namespace).Delete(ctx, r.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				logger.Error(err, "Pruning a run", "run", klog.KObj(r))
+			}
+		}
+	}
+}
+
+// cleanup deletes the revisions and runs of a binding that is gone.
+func (c *Controller) cleanup(ctx context.Context, key string) error {
+	var errs []error
+	for _, r := range c.revisionsOf(key) {
+		if err := c.client.FlotillaV1alpha1().ResourceRevisions(r.Namespace).Delete(ctx, r.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	for _, r := range c.runsOf(key) {
+		if err := c.client.FlotillaV1alpha1().RolloutRuns(r.Namespace).Delete(ctx, r.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func resourceOf(obj *unstructured.Unstructured) flotillav1alpha1.RolloutResource {
+	return flotillav1alpha1.RolloutResource{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(),
+		Name: obj.GetName(), UID: obj.GetUID()}
+}
