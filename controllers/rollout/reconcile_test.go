@@ -1,0 +1,303 @@
+package rollout
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
+	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
+	flotillalisters "github.com/flotilla-io/flotilla/apis/generated/listers/flotilla/v1alpha1"
+	policylisters "github.com/flotilla-io/flotilla/apis/generated/listers/policy/v1alpha1"
+	workv1alpha1listers "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha1"
+	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/templates"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
+	"github.com/flotilla-io/flotilla/names"
+	"github.com/flotilla-io/flotilla/rolloutplan"
+)
+
+var (
+	deploymentGVK = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+	deploymentGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	t0            = time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC)
+)
+
+type resettable struct{ meta.RESTMapper }
+
+func (resettable) Reset() {}
+
+const bindingName = "nginx-deployment"
+
+// nginx is the Deployment default/nginx claimed by PropagationPolicy
+// default/nginx, with image.
+func nginx(image string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	_ = u.UnmarshalJSON([]byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"nginx","namespace":"default","uid":"u1",
+	"resourceVersion":"7","generation":3,"annotations":{"propagationpolicy.karmada.io/name":"nginx","propagationpolicy.karmada.io/namespace":"default"}},
+	"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"nginx","image":"` + image + `"}]}}}}`))
+	return u
+}
+
+func readyCluster(name string) *clusterv1alpha1.Cluster {
+	return &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: clusterv1alpha1.ClusterStatus{
+		Conditions: []metav1.Condition{{Type: clusterv1alpha1.ClusterConditionReady, Status: metav1.ConditionTrue}}}}
+}
+
+func rb(revisions string) *workv1alpha2.ResourceBinding {
+	b := &workv1alpha2.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: bindingName, ResourceVersion: "5"}}
+	b.Spec.Resource = workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "nginx", UID: "u1"}
+	b.Spec.Clusters = []workv1alpha2.TargetCluster{{Name: "a"}, {Name: "b"}}
+	if revisions != "" {
+		b.Annotations = map[string]string{flotillav1alpha1.RevisionsAnnotation: revisions}
+	}
+	return b
+}
+
+func policy(strategy string) *policyv1alpha1.PropagationPolicy {
+	p := &policyv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "nginx"}}
+	if strategy != "" {
+		p.Annotations = map[string]string{flotillav1alpha1.RolloutStrategyAnnotation: strategy}
+	}
+	return p
+}
+
+func strategy() *flotillav1alpha1.RolloutStrategy {
+	stage := func(name, cluster string) flotillav1alpha1.RolloutStage {
+		return flotillav1alpha1.RolloutStage{Name: name, Clusters: flotillav1alpha1.StageClusters{Names: []string{cluster}},
+			SoakTime: &metav1.Duration{}, ProgressDeadline: &metav1.Duration{Duration: 10 * time.Minute}}
+	}
+	return &flotillav1alpha1.RolloutStrategy{ObjectMeta: metav1.ObjectMeta{Name: "two"},
+		Spec: flotillav1alpha1.RolloutStrategySpec{Stages: []flotillav1alpha1.RolloutStage{stage("s1", "a"), stage("s2", "b")}}}
+}
+
+func revision(template *unstructured.Unstructured, number int64) *flotillav1alpha1.ResourceRevision {
+	raw, _ := json.Marshal(rolloutplan.Content(template))
+	h := rolloutplan.Hash(template)
+	return &flotillav1alpha1.ResourceRevision{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: names.RevisionName(bindingName, h), ResourceVersion: "1",
+			Labels: map[string]string{flotillav1alpha1.BindingLabel: bindingName}},
+		Resource: resourceOf(template), Binding: bindingName, Revision: number, Hash: h, Template: runtime.RawExtension{Raw: raw},
+	}
+}
+
+func runOf(to *flotillav1alpha1.ResourceRevision, phase flotillav1alpha1.RolloutPhase) *flotillav1alpha1.RolloutRun {
+	return &flotillav1alpha1.RolloutRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: names.RolloutRunName(bindingName, to.Revision), ResourceVersion: "1", Generation: 1},
+		Spec:       flotillav1alpha1.RolloutRunSpec{Resource: to.Resource, Binding: bindingName, Strategy: "two", ToRevision: to.Name},
+		Status:     flotillav1alpha1.RolloutRunStatus{Phase: phase},
+	}
+}
+
+type objects struct {
+	template  *unstructured.Unstructured
+	binding   *workv1alpha2.ResourceBinding
+	policy    *policyv1alpha1.PropagationPolicy
+	revisions []*flotillav1alpha1.ResourceRevision
+	runs      []*flotillav1alpha1.RolloutRun
+}
+
+func newController(t *testing.T, in objects) (*Controller, *fake.Clientset) {
+	t.Helper()
+	idx := func(indexers cache.Indexers) cache.Indexer {
+		all := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+		for k, v := range indexers {
+			all[k] = v
+		}
+		return cache.NewIndexer(cache.MetaNamespaceKeyFunc, all)
+	}
+	add := func(i cache.Indexer, obj any) {
+		if err := i.Add(obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	byBindingIndex := cache.Indexers{byBinding: func(obj any) ([]string, error) {
+		switch o := obj.(type) {
+		case *flotillav1alpha1.ResourceRevision:
+			return []string{names.BindingKey(o.Resource.Namespace, o.Binding)}, nil
+		case *flotillav1alpha1.RolloutRun:
+			return []string{names.BindingKey(o.Spec.Resource.Namespace, o.Spec.Binding)}, nil
+		}
+		return nil, nil
+	}}
+	rbs, clusters, pps, strategies := idx(nil), idx(nil), idx(nil), idx(nil)
+	revisions, runs := idx(byBindingIndex), idx(byBindingIndex)
+	var stored []runtime.Object
+	if in.binding != nil {
+		add(rbs, in.binding)
+		stored = append(stored, in.binding.DeepCopy())
+	}
+	add(pps, in.policy)
+	add(strategies, strategy())
+	add(clusters, readyCluster("a"))
+	add(clusters, readyCluster("b"))
+	for _, r := range in.revisions {
+		add(revisions, r)
+		stored = append(stored, r.DeepCopy())
+	}
+	for _, r := range in.runs {
+		add(runs, r)
+		stored = append(stored, r.DeepCopy())
+	}
+	client := fake.NewSimpleClientset(stored...)
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(deploymentGVK, meta.RESTScopeNamespace)
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{deploymentGVR: "DeploymentList"}, in.template)
+	tmpl := templates.New(dyn, resettable{mapper})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if missing := tmpl.Ensure(ctx, map[schema.GroupVersionKind]bool{deploymentGVK: true}); len(missing) > 0 {
+		t.Fatalf("kinds not mapped: %v", missing)
+	}
+	c := &Controller{
+		templates: tmpl, rbs: worklisters.NewResourceBindingLister(rbs), crbs: worklisters.NewClusterResourceBindingLister(idx(nil)),
+		works: workv1alpha1listers.NewWorkLister(idx(nil)), clusters: clusterlisters.NewClusterLister(clusters),
+		pps: policylisters.NewPropagationPolicyLister(pps), cpps: policylisters.NewClusterPropagationPolicyLister(idx(nil)),
+		strategies: flotillalisters.NewRolloutStrategyLister(strategies), revisions: revisions, runs: runs,
+		client: client, recorder: record.NewFakeRecorder(64),
+		queue: &workertest.Queue{TypedRateLimitingInterface: worker.NewQueue("test")}, now: func() time.Time { return t0 },
+	}
+	return c, client
+}
+
+func TestReconcile(t *testing.T) {
+	t.Parallel()
+	v1, v2 := nginx("nginx:1"), nginx("nginx:2")
+	h1, h2 := rolloutplan.Hash(v1), rolloutplan.Hash(v2)
+	rev1, rev2 := revision(v1, 1), revision(v2, 2)
+	rbPath := "default/" + bindingName
+	tests := []struct {
+		name string
+		in   objects
+		// wantWrites are "verb resource namespace/name", sorted.
+		wantWrites []string
+		// wantRevisions is the revisions annotation patched ("null" when
+		// removed, "" when not patched).
+		wantRevisions string
+		// check looks at the objects written.
+		check func(t *testing.T, client *fake.Clientset)
+	}{{
+		name: "no strategy: nothing",
+		in:   objects{template: v1, binding: rb(""), policy: policy("")},
+	}, {
+		name:          "first time under a strategy: the template kept as a revision, every cluster held at it",
+		in:            objects{template: v1, binding: rb(""), policy: policy("two")},
+		wantWrites:    []string{"create resourcerevisions default/" + rev1.Name, "patch resourcebindings " + rbPath},
+		wantRevisions: "a=" + h1 + ",b=" + h1,
+	}, {
+		name: "held and unchanged: nothing",
+		in:   objects{template: v1, binding: rb("a=" + h1 + ",b=" + h1), policy: policy("two"), revisions: []*flotillav1alpha1.ResourceRevision{rev1}},
+	}, {
+		name: "the template changed: its revision kept as number 2 and a run started from the old one",
+		in:   objects{template: v2, binding: rb("a=" + h1 + ",b=" + h1), policy: policy("two"), revisions: []*flotillav1alpha1.ResourceRevision{rev1}},
+		wantWrites: []string{"create resourcerevisions default/" + rev2.Name, "create rolloutruns default/" + bindingName + "-2"},
+		check: func(t *testing.T, client *fake.Clientset) {
+			run, err := client.FlotillaV1alpha1().RolloutRuns("default").Get(context.Background(), bindingName+"-2", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Spec.FromRevision != rev1.Name || run.Spec.ToRevision != rev2.Name || run.Spec.Strategy != "two" || run.Labels[flotillav1alpha1.BindingLabel] != bindingName {
+				t.Errorf("run spec %+v labels %v", run.Spec, run.Labels)
+			}
+		},
+	}, {
+		name: "a run in progress: the first stage's cluster told to run the new revision, the run's status written",
+		in: objects{template: v2, binding: rb("a=" + h1 + ",b=" + h1), policy: policy("two"), revisions: []*flotillav1alpha1.ResourceRevision{rev1, rev2},
+			runs: []*flotillav1alpha1.RolloutRun{runOf(rev2, "")}},
+		wantWrites:    []string{"patch resourcebindings " + rbPath, "update rolloutruns default/" + bindingName + "-2"},
+		wantRevisions: "a=" + h2 + ",b=" + h1,
+		check: func(t *testing.T, client *fake.Clientset) {
+			run, err := client.FlotillaV1alpha1().RolloutRuns("default").Get(context.Background(), bindingName+"-2", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Status.Phase != flotillav1alpha1.RolloutProgressing || run.Status.CurrentStage != "s1" || len(run.Status.Stages) != 2 {
+				t.Errorf("run status %+v, want Progressing at s1 with two stages", run.Status)
+			}
+		},
+	}, {
+		name: "a halted run: nothing more",
+		in: objects{template: v2, binding: rb("a=" + h2 + ",b=" + h1), policy: policy("two"), revisions: []*flotillav1alpha1.ResourceRevision{rev1, rev2},
+			runs: []*flotillav1alpha1.RolloutRun{runOf(rev2, flotillav1alpha1.RolloutHalted)}},
+	}, {
+		name: "the template changed again during a run: the run superseded, a new one started",
+		in: objects{template: v1, binding: rb("a=" + h2 + ",b=" + h1), policy: policy("two"), revisions: []*flotillav1alpha1.ResourceRevision{rev1, rev2},
+			runs: []*flotillav1alpha1.RolloutRun{runOf(rev2, flotillav1alpha1.RolloutProgressing)}},
+		wantWrites: []string{"create rolloutruns default/" + bindingName + "-3", "update resourcerevisions default/" + rev1.Name,
+			"update rolloutruns default/" + bindingName + "-2"},
+		check: func(t *testing.T, client *fake.Clientset) {
+			old, err := client.FlotillaV1alpha1().RolloutRuns("default").Get(context.Background(), bindingName+"-2", metav1.GetOptions{})
+			if err != nil || old.Status.Phase != flotillav1alpha1.RolloutSuperseded {
+				t.Errorf("old run %v %+v, want Superseded", err, old.Status)
+			}
+			r, err := client.FlotillaV1alpha1().ResourceRevisions("default").Get(context.Background(), rev1.Name, metav1.GetOptions{})
+			if err != nil || r.Revision != 3 {
+				t.Errorf("revision %s: %v, number %d, want renumbered 3 (the template went back to it)", rev1.Name, err, r.Revision)
+			}
+		},
+	}, {
+		name:          "the policy no longer names a strategy: every cluster released",
+		in:            objects{template: v2, binding: rb("a=" + h2 + ",b=" + h1), policy: policy(""), revisions: []*flotillav1alpha1.ResourceRevision{rev1, rev2}},
+		wantWrites:    []string{"patch resourcebindings " + rbPath},
+		wantRevisions: "null",
+	}, {
+		name: "the binding is gone: its revisions and runs deleted",
+		in: objects{template: v2, policy: policy("two"), revisions: []*flotillav1alpha1.ResourceRevision{rev1, rev2},
+			runs: []*flotillav1alpha1.RolloutRun{runOf(rev2, flotillav1alpha1.RolloutCompleted)}},
+		wantWrites: []string{"delete resourcerevisions default/" + rev1.Name, "delete resourcerevisions default/" + rev2.Name,
+			"delete rolloutruns default/" + bindingName + "-2"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, client := newController(t, tc.in)
+			if err := c.reconcile(context.Background(), names.BindingKey("default", bindingName)); err != nil {
+				t.Fatalf("reconcile: %v", err)
+			}
+			if diff := cmp.Diff(tc.wantWrites, workertest.Writes(client.Actions())); diff != "" {
+				t.Errorf("writes (-want +got):\n%s", diff)
+			}
+			got := ""
+			for _, a := range client.Actions() {
+				if p, ok := a.(clienttesting.PatchAction); ok && a.GetResource().Resource == "resourcebindings" {
+					var patch struct {
+						Metadata struct {
+							Annotations map[string]*string `json:"annotations"`
+						} `json:"metadata"`
+					}
+					if err := json.Unmarshal(p.GetPatch(), &patch); err != nil {
+						t.Fatal(err)
+					}
+					got = "null"
+					if v := patch.Metadata.Annotations[flotillav1alpha1.RevisionsAnnotation]; v != nil {
+						got = *v
+					}
+				}
+			}
+			if got != tc.wantRevisions {
+				t.Errorf("revisions patched %q, want %q", got, tc.wantRevisions)
+			}
+			if tc.check != nil {
+				tc.check(t, client)
+			}
+		})
+	}
+}
