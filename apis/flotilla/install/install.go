@@ -14,6 +14,6 @@ func Install(scheme *runtime.Scheme) {
 	utilruntime.Must(flotillav1alpha1.AddToScheme(scheme))
 	internal := flotillav1alpha1.SchemeGroupVersion
 	internal.Version = runtime.APIVersionInternal
-	scheme.AddKnownTypes(internal, &flotillav1alpha1.RolloutStrategy{}, &flotillav1alpha1.RolloutStrategyList{})
+	scheme.AddKnownTypes(internal, flotillav1alpha1.Types()...)
 	utilruntime.Must(scheme.SetVersionPriority(flotillav1alpha1.SchemeGroupVersion))
 }

@@ -24,9 +24,14 @@ var (
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
+// Types are the kinds of this API and their lists.
+func Types() []runtime.Object {
+	return []runtime.Object{&RolloutStrategy{}, &RolloutStrategyList{},
+		&ResourceRevision{}, &ResourceRevisionList{}, &RolloutRun{}, &RolloutRunList{}}
+}
+
 func addKnownTypes(scheme *runtime.Scheme) error {
-	scheme.AddKnownTypes(SchemeGroupVersion, &RolloutStrategy{}, &RolloutStrategyList{},
-		&ResourceRevision{}, &ResourceRevisionList{}, &RolloutRun{}, &RolloutRunList{})
+	scheme.AddKnownTypes(SchemeGroupVersion, Types()...)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil
 }
