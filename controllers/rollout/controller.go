@@ -65,6 +65,8 @@ type Controller struct {
 	client     versioned.Interface
 	recorder   record.EventRecorder
 	queue      workqueue.TypedRateLimitingInterface[string]
+	// strategyQueue holds the names of strategies whose status to write.
+	strategyQueue workqueue.TypedRateLimitingInterface[string]
 	// now is the clock (tests set it).
 	now func() time.Time
 }
@@ -97,6 +99,7 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 			clusters.Informer().HasSynced, pps.Informer().HasSynced, cpps.Informer().HasSynced, strategies.Informer().HasSynced,
 			revisions.Informer().HasSynced, runs.Informer().HasSynced},
 		client: client, recorder: recorder, queue: worker.NewQueue(ControllerName), now: time.Now,
+		strategyQueue: worker.NewQueue(ControllerName + "-strategy"),
 	}
 	bindingHandler := func(obj any) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
@@ -150,6 +153,16 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 	// binding does.
 	all := func(any) { c.enqueueAll() }
 	allHandler := cache.ResourceEventHandlerFuncs{AddFunc: all, UpdateFunc: func(_, o any) { all(o) }, DeleteFunc: all}
+	if _, err := strategies.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: worker.EnqueueKey(c.strategyQueue),
+		UpdateFunc: func(old, obj any) {
+			if old.(*flotillav1alpha1.RolloutStrategy).Generation != obj.(*flotillav1alpha1.RolloutStrategy).Generation {
+				worker.EnqueueKey(c.strategyQueue)(obj)
+			}
+		},
+	}); err != nil {
+		return nil, err
+	}
 	for _, inf := range []cache.SharedIndexInformer{strategies.Informer(), pps.Informer(), cpps.Informer()} {
 		if _, err := inf.AddEventHandler(allHandler); err != nil {
 			return nil, err
@@ -161,7 +174,12 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 			if ready(o) != ready(n) || !labels.Equals(o.Labels, n.Labels) {
 				c.enqueueAll()
 			}
+			if !labels.Equals(o.Labels, n.Labels) {
+				c.enqueueStrategies()
+			}
 		},
+		AddFunc:    func(any) { c.enqueueStrategies() },
+		DeleteFunc: func(any) { c.enqueueStrategies() },
 	}); err != nil {
 		return nil, err
 	}
@@ -171,7 +189,19 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 
 // Run runs the controller until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
+	go worker.Run(ctx, c.strategyQueue, c.synced, 1, c.reconcileStrategy)
 	worker.Run(ctx, c.queue, c.synced, workers, c.reconcile)
+}
+
+// enqueueStrategies queues every strategy: what the clusters are changed.
+func (c *Controller) enqueueStrategies() {
+	list, err := c.strategies.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, s := range list {
+		c.strategyQueue.Add(s.Name)
+	}
 }
 
 // OnTemplate implements templates.Handler: a template that changes may

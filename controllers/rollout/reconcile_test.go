@@ -3,6 +3,7 @@ package rollout
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,11 +108,19 @@ func runOf(to *flotillav1alpha1.ResourceRevision, phase flotillav1alpha1.Rollout
 }
 
 type objects struct {
+	strategy  *flotillav1alpha1.RolloutStrategy
 	template  *unstructured.Unstructured
 	binding   *workv1alpha2.ResourceBinding
 	policy    *policyv1alpha1.PropagationPolicy
 	revisions []*flotillav1alpha1.ResourceRevision
 	runs      []*flotillav1alpha1.RolloutRun
+}
+
+func (in objects) strategyOrDefault() *flotillav1alpha1.RolloutStrategy {
+	if in.strategy != nil {
+		return in.strategy.DeepCopy()
+	}
+	return strategy()
 }
 
 func newController(t *testing.T, in objects) (*Controller, *fake.Clientset) {
@@ -145,7 +154,8 @@ func newController(t *testing.T, in objects) (*Controller, *fake.Clientset) {
 		stored = append(stored, in.binding.DeepCopy())
 	}
 	add(pps, in.policy)
-	add(strategies, strategy())
+	add(strategies, in.strategyOrDefault())
+	stored = append(stored, in.strategyOrDefault())
 	add(clusters, readyCluster("a"))
 	add(clusters, readyCluster("b"))
 	for _, r := range in.revisions {
@@ -206,8 +216,8 @@ func TestReconcile(t *testing.T) {
 		name: "held and unchanged: nothing",
 		in:   objects{template: v1, binding: rb("a=" + h1 + ",b=" + h1), policy: policy("two"), revisions: []*flotillav1alpha1.ResourceRevision{rev1}},
 	}, {
-		name: "the template changed: its revision kept as number 2 and a run started from the old one",
-		in:   objects{template: v2, binding: rb("a=" + h1 + ",b=" + h1), policy: policy("two"), revisions: []*flotillav1alpha1.ResourceRevision{rev1}},
+		name:       "the template changed: its revision kept as number 2 and a run started from the old one",
+		in:         objects{template: v2, binding: rb("a=" + h1 + ",b=" + h1), policy: policy("two"), revisions: []*flotillav1alpha1.ResourceRevision{rev1}},
 		wantWrites: []string{"create resourcerevisions default/" + rev2.Name, "create rolloutruns default/" + bindingName + "-2"},
 		check: func(t *testing.T, client *fake.Clientset) {
 			run, err := client.FlotillaV1alpha1().RolloutRuns("default").Get(context.Background(), bindingName+"-2", metav1.GetOptions{})
@@ -297,6 +307,38 @@ func TestReconcile(t *testing.T) {
 			}
 			if tc.check != nil {
 				tc.check(t, client)
+			}
+		})
+	}
+}
+
+func TestReconcileStrategy(t *testing.T) {
+	t.Parallel()
+	bad := strategy()
+	bad.Spec.Stages[1].Clusters.Names = []string{"z"}
+	tests := []struct {
+		name       string
+		strategy   *flotillav1alpha1.RolloutStrategy
+		wantStatus metav1.ConditionStatus
+		wantMsg    string
+	}{
+		{"every stage selects a cluster", strategy(), metav1.ConditionTrue, "Each of the 2 stages selects registered clusters"},
+		{"a stage selects none", bad, metav1.ConditionFalse, "stages s2 select no cluster"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, client := newController(t, objects{strategy: tc.strategy, template: nginx("nginx:1"), policy: policy("")})
+			if err := c.reconcileStrategy(context.Background(), "two"); err != nil {
+				t.Fatal(err)
+			}
+			s, err := client.FlotillaV1alpha1().RolloutStrategies().Get(context.Background(), "two", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cond := meta.FindStatusCondition(s.Status.Conditions, strategyConditionReady)
+			if cond == nil || cond.Status != tc.wantStatus || !strings.Contains(cond.Message, tc.wantMsg) {
+				t.Errorf("Ready condition %+v, want %s with %q", cond, tc.wantStatus, tc.wantMsg)
 			}
 		})
 	}

@@ -17,6 +17,8 @@ func TestMain(m *testing.M) {
 		Members: []env.MemberOptions{{Name: "member1"}, {Name: "member2"}, {Name: "member3"}},
 		Flotilla: &env.FlotillaOptions{Args: []string{
 			"--cluster-status-update-frequency=2s", "-v=2",
+			// A stopped member is NotReady after this (30s by default).
+			"--cluster-failure-threshold=6s",
 		}},
 	}, "member1", "member2", "member3")
 }

@@ -1,0 +1,82 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+)
+
+// TestMemberDownDuringItsStage: member2 is down when its stage starts. It
+// counts as unhealthy, never as done: the run halts at its deadline naming
+// member2, and member3 keeps the old image.
+func TestMemberDownDuringItsStage(t *testing.T) {
+	ns := setup(t, "rollout-down", stages("", "    progressDeadline: 15s\n"), "nginx:1.0")
+	framework.StopMember(t, "member2")
+	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
+		c, err := framework.Karmada(t).ClusterV1alpha1().Clusters().Get(ctx, "member2", metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		if meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
+			return "member2 still Ready"
+		}
+		return ""
+	})
+	setImage(t, ns, "nginx:2.0")
+	r := run(t, ns, 2, 2*time.Minute, phase(flotillav1alpha1.RolloutHalted))
+	halted := meta.FindStatusCondition(r.Status.Conditions, flotillav1alpha1.RolloutConditionHalted)
+	if r.Status.CurrentStage != "s2" || halted == nil || !strings.Contains(halted.Message, "member2 (Unhealthy: cluster is not ready)") {
+		t.Errorf("halted at %s with %+v, want s2 naming member2 as not ready", r.Status.CurrentStage, halted)
+	}
+	if c := clusterStatus(r, "member1"); c == nil || c.Health != flotillav1alpha1.ClusterHealthy {
+		t.Errorf("member1 %+v, want Healthy", c)
+	}
+	d, err := memberDeployment(t.Context(), t, ns, "member3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img := d.Spec.Template.Spec.Containers[0].Image; img != "nginx:1.0" {
+		t.Errorf("member3 runs %s, want nginx:1.0", img)
+	}
+}
+
+// TestTemplateDeletedMidRollout: a template deleted while its rollout
+// waits for approval is removed from every member as without a strategy,
+// and its runs and revisions go with its binding.
+func TestTemplateDeletedMidRollout(t *testing.T) {
+	ns := setup(t, "rollout-deleted", stages("", "    before: [{type: Approval}]\n"), "nginx:1.0")
+	setImage(t, ns, "nginx:2.0")
+	run(t, ns, 2, 2*time.Minute, phase(flotillav1alpha1.RolloutWaitingForApproval))
+	if err := framework.HostClient(t).AppsV1().Deployments(ns).Delete(t.Context(), "app", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		for _, m := range members {
+			if _, err := memberDeployment(ctx, t, ns, m); !apierrors.IsNotFound(err) {
+				return fmt.Sprintf("%s still has the Deployment (%v)", m, err)
+			}
+		}
+		runs, err := framework.Karmada(t).FlotillaV1alpha1().RolloutRuns(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		revs, err := framework.Karmada(t).FlotillaV1alpha1().ResourceRevisions(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		if len(runs.Items)+len(revs.Items) > 0 {
+			return fmt.Sprintf("%d runs and %d revisions left", len(runs.Items), len(revs.Items))
+		}
+		return ""
+	})
+}
