@@ -93,7 +93,7 @@ func TestExplainEveryKind(t *testing.T) {
 		"federatedresourcequotas", "clustertaintpolicies", "works", "resourcebindings", "clusterresourcebindings",
 		"resourceinterpretercustomizations", "resourceinterpreterwebhookconfigurations", "federatedhpas", "cronfederatedhpas",
 		"resourceregistries", "multiclusteringresses", "multiclusterservices", "workloadrebalancers", "remedies",
-		"rolloutstrategies",
+		"rolloutstrategies", "rolloutruns", "resourcerevisions",
 	}
 	for _, k := range kinds {
 		var out string
@@ -103,6 +103,9 @@ func TestExplainEveryKind(t *testing.T) {
 			out, err = kubectl(t, "explain", k+".spec")
 			if k == "resourceinterpreterwebhookconfigurations" {
 				out, err = kubectl(t, "explain", k+".webhooks")
+			}
+			if k == "resourcerevisions" {
+				out, err = kubectl(t, "explain", k+".resource")
 			}
 			return err == nil && strings.Contains(out, "FIELD"), nil
 		})

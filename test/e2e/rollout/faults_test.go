@@ -80,3 +80,37 @@ func TestTemplateDeletedMidRollout(t *testing.T) {
 		return ""
 	})
 }
+
+// TestStrategyNamesStagesThatSelectNothing: a strategy with a stage naming
+// no registered cluster, and a cluster two stages select, is accepted and
+// says so in its Ready condition, naming them.
+func TestStrategyNamesStagesThatSelectNothing(t *testing.T) {
+	const name = "rollout-misselect"
+	framework.Apply(t, `apiVersion: flotilla.io/v1alpha1
+kind: RolloutStrategy
+metadata: {name: `+name+`}
+spec:
+  stages:
+  - name: canary
+    clusters: {names: [member1]}
+  - name: gone
+    clusters: {names: [member9]}
+  - name: all
+    clusters: {labelSelector: {}}
+`)
+	t.Cleanup(func() {
+		_ = framework.Karmada(t).FlotillaV1alpha1().RolloutStrategies().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
+		s, err := framework.Karmada(t).FlotillaV1alpha1().RolloutStrategies().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		c := meta.FindStatusCondition(s.Status.Conditions, "Ready")
+		want := "stages gone select no cluster; cluster member1 is selected by stages canary, all (it goes to canary)"
+		if c == nil || c.Status != metav1.ConditionFalse || c.Message != want {
+			return fmt.Sprintf("Ready condition %+v, want False with %q", c, want)
+		}
+		return ""
+	})
+}
