@@ -121,6 +121,7 @@ this binary on the PATH completes "kubectl flotilla ...".`,
 		kubectl.NewPatch(cp.config, streams, display),
 		newApplyCommand(cp, streams, display),
 		newPromoteCommand(cp, display),
+		newRolloutCommand(cp, display),
 		newVersionCommand(cp, display),
 		options,
 	)
