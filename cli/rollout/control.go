@@ -47,7 +47,7 @@ func (c *Command) setSpec(ctx context.Context, done string, already func(*flotil
 	if err != nil {
 		return err
 	}
-	if _, err := c.Flotilla.RolloutRuns(run.Namespace).Patch(ctx, run.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: controlplane.UserAgent}); err != nil {
+	if _, err := c.runs(run.Namespace).Patch(ctx, run.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: controlplane.UserAgent}); err != nil {
 		return fmt.Errorf("patching rolloutrun %q: %w", run.Name, err)
 	}
 	fmt.Fprintf(c.Out, "rolloutrun %q %s\n", run.Name, done)
@@ -113,7 +113,7 @@ func (c *Command) Approve(ctx context.Context, o ApproveOptions) error {
 		if err != nil {
 			return err
 		}
-		if _, err := c.Flotilla.RolloutRuns(run.Namespace).Patch(ctx, run.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: controlplane.UserAgent}); err != nil {
+		if _, err := c.runs(run.Namespace).Patch(ctx, run.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: controlplane.UserAgent}); err != nil {
 			return err
 		}
 		msg = fmt.Sprintf("rolloutrun %q approved: %s", run.Name, what)

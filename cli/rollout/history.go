@@ -72,7 +72,7 @@ func (c *Command) revisions(ctx context.Context) ([]flotillav1alpha1.ResourceRev
 	if _, err := c.template(ctx); err != nil {
 		return nil, err
 	}
-	list, err := c.Flotilla.ResourceRevisions(c.Target.RolloutNamespace()).List(ctx, metav1.ListOptions{LabelSelector: c.bindingSelector()})
+	list, err := c.Flotilla.FlotillaV1alpha1().ResourceRevisions(c.Target.RolloutNamespace()).List(ctx, metav1.ListOptions{LabelSelector: c.bindingSelector()})
 	if err != nil {
 		return nil, fmt.Errorf("listing the revisions of %s: %w", c.Target.Ref(), err)
 	}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	flotillaclient "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/typed/flotilla/v1alpha1"
 	"github.com/flotilla-io/flotilla/cli/controlplane"
 	"github.com/flotilla-io/flotilla/cli/promote"
@@ -29,7 +30,7 @@ import (
 // Clients reach the control plane.
 type Clients struct {
 	// Flotilla reads runs and revisions and writes runs' spec.
-	Flotilla flotillaclient.FlotillaV1alpha1Interface
+	Flotilla versioned.Interface
 	// Dynamic reads and writes the template.
 	Dynamic dynamic.Interface
 	// Mapper maps a kubectl resource argument to the template's kind.
@@ -56,7 +57,7 @@ func NewClients(cp genericclioptions.RESTClientGetter) (Clients, error) {
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the dynamic client for %s: %w", cfg.Host, err)
 	}
-	return Clients{Flotilla: cpc.Karmada.FlotillaV1alpha1(), Dynamic: dyn, Mapper: mapper, Reviews: cpc.Kube.AuthenticationV1()}, nil
+	return Clients{Flotilla: cpc.Karmada, Dynamic: dyn, Mapper: mapper, Reviews: cpc.Kube.AuthenticationV1()}, nil
 }
 
 // Command is one rollout command on one template.
@@ -169,6 +170,10 @@ func (c *Command) resource() dynamic.ResourceInterface {
 	return r.Namespace(c.Target.Namespace)
 }
 
+func (c *Command) runs(namespace string) flotillaclient.RolloutRunInterface {
+	return c.Flotilla.FlotillaV1alpha1().RolloutRuns(namespace)
+}
+
 func (c *Command) bindingSelector() string {
 	return labels.SelectorFromSet(labels.Set{flotillav1alpha1.BindingLabel: c.Target.Binding()}).String()
 }
@@ -179,7 +184,7 @@ func (c *Command) activeRun(ctx context.Context) (*flotillav1alpha1.RolloutRun, 
 	if _, err := c.template(ctx); err != nil {
 		return nil, err
 	}
-	list, err := c.Flotilla.RolloutRuns(c.Target.RolloutNamespace()).List(ctx, metav1.ListOptions{LabelSelector: c.bindingSelector()})
+	list, err := c.runs(c.Target.RolloutNamespace()).List(ctx, metav1.ListOptions{LabelSelector: c.bindingSelector()})
 	if err != nil {
 		return nil, fmt.Errorf("listing the rollouts of %s: %w", c.Target.Ref(), err)
 	}

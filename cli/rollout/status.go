@@ -47,9 +47,11 @@ func (c *Command) Status(ctx context.Context, o StatusOptions) error {
 	}
 	ctx, cancel := watchtools.ContextWithOptionalTimeout(ctx, o.Timeout)
 	defer cancel()
-	runs := c.Flotilla.RolloutRuns(run.Namespace)
+	runs := c.runs(run.Namespace)
 	byName := fields.OneTermEqualSelector("metadata.name", run.Name).String()
-	lw := &cache.ListWatch{
+	// Through the clientset, the reflector knows whether it may ask for a
+	// streaming list (a fake clientset cannot serve one).
+	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
 			options.FieldSelector = byName
 			return runs.List(ctx, options)
@@ -58,7 +60,7 @@ func (c *Command) Status(ctx context.Context, o StatusOptions) error {
 			options.FieldSelector = byName
 			return runs.Watch(ctx, options)
 		},
-	}
+	}, c.Flotilla)
 	var last string
 	_, err = watchtools.UntilWithSync(ctx, lw, &flotillav1alpha1.RolloutRun{}, nil, func(e watch.Event) (bool, error) {
 		switch e.Type {
