@@ -139,6 +139,9 @@ func TestStatus(t *testing.T) {
 	older := run("2", flotillav1alpha1.RolloutCompleted, "rest")
 	older.CreationTimestamp = metav1.Unix(1, 0)
 	progressing.CreationTimestamp, halted.CreationTimestamp = metav1.Unix(2, 0), metav1.Unix(2, 0)
+	// A newer run of another template, in the same namespace.
+	other := run("9", flotillav1alpha1.RolloutHalted, "canary")
+	other.Name, other.Labels[flotillav1alpha1.BindingLabel], other.CreationTimestamp = "other-deployment-9", "other-deployment", metav1.Unix(3, 0)
 	for _, tc := range []struct {
 		name     string
 		template bool
@@ -148,8 +151,8 @@ func TestStatus(t *testing.T) {
 		wantErr  string
 	}{
 		{name: "no template", wantErr: `deployments.apps "nginx" not found`},
-		{name: "no run", template: true, opts: StatusOptions{Watch: true}, want: "no rollout was started for deployment/nginx"},
-		{name: "once: the newest run", template: true, runs: []*flotillav1alpha1.RolloutRun{older, progressing},
+		{name: "no run", template: true, runs: []*flotillav1alpha1.RolloutRun{other}, opts: StatusOptions{Watch: true}, want: "no rollout was started for deployment/nginx"},
+		{name: "once: the newest run", template: true, runs: []*flotillav1alpha1.RolloutRun{older, progressing, other},
 			want: `Waiting for rollout "nginx-deployment-3" to finish: stage canary (1 of 3): 0 of 1 clusters healthy...`},
 		{name: "once: halted", template: true, runs: []*flotillav1alpha1.RolloutRun{halted}, wantErr: `rollout "nginx-deployment-3" halted at stage canary`},
 		{name: "watch: halted", template: true, runs: []*flotillav1alpha1.RolloutRun{halted}, opts: StatusOptions{Watch: true}, wantErr: `rollout "nginx-deployment-3" halted at stage canary`},
