@@ -51,6 +51,9 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"cordon"}, "accepts 1 arg"},
 		{[]string{"uncordon", "Member1"}, "invalid cluster name"},
 		{[]string{"addons", "enable", "karmada-descheduler"}, "--controllers=*,descheduler"},
+		{[]string{"rollout", "approve", "deployment/nginx", "--gate=Middle"}, `--gate must be Before or After, not "Middle"`},
+		{[]string{"rollout", "status"}, "accepts between 1 and 2 arg(s)"},
+		{[]string{"rollout", "undo", "deployment", "nginx", "extra"}, "accepts between 1 and 2 arg(s)"},
 	} {
 		cmd := NewCommand("flotillactl")
 		cmd.SetOut(&bytes.Buffer{})
@@ -114,6 +117,41 @@ func mustContain(t *testing.T, err error, parts ...string) {
 	for _, p := range parts {
 		if !strings.Contains(err.Error(), p) {
 			t.Errorf("error %q does not contain %q", err, p)
+		}
+	}
+}
+
+// TestRolloutCommand: kubectl rollout's verbs and flags, plus approve.
+func TestRolloutCommand(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args       []string
+		flag, want string
+	}{
+		{[]string{"rollout", "status", "deployment/nginx"}, "watch", "true"},
+		{[]string{"rollout", "status", "deployment/nginx", "-w=false"}, "watch", "false"},
+		{[]string{"rollout", "status", "deployment/nginx", "--timeout=5m"}, "timeout", "5m0s"},
+		{[]string{"rollout", "history", "deployment/nginx", "--revision=3"}, "revision", "3"},
+		{[]string{"rollout", "undo", "deploy/nginx", "--to-revision=2"}, "to-revision", "2"},
+		{[]string{"rollout", "approve", "deployment/nginx", "--stage=canary"}, "stage", "canary"},
+		{[]string{"rollout", "approve", "deployment/nginx", "--gate=After"}, "gate", "After"},
+		{[]string{"rollout", "pause", "deployment/nginx", "-n", "web"}, "namespace", "web"},
+		{[]string{"rollout", "resume", "deployment", "nginx"}, "kubeconfig", ""},
+		{[]string{"rollout", "abort", "deployment/nginx", "--kubeconfig=k"}, "kubeconfig", "k"},
+	} {
+		sub, rest, err := NewCommand("flotillactl").Find(tc.args)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if want := tc.args[1]; sub.Name() != want {
+			t.Errorf("%v: command %q, want %q", tc.args, sub.Name(), want)
+		}
+		if err := sub.ParseFlags(rest); err != nil {
+			t.Errorf("%v: %v", tc.args, err)
+			continue
+		}
+		if got := sub.Flags().Lookup(tc.flag).Value.String(); got != tc.want {
+			t.Errorf("%v: --%s = %q, want %q", tc.args, tc.flag, got, tc.want)
 		}
 	}
 }
