@@ -151,10 +151,7 @@ func (t Target) Binding() string {
 // RolloutNamespace is where the template's runs and revisions live: its
 // own namespace, or karmada-system for a cluster-scoped template.
 func (t Target) RolloutNamespace() string {
-	if t.Namespace == "" {
-		return names.SystemNamespace
-	}
-	return t.Namespace
+	return names.RolloutNamespace(t.Namespace)
 }
 
 // template reads the template.
