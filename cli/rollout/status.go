@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -81,7 +82,7 @@ func (c *Command) Status(ctx context.Context, o StatusOptions) error {
 			return false, fmt.Errorf("unexpected watch event %s", e.Type)
 		}
 	})
-	if wait.Interrupted(err) {
+	if wait.Interrupted(err) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("timed out waiting for rollout %q to finish", run.Name)
 	}
 	return err
