@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -43,7 +45,9 @@ func Content(obj *unstructured.Unstructured) map[string]any {
 
 // Hash identifies a template's content: the SHA-256 of its labels,
 // annotations and every field but apiVersion, kind, metadata and status.
-// The generation is left out: it counts writes, not content.
+// The generation is left out: it counts writes, not content; so is
+// kubectl's last-applied-configuration, a copy of content already hashed
+// (undo keeps the live one, as kubectl rollout undo does).
 func Hash(obj *unstructured.Unstructured) string {
 	c := map[string]any{}
 	for k, v := range obj.Object {
@@ -53,7 +57,15 @@ func Hash(obj *unstructured.Unstructured) string {
 		c[k] = v
 	}
 	c["labels"] = obj.GetLabels()
-	c["annotations"] = obj.GetAnnotations()
+	annotations := obj.GetAnnotations()
+	if _, ok := annotations[corev1.LastAppliedConfigAnnotation]; ok {
+		annotations = maps.Clone(annotations)
+		delete(annotations, corev1.LastAppliedConfigAnnotation)
+	}
+	if len(annotations) == 0 {
+		annotations = nil
+	}
+	c["annotations"] = annotations
 	// encoding/json writes map keys sorted: the same content, the same bytes.
 	// Unstructured content always marshals.
 	b, _ := json.Marshal(c)

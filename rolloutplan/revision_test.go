@@ -27,8 +27,9 @@ func TestHash(t *testing.T) {
 	same.SetResourceVersion("9")
 	same.SetGeneration(4)
 	same.Object["status"] = map[string]any{"replicas": int64(0)}
+	same.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{}"})
 	if Hash(same) != base {
-		t.Errorf("resourceVersion, generation and status changed the hash")
+		t.Errorf("resourceVersion, generation, status and kubectl's last-applied-configuration changed the hash")
 	}
 	for name, change := range map[string]func(*unstructured.Unstructured){
 		"image": func(o *unstructured.Unstructured) {
