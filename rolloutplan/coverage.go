@@ -2,6 +2,7 @@ package rolloutplan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,9 +13,13 @@ import (
 
 // Coverage says what is wrong with the stages of a strategy over the
 // registered clusters: the stages that select none of them, and the
-// clusters more than one stage selects (a cluster goes to the first, by
-// name before selector). It returns "" when nothing is.
+// clusters no stage names that the selectors of several stages match (a
+// cluster goes to the first; a name always wins, so a canary named in one
+// stage and matched by a later "everything else" selector is fine). It
+// returns "" when nothing is.
 func Coverage(stages []flotillav1alpha1.RolloutStage, clusters []Cluster) string {
+	clusters = slices.Clone(clusters)
+	slices.SortFunc(clusters, func(a, b Cluster) int { return strings.Compare(a.Name, b.Name) })
 	selectedBy := map[string][]string{}
 	// namedIn is the first stage naming each cluster: it goes there
 	// whatever the selectors say (Assign).
@@ -53,12 +58,11 @@ func Coverage(stages []flotillav1alpha1.RolloutStage, clusters []Cluster) string
 		problems = append(problems, fmt.Sprintf("stages %s select no cluster", strings.Join(empty, ", ")))
 	}
 	for _, c := range clusters {
+		if _, named := namedIn[c.Name]; named {
+			continue
+		}
 		if by := selectedBy[c.Name]; len(by) > 1 {
-			to, ok := namedIn[c.Name]
-			if !ok {
-				to = by[0]
-			}
-			problems = append(problems, fmt.Sprintf("cluster %s is selected by stages %s (it goes to %s)", c.Name, strings.Join(by, ", "), to))
+			problems = append(problems, fmt.Sprintf("cluster %s is selected by stages %s (it goes to %s)", c.Name, strings.Join(by, ", "), by[0]))
 		}
 	}
 	return strings.Join(problems, "; ")

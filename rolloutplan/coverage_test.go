@@ -15,6 +15,8 @@ func TestCoverage(t *testing.T) {
 		return flotillav1alpha1.RolloutStage{Name: name, Clusters: flotillav1alpha1.StageClusters{Names: clusters}}
 	}
 	prod := flotillav1alpha1.RolloutStage{Name: "prod", Clusters: flotillav1alpha1.StageClusters{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}}}
+	prod2 := *prod.DeepCopy()
+	prod2.Name = "prod2"
 	tests := []struct {
 		name   string
 		stages []flotillav1alpha1.RolloutStage
@@ -22,12 +24,11 @@ func TestCoverage(t *testing.T) {
 	}{
 		{"each cluster in one stage", []flotillav1alpha1.RolloutStage{named("a", "m1"), named("b", "m2")}, ""},
 		{"a stage naming no registered cluster", []flotillav1alpha1.RolloutStage{named("a", "m1", "m2"), named("b", "m9")}, "stages b select no cluster"},
-		{"a selector overlapping a name", []flotillav1alpha1.RolloutStage{named("canary", "m1"), prod},
-			"cluster m1 is selected by stages canary, prod (it goes to canary)"},
-		{"a name after a selector wins", []flotillav1alpha1.RolloutStage{prod, named("last", "m2")},
-			"cluster m2 is selected by stages prod, last (it goes to last)"},
-		{"both", []flotillav1alpha1.RolloutStage{named("x", "m7"), named("canary", "m1"), prod},
-			"stages x select no cluster; cluster m1 is selected by stages canary, prod (it goes to canary)"},
+		{"a name wins over a selector", []flotillav1alpha1.RolloutStage{named("canary", "m1"), prod}, ""},
+		{"two selectors", []flotillav1alpha1.RolloutStage{prod, named("canary", "m1"), {Name: "all", Clusters: flotillav1alpha1.StageClusters{LabelSelector: &metav1.LabelSelector{}}}},
+			"cluster m2 is selected by stages prod, all (it goes to prod)"},
+		{"both", []flotillav1alpha1.RolloutStage{named("x", "m7"), prod, prod2},
+			"stages x select no cluster; cluster m1 is selected by stages prod, prod2 (it goes to prod); cluster m2 is selected by stages prod, prod2 (it goes to prod)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -82,8 +82,9 @@ func TestTemplateDeletedMidRollout(t *testing.T) {
 }
 
 // TestStrategyNamesStagesThatSelectNothing: a strategy with a stage naming
-// no registered cluster, and a cluster two stages select, is accepted and
-// says so in its Ready condition, naming them.
+// no registered cluster, and clusters the selectors of two stages select,
+// is accepted and says so in its Ready condition, naming them (member1,
+// named by a stage, goes there whatever the selectors say).
 func TestStrategyNamesStagesThatSelectNothing(t *testing.T) {
 	const name = "rollout-misselect"
 	framework.Apply(t, `apiVersion: flotilla.io/v1alpha1
@@ -97,6 +98,8 @@ spec:
     clusters: {names: [member9]}
   - name: all
     clusters: {labelSelector: {}}
+  - name: again
+    clusters: {labelSelector: {matchExpressions: [{key: no-such-label, operator: DoesNotExist}]}}
 `)
 	t.Cleanup(func() {
 		_ = framework.Karmada(t).FlotillaV1alpha1().RolloutStrategies().Delete(context.Background(), name, metav1.DeleteOptions{})
@@ -107,7 +110,8 @@ spec:
 			return err.Error()
 		}
 		c := meta.FindStatusCondition(s.Status.Conditions, "Ready")
-		want := "stages gone select no cluster; cluster member1 is selected by stages canary, all (it goes to canary)"
+		want := "stages gone select no cluster; cluster member2 is selected by stages all, again (it goes to all); " +
+			"cluster member3 is selected by stages all, again (it goes to all)"
 		if c == nil || c.Status != metav1.ConditionFalse || c.Message != want {
 			return fmt.Sprintf("Ready condition %+v, want False with %q", c, want)
 		}
