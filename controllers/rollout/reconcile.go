@@ -1,11 +1,14 @@
 package rollout
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -134,12 +137,16 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		behind = behind || h != hash
 	}
 	target := names.RevisionName(b.name, hash)
+	// The newest run is this change's when it rolls out this revision; an
+	// older run of the same revision (the template went back to it) is
+	// another change's. Unfinished runs of other revisions are superseded.
 	var run *flotillav1alpha1.RolloutRun
-	for _, r := range c.runsOf(key) {
-		switch {
-		case r.Spec.ToRevision == target:
-			run = r
-		case !r.Status.Phase.Terminal():
+	runs := c.runsOf(key)
+	if n := len(runs); n > 0 && runs[n-1].Spec.ToRevision == target {
+		run = runs[n-1]
+	}
+	for _, r := range runs {
+		if r != run && !r.Status.Phase.Terminal() {
 			if err := c.supersede(ctx, r, template); err != nil {
 				return err
 			}
@@ -272,19 +279,20 @@ func (c *Controller) revisionsOf(key string) []*flotillav1alpha1.ResourceRevisio
 	return out
 }
 
-// runsOf are the RolloutRuns of a binding, oldest first.
+// runsOf are the RolloutRuns of a binding, oldest first: by the revision
+// number their name ends with, which grows with every change (a revision
+// the template goes back to is renumbered the newest).
 func (c *Controller) runsOf(key string) []*flotillav1alpha1.RolloutRun {
 	objs, _ := c.runs.ByIndex(byBinding, key)
 	out := make([]*flotillav1alpha1.RolloutRun, 0, len(objs))
 	for _, o := range objs {
 		out = append(out, o.(*flotillav1alpha1.RolloutRun))
 	}
-	slices.SortFunc(out, func(a, b *flotillav1alpha1.RolloutRun) int {
-		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
-			return c
-		}
-		return len(a.Name) - len(b.Name)
-	})
+	number := func(r *flotillav1alpha1.RolloutRun) int64 {
+		n, _ := strconv.ParseInt(strings.TrimPrefix(r.Name, r.Spec.Binding+"-"), 10, 64)
+		return n
+	}
+	slices.SortFunc(out, func(a, b *flotillav1alpha1.RolloutRun) int { return cmp.Compare(number(a), number(b)) })
 	return out
 }
 

@@ -264,6 +264,11 @@ func TestReconcile(t *testing.T) {
 			}
 		},
 	}, {
+		name: "the template went back to a revision an older run completed: a new run of it, renumbered",
+		in: objects{template: v1, binding: rb("a=" + h2 + ",b=" + h2), policy: policy("two"), revisions: []*flotillav1alpha1.ResourceRevision{rev1, rev2},
+			runs: []*flotillav1alpha1.RolloutRun{runOf(rev1, flotillav1alpha1.RolloutCompleted), runOf(rev2, flotillav1alpha1.RolloutCompleted)}},
+		wantWrites: []string{"create rolloutruns default/" + bindingName + "-3", "update resourcerevisions default/" + rev1.Name},
+	}, {
 		name:          "the policy no longer names a strategy: every cluster released",
 		in:            objects{template: v2, binding: rb("a=" + h2 + ",b=" + h1), policy: policy(""), revisions: []*flotillav1alpha1.ResourceRevision{rev1, rev2}},
 		wantWrites:    []string{"patch resourcebindings " + rbPath},
