@@ -103,6 +103,8 @@ type stepper struct {
 	// at tells the clusters told to run the target, updates of this step
 	// included.
 	at map[string]bool
+	// reasons are why the members are not healthy, by name.
+	reasons map[string]string
 }
 
 func (s *stepper) event(typ, reason, format string, args ...any) {
@@ -129,7 +131,9 @@ func (s *stepper) run() {
 		s.condition(flotillav1alpha1.RolloutConditionWaitingForApproval, false, "NotWaiting", "")
 	}
 	s.at = map[string]bool{}
+	s.reasons = map[string]string{}
 	for _, m := range s.in.Members {
+		s.reasons[m.Name] = m.Reason
 		if m.Revision == "" || m.Revision == s.in.Target {
 			s.at[m.Name] = true
 		}
@@ -220,13 +224,16 @@ func (s *stepper) clusterStatus(m Member, updated *metav1.Time) flotillav1alpha1
 	switch {
 	case !s.at[m.Name]:
 		cs.Health = flotillav1alpha1.ClusterPending
-	case m.Health == flotillav1alpha1.ClusterHealthy || m.Health == flotillav1alpha1.ClusterUnhealthy:
+	case m.Health == flotillav1alpha1.ClusterHealthy:
+		cs.Health = m.Health
+	case m.Health == flotillav1alpha1.ClusterUnhealthy:
 		cs.Health, cs.Reason = m.Health, m.Reason
 	default:
-		cs.Health, cs.Reason = flotillav1alpha1.ClusterUpdating, m.Reason
-	}
-	if cs.Health == flotillav1alpha1.ClusterHealthy {
-		cs.Reason = ""
+		// Why an updating cluster is not healthy yet moves through
+		// several steps (applied, status collected, replicas ready); the
+		// status keeps it only once the stage fails (describe), so
+		// that the run is not written at each.
+		cs.Health = flotillav1alpha1.ClusterUpdating
 	}
 	if s.at[m.Name] {
 		cs.Revision = s.in.Target
@@ -290,7 +297,7 @@ func (s *stepper) progress(st *flotillav1alpha1.StageStatus, spec *flotillav1alp
 		case flotillav1alpha1.ClusterPending:
 			pending = true
 		default:
-			failing = append(failing, describe(c))
+			failing = append(failing, describe(c, s.reasons[c.Name]))
 		}
 	}
 	maxFailures := 0
@@ -433,11 +440,13 @@ func (s *stepper) condition(typ string, status bool, reason, message string) {
 	meta.SetStatusCondition(&s.st.Conditions, c)
 }
 
-func describe(c flotillav1alpha1.ClusterRolloutStatus) string {
-	if c.Reason == "" {
+// describe names a cluster that is not healthy, with why (reason, the
+// member's latest).
+func describe(c flotillav1alpha1.ClusterRolloutStatus, reason string) string {
+	if reason == "" {
 		return fmt.Sprintf("%s (%s)", c.Name, c.Health)
 	}
-	return fmt.Sprintf("%s (%s: %s)", c.Name, c.Health, c.Reason)
+	return fmt.Sprintf("%s (%s: %s)", c.Name, c.Health, reason)
 }
 
 func clusterNames(cs []flotillav1alpha1.ClusterRolloutStatus) string {

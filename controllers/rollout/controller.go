@@ -11,6 +11,7 @@ package rollout
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -37,6 +39,7 @@ import (
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/ownwrites"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/names"
@@ -69,6 +72,15 @@ type Controller struct {
 	strategyQueue workqueue.TypedRateLimitingInterface[string]
 	// now is the clock (tests set it).
 	now func() time.Time
+
+	// The controller's own writes the informers have not delivered yet:
+	// deciding on the stale copies would write again, or conflict.
+	// runWrites are the runs as their last status write left them,
+	// revisionWrites the revisions annotation last patched on each
+	// binding, and created the runs created and not yet cached.
+	runWrites      ownwrites.Writes[types.UID, *flotillav1alpha1.RolloutRun]
+	revisionWrites ownwrites.Writes[types.UID, *string]
+	created        sync.Map
 }
 
 // New returns the rollout controller.
@@ -139,6 +151,7 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 		case *flotillav1alpha1.ResourceRevision:
 			c.queue.Add(names.BindingKey(o.Resource.Namespace, o.Binding))
 		case *flotillav1alpha1.RolloutRun:
+			c.created.Delete(o.Namespace + "/" + o.Name)
 			c.queue.Add(names.BindingKey(o.Spec.Resource.Namespace, o.Spec.Binding))
 		}
 	}

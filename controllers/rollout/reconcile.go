@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -34,12 +36,21 @@ import (
 const (
 	reasonStrategyNotFound  = "RolloutStrategyNotFound"
 	reasonRolloutSuperseded = "RolloutSuperseded"
-	runsKept                = 10
+)
+
+const (
+	// runsKept is how many runs of a template are kept.
+	runsKept = 10
+	// createdWait is how long a run created here is waited for in the
+	// cache before the binding is synced without it.
+	createdWait = 30 * time.Second
 )
 
 // binding is what the controller needs of a (Cluster)ResourceBinding.
 type binding struct {
 	key         string
+	uid         types.UID
+	rv          string
 	namespace   string // "" for a ClusterResourceBinding
 	name        string
 	clusterWide bool
@@ -64,7 +75,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		if crb.DeletionTimestamp != nil {
 			return nil
 		}
-		b.obj, b.annotations, b.spec = crb, crb.Annotations, &crb.Spec
+		b.obj, b.annotations, b.spec, b.uid, b.rv = crb, crb.Annotations, &crb.Spec, crb.UID, crb.ResourceVersion
 	} else {
 		rb, err := c.rbs.ResourceBindings(ns).Get(name)
 		if apierrors.IsNotFound(err) {
@@ -75,7 +86,19 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		if rb.DeletionTimestamp != nil {
 			return nil
 		}
-		b.obj, b.annotations, b.spec = rb, rb.Annotations, &rb.Spec
+		b.obj, b.annotations, b.spec, b.uid, b.rv = rb, rb.Annotations, &rb.Spec, rb.UID, rb.ResourceVersion
+	}
+	if v, ok := c.revisionWrites.Pending(b.uid, b.rv); ok {
+		// The cache has not seen the last patch of the revisions yet.
+		b.annotations = maps.Clone(b.annotations)
+		if b.annotations == nil {
+			b.annotations = map[string]string{}
+		}
+		if v == nil {
+			delete(b.annotations, flotillav1alpha1.RevisionsAnnotation)
+		} else {
+			b.annotations[flotillav1alpha1.RevisionsAnnotation] = *v
+		}
 	}
 	ref := b.spec.Resource
 	template, err := c.templates.Get(ctx, schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind), ref.Namespace, ref.Name)
@@ -142,6 +165,22 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	// another change's. Unfinished runs of other revisions are superseded.
 	var run *flotillav1alpha1.RolloutRun
 	runs := c.runsOf(key)
+	waiting := false
+	c.created.Range(func(k, v any) bool {
+		ns, name, _ := strings.Cut(k.(string), "/")
+		if c.now().Sub(v.(time.Time)) > createdWait {
+			c.created.Delete(k)
+			return true
+		}
+		_, err := strconv.ParseInt(strings.TrimPrefix(name, b.name+"-"), 10, 64)
+		waiting = ns == names.RolloutNamespace(template.GetNamespace()) && strings.HasPrefix(name, b.name+"-") && err == nil
+		return !waiting
+	})
+	if waiting {
+		// A run created here is not cached yet; its arrival queues the
+		// binding again.
+		return nil
+	}
 	if n := len(runs); n > 0 && runs[n-1].Spec.ToRevision == target {
 		run = runs[n-1]
 	}
@@ -202,9 +241,11 @@ func (c *Controller) step(ctx context.Context, b *binding, template *unstructure
 	if !apiequality.Semantic.DeepEqual(run.Status, out.Status) {
 		updated := run.DeepCopy()
 		updated.Status = out.Status
-		if _, err := c.client.FlotillaV1alpha1().RolloutRuns(run.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		written, err := c.client.FlotillaV1alpha1().RolloutRuns(run.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+		if err != nil {
 			return fmt.Errorf("writing the status of RolloutRun %s/%s: %w", run.Namespace, run.Name, err)
 		}
+		c.runWrites.Record(run.UID, run.ResourceVersion, written)
 	}
 	for _, e := range out.Events {
 		c.recorder.Event(templateRef(template), e.Type, e.Reason, e.Message)
@@ -244,12 +285,13 @@ func (c *Controller) strategyOf(template *unstructured.Unstructured) string {
 func (c *Controller) patchRevisions(ctx context.Context, b *binding, m map[string]string) error {
 	cur, had := b.annotations[flotillav1alpha1.RevisionsAnnotation]
 	var value any
+	var written *string
 	if m != nil {
 		s := rolloutplan.FormatRevisions(m)
 		if had && s == cur {
 			return nil
 		}
-		value = s
+		value, written = s, &s
 	} else if !had {
 		return nil
 	}
@@ -264,6 +306,16 @@ func (c *Controller) patchRevisions(ctx context.Context, b *binding, m map[strin
 	}
 	if err != nil {
 		return fmt.Errorf("writing the revisions of %s: %w", b.key, err)
+	}
+	c.revisionWrites.Record(b.uid, b.rv, written)
+	b.annotations = maps.Clone(b.annotations)
+	if b.annotations == nil {
+		b.annotations = map[string]string{}
+	}
+	if written == nil {
+		delete(b.annotations, flotillav1alpha1.RevisionsAnnotation)
+	} else {
+		b.annotations[flotillav1alpha1.RevisionsAnnotation] = *written
 	}
 	return nil
 }
@@ -286,7 +338,11 @@ func (c *Controller) runsOf(key string) []*flotillav1alpha1.RolloutRun {
 	objs, _ := c.runs.ByIndex(byBinding, key)
 	out := make([]*flotillav1alpha1.RolloutRun, 0, len(objs))
 	for _, o := range objs {
-		out = append(out, o.(*flotillav1alpha1.RolloutRun))
+		r := o.(*flotillav1alpha1.RolloutRun)
+		if w, ok := c.runWrites.Pending(r.UID, r.ResourceVersion); ok {
+			r = w
+		}
+		out = append(out, r)
 	}
 	number := func(r *flotillav1alpha1.RolloutRun) int64 {
 		n, _ := strconv.ParseInt(strings.TrimPrefix(r.Name, r.Spec.Binding+"-"), 10, 64)
@@ -372,6 +428,7 @@ func (c *Controller) createRun(ctx context.Context, b *binding, template *unstru
 	} else if err != nil {
 		return fmt.Errorf("starting RolloutRun %s/%s: %w", run.Namespace, run.Name, err)
 	}
+	c.created.Store(run.Namespace+"/"+run.Name, c.now())
 	klog.FromContext(ctx).V(2).Info("Started a rollout", "run", klog.KObj(run), "to", rev.Name)
 	return nil
 }
@@ -386,9 +443,11 @@ func (c *Controller) supersede(ctx context.Context, run *flotillav1alpha1.Rollou
 	msg := "The template changed again; its new revision is rolled out by a new run"
 	meta.SetStatusCondition(&updated.Status.Conditions, metav1.Condition{Type: flotillav1alpha1.RolloutConditionProgressing,
 		Status: metav1.ConditionFalse, Reason: string(flotillav1alpha1.RolloutSuperseded), Message: msg, LastTransitionTime: now})
-	if _, err := c.client.FlotillaV1alpha1().RolloutRuns(run.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+	written, err := c.client.FlotillaV1alpha1().RolloutRuns(run.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+	if err != nil {
 		return fmt.Errorf("superseding RolloutRun %s/%s: %w", run.Namespace, run.Name, err)
 	}
+	c.runWrites.Record(run.UID, run.ResourceVersion, written)
 	c.recorder.Event(run, corev1.EventTypeNormal, reasonRolloutSuperseded, msg)
 	c.recorder.Event(templateRef(template), corev1.EventTypeNormal, reasonRolloutSuperseded, fmt.Sprintf("RolloutRun %s superseded: %s", run.Name, msg))
 	return nil
