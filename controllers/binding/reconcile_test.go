@@ -34,6 +34,7 @@ import (
 	"github.com/flotilla-io/flotilla/interpreter"
 	"github.com/flotilla-io/flotilla/names"
 	pt "github.com/flotilla-io/flotilla/placement/placementtest"
+	"github.com/flotilla-io/flotilla/rolloutplan"
 )
 
 // The controller-level fixture: listers over indexers, the fake clientset
@@ -562,5 +563,58 @@ func TestClaimSeen(t *testing.T) {
 				t.Errorf("claimSeen = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// Under a rollout strategy, a cluster the binding holds at an older
+// revision gets that revision's template (from its ResourceRevision, with
+// that revision's generation), the others the template as it is; every Work
+// says which revision it carries. Without the revision cached the held
+// cluster's Work is not written.
+func TestReconcileHeldAtRevision(t *testing.T) {
+	t.Parallel()
+	old := nginxTemplate()
+	_ = unstructured.SetNestedSlice(old.Object, []any{map[string]any{"name": "nginx", "image": "nginx:1.7.8"}}, "spec", "template", "spec", "containers")
+	old.SetGeneration(2)
+	raw, err := json.Marshal(rolloutplan.Content(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldHash, curHash := rolloutplan.Hash(old), rolloutplan.Hash(nginxTemplate())
+	rev := &flotillav1alpha1.ResourceRevision{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: names.RevisionName("nginx-deployment", oldHash)},
+		Resource:   flotillav1alpha1.RolloutResource{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "nginx"},
+		Binding:    "nginx-deployment", Revision: 1, Hash: oldHash, Template: runtime.RawExtension{Raw: raw},
+	}
+	held := func(b *workv1alpha2.ResourceBinding) {
+		b.Annotations = map[string]string{flotillav1alpha1.RevisionsAnnotation: "a=" + oldHash + ",b=" + curHash}
+	}
+	ab := []*clusterv1alpha1.Cluster{pt.Cluster("a"), pt.Cluster("b")}
+	image := func(m *unstructured.Unstructured) string {
+		c, _, _ := unstructured.NestedSlice(m.Object, "spec", "template", "spec", "containers")
+		return c[0].(map[string]any)["image"].(string)
+	}
+
+	f := newFixture(t, objects{templates: []runtime.Object{nginxTemplate()}, bindings: []runtime.Object{newRB(held)}, clusters: ab,
+		revisions: []*flotillav1alpha1.ResourceRevision{rev}}, nil)
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/nginx-deployment"); err != nil {
+		t.Fatal(err)
+	}
+	wa, ma := f.written(t, "karmada-es-a")
+	wb, mb := f.written(t, "karmada-es-b")
+	if image(ma) != "nginx:1.7.8" || ma.GetAnnotations()[workv1alpha2.ResourceTemplateGenerationAnnotationKey] != "2" || wa.Annotations[flotillav1alpha1.RevisionAnnotation] != oldHash {
+		t.Errorf("held cluster a: image %s, generation %s, revision %s; want the old revision's nginx:1.7.8, 2, %s",
+			image(ma), ma.GetAnnotations()[workv1alpha2.ResourceTemplateGenerationAnnotationKey], wa.Annotations[flotillav1alpha1.RevisionAnnotation], oldHash)
+	}
+	if image(mb) != "nginx:1.7.9" || wb.Annotations[flotillav1alpha1.RevisionAnnotation] != curHash {
+		t.Errorf("cluster b: image %s, revision %s; want the template's nginx:1.7.9, %s", image(mb), wb.Annotations[flotillav1alpha1.RevisionAnnotation], curHash)
+	}
+
+	f = newFixture(t, objects{templates: []runtime.Object{nginxTemplate()}, bindings: []runtime.Object{newRB(held)}, clusters: ab}, nil)
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/nginx-deployment"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"create works karmada-es-b/" + nginxWork}, f.writes()); diff != "" {
+		t.Errorf("writes without the revision cached (-want +got):\n%s", diff)
 	}
 }

@@ -73,6 +73,22 @@ func TestStagedRolloutHaltsAndRecovers(t *testing.T) {
 	if halted == nil || halted.Status != metav1.ConditionTrue || !strings.Contains(halted.Message, "member1") || r.Status.CurrentStage != "s1" {
 		t.Errorf("Halted condition %+v at stage %s: want True naming member1 at s1", halted, r.Status.CurrentStage)
 	}
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
+		ev, err := templateEvents(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if ev["StageFailed"] == 0 || ev["RolloutHalted"] == 0 {
+			return fmt.Sprintf("template events %v, want StageFailed and RolloutHalted", ev)
+		}
+		return ""
+	})
+	out, err := framework.Kubectl(t, "get", "rolloutruns", "-n", ns)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); err != nil || len(lines) < 3 ||
+		strings.Join(strings.Fields(lines[0]), " ") != "NAME RESOURCE STRATEGY STAGE PHASE AGE" ||
+		!strings.HasPrefix(strings.Join(strings.Fields(lines[2]), " "), r.Name+" Deployment/app "+ns+" s1 Halted ") {
+		t.Errorf("kubectl get rolloutruns: %v, want NAME RESOURCE STRATEGY STAGE PHASE AGE with %s halted at s1:\n%s", err, r.Name, out)
+	}
 	for _, m := range members[1:] {
 		d, err := memberDeployment(t.Context(), t, ns, m)
 		if err != nil {
@@ -124,6 +140,16 @@ func TestApprovalGateAndUndo(t *testing.T) {
 	for _, m := range members {
 		waitImage(t, ns, m, "nginx:2.0", true)
 	}
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
+		ev, err := templateEvents(ctx, t, ns)
+		if err != nil {
+			return err.Error()
+		}
+		if ev["WaitingForApproval"] == 0 || ev["StageApproved"] == 0 {
+			return fmt.Sprintf("template events %v, want WaitingForApproval and StageApproved", ev)
+		}
+		return ""
+	})
 
 	// Undo: the template as revision 1 was; the revision becomes number 3
 	// and its run waits at the same gate.
