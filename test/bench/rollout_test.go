@@ -252,7 +252,9 @@ spec:
 	}
 	change := func(image string) time.Time {
 		start := time.Now()
-		createAll(t, n, 16, func(ctx context.Context, i int) error { return setBenchImage(ctx, hc, ns, fmt.Sprintf("d%05d", i), image) })
+		createAll(t, n, 16, func(ctx context.Context, i int) error {
+			return setBenchImage(ctx, hc, ns, fmt.Sprintf("d%05d", i), image)
+		})
 		return start
 	}
 	// Without a strategy.

@@ -47,7 +47,9 @@ func mustCtl(t *testing.T, want string, args ...string) string {
 func TestRolloutCLI(t *testing.T) {
 	ns := setup(t, "rollout-cli", stages("    progressDeadline: 15s\n", "    before: [{type: Approval}]\n"), "nginx:1.0")
 	ref := []string{"deployment/app", "-n", ns}
-	with := func(args ...string) []string { return append(append([]string{}, args[:1]...), append(ref, args[1:]...)...) }
+	with := func(args ...string) []string {
+		return append(append([]string{}, args[:1]...), append(ref, args[1:]...)...)
+	}
 
 	mustCtl(t, "no rollout was started", with("status")...)
 	setImage(t, ns, "nginx:2.0")
