@@ -140,9 +140,33 @@ spec:
 		return ""
 	})
 	m := newFlotillaMetrics(t)
-	writes := func() float64 {
-		return m.scrape(t).Sum("apiserver_request_total", func(l map[string]string) bool { return isWrite(l["verb"]) })
+	// writesBy are the control plane's writes by resource (and
+	// subresource); their sum is the total.
+	writesBy := func() map[string]float64 {
+		out := map[string]float64{}
+		for _, s := range m.scrape(t) {
+			if s.Name == "apiserver_request_total" && isWrite(s.Labels["verb"]) {
+				k := s.Labels["resource"]
+				if sub := s.Labels["subresource"]; sub != "" {
+					k += "/" + sub
+				}
+				if s.Labels["code"] == "409" {
+					k += " (409)"
+				}
+				out[k] += s.Value
+			}
+		}
+		return out
 	}
+	sum := func(m map[string]float64) float64 {
+		var n float64
+		for _, v := range m {
+			n += v
+		}
+		return n
+	}
+	extra := map[string]float64{}
+	writes := writesBy
 	var plainTotal, stagedTotal, memberRollout, firstWrite, plainFirstWrite []time.Duration
 	var gaps [2][]time.Duration
 	var plainWrites, stagedWrites []float64
@@ -163,7 +187,12 @@ spec:
 		s := followMembers(t, mcs, staged, "d00000", image, start)
 		time.Sleep(2 * time.Second)
 		w2 := writes()
-		plainWrites, stagedWrites = append(plainWrites, w1-w0), append(stagedWrites, w2-w1)
+		plainWrites, stagedWrites = append(plainWrites, sum(w1)-sum(w0)), append(stagedWrites, sum(w2)-sum(w1))
+		for k := range w2 {
+			if d := (w2[k] - w1[k]) - (w1[k] - w0[k]); d != 0 {
+				extra[k] += d / reps
+			}
+		}
 		var pt, pf time.Duration
 		for _, mt := range p {
 			pt = max(pt, mt.done)
@@ -199,6 +228,16 @@ spec:
 		med(gaps[0]).Round(time.Millisecond), med(gaps[1]).Round(time.Millisecond))
 	fmt.Fprintf(&b, "  control-plane writes per change: plain %.0f, staged %.0f: %.1f more per cluster\n",
 		medf(plainWrites), medf(stagedWrites), (medf(stagedWrites)-medf(plainWrites))/3)
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b.WriteString("  extra writes per change by resource (mean):")
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s %+.1f;", k, extra[k])
+	}
+	b.WriteString("\n")
 	record(t, "rollout-overhead.txt", b.String())
 }
 
