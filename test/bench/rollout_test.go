@@ -374,7 +374,9 @@ spec:
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	perRevision := float64(after.HeapAlloc-before.HeapAlloc) / float64(len(kept))
+	// Neither may be collected between the two readings.
 	runtime.KeepAlive(kept)
+	runtime.KeepAlive(raws)
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "rollout scale: %d Deployments (1 replica per member) changed at once (16 writers):\n", n)
