@@ -77,7 +77,8 @@ type Controller struct {
 	// deciding on the stale copies would write again, or conflict.
 	// runWrites are the runs as their last status write left them,
 	// revisionWrites the revisions annotation last patched on each
-	// binding, and created the runs created and not yet cached.
+	// binding, and created the run created for a binding and not yet
+	// cached (createdRun by binding key).
 	runWrites      ownwrites.Writes[types.UID, *flotillav1alpha1.RolloutRun]
 	revisionWrites ownwrites.Writes[types.UID, *string]
 	created        sync.Map
@@ -151,7 +152,6 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 		case *flotillav1alpha1.ResourceRevision:
 			c.queue.Add(names.BindingKey(o.Resource.Namespace, o.Binding))
 		case *flotillav1alpha1.RolloutRun:
-			c.created.Delete(o.Namespace + "/" + o.Name)
 			c.queue.Add(names.BindingKey(o.Spec.Resource.Namespace, o.Spec.Binding))
 		}
 	}

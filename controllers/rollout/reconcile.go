@@ -46,6 +46,13 @@ const (
 	createdWait = 30 * time.Second
 )
 
+// createdRun is a run the controller created, by binding key, until its
+// informer shows it.
+type createdRun struct {
+	name string
+	at   time.Time
+}
+
 // binding is what the controller needs of a (Cluster)ResourceBinding.
 type binding struct {
 	key         string
@@ -165,21 +172,18 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	// another change's. Unfinished runs of other revisions are superseded.
 	var run *flotillav1alpha1.RolloutRun
 	runs := c.runsOf(key)
-	waiting := false
-	c.created.Range(func(k, v any) bool {
-		ns, name, _ := strings.Cut(k.(string), "/")
-		if c.now().Sub(v.(time.Time)) > createdWait {
-			c.created.Delete(k)
-			return true
+	if v, ok := c.created.Load(key); ok {
+		// A run created here and not cached yet: deciding without it
+		// would create it again. Its arrival queues the binding; the
+		// requeue covers an arrival before the record.
+		p := v.(createdRun)
+		switch cached := slices.ContainsFunc(runs, func(r *flotillav1alpha1.RolloutRun) bool { return r.Name == p.name }); {
+		case cached || c.now().Sub(p.at) > createdWait:
+			c.created.Delete(key)
+		default:
+			c.queue.AddAfter(key, time.Second)
+			return nil
 		}
-		_, err := strconv.ParseInt(strings.TrimPrefix(name, b.name+"-"), 10, 64)
-		waiting = ns == names.RolloutNamespace(template.GetNamespace()) && strings.HasPrefix(name, b.name+"-") && err == nil
-		return !waiting
-	})
-	if waiting {
-		// A run created here is not cached yet; its arrival queues the
-		// binding again.
-		return nil
 	}
 	if n := len(runs); n > 0 && runs[n-1].Spec.ToRevision == target {
 		run = runs[n-1]
@@ -422,13 +426,14 @@ func (c *Controller) createRun(ctx context.Context, b *binding, template *unstru
 	if from != "" {
 		run.Spec.FromRevision = names.RevisionName(b.name, from)
 	}
+	c.created.Store(b.key, createdRun{name: run.Name, at: c.now()})
 	_, err := c.client.FlotillaV1alpha1().RolloutRuns(rev.Namespace).Create(ctx, run, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		return nil
 	} else if err != nil {
+		c.created.Delete(b.key)
 		return fmt.Errorf("starting RolloutRun %s/%s: %w", run.Namespace, run.Name, err)
 	}
-	c.created.Store(run.Namespace+"/"+run.Name, c.now())
 	klog.FromContext(ctx).V(2).Info("Started a rollout", "run", klog.KObj(run), "to", rev.Name)
 	return nil
 }

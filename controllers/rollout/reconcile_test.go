@@ -348,3 +348,35 @@ func TestReconcileStrategy(t *testing.T) {
 		})
 	}
 }
+
+// A run the controller created and its cache does not show yet holds the
+// binding (no second run, no write) and asks for a look again; once it is
+// cached, or too long unseen, the binding is synced.
+func TestReconcileWaitsForCreatedRun(t *testing.T) {
+	t.Parallel()
+	v1, v2 := nginx("nginx:1"), nginx("nginx:2")
+	h1 := rolloutplan.Hash(v1)
+	key := names.BindingKey("default", bindingName)
+	in := objects{template: v2, binding: rb("a=" + h1 + ",b=" + h1), policy: policy("two"), revisions: []*flotillav1alpha1.ResourceRevision{revision(v1, 1), revision(v2, 2)}}
+
+	c, client := newController(t, in)
+	c.created.Store(key, createdRun{name: bindingName + "-2", at: t0.Add(-time.Second)})
+	if err := c.reconcile(context.Background(), key); err != nil {
+		t.Fatal(err)
+	}
+	if w := workertest.Writes(client.Actions()); len(w) != 0 {
+		t.Errorf("writes %v while the created run is not cached, want none", w)
+	}
+	if d := c.queue.(*workertest.Queue).Delayed(); len(d) != 1 || d[0].Key != key || d[0].Delay != time.Second {
+		t.Errorf("delayed %v, want %s again in 1s", d, key)
+	}
+
+	c, client = newController(t, in)
+	c.created.Store(key, createdRun{name: bindingName + "-2", at: t0.Add(-time.Minute)})
+	if err := c.reconcile(context.Background(), key); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"create rolloutruns default/" + bindingName + "-2"}, workertest.Writes(client.Actions())); diff != "" {
+		t.Errorf("writes once the record is stale (-want +got):\n%s", diff)
+	}
+}
