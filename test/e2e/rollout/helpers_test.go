@@ -101,6 +101,8 @@ func memberDeployment(ctx context.Context, t *testing.T, ns, member string) (*ap
 // rolled out and available).
 func waitImage(t *testing.T, ns, member, image string, available bool) {
 	t.Helper()
+	start := time.Now()
+	defer func() { t.Logf("%s runs %s after %s", member, image, time.Since(start).Round(time.Millisecond)) }()
 	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
 		d, err := memberDeployment(ctx, t, ns, member)
 		if err != nil {
@@ -121,6 +123,10 @@ func waitImage(t *testing.T, ns, member, image string, available bool) {
 func run(t *testing.T, ns string, n int64, timeout time.Duration, check func(*flotillav1alpha1.RolloutRun) string) *flotillav1alpha1.RolloutRun {
 	t.Helper()
 	var out *flotillav1alpha1.RolloutRun
+	start := time.Now()
+	defer func() {
+		t.Logf("RolloutRun %s: phase %s at stage %s after %s", out.Name, out.Status.Phase, out.Status.CurrentStage, time.Since(start).Round(time.Millisecond))
+	}()
 	framework.Eventually(t, timeout, func(ctx context.Context) string {
 		r, err := framework.Karmada(t).FlotillaV1alpha1().RolloutRuns(ns).Get(ctx, names.RolloutRunName(binding, n), metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
