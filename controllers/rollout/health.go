@@ -14,7 +14,8 @@ import (
 // workload healthy as the interpreter says (InterpretHealth, which for a
 // Deployment also waits for the observed generation and the new replicas);
 // Unhealthy when the apply failed or the cluster is not Ready; Updating
-// otherwise. work is nil when the cluster has no Work yet.
+// otherwise. A kind the interpreter has no health for (Unknown) is healthy
+// once applied. work is nil when the cluster has no Work yet.
 func health(cluster *clusterv1alpha1.Cluster, work *workv1alpha1.Work, revision string) (flotillav1alpha1.ClusterHealth, string) {
 	if cluster == nil || !ready(cluster) {
 		return flotillav1alpha1.ClusterUnhealthy, "cluster is not ready"
@@ -41,7 +42,9 @@ func health(cluster *clusterv1alpha1.Cluster, work *workv1alpha1.Work, revision 
 		case workv1alpha1.ResourceUnhealthy:
 			return flotillav1alpha1.ClusterUpdating, "workload not healthy"
 		default:
-			return flotillav1alpha1.ClusterUpdating, "workload health unknown"
+			// Unknown: the interpreter has no health for the kind (a
+			// ConfigMap, a Service without load balancer...): applied is
+			// all there is to wait for.
 		}
 	}
 	return flotillav1alpha1.ClusterHealthy, ""

@@ -42,7 +42,8 @@ func TestHealth(t *testing.T) {
 		{"not applied", readyCluster, work("new", "", 0), flotillav1alpha1.ClusterUpdating, "not applied yet"},
 		{"the apply failed", readyCluster, work("new", metav1.ConditionFalse, 4), flotillav1alpha1.ClusterUnhealthy, "apply failed: boom"},
 		{"the workload is not healthy", readyCluster, work("new", metav1.ConditionTrue, 4, workv1alpha1.ResourceUnhealthy), flotillav1alpha1.ClusterUpdating, "workload not healthy"},
-		{"health unknown", readyCluster, work("new", metav1.ConditionTrue, 4, workv1alpha1.ResourceUnknown), flotillav1alpha1.ClusterUpdating, "workload health unknown"},
+		{"a kind without health: applied is healthy", readyCluster, work("new", metav1.ConditionTrue, 4, workv1alpha1.ResourceUnknown), flotillav1alpha1.ClusterHealthy, ""},
+		{"one healthy manifest, one not", readyCluster, work("new", metav1.ConditionTrue, 4, workv1alpha1.ResourceHealthy, workv1alpha1.ResourceUnhealthy), flotillav1alpha1.ClusterUpdating, "workload not healthy"},
 		{"no status collected", readyCluster, work("new", metav1.ConditionTrue, 4), flotillav1alpha1.ClusterUpdating, "no status collected yet"},
 	}
 	for _, tc := range tests {
