@@ -13,6 +13,7 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
@@ -117,4 +118,71 @@ spec:
 		}
 		return ""
 	})
+}
+
+// TestConfigMapRollsOutOnceApplied: a kind without health interpretation
+// (a ConfigMap) goes stage by stage, each stage done once its member has
+// the change applied.
+func TestConfigMapRollsOutOnceApplied(t *testing.T) {
+	ns := framework.Namespace(t, "rollout-configmap")
+	framework.Apply(t, fmt.Sprintf(`apiVersion: flotilla.io/v1alpha1
+kind: RolloutStrategy
+metadata: {name: %[1]s}
+spec:
+  stages:
+%[2]s---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: settings
+  namespace: %[1]s
+  annotations: {%[3]s: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: settings}]
+  placement: {clusterAffinity: {clusterNames: [member1, member2, member3]}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: %[1]s}
+data: {level: "1"}
+`, ns, stages(), flotillav1alpha1.RolloutStrategyAnnotation))
+	t.Cleanup(func() {
+		_ = framework.Karmada(t).FlotillaV1alpha1().RolloutStrategies().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	})
+	level := func(ctx context.Context, m string) string {
+		cm, err := framework.MemberClient(t, m).CoreV1().ConfigMaps(ns).Get(ctx, "settings", metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		return cm.Data["level"]
+	}
+	bindingName := names.BindingName("ConfigMap", "settings")
+	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
+		for _, m := range members {
+			if l := level(ctx, m); l != "1" {
+				return fmt.Sprintf("%s has level %s", m, l)
+			}
+		}
+		rb, err := framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, bindingName, metav1.GetOptions{})
+		if err != nil || rb.Annotations[flotillav1alpha1.RevisionsAnnotation] == "" {
+			return fmt.Sprintf("binding not held yet (%v)", err)
+		}
+		return ""
+	})
+	framework.Apply(t, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: %s}\ndata: {level: \"2\"}\n", ns))
+	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
+		r, err := framework.Karmada(t).FlotillaV1alpha1().RolloutRuns(ns).Get(ctx, names.RolloutRunName(bindingName, 2), metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		if r.Status.Phase != flotillav1alpha1.RolloutCompleted {
+			return fmt.Sprintf("run phase %s at %s", r.Status.Phase, r.Status.CurrentStage)
+		}
+		return ""
+	})
+	for _, m := range members {
+		if l := level(t.Context(), m); l != "2" {
+			t.Errorf("%s has level %s, want 2", m, l)
+		}
+	}
 }
