@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
@@ -103,6 +104,13 @@ func (c *Command) Approve(ctx context.Context, o ApproveOptions) error {
 		if err != nil {
 			return err
 		}
+		if o.Gate != "" {
+			// Approving in advance: the strategy must have that gate, or
+			// the approval would pass nothing.
+			if err := c.checkGate(ctx, run.Spec.Strategy, approval); err != nil {
+				return err
+			}
+		}
 		what := fmt.Sprintf("stage %s (%s)", approval.Stage, approval.Gate)
 		if Approved(run, approval.Stage, approval.Gate) {
 			msg = fmt.Sprintf("rolloutrun %q: %s already approved", run.Name, what)
@@ -162,6 +170,32 @@ func ChooseApproval(run *flotillav1alpha1.RolloutRun, o ApproveOptions) (flotill
 		name = stage.Name
 	}
 	return flotillav1alpha1.RolloutApproval{Stage: name, Gate: gate}, nil
+}
+
+// checkGate says why approval passes no gate of strategy: the stage has no
+// Approval gate at that position. A strategy the caller may not read is
+// not checked.
+func (c *Command) checkGate(ctx context.Context, strategy string, approval flotillav1alpha1.RolloutApproval) error {
+	s, err := c.Flotilla.FlotillaV1alpha1().RolloutStrategies().Get(ctx, strategy, metav1.GetOptions{})
+	if apierrors.IsForbidden(err) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("reading RolloutStrategy %s: %w", strategy, err)
+	}
+	for _, st := range s.Spec.Stages {
+		if st.Name != approval.Stage {
+			continue
+		}
+		gates := st.Before
+		if approval.Gate == flotillav1alpha1.GateAfter {
+			gates = st.After
+		}
+		if slices.ContainsFunc(gates, func(g flotillav1alpha1.RolloutGate) bool { return g.Type == flotillav1alpha1.GateApproval }) {
+			return nil
+		}
+		return fmt.Errorf("stage %s of RolloutStrategy %s has no Approval gate %s: there is nothing to approve", approval.Stage, strategy, approval.Gate)
+	}
+	return fmt.Errorf("RolloutStrategy %s has no stage %s", strategy, approval.Stage)
 }
 
 func phaseOf(run *flotillav1alpha1.RolloutRun) string {

@@ -3,6 +3,7 @@ package rollout
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -260,5 +261,58 @@ func TestApproveWithoutReview(t *testing.T) {
 	want := []flotillav1alpha1.RolloutApproval{{Stage: "canary", Gate: flotillav1alpha1.GateBefore, Time: &metav1.Time{Time: f.Now()}}}
 	if diff := cmp.Diff(want, after.Spec.Approvals); diff != "" {
 		t.Errorf("approvals (-want +got):\n%s", diff)
+	}
+}
+
+// Approving a gate in advance needs the strategy to have an Approval gate
+// there; a strategy the caller may not read is not checked.
+func TestApproveInAdvanceChecksTheStrategy(t *testing.T) {
+	t.Parallel()
+	strategy := &flotillav1alpha1.RolloutStrategy{
+		ObjectMeta: metav1.ObjectMeta{Name: "three-stages"},
+		Spec: flotillav1alpha1.RolloutStrategySpec{Stages: []flotillav1alpha1.RolloutStage{
+			{Name: "canary", After: []flotillav1alpha1.RolloutGate{{Type: flotillav1alpha1.GateApproval}}},
+			{Name: "europe", Before: []flotillav1alpha1.RolloutGate{{Type: flotillav1alpha1.GateWait, Duration: &metav1.Duration{Duration: time.Minute}}}},
+			{Name: "rest"},
+		}},
+	}
+	tests := []struct {
+		name      string
+		opts      ApproveOptions
+		forbidden bool
+		wantErr   string
+	}{
+		{name: "an Approval gate", opts: ApproveOptions{Stage: "canary", Gate: flotillav1alpha1.GateAfter}},
+		{name: "a Wait gate only", opts: ApproveOptions{Stage: "europe", Gate: flotillav1alpha1.GateBefore},
+			wantErr: "stage europe of RolloutStrategy three-stages has no Approval gate Before: there is nothing to approve"},
+		{name: "no gate", opts: ApproveOptions{Stage: "rest", Gate: flotillav1alpha1.GateAfter},
+			wantErr: "stage rest of RolloutStrategy three-stages has no Approval gate After"},
+		{name: "the strategy unreadable: not checked", opts: ApproveOptions{Stage: "rest", Gate: flotillav1alpha1.GateAfter}, forbidden: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			progressing := run("3", flotillav1alpha1.RolloutProgressing, "canary", stages(flotillav1alpha1.StageProgressing)...)
+			f := newFixture(t, template(true), progressing, strategy.DeepCopy())
+			if tc.forbidden {
+				f.flotilla.PrependReactor("get", "rolloutstrategies", func(clienttesting.Action) (bool, runtime.Object, error) {
+					return true, nil, apierrors.NewForbidden(flotillav1alpha1.Resource("rolloutstrategies"), "three-stages", errors.New("no"))
+				})
+			}
+			err := f.Approve(context.Background(), tc.opts)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("Approve: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("Approve: %v, want %q", err, tc.wantErr)
+			}
+			after, err := f.runs("web").Get(context.Background(), "nginx-deployment-3", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if approved := len(after.Spec.Approvals) == 1; approved != (tc.wantErr == "") {
+				t.Errorf("approvals %v, want one only when the gate exists", after.Spec.Approvals)
+			}
+		})
 	}
 }
