@@ -610,6 +610,19 @@ func TestReconcileHeldAtRevision(t *testing.T) {
 		t.Errorf("cluster b: image %s, revision %s; want the template's nginx:1.7.9, %s", image(mb), wb.Annotations[flotillav1alpha1.RevisionAnnotation], curHash)
 	}
 
+	// A cluster the binding does not name gets the revision of "*" (a
+	// strategy holding new clusters in their stage).
+	f = newFixture(t, objects{templates: []runtime.Object{nginxTemplate()}, clusters: ab, revisions: []*flotillav1alpha1.ResourceRevision{rev},
+		bindings: []runtime.Object{newRB(func(b *workv1alpha2.ResourceBinding) {
+			b.Annotations = map[string]string{flotillav1alpha1.RevisionsAnnotation: "*=" + oldHash + ",b=" + curHash}
+		})}}, nil)
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/nginx-deployment"); err != nil {
+		t.Fatal(err)
+	}
+	if _, m := f.written(t, "karmada-es-a"); image(m) != "nginx:1.7.8" {
+		t.Errorf("cluster a, not named: image %s, want the revision of *, nginx:1.7.8", image(m))
+	}
+
 	f = newFixture(t, objects{templates: []runtime.Object{nginxTemplate()}, bindings: []runtime.Object{newRB(held)}, clusters: ab}, nil)
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/nginx-deployment"); err != nil {
 		t.Fatal(err)

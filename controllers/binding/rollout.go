@@ -7,6 +7,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	flotillalisters "github.com/flotilla-io/flotilla/apis/generated/listers/flotilla/v1alpha1"
 	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/rolloutplan"
@@ -27,6 +28,11 @@ func heldTemplate(revisions flotillalisters.ResourceRevisionLister) func(*bindin
 		}
 		current := b.hash(template)
 		h, ok := b.revisions[cluster]
+		if !ok {
+			// A cluster new to the placement: the revision the strategy
+			// holds new clusters at, if it does.
+			h, ok = b.revisions[flotillav1alpha1.RevisionsAnyCluster]
+		}
 		if !ok || h == current {
 			return template, current, nil
 		}

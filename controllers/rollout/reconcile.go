@@ -154,17 +154,24 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		return c.patchRevisions(ctx, b, m)
 	}
 	stored := rolloutplan.ParseRevisions(revs)
-	// Clusters new to the placement get the template as it is (the binding
-	// controller built their Works so); clusters that left are forgotten.
-	m := make(map[string]string, len(targets))
+	// Clusters new to the placement get the template as it is, or the
+	// revision the strategy holds new clusters at (the binding controller
+	// built their Works so); clusters that left are forgotten.
+	m := make(map[string]string, len(targets)+1)
 	behind := false
 	for _, t := range targets {
 		h, ok := stored[t]
+		if !ok {
+			h, ok = stored[flotillav1alpha1.RevisionsAnyCluster]
+		}
 		if !ok {
 			h = hash
 		}
 		m[t] = h
 		behind = behind || h != hash
+	}
+	if h, ok := stored[flotillav1alpha1.RevisionsAnyCluster]; ok {
+		m[flotillav1alpha1.RevisionsAnyCluster] = h
 	}
 	target := names.RevisionName(b.name, hash)
 	// The newest run is this change's when it rolls out this revision; an
@@ -200,14 +207,18 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		if err != nil {
 			return err
 		}
-		if err := c.createRun(ctx, b, template, strategyName, rev, m, hash); err != nil {
+		from := mostRun(m, hash)
+		if err := c.createRun(ctx, b, template, strategyName, rev, from); err != nil {
 			return err
 		}
+		holdNewClusters(m, strategy, from)
 		return c.patchRevisions(ctx, b, m)
 	}
 	if run == nil || run.Status.Phase.Terminal() {
+		holdNewClusters(m, strategy, "")
 		return c.patchRevisions(ctx, b, m)
 	}
+	holdNewClusters(m, strategy, strings.TrimPrefix(run.Spec.FromRevision, b.name+"-"))
 	return c.step(ctx, b, template, strategy, run, m, hash)
 }
 
@@ -238,6 +249,9 @@ func (c *Controller) step(ctx context.Context, b *binding, template *unstructure
 		Spec: run.Spec, Status: run.Status, Generation: run.Generation, Now: c.now()})
 	for _, u := range out.Update {
 		m[u] = hash
+	}
+	if out.Status.Phase.Terminal() {
+		holdNewClusters(m, strategy, "")
 	}
 	if err := c.patchRevisions(ctx, b, m); err != nil {
 		return err
@@ -403,14 +417,13 @@ func (c *Controller) ensureRevision(ctx context.Context, b *binding, template *u
 	return out, nil
 }
 
-// createRun starts the RolloutRun of revision rev; from is the revision
-// most clusters run.
-func (c *Controller) createRun(ctx context.Context, b *binding, template *unstructured.Unstructured, strategy string,
-	rev *flotillav1alpha1.ResourceRevision, m map[string]string, hash string) error {
+// mostRun is the revision most clusters of m run other than hash ("" when
+// every cluster runs hash).
+func mostRun(m map[string]string, hash string) string {
 	count := map[string]int{}
 	from := ""
-	for _, h := range m {
-		if h == hash {
+	for c, h := range m {
+		if h == hash || c == flotillav1alpha1.RevisionsAnyCluster {
 			continue
 		}
 		count[h]++
@@ -418,6 +431,24 @@ func (c *Controller) createRun(ctx context.Context, b *binding, template *unstru
 			from = h
 		}
 	}
+	return from
+}
+
+// holdNewClusters sets the entry of m for clusters new to the placement: the
+// run's from revision while a run is in progress under a strategy holding
+// new clusters in their stage; none otherwise.
+func holdNewClusters(m map[string]string, strategy *flotillav1alpha1.RolloutStrategy, from string) {
+	if from != "" && strategy.Spec.NewClusters == flotillav1alpha1.NewClustersInStage {
+		m[flotillav1alpha1.RevisionsAnyCluster] = from
+		return
+	}
+	delete(m, flotillav1alpha1.RevisionsAnyCluster)
+}
+
+// createRun starts the RolloutRun of revision rev from the revision hash
+// from.
+func (c *Controller) createRun(ctx context.Context, b *binding, template *unstructured.Unstructured, strategy string,
+	rev *flotillav1alpha1.ResourceRevision, from string) error {
 	run := &flotillav1alpha1.RolloutRun{
 		ObjectMeta: metav1.ObjectMeta{Name: names.RolloutRunName(b.name, rev.Revision), Namespace: rev.Namespace,
 			Labels: map[string]string{flotillav1alpha1.BindingLabel: b.name}},

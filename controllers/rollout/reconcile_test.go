@@ -107,6 +107,14 @@ func runOf(to *flotillav1alpha1.ResourceRevision, phase flotillav1alpha1.Rollout
 	}
 }
 
+// inStage is the strategy holding clusters new to the placement in their
+// stage.
+func inStage() *flotillav1alpha1.RolloutStrategy {
+	s := strategy()
+	s.Spec.NewClusters = flotillav1alpha1.NewClustersInStage
+	return s
+}
+
 type objects struct {
 	strategy  *flotillav1alpha1.RolloutStrategy
 	template  *unstructured.Unstructured
@@ -268,6 +276,24 @@ func TestReconcile(t *testing.T) {
 		in: objects{template: v1, binding: rb("a=" + h2 + ",b=" + h2), policy: policy("two"), revisions: []*flotillav1alpha1.ResourceRevision{rev1, rev2},
 			runs: []*flotillav1alpha1.RolloutRun{runOf(rev1, flotillav1alpha1.RolloutCompleted), runOf(rev2, flotillav1alpha1.RolloutCompleted)}},
 		wantWrites: []string{"create rolloutruns default/" + bindingName + "-3", "update resourcerevisions default/" + rev1.Name},
+	}, {
+		name: "new clusters held in their stage: a new run holds them at the revision it starts from",
+		in: objects{strategy: inStage(), template: v2, binding: rb("a=" + h1 + ",b=" + h1), policy: policy("two"),
+			revisions: []*flotillav1alpha1.ResourceRevision{rev1}},
+		wantWrites:    []string{"create resourcerevisions default/" + rev2.Name, "create rolloutruns default/" + bindingName + "-2", "patch resourcebindings " + rbPath},
+		wantRevisions: "*=" + h1 + ",a=" + h1 + ",b=" + h1,
+	}, {
+		name: "new clusters held in their stage: a cluster joining during the run stays at the old revision until its stage",
+		in: objects{strategy: inStage(), template: v2, policy: policy("two"), revisions: []*flotillav1alpha1.ResourceRevision{rev1, rev2},
+			binding: rb("*=" + h1 + ",a=" + h2), runs: []*flotillav1alpha1.RolloutRun{func() *flotillav1alpha1.RolloutRun {
+				r := runOf(rev2, flotillav1alpha1.RolloutProgressing)
+				r.Spec.FromRevision = rev1.Name
+				r.Status.CurrentStage = "s1"
+				r.Status.Stages = []flotillav1alpha1.StageStatus{{Name: "s1", Phase: flotillav1alpha1.StageProgressing, StartTime: &metav1.Time{Time: t0}}}
+				return r
+			}()}},
+		wantWrites:    []string{"patch resourcebindings " + rbPath, "update rolloutruns default/" + bindingName + "-2"},
+		wantRevisions: "*=" + h1 + ",a=" + h2 + ",b=" + h1,
 	}, {
 		name:          "the policy no longer names a strategy: every cluster released",
 		in:            objects{template: v2, binding: rb("a=" + h2 + ",b=" + h1), policy: policy(""), revisions: []*flotillav1alpha1.ResourceRevision{rev1, rev2}},

@@ -17,9 +17,13 @@ const (
 	DefaultProgressDeadline = 10 * time.Minute
 )
 
-// MutateRolloutStrategy sets the defaults of every stage of s in place:
+// MutateRolloutStrategy sets the defaults of s in place: newClusters
+// Immediately and, for every stage,
 // maxConcurrency "100%", soakTime 0, progressDeadline 10m, maxFailures 0.
 func MutateRolloutStrategy(s *flotillav1alpha1.RolloutStrategy) {
+	if s.Spec.NewClusters == "" {
+		s.Spec.NewClusters = flotillav1alpha1.NewClustersImmediately
+	}
 	for i := range s.Spec.Stages {
 		st := &s.Spec.Stages[i]
 		if st.MaxConcurrency == nil {

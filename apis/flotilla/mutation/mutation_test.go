@@ -27,4 +27,12 @@ func TestMutateRolloutStrategy(t *testing.T) {
 	if diff := cmp.Diff(want, s.Spec.Stages); diff != "" {
 		t.Errorf("stages (-want +got):\n%s", diff)
 	}
+	if s.Spec.NewClusters != flotillav1alpha1.NewClustersImmediately {
+		t.Errorf("newClusters %q, want Immediately", s.Spec.NewClusters)
+	}
+	s.Spec.NewClusters = flotillav1alpha1.NewClustersInStage
+	MutateRolloutStrategy(s)
+	if s.Spec.NewClusters != flotillav1alpha1.NewClustersInStage {
+		t.Errorf("newClusters %q, want InStage kept", s.Spec.NewClusters)
+	}
 }

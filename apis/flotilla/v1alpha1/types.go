@@ -32,7 +32,26 @@ type RolloutStrategySpec struct {
 	// succeeded and its gates passed. From 1 to 20, with unique names.
 	// +listType=atomic
 	Stages []RolloutStage `json:"stages"`
+	// NewClusters is what a cluster that joins the placement while a
+	// rollout is in progress runs until its stage starts: Immediately (the
+	// default) the template as it is; InStage the revision the rollout
+	// started from, updated when its stage does.
+	// +optional
+	// +kubebuilder:validation:Enum=Immediately;InStage
+	NewClusters NewClustersPolicy `json:"newClusters,omitempty"`
 }
+
+// NewClustersPolicy is what a cluster new to the placement runs during a
+// rollout.
+type NewClustersPolicy string
+
+const (
+	// NewClustersImmediately: the template as it is.
+	NewClustersImmediately NewClustersPolicy = "Immediately"
+	// NewClustersInStage: the revision the rollout started from, until
+	// the cluster's stage starts.
+	NewClustersInStage NewClustersPolicy = "InStage"
+)
 
 // MaxStages is the most stages a RolloutStrategy may have.
 const MaxStages = 20

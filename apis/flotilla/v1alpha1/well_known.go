@@ -15,8 +15,14 @@ const RolloutStrategyAnnotation = "rollout.flotilla.io/strategy"
 // holds the revision each cluster of its placement runs, as
 // "<cluster>=<hash>,..." in cluster order. The rollout controller writes it;
 // the binding controller builds a cluster's Work from that revision. A
-// cluster it does not name gets the template as it is.
+// cluster it does not name gets the revision of the entry RevisionsAnyCluster
+// when there is one (a strategy holding new clusters in their stage), else
+// the template as it is.
 const RevisionsAnnotation = "rollout.flotilla.io/revisions"
+
+// RevisionsAnyCluster is the entry of RevisionsAnnotation for the clusters
+// it does not name.
+const RevisionsAnyCluster = "*"
 
 // RevisionAnnotation on a Work is the hash of the template revision it was
 // built from (only under a rollout strategy).

@@ -4,6 +4,7 @@ package validation
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,8 +34,13 @@ func ValidateRolloutStrategyUpdate(s, old *flotillav1alpha1.RolloutStrategy) fie
 
 var gateTypes = []flotillav1alpha1.GateType{flotillav1alpha1.GateWait, flotillav1alpha1.GateApproval}
 
+var newClustersPolicies = []flotillav1alpha1.NewClustersPolicy{flotillav1alpha1.NewClustersImmediately, flotillav1alpha1.NewClustersInStage}
+
 func validateSpec(s *flotillav1alpha1.RolloutStrategySpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
+	if s.NewClusters != "" && !slices.Contains(newClustersPolicies, s.NewClusters) {
+		errs = append(errs, field.NotSupported(p.Child("newClusters"), s.NewClusters, newClustersPolicies))
+	}
 	sp := p.Child("stages")
 	switch n := len(s.Stages); {
 	case n == 0:

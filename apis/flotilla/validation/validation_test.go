@@ -106,6 +106,8 @@ func TestValidateRolloutStrategy(t *testing.T) {
 		{"gate without type", func(s *rs) { stage(s, 0).After[0].Type = "" }, "spec.stages[0].after[0].type: Required value"},
 		{"wait without duration", func(s *rs) { stage(s, 1).Before[0].Duration = nil }, "spec.stages[1].before[0].duration: Required value"},
 		{"wait of zero", func(s *rs) { stage(s, 1).Before[0].Duration = dur(0) }, `spec.stages[1].before[0].duration: Invalid value: "0s"`},
+		{"new clusters in their stage", func(s *rs) { s.Spec.NewClusters = flotillav1alpha1.NewClustersInStage }, ""},
+		{"unknown new clusters policy", func(s *rs) { s.Spec.NewClusters = "Never" }, `spec.newClusters: Unsupported value: "Never"`},
 		{"approval with duration", func(s *rs) { stage(s, 0).After[0].Duration = dur(time.Minute) }, "spec.stages[0].after[0].duration: Forbidden"},
 	}
 	for _, tc := range tests {

@@ -3993,6 +3993,13 @@ func schema_flotilla_apis_flotilla_v1alpha1_RolloutStrategySpec(ref common.Refer
 							},
 						},
 					},
+					"newClusters": {
+						SchemaProps: spec.SchemaProps{
+							Description: "NewClusters is what a cluster that joins the placement while a rollout is in progress runs until its stage starts: Immediately (the default) the template as it is; InStage the revision the rollout started from, updated when its stage does.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 				},
 				Required: []string{"stages"},
 			},

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
@@ -184,5 +185,75 @@ data: {level: "1"}
 		if l := level(t.Context(), m); l != "2" {
 			t.Errorf("%s has level %s, want 2", m, l)
 		}
+	}
+}
+
+// TestNewClusterHeldInItsStage: under a strategy with newClusters InStage,
+// a cluster that joins the placement while a rollout waits runs the
+// revision the rollout started from, and gets the new one when its stage
+// starts.
+func TestNewClusterHeldInItsStage(t *testing.T) {
+	ns := framework.Namespace(t, "rollout-newcluster")
+	policy := func(clusters string) string {
+		return fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: app
+  namespace: %s
+  annotations: {%s: %s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: app}]
+  placement:
+    clusterAffinity: {clusterNames: [%s]}
+    replicaScheduling: {replicaSchedulingType: Duplicated}
+`, ns, flotillav1alpha1.RolloutStrategyAnnotation, ns, clusters)
+	}
+	framework.Apply(t, fmt.Sprintf(`apiVersion: flotilla.io/v1alpha1
+kind: RolloutStrategy
+metadata: {name: %s}
+spec:
+  newClusters: InStage
+  stages:
+%s`, ns, stages("", "    before: [{type: Approval}]\n")))
+	t.Cleanup(func() {
+		_ = framework.Karmada(t).FlotillaV1alpha1().RolloutStrategies().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	})
+	framework.Apply(t, policy("member1, member2"))
+	framework.Apply(t, fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: %s}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: app}}
+  template:
+    metadata: {labels: {app: app}}
+    spec: {containers: [{name: app, image: "nginx:1.0"}]}
+`, ns))
+	for _, m := range members[:2] {
+		waitImage(t, ns, m, "nginx:1.0", true)
+	}
+	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
+		rb, err := framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, binding, metav1.GetOptions{})
+		if err != nil || strings.Count(rb.Annotations[flotillav1alpha1.RevisionsAnnotation], "=") != 2 {
+			return fmt.Sprintf("binding not held yet (%v)", err)
+		}
+		return ""
+	})
+	setImage(t, ns, "nginx:2.0")
+	r := run(t, ns, 2, 2*time.Minute, phase(flotillav1alpha1.RolloutWaitingForApproval))
+	// member3 joins while stage s2 waits: it gets the revision the run
+	// started from.
+	framework.Apply(t, policy("member1, member2, member3"))
+	waitImage(t, ns, "member3", "nginx:1.0", true)
+	if _, err := framework.Karmada(t).FlotillaV1alpha1().RolloutRuns(ns).Patch(t.Context(), r.Name, types.MergePatchType,
+		[]byte(`{"spec":{"approvals":[{"stage":"s2","gate":"Before"}]}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, ns, 2, 2*time.Minute, phase(flotillav1alpha1.RolloutCompleted))
+	for _, m := range members {
+		waitImage(t, ns, m, "nginx:2.0", true)
+	}
+	if c := clusterStatus(r, "member3"); c == nil || c.UpdateTime == nil {
+		t.Errorf("member3 in the run %+v, want it updated in its stage", c)
 	}
 }

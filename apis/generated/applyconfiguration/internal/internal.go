@@ -943,6 +943,9 @@ var schemaYAML = typed.YAMLObject(`types:
 - name: com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.RolloutStrategySpec
   map:
     fields:
+    - name: newClusters
+      type:
+        scalar: string
     - name: stages
       type:
         list:

@@ -18,6 +18,10 @@ limitations under the License.
 
 package v1alpha1
 
+import (
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+)
+
 // RolloutStrategySpecApplyConfiguration represents a declarative configuration of the RolloutStrategySpec type for use
 // with apply.
 //
@@ -26,6 +30,11 @@ type RolloutStrategySpecApplyConfiguration struct {
 	// Stages are rolled out in order, the next starting once the previous one
 	// succeeded and its gates passed. From 1 to 20, with unique names.
 	Stages []RolloutStageApplyConfiguration `json:"stages,omitempty"`
+	// NewClusters is what a cluster that joins the placement while a
+	// rollout is in progress runs until its stage starts: Immediately (the
+	// default) the template as it is; InStage the revision the rollout
+	// started from, updated when its stage does.
+	NewClusters *flotillav1alpha1.NewClustersPolicy `json:"newClusters,omitempty"`
 }
 
 // RolloutStrategySpecApplyConfiguration constructs a declarative configuration of the RolloutStrategySpec type for use with
@@ -44,5 +53,13 @@ func (b *RolloutStrategySpecApplyConfiguration) WithStages(values ...*RolloutSta
 		}
 		b.Stages = append(b.Stages, *values[i])
 	}
+	return b
+}
+
+// WithNewClusters sets the NewClusters field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the NewClusters field is set to the value of the last call.
+func (b *RolloutStrategySpecApplyConfiguration) WithNewClusters(value flotillav1alpha1.NewClustersPolicy) *RolloutStrategySpecApplyConfiguration {
+	b.NewClusters = &value
 	return b
 }
