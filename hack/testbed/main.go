@@ -177,9 +177,9 @@ func membersRange(names []string) string {
 	return names[0] + ".." + names[len(names)-1]
 }
 
-// readyTimeout bounds the wait for every Cluster to be Ready: two minutes,
-// and five seconds more per member past member3, which the control plane
-// checks one after the other on two busy cores.
+// readyTimeout bounds the wait for every Cluster to be Ready: two minutes
+// for member1..member3, five seconds more per trimmed member (a margin on
+// two cores; the scale bed's 20 members take well under it).
 func readyTimeout(members int) time.Duration {
 	return 2*time.Minute + time.Duration(max(0, members-len(fullMembers)))*5*time.Second
 }
@@ -286,7 +286,22 @@ Deployments, Pods and Nodes of every member):
 
 Logs:  %s/<cluster>/<component>.log
 Stop:  make down
-%s`, kubeconfig, strings.Join(pushMembers, " and "), e.Options.LogDir, haUsage(e))
+%s%s`, kubeconfig, strings.Join(pushMembers, " and "), e.Options.LogDir, haUsage(e), trimmedUsage(e))
+}
+
+// trimmedUsage is the line `up` adds about trimmed members.
+func trimmedUsage(e *env.Environment) string {
+	var trimmed []string
+	for _, m := range e.Members {
+		if m.Trimmed {
+			trimmed = append(trimmed, m.Name)
+		}
+	}
+	if len(trimmed) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Trimmed: %s, joined (Push): kube-apiserver, a kube-controller-manager with only the token and namespace controllers, kwok with one node; objects propagate there, no Pod runs\n",
+		membersRange(trimmed))
 }
 
 // haUsage is the line `up` adds about the replicas in HA mode.
