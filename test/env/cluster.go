@@ -27,7 +27,8 @@ const (
 	RoleHost Role = "host"
 	// RoleMember is a member cluster: kube-apiserver, kube-controller-manager,
 	// kube-scheduler, kwok with fake nodes, metrics-server and
-	// custom-metrics-emulator.
+	// custom-metrics-emulator; a trimmed one (Cluster.Trimmed) only the
+	// first two, cut down, and kwok.
 	RoleMember Role = "member"
 )
 
