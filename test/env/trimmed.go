@@ -52,7 +52,11 @@ const (
 )
 
 // trimmedAPIServerArgs are the flags a trimmed member's kube-apiserver
-// adds to a member's.
+// adds to a member's. Its watch cache is off: kube-apiserver 1.36 no
+// longer takes a cache size (--watch-cache-sizes only tells 0, off, from
+// on; --default-watch-cache-size is gone), and without it the server
+// neither lists nor watches every resource from etcd at start-up; lists
+// and watches of its few clients go to etcd.
 func trimmedAPIServerArgs() []string {
 	return []string{
 		"--disable-admission-plugins=" + strings.Join(trimmedAdmissionPlugins, ","),
@@ -60,6 +64,7 @@ func trimmedAPIServerArgs() []string {
 		"--max-requests-inflight=" + strconv.Itoa(trimmedMaxRequestsInflight),
 		"--max-mutating-requests-inflight=" + strconv.Itoa(trimmedMaxMutatingRequestsInflight),
 		"--profiling=false",
+		"--watch-cache=false",
 	}
 }
 
