@@ -7,7 +7,8 @@ import (
 
 // A trimmed member is a member cut down so that many fit on a small
 // machine (the scale bed: `make up MEMBERS=20`, test/e2e/scalebed). It runs
-// a kube-apiserver with minimal admission and bounded concurrency, a
+// a kube-apiserver with minimal admission, bounded concurrency and no watch
+// cache, a
 // kube-controller-manager with only the controllers that joining and
 // namespace deletion need, and kwok with one fake node; no kube-scheduler,
 // metrics-server or custom-metrics-emulator. Objects propagated to it are
