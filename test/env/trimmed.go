@@ -6,14 +6,14 @@ import (
 )
 
 // A trimmed member is a member cut down so that many fit on a small
-// machine (the scale bed: `make up MEMBERS=20`, test/e2e/scalebed). It runs
-// a kube-apiserver with minimal admission, bounded concurrency and no watch
-// cache, a
-// kube-controller-manager with only the controllers that joining and
-// namespace deletion need, and kwok with one fake node; no kube-scheduler,
-// metrics-server or custom-metrics-emulator. Objects propagated to it are
-// stored and served, but no Pod is ever created there: a Deployment stays
-// without ReplicaSet and its status without replicas.
+// machine (the scale bed: `make up MEMBERS=20`, test/e2e/scalebed). It
+// runs a kube-apiserver with minimal admission, bounded concurrency and no
+// watch cache, a kube-controller-manager with only the controllers that
+// joining and namespace deletion need, and kwok with one fake node; no
+// kube-scheduler, metrics-server or custom-metrics-emulator. Objects
+// propagated to it are stored and served, but no Pod is ever created
+// there: a Deployment stays without ReplicaSet and its status without
+// replicas.
 
 // trimmedControllers are the kube-controller-manager controllers of a
 // trimmed member: flotillactl join waits for the token controller to issue
