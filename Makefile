@@ -46,8 +46,8 @@ image: ## build the OCI image of flotilla-apiserver, flotilla-agent and flotilla
 		--arch $$(go env GOARCH) --version $(VERSION) --revision $(REVISION)
 
 .PHONY: up
-up: tools build ## start the control plane and member1..member3 in the background; writes _output/kubeconfig (HA=1: 2 flotilla-apiserver replicas on a 3-member etcd)
-	@$(BIN)/testbed up $(if $(HA),-ha)
+up: tools build ## start the control plane and member1..member3 in the background; writes _output/kubeconfig (HA=1: 2 flotilla-apiserver replicas on a 3-member etcd; MEMBERS=N: member1..memberN, those past member3 trimmed)
+	@$(BIN)/testbed up $(if $(HA),-ha) $(if $(MEMBERS),--members $(MEMBERS))
 
 .PHONY: down
 down: ## stop everything `make up` started (safe to run twice)

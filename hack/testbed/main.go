@@ -1,6 +1,8 @@
 // Command testbed runs the local Flotilla environment behind `make up` and
-// `make down`: a host cluster and members member1..member3, as real
-// Kubernetes processes that outlive the command, with one kubeconfig for all.
+// `make down`: a host cluster and members member1..member3 (member1..memberN
+// with --members N: the members past member3 are trimmed, see
+// env.TrimmedMembers), as real Kubernetes processes that outlive the command,
+// with one kubeconfig for all.
 //
 //	testbed up    start what is not running, wait until ready, print usage
 //	testbed down  stop everything `up` started (safe to run twice)
@@ -16,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,11 +33,12 @@ import (
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
-var members = []string{"member1", "member2", "member3"}
-
+// fullMembers are the members the e2e suites know, with every component.
 // pushMembers are joined in push mode by `up`; pullMember is registered in
-// Pull mode and run by its flotilla-agent.
+// Pull mode and run by its flotilla-agent. Members past them (--members)
+// are trimmed and joined in push mode.
 var (
+	fullMembers = []string{"member1", "member2", "member3"}
 	pushMembers = []string{"member1", "member2"}
 	pullMember  = "member3"
 )
@@ -60,7 +64,8 @@ func main() {
 	stateDir := fs.String("state-dir", filepath.Join(out, "up"), "where the running environment keeps its state")
 	logDir := fs.String("log-dir", filepath.Join(out, "logs"), "where components write <cluster>/<component>.log")
 	kubeconfig := fs.String("kubeconfig", filepath.Join(out, "kubeconfig"), "the kubeconfig to write")
-	nodes := fs.Int("nodes", 2, "fake nodes per member")
+	nodes := fs.Int("nodes", 2, "fake nodes per member (of member1..member3; trimmed members have one)")
+	members := fs.Int("members", len(fullMembers), "members to run: member1..member3 with every component, the others trimmed (make up MEMBERS=N)")
 	ha := fs.Bool("ha", false, "run flotilla-apiserver as 2 replicas on a 3-member etcd cluster of its own, balanced by the host's aggregator (make up HA=1)")
 	resolution := fs.Duration("metrics-resolution", env.DefaultMetricsResolution, "how often each member's metrics-server scrapes (at least 10s)")
 	if len(os.Args) < 2 {
@@ -72,7 +77,7 @@ func main() {
 	defer cancel()
 	switch os.Args[1] {
 	case "up":
-		err = up(ctx, *stateDir, *logDir, *kubeconfig, *nodes, *resolution, *ha)
+		err = up(ctx, *stateDir, *logDir, *kubeconfig, *members, *nodes, *resolution, *ha)
 	case "down":
 		err = down(*stateDir, *kubeconfig)
 	case "ps":
@@ -85,14 +90,20 @@ func main() {
 	}
 }
 
-func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int, resolution time.Duration, ha bool) error {
+func up(ctx context.Context, stateDir, logDir, kubeconfig string, members, nodes int, resolution time.Duration, ha bool) error {
+	if members < len(fullMembers) {
+		return fmt.Errorf("--members %d: at least %d (%s)", members, len(fullMembers), strings.Join(fullMembers, ", "))
+	}
 	if e, err := env.Load(stateDir); err == nil {
-		if err := e.Check(ctx); err == nil {
+		switch err := e.Check(ctx); {
+		case err != nil:
+			fmt.Printf("The environment in %s is not healthy (%v); restarting it.\n", stateDir, err)
+		case len(e.Members) != members:
+			fmt.Printf("The environment in %s runs %d members, not %d; restarting it.\n", stateDir, len(e.Members), members)
+		default:
 			fmt.Println("The environment is already up.")
 			usage(e, kubeconfig)
 			return nil
-		} else {
-			fmt.Printf("The environment in %s is not healthy (%v); restarting it.\n", stateDir, err)
 		}
 		e.Stop(10 * time.Second)
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -105,11 +116,17 @@ func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int, res
 	if ha {
 		opts.HA = &env.HAOptions{}
 	}
-	for _, m := range members {
+	for _, m := range fullMembers {
 		opts.Members = append(opts.Members, env.MemberOptions{Name: m, Nodes: env.NodeOptions{Count: nodes}})
 	}
+	opts.Members = append(opts.Members, env.TrimmedMembers(len(fullMembers)+1, members)...)
+	names := make([]string, len(opts.Members))
+	for i, m := range opts.Members {
+		names[i] = m.Name
+	}
+	join := append(slices.Clone(pushMembers), names[len(fullMembers):]...)
 	start := time.Now()
-	fmt.Printf("Starting host and %v (logs in %s) ...\n", members, logDir)
+	fmt.Printf("Starting host and %s (logs in %s) ...\n", membersRange(names), logDir)
 	e, err := env.Start(ctx, opts)
 	if err != nil {
 		return err
@@ -118,11 +135,10 @@ func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int, res
 		e.Stop(10 * time.Second)
 		return err
 	}
-	for _, m := range pushMembers {
-		if err := e.Join(ctx, m); err != nil {
-			e.Stop(10 * time.Second)
-			return err
-		}
+	fmt.Printf("Clusters ready in %.1f s.\n", time.Since(start).Seconds())
+	if err := e.JoinAll(ctx, join); err != nil {
+		e.Stop(10 * time.Second)
+		return err
 	}
 	// member3 in Pull mode: registered with a bootstrap token, its agent
 	// the only connection between it and the control plane.
@@ -139,7 +155,7 @@ func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int, res
 		e.Stop(10 * time.Second)
 		return err
 	}
-	if err := e.WaitClustersReady(ctx, members, 2*time.Minute); err != nil {
+	if err := e.WaitClustersReady(ctx, names, readyTimeout(len(names))); err != nil {
 		e.Stop(10 * time.Second)
 		return err
 	}
@@ -150,6 +166,22 @@ func up(ctx context.Context, stateDir, logDir, kubeconfig string, nodes int, res
 	fmt.Printf("Ready in %.1f s.\n", time.Since(start).Seconds())
 	usage(e, kubeconfig)
 	return nil
+}
+
+// membersRange names members compactly: "[member1 member2 member3]", or
+// "member1..member20" when there are more.
+func membersRange(names []string) string {
+	if len(names) <= len(fullMembers) {
+		return fmt.Sprint(names)
+	}
+	return names[0] + ".." + names[len(names)-1]
+}
+
+// readyTimeout bounds the wait for every Cluster to be Ready: two minutes
+// for member1..member3, five seconds more per trimmed member (a margin on
+// two cores; the scale bed's 20 members take well under it).
+func readyTimeout(members int) time.Duration {
+	return 2*time.Minute + time.Duration(max(0, members-len(fullMembers)))*5*time.Second
 }
 
 func down(stateDir, kubeconfig string) error {
@@ -254,7 +286,22 @@ Deployments, Pods and Nodes of every member):
 
 Logs:  %s/<cluster>/<component>.log
 Stop:  make down
-%s`, kubeconfig, strings.Join(pushMembers, " and "), e.Options.LogDir, haUsage(e))
+%s%s`, kubeconfig, strings.Join(pushMembers, " and "), e.Options.LogDir, haUsage(e), trimmedUsage(e))
+}
+
+// trimmedUsage is the line `up` adds about trimmed members.
+func trimmedUsage(e *env.Environment) string {
+	var trimmed []string
+	for _, m := range e.Members {
+		if m.Trimmed {
+			trimmed = append(trimmed, m.Name)
+		}
+	}
+	if len(trimmed) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Trimmed: %s, joined (Push): kube-apiserver, a kube-controller-manager with only the token and namespace controllers, kwok with one node; objects propagate there, no Pod runs\n",
+		membersRange(trimmed))
 }
 
 // haUsage is the line `up` adds about the replicas in HA mode.

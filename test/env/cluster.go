@@ -27,7 +27,8 @@ const (
 	RoleHost Role = "host"
 	// RoleMember is a member cluster: kube-apiserver, kube-controller-manager,
 	// kube-scheduler, kwok with fake nodes, metrics-server and
-	// custom-metrics-emulator.
+	// custom-metrics-emulator; a trimmed one (Cluster.Trimmed) only the
+	// first two, cut down, and kwok.
 	RoleMember Role = "member"
 )
 
@@ -80,6 +81,8 @@ type Cluster struct {
 	AggregatorRouting bool `json:"aggregatorRouting,omitempty"`
 	// Nodes are the names of the fake nodes kwok runs (members only).
 	Nodes []string `json:"nodes,omitempty"`
+	// Trimmed says the member runs cut down (MemberOptions.Trimmed).
+	Trimmed bool `json:"trimmed,omitempty"`
 
 	Processes []*Process `json:"processes"`
 }
@@ -183,7 +186,7 @@ func (c *Cluster) writePKI() error {
 		{ca, "serving", CertRequest{CommonName: "localhost", DNSNames: []string{"localhost"}, IPs: loopback[:1]}},
 		{fp, "front-proxy-client", CertRequest{CommonName: "front-proxy-client"}},
 	}
-	if c.Role == RoleMember {
+	if c.Role == RoleMember && !c.Trimmed {
 		// The aggregator verifies the name of the Service, not the host it dials.
 		for _, svc := range []string{metricsService, customMetricsService} {
 			certs = append(certs, cert{ca, svc, CertRequest{CommonName: svc,
@@ -205,7 +208,7 @@ func (c *Cluster) writePKI() error {
 // writeKubeconfigs writes admin, kcm and scheduler kubeconfigs into Dir.
 func (c *Cluster) writeKubeconfigs() error {
 	for _, id := range []string{"admin", "kcm", "scheduler"} {
-		if c.Role == RoleHost && id == "scheduler" {
+		if (c.Role == RoleHost || c.Trimmed) && id == "scheduler" {
 			continue
 		}
 		ctx, err := identityContext(c, id)
@@ -261,6 +264,9 @@ func (c *Cluster) apiserverArgs(etcdURL string) []string {
 			args = append(args, "--enable-aggregator-routing=true")
 		}
 	}
+	if c.Trimmed {
+		args = append(args, trimmedAPIServerArgs()...)
+	}
 	return args
 }
 
@@ -278,8 +284,11 @@ func (c *Cluster) kcmArgs() []string {
 		"--cluster-signing-cert-file=" + filepath.Join(p, "ca.crt"), "--cluster-signing-key-file=" + filepath.Join(p, "ca.key"),
 		"--service-cluster-ip-range=10.96.0.0/16",
 	}
-	if c.Role == RoleHost {
+	switch {
+	case c.Role == RoleHost:
 		args = append(args, "--controllers="+strings.Join(hostControllers, ","))
+	case c.Trimmed:
+		args = append(args, "--controllers="+strings.Join(trimmedControllers, ","))
 	}
 	return args
 }

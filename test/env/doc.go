@@ -14,7 +14,11 @@
 // from kwok's emulated resource usage: a pod uses what its annotations
 // kwok.x-k8s.io/usage-cpu and kwok.x-k8s.io/usage-memory say, and
 // custom-metrics-emulator serving custom.metrics.k8s.io from pod annotations
-// custom-metrics.flotilla.io/<metric>). Certificates are generated in Go.
+// custom-metrics.flotilla.io/<metric>). Trimmed members
+// (MemberOptions.Trimmed, TrimmedMembers) run cut down so that twenty fit
+// on two cores: a kube-apiserver with minimal admission, a
+// kube-controller-manager with the token and namespace controllers only,
+// and kwok with one node. Certificates are generated in Go.
 //
 // The e2e suites start one environment per test binary from TestMain; `make
 // up` starts one that outlives it (Options.Detach) and records it in a state

@@ -67,6 +67,9 @@ type Options struct {
 type MemberOptions struct {
 	Name  string      `json:"name"`
 	Nodes NodeOptions `json:"nodes"`
+	// Trimmed runs the member cut down, so that many fit on a small
+	// machine: see TrimmedMembers. One fake node unless Nodes.Count says.
+	Trimmed bool `json:"trimmed,omitempty"`
 }
 
 // Environment is a running topology: one etcd, a host and its members.
@@ -134,6 +137,9 @@ func (o *Options) complete() error {
 		m.Nodes = m.Nodes.withDefaults()
 		if m.Nodes.Count == 0 {
 			m.Nodes.Count = 2
+			if m.Trimmed {
+				m.Nodes.Count = 1
+			}
 		}
 	}
 	if o.HA != nil {
@@ -201,7 +207,7 @@ func Start(ctx context.Context, opts Options) (env *Environment, err error) {
 	}
 	e.Host = &Cluster{Name: opts.HostName, Role: RoleHost, Dir: filepath.Join(opts.StateDir, opts.HostName), AggregatorRouting: opts.HA != nil}
 	for _, m := range opts.Members {
-		c := &Cluster{Name: m.Name, Role: RoleMember, Dir: filepath.Join(opts.StateDir, m.Name)}
+		c := &Cluster{Name: m.Name, Role: RoleMember, Trimmed: m.Trimmed, Dir: filepath.Join(opts.StateDir, m.Name)}
 		for i := range m.Nodes.Count {
 			c.Nodes = append(c.Nodes, nodeName(m.Name, i))
 		}
@@ -300,7 +306,7 @@ func (e *Environment) Check(ctx context.Context) error {
 		}
 		// An environment started before members ran metrics-server and
 		// custom-metrics-emulator.
-		if c.Role == RoleMember {
+		if c.Role == RoleMember && !c.Trimmed {
 			for _, comp := range []string{MetricsServerComponent, CustomMetricsComponent} {
 				if c.Process(comp) == nil {
 					return fmt.Errorf("%s runs no %s", c.Name, comp)
@@ -390,7 +396,7 @@ func (e *Environment) startCluster(ctx context.Context, c *Cluster) (err error) 
 		return err
 	}
 	c.Processes = append(c.Processes, p)
-	if c.Role == RoleMember {
+	if c.Role == RoleMember && !c.Trimmed {
 		metricsServerStarted := e.startMetricsServer(ctx, c)
 		customMetricsStarted := e.startCustomMetrics(ctx, c)
 		defer func() { err = errors.Join(err, metricsServerStarted(), customMetricsStarted()) }()
@@ -413,10 +419,10 @@ func (e *Environment) startCluster(ctx context.Context, c *Cluster) (err error) 
 		if err != nil {
 			return err
 		}
-		comps = append(comps,
-			component{binScheduler, binScheduler, &c.Ports.Scheduler, c.schedulerArgs, func() string { return fmt.Sprintf("https://127.0.0.1:%d/healthz", c.Ports.Scheduler) }},
-			component{binKwok, binKwok, &c.Ports.Kwok, func() []string { return c.kwokArgs(stages, metrics, streams) }, func() string { return fmt.Sprintf("http://127.0.0.1:%d/healthz", c.Ports.Kwok) }},
-		)
+		if !c.Trimmed {
+			comps = append(comps, component{binScheduler, binScheduler, &c.Ports.Scheduler, c.schedulerArgs, func() string { return fmt.Sprintf("https://127.0.0.1:%d/healthz", c.Ports.Scheduler) }})
+		}
+		comps = append(comps, component{binKwok, binKwok, &c.Ports.Kwok, func() []string { return c.kwokArgs(stages, metrics, streams) }, func() string { return fmt.Sprintf("http://127.0.0.1:%d/healthz", c.Ports.Kwok) }})
 	}
 	for _, comp := range comps {
 		p, err := retryOnPortClash(func() (*Process, error) {

@@ -10,14 +10,22 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-func TestOptionsComplete(t *testing.T) {
-	t.Parallel()
+// binDirWithEverything returns a directory with an empty file for each
+// binary and configuration Options.complete requires.
+func binDirWithEverything(t *testing.T) string {
+	t.Helper()
 	bin := t.TempDir()
 	for _, b := range []string{binEtcd, binAPIServer, binKCM, binScheduler, binKwok, fileKwokStages, fileKwokMetrics, binMetricsServer, binCustomMetrics} {
 		if err := os.WriteFile(filepath.Join(bin, b), nil, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return bin
+}
+
+func TestOptionsComplete(t *testing.T) {
+	t.Parallel()
+	bin := binDirWithEverything(t)
 	tests := []struct {
 		name    string
 		opts    Options

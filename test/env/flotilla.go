@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -121,6 +122,20 @@ func (e *Environment) Join(ctx context.Context, member string) error {
 		return fmt.Errorf("flotillactl join %s: %w\n%s", member, err, out)
 	}
 	return nil
+}
+
+// joinParallel is how many `flotillactl join` JoinAll runs at a time: each
+// mostly waits for the member's token controller.
+const joinParallel = 4
+
+// JoinAll joins the members named as Join does, several at a time.
+func (e *Environment) JoinAll(ctx context.Context, members []string) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(joinParallel)
+	for _, m := range members {
+		g.Go(func() error { return e.Join(ctx, m) })
+	}
+	return g.Wait()
 }
 
 // WaitClustersReady waits until the Clusters named are Ready on the control plane.
