@@ -194,20 +194,6 @@ data: {level: "1"}
 // starts.
 func TestNewClusterHeldInItsStage(t *testing.T) {
 	ns := framework.Namespace(t, "rollout-newcluster")
-	policy := func(clusters string) string {
-		return fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata:
-  name: app
-  namespace: %s
-  annotations: {%s: %s}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: app}]
-  placement:
-    clusterAffinity: {clusterNames: [%s]}
-    replicaScheduling: {replicaSchedulingType: Duplicated}
-`, ns, flotillav1alpha1.RolloutStrategyAnnotation, ns, clusters)
-	}
 	framework.Apply(t, fmt.Sprintf(`apiVersion: flotilla.io/v1alpha1
 kind: RolloutStrategy
 metadata: {name: %s}
@@ -218,7 +204,7 @@ spec:
 	t.Cleanup(func() {
 		_ = framework.Karmada(t).FlotillaV1alpha1().RolloutStrategies().Delete(context.Background(), ns, metav1.DeleteOptions{})
 	})
-	framework.Apply(t, policy("member1, member2"))
+	framework.Apply(t, appPolicy(ns, "member1, member2"))
 	framework.Apply(t, fmt.Sprintf(`apiVersion: apps/v1
 kind: Deployment
 metadata: {name: app, namespace: %s}
@@ -243,7 +229,7 @@ spec:
 	r := run(t, ns, 2, 2*time.Minute, phase(flotillav1alpha1.RolloutWaitingForApproval))
 	// member3 joins while stage s2 waits: it gets the revision the run
 	// started from.
-	framework.Apply(t, policy("member1, member2, member3"))
+	framework.Apply(t, appPolicy(ns, "member1, member2, member3"))
 	waitImage(t, ns, "member3", "nginx:1.0", true)
 	if _, err := framework.Karmada(t).FlotillaV1alpha1().RolloutRuns(ns).Patch(t.Context(), r.Name, types.MergePatchType,
 		[]byte(`{"spec":{"approvals":[{"stage":"s2","gate":"Before"}]}}`), metav1.PatchOptions{}); err != nil {

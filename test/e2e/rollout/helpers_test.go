@@ -38,18 +38,7 @@ spec:
 	t.Cleanup(func() {
 		_ = framework.Karmada(t).FlotillaV1alpha1().RolloutStrategies().Delete(context.Background(), ns, metav1.DeleteOptions{})
 	})
-	framework.Apply(t, fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata:
-  name: app
-  namespace: %s
-  annotations: {%s: %s}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: app}]
-  placement:
-    clusterAffinity: {clusterNames: [member1, member2, member3]}
-    replicaScheduling: {replicaSchedulingType: Duplicated}
-`, ns, flotillav1alpha1.RolloutStrategyAnnotation, ns))
+	framework.Apply(t, appPolicy(ns, "member1, member2, member3"))
 	_, err := framework.HostClient(t).AppsV1().Deployments(ns).Create(t.Context(), &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns},
 		Spec: appsv1.DeploymentSpec{
@@ -78,6 +67,23 @@ spec:
 		return ""
 	})
 	return ns
+}
+
+// appPolicy is the PropagationPolicy that rolls the Deployment app of ns
+// out by the strategy named ns, duplicated on clusters ("member1, ...").
+func appPolicy(ns, clusters string) string {
+	return fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: app
+  namespace: %s
+  annotations: {%s: %s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: app}]
+  placement:
+    clusterAffinity: {clusterNames: [%s]}
+    replicaScheduling: {replicaSchedulingType: Duplicated}
+`, ns, flotillav1alpha1.RolloutStrategyAnnotation, ns, clusters)
 }
 
 // binding is the name of the app Deployment's ResourceBinding.
