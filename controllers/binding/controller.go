@@ -261,13 +261,8 @@ func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructu
 }
 
 func (c *Controller) enqueueWorkOwner(w *workv1alpha1.Work) {
-	if name := w.Annotations[workv1alpha2.ClusterResourceBindingAnnotationKey]; name != "" {
-		c.queue.Add(names.BindingKey("", name))
-		return
-	}
-	ns, name := w.Annotations[workv1alpha2.ResourceBindingNamespaceAnnotationKey], w.Annotations[workv1alpha2.ResourceBindingNameAnnotationKey]
-	if ns != "" && name != "" {
-		c.queue.Add(names.BindingKey(ns, name))
+	if key, ok := works.BindingKey(w); ok {
+		c.queue.Add(key)
 	}
 }
 

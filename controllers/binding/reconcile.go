@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -125,7 +124,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	start := time.Now()
 	wrote, err := c.sync.reconcile(ctx, b, template, existing)
 	telemetry.ObserveSyncWork(err, start)
-	ref := templateRef(template)
+	ref := templates.Ref(template)
 	if err != nil {
 		c.recorder.Event(ref, corev1.EventTypeWarning, EventReasonSyncWorkFailed, fmt.Sprintf("Failed to sync work of %s: %v", b.describe(), err))
 		c.recorder.Event(obj, corev1.EventTypeWarning, EventReasonSyncWorkFailed, err.Error())
@@ -154,11 +153,6 @@ func (b *bindingView) describe() string {
 		return fmt.Sprintf("clusterResourceBinding(%s)", b.name)
 	}
 	return fmt.Sprintf("resourceBinding(%s/%s)", b.namespace, b.name)
-}
-
-func templateRef(obj *unstructured.Unstructured) *corev1.ObjectReference {
-	return &corev1.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(),
-		Name: obj.GetName(), UID: obj.GetUID()}
 }
 
 func (c *Controller) clusterOverrides() []*policyv1alpha1.ClusterOverridePolicy {

@@ -17,6 +17,7 @@ import (
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/internal/works"
 	"github.com/flotilla-io/flotilla/failover"
 	"github.com/flotilla-io/flotilla/names"
@@ -173,5 +174,5 @@ func (r *syncReconciler) reconcile(ctx context.Context, b *bindingView, template
 }
 
 func (r *syncReconciler) templateEvent(template *unstructured.Unstructured, e overrideEvent) {
-	r.event(templateRef(template), e.eventType, e.reason, e.message)
+	r.event(templates.Ref(template), e.eventType, e.reason, e.message)
 }

@@ -8,11 +8,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/names"
 )
 
@@ -52,7 +52,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	tmpl, deps, err := c.discover.reconcile(ctx, rb)
 	if err != nil {
 		if tmpl != nil {
-			c.event(templateRef(tmpl), corev1.EventTypeWarning, EventReasonGetDependenciesFailed, fmt.Sprintf("Get dependencies failed: %v", err))
+			c.event(templates.Ref(tmpl), corev1.EventTypeWarning, EventReasonGetDependenciesFailed, fmt.Sprintf("Get dependencies failed: %v", err))
 		}
 		return err
 	}
@@ -75,7 +75,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 		errs = append(errs, err)
 	}
 	if annotated && tmpl != nil {
-		c.event(templateRef(tmpl), corev1.EventTypeNormal, EventReasonGetDependenciesSucceed, fmt.Sprintf("Get dependencies(%s) succeed.", describeDeps(deps)))
+		c.event(templates.Ref(tmpl), corev1.EventTypeNormal, EventReasonGetDependenciesSucceed, fmt.Sprintf("Get dependencies(%s) succeed.", describeDeps(deps)))
 	}
 	switch {
 	case len(errs) > 0:
@@ -91,11 +91,6 @@ func (c *Controller) event(obj runtime.Object, eventType, reason, msg string) {
 	if c.recorder != nil {
 		c.recorder.Event(obj, eventType, reason, msg)
 	}
-}
-
-func templateRef(obj *unstructured.Unstructured) *corev1.ObjectReference {
-	return &corev1.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(),
-		Name: obj.GetName(), UID: obj.GetUID()}
 }
 
 // describeDeps lists dependencies as "[Kind/namespace/name ...]".

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -38,10 +38,10 @@ import (
 	workv1alpha1listers "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha1"
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
-	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/ownwrites"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/controllers/internal/works"
 	"github.com/flotilla-io/flotilla/names"
 )
 
@@ -90,15 +90,7 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 	pps policyinformers.PropagationPolicyInformer, cpps policyinformers.ClusterPropagationPolicyInformer,
 	strategies flotillainformers.RolloutStrategyInformer, revisions flotillainformers.ResourceRevisionInformer,
 	runs flotillainformers.RolloutRunInformer, client versioned.Interface, recorder record.EventRecorder) (*Controller, error) {
-	index := cache.Indexers{byBinding: func(obj any) ([]string, error) {
-		switch o := obj.(type) {
-		case *flotillav1alpha1.ResourceRevision:
-			return []string{names.BindingKey(o.Resource.Namespace, o.Binding)}, nil
-		case *flotillav1alpha1.RolloutRun:
-			return []string{names.BindingKey(o.Spec.Resource.Namespace, o.Spec.Binding)}, nil
-		}
-		return nil, nil
-	}}
+	index := cache.Indexers{byBinding: indexByBinding}
 	for _, inf := range []cache.SharedIndexInformer{revisions.Informer(), runs.Informer()} {
 		if err := inf.AddIndexers(index); err != nil {
 			return nil, err
@@ -200,6 +192,18 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 	return c, nil
 }
 
+// indexByBinding indexes ResourceRevisions and RolloutRuns by their
+// binding's key.
+func indexByBinding(obj any) ([]string, error) {
+	switch o := obj.(type) {
+	case *flotillav1alpha1.ResourceRevision:
+		return []string{names.BindingKey(o.Resource.Namespace, o.Binding)}, nil
+	case *flotillav1alpha1.RolloutRun:
+		return []string{names.BindingKey(o.Spec.Resource.Namespace, o.Spec.Binding)}, nil
+	}
+	return nil, nil
+}
+
 // Run runs the controller until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	go worker.Run(ctx, c.strategyQueue, c.synced, 1, c.reconcileStrategy)
@@ -227,13 +231,8 @@ func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructu
 }
 
 func (c *Controller) enqueueWorkOwner(w *workv1alpha1.Work) {
-	if name := w.Annotations[workv1alpha2.ClusterResourceBindingAnnotationKey]; name != "" {
-		c.queue.Add(names.BindingKey("", name))
-		return
-	}
-	ns, name := w.Annotations[workv1alpha2.ResourceBindingNamespaceAnnotationKey], w.Annotations[workv1alpha2.ResourceBindingNameAnnotationKey]
-	if ns != "" && name != "" {
-		c.queue.Add(names.BindingKey(ns, name))
+	if key, ok := works.BindingKey(w); ok {
+		c.queue.Add(key)
 	}
 }
 
@@ -254,16 +253,5 @@ func (c *Controller) enqueueAll() {
 
 // ready tells whether a cluster's Ready condition is True.
 func ready(c *clusterv1alpha1.Cluster) bool {
-	for _, cond := range c.Status.Conditions {
-		if cond.Type == clusterv1alpha1.ClusterConditionReady {
-			return cond.Status == metav1.ConditionTrue
-		}
-	}
-	return false
-}
-
-// templateRef refers to a template for events.
-func templateRef(obj *unstructured.Unstructured) *corev1.ObjectReference {
-	return &corev1.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(),
-		Name: obj.GetName(), UID: obj.GetUID()}
+	return meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
 }

@@ -129,7 +129,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	}
 	strategy, err := c.strategies.Get(strategyName)
 	if apierrors.IsNotFound(err) {
-		c.recorder.Eventf(templateRef(template), corev1.EventTypeWarning, reasonStrategyNotFound,
+		c.recorder.Eventf(templates.Ref(template), corev1.EventTypeWarning, reasonStrategyNotFound,
 			"RolloutStrategy %s named by the policy does not exist: the clusters keep the revisions they run", strategyName)
 		return nil
 	} else if err != nil {
@@ -266,7 +266,7 @@ func (c *Controller) step(ctx context.Context, b *binding, template *unstructure
 		c.runWrites.Record(run.UID, run.ResourceVersion, written)
 	}
 	for _, e := range out.Events {
-		c.recorder.Event(templateRef(template), e.Type, e.Reason, e.Message)
+		c.recorder.Event(templates.Ref(template), e.Type, e.Reason, e.Message)
 		c.recorder.Event(run, e.Type, e.Reason, e.Message)
 	}
 	if out.Status.Phase == flotillav1alpha1.RolloutCompleted {
@@ -485,7 +485,7 @@ func (c *Controller) supersede(ctx context.Context, run *flotillav1alpha1.Rollou
 	}
 	c.runWrites.Record(run.UID, run.ResourceVersion, written)
 	c.recorder.Event(run, corev1.EventTypeNormal, reasonRolloutSuperseded, msg)
-	c.recorder.Event(templateRef(template), corev1.EventTypeNormal, reasonRolloutSuperseded, fmt.Sprintf("RolloutRun %s superseded: %s", run.Name, msg))
+	c.recorder.Event(templates.Ref(template), corev1.EventTypeNormal, reasonRolloutSuperseded, fmt.Sprintf("RolloutRun %s superseded: %s", run.Name, msg))
 	return nil
 }
 

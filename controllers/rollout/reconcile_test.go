@@ -145,15 +145,7 @@ func newController(t *testing.T, in objects) (*Controller, *fake.Clientset) {
 			t.Fatal(err)
 		}
 	}
-	byBindingIndex := cache.Indexers{byBinding: func(obj any) ([]string, error) {
-		switch o := obj.(type) {
-		case *flotillav1alpha1.ResourceRevision:
-			return []string{names.BindingKey(o.Resource.Namespace, o.Binding)}, nil
-		case *flotillav1alpha1.RolloutRun:
-			return []string{names.BindingKey(o.Spec.Resource.Namespace, o.Spec.Binding)}, nil
-		}
-		return nil, nil
-	}}
+	byBindingIndex := cache.Indexers{byBinding: indexByBinding}
 	rbs, clusters, pps, strategies := idx(nil), idx(nil), idx(nil), idx(nil)
 	revisions, runs := idx(byBindingIndex), idx(byBindingIndex)
 	var stored []runtime.Object

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -422,4 +423,10 @@ func SpecChanged(old, obj *unstructured.Unstructured) bool {
 	}
 	return !maps.Equal(old.GetLabels(), obj.GetLabels()) || !maps.Equal(old.GetAnnotations(), obj.GetAnnotations()) ||
 		(old.GetDeletionTimestamp() == nil) != (obj.GetDeletionTimestamp() == nil)
+}
+
+// Ref refers to a template, for the events recorded on it.
+func Ref(obj *unstructured.Unstructured) *corev1.ObjectReference {
+	return &corev1.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(),
+		Name: obj.GetName(), UID: obj.GetUID()}
 }

@@ -4,6 +4,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // OwnerKey is "<namespace>/<name>" of the object a Work derives from, as
@@ -50,4 +52,17 @@ func Indexed(idx cache.Indexer, name, key string) ([]*workv1alpha1.Work, error) 
 		}
 	}
 	return out, nil
+}
+
+// BindingKey is the names.BindingKey of the (Cluster)ResourceBinding a Work
+// belongs to, as its annotations name it; false when they do not.
+func BindingKey(w *workv1alpha1.Work) (string, bool) {
+	if name := w.Annotations[workv1alpha2.ClusterResourceBindingAnnotationKey]; name != "" {
+		return names.BindingKey("", name), true
+	}
+	ns, name := w.Annotations[workv1alpha2.ResourceBindingNamespaceAnnotationKey], w.Annotations[workv1alpha2.ResourceBindingNameAnnotationKey]
+	if ns == "" || name == "" {
+		return "", false
+	}
+	return names.BindingKey(ns, name), true
 }
