@@ -36,19 +36,29 @@ func heldTemplate(revisions flotillalisters.ResourceRevisionLister) func(*bindin
 		if !ok || h == current {
 			return template, current, nil
 		}
-		rev, err := revisions.ResourceRevisions(names.RolloutNamespace(template.GetNamespace())).Get(names.RevisionName(b.name, h))
-		if apierrors.IsNotFound(err) {
-			return nil, "", errRevisionUnknown
-		} else if err != nil {
-			return nil, "", err
+		// Clusters held at one revision share its decoded content for the
+		// sync (the sync loop asks one cluster at a time).
+		content, ok := b.heldContent[h]
+		if !ok {
+			rev, err := revisions.ResourceRevisions(names.RolloutNamespace(template.GetNamespace())).Get(names.RevisionName(b.name, h))
+			if apierrors.IsNotFound(err) {
+				return nil, "", errRevisionUnknown
+			} else if err != nil {
+				return nil, "", err
+			}
+			// Decoded as unstructured content (integers as int64), as the
+			// template is.
+			var u unstructured.Unstructured
+			if err := u.UnmarshalJSON(rev.Template.Raw); err != nil {
+				return nil, "", fmt.Errorf("revision %s: %w", rev.Name, err)
+			}
+			if b.heldContent == nil {
+				b.heldContent = map[string]map[string]any{}
+			}
+			content = u.Object
+			b.heldContent[h] = content
 		}
-		// Decoded as unstructured content (integers as int64), as the
-		// template is.
-		var content unstructured.Unstructured
-		if err := content.UnmarshalJSON(rev.Template.Raw); err != nil {
-			return nil, "", fmt.Errorf("revision %s: %w", rev.Name, err)
-		}
-		return rolloutplan.Held(template, content.Object), h, nil
+		return rolloutplan.Held(template, content), h, nil
 	}
 }
 

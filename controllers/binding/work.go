@@ -35,6 +35,8 @@ type bindingView struct {
 	// templateHash is the template's content hash, set once (hash).
 	hashOnce     sync.Once
 	templateHash string
+	// heldContent are the revisions decoded in this sync, by hash.
+	heldContent map[string]map[string]any
 }
 
 func (b *bindingView) idLabel() string {

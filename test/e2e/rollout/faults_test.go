@@ -14,6 +14,7 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
@@ -241,5 +242,32 @@ spec:
 	}
 	if c := clusterStatus(r, "member3"); c == nil || c.UpdateTime == nil {
 		t.Errorf("member3 in the run %+v, want it updated in its stage", c)
+	}
+}
+
+// TestApprovalRefusedWithoutAccess: a caller the control plane does not
+// allow to change RolloutRuns is refused (the RolloutRun's spec, through
+// the API and through flotillactl), and the run keeps waiting; reading the
+// run is refused too.
+func TestApprovalRefusedWithoutAccess(t *testing.T) {
+	ns := setup(t, "rollout-refused", stages("", "    before: [{type: Approval}]\n"), "nginx:1.0")
+	setImage(t, ns, "nginx:2.0")
+	r := run(t, ns, 2, 2*time.Minute, phase(flotillav1alpha1.RolloutWaitingForApproval))
+	stranger := versioned.NewForConfigOrDie(framework.ServiceAccountConfig(t, "rollout-stranger"))
+	_, err := stranger.FlotillaV1alpha1().RolloutRuns(ns).Patch(t.Context(), r.Name, types.MergePatchType,
+		[]byte(`{"spec":{"approvals":[{"stage":"s2","gate":"Before"}]}}`), metav1.PatchOptions{})
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("approval by a stranger: %v, want Forbidden", err)
+	}
+	if _, err := stranger.FlotillaV1alpha1().RolloutRuns(ns).Get(t.Context(), r.Name, metav1.GetOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("a stranger reading the run: %v, want Forbidden", err)
+	}
+	if _, err := stranger.FlotillaV1alpha1().ResourceRevisions(ns).List(t.Context(), metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("a stranger listing revisions: %v, want Forbidden", err)
+	}
+	time.Sleep(2 * time.Second)
+	r = run(t, ns, 2, time.Minute, phase(flotillav1alpha1.RolloutWaitingForApproval))
+	if len(r.Spec.Approvals) != 0 {
+		t.Errorf("approvals %v after a refused approval, want none", r.Spec.Approvals)
 	}
 }
