@@ -6,6 +6,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
@@ -107,11 +108,19 @@ func validateRunSpec(s *flotillav1alpha1.RolloutRunSpec, p *field.Path) field.Er
 			errs = append(errs, field.Required(p.Child(f.name), ""))
 		}
 	}
+	// Two gates (Before, After) per stage at most.
+	if n, most := len(s.Approvals), 2*flotillav1alpha1.MaxStages; n > most {
+		errs = append(errs, field.TooMany(p.Child("approvals"), n, most))
+	}
 	seen := sets.New[string]()
 	for i, a := range s.Approvals {
 		ap := p.Child("approvals").Index(i)
 		if a.Stage == "" {
 			errs = append(errs, field.Required(ap.Child("stage"), ""))
+		} else {
+			for _, msg := range validation.IsDNS1123Label(a.Stage) {
+				errs = append(errs, field.Invalid(ap.Child("stage"), a.Stage, msg))
+			}
 		}
 		switch a.Gate {
 		case flotillav1alpha1.GateBefore, flotillav1alpha1.GateAfter:

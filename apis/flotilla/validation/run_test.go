@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"fmt"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -103,6 +104,12 @@ func TestValidateRolloutRun(t *testing.T) {
 		{"approval of no stage", approve("", flotillav1alpha1.GateBefore), "spec.approvals[1].stage: Required value"},
 		{"approval of an unknown gate", approve("rest", "During"), `spec.approvals[1].gate: Unsupported value: "During"`},
 		{"approval twice", approve("canary", flotillav1alpha1.GateAfter), `spec.approvals[1]: Duplicate value: "canary/After"`},
+		{"approval of a stage no strategy can name", approve("Canary Stage", flotillav1alpha1.GateAfter), `spec.approvals[1].stage: Invalid value: "Canary Stage"`},
+		{"too many approvals", func(r *run) {
+			for i := range 2 * flotillav1alpha1.MaxStages {
+				r.Spec.Approvals = append(r.Spec.Approvals, flotillav1alpha1.RolloutApproval{Stage: fmt.Sprintf("s%d", i), Gate: flotillav1alpha1.GateBefore})
+			}
+		}, "spec.approvals: Too many: 41: must have at most 40 items"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
