@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -115,14 +116,29 @@ func (e *Environment) Join(ctx context.Context, member string) error {
 	if m == nil {
 		return fmt.Errorf("no member %q", member)
 	}
-	cmd := exec.CommandContext(ctx, e.bin(FlotillactlBinary), "join", member,
-		"--kubeconfig="+e.Host.Kubeconfig, "--cluster-kubeconfig="+m.Kubeconfig, "--wait=0")
-	out, err := cmd.CombinedOutput()
+	var out []byte
+	var err error
+	for attempt := 1; ; attempt++ {
+		cmd := exec.CommandContext(ctx, e.bin(FlotillactlBinary), "join", member,
+			"--kubeconfig="+e.Host.Kubeconfig, "--cluster-kubeconfig="+m.Kubeconfig, "--wait=0")
+		out, err = cmd.CombinedOutput()
+		// join is idempotent; on a loaded machine the member's
+		// kube-controller-manager may start its token controller after
+		// join's minute of waiting, so try once more before failing.
+		if err == nil || attempt == joinAttempts || !strings.Contains(string(out), "token controller") {
+			break
+		}
+	}
 	if err != nil {
-		return fmt.Errorf("flotillactl join %s: %w\n%s", member, err, out)
+		return fmt.Errorf("flotillactl join %s: %w\n%s\nlast lines of %s:\n%s", member, err, out,
+			e.logFile(member, binKCM), tail(e.logFile(member, binKCM), 20))
 	}
 	return nil
 }
+
+// joinAttempts is how many times Join runs `flotillactl join` when the
+// member's token controller is late.
+const joinAttempts = 2
 
 // joinParallel is how many `flotillactl join` JoinAll runs at a time: each
 // mostly waits for the member's token controller.

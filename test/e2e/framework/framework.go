@@ -67,12 +67,10 @@ func run(m *testing.M, suite string, opts env.Options, join []string) int {
 		return 1
 	}
 	Env = e
-	for _, member := range join {
-		if err := e.Join(ctx, member); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			e.Stop(0)
-			return 1
-		}
+	if err := e.JoinAll(ctx, join); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		e.Stop(0)
+		return 1
 	}
 	if len(join) > 0 {
 		if err := e.WaitClustersReady(ctx, join, 2*time.Minute); err != nil {
