@@ -34,6 +34,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/manager"
+	"github.com/flotilla-io/flotilla/inprocess"
 	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/metricsapi"
 	"github.com/flotilla-io/flotilla/names"
@@ -113,6 +114,9 @@ type Server struct {
 	// controllers together.
 	MemberClients *member.Cache
 	MemberHub     *member.Hub
+	// Storage is the server's storage in process: the embedded
+	// controllers, the member hub and search read and write through it.
+	Storage *inprocess.Storage
 	// Tunnels holds the tunnels of the pull clusters' agents
 	// (clusters/tunnel), through which clusters/proxy, search and the
 	// metrics APIs reach Pull clusters.
@@ -146,10 +150,12 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	s.MemberClients = member.NewCache(getSecret)
 	s.MemberClients.Tunnel = s.Tunnels.DialContext
-	informers, loopback, err := loopbackInformers(g)
+	s.Storage = inprocess.New(inprocess.Config{Admission: c.generic.AdmissionControl, Scheme: c.Scheme, Codecs: c.Codecs})
+	overHTTP, err := loopbackClient(g)
 	if err != nil {
 		return nil, err
 	}
+	informers, loopback := inProcessInformers(g, s.Storage, overHTTP)
 	clusters := informers.Cluster().V1alpha1().Clusters()
 	if s.MemberHub, err = memberHub(g, s.MemberClients, clusters); err != nil {
 		return nil, err
@@ -173,6 +179,9 @@ func (c CompletedConfig) New() (*Server, error) {
 		info.NegotiatedSerializer = registry.NegotiatedSerializer(c.Codecs)
 		if err := g.InstallAPIGroup(info); err != nil {
 			return nil, fmt.Errorf("installing %s: %w", info.PrioritizedVersions[0].Group, err)
+		}
+		if err := s.Storage.Install(info); err != nil {
+			return nil, fmt.Errorf("installing %s in process: %w", info.PrioritizedVersions[0].Group, err)
 		}
 		s.GroupVersions = append(s.GroupVersions, info.PrioritizedVersions...)
 	}
@@ -202,12 +211,17 @@ func (c CompletedConfig) New() (*Server, error) {
 			return nil, err
 		}
 	}
-	return s, s.startControllers(c.Controllers, c.HostConfig, clusters.Informer())
+	return s, s.startControllers(c.Controllers, c.HostConfig, overHTTP, clusters.Informer())
 }
 
 // secrets returns the reader of the clusters' credential Secrets: only
 // the cluster namespace is watched on the host.
 func (c CompletedConfig) secrets(g *genericapiserver.GenericAPIServer) (member.SecretGetter, error) {
+	if c.Host == nil {
+		return func(namespace, name string) (*corev1.Secret, error) {
+			return nil, fmt.Errorf("secret %s/%s: the server has no host", namespace, name)
+		}, nil
+	}
 	secrets := informers.NewSharedInformerFactoryWithOptions(c.Host, 0, informers.WithNamespace(names.SecretNamespace))
 	lister := secrets.Core().V1().Secrets().Lister()
 	if err := g.AddPostStartHook("start-secret-informer", func(hctx genericapiserver.PostStartHookContext) error {
@@ -225,31 +239,35 @@ func (c CompletedConfig) secrets(g *genericapiserver.GenericAPIServer) (member.S
 	}), nil
 }
 
-// loopbackInformers returns the server's one informer factory over its
-// loopback client, and that client: the member hub, search and the
-// embedded controllers read the Clusters of one informer (one watch, which
-// runs whether or not this replica leads the controllers), search its
-// ResourceRegistries too. Register every informer before the server
-// starts: the factory starts once it serves.
-func loopbackInformers(g *genericapiserver.GenericAPIServer) (externalversions.SharedInformerFactory, versioned.Interface, error) {
+// loopbackClient is the server's HTTP client of itself: what code in the
+// process does not do in process (discovery, server-side apply) goes
+// there.
+func loopbackClient(g *genericapiserver.GenericAPIServer) (*versioned.Clientset, error) {
 	if g.LoopbackClientConfig == nil {
-		return nil, nil, errors.New("the server has no loopback client configuration")
+		return nil, errors.New("the server has no loopback client configuration")
 	}
-	// Every loopback client copies this configuration (the controllers'
-	// socket too), so flotilla_loopback_watches sees all their watches.
+	// Every loopback client copies this configuration, so
+	// flotilla_loopback_watches sees all their watches (none, when
+	// everything watches in process).
 	g.LoopbackClientConfig.Wrap(countLoopbackWatches)
 	cfg := rest.CopyConfig(g.LoopbackClientConfig)
 	cfg.QPS, cfg.Burst = 50, 100
-	cs, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	factory := externalversions.NewSharedInformerFactory(cs, 0)
-	err = g.AddPostStartHook("start-loopback-informers", func(hctx genericapiserver.PostStartHookContext) error {
+	return versioned.NewForConfig(cfg)
+}
+
+// inProcessInformers returns the server's one informer factory over its
+// storage in process, and the in-process client: the member hub, search
+// and the embedded controllers read the Clusters of one informer (one
+// watch, which runs whether or not this replica leads the controllers),
+// search its ResourceRegistries too. Register every informer before the
+// server starts: the factory starts once it serves.
+func inProcessInformers(g *genericapiserver.GenericAPIServer, st *inprocess.Storage, overHTTP *versioned.Clientset) (externalversions.SharedInformerFactory, versioned.Interface) {
+	factory := externalversions.NewSharedInformerFactory(st.Informers(overHTTP), 0)
+	g.AddPostStartHookOrDie("start-loopback-informers", func(hctx genericapiserver.PostStartHookContext) error {
 		factory.Start(hctx.Done())
 		return nil
 	})
-	return factory, cs, err
+	return factory, st.Client(overHTTP)
 }
 
 // memberHub builds the process's member hub; it runs once the server
@@ -344,16 +362,14 @@ func (c CompletedConfig) installMetrics(g *genericapiserver.GenericAPIServer, hu
 }
 
 // startControllers runs the embedded controllers once the server serves,
-// through a loopback socket, on the process's member clients and hub and
-// its Cluster informer.
-func (s *Server) startControllers(opts manager.Options, host *rest.Config, clusters cache.SharedIndexInformer) error {
+// on its storage in process, the process's member clients and hub and its
+// Cluster informer.
+func (s *Server) startControllers(opts manager.Options, host *rest.Config, overHTTP *versioned.Clientset, clusters cache.SharedIndexInformer) error {
 	g := s.GenericAPIServer
 	return g.AddPostStartHook("start-controllers", func(hctx genericapiserver.PostStartHookContext) error {
-		loopback, err := serveLoopbackSocket(hctx, g.Handler, hctx.LoopbackClientConfig)
-		if err != nil {
-			return err
-		}
-		mc, err := manager.NewContext(opts, loopback, host)
+		mc, err := manager.NewContext(opts, manager.KarmadaClients{
+			Client: s.Storage.Client(overHTTP), Informers: s.Storage.Informers(overHTTP), Shared: true,
+		}, host)
 		if err != nil {
 			return err
 		}

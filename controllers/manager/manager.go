@@ -210,11 +210,21 @@ func Names() []string {
 	return names
 }
 
-// NewContext builds the clients of the controllers: karmada is the
-// loopback configuration of flotilla-apiserver, host the host API server's.
-func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
-	karmada = rest.CopyConfig(karmada)
-	karmada.QPS, karmada.Burst = 2000, 4000
+// KarmadaClients are how the controllers reach flotilla-apiserver's own
+// APIs: in process (inprocess.Storage) when they are embedded.
+type KarmadaClients struct {
+	// Client makes their requests; what it returns is theirs to change.
+	Client versioned.Interface
+	// Informers lists and watches for their informers. Shared says that
+	// it hands out objects others hold too (the server's storage in
+	// process), which no informer transform may change.
+	Informers versioned.Interface
+	Shared    bool
+}
+
+// NewContext builds the clients of the controllers: karmada reaches
+// flotilla-apiserver, host is the host API server's configuration.
+func NewContext(opts Options, karmada KarmadaClients, host *rest.Config) (*Context, error) {
 	host = rest.CopyConfig(host)
 	host.QPS, host.Burst = 1000, 2000
 	// Events have their own client and budget, so a burst of them never
@@ -225,10 +235,7 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	kc, err := versioned.NewForConfig(karmada)
-	if err != nil {
-		return nil, err
-	}
+	kc := karmada.Client
 	hc, err := kubernetes.NewForConfig(host)
 	if err != nil {
 		return nil, err
@@ -247,7 +254,11 @@ func NewContext(opts Options, karmada, host *rest.Config) (*Context, error) {
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
 	// No controller reads managedFields: the informers keep none.
-	karmadaInformers := externalversions.NewSharedInformerFactoryWithOptions(kc, 0, externalversions.WithTransform(trim.ManagedFields))
+	trimKarmada := trim.ManagedFields
+	if karmada.Shared {
+		trimKarmada = trim.ManagedFieldsOfShared
+	}
+	karmadaInformers := externalversions.NewSharedInformerFactoryWithOptions(karmada.Informers, 0, externalversions.WithTransform(trimKarmada))
 	hostInformers := informers.NewSharedInformerFactoryWithOptions(hc, 0, informers.WithTransform(trim.ManagedFields))
 	customizations, interp, interpSynced, err := informed.New(karmadaInformers, hostInformers)
 	if err != nil {

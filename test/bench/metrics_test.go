@@ -61,6 +61,21 @@ func (m *flotillaMetrics) scrape(t *testing.T) framework.Samples {
 }
 
 // isWrite tells whether an HTTP method or API verb changes state.
+// servedRequests are the metrics of the requests flotilla-apiserver's
+// storage served: over HTTP, and in process (the embedded controllers',
+// with the same labels).
+var servedRequests = []string{"apiserver_request_total", "flotilla_inprocess_requests_total"}
+
+// served sums the requests flotilla-apiserver's storage served, over HTTP
+// and in process, whose labels satisfy keep.
+func served(ss framework.Samples, keep func(map[string]string) bool) float64 {
+	var n float64
+	for _, name := range servedRequests {
+		n += ss.Sum(name, keep)
+	}
+	return n
+}
+
 func isWrite(verb string) bool {
 	switch strings.ToUpper(verb) {
 	case "POST", "PUT", "PATCH", "DELETE", "CREATE", "UPDATE", "APPLY", "DELETECOLLECTION":
@@ -121,7 +136,7 @@ func writeBreakdown(before, after framework.Samples, perTemplate float64) string
 		for _, s := range ss {
 			var key string
 			switch s.Name {
-			case "apiserver_request_total":
+			case "apiserver_request_total", "flotilla_inprocess_requests_total":
 				if s.Labels["verb"] == "WATCH" {
 					continue
 				}
@@ -129,7 +144,11 @@ func writeBreakdown(before, after framework.Samples, perTemplate float64) string
 				if sub := s.Labels["subresource"]; sub != "" {
 					r += "/" + sub
 				}
-				key = fmt.Sprintf("served %s %s", s.Labels["verb"], r)
+				how := "served"
+				if s.Name != "apiserver_request_total" {
+					how = "in process"
+				}
+				key = fmt.Sprintf("%s %s %s", how, s.Labels["verb"], r)
 				if code := s.Labels["code"]; code >= "400" {
 					key += " (" + code + ")"
 				}

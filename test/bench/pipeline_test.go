@@ -62,19 +62,19 @@ func TestSchedulerThroughput(t *testing.T) {
 	// binding or a subresource counts as a write per decision, conflicts
 	// included.
 	decisionWrites := func(ss framework.Samples) float64 {
-		return ss.Sum("apiserver_request_total", func(l map[string]string) bool {
+		return served(ss, func(l map[string]string) bool {
 			sub := l["subresource"]
 			return l["resource"] == "resourcebindings" && (sub == "status" || sub == workv1alpha2.SchedulingSubresource) &&
 				isWrite(l["verb"]) && strings.HasPrefix(l["code"], "2")
 		})
 	}
 	rbWrites := func(ss framework.Samples) float64 {
-		return ss.Sum("apiserver_request_total", func(l map[string]string) bool {
+		return served(ss, func(l map[string]string) bool {
 			return l["resource"] == "resourcebindings" && isWrite(l["verb"]) && strings.HasPrefix(l["code"], "2")
 		})
 	}
 	rbAttempts := func(ss framework.Samples) float64 {
-		return ss.Sum("apiserver_request_total", func(l map[string]string) bool {
+		return served(ss, func(l map[string]string) bool {
 			return l["resource"] == "resourcebindings" && isWrite(l["verb"])
 		})
 	}
@@ -244,10 +244,10 @@ func TestPropagationThroughput(t *testing.T) {
 		return ss.Sum("rest_client_requests_total", func(l map[string]string) bool { return memberHosts[l["host"]] && isWrite(l["method"]) })
 	}
 	cpWrites := func(ss framework.Samples) float64 {
-		return ss.Sum("apiserver_request_total", func(l map[string]string) bool { return isWrite(l["verb"]) })
+		return served(ss, func(l map[string]string) bool { return isWrite(l["verb"]) })
 	}
 	conflicts := func(ss framework.Samples) float64 {
-		return ss.Sum("apiserver_request_total", func(l map[string]string) bool { return l["code"] == "409" })
+		return served(ss, func(l map[string]string) bool { return l["code"] == "409" })
 	}
 	before := m.scrape(t)
 	eventsBefore, templatesBefore := hostWrites(t, hc, "events"), hostWrites(t, hc, "deployments")

@@ -145,7 +145,7 @@ spec:
 	writesBy := func() map[string]float64 {
 		out := map[string]float64{}
 		for _, s := range m.scrape(t) {
-			if s.Name == "apiserver_request_total" && isWrite(s.Labels["verb"]) {
+			if slices.Contains(servedRequests, s.Name) && isWrite(s.Labels["verb"]) {
 				k := s.Labels["resource"]
 				if sub := s.Labels["subresource"]; sub != "" {
 					k += "/" + sub

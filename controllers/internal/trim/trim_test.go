@@ -51,3 +51,33 @@ func TestManagedFields(t *testing.T) {
 		})
 	}
 }
+
+func TestManagedFieldsOfShared(t *testing.T) {
+	managed := []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate}}
+	shared := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"k": "v"}, ManagedFields: managed}, Data: map[string]string{"d": "1"}}
+	out, err := ManagedFieldsOfShared(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := out.(*corev1.ConfigMap)
+	if cm == shared || cm.ManagedFields != nil || cm.Name != "a" || cm.Labels["k"] != "v" || cm.Data["d"] != "1" {
+		t.Errorf("got %+v, want a copy without managedFields", cm)
+	}
+	if len(shared.ManagedFields) != 1 {
+		t.Error("the shared object lost its managedFields")
+	}
+	bare := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b"}}
+	if out, _ := ManagedFieldsOfShared(bare); out != any(bare) {
+		t.Error("an object without managedFields was copied")
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{
+		"name": "c", "managedFields": []any{map[string]any{"manager": "kubectl"}},
+	}}}
+	out, _ = ManagedFieldsOfShared(u)
+	if _, found, _ := unstructured.NestedFieldNoCopy(u.Object, "metadata", "managedFields"); !found {
+		t.Error("the shared unstructured object lost its managedFields")
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(out.(*unstructured.Unstructured).Object, "metadata", "managedFields"); found {
+		t.Error("the copy kept managedFields")
+	}
+}
