@@ -87,7 +87,7 @@ func New(tmpl *templates.Informers, pps policyinformers.PropagationPolicyInforme
 		synced: []cache.InformerSynced{pps.Informer().HasSynced, cpps.Informer().HasSynced, ops.Informer().HasSynced,
 			rbs.Informer().HasSynced, crbs.Informer().HasSynced, priorityClasses.Informer().HasSynced},
 		client: client, interp: interp, recorder: recorder,
-		queue:    worker.NewQueue("detector-templates"),
+		queue:    worker.NewFairQueue("detector-templates", templateNamespace),
 		policies: worker.NewQueue("detector-policies"),
 	}
 	tmpl.AddHandler(c)
@@ -158,6 +158,15 @@ func (c *Controller) retryMissingKinds(ctx context.Context) {
 func templateKey(gvk schema.GroupVersionKind, namespace, name string) string {
 	av, k := gvk.ToAPIVersionAndKind()
 	return av + "|" + k + "|" + namespace + "|" + name
+}
+
+// templateNamespace is the namespace of a template key: the detector's
+// queue is fair by it.
+func templateNamespace(key string) string {
+	if p := strings.Split(key, "|"); len(p) == 4 {
+		return p[2]
+	}
+	return ""
 }
 
 func parseTemplateKey(key string) (schema.GroupVersionKind, string, string, error) {

@@ -2,53 +2,108 @@ package worker
 
 import (
 	"container/heap"
+	"strings"
+	"sync"
+	"time"
 
 	"k8s.io/client-go/util/workqueue"
 )
 
+// NewQueue returns the rate-limited queue of a controller whose keys are
+// "namespace/name": they come out fairly by namespace (fairHeap), so a
+// burst of new objects in one namespace does not hold back a change in
+// another.
+func NewQueue(name string) workqueue.TypedRateLimitingInterface[string] {
+	return NewFairQueue(name, Namespace)
+}
+
+// NewFairQueue is NewQueue with flow saying which flow (namespace) a key
+// is fair within.
+func NewFairQueue(name string, flow func(key string) string) workqueue.TypedRateLimitingInterface[string] {
+	return newQueue(name, newFairHeap(flow, func(string) int32 { return 0 }, time.Now))
+}
+
 // NewPriorityQueue is NewQueue whose keys come out highest priority first
-// (first in, first out among equals), as Karmada's scheduler serves
+// (fairly by namespace among equals), as Karmada's scheduler serves
 // bindings by their schedulePriority. priority is read when a key is
 // queued; a key queued again while it waits keeps its place unless its
 // priority rose.
 func NewPriorityQueue(name string, priority func(key string) int32) workqueue.TypedRateLimitingInterface[string] {
-	q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: name, Queue: newPriorityHeap(priority)})
+	return newQueue(name, newFairHeap(Namespace, priority, time.Now))
+}
+
+func newQueue(name string, h *fairHeap) workqueue.TypedRateLimitingInterface[string] {
+	registerAge(name, h)
+	q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: name, Queue: h})
 	delaying := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{Name: name, Queue: q})
 	return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: name, DelayingQueue: delaying})
 }
 
-// priorityHeap implements workqueue.Queue: the workqueue keeps it free of
-// duplicates and calls Touch when a waiting key is added again.
-type priorityHeap struct {
+// Namespace is the namespace of a "namespace/name" key; "" for a key
+// without "/" (a cluster-scoped object's).
+func Namespace(key string) string {
+	ns, _, ok := strings.Cut(key, "/")
+	if !ok {
+		return ""
+	}
+	return ns
+}
+
+// fairHeap implements workqueue.Queue (the workqueue keeps it free of
+// duplicates and calls Touch when a waiting key is added again) as
+// start-time fair queuing over the keys' namespaces: a key queued for a
+// namespace is tagged one past the later of the namespace's last tag and
+// the tag last served, and keys come out by priority, then tag, then the
+// order they were queued in. A namespace that queues a thousand keys at
+// once gets tags far ahead; one that queues a key later is served next to
+// the burst, not after it.
+type fairHeap struct {
+	mu       sync.Mutex
+	flow     func(string) string
 	priority func(string) int32
+	now      func() time.Time
 	items    []*heapItem
 	index    map[string]*heapItem
-	seq      uint64
+	// served is the tag of the key last popped; last the last tag given
+	// per namespace with keys waiting, waiting how many.
+	served  uint64
+	seq     uint64
+	last    map[string]uint64
+	waiting map[string]int
 }
 
 type heapItem struct {
-	key      string
-	priority int32
-	seq      uint64
-	pos      int
+	key, namespace string
+	priority       int32
+	tag, seq       uint64
+	queued         time.Time
+	pos            int
 }
 
-func newPriorityHeap(priority func(string) int32) *priorityHeap {
-	return &priorityHeap{priority: priority, index: map[string]*heapItem{}}
+func newFairHeap(flow func(string) string, priority func(string) int32, now func() time.Time) *fairHeap {
+	return &fairHeap{flow: flow, priority: priority, now: now, index: map[string]*heapItem{}, last: map[string]uint64{}, waiting: map[string]int{}}
 }
 
 // Push implements workqueue.Queue.
-func (h *priorityHeap) Push(key string) {
+func (h *fairHeap) Push(key string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ns := h.flow(key)
+	tag := max(h.served, h.last[ns]) + 1
+	h.last[ns] = tag
+	h.waiting[ns]++
 	h.seq++
-	it := &heapItem{key: key, priority: h.priority(key), seq: h.seq}
+	it := &heapItem{key: key, namespace: ns, priority: h.priority(key), tag: tag, seq: h.seq, queued: h.now()}
 	h.index[key] = it
 	heap.Push((*itemHeap)(h), it)
 }
 
 // Touch implements workqueue.Queue: a waiting key whose priority rose
 // moves up.
-func (h *priorityHeap) Touch(key string) {
+func (h *fairHeap) Touch(key string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	it, ok := h.index[key]
 	if !ok {
 		return
@@ -60,23 +115,54 @@ func (h *priorityHeap) Touch(key string) {
 }
 
 // Len implements workqueue.Queue.
-func (h *priorityHeap) Len() int { return len(h.items) }
+func (h *fairHeap) Len() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.items)
+}
 
 // Pop implements workqueue.Queue.
-func (h *priorityHeap) Pop() string {
+func (h *fairHeap) Pop() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	it := heap.Pop((*itemHeap)(h)).(*heapItem)
 	delete(h.index, it.key)
+	h.served = max(h.served, it.tag)
+	if h.waiting[it.namespace]--; h.waiting[it.namespace] == 0 {
+		// Nothing waits: its next key is tagged from served.
+		delete(h.waiting, it.namespace)
+		delete(h.last, it.namespace)
+	}
 	return it.key
 }
 
-// itemHeap is the container/heap view of a priorityHeap.
-type itemHeap priorityHeap
+// oldest is how long the longest-waiting key has waited (0: none waits).
+func (h *fairHeap) oldest() time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var first time.Time
+	for _, it := range h.items {
+		if first.IsZero() || it.queued.Before(first) {
+			first = it.queued
+		}
+	}
+	if first.IsZero() {
+		return 0
+	}
+	return h.now().Sub(first)
+}
+
+// itemHeap is the container/heap view of a fairHeap (its lock held).
+type itemHeap fairHeap
 
 func (h *itemHeap) Len() int { return len(h.items) }
 func (h *itemHeap) Less(i, j int) bool {
 	a, b := h.items[i], h.items[j]
 	if a.priority != b.priority {
 		return a.priority > b.priority
+	}
+	if a.tag != b.tag {
+		return a.tag < b.tag
 	}
 	return a.seq < b.seq
 }

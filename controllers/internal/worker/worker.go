@@ -14,12 +14,6 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// NewQueue returns the rate-limited queue of a controller.
-func NewQueue(name string) workqueue.TypedRateLimitingInterface[string] {
-	return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: name})
-}
-
 // Run waits for the caches, then runs workers that reconcile keys from
 // queue until ctx ends; a failed key is retried with backoff. It shuts the
 // queue down on return.
