@@ -3,6 +3,7 @@ package clusters
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -86,27 +87,49 @@ func TestBindingServedInBothVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/apis/work.karmada.io/v1alpha1/namespaces/default/resourcebindings/" + rb.Name).DoRaw(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v1 struct {
+	// The controllers may change the binding (the scheduler finds no
+	// placement for it): compare both views at one resourceVersion.
+	type view struct {
 		APIVersion string `json:"apiVersion"`
-		Spec       struct {
+		Metadata   struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+		Spec struct {
 			Resource struct {
 				Kind     string `json:"kind"`
 				Replicas int32  `json:"replicas"`
 			} `json:"resource"`
+			Replicas int32 `json:"replicas"`
 			Clusters []struct {
 				Name     string `json:"name"`
 				Replicas int32  `json:"replicas"`
 			} `json:"clusters"`
 		} `json:"spec"`
 	}
-	if err := json.Unmarshal(raw, &v1); err != nil {
-		t.Fatal(err)
+	get := func(version string) (view, []byte) {
+		raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/apis/work.karmada.io/" + version + "/namespaces/default/resourcebindings/" + rb.Name).DoRaw(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v view
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatal(err)
+		}
+		return v, raw
 	}
-	if v1.APIVersion != "work.karmada.io/v1alpha1" || v1.Spec.Resource.Kind != "Deployment" || v1.Spec.Resource.Replicas != 2 || len(v1.Spec.Clusters) != 2 {
-		t.Errorf("v1alpha1 view: %s", raw)
+	for attempt := 0; ; attempt++ {
+		v1, raw := get("v1alpha1")
+		v2, _ := get("v1alpha2")
+		if v1.Metadata.ResourceVersion != v2.Metadata.ResourceVersion && attempt < 20 {
+			continue
+		}
+		if v1.APIVersion != "work.karmada.io/v1alpha1" || v1.Spec.Resource.Kind != "Deployment" || v1.Spec.Resource.Replicas != v2.Spec.Replicas ||
+			fmt.Sprint(v1.Spec.Clusters) != fmt.Sprint(v2.Spec.Clusters) || v1.Metadata.ResourceVersion != v2.Metadata.ResourceVersion {
+			t.Errorf("v1alpha1 view: %s\nv1alpha2 view: %+v", raw, v2)
+		}
+		if created.Spec.Replicas != 2 {
+			t.Errorf("created with %d replicas, want 2", created.Spec.Replicas)
+		}
+		return
 	}
 }
