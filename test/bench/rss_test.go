@@ -1,41 +1,20 @@
 package bench
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
 )
 
 // vmHWM is the peak resident memory of process pid (bytes), from
 // /proc/<pid>/status: what the kernel measured, not a sample.
 func vmHWM(pid int) (int64, error) { return procStatus(pid, "VmHWM") }
 
-// procStatus reads one kB field of /proc/<pid>/status, in bytes: VmHWM
-// (peak resident), RssAnon (resident heap and stacks now), RssFile
-// (resident file pages now, e.g. etcd's memory-mapped database).
-func procStatus(pid int, field string) (int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = f.Close() }()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), field+":"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return kb << 10, err
-		}
-	}
-	if err := s.Err(); err != nil {
-		return 0, err
-	}
-	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
-}
+// procStatus is env.ProcStatus.
+func procStatus(pid int, field string) (int64, error) { return env.ProcStatus(pid, field) }
 
 // controlPlanePeakRSS sums the peak RSS of the control plane's processes
 // since they started: every process of the host cluster (kube-apiserver,
