@@ -57,8 +57,9 @@ down: ## stop everything `make up` started (safe to run twice)
 test: tools test-unit test-e2e ## unit tests, then the e2e suites against real clusters
 
 .PHONY: test-unit
-test-unit: ## unit tests
+test-unit: ## unit tests (the in-process path's under the race detector too)
 	go test -count=1 $(UNIT_PKGS)
+	go test -race -count=1 -run '^TestInProcess' ./server/
 
 # Two lanes side by side, one suite at a time in each (hack/e2e.sh): the
 # suites that mostly wait beside the others. Each suite starts its own

@@ -11,7 +11,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-waiting=${E2E_WAITING:-./test/e2e/autoscaling ./test/e2e/failover ./test/e2e/ha ./test/e2e/pull}
+waiting=${E2E_WAITING:-./test/e2e/autoscaling ./test/e2e/failover ./test/e2e/ha ./test/e2e/pull ./test/e2e/race}
 timeout=${E2E_TIMEOUT:-30m}
 mapfile -t all < <(go list ./test/e2e/...)
 rest=()
