@@ -52,6 +52,8 @@ type Controller struct {
 	recorder record.EventRecorder
 	queue    workqueue.TypedRateLimitingInterface[string]
 	now      func() time.Time
+	// lags are how late each cluster's Works report.
+	lags *reportLags
 	// written holds, per binding key, the controller's last status write
 	// until the cache catches up with it.
 	written ownwrites.Writes[string, written]
@@ -79,6 +81,7 @@ func New(works workinformers.WorkInformer, clusters clusterinformers.ClusterInfo
 		recorder: recorder,
 		queue:    worker.NewQueue(ControllerName),
 		now:      time.Now,
+		lags:     newReportLags(),
 	}
 	if err := works.Informer().AddIndexers(cache.Indexers{workBindingIndex: indexWorkByBinding}); err != nil {
 		return nil, fmt.Errorf("indexing works by binding: %w", err)

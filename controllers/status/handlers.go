@@ -9,6 +9,7 @@ import (
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // workBindingIndex indexes Works by the binding they belong to: by
@@ -90,6 +91,12 @@ func (c *Controller) onWorkUpdate(oldObj, curObj any) {
 		apiequality.Semantic.DeepEqual(old.Labels, cur.Labels) && apiequality.Semantic.DeepEqual(old.Annotations, cur.Annotations) &&
 		apiequality.Semantic.DeepEqual(old.Status, cur.Status) && apiequality.Semantic.DeepEqual(old.Spec, cur.Spec) {
 		return
+	}
+	if applied := meta.FindStatusCondition(cur.Status.Conditions, workv1alpha1.WorkApplied); applied != nil &&
+		meta.FindStatusCondition(old.Status.Conditions, workv1alpha1.WorkApplied) == nil {
+		if cluster, ok := names.ClusterOf(cur.Namespace); ok {
+			c.lags.observe(cluster, applied.LastTransitionTime.Sub(cur.CreationTimestamp.Time), c.now())
+		}
 	}
 	oldKey, _ := bindingKeyOfWork(old)
 	if key, ok := bindingKeyOfWork(cur); ok {

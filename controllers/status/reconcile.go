@@ -87,7 +87,8 @@ const workReportGrace = 30 * time.Second
 
 // unreported returns how long to wait for the Works of b that are not
 // there yet or have not reported an Applied condition yet, each for at
-// most workReportGrace after it (or, for a missing Work, the binding's
+// most its cluster's grace (workReportGrace, longer while the cluster's
+// Works report late: reportLags) after it (or, for a missing Work, the binding's
 // scheduling) appeared; zero when none is pending. Works that will not
 // report soon are not waited for: those whose dispatching is suspended,
 // and those to clusters that are not Ready.
@@ -95,7 +96,7 @@ func (c *Controller) unreported(b *binding, works []*workv1alpha1.Work) time.Dur
 	var wait time.Duration
 	now := c.now()
 	pending := func(cluster string, since time.Time) {
-		if d := since.Add(workReportGrace).Sub(now); d > wait && c.clusterReady(cluster) {
+		if d := since.Add(c.lags.grace(cluster, now)).Sub(now); d > wait && c.clusterReady(cluster) {
 			wait = d
 		}
 	}
