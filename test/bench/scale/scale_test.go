@@ -13,6 +13,7 @@ package scale
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -313,12 +314,23 @@ spec:
 	want := n * len(names)
 	start := time.Now()
 	var got int
+	list := func(ctx context.Context) (int, error) {
+		raw, err := hc.CoreV1().RESTClient().Get().AbsPath(path).DoRaw(ctx)
+		if err != nil {
+			return 0, err
+		}
+		var l struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		err = json.Unmarshal(raw, &l)
+		return len(l.Items), err
+	}
 	framework.Eventually(t, 10*time.Minute, func(ctx context.Context) string {
-		l := &appsv1.DeploymentList{}
-		if err := hc.CoreV1().RESTClient().Get().AbsPath(path).Do(ctx).Into(l); err != nil {
+		var err error
+		if got, err = list(ctx); err != nil {
 			return err.Error()
 		}
-		if got = len(l.Items); got < want {
+		if got < want {
 			return fmt.Sprintf("search lists %d Deployments, want %d", got, want)
 		}
 		return ""
@@ -327,8 +339,7 @@ spec:
 	var times []time.Duration
 	for range 3 {
 		start := time.Now()
-		l := &appsv1.DeploymentList{}
-		if err := hc.CoreV1().RESTClient().Get().AbsPath(path).Do(t.Context()).Into(l); err != nil {
+		if _, err := list(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		times = append(times, time.Since(start))
