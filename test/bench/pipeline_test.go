@@ -315,6 +315,8 @@ func waitIdle(t *testing.T, m *flotillaMetrics, n int) (time.Time, framework.Sam
 	t.Helper()
 	var quietSince time.Time
 	var lastAdds float64 = -1
+	var lastScrape framework.Samples
+	var lastBusy string
 	deadline := time.Now().Add(30 * time.Minute)
 	for time.Now().Before(deadline) {
 		ss := m.scrape(t)
@@ -327,16 +329,40 @@ func waitIdle(t *testing.T, m *flotillaMetrics, n int) (time.Time, framework.Sam
 		depth := ss.Sum("workqueue_depth", nil)
 		taken := ss.Sum("workqueue_adds_total", func(l map[string]string) bool { return l["name"] == "binding" })
 		if taken < float64(n) || depth > 0 || adds != lastAdds {
+			if busy := busyQueues(ss, lastScrape); busy != "" {
+				lastBusy = fmt.Sprintf("%s at %s", busy, now.Format("15:04:05.0"))
+			}
 			quietSince, lastAdds = time.Time{}, adds
 		} else if quietSince.IsZero() {
 			quietSince = now
 		} else if now.Sub(quietSince) >= 2*time.Second {
+			t.Logf("idle at %s; the last busy queues: %s", quietSince.Format("15:04:05.0"), lastBusy)
 			return quietSince, ss
 		}
+		lastScrape = ss
 		time.Sleep(250 * time.Millisecond)
 	}
 	t.Fatal("flotilla-apiserver's controllers were not idle in 30 minutes")
 	return time.Time{}, nil
+}
+
+// busyQueues names the queues with keys waiting in ss or keys added since
+// prev, with their depth and adds.
+func busyQueues(ss, prev framework.Samples) string {
+	var busy []string
+	for _, s := range ss {
+		if s.Name != "workqueue_depth" {
+			continue
+		}
+		name := s.Labels["name"]
+		of := func(l map[string]string) bool { return l["name"] == name }
+		added := ss.Sum("workqueue_adds_total", of) - prev.Sum("workqueue_adds_total", of)
+		if s.Value > 0 || (prev != nil && added > 0) {
+			busy = append(busy, fmt.Sprintf("%s (depth %.0f, %.0f added)", name, s.Value, added))
+		}
+	}
+	slices.Sort(busy)
+	return strings.Join(busy, ", ")
 }
 
 // prepareNamespace creates ns on the host (propagated to every member), the
