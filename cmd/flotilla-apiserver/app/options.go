@@ -279,10 +279,7 @@ func NewCommand() *cobra.Command {
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			// SIGTERM or SIGINT stops the server gracefully: requests
-			// drain, and the controllers hand their lease back so another
-			// replica takes over at once (a second signal exits).
-			return Run(genericapiserver.SetupSignalContext(), o)
+			return Run(cmd.Context(), o)
 		},
 	}
 	fss := cliflag.NamedFlagSets{}
