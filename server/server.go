@@ -117,6 +117,9 @@ type Server struct {
 	// Storage is the server's storage in process: the embedded
 	// controllers, the member hub and search read and write through it.
 	Storage *inprocess.Storage
+	// controllersDone is closed when the embedded controllers have
+	// stopped (nil when they do not run).
+	controllersDone chan struct{}
 	// Tunnels holds the tunnels of the pull clusters' agents
 	// (clusters/tunnel), through which clusters/proxy, search and the
 	// metrics APIs reach Pull clusters.
@@ -366,6 +369,7 @@ func (c CompletedConfig) installMetrics(g *genericapiserver.GenericAPIServer, hu
 // Cluster informer.
 func (s *Server) startControllers(opts manager.Options, host *rest.Config, overHTTP *versioned.Clientset, clusters cache.SharedIndexInformer) error {
 	g := s.GenericAPIServer
+	s.controllersDone = make(chan struct{})
 	return g.AddPostStartHook("start-controllers", func(hctx genericapiserver.PostStartHookContext) error {
 		mc, err := manager.NewContext(opts, manager.KarmadaClients{
 			Client: s.Storage.Client(overHTTP), Informers: s.Storage.Informers(overHTTP), Shared: true,
@@ -376,6 +380,7 @@ func (s *Server) startControllers(opts manager.Options, host *rest.Config, overH
 		mc.UseMembers(s.MemberClients, s.MemberHub)
 		mc.UseClusterInformer(clusters)
 		go func() {
+			defer close(s.controllersDone)
 			if err := manager.Run(hctx, mc); err != nil {
 				klog.FromContext(hctx).Error(err, "Controllers stopped")
 			}
@@ -384,7 +389,22 @@ func (s *Server) startControllers(opts manager.Options, host *rest.Config, overH
 	})
 }
 
-// Run serves until ctx ends.
+// controllersStopGrace bounds how long Run waits, once the server has
+// stopped, for the controllers to stop and hand their lease back.
+const controllersStopGrace = 10 * time.Second
+
+// Run serves until ctx ends. Then it waits (at most controllersStopGrace)
+// for the embedded controllers to stop, so that a leader stopped by
+// SIGTERM releases its lease and another replica (or the restarted
+// process) takes over at once instead of after the lease expires.
 func (s *Server) Run(ctx context.Context) error {
-	return s.GenericAPIServer.PrepareRun().RunWithContext(ctx)
+	err := s.GenericAPIServer.PrepareRun().RunWithContext(ctx)
+	if s.controllersDone != nil {
+		select {
+		case <-s.controllersDone:
+		case <-time.After(controllersStopGrace):
+			klog.FromContext(ctx).Info("The controllers did not stop in time; exiting without them", "grace", controllersStopGrace)
+		}
+	}
+	return err
 }

@@ -279,7 +279,10 @@ func NewCommand() *cobra.Command {
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return Run(cmd.Context(), o)
+			// SIGTERM or SIGINT stops the server gracefully: requests
+			// drain, and the controllers hand their lease back so another
+			// replica takes over at once (a second signal exits).
+			return Run(genericapiserver.SetupSignalContext(), o)
 		},
 	}
 	fss := cliflag.NamedFlagSets{}
