@@ -204,22 +204,33 @@ func (s *Storage) Create(ctx context.Context, gvr schema.GroupVersionResource, n
 	if !ok {
 		return nil, apierrors.NewMethodNotSupported(gvr.GroupResource(), "create")
 	}
-	obj = obj.DeepCopyObject()
-	s.scheme.Default(obj)
-	m, err := meta.Accessor(obj)
+	obj, m, err := s.incoming(r, namespace, obj)
 	if err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
-	}
-	rest.WipeObjectMetaSystemFields(m)
-	if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(rest.ExpectedNamespaceForScope(namespace, r.namespaced), m); err != nil {
 		return nil, err
 	}
+	rest.WipeObjectMetaSystemFields(m)
 	ctx = s.context(ctx, m.GetNamespace())
 	if err := s.mutate(ctx, s.attributes(r, sub, obj, nil, m.GetNamespace(), m.GetName(), admission.Create, &opts, opts.DryRun)); err != nil {
 		return nil, s.status(err)
 	}
 	out, err = creater.Create(ctx, obj, s.validateCreate(r, sub, m.GetNamespace(), m.GetName(), &opts), &opts)
 	return out, s.status(err)
+}
+
+// incoming is what the HTTP handlers do to a body before storing it: a copy
+// of obj (the caller's stays untouched), defaulted, whose namespace must be
+// the request's (filled in when empty).
+func (s *Storage) incoming(r *resource, namespace string, obj runtime.Object) (runtime.Object, metav1.Object, error) {
+	obj = obj.DeepCopyObject()
+	s.scheme.Default(obj)
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, nil, apierrors.NewBadRequest(err.Error())
+	}
+	if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(rest.ExpectedNamespaceForScope(namespace, r.namespaced), m); err != nil {
+		return nil, nil, err
+	}
+	return obj, m, nil
 }
 
 // Update replaces the stored object (or its subresource) with a copy of
@@ -235,13 +246,8 @@ func (s *Storage) Update(ctx context.Context, gvr schema.GroupVersionResource, n
 	if !ok {
 		return nil, apierrors.NewMethodNotSupported(gvr.GroupResource(), "update")
 	}
-	obj = obj.DeepCopyObject()
-	s.scheme.Default(obj)
-	m, err := meta.Accessor(obj)
+	obj, m, err := s.incoming(r, namespace, obj)
 	if err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
-	}
-	if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(rest.ExpectedNamespaceForScope(namespace, r.namespaced), m); err != nil {
 		return nil, err
 	}
 	ns, name := m.GetNamespace(), m.GetName()

@@ -456,6 +456,18 @@ func (e *Environment) KillReplica(i int) error {
 	return nil
 }
 
+// StopReplica stops replica i with SIGTERM, as a rolling update or `kubectl
+// delete pod` does, and SIGKILL after grace. It reports whether the replica
+// ended by itself within grace. Its endpoint stays published until
+// SyncFlotillaEndpoints.
+func (e *Environment) StopReplica(i int, grace time.Duration) (bool, error) {
+	p := e.Replica(i)
+	if p == nil {
+		return false, fmt.Errorf("no replica %d", i)
+	}
+	return p.Stop(grace), nil
+}
+
 // RestartReplica starts replica i again with the same flags and port, waits
 // until it is ready and publishes its endpoint. A running replica is left
 // as it is.

@@ -89,14 +89,17 @@ func (p *Process) Exited() (bool, error) {
 
 // Stop sends SIGTERM to the process group, waits up to grace for the process
 // to end, then sends SIGKILL. Stopping a process that is gone is not an error.
-func (p *Process) Stop(grace time.Duration) {
+// It reports whether the process ended by itself within grace.
+func (p *Process) Stop(grace time.Duration) bool {
 	if !p.owned() {
-		return
+		return true
 	}
 	_ = syscall.Kill(-p.PID, syscall.SIGTERM)
 	deadline := time.Now().Add(grace)
+	ended := false
 	for time.Now().Before(deadline) {
 		if done, _ := p.Exited(); done {
+			ended = true
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -106,6 +109,7 @@ func (p *Process) Stop(grace time.Duration) {
 	if p.exited != nil {
 		<-p.exited
 	}
+	return ended
 }
 
 // Kill sends SIGKILL to the process group at once, as `kill -9` does, and

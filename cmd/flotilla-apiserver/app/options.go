@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -47,6 +48,12 @@ type Options struct {
 	// A GOMEMLIMIT (the chart sets one from the container's limit) makes
 	// the collector work harder only near that limit.
 	GCPercent int
+	// ShutdownWatchTerminationGracePeriod is how long, after SIGTERM, the
+	// server waits for the watches it serves to end (each is told to end
+	// at once; clients then watch another replica). Without it, the HTTP
+	// server waits for them up to the request timeout (a minute) and the
+	// process, its embedded etcd included, stays that long.
+	ShutdownWatchTerminationGracePeriod time.Duration
 	// Options configure what the server assembles: its APIServices, the
 	// controllers, search, the metrics APIs and the tunnel relay.
 	server.Options
@@ -70,6 +77,8 @@ func NewOptions() *Options {
 		Options:   server.NewOptions(),
 		GCPercent: 100,
 
+		ShutdownWatchTerminationGracePeriod: 5 * time.Second,
+
 		MetricsBindAddress: telemetry.DefaultBindAddress,
 	}
 	o.APIService = server.APIServiceOptions{Register: true, ServiceName: names.ServerService, ServiceNamespace: names.SystemNamespace}
@@ -84,6 +93,8 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs := fss.FlagSet("flotilla")
 	fs.StringVar(&o.EmbeddedEtcdDir, "embedded-etcd-dir", o.EmbeddedEtcdDir, "run etcd inside the process with its data in this directory (used when --etcd-servers is empty)")
 	fs.BoolVar(&o.EmbeddedEtcdUnsafeNoFsync, "embedded-etcd-unsafe-no-fsync", o.EmbeddedEtcdUnsafeNoFsync, "UNSAFE: skip fsync in the embedded etcd (a machine crash loses the last writes); for test beds only")
+	fs.DurationVar(&o.ShutdownWatchTerminationGracePeriod, "shutdown-watch-termination-grace-period", o.ShutdownWatchTerminationGracePeriod,
+		"how long, after SIGTERM, to wait for the watches served to end (each is ended at once, so clients resume on another replica); 0: let them run until the request timeout")
 	fs.IntVar(&o.GCPercent, "gc-percent", o.GCPercent, "garbage collector target percentage when GOGC is not set (higher: less CPU, more memory)")
 	fs.BoolVar(&o.APIService.Register, "register-apiservices", o.APIService.Register, "create or update this server's APIService objects on the host at start, and install the CRDs of the MCS API (multicluster.x-k8s.io ServiceExport and ServiceImport) unless someone else installed them")
 	fs.StringVar(&o.APIService.ServiceName, "service-name", o.APIService.ServiceName, "name of the Service the APIServices point at")
@@ -196,6 +207,9 @@ func (o *Options) Validate() error {
 	if d := o.Controllers.Descheduler; d.DeschedulingInterval <= 0 || d.UnschedulableThreshold < 0 {
 		errs = append(errs, fmt.Errorf("--descheduling-interval must be positive (got %s) and --unschedulable-threshold not negative (got %s)", d.DeschedulingInterval, d.UnschedulableThreshold))
 	}
+	if o.ShutdownWatchTerminationGracePeriod < 0 {
+		errs = append(errs, fmt.Errorf("--shutdown-watch-termination-grace-period must not be negative, got %s", o.ShutdownWatchTerminationGracePeriod))
+	}
 	if o.Controllers.MaxClustersPerToken < 0 {
 		errs = append(errs, fmt.Errorf("--max-clusters-per-token must not be negative, got %d", o.Controllers.MaxClustersPerToken))
 	}
@@ -257,6 +271,7 @@ func (o *Options) Config(etcdServers []string, host *rest.Config) (*server.Confi
 	if err := o.Server.ApplyTo(cfg); err != nil {
 		return nil, fmt.Errorf("applying options: %w", err)
 	}
+	cfg.ShutdownWatchTerminationGracePeriod = o.ShutdownWatchTerminationGracePeriod
 	hostClient, err := kubernetes.NewForConfig(host)
 	if err != nil {
 		return nil, err

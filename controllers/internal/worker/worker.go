@@ -33,6 +33,8 @@ func Run(ctx context.Context, queue workqueue.TypedRateLimitingInterface[string]
 		})
 	}
 	<-ctx.Done()
+	// Workers waiting in Get return only once the queue is shut down.
+	queue.ShutDown()
 	wg.Wait()
 }
 

@@ -73,7 +73,8 @@ func TestFederatedHPA(t *testing.T) {
 			return err.Error()
 		}
 		if f.Status.DesiredReplicas != 10 || len(pods["member1"]) < 2 || len(pods["member2"]) < 2 {
-			return fmt.Sprintf("desired %d current %d, running pods %v; conditions %s", f.Status.DesiredReplicas, f.Status.CurrentReplicas, pods, conditions(f.Status.Conditions))
+			return fmt.Sprintf("desired %d current %d, running pods %v; conditions %s; %s", f.Status.DesiredReplicas, f.Status.CurrentReplicas,
+				pods, conditions(f.Status.Conditions), podsAndSamples(ctx, t, ns))
 		}
 		return ""
 	})
@@ -100,7 +101,8 @@ func TestFederatedHPA(t *testing.T) {
 			return err.Error()
 		}
 		if f.Status.DesiredReplicas != 1 {
-			return fmt.Sprintf("desired %d current %d; conditions %s", f.Status.DesiredReplicas, f.Status.CurrentReplicas, conditions(f.Status.Conditions))
+			return fmt.Sprintf("desired %d current %d; conditions %s; %s", f.Status.DesiredReplicas, f.Status.CurrentReplicas,
+				conditions(f.Status.Conditions), podsAndSamples(ctx, t, ns))
 		}
 		return ""
 	})

@@ -149,3 +149,45 @@ func containsLine(lines []string, substr ...string) bool {
 	}
 	return false
 }
+
+// podsAndSamples describes, for a failure message, the app=nginx pods of
+// every member (phase, Ready, being deleted, start) and the samples the
+// control plane's metrics.k8s.io serves for them: what a FederatedHPA
+// computes from.
+func podsAndSamples(ctx context.Context, t *testing.T, ns string) string {
+	var b strings.Builder
+	for _, m := range members {
+		pods, err := member(t, m).CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=nginx"})
+		if err != nil {
+			fmt.Fprintf(&b, "%s pods: %v; ", m, err)
+			continue
+		}
+		for _, p := range pods.Items {
+			ready := "?"
+			for _, c := range p.Status.Conditions {
+				if c.Type == "Ready" {
+					ready = string(c.Status) + "@" + c.LastTransitionTime.UTC().Format("15:04:05")
+				}
+			}
+			start := "-"
+			if p.Status.StartTime != nil {
+				start = p.Status.StartTime.UTC().Format("15:04:05")
+			}
+			fmt.Fprintf(&b, "%s/%s %s ready=%s start=%s deleting=%t usage=%s; ", m, p.Name, p.Status.Phase, ready, start,
+				p.DeletionTimestamp != nil, p.Annotations["kwok.x-k8s.io/usage-cpu"])
+		}
+	}
+	list, err := controlPlaneMetrics(t).MetricsV1beta1().PodMetricses(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=nginx"})
+	if err != nil {
+		return b.String() + "samples: " + err.Error()
+	}
+	b.WriteString("samples:")
+	for _, pm := range list.Items {
+		var cpu []string
+		for _, c := range pm.Containers {
+			cpu = append(cpu, c.Usage.Cpu().String())
+		}
+		fmt.Fprintf(&b, " %s %v at %s/%s;", pm.Name, cpu, pm.Timestamp.UTC().Format("15:04:05"), pm.Window.Duration)
+	}
+	return b.String()
+}
