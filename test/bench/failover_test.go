@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
@@ -111,7 +112,7 @@ func (k *readyCounter) counts() (ready, gone int, last time.Time) {
 func TestFailoverTaintEviction(t *testing.T) {
 	n := benchSize("FLOTILLA_BENCH_FAILOVER", 500)
 	const toleration = 10
-	hc, kc := hostClients(t)
+	hc, kc := framework.FastClients(t)
 	m1, m2, m3 := memberClient(t, "member1"), memberClient(t, "member2"), memberClient(t, "member3")
 
 	// The floor: n Deployments created in member2 directly, until Ready.

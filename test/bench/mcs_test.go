@@ -343,7 +343,7 @@ spec:
 // copy).
 func TestMCSEndpointPropagation(t *testing.T) {
 	n := benchSize("FLOTILLA_BENCH_MCS", 200)
-	hc, kc := hostClients(t)
+	hc, kc := framework.FastClients(t)
 	m1, m3 := memberClient(t, "member1"), memberClient(t, "member3")
 	const ns, svc, app = "bench-mcs", "web", "bench-mcs"
 	mcsCRDsInBenchMembers(t, kc)

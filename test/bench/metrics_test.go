@@ -61,29 +61,6 @@ func (m *flotillaMetrics) scrape(t *testing.T) framework.Samples {
 }
 
 // isWrite tells whether an HTTP method or API verb changes state.
-// servedRequests are the metrics of the requests flotilla-apiserver's
-// storage served: over HTTP, and in process (the embedded controllers',
-// with the same labels).
-var servedRequests = []string{"apiserver_request_total", "flotilla_inprocess_requests_total"}
-
-// served sums the requests flotilla-apiserver's storage served, over HTTP
-// and in process, whose labels satisfy keep.
-func served(ss framework.Samples, keep func(map[string]string) bool) float64 {
-	var n float64
-	for _, name := range servedRequests {
-		n += ss.Sum(name, keep)
-	}
-	return n
-}
-
-func isWrite(verb string) bool {
-	switch strings.ToUpper(verb) {
-	case "POST", "PUT", "PATCH", "DELETE", "CREATE", "UPDATE", "APPLY", "DELETECOLLECTION":
-		return true
-	}
-	return false
-}
-
 // queueSummary describes each controller queue: items handled, average wait
 // in the queue and average work, so a figure shows where the time went.
 func queueSummary(ss framework.Samples) string {
@@ -274,6 +251,6 @@ func hostWrites(t *testing.T, hc kubernetes.Interface, resource string) float64 
 		return 0
 	}
 	return ss.Sum("apiserver_request_total", func(l map[string]string) bool {
-		return l["resource"] == resource && l["subresource"] == "" && isWrite(l["verb"])
+		return l["resource"] == resource && l["subresource"] == "" && framework.IsWrite(l["verb"])
 	})
 }

@@ -30,9 +30,9 @@ import (
 func TestSchedulerThroughput(t *testing.T) {
 	n := benchSize("FLOTILLA_BENCH_BINDINGS", 10000)
 	orig := slices.Clone(framework.Env.Host.Process(env.FlotillaComponent).Args)
-	t.Cleanup(func() { restartFlotilla(context.Background(), t, orig) })
-	restartFlotilla(t.Context(), t, withControllers(t, "cluster-status"))
-	hc, kc := hostClients(t)
+	t.Cleanup(func() { framework.RestartFlotilla(context.Background(), t, orig) })
+	framework.RestartFlotilla(t.Context(), t, framework.WithControllers("cluster-status"))
+	hc, kc := framework.FastClients(t)
 	const ns = "bench-scheduler"
 	if _, err := hc.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -62,24 +62,24 @@ func TestSchedulerThroughput(t *testing.T) {
 	// binding or a subresource counts as a write per decision, conflicts
 	// included.
 	decisionWrites := func(ss framework.Samples) float64 {
-		return served(ss, func(l map[string]string) bool {
+		return framework.Served(ss, func(l map[string]string) bool {
 			sub := l["subresource"]
 			return l["resource"] == "resourcebindings" && (sub == "status" || sub == workv1alpha2.SchedulingSubresource) &&
-				isWrite(l["verb"]) && strings.HasPrefix(l["code"], "2")
+				framework.IsWrite(l["verb"]) && strings.HasPrefix(l["code"], "2")
 		})
 	}
 	rbWrites := func(ss framework.Samples) float64 {
-		return served(ss, func(l map[string]string) bool {
-			return l["resource"] == "resourcebindings" && isWrite(l["verb"]) && strings.HasPrefix(l["code"], "2")
+		return framework.Served(ss, func(l map[string]string) bool {
+			return l["resource"] == "resourcebindings" && framework.IsWrite(l["verb"]) && strings.HasPrefix(l["code"], "2")
 		})
 	}
 	rbAttempts := func(ss framework.Samples) float64 {
-		return served(ss, func(l map[string]string) bool {
-			return l["resource"] == "resourcebindings" && isWrite(l["verb"])
+		return framework.Served(ss, func(l map[string]string) bool {
+			return l["resource"] == "resourcebindings" && framework.IsWrite(l["verb"])
 		})
 	}
 	restarted := time.Now()
-	restartFlotilla(t.Context(), t, withControllers(t, "cluster-status,scheduler"))
+	framework.RestartFlotilla(t.Context(), t, framework.WithControllers("cluster-status,scheduler"))
 	var first, done time.Time
 	for done.IsZero() {
 		if time.Since(restarted) > 10*time.Minute {
@@ -137,7 +137,7 @@ func TestTemplateToMemberLatency(t *testing.T) {
 		}
 	}
 	seconds := benchSize("FLOTILLA_BENCH_LATENCY_SECONDS", 30)
-	hc, kc := hostClients(t)
+	hc, kc := framework.FastClients(t)
 	var out strings.Builder
 	for _, perSecond := range rates {
 		out.WriteString(measureLatency(t, hc, kc, perSecond, seconds))
@@ -214,7 +214,7 @@ func measureLatency(t *testing.T, hc kubernetes.Interface, kc versioned.Interfac
 func TestPropagationThroughput(t *testing.T) {
 	pauseMembers(t)
 	n := benchSize("FLOTILLA_BENCH_TEMPLATES", 5000)
-	hc, kc := hostClients(t)
+	hc, kc := framework.FastClients(t)
 
 	// The physical limit: 3n Deployments created directly in the members.
 	const direct = "bench-direct"
@@ -241,13 +241,13 @@ func TestPropagationThroughput(t *testing.T) {
 		memberHosts["127.0.0.1:"+strconv.Itoa(framework.Member(t, name).Ports.APIServer)] = true
 	}
 	memberWrites := func(ss framework.Samples) float64 {
-		return ss.Sum("rest_client_requests_total", func(l map[string]string) bool { return memberHosts[l["host"]] && isWrite(l["method"]) })
+		return ss.Sum("rest_client_requests_total", func(l map[string]string) bool { return memberHosts[l["host"]] && framework.IsWrite(l["method"]) })
 	}
 	cpWrites := func(ss framework.Samples) float64 {
-		return served(ss, func(l map[string]string) bool { return isWrite(l["verb"]) })
+		return framework.Served(ss, func(l map[string]string) bool { return framework.IsWrite(l["verb"]) })
 	}
 	conflicts := func(ss framework.Samples) float64 {
-		return served(ss, func(l map[string]string) bool { return l["code"] == "409" })
+		return framework.Served(ss, func(l map[string]string) bool { return l["code"] == "409" })
 	}
 	before := m.scrape(t)
 	eventsBefore, templatesBefore := hostWrites(t, hc, "events"), hostWrites(t, hc, "deployments")
@@ -300,7 +300,7 @@ func TestPropagationThroughput(t *testing.T) {
 
 	// 9c: restart with everything propagated.
 	restartStart := time.Now()
-	restartFlotilla(t.Context(), t, nil)
+	framework.RestartFlotilla(t.Context(), t, nil)
 	idleAt, after = waitIdle(t, m, n)
 	record(t, "restart.txt", fmt.Sprintf(`restart (9c): flotilla-apiserver restarted with %d templates propagated (%d member objects, %d Works)
   idle after %.1f s (goal <= 60 s)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,10 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
-	"github.com/flotilla-io/flotilla/test/env"
 )
 
 var benchMembers = []string{"member1", "member2", "member3"}
@@ -34,16 +31,6 @@ func benchSize(name string, def int) int {
 		return v
 	}
 	return def
-}
-
-func hostClients(t *testing.T) (kubernetes.Interface, versioned.Interface) {
-	t.Helper()
-	cfg, err := framework.Env.Host.RESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.QPS, cfg.Burst = 5000, 5000
-	return kubernetes.NewForConfigOrDie(cfg), versioned.NewForConfigOrDie(cfg)
 }
 
 func memberClient(t *testing.T, name string) kubernetes.Interface {
@@ -193,38 +180,4 @@ func dividingPolicy(ns string) *policyv1alpha1.PropagationPolicy {
 			},
 		},
 	}
-}
-
-// restartFlotilla stops flotilla-apiserver (SIGTERM, so it hands its lease
-// over) and starts it with args, or with its own arguments when args is nil.
-func restartFlotilla(ctx context.Context, t *testing.T, args []string) {
-	t.Helper()
-	p := framework.Env.Host.Process(env.FlotillaComponent)
-	p.Stop(20 * time.Second)
-	if args != nil {
-		p.Args = args
-	}
-	if err := p.Restart(); err != nil {
-		t.Fatal(err)
-	}
-	hc, _ := hostClients(t)
-	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := hc.Discovery().RESTClient().Get().AbsPath("/apis/cluster.karmada.io/v1alpha1/clusters").DoRaw(ctx)
-		return err == nil, nil
-	}); err != nil {
-		t.Fatalf("flotilla-apiserver is not served after a restart: %v", err)
-	}
-}
-
-// withControllers returns flotilla-apiserver's arguments with --controllers
-// set to list.
-func withControllers(t *testing.T, list string) []string {
-	p := framework.Env.Host.Process(env.FlotillaComponent)
-	var out []string
-	for _, a := range p.Args {
-		if !strings.HasPrefix(a, "--controllers=") {
-			out = append(out, a)
-		}
-	}
-	return append(out, "--controllers="+list)
 }

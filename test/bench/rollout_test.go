@@ -107,7 +107,7 @@ func followMembers(t *testing.T, mcs map[string]kubernetes.Interface, ns, name, 
 // the first write beyond the plain change's); writes are the control
 // plane's, per change, beyond the plain change's, per cluster.
 func TestRolloutOverhead(t *testing.T) {
-	hc, kc := hostClients(t)
+	hc, kc := framework.FastClients(t)
 	mcs := map[string]kubernetes.Interface{}
 	for _, m := range benchMembers {
 		mcs[m] = memberClient(t, m)
@@ -145,7 +145,7 @@ spec:
 	writesBy := func() map[string]float64 {
 		out := map[string]float64{}
 		for _, s := range m.scrape(t) {
-			if slices.Contains(servedRequests, s.Name) && isWrite(s.Labels["verb"]) {
+			if slices.Contains(framework.ServedRequests, s.Name) && framework.IsWrite(s.Labels["verb"]) {
 				k := s.Labels["resource"]
 				if sub := s.Labels["subresource"]; sub != "" {
 					k += "/" + sub
@@ -248,7 +248,7 @@ spec:
 // passed stage 1. Then the memory one cached revision takes beyond its
 // manifest, measured on the revisions the run kept.
 func TestRolloutScale(t *testing.T) {
-	hc, kc := hostClients(t)
+	hc, kc := framework.FastClients(t)
 	n := benchSize("FLOTILLA_BENCH_ROLLOUT_TEMPLATES", 500)
 	const ns = "bench-rollout-scale"
 	waitNamespace(t, hc, ns)

@@ -31,10 +31,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
-	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 	"github.com/flotilla-io/flotilla/test/env"
@@ -86,7 +84,7 @@ func TestScaleBed(t *testing.T) {
 		t.Log(line)
 		report.WriteString(line + "\n")
 	}
-	defer func() { record(t, report.String()) }()
+	defer func() { framework.RecordBench(t, "scale.txt", report.String()) }()
 
 	alone := rss("VmRSS")
 	start := time.Now()
@@ -115,7 +113,7 @@ func TestScaleBed(t *testing.T) {
 		t.Fatal(err)
 	}
 	objects := n * members
-	writes := controlPlaneWrites(after) - controlPlaneWrites(before)
+	writes := framework.ControlPlaneWrites(after) - framework.ControlPlaneWrites(before)
 	say("%d Deployments, each to all %d members: %d member objects in %.1f s = %.0f objects/s; %.1f control-plane writes per template (%.2f per member object)",
 		n, members, objects, elapsed.Seconds(), float64(objects)/elapsed.Seconds(), writes/float64(n), writes/float64(objects))
 	time.Sleep(15 * time.Second)
@@ -135,7 +133,7 @@ func TestScaleBed(t *testing.T) {
 // member, and returns how long until every member holds all of them.
 func propagate(t *testing.T, ns string, names []string, n int) time.Duration {
 	t.Helper()
-	hc, kc := fastClients(t)
+	hc, kc := framework.FastClients(t)
 	policy := &policyv1alpha1.PropagationPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: "all", Namespace: ns},
 		Spec: policyv1alpha1.PropagationSpec{
@@ -182,20 +180,6 @@ func propagate(t *testing.T, ns string, names []string, n int) time.Duration {
 	return time.Since(start)
 }
 
-// fastClients are clients of the host and of flotilla-apiserver without
-// client-go's default 5 requests/s, so that the benchmark's own writes
-// are not what it measures.
-func fastClients(t *testing.T) (kubernetes.Interface, versioned.Interface) {
-	t.Helper()
-	cfg, err := framework.Env.Host.RESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = 2000, 2000
-	return kubernetes.NewForConfigOrDie(cfg), versioned.NewForConfigOrDie(cfg)
-}
-
 // heapInUse is flotilla-apiserver's Go heap in use after a garbage
 // collection (its heap profile with gc=1 forces one).
 func heapInUse(t *testing.T) int64 {
@@ -237,19 +221,6 @@ func deployment(ns string, i int) *appsv1.Deployment {
 			},
 		},
 	}
-}
-
-// controlPlaneWrites sums the writes flotilla-apiserver's storage served,
-// over HTTP and in process.
-func controlPlaneWrites(ss framework.Samples) float64 {
-	write := func(l map[string]string) bool {
-		switch l["verb"] {
-		case "POST", "PUT", "PATCH", "DELETE", "APPLY", "DELETECOLLECTION":
-			return true
-		}
-		return false
-	}
-	return ss.Sum("apiserver_request_total", write) + ss.Sum("flotilla_inprocess_requests_total", write)
 }
 
 // watchesPerMember describes flotilla-apiserver's watches on the members:
@@ -388,7 +359,7 @@ spec:
 // with twenty clusters, the time to write the triggers included.
 func rescheduleAll(t *testing.T, ns string, n int) string {
 	t.Helper()
-	_, kc := fastClients(t)
+	_, kc := framework.FastClients(t)
 	trigger := metav1.NewTime(time.Now().Truncate(time.Second).Add(time.Second))
 	time.Sleep(time.Until(trigger.Time))
 	start := time.Now()
@@ -427,18 +398,4 @@ func rescheduleAll(t *testing.T, ns string, n int) string {
 	elapsed := time.Since(start)
 	return fmt.Sprintf("scheduler: %d bindings over %d clusters scheduled again in %.1f s (triggers written in %.1f s): %.0f decisions/s",
 		n, members, elapsed.Seconds(), written.Seconds(), float64(n)/elapsed.Seconds())
-}
-
-// record writes the report to _output/bench/scale.txt.
-func record(t *testing.T, text string) {
-	root, err := env.RepoRoot()
-	if err != nil {
-		t.Log(err)
-		return
-	}
-	dir := filepath.Join(root, "_output", "bench")
-	_ = os.MkdirAll(dir, 0o755)
-	if err := os.WriteFile(filepath.Join(dir, "scale.txt"), []byte(text), 0o644); err != nil {
-		t.Log(err)
-	}
 }
