@@ -122,7 +122,7 @@ func TestFailoverTaintEviction(t *testing.T) {
 	}
 	directReady := watchReady(t, m2, direct)
 	start := time.Now()
-	createAll(t, n, 48, func(ctx context.Context, i int) error {
+	framework.CreateAll(t, n, 48, func(ctx context.Context, i int) error {
 		_, err := m2.AppsV1().Deployments(direct).Create(ctx, benchDeployment(direct, i, 1), metav1.CreateOptions{})
 		return err
 	})
@@ -167,11 +167,11 @@ func TestFailoverTaintEviction(t *testing.T) {
 	}
 	onMember1 := watchReady(t, m1, ns)
 	onMember3 := watchReady(t, m3, other)
-	createAll(t, n, 48, func(ctx context.Context, i int) error {
+	framework.CreateAll(t, n, 48, func(ctx context.Context, i int) error {
 		_, err := hc.AppsV1().Deployments(ns).Create(ctx, benchDeployment(ns, i, 1), metav1.CreateOptions{})
 		return err
 	})
-	createAll(t, 50, 16, func(ctx context.Context, i int) error {
+	framework.CreateAll(t, 50, 16, func(ctx context.Context, i int) error {
 		_, err := hc.AppsV1().Deployments(other).Create(ctx, benchDeployment(other, i, 1), metav1.CreateOptions{})
 		return err
 	})

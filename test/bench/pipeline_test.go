@@ -38,7 +38,7 @@ func TestSchedulerThroughput(t *testing.T) {
 		t.Fatal(err)
 	}
 	placement := dividingPolicy(ns).Spec.Placement
-	createAll(t, n, 16, func(ctx context.Context, i int) error {
+	framework.CreateAll(t, n, 16, func(ctx context.Context, i int) error {
 		name := fmt.Sprintf("d%05d", i)
 		_, err := kc.WorkV1alpha2().ResourceBindings(ns).Create(ctx, &workv1alpha2.ResourceBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: name + "-deployment", Namespace: ns},
@@ -227,7 +227,7 @@ func TestPropagationThroughput(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	createAll(t, 3*n, 48, func(ctx context.Context, i int) error {
+	framework.CreateAll(t, 3*n, 48, func(ctx context.Context, i int) error {
 		_, err := mcs[i%3].AppsV1().Deployments(direct).Create(ctx, benchDeployment(direct, i/3, 1), metav1.CreateOptions{})
 		return err
 	})
@@ -253,7 +253,7 @@ func TestPropagationThroughput(t *testing.T) {
 	eventsBefore, templatesBefore := hostWrites(t, hc, "events"), hostWrites(t, hc, "deployments")
 	m.profile(t, "propagation.pprof", 30)
 	start = time.Now()
-	createAll(t, n, 16, func(ctx context.Context, i int) error {
+	framework.CreateAll(t, n, 16, func(ctx context.Context, i int) error {
 		_, err := hc.AppsV1().Deployments(ns).Create(ctx, benchDeployment(ns, i, 3), metav1.CreateOptions{})
 		return err
 	})

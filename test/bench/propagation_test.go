@@ -6,7 +6,6 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,32 +70,6 @@ func benchDeployment(ns string, i int, replicas int32) *appsv1.Deployment {
 				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx:1.7.9"}}},
 			},
 		},
-	}
-}
-
-// createAll creates n objects with workers goroutines, calling create(i).
-func createAll(t *testing.T, n, workers int, create func(ctx context.Context, i int) error) {
-	t.Helper()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				if err := create(t.Context(), i); err != nil && !apierrors.IsAlreadyExists(err) {
-					failed.Store(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if err, _ := failed.Load().(error); err != nil {
-		t.Fatal(err)
 	}
 }
 

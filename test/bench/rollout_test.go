@@ -261,7 +261,7 @@ spec:
   - {name: rest, clusters: {names: [member2, member3]}}
 `)
 	rolloutPolicy(t, kc, ns, "")
-	createAll(t, n, 16, func(ctx context.Context, i int) error {
+	framework.CreateAll(t, n, 16, func(ctx context.Context, i int) error {
 		_, err := hc.AppsV1().Deployments(ns).Create(ctx, benchDeployment(ns, i, 1), metav1.CreateOptions{})
 		return err
 	})
@@ -291,7 +291,7 @@ spec:
 	}
 	change := func(image string) time.Time {
 		start := time.Now()
-		createAll(t, n, 16, func(ctx context.Context, i int) error {
+		framework.CreateAll(t, n, 16, func(ctx context.Context, i int) error {
 			return setBenchImage(ctx, hc, ns, fmt.Sprintf("d%05d", i), image)
 		})
 		return start

@@ -4,7 +4,9 @@
 // figures are the time and the writes that takes, flotilla-apiserver's
 // memory per member and per member object, the watches on each member,
 // a multi-cluster get and a search over all twenty, and the scheduler's
-// decisions per second with twenty clusters.
+// decisions per second with twenty clusters, and the scheduler alone over
+// the twenty members and over 100 Clusters (the members and aliases of
+// their endpoints).
 //
 // Run with FLOTILLA_BENCH=1 (make bench RUN=TestScaleBed, or
 // go test ./test/bench/scale/); FLOTILLA_BENCH_SCALE_TEMPLATES sets the
@@ -127,6 +129,7 @@ func TestScaleBed(t *testing.T) {
 	say("%s", getPods(t, names))
 	say("%s", searchAll(t, ns, names, n))
 	say("%s", rescheduleAll(t, ns, n))
+	say("%s", schedulerOverClusters(t, names, n))
 }
 
 // propagate creates n Deployments in ns and a policy placing them on every

@@ -7,9 +7,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -126,4 +129,31 @@ func WithControllers(list string) []string {
 		}
 	}
 	return append(out, "--controllers="+list)
+}
+
+// CreateAll creates n objects with workers goroutines, calling create(i);
+// an object that already exists counts as created.
+func CreateAll(t *testing.T, n, workers int, create func(ctx context.Context, i int) error) {
+	t.Helper()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := create(t.Context(), i); err != nil && !apierrors.IsAlreadyExists(err) {
+					failed.Store(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		t.Fatal(err)
+	}
 }
