@@ -1,0 +1,415 @@
+// Package drift compares what Flotilla applied to a member cluster with
+// what the member holds, in the fields Flotilla owns: the fields of the
+// applied manifest (so not what the member's own controllers add or
+// default), apart from status, the object's identity and the paths the
+// resource interpreter's Retain keeps from the member. It is a pure
+// package: the execution controller feeds it the applied manifest and the
+// member object from its watch and records what it returns.
+package drift
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// DefaultMaxFields bounds a report when Options.MaxFields is 0.
+const DefaultMaxFields = 16
+
+// maxValueLength bounds a value's JSON in a report.
+const maxValueLength = 256
+
+// Masked stands for a Secret's value in a report.
+const Masked = "<masked>"
+
+// Absent stands for a field the member object lacks.
+const Absent = "<absent>"
+
+// Field is one owned field whose value in the member differs from the
+// applied one.
+type Field struct {
+	// Path names the field: dot-separated keys, list elements as
+	// [name=<name>] when the list's items are objects named by a "name"
+	// field, as [<index>] otherwise; e.g.
+	// spec.template.spec.containers[name=nginx].image.
+	Path string `json:"path"`
+	// ValueInMember is the member's value as JSON (Absent when it has
+	// none; Masked for a Secret's data), cut at 256 bytes.
+	ValueInMember string `json:"valueInMember"`
+	// ValueApplied is the applied value, in the same form.
+	ValueApplied string `json:"valueApplied"`
+}
+
+// Report is the outcome of a comparison.
+type Report struct {
+	// Fields are the drifted fields in path order, at most
+	// Options.MaxFields.
+	Fields []Field
+	// Omitted counts the drifted fields left out of Fields.
+	Omitted int
+}
+
+// Drifted reports whether any owned field differs.
+func (r Report) Drifted() bool { return len(r.Fields) > 0 || r.Omitted > 0 }
+
+// Paths returns the paths of Fields, and "(+N more)" when some were left
+// out: for events and logs.
+func (r Report) Paths() string {
+	paths := make([]string, 0, len(r.Fields)+1)
+	for _, f := range r.Fields {
+		paths = append(paths, f.Path)
+	}
+	if r.Omitted > 0 {
+		paths = append(paths, fmt.Sprintf("(+%d more)", r.Omitted))
+	}
+	return strings.Join(paths, ", ")
+}
+
+// Options tune a comparison.
+type Options struct {
+	// Retained are the paths the member keeps (the interpreter's Retain):
+	// neither they nor what lies below them are compared. Dot-separated
+	// keys as in Field.Path; a list element segment may be left out
+	// (spec.template.spec.containers.image skips the image of every
+	// container).
+	Retained []string
+	// MaxFields bounds Report.Fields; DefaultMaxFields when 0.
+	MaxFields int
+}
+
+// Compare returns the owned fields of applied whose values differ in
+// member. Both are objects as decoded from JSON (unstructured content).
+// Owned: metadata.labels and metadata.annotations, and every other
+// top-level field but apiVersion, kind, metadata and status. A Secret's
+// stringData is compared as the data the member stores, and its values
+// are masked in the report.
+func Compare(applied, member map[string]any, opts Options) Report {
+	limit := opts.MaxFields
+	if limit <= 0 {
+		limit = DefaultMaxFields
+	}
+	c := &comparer{retained: opts.Retained, limit: limit, secret: applied["kind"] == "Secret" && applied["apiVersion"] == "v1"}
+	if c.secret {
+		applied = secretAsStored(applied)
+	}
+	keys := sortedKeys(applied)
+	for _, k := range keys {
+		switch k {
+		case "apiVersion", "kind", "status":
+			continue
+		case "metadata":
+			am, _ := applied[k].(map[string]any)
+			mm, _ := member[k].(map[string]any)
+			for _, sub := range []string{"annotations", "labels"} {
+				if v, ok := am[sub]; ok {
+					mv, found := mm[sub]
+					c.compare("metadata."+sub, v, mv, found)
+				}
+			}
+		default:
+			mv, found := member[k]
+			c.compare(k, applied[k], mv, found)
+		}
+	}
+	return c.report
+}
+
+type comparer struct {
+	retained []string
+	limit    int
+	secret   bool
+	report   Report
+}
+
+// compare walks the applied value a at path against the member's m (found
+// says whether the member has the field at all).
+func (c *comparer) compare(path string, a, m any, found bool) {
+	if c.isRetained(path) {
+		return
+	}
+	if !found {
+		c.add(path, nil, a, false)
+		return
+	}
+	switch av := a.(type) {
+	case map[string]any:
+		mv, ok := m.(map[string]any)
+		if !ok {
+			c.add(path, m, a, true)
+			return
+		}
+		for _, k := range sortedKeys(av) {
+			if path == "metadata.annotations" && k == lastApplied {
+				continue
+			}
+			v, ok := mv[k]
+			c.compare(path+"."+k, av[k], v, ok)
+		}
+	case []any:
+		mv, ok := m.([]any)
+		if !ok {
+			c.add(path, m, a, true)
+			return
+		}
+		c.compareList(path, av, mv)
+	default:
+		if !scalarEqual(path, a, m) {
+			c.add(path, m, a, true)
+		}
+	}
+}
+
+// lastApplied is kubectl's copy of what it applied to the template: not a
+// field of the workload.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// compareList matches the items of a list of named objects by name and
+// compares them; another list is owned as a whole (order included).
+func (c *comparer) compareList(path string, a, m []any) {
+	if names, ok := itemNames(a); ok {
+		byName := map[string]any{}
+		if mnames, ok := itemNames(m); ok {
+			for i, n := range mnames {
+				byName[n] = m[i]
+			}
+		}
+		for i, n := range names {
+			v, found := byName[n]
+			c.compare(path+"[name="+n+"]", a[i], v, found)
+		}
+		return
+	}
+	if len(a) != len(m) || !slices.ContainsFunc(a, isComposite) {
+		if !listEqual(path, a, m) {
+			c.add(path, m, a, true)
+		}
+		return
+	}
+	for i := range a {
+		c.compare(path+"["+strconv.Itoa(i)+"]", a[i], m[i], true)
+	}
+}
+
+func isComposite(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
+}
+
+// listEqual compares lists of scalars (or of unequal length) item by item.
+func listEqual(path string, a, m []any) bool {
+	if len(a) != len(m) {
+		return false
+	}
+	for i := range a {
+		if isComposite(a[i]) || isComposite(m[i]) {
+			if !jsonEqual(a[i], m[i]) {
+				return false
+			}
+			continue
+		}
+		if !scalarEqual(path, a[i], m[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// itemNames returns the "name" of every item when each is an object with
+// a string name, the names being distinct.
+func itemNames(items []any) ([]string, bool) {
+	if len(items) == 0 {
+		return nil, false
+	}
+	names := make([]string, 0, len(items))
+	seen := map[string]bool{}
+	for _, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		n, ok := m["name"].(string)
+		if !ok || seen[n] {
+			return nil, false
+		}
+		seen[n] = true
+		names = append(names, n)
+	}
+	return names, true
+}
+
+// quantityParents are the keys whose values are resource quantities, which
+// a member stores in canonical form ("1000m" comes back as "1").
+var quantityParents = []string{"limits", "requests", "hard", "capacity", "overhead"}
+
+// scalarEqual compares two scalars: numbers by value whatever their JSON
+// type, quantities by amount under a quantity key, the rest exactly.
+func scalarEqual(path string, a, m any) bool {
+	if an, ok := number(a); ok {
+		if mn, ok := number(m); ok {
+			return an == mn
+		}
+	}
+	if as, ok := a.(string); ok && underQuantityKey(path) {
+		if ms, ok := m.(string); ok {
+			if aq, err := resource.ParseQuantity(as); err == nil {
+				if mq, err := resource.ParseQuantity(ms); err == nil {
+					return aq.Cmp(mq) == 0
+				}
+			}
+		}
+		if mn, ok := number(m); ok {
+			if aq, err := resource.ParseQuantity(as); err == nil {
+				return aq.AsApproximateFloat64() == mn
+			}
+		}
+	}
+	return a == m
+}
+
+func underQuantityKey(path string) bool {
+	i := strings.LastIndexByte(path, '.')
+	if i < 0 {
+		return false
+	}
+	parent := path[:i]
+	if j := strings.LastIndexByte(parent, '.'); j >= 0 {
+		parent = parent[j+1:]
+	}
+	return slices.Contains(quantityParents, parent)
+}
+
+// number returns a JSON number's value.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case int32:
+		return float64(n), true
+	case float64:
+		return n, !math.IsNaN(n)
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func jsonEqual(a, b any) bool {
+	ab, err1 := json.Marshal(a)
+	bb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ab) == string(bb)
+}
+
+// isRetained reports whether path is, or lies below, a retained path.
+// List element segments are ignored in the match.
+func (c *comparer) isRetained(path string) bool {
+	if len(c.retained) == 0 {
+		return false
+	}
+	plain := withoutElements(path)
+	for _, r := range c.retained {
+		r = withoutElements(r)
+		if plain == r || strings.HasPrefix(plain, r+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutElements drops the [..] segments of a path.
+func withoutElements(path string) string {
+	if !strings.Contains(path, "[") {
+		return path
+	}
+	var b strings.Builder
+	depth := 0
+	for _, r := range path {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func (c *comparer) add(path string, m, a any, found bool) {
+	if len(c.report.Fields) >= c.limit {
+		c.report.Omitted++
+		return
+	}
+	f := Field{Path: path, ValueInMember: Absent, ValueApplied: render(a)}
+	if found {
+		f.ValueInMember = render(m)
+	}
+	if c.secret && (path == "data" || strings.HasPrefix(path, "data.")) {
+		if found {
+			f.ValueInMember = Masked
+		}
+		f.ValueApplied = Masked
+	}
+	c.report.Fields = append(c.report.Fields, f)
+}
+
+// render is v as JSON, cut at maxValueLength bytes.
+func render(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	if len(b) > maxValueLength {
+		return string(b[:maxValueLength]) + "…"
+	}
+	return string(b)
+}
+
+// secretAsStored returns a Secret manifest with its stringData folded into
+// data (base64), as the member's API server stores it.
+func secretAsStored(obj map[string]any) map[string]any {
+	sd, ok := obj["stringData"].(map[string]any)
+	if !ok {
+		return obj
+	}
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if k != "stringData" {
+			out[k] = v
+		}
+	}
+	data := map[string]any{}
+	if d, ok := obj["data"].(map[string]any); ok {
+		for k, v := range d {
+			data[k] = v
+		}
+	}
+	for k, v := range sd {
+		if s, ok := v.(string); ok {
+			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+		}
+	}
+	out["data"] = data
+	return out
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
