@@ -61,15 +61,28 @@ func schedulerOverClusters(t *testing.T, names []string, n int) string {
 
 	over20 := scheduleBindings(t, "bench-scale-sched20", &policyv1alpha1.ClusterAffinity{ClusterNames: names}, len(names), n)
 	over100 := scheduleBindings(t, "bench-scale-sched100", nil, len(all), n)
-	return fmt.Sprintf("scheduler alone, %d bindings duplicated to every cluster: %.0f decisions/s over the %d members; %.0f decisions/s over %d Clusters (the members and %d aliases of their endpoints): ratio %.2f",
-		n, over20, len(names), over100, len(all), len(all)-len(names), over100/over20)
+	per := func(r schedulerRun) string {
+		return fmt.Sprintf("%.0f decisions/s, a decision %.1f ms (the algorithm %.2f ms)", r.rate, r.e2e*1000, r.algorithm*1000)
+	}
+	return fmt.Sprintf("scheduler alone, %d bindings duplicated to every cluster: over the %d members %s; over %d Clusters (the members and %d aliases of their endpoints) %s; decisions/s ratio %.2f, algorithm time ratio %.2f",
+		n, len(names), per(over20), len(all), len(all)-len(names), per(over100), over100.rate/over20.rate, over100.algorithm/over20.algorithm)
 }
 
 // scheduleBindings writes n bindings in a new namespace ns while only
 // cluster-status runs, then starts the scheduler and returns its decisions
 // per second, from its first decision to its n-th; then every binding must
 // name all its clusters.
-func scheduleBindings(t *testing.T, ns string, affinity *policyv1alpha1.ClusterAffinity, clusters, n int) float64 {
+// schedulerRun is what one run of scheduleBindings measured.
+type schedulerRun struct {
+	// rate is decisions per second from the first to the last.
+	rate float64
+	// e2e is the mean time of a scheduling attempt (from the queue to the
+	// written decision), algorithm the mean time of its algorithm's steps,
+	// in seconds (the scheduler's own histograms).
+	e2e, algorithm float64
+}
+
+func scheduleBindings(t *testing.T, ns string, affinity *policyv1alpha1.ClusterAffinity, clusters, n int) schedulerRun {
 	t.Helper()
 	hc, kc := framework.FastClients(t)
 	framework.RestartFlotilla(t.Context(), t, framework.WithControllers("cluster-status"))
@@ -108,7 +121,7 @@ func scheduleBindings(t *testing.T, ns string, affinity *policyv1alpha1.ClusterA
 		})
 	}
 	base := decisions(t.Context())
-	var first, last time.Time
+	var firstAt, last time.Time
 	deadline := time.Now().Add(15 * time.Minute)
 	for last.IsZero() {
 		if time.Now().After(deadline) {
@@ -116,8 +129,8 @@ func scheduleBindings(t *testing.T, ns string, affinity *policyv1alpha1.ClusterA
 		}
 		d := decisions(t.Context()) - base
 		now := time.Now()
-		if d > 0 && first.IsZero() {
-			first = now
+		if d > 0 && firstAt.IsZero() {
+			firstAt = now
 		}
 		if d >= float64(n) {
 			last = now
@@ -133,5 +146,15 @@ func scheduleBindings(t *testing.T, ns string, affinity *policyv1alpha1.ClusterA
 			t.Fatalf("binding %s/%s placed on %d clusters, want %d", ns, b.Name, len(b.Spec.Clusters), clusters)
 		}
 	}
-	return float64(n) / max(last.Sub(first).Seconds(), 0.1)
+	ss, err := framework.FlotillaMetrics(t.Context(), t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := func(l map[string]string) bool { return l["scheduleType"] == "FirstSchedule" }
+	attempts := ss.Sum("karmada_scheduler_e2e_scheduling_duration_seconds_count", first)
+	return schedulerRun{
+		rate:      float64(n) / max(last.Sub(firstAt).Seconds(), 0.1),
+		e2e:       ss.Sum("karmada_scheduler_e2e_scheduling_duration_seconds_sum", first) / max(attempts, 1),
+		algorithm: ss.Sum("karmada_scheduler_scheduling_algorithm_duration_seconds_sum", nil) / max(attempts, 1),
+	}
 }
