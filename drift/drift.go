@@ -11,12 +11,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // DefaultMaxFields bounds a report when Options.MaxFields is 0.
@@ -109,12 +106,12 @@ func Compare(applied, member map[string]any, opts Options) Report {
 			for _, sub := range []string{"annotations", "labels"} {
 				if v, ok := am[sub]; ok {
 					mv, found := mm[sub]
-					c.compare("metadata."+sub, v, mv, found)
+					c.compare("metadata."+sub, v, mv, found, false)
 				}
 			}
 		default:
 			mv, found := member[k]
-			c.compare(k, applied[k], mv, found)
+			c.compare(k, applied[k], mv, found, false)
 		}
 	}
 	return c.report
@@ -128,13 +125,17 @@ type comparer struct {
 }
 
 // compare walks the applied value a at path against the member's m (found
-// says whether the member has the field at all).
-func (c *comparer) compare(path string, a, m any, found bool) {
+// says whether the member has the field at all); quantity says the values
+// below are resource quantities. An empty applied value matches an absent
+// one, as the member's API server drops empty fields.
+func (c *comparer) compare(path string, a, m any, found, quantity bool) {
 	if c.isRetained(path) {
 		return
 	}
-	if !found {
-		c.add(path, nil, a, false)
+	if !found || m == nil {
+		if !IsZero(a) {
+			c.add(path, nil, a, false)
+		}
 		return
 	}
 	switch av := a.(type) {
@@ -149,7 +150,7 @@ func (c *comparer) compare(path string, a, m any, found bool) {
 				continue
 			}
 			v, ok := mv[k]
-			c.compare(path+"."+k, av[k], v, ok)
+			c.compare(path+"."+k, av[k], v, ok, quantity || slices.Contains(QuantityKeys, k))
 		}
 	case []any:
 		mv, ok := m.([]any)
@@ -157,9 +158,9 @@ func (c *comparer) compare(path string, a, m any, found bool) {
 			c.add(path, m, a, true)
 			return
 		}
-		c.compareList(path, av, mv)
+		c.compareList(path, av, mv, quantity)
 	default:
-		if !scalarEqual(path, a, m) {
+		if !ScalarEqual(a, m, quantity) {
 			c.add(path, m, a, true)
 		}
 	}
@@ -171,7 +172,7 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 // compareList matches the items of a list of named objects by name and
 // compares them; another list is owned as a whole (order included).
-func (c *comparer) compareList(path string, a, m []any) {
+func (c *comparer) compareList(path string, a, m []any, quantity bool) {
 	if names, ok := itemNames(a); ok {
 		byName := map[string]any{}
 		if mnames, ok := itemNames(m); ok {
@@ -181,18 +182,18 @@ func (c *comparer) compareList(path string, a, m []any) {
 		}
 		for i, n := range names {
 			v, found := byName[n]
-			c.compare(path+"[name="+n+"]", a[i], v, found)
+			c.compare(path+"[name="+n+"]", a[i], v, found, quantity)
 		}
 		return
 	}
 	if len(a) != len(m) || !slices.ContainsFunc(a, isComposite) {
-		if !listEqual(path, a, m) {
+		if !listEqual(a, m, quantity) {
 			c.add(path, m, a, true)
 		}
 		return
 	}
 	for i := range a {
-		c.compare(path+"["+strconv.Itoa(i)+"]", a[i], m[i], true)
+		c.compare(path+"["+strconv.Itoa(i)+"]", a[i], m[i], true, quantity)
 	}
 }
 
@@ -205,7 +206,7 @@ func isComposite(v any) bool {
 }
 
 // listEqual compares lists of scalars (or of unequal length) item by item.
-func listEqual(path string, a, m []any) bool {
+func listEqual(a, m []any, quantity bool) bool {
 	if len(a) != len(m) {
 		return false
 	}
@@ -216,7 +217,7 @@ func listEqual(path string, a, m []any) bool {
 			}
 			continue
 		}
-		if !scalarEqual(path, a[i], m[i]) {
+		if !ScalarEqual(a[i], m[i], quantity) {
 			return false
 		}
 	}
@@ -244,65 +245,6 @@ func itemNames(items []any) ([]string, bool) {
 		names = append(names, n)
 	}
 	return names, true
-}
-
-// quantityParents are the keys whose values are resource quantities, which
-// a member stores in canonical form ("1000m" comes back as "1").
-var quantityParents = []string{"limits", "requests", "hard", "capacity", "overhead"}
-
-// scalarEqual compares two scalars: numbers by value whatever their JSON
-// type, quantities by amount under a quantity key, the rest exactly.
-func scalarEqual(path string, a, m any) bool {
-	if an, ok := number(a); ok {
-		if mn, ok := number(m); ok {
-			return an == mn
-		}
-	}
-	if as, ok := a.(string); ok && underQuantityKey(path) {
-		if ms, ok := m.(string); ok {
-			if aq, err := resource.ParseQuantity(as); err == nil {
-				if mq, err := resource.ParseQuantity(ms); err == nil {
-					return aq.Cmp(mq) == 0
-				}
-			}
-		}
-		if mn, ok := number(m); ok {
-			if aq, err := resource.ParseQuantity(as); err == nil {
-				return aq.AsApproximateFloat64() == mn
-			}
-		}
-	}
-	return a == m
-}
-
-func underQuantityKey(path string) bool {
-	i := strings.LastIndexByte(path, '.')
-	if i < 0 {
-		return false
-	}
-	parent := path[:i]
-	if j := strings.LastIndexByte(parent, '.'); j >= 0 {
-		parent = parent[j+1:]
-	}
-	return slices.Contains(quantityParents, parent)
-}
-
-// number returns a JSON number's value.
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	case int32:
-		return float64(n), true
-	case float64:
-		return n, !math.IsNaN(n)
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
-	}
-	return 0, false
 }
 
 func jsonEqual(a, b any) bool {

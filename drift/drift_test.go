@@ -172,6 +172,10 @@ func TestCompare(t *testing.T) {
 		applied: `{"apiVersion":"v1","kind":"X","metadata":{"name":"x"},"spec":{"ratio":2.0,"n":1}}`,
 		member:  `{"apiVersion":"v1","kind":"X","metadata":{"name":"x"},"spec":{"ratio":2,"n":1.0}}`,
 	}, {
+		name:    "empty applied values match absent ones, as the API server drops them",
+		applied: `{"apiVersion":"v1","kind":"X","metadata":{"name":"x","labels":{}},"spec":{"template":{"metadata":{"creationTimestamp":null}},"resources":{},"args":[],"paused":false,"name":"","n":0}}`,
+		member:  `{"apiVersion":"v1","kind":"X","metadata":{"name":"x"},"spec":{"template":{"metadata":{}},"args":null}}`,
+	}, {
 		name:    "image tags are strings, not quantities",
 		applied: `{"apiVersion":"v1","kind":"X","metadata":{"name":"x"},"spec":{"tag":"1.0"}}`,
 		member:  `{"apiVersion":"v1","kind":"X","metadata":{"name":"x"},"spec":{"tag":"1"}}`,

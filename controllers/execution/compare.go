@@ -3,17 +3,15 @@ package execution
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"math"
 	"slices"
-	"strconv"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/ownwrites"
+	"github.com/flotilla-io/flotilla/drift"
 )
 
 // serverOwnedMetadata are the metadata fields a member's API server sets;
@@ -22,10 +20,6 @@ var serverOwnedMetadata = []string{
 	"uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
 	"deletionGracePeriodSeconds", "managedFields", "selfLink",
 }
-
-// quantityFields name the maps whose values are resource quantities, which
-// the API server rewrites in canonical form ("1000m" is stored as "1").
-var quantityFields = []string{"requests", "limits", "capacity", "hard", "allocatable", "overhead"}
 
 // isApplied tells whether observed already holds everything desired says:
 // every field of desired is present in observed with an equal value, except
@@ -65,12 +59,12 @@ func subset(want, have any, quantity bool) bool {
 		for k, wv := range w {
 			hv, found := h[k]
 			if !found || hv == nil {
-				if isZero(wv) {
+				if drift.IsZero(wv) {
 					continue
 				}
 				return false
 			}
-			if !subset(wv, hv, quantity || slices.Contains(quantityFields, k)) {
+			if !subset(wv, hv, quantity || slices.Contains(drift.QuantityKeys, k)) {
 				return false
 			}
 		}
@@ -90,74 +84,8 @@ func subset(want, have any, quantity bool) bool {
 		}
 		return true
 	default:
-		return scalarEqual(w, have, quantity)
+		return drift.ScalarEqual(w, have, quantity)
 	}
-}
-
-// isZero tells whether v is a value the API server would drop as empty.
-func isZero(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case map[string]any:
-		return len(x) == 0
-	case []any:
-		return len(x) == 0
-	case string:
-		return x == ""
-	case bool:
-		return !x
-	case int64:
-		return x == 0
-	case float64:
-		return x == 0
-	}
-	return false
-}
-
-// scalarEqual compares JSON scalars; numbers by value whatever their Go
-// type, quantities by what they measure.
-func scalarEqual(want, have any, quantity bool) bool {
-	if wn, ok := number(want); ok {
-		if hn, ok := number(have); ok {
-			return wn == hn
-		}
-	}
-	if want == have {
-		return true
-	}
-	if quantity {
-		wq, err1 := resource.ParseQuantity(scalarString(want))
-		hq, err2 := resource.ParseQuantity(scalarString(have))
-		return err1 == nil && err2 == nil && wq.Cmp(hq) == 0
-	}
-	return false
-}
-
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case int32:
-		return float64(x), true
-	case float64:
-		return x, !math.IsNaN(x)
-	}
-	return 0, false
-}
-
-func scalarString(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	}
-	return ""
 }
 
 // manifestHash identifies the content of a manifest as the Work holds it.
