@@ -143,6 +143,15 @@ func (r *records) upToDate(work types.UID, ordinal int, hash, resourceVersion st
 	return ok && rec.hash == hash && rec.resourceVersion == resourceVersion && resourceVersion != ""
 }
 
+// applied tells whether the manifest with hash is the one written last,
+// whatever the member object's resourceVersion now.
+func (r *records) applied(work types.UID, ordinal int, hash string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec, ok := r.m[work][ordinal]
+	return ok && rec.hash == hash
+}
+
 // set records that the manifest with hash is applied at resourceVersion.
 func (r *records) set(work types.UID, ordinal int, hash, resourceVersion string) {
 	r.mu.Lock()

@@ -123,14 +123,16 @@ func (c *Controller) reconcile(ctx context.Context, m *memberState, key string) 
 	if err != nil {
 		return err
 	}
-	apply := applyReconciler{objects: objects, records: m.records, retain: c.retain}
+	apply := applyReconciler{objects: objects, records: m.records, retain: c.retain, applied: wasApplied(stored, work.Generation)}
 	start := time.Now()
 	outcomes := apply.reconcile(ctx, cluster.Name, work)
 	applyErr := setApplied(status, work.Generation, outcomes)
 	telemetry.ObserveSyncWorkload(applyErr, start)
-	status.ManifestStatuses = c.manifests.reconcile(ctx, work, outcomes)
+	setDrifted(status, work.Generation, outcomes, start)
+	status.ManifestStatuses = c.manifests.reconcile(ctx, work, outcomes, stored.ManifestStatuses)
 	writeErr := c.status.reconcile(ctx, m.records, work, stored, status, dispatching)
 	c.events.reconcile(work, cluster.Name, outcomes, applyErr)
+	c.events.driftEvents(work, cluster.Name, outcomes)
 	return errors.Join(applyErr, writeErr)
 }
 

@@ -10,6 +10,7 @@ import (
 	"k8s.io/klog/v2"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	"github.com/flotilla-io/flotilla/drift"
 )
 
 // outcome is what applying one manifest came to.
@@ -24,6 +25,11 @@ type outcome struct {
 	observed *unstructured.Unstructured
 	// wrote says the member object was created or updated.
 	wrote bool
+	// drift is what the member object held, in the fields Flotilla owns,
+	// that differed from this manifest already applied to it (someone
+	// changed it in the member); wrote then says the applied values were
+	// written back.
+	drift drift.Report
 	err   error
 }
 
@@ -39,6 +45,9 @@ type applyReconciler struct {
 	// retain returns desired with what the interpreter keeps of observed
 	// (Karmada's Retain); desired itself when the kind has no such hook.
 	retain func(desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	// applied says the Work's status records its current generation as
+	// applied: a member object that no longer holds its manifest drifted.
+	applied bool
 }
 
 // reconcile applies every manifest of work to cluster's member.
@@ -123,7 +132,8 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 			o.err = err
 			return o
 		}
-		if adopting(observed) {
+		adopt := adopting(observed)
+		if adopt {
 			if holdsButOwnMetadata(want, observed) {
 				log.V(2).Info("Took over member object untouched")
 				r.records.set(work.UID, ordinal, hash, observed.GetResourceVersion())
@@ -135,6 +145,15 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 		if isApplied(want, observed) {
 			r.records.set(work.UID, ordinal, hash, observed.GetResourceVersion())
 			return o
+		}
+		if !adopt && round == 0 && (r.applied || r.records.applied(work.UID, ordinal, hash)) {
+			// This manifest was applied and the object changed since in
+			// what it owns: a drift, written back below. (want holds what
+			// Retain keeps of the member, so those fields never differ.)
+			o.drift = drift.Compare(want.Object, observed.Object, drift.Options{})
+			if o.drift.Drifted() {
+				log.Info("Member object drifted from what was applied; writing it back", "paths", o.drift.Paths())
+			}
 		}
 		updated, err := r.objects.update(ctx, gvr, want)
 		if apierrors.IsConflict(err) && retry {

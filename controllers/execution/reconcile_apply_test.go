@@ -71,6 +71,12 @@ func TestApplyReconciler(t *testing.T) {
 		// watched: the object is watched on its own afterwards (taken
 		// over untouched); watchedBefore: it was before.
 		watched, watchedBefore bool
+		// applied: the Work's status records its generation as applied;
+		// recorded: the records say this manifest was written last, at
+		// an older resourceVersion.
+		applied, recorded bool
+		// wantDrift are the drifted paths reported.
+		wantDrift string
 	}{
 		{name: "absent: created", manifest: want, wantWrites: []string{"create configmaps/default/cm"}, wantWrote: true, wantData: "v"},
 		{name: "holds the manifest: no write", manifest: want, member: []*unstructured.Unstructured{applied()}, wantData: "v"},
@@ -78,6 +84,19 @@ func TestApplyReconciler(t *testing.T) {
 			member: []*unstructured.Unstructured{drifted()}, upToDate: true, wantData: "edited"},
 		{name: "drifted: updated", manifest: want, member: []*unstructured.Unstructured{drifted()},
 			wantWrites: []string{"update configmaps/default/cm"}, wantWrote: true, wantData: "v"},
+		{name: "drifted after the Work was applied: written back, the drift reported", manifest: want, member: []*unstructured.Unstructured{drifted()},
+			applied: true, wantWrites: []string{"update configmaps/default/cm"}, wantWrote: true, wantData: "v", wantDrift: "data.k"},
+		{name: "drifted after this manifest was written (the records): written back, the drift reported", manifest: want,
+			member: []*unstructured.Unstructured{drifted()}, recorded: true,
+			wantWrites: []string{"update configmaps/default/cm"}, wantWrote: true, wantData: "v", wantDrift: "data.k"},
+		{name: "a new manifest over the old one's object: written, not a drift", manifest: configMap("cm", map[string]string{"k": "new"}, nil),
+			member: []*unstructured.Unstructured{applied()}, wantWrites: []string{"update configmaps/default/cm"}, wantWrote: true, wantData: "new"},
+		{name: "drifted and the write back fails: the drift reported with the error", manifest: want, member: []*unstructured.Unstructured{drifted()},
+			applied: true, errs: map[string][]error{"update": {errors.New("forbidden")}},
+			wantWrites: []string{"update configmaps/default/cm"}, wantErr: true, wantData: "edited", wantDrift: "data.k"},
+		{name: "someone else's with overwrite, the Work applied: a take-over, not a drift",
+			manifest: configMap("cm", map[string]string{"k": "v"}, overwrite), applied: true,
+			member: []*unstructured.Unstructured{theirs()}, wantWrites: []string{"update configmaps/default/cm"}, wantWrote: true, wantData: "v", wantAdopted: true},
 		{name: "someone else's: not written, Karmada's error", manifest: want, member: []*unstructured.Unstructured{theirs()},
 			wantErr: true, wantData: "theirs"},
 		{name: "someone else's with overwrite: taken over, marked adopted",
@@ -147,8 +166,11 @@ func TestApplyReconciler(t *testing.T) {
 			if tc.upToDate {
 				recs.set(work.UID, 0, manifestHash(work.Spec.Workload.Manifests[0].Raw), "12")
 			}
+			if tc.recorded {
+				recs.set(work.UID, 0, manifestHash(work.Spec.Workload.Manifests[0].Raw), "5")
+			}
 			retained := 0
-			r := applyReconciler{objects: f.api(), records: recs, retain: func(desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+			r := applyReconciler{objects: f.api(), records: recs, applied: tc.applied, retain: func(desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 				retained++
 				return desired, tc.retainErr
 			}}
@@ -162,6 +184,9 @@ func TestApplyReconciler(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantWrites, f.writes); diff != "" {
 				t.Errorf("member writes (-want +got):\n%s", diff)
+			}
+			if got := o.drift.Paths(); got != tc.wantDrift {
+				t.Errorf("drifted paths %q, want %q", got, tc.wantDrift)
 			}
 			stored := f.objects["configmaps/default/cm"]
 			data := ""

@@ -59,8 +59,10 @@ type manifestsReconciler struct {
 }
 
 // reconcile returns one manifest status per manifest whose object exists,
-// in manifest order. Failures are recorded as events on the Work.
-func (r *manifestsReconciler) reconcile(ctx context.Context, work *workv1alpha1.Work, outcomes []outcome) []workv1alpha1.ManifestStatus {
+// in manifest order. Failures are recorded as events on the Work. A
+// manifest's drift is the one found now, or else the last one recorded in
+// previous (the stored statuses) for the same object.
+func (r *manifestsReconciler) reconcile(ctx context.Context, work *workv1alpha1.Work, outcomes []outcome, previous []workv1alpha1.ManifestStatus) []workv1alpha1.ManifestStatus {
 	var out []workv1alpha1.ManifestStatus
 	for _, o := range outcomes {
 		if o.observed == nil || o.desired == nil {
@@ -73,6 +75,11 @@ func (r *manifestsReconciler) reconcile(ctx context.Context, work *workv1alpha1.
 				Namespace: o.observed.GetNamespace(), Name: o.observed.GetName(),
 			},
 			Health: workv1alpha1.ResourceUnknown,
+		}
+		if o.drift.Drifted() {
+			ms.Drift = driftOf(o)
+		} else {
+			ms.Drift = previousDrift(previous, ms.Identifier)
 		}
 		raw, err := r.reflect(o.observed)
 		if err != nil {
@@ -92,6 +99,17 @@ func (r *manifestsReconciler) reconcile(ctx context.Context, work *workv1alpha1.
 		out = append(out, ms)
 	}
 	return out
+}
+
+// previousDrift is the drift recorded for the object id names in the
+// stored statuses, if any.
+func previousDrift(previous []workv1alpha1.ManifestStatus, id workv1alpha1.ResourceIdentifier) []workv1alpha1.DriftedField {
+	for _, ms := range previous {
+		if ms.Identifier == id {
+			return ms.Drift
+		}
+	}
+	return nil
 }
 
 // objectName is "kind/namespace/name" (or "kind/name") of a manifest.

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	"github.com/flotilla-io/flotilla/drift"
 )
 
 func TestManifestsReconciler(t *testing.T) {
@@ -26,8 +27,10 @@ func TestManifestsReconciler(t *testing.T) {
 		health      workv1alpha1.ResourceHealth
 		interpreted bool
 		healthErr   error
-		want        []workv1alpha1.ManifestStatus
-		wantEvents  []string
+		// previous are the stored statuses.
+		previous   []workv1alpha1.ManifestStatus
+		want       []workv1alpha1.ManifestStatus
+		wantEvents []string
 	}{
 		{name: "no member object: no entry", outcomes: []outcome{{desired: cm}, {err: errors.New("x")}}},
 		{name: "reflected and interpreted", outcomes: []outcome{{desired: cm, err: errors.New("x")}, {ordinal: 1, desired: cm, resource: "configmaps", observed: cm}},
@@ -35,6 +38,15 @@ func TestManifestsReconciler(t *testing.T) {
 			want: []workv1alpha1.ManifestStatus{{Identifier: id, Status: raw, Health: workv1alpha1.ResourceHealthy}}},
 		{name: "no health hook: Unknown", outcomes: []outcome{{ordinal: 1, desired: cm, resource: "configmaps", observed: cm}},
 			want: []workv1alpha1.ManifestStatus{{Identifier: id, Status: raw, Health: workv1alpha1.ResourceUnknown}}},
+		{name: "a drift found now is listed", outcomes: []outcome{{ordinal: 1, desired: cm, resource: "configmaps", observed: cm,
+			drift: drift.Report{Fields: []drift.Field{{Path: "data.k", ValueInMember: `"x"`, ValueApplied: `"v"`}}}}},
+			previous: []workv1alpha1.ManifestStatus{{Identifier: id, Drift: []workv1alpha1.DriftedField{{Path: "data.old"}}}},
+			want: []workv1alpha1.ManifestStatus{{Identifier: id, Status: raw, Health: workv1alpha1.ResourceUnknown,
+				Drift: []workv1alpha1.DriftedField{{Path: "data.k", ValueInMember: `"x"`, ValueApplied: `"v"`}}}}},
+		{name: "without a new drift, the last one recorded for the object stays", outcomes: []outcome{{ordinal: 1, desired: cm, resource: "configmaps", observed: cm}},
+			previous: []workv1alpha1.ManifestStatus{{Identifier: id, Drift: []workv1alpha1.DriftedField{{Path: "data.old"}}}},
+			want: []workv1alpha1.ManifestStatus{{Identifier: id, Status: raw, Health: workv1alpha1.ResourceUnknown,
+				Drift: []workv1alpha1.DriftedField{{Path: "data.old"}}}}},
 		{name: "failures: events, the entry kept", outcomes: []outcome{{ordinal: 1, desired: cm, resource: "configmaps", observed: cm}},
 			reflectErr: errors.New("lua"), interpreted: true, healthErr: errors.New("hook"),
 			want: []workv1alpha1.ManifestStatus{{Identifier: id, Health: workv1alpha1.ResourceUnknown}},
@@ -59,7 +71,7 @@ func TestManifestsReconciler(t *testing.T) {
 				},
 				event: events.event,
 			}
-			got := r.reconcile(context.Background(), &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Name: "w"}}, tc.outcomes)
+			got := r.reconcile(context.Background(), &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Name: "w"}}, tc.outcomes, tc.previous)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("manifest statuses (-want +got):\n%s", diff)
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -83,7 +84,7 @@ func statusEqual(a, b *workv1alpha1.WorkStatus) bool {
 	}
 	for i := range a.ManifestStatuses {
 		x, y := a.ManifestStatuses[i], b.ManifestStatuses[i]
-		if x.Identifier != y.Identifier || x.Health != y.Health || !rawEqual(x.Status, y.Status) {
+		if x.Identifier != y.Identifier || x.Health != y.Health || !rawEqual(x.Status, y.Status) || !slices.Equal(x.Drift, y.Drift) {
 			return false
 		}
 	}

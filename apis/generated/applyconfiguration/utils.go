@@ -316,6 +316,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationworkv1alpha1.AggregatedStatusItemApplyConfiguration{}
 	case workv1alpha1.SchemeGroupVersion.WithKind("ClusterResourceBinding"):
 		return &applyconfigurationworkv1alpha1.ClusterResourceBindingApplyConfiguration{}
+	case workv1alpha1.SchemeGroupVersion.WithKind("DriftedField"):
+		return &applyconfigurationworkv1alpha1.DriftedFieldApplyConfiguration{}
 	case workv1alpha1.SchemeGroupVersion.WithKind("Manifest"):
 		return &applyconfigurationworkv1alpha1.ManifestApplyConfiguration{}
 	case workv1alpha1.SchemeGroupVersion.WithKind("ManifestStatus"):

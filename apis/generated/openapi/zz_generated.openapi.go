@@ -204,6 +204,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		workv1alpha1.AggregatedStatusItem{}.OpenAPIModelName():                          schema_flotilla_apis_work_v1alpha1_AggregatedStatusItem(ref),
 		workv1alpha1.ClusterResourceBinding{}.OpenAPIModelName():                        schema_flotilla_apis_work_v1alpha1_ClusterResourceBinding(ref),
 		workv1alpha1.ClusterResourceBindingList{}.OpenAPIModelName():                    schema_flotilla_apis_work_v1alpha1_ClusterResourceBindingList(ref),
+		workv1alpha1.DriftedField{}.OpenAPIModelName():                                  schema_flotilla_apis_work_v1alpha1_DriftedField(ref),
 		workv1alpha1.Manifest{}.OpenAPIModelName():                                      schema_flotilla_apis_work_v1alpha1_Manifest(ref),
 		workv1alpha1.ManifestStatus{}.OpenAPIModelName():                                schema_flotilla_apis_work_v1alpha1_ManifestStatus(ref),
 		workv1alpha1.ObjectReference{}.OpenAPIModelName():                               schema_flotilla_apis_work_v1alpha1_ObjectReference(ref),
@@ -7738,6 +7739,44 @@ func schema_flotilla_apis_work_v1alpha1_ClusterResourceBindingList(ref common.Re
 	}
 }
 
+func schema_flotilla_apis_work_v1alpha1_DriftedField(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "DriftedField is one owned field whose value in the member differed from the applied one.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"path": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Path names the field: dot-separated keys, a list item as [name=<name>] when the list's items are named, [<index>] otherwise; e.g. spec.template.spec.containers[name=nginx].image.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"valueInMember": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ValueInMember is the member's value as JSON (\"<absent>\" when it had none, \"<masked>\" for a Secret's data), cut at 256 bytes.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"valueApplied": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ValueApplied is the applied value, in the same form.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"path", "valueInMember", "valueApplied"},
+			},
+		},
+	}
+}
+
 func schema_flotilla_apis_work_v1alpha1_Manifest(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -7776,12 +7815,31 @@ func schema_flotilla_apis_work_v1alpha1_ManifestStatus(ref common.ReferenceCallb
 							Format:      "",
 						},
 					},
+					"drift": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Drift lists the fields Flotilla owns (those of the manifest, apart from status and what the interpreter's Retain keeps) in which the member object last differed from what was applied, with both values (a Secret's masked), at most 16; the Work's Drifted condition says when and what was done about it. Flotilla's own field: Karmada's clients ignore it.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(workv1alpha1.DriftedField{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
 				},
 				Required: []string{"identifier"},
 			},
 		},
 		Dependencies: []string{
-			workv1alpha1.ResourceIdentifier{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName()},
+			workv1alpha1.DriftedField{}.OpenAPIModelName(), workv1alpha1.ResourceIdentifier{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName()},
 	}
 }
 

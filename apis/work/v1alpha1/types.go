@@ -103,6 +103,30 @@ type ManifestStatus struct {
 	// +kubebuilder:validation:Enum=Healthy;Unhealthy;Unknown
 	// +optional
 	Health ResourceHealth `json:"health,omitempty"`
+
+	// Drift lists the fields Flotilla owns (those of the manifest, apart
+	// from status and what the interpreter's Retain keeps) in which the
+	// member object last differed from what was applied, with both values
+	// (a Secret's masked), at most 16; the Work's Drifted condition says
+	// when and what was done about it. Flotilla's own field: Karmada's
+	// clients ignore it.
+	// +optional
+	// +listType=atomic
+	Drift []DriftedField `json:"drift,omitempty"`
+}
+
+// DriftedField is one owned field whose value in the member differed from
+// the applied one.
+type DriftedField struct {
+	// Path names the field: dot-separated keys, a list item as
+	// [name=<name>] when the list's items are named, [<index>] otherwise;
+	// e.g. spec.template.spec.containers[name=nginx].image.
+	Path string `json:"path"`
+	// ValueInMember is the member's value as JSON ("<absent>" when it had
+	// none, "<masked>" for a Secret's data), cut at 256 bytes.
+	ValueInMember string `json:"valueInMember"`
+	// ValueApplied is the applied value, in the same form.
+	ValueApplied string `json:"valueApplied"`
 }
 
 // ResourceIdentifier identifies a manifest of a Work and the object it

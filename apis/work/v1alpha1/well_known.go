@@ -14,6 +14,12 @@ const (
 	// WorkDispatching says whether the Work is being dispatched (False while
 	// spec.suspendDispatching is true).
 	WorkDispatching = "Dispatching"
+	// WorkDrifted says whether a member object differs from what was
+	// applied in the fields Flotilla owns (Flotilla's own condition; the
+	// fields are in status.manifestStatuses[].drift). False with reason
+	// DriftCorrected once Flotilla wrote the applied values back; its
+	// lastTransitionTime is when the last drift was found.
+	WorkDrifted = "Drifted"
 )
 
 // Reasons and messages of Work conditions.
@@ -32,6 +38,9 @@ const (
 	WorkSuspendDispatchingReason = "SuspendDispatching"
 	// WorkSuspendDispatchingMessage is the Dispatching=False message.
 	WorkSuspendDispatchingMessage = "Work dispatching is in a suspended state."
+	// WorkDriftCorrectedReason is the Drifted=False reason after Flotilla
+	// wrote the applied values back over a drift.
+	WorkDriftCorrectedReason = "DriftCorrected"
 )
 
 // Labels of Works and of the manifests in them; the keys Works share with

@@ -37,6 +37,11 @@ func (in ClusterResourceBindingList) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in DriftedField) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.DriftedField"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Manifest) OpenAPIModelName() string {
 	return "com.github.flotilla-io.flotilla.apis.work.v1alpha1.Manifest"
 }

@@ -2103,6 +2103,21 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         namedType: com.github.flotilla-io.flotilla.apis.work.v1alpha1.ResourceBindingStatus
       default: {}
+- name: com.github.flotilla-io.flotilla.apis.work.v1alpha1.DriftedField
+  map:
+    fields:
+    - name: path
+      type:
+        scalar: string
+      default: ""
+    - name: valueApplied
+      type:
+        scalar: string
+      default: ""
+    - name: valueInMember
+      type:
+        scalar: string
+      default: ""
 - name: com.github.flotilla-io.flotilla.apis.work.v1alpha1.Manifest
   map:
     elementType:
@@ -2118,6 +2133,12 @@ var schemaYAML = typed.YAMLObject(`types:
 - name: com.github.flotilla-io.flotilla.apis.work.v1alpha1.ManifestStatus
   map:
     fields:
+    - name: drift
+      type:
+        list:
+          elementType:
+            namedType: com.github.flotilla-io.flotilla.apis.work.v1alpha1.DriftedField
+          elementRelationship: atomic
     - name: health
       type:
         scalar: string

@@ -35,6 +35,13 @@ type ManifestStatusApplyConfiguration struct {
 	Status *runtime.RawExtension `json:"status,omitempty"`
 	// Health is the health of the object in the member cluster.
 	Health *workv1alpha1.ResourceHealth `json:"health,omitempty"`
+	// Drift lists the fields Flotilla owns (those of the manifest, apart
+	// from status and what the interpreter's Retain keeps) in which the
+	// member object last differed from what was applied, with both values
+	// (a Secret's masked), at most 16; the Work's Drifted condition says
+	// when and what was done about it. Flotilla's own field: Karmada's
+	// clients ignore it.
+	Drift []DriftedFieldApplyConfiguration `json:"drift,omitempty"`
 }
 
 // ManifestStatusApplyConfiguration constructs a declarative configuration of the ManifestStatus type for use with
@@ -64,5 +71,18 @@ func (b *ManifestStatusApplyConfiguration) WithStatus(value runtime.RawExtension
 // If called multiple times, the Health field is set to the value of the last call.
 func (b *ManifestStatusApplyConfiguration) WithHealth(value workv1alpha1.ResourceHealth) *ManifestStatusApplyConfiguration {
 	b.Health = &value
+	return b
+}
+
+// WithDrift adds the given value to the Drift field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Drift field.
+func (b *ManifestStatusApplyConfiguration) WithDrift(values ...*DriftedFieldApplyConfiguration) *ManifestStatusApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithDrift")
+		}
+		b.Drift = append(b.Drift, *values[i])
+	}
 	return b
 }
