@@ -89,7 +89,8 @@ func TestDriftNoticed(t *testing.T) {
 	}()
 
 	m := newFlotillaMetrics(t)
-	before := framework.ControlPlaneWrites(m.scrape(t))
+	first := m.scrape(t)
+	before := framework.ControlPlaneWrites(first)
 	var lat []time.Duration
 	for i := range n {
 		image := fmt.Sprintf(`"nginx:edit-%d"`, i)
@@ -116,10 +117,27 @@ func TestDriftNoticed(t *testing.T) {
 		}
 	}
 	time.Sleep(3 * time.Second) // the last edit's writes land
-	writes := framework.ControlPlaneWrites(m.scrape(t)) - before
+	last := m.scrape(t)
+	writes := framework.ControlPlaneWrites(last) - before
+	// Which writes: by resource and subresource.
+	by := func(ss framework.Samples, resource, sub string) float64 {
+		return framework.Served(ss, func(l map[string]string) bool {
+			return l["resource"] == resource && l["subresource"] == sub && framework.IsWrite(l["verb"])
+		})
+	}
+	var split []string
+	for _, rs := range [][2]string{{"works", "status"}, {"works", ""}, {"resourcebindings", "status"}, {"resourcebindings", ""}} {
+		if d := by(last, rs[0], rs[1]) - by(first, rs[0], rs[1]); d > 0 {
+			name := rs[0]
+			if rs[1] != "" {
+				name += "/" + rs[1]
+			}
+			split = append(split, fmt.Sprintf("%s %.2f", name, d/float64(n)))
+		}
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "drift noticed (member edit to the Work's report), %d edits one at a time: P50 %v, P90 %v, P99 %v, max %v; control-plane writes per edit %.2f\n",
+	fmt.Fprintf(&b, "drift noticed (member edit to the Work's report), %d edits one at a time: P50 %v, P90 %v, P99 %v, max %v; control-plane writes per edit %.2f (%s)\n",
 		n, framework.Percentile(lat, 0.5).Round(time.Millisecond), framework.Percentile(lat, 0.9).Round(time.Millisecond),
-		framework.Percentile(lat, 0.99).Round(time.Millisecond), framework.Percentile(lat, 1).Round(time.Millisecond), writes/float64(n))
+		framework.Percentile(lat, 0.99).Round(time.Millisecond), framework.Percentile(lat, 1).Round(time.Millisecond), writes/float64(n), strings.Join(split, ", "))
 	framework.RecordBench(t, "drift.txt", b.String())
 }
