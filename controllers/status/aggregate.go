@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -178,6 +179,47 @@ func fullyAppliedCondition(spec *workv1alpha2.ResourceBindingSpec, generation in
 	return metav1.Condition{Type: workv1alpha2.FullyApplied, Status: metav1.ConditionFalse,
 		Reason: workv1alpha2.FullyAppliedFailedReason, Message: fullyAppliedFailedMessage, ObservedGeneration: generation}
 }
+
+// driftedCondition sums up the Drifted conditions of the binding's Works
+// (Flotilla's own condition): True while a member object differs from
+// what was applied and was not written back, False with DriftCorrected
+// once every drift found was; the message names each cluster with its
+// Work's message; the transition time is the latest drift's. Nil when no
+// Work has ever reported a drift.
+func driftedCondition(works []*workv1alpha1.Work, generation int64) *metav1.Condition {
+	var found []*workv1alpha1.Work
+	for _, w := range works {
+		if w.DeletionTimestamp == nil && meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkDrifted) != nil {
+			found = append(found, w)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].Namespace < found[j].Namespace })
+	out := &metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionFalse,
+		Reason: workv1alpha1.WorkDriftCorrectedReason, ObservedGeneration: generation}
+	var parts []string
+	for _, w := range found {
+		c := meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkDrifted)
+		cluster, _ := names.ClusterOf(w.Namespace)
+		parts = append(parts, cluster+": "+c.Message)
+		if c.Status == metav1.ConditionTrue {
+			out.Status, out.Reason = metav1.ConditionTrue, c.Reason
+		}
+		if c.LastTransitionTime.After(out.LastTransitionTime.Time) {
+			out.LastTransitionTime = c.LastTransitionTime
+		}
+	}
+	out.Message = strings.Join(parts, " | ")
+	if len(out.Message) > maxDriftMessage {
+		out.Message = out.Message[:maxDriftMessage]
+	}
+	return out
+}
+
+// maxDriftMessage bounds the binding's Drifted message.
+const maxDriftMessage = 1024
 
 // conditionEqual compares the parts of two conditions this controller sets.
 func conditionEqual(a, b *metav1.Condition) bool {

@@ -2,6 +2,7 @@ package status
 
 import (
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -176,6 +177,42 @@ func TestRawEqual(t *testing.T) {
 			t.Parallel()
 			if got := rawEqual(tc.a, tc.b); got != tc.want {
 				t.Errorf("rawEqual = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDriftedCondition(t *testing.T) {
+	t.Parallel()
+	st := deploymentStatus(t, 2, 1)
+	at := func(sec int) metav1.Time { return metav1.NewTime(fixedNow.Add(time.Duration(sec) * time.Second)) }
+	drifted := func(cluster string, status metav1.ConditionStatus, reason, msg string, when metav1.Time) *workv1alpha1.Work {
+		w := work(t, cluster, metav1.ConditionTrue, "", st)
+		w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: status, Reason: reason, Message: msg, LastTransitionTime: when})
+		return w
+	}
+	gone := drifted("m3", metav1.ConditionTrue, "DriftDetected", "x", at(9))
+	gone.DeletionTimestamp = &metav1.Time{Time: fixedNow}
+	for _, tc := range []struct {
+		name  string
+		works []*workv1alpha1.Work
+		want  *metav1.Condition
+	}{
+		{name: "no Work ever drifted: none", works: []*workv1alpha1.Work{work(t, "m1", metav1.ConditionTrue, "", st)}},
+		{name: "corrected in one cluster: False, DriftCorrected, naming it",
+			works: []*workv1alpha1.Work{work(t, "m1", metav1.ConditionTrue, "", st), drifted("m2", metav1.ConditionFalse, workv1alpha1.WorkDriftCorrectedReason, "Written back over changes in the member: Deployment default/web: spec.replicas", at(1))},
+			want: &metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionFalse, Reason: workv1alpha1.WorkDriftCorrectedReason,
+				Message: "m2: Written back over changes in the member: Deployment default/web: spec.replicas", ObservedGeneration: 4, LastTransitionTime: at(1)}},
+		{name: "one not written back: True with its reason; the latest time; clusters in order; a Work being deleted left out",
+			works: []*workv1alpha1.Work{drifted("m2", metav1.ConditionTrue, "DriftDetected", "b", at(2)), drifted("m1", metav1.ConditionFalse, workv1alpha1.WorkDriftCorrectedReason, "a", at(5)), gone},
+			want: &metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionTrue, Reason: "DriftDetected",
+				Message: "m1: a | m2: b", ObservedGeneration: 4, LastTransitionTime: at(5)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := driftedCondition(tc.works, 4)
+			if (got == nil) != (tc.want == nil) || (got != nil && (!conditionEqual(got, tc.want) || !got.LastTransitionTime.Equal(&tc.want.LastTransitionTime))) {
+				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})
 	}

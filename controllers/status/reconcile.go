@@ -71,7 +71,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	}
 	items := aggregateItems(works, b.spec)
 
-	if err := c.syncBindingStatus(ctx, b, tmpl.obj, items); err != nil {
+	if err := c.syncBindingStatus(ctx, b, tmpl.obj, items, driftedCondition(works, b.meta.Generation)); err != nil {
 		return err
 	}
 	return c.syncTemplateStatus(ctx, b, tmpl, items)

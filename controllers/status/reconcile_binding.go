@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
 
@@ -23,15 +24,22 @@ import (
 // lists), the other conditions as read, and the resourceVersion read, so a
 // concurrent write by the scheduler is never lost: it conflicts and the key
 // is retried with fresh data. Events go to the binding and the template.
-func (c *Controller) syncBindingStatus(ctx context.Context, b *binding, tmpl runtime.Object, items []workv1alpha2.AggregatedStatusItem) error {
+func (c *Controller) syncBindingStatus(ctx context.Context, b *binding, tmpl runtime.Object, items []workv1alpha2.AggregatedStatusItem, drifted *metav1.Condition) error {
 	cond := fullyAppliedCondition(b.spec, b.meta.Generation, items)
-	if itemsEqual(b.status.AggregatedStatus, items) && conditionEqual(meta.FindStatusCondition(b.status.Conditions, workv1alpha2.FullyApplied), &cond) {
+	storedDrift := meta.FindStatusCondition(b.status.Conditions, workv1alpha1.WorkDrifted)
+	if itemsEqual(b.status.AggregatedStatus, items) && conditionEqual(meta.FindStatusCondition(b.status.Conditions, workv1alpha2.FullyApplied), &cond) &&
+		(drifted == nil || (conditionEqual(storedDrift, drifted) && storedDrift.LastTransitionTime.Equal(&drifted.LastTransitionTime))) {
 		klog.FromContext(ctx).V(4).Info("Aggregated status is up to date")
 		return nil
 	}
 	conditions := slices.Clone(b.status.Conditions)
 	cond.LastTransitionTime = metav1.NewTime(c.now())
 	meta.SetStatusCondition(&conditions, cond)
+	if drifted != nil {
+		// The Works' time of the last drift, not the time of this write.
+		meta.RemoveStatusCondition(&conditions, workv1alpha1.WorkDrifted)
+		conditions = append(conditions, *drifted)
+	}
 	var aggregated any // null removes the field
 	if len(items) > 0 {
 		aggregated = items

@@ -46,7 +46,8 @@ spec:
 // changed in member2 as `kubectl edit` would. Within seconds member2's Work
 // lists the container's image with both values, its Drifted condition says
 // DriftCorrected, events on the Work and on the Deployment name member2 and
-// the path, the drift metric counts it, and member2 holds the applied
+// the path, the binding's Drifted condition names member2 and the path,
+// the drift metric counts it, and member2 holds the applied
 // image again. member1's Work reports nothing. A Secret's changed data is
 // reported with its values masked. A label the member adds is not
 // Flotilla's: no drift.
@@ -128,6 +129,19 @@ func TestDriftReportedAndCorrected(t *testing.T) {
 			return ""
 		})
 	}
+	// The binding sums it up: False, DriftCorrected, naming member2 and the path.
+	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
+		rb, err := kc.WorkV1alpha2().ResourceBindings(ns).Get(ctx, names.BindingName("Deployment", "web"), metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		cond := meta.FindStatusCondition(rb.Status.Conditions, workv1alpha1.WorkDrifted)
+		if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != workv1alpha1.WorkDriftCorrectedReason ||
+			!strings.Contains(cond.Message, "member2: ") || !strings.Contains(cond.Message, path) || strings.Contains(cond.Message, "member1") {
+			return fmt.Sprintf("the binding's Drifted condition %+v, want False DriftCorrected naming member2 and %s only", cond, path)
+		}
+		return ""
+	})
 	if after := drifts(t, "member2", "deployments"); after < before+1 {
 		t.Errorf("flotilla_member_object_drifts_total{cluster=member2,resource=deployments,result=corrected} %v, was %v", after, before)
 	}
