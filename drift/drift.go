@@ -1,10 +1,11 @@
 // Package drift compares what Flotilla applied to a member cluster with
 // what the member holds, in the fields Flotilla owns: the fields of the
 // applied manifest (so not what the member's own controllers add or
-// default), apart from status, the object's identity and the paths the
-// resource interpreter's Retain keeps from the member. It is a pure
-// package: the execution controller feeds it the applied manifest and the
-// member object from its watch and records what it returns.
+// default), apart from status and the object's identity. It is a pure
+// package: the execution controller feeds it the manifest as it would
+// write it (after the resource interpreter's Retain copied what the member
+// keeps, so those fields never differ) and the member object from its
+// watch, and records what it returns.
 package drift
 
 import (
@@ -14,6 +15,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 )
 
 // DefaultMaxFields bounds a report when Options.MaxFields is 0.
@@ -28,26 +31,11 @@ const Masked = "<masked>"
 // Absent stands for a field the member object lacks.
 const Absent = "<absent>"
 
-// Field is one owned field whose value in the member differs from the
-// applied one.
-type Field struct {
-	// Path names the field: dot-separated keys, list elements as
-	// [name=<name>] when the list's items are objects named by a "name"
-	// field, as [<index>] otherwise; e.g.
-	// spec.template.spec.containers[name=nginx].image.
-	Path string `json:"path"`
-	// ValueInMember is the member's value as JSON (Absent when it has
-	// none; Masked for a Secret's data), cut at 256 bytes.
-	ValueInMember string `json:"valueInMember"`
-	// ValueApplied is the applied value, in the same form.
-	ValueApplied string `json:"valueApplied"`
-}
-
 // Report is the outcome of a comparison.
 type Report struct {
 	// Fields are the drifted fields in path order, at most
-	// Options.MaxFields.
-	Fields []Field
+	// Options.MaxFields, as a Work's status lists them.
+	Fields []workv1alpha1.DriftedField
 	// Omitted counts the drifted fields left out of Fields.
 	Omitted int
 }
@@ -70,12 +58,6 @@ func (r Report) Paths() string {
 
 // Options tune a comparison.
 type Options struct {
-	// Retained are the paths the member keeps (the interpreter's Retain):
-	// neither they nor what lies below them are compared. Dot-separated
-	// keys as in Field.Path; a list element segment may be left out
-	// (spec.template.spec.containers.image skips the image of every
-	// container).
-	Retained []string
 	// MaxFields bounds Report.Fields; DefaultMaxFields when 0.
 	MaxFields int
 }
@@ -91,7 +73,7 @@ func Compare(applied, member map[string]any, opts Options) Report {
 	if limit <= 0 {
 		limit = DefaultMaxFields
 	}
-	c := &comparer{retained: opts.Retained, limit: limit, secret: applied["kind"] == "Secret" && applied["apiVersion"] == "v1"}
+	c := &comparer{limit: limit, secret: applied["kind"] == "Secret" && applied["apiVersion"] == "v1"}
 	if c.secret {
 		applied = secretAsStored(applied)
 	}
@@ -118,10 +100,9 @@ func Compare(applied, member map[string]any, opts Options) Report {
 }
 
 type comparer struct {
-	retained []string
-	limit    int
-	secret   bool
-	report   Report
+	limit  int
+	secret bool
+	report Report
 }
 
 // compare walks the applied value a at path against the member's m (found
@@ -129,9 +110,6 @@ type comparer struct {
 // below are resource quantities. An empty applied value matches an absent
 // one, as the member's API server drops empty fields.
 func (c *comparer) compare(path string, a, m any, found, quantity bool) {
-	if c.isRetained(path) {
-		return
-	}
 	if !found || m == nil {
 		if !IsZero(a) {
 			c.add(path, nil, a, false)
@@ -253,48 +231,12 @@ func jsonEqual(a, b any) bool {
 	return err1 == nil && err2 == nil && string(ab) == string(bb)
 }
 
-// isRetained reports whether path is, or lies below, a retained path.
-// List element segments are ignored in the match.
-func (c *comparer) isRetained(path string) bool {
-	if len(c.retained) == 0 {
-		return false
-	}
-	plain := withoutElements(path)
-	for _, r := range c.retained {
-		r = withoutElements(r)
-		if plain == r || strings.HasPrefix(plain, r+".") {
-			return true
-		}
-	}
-	return false
-}
-
-// withoutElements drops the [..] segments of a path.
-func withoutElements(path string) string {
-	if !strings.Contains(path, "[") {
-		return path
-	}
-	var b strings.Builder
-	depth := 0
-	for _, r := range path {
-		switch {
-		case r == '[':
-			depth++
-		case r == ']':
-			depth--
-		case depth == 0:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
 func (c *comparer) add(path string, m, a any, found bool) {
 	if len(c.report.Fields) >= c.limit {
 		c.report.Omitted++
 		return
 	}
-	f := Field{Path: path, ValueInMember: Absent, ValueApplied: render(a)}
+	f := workv1alpha1.DriftedField{Path: path, ValueInMember: Absent, ValueApplied: render(a)}
 	if found {
 		f.ValueInMember = render(m)
 	}

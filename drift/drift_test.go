@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 )
 
 // obj decodes a JSON object as unstructured content (numbers as int64 or
@@ -65,7 +67,7 @@ func TestCompare(t *testing.T) {
 		member   string
 		edit     func(m map[string]any)
 		opts     Options
-		want     []Field
+		want     []workv1alpha1.DriftedField
 		omitted  int
 		drifted  bool
 		wantPath string
@@ -76,7 +78,7 @@ func TestCompare(t *testing.T) {
 		name:    "replicas changed in the member",
 		applied: deployment, member: member,
 		edit:    func(m map[string]any) { spec(m)["replicas"] = int64(5) },
-		want:    []Field{{Path: "spec.replicas", ValueInMember: "5", ValueApplied: "3"}},
+		want:    []workv1alpha1.DriftedField{{Path: "spec.replicas", ValueInMember: "5", ValueApplied: "3"}},
 		drifted: true,
 	}, {
 		name:    "a container's image, found by name",
@@ -84,7 +86,7 @@ func TestCompare(t *testing.T) {
 		edit: func(m map[string]any) {
 			containers(m)[1].(map[string]any)["image"] = "nginx:1.28"
 		},
-		want:    []Field{{Path: "spec.template.spec.containers[name=nginx].image", ValueInMember: `"nginx:1.28"`, ValueApplied: `"nginx:1.27"`}},
+		want:    []workv1alpha1.DriftedField{{Path: "spec.template.spec.containers[name=nginx].image", ValueInMember: `"nginx:1.28"`, ValueApplied: `"nginx:1.27"`}},
 		drifted: true,
 	}, {
 		name:    "a quantity changed in amount",
@@ -92,7 +94,7 @@ func TestCompare(t *testing.T) {
 		edit: func(m map[string]any) {
 			containers(m)[1].(map[string]any)["resources"].(map[string]any)["requests"].(map[string]any)["cpu"] = "1"
 		},
-		want:    []Field{{Path: "spec.template.spec.containers[name=nginx].resources.requests.cpu", ValueInMember: `"1"`, ValueApplied: `"500m"`}},
+		want:    []workv1alpha1.DriftedField{{Path: "spec.template.spec.containers[name=nginx].resources.requests.cpu", ValueInMember: `"1"`, ValueApplied: `"500m"`}},
 		drifted: true,
 	}, {
 		name:    "a scalar list is owned whole",
@@ -100,7 +102,7 @@ func TestCompare(t *testing.T) {
 		edit: func(m map[string]any) {
 			containers(m)[1].(map[string]any)["args"] = []any{"-g"}
 		},
-		want:    []Field{{Path: "spec.template.spec.containers[name=nginx].args", ValueInMember: `["-g"]`, ValueApplied: `["-g","daemon off;"]`}},
+		want:    []workv1alpha1.DriftedField{{Path: "spec.template.spec.containers[name=nginx].args", ValueInMember: `["-g"]`, ValueApplied: `["-g","daemon off;"]`}},
 		drifted: true,
 	}, {
 		name:    "a container removed in the member",
@@ -109,7 +111,7 @@ func TestCompare(t *testing.T) {
 			c := containers(m)
 			m["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"] = c[1:]
 		},
-		want:    []Field{{Path: "spec.template.spec.containers[name=sidecar]", ValueInMember: Absent, ValueApplied: `{"image":"busybox:1.36","name":"sidecar"}`}},
+		want:    []workv1alpha1.DriftedField{{Path: "spec.template.spec.containers[name=sidecar]", ValueInMember: Absent, ValueApplied: `{"image":"busybox:1.36","name":"sidecar"}`}},
 		drifted: true,
 	}, {
 		name:    "an owned label and annotation changed; last-applied is not owned",
@@ -119,25 +121,33 @@ func TestCompare(t *testing.T) {
 			md["labels"].(map[string]any)["app"] = "web"
 			delete(md["annotations"].(map[string]any), "team")
 		},
-		want: []Field{
+		want: []workv1alpha1.DriftedField{
 			{Path: "metadata.annotations.team", ValueInMember: Absent, ValueApplied: `"a"`},
 			{Path: "metadata.labels.app", ValueInMember: `"web"`, ValueApplied: `"nginx"`},
 		},
 		drifted: true,
 	}, {
-		name:    "retained paths are the member's",
-		applied: deployment, member: member,
+		// The caller compares the manifest after Retain, which copied the
+		// fields the member keeps from the member object.
+		name: "retained paths are the member's",
+		applied: func() string {
+			a := obj(t, deployment)
+			spec(a)["replicas"] = int64(9)
+			containers(a)[0].(map[string]any)["image"] = "nginx:1.28"
+			b, _ := json.Marshal(a)
+			return string(b)
+		}(),
+		member: member,
 		edit: func(m map[string]any) {
 			spec(m)["replicas"] = int64(9)
 			containers(m)[1].(map[string]any)["image"] = "nginx:1.28"
 		},
-		opts: Options{Retained: []string{"spec.replicas", "spec.template.spec.containers.image"}},
 	}, {
 		name:    "the report is bounded and counts what it left out",
 		applied: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1","b":"2","c":"3"}}`,
 		member:  `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"x","b":"y","c":"z"}}`,
 		opts:    Options{MaxFields: 2},
-		want: []Field{
+		want: []workv1alpha1.DriftedField{
 			{Path: "data.a", ValueInMember: `"x"`, ValueApplied: `"1"`},
 			{Path: "data.b", ValueInMember: `"y"`, ValueApplied: `"2"`},
 		},
@@ -146,7 +156,7 @@ func TestCompare(t *testing.T) {
 		name:    "a Secret's stringData is compared as stored, and its values masked",
 		applied: `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"stringData":{"password":"hunter2"},"data":{"user":"YWRtaW4="}}`,
 		member:  `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"type":"Opaque","data":{"password":"aHVudGVyMg==","user":"cm9vdA=="}}`,
-		want:    []Field{{Path: "data.user", ValueInMember: Masked, ValueApplied: Masked}},
+		want:    []workv1alpha1.DriftedField{{Path: "data.user", ValueInMember: Masked, ValueApplied: Masked}},
 		drifted: true,
 	}, {
 		name:    "an unchanged Secret with stringData is not drift",
@@ -156,7 +166,7 @@ func TestCompare(t *testing.T) {
 		name:    "a whole owned field missing, and a type change",
 		applied: `{"apiVersion":"v1","kind":"Service","metadata":{"name":"s"},"spec":{"selector":{"app":"a"},"ports":[{"port":80}]}}`,
 		member:  `{"apiVersion":"v1","kind":"Service","metadata":{"name":"s"},"spec":{"ports":"80","clusterIP":"10.0.0.1"}}`,
-		want: []Field{
+		want: []workv1alpha1.DriftedField{
 			{Path: "spec.ports", ValueInMember: `"80"`, ValueApplied: `[{"port":80}]`},
 			{Path: "spec.selector", ValueInMember: Absent, ValueApplied: `{"app":"a"}`},
 		},
@@ -165,7 +175,7 @@ func TestCompare(t *testing.T) {
 		name:    "lists of unnamed objects are compared item by item",
 		applied: `{"apiVersion":"v1","kind":"Service","metadata":{"name":"s"},"spec":{"ports":[{"port":80},{"port":443}]}}`,
 		member:  `{"apiVersion":"v1","kind":"Service","metadata":{"name":"s"},"spec":{"ports":[{"port":80,"protocol":"TCP"},{"port":8443,"protocol":"TCP"}]}}`,
-		want:    []Field{{Path: "spec.ports[1].port", ValueInMember: "8443", ValueApplied: "443"}},
+		want:    []workv1alpha1.DriftedField{{Path: "spec.ports[1].port", ValueInMember: "8443", ValueApplied: "443"}},
 		drifted: true,
 	}, {
 		name:    "numbers compare by value, a float and an integer alike",
@@ -179,7 +189,7 @@ func TestCompare(t *testing.T) {
 		name:    "image tags are strings, not quantities",
 		applied: `{"apiVersion":"v1","kind":"X","metadata":{"name":"x"},"spec":{"tag":"1.0"}}`,
 		member:  `{"apiVersion":"v1","kind":"X","metadata":{"name":"x"},"spec":{"tag":"1"}}`,
-		want:    []Field{{Path: "spec.tag", ValueInMember: `"1"`, ValueApplied: `"1.0"`}},
+		want:    []workv1alpha1.DriftedField{{Path: "spec.tag", ValueInMember: `"1"`, ValueApplied: `"1.0"`}},
 		drifted: true,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -49,15 +49,6 @@ func wasApplied(status *workv1alpha1.WorkStatus, generation int64) bool {
 	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == generation
 }
 
-// driftOf is the drift of an outcome as the Work's status lists it.
-func driftOf(o outcome) []workv1alpha1.DriftedField {
-	out := make([]workv1alpha1.DriftedField, 0, len(o.drift.Fields))
-	for _, f := range o.drift.Fields {
-		out = append(out, workv1alpha1.DriftedField{Path: f.Path, ValueInMember: f.ValueInMember, ValueApplied: f.ValueApplied})
-	}
-	return out
-}
-
 // corrected tells whether a drifted outcome's applied values were written
 // back.
 func corrected(o outcome) bool { return o.wrote && o.err == nil }

@@ -16,7 +16,7 @@ import (
 func TestSetDriftedAndEvents(t *testing.T) {
 	t.Parallel()
 	cm := memberObject(configMap("cm", nil, nil))
-	found := drift.Report{Fields: []drift.Field{{Path: "data.k", ValueInMember: `"x"`, ValueApplied: `"v"`}}}
+	found := drift.Report{Fields: []workv1alpha1.DriftedField{{Path: "data.k", ValueInMember: `"x"`, ValueApplied: `"v"`}}}
 	then := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	now := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
 	earlier := metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionFalse, Reason: workv1alpha1.WorkDriftCorrectedReason,

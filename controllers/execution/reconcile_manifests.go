@@ -77,7 +77,7 @@ func (r *manifestsReconciler) reconcile(ctx context.Context, work *workv1alpha1.
 			Health: workv1alpha1.ResourceUnknown,
 		}
 		if o.drift.Drifted() {
-			ms.Drift = driftOf(o)
+			ms.Drift = o.drift.Fields
 		} else {
 			ms.Drift = previousDrift(previous, ms.Identifier)
 		}

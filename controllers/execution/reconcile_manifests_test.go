@@ -39,7 +39,7 @@ func TestManifestsReconciler(t *testing.T) {
 		{name: "no health hook: Unknown", outcomes: []outcome{{ordinal: 1, desired: cm, resource: "configmaps", observed: cm}},
 			want: []workv1alpha1.ManifestStatus{{Identifier: id, Status: raw, Health: workv1alpha1.ResourceUnknown}}},
 		{name: "a drift found now is listed", outcomes: []outcome{{ordinal: 1, desired: cm, resource: "configmaps", observed: cm,
-			drift: drift.Report{Fields: []drift.Field{{Path: "data.k", ValueInMember: `"x"`, ValueApplied: `"v"`}}}}},
+			drift: drift.Report{Fields: []workv1alpha1.DriftedField{{Path: "data.k", ValueInMember: `"x"`, ValueApplied: `"v"`}}}}},
 			previous: []workv1alpha1.ManifestStatus{{Identifier: id, Drift: []workv1alpha1.DriftedField{{Path: "data.old"}}}},
 			want: []workv1alpha1.ManifestStatus{{Identifier: id, Status: raw, Health: workv1alpha1.ResourceUnknown,
 				Drift: []workv1alpha1.DriftedField{{Path: "data.k", ValueInMember: `"x"`, ValueApplied: `"v"`}}}}},
