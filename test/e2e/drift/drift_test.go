@@ -16,34 +16,12 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-const web = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: %[1]s, labels: {app: web}}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: nginx, image: "nginx:1.27", resources: {requests: {cpu: 100m}}}]}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: creds, namespace: %[1]s}
-stringData: {password: hunter2}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: web, namespace: %[1]s}
-spec:
-  resourceSelectors:
-    - {apiVersion: apps/v1, kind: Deployment, name: web}
-    - {apiVersion: v1, kind: Secret, name: creds}
-  placement:
-    clusterAffinity: {clusterNames: [member1, member2]}
-`
+// ns is where samples/drift.yaml puts its objects.
+const ns = "default"
 
-// TestDriftReportedAndCorrected: the image of a propagated Deployment is
-// changed in member2 as `kubectl edit` would. Within seconds member2's Work
+// TestDriftReportedAndCorrected runs samples/drift.yaml as its comment
+// says: the image of the propagated Deployment is changed in member2 as
+// `kubectl set image` would. Within seconds member2's Work
 // lists the container's image with both values, its Drifted condition says
 // DriftCorrected, events on the Work and on the Deployment name member2 and
 // the path, the binding's Drifted condition names member2 and the path,
@@ -52,8 +30,7 @@ spec:
 // reported with its values masked. A label the member adds is not
 // Flotilla's: no drift.
 func TestDriftReportedAndCorrected(t *testing.T) {
-	ns := framework.Namespace(t, "drift")
-	framework.Apply(t, fmt.Sprintf(web, ns))
+	framework.ApplySample(t, "drift.yaml")
 	m2 := framework.MemberClient(t, "member2")
 	kc := framework.Karmada(t)
 	work := func(ctx context.Context, cluster, kind, name string) (*workv1alpha1.Work, error) {
@@ -62,7 +39,7 @@ func TestDriftReportedAndCorrected(t *testing.T) {
 	for _, c := range []string{"member1", "member2"} {
 		framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
 			for _, kind := range []string{"deployment", "secret"} {
-				name := map[string]string{"deployment": "web", "secret": "creds"}[kind]
+				name := map[string]string{"deployment": "drift-web", "secret": "drift-creds"}[kind]
 				w, err := work(ctx, c, kind, name)
 				if err != nil {
 					return err.Error()
@@ -77,14 +54,14 @@ func TestDriftReportedAndCorrected(t *testing.T) {
 	before := drifts(t, "member2", "deployments")
 
 	// A label added in the member is not a field Flotilla applied.
-	patch(t, "member2", "deployments", ns, "web", `{"metadata":{"labels":{"added-in-member":"yes"}}}`)
+	patch(t, "member2", "deployments", ns, "drift-web", `{"metadata":{"labels":{"added-in-member":"yes"}}}`)
 	// The image, changed in the member.
 	edited := time.Now()
-	patch(t, "member2", "deployments", ns, "web", `{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:9.9"}]}}}}`)
+	patch(t, "member2", "deployments", ns, "drift-web", `{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:9.9"}]}}}}`)
 	const path = "spec.template.spec.containers[name=nginx].image"
 	var noticed time.Duration
 	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
-		w, err := work(ctx, "member2", "deployment", "web")
+		w, err := work(ctx, "member2", "deployment", "drift-web")
 		if err != nil {
 			return err.Error()
 		}
@@ -108,7 +85,7 @@ func TestDriftReportedAndCorrected(t *testing.T) {
 	t.Logf("drift reported on the Work %s after the edit", noticed.Round(time.Millisecond))
 	// Written back, as Karmada would; the member's own label stays.
 	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
-		d, err := m2.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+		d, err := m2.AppsV1().Deployments(ns).Get(ctx, "drift-web", metav1.GetOptions{})
 		if err != nil {
 			return err.Error()
 		}
@@ -120,7 +97,7 @@ func TestDriftReportedAndCorrected(t *testing.T) {
 		}
 		return ""
 	})
-	msg := fmt.Sprintf("Deployment %s/web in cluster member2 differed from what was applied in %s; the applied values were written back.", ns, path)
+	msg := fmt.Sprintf("Deployment %s/drift-web in cluster member2 differed from what was applied in %s; the applied values were written back.", ns, path)
 	for _, kind := range []string{"Work", "Deployment"} {
 		framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
 			if !hasEvent(ctx, t, kind, "DriftCorrected", msg) {
@@ -131,7 +108,7 @@ func TestDriftReportedAndCorrected(t *testing.T) {
 	}
 	// The binding sums it up: False, DriftCorrected, naming member2 and the path.
 	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
-		rb, err := kc.WorkV1alpha2().ResourceBindings(ns).Get(ctx, names.BindingName("Deployment", "web"), metav1.GetOptions{})
+		rb, err := kc.WorkV1alpha2().ResourceBindings(ns).Get(ctx, names.BindingName("Deployment", "drift-web"), metav1.GetOptions{})
 		if err != nil {
 			return err.Error()
 		}
@@ -145,7 +122,7 @@ func TestDriftReportedAndCorrected(t *testing.T) {
 	if after := drifts(t, "member2", "deployments"); after < before+1 {
 		t.Errorf("flotilla_member_object_drifts_total{cluster=member2,resource=deployments,result=corrected} %v, was %v", after, before)
 	}
-	w1, err := work(t.Context(), "member1", "deployment", "web")
+	w1, err := work(t.Context(), "member1", "deployment", "drift-web")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,9 +131,9 @@ func TestDriftReportedAndCorrected(t *testing.T) {
 	}
 
 	// A Secret's data: reported masked, written back.
-	patch(t, "member2", "secrets", ns, "creds", `{"data":{"password":"c3dvcmRmaXNo"}}`)
+	patch(t, "member2", "secrets", ns, "drift-creds", `{"data":{"password":"c3dvcmRmaXNo"}}`)
 	framework.Eventually(t, 30*time.Second, func(ctx context.Context) string {
-		w, err := work(ctx, "member2", "secret", "creds")
+		w, err := work(ctx, "member2", "secret", "drift-creds")
 		if err != nil {
 			return err.Error()
 		}
@@ -164,7 +141,7 @@ func TestDriftReportedAndCorrected(t *testing.T) {
 		if len(w.Status.ManifestStatuses) != 1 || len(w.Status.ManifestStatuses[0].Drift) != 1 || w.Status.ManifestStatuses[0].Drift[0] != want {
 			return fmt.Sprintf("the Secret's Work reports %+v, want %+v", w.Status.ManifestStatuses, want)
 		}
-		s, err := framework.MemberClient(t, "member2").CoreV1().Secrets(ns).Get(ctx, "creds", metav1.GetOptions{})
+		s, err := framework.MemberClient(t, "member2").CoreV1().Secrets(ns).Get(ctx, "drift-creds", metav1.GetOptions{})
 		if err != nil {
 			return err.Error()
 		}
