@@ -23,9 +23,6 @@ const (
 	eventReasonDriftCorrected = "DriftCorrected"
 	// eventReasonDriftNotCorrected: the same, but writing back failed.
 	eventReasonDriftNotCorrected = "DriftNotCorrected"
-	// workDriftDetectedReason is the Drifted=True reason while a drift
-	// could not be written back.
-	workDriftDetectedReason = "DriftDetected"
 )
 
 // Results of the drift counter.
@@ -77,7 +74,7 @@ func setDrifted(status *workv1alpha1.WorkStatus, generation int64, outcomes []ou
 		Message: "Written back over changes in the member: " + strings.Join(fixed, "; "), ObservedGeneration: generation,
 		LastTransitionTime: metav1.NewTime(now)}
 	if len(open) > 0 {
-		cond.Status, cond.Reason = metav1.ConditionTrue, workDriftDetectedReason
+		cond.Status, cond.Reason = metav1.ConditionTrue, workv1alpha1.WorkDriftDetectedReason
 		cond.Message = "Changed in the member, not written back yet: " + strings.Join(open, "; ")
 	}
 	if len(cond.Message) > maxConditionMessage {

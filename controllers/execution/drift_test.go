@@ -49,7 +49,7 @@ func TestSetDriftedAndEvents(t *testing.T) {
 	}, {
 		name:     "a drift not written back: True, DriftDetected, warnings",
 		outcomes: []outcome{{desired: cm, resource: "configmaps", drift: found, err: errors.New("forbidden")}},
-		want: &metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionTrue, Reason: workDriftDetectedReason,
+		want: &metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionTrue, Reason: workv1alpha1.WorkDriftDetectedReason,
 			Message: "Changed in the member, not written back yet: ConfigMap default/cm: data.k", ObservedGeneration: 2, LastTransitionTime: metav1.NewTime(now)},
 		wantEvents: []string{
 			"Work/w Warning DriftNotCorrected ConfigMap default/cm in cluster member1 differs from what was applied in data.k; writing it back failed: forbidden.",

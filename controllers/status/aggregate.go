@@ -187,28 +187,34 @@ func fullyAppliedCondition(spec *workv1alpha2.ResourceBindingSpec, generation in
 // Work's message; the transition time is the latest drift's. Nil when no
 // Work has ever reported a drift.
 func driftedCondition(works []*workv1alpha1.Work, generation int64) *metav1.Condition {
-	var found []*workv1alpha1.Work
+	type drifted struct {
+		cluster string
+		cond    *metav1.Condition
+	}
+	var found []drifted
 	for _, w := range works {
-		if w.DeletionTimestamp == nil && meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkDrifted) != nil {
-			found = append(found, w)
+		if w.DeletionTimestamp != nil {
+			continue
+		}
+		if c := meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkDrifted); c != nil {
+			cluster, _ := names.ClusterOf(w.Namespace)
+			found = append(found, drifted{cluster: cluster, cond: c})
 		}
 	}
 	if len(found) == 0 {
 		return nil
 	}
-	sort.Slice(found, func(i, j int) bool { return found[i].Namespace < found[j].Namespace })
+	sort.Slice(found, func(i, j int) bool { return found[i].cluster < found[j].cluster })
 	out := &metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionFalse,
 		Reason: workv1alpha1.WorkDriftCorrectedReason, ObservedGeneration: generation}
-	var parts []string
-	for _, w := range found {
-		c := meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkDrifted)
-		cluster, _ := names.ClusterOf(w.Namespace)
-		parts = append(parts, cluster+": "+c.Message)
-		if c.Status == metav1.ConditionTrue {
-			out.Status, out.Reason = metav1.ConditionTrue, c.Reason
+	parts := make([]string, 0, len(found))
+	for _, f := range found {
+		parts = append(parts, f.cluster+": "+f.cond.Message)
+		if f.cond.Status == metav1.ConditionTrue {
+			out.Status, out.Reason = metav1.ConditionTrue, f.cond.Reason
 		}
-		if c.LastTransitionTime.After(out.LastTransitionTime.Time) {
-			out.LastTransitionTime = c.LastTransitionTime
+		if f.cond.LastTransitionTime.After(out.LastTransitionTime.Time) {
+			out.LastTransitionTime = f.cond.LastTransitionTime
 		}
 	}
 	out.Message = strings.Join(parts, " | ")

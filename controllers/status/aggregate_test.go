@@ -191,7 +191,7 @@ func TestDriftedCondition(t *testing.T) {
 		w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: status, Reason: reason, Message: msg, LastTransitionTime: when})
 		return w
 	}
-	gone := drifted("m3", metav1.ConditionTrue, "DriftDetected", "x", at(9))
+	gone := drifted("m3", metav1.ConditionTrue, workv1alpha1.WorkDriftDetectedReason, "x", at(9))
 	gone.DeletionTimestamp = &metav1.Time{Time: fixedNow}
 	for _, tc := range []struct {
 		name  string
@@ -204,8 +204,8 @@ func TestDriftedCondition(t *testing.T) {
 			want: &metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionFalse, Reason: workv1alpha1.WorkDriftCorrectedReason,
 				Message: "m2: Written back over changes in the member: Deployment default/web: spec.replicas", ObservedGeneration: 4, LastTransitionTime: at(1)}},
 		{name: "one not written back: True with its reason; the latest time; clusters in order; a Work being deleted left out",
-			works: []*workv1alpha1.Work{drifted("m2", metav1.ConditionTrue, "DriftDetected", "b", at(2)), drifted("m1", metav1.ConditionFalse, workv1alpha1.WorkDriftCorrectedReason, "a", at(5)), gone},
-			want: &metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionTrue, Reason: "DriftDetected",
+			works: []*workv1alpha1.Work{drifted("m2", metav1.ConditionTrue, workv1alpha1.WorkDriftDetectedReason, "b", at(2)), drifted("m1", metav1.ConditionFalse, workv1alpha1.WorkDriftCorrectedReason, "a", at(5)), gone},
+			want: &metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionTrue, Reason: workv1alpha1.WorkDriftDetectedReason,
 				Message: "m1: a | m2: b", ObservedGeneration: 4, LastTransitionTime: at(5)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

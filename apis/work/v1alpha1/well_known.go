@@ -41,6 +41,9 @@ const (
 	// WorkDriftCorrectedReason is the Drifted=False reason after Flotilla
 	// wrote the applied values back over a drift.
 	WorkDriftCorrectedReason = "DriftCorrected"
+	// WorkDriftDetectedReason is the Drifted=True reason while a drift
+	// could not be written back.
+	WorkDriftDetectedReason = "DriftDetected"
 )
 
 // Labels of Works and of the manifests in them; the keys Works share with

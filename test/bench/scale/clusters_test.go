@@ -15,6 +15,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/telemetry"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 	"github.com/flotilla-io/flotilla/test/env"
 )
@@ -150,11 +151,11 @@ func scheduleBindings(t *testing.T, ns string, affinity *policyv1alpha1.ClusterA
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := func(l map[string]string) bool { return l["scheduleType"] == "FirstSchedule" }
-	attempts := ss.Sum("karmada_scheduler_e2e_scheduling_duration_seconds_count", first)
+	first := func(l map[string]string) bool { return l["scheduleType"] == telemetry.ScheduleTypeFirst }
+	attempts := ss.Sum(telemetry.SchedulerE2ESchedulingDuration+"_count", first)
 	return schedulerRun{
 		rate:      float64(n) / max(last.Sub(firstAt).Seconds(), 0.1),
-		e2e:       ss.Sum("karmada_scheduler_e2e_scheduling_duration_seconds_sum", first) / max(attempts, 1),
-		algorithm: ss.Sum("karmada_scheduler_scheduling_algorithm_duration_seconds_sum", nil) / max(attempts, 1),
+		e2e:       ss.Sum(telemetry.SchedulerE2ESchedulingDuration+"_sum", first) / max(attempts, 1),
+		algorithm: ss.Sum(telemetry.SchedulerAlgorithmDuration+"_sum", nil) / max(attempts, 1),
 	}
 }
