@@ -19,8 +19,9 @@ import (
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 )
 
-// DefaultMaxFields bounds a report when Options.MaxFields is 0.
-const DefaultMaxFields = 16
+// DefaultMaxFields bounds a report when Options.MaxFields is 0: the most a
+// Work's status may list.
+const DefaultMaxFields = workv1alpha1.MaxDriftedFields
 
 // maxValueLength bounds a value's JSON in a report.
 const maxValueLength = 256
@@ -235,6 +236,10 @@ func (c *comparer) add(path string, m, a any, found bool) {
 	if len(c.report.Fields) >= c.limit {
 		c.report.Omitted++
 		return
+	}
+	if len(path) > workv1alpha1.MaxDriftedFieldLength {
+		// Within what a Work's status accepts; the start names the field.
+		path = path[:workv1alpha1.MaxDriftedFieldLength-len("…")] + "…"
 	}
 	f := workv1alpha1.DriftedField{Path: path, ValueInMember: Absent, ValueApplied: render(a)}
 	if found {

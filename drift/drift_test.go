@@ -3,6 +3,7 @@ package drift
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
@@ -226,6 +227,15 @@ func TestCompareLeavesInputsAlone(t *testing.T) {
 	after, _ := json.Marshal([]any{a, m})
 	if string(before) != string(after) {
 		t.Errorf("inputs changed:\n%s\n%s", before, after)
+	}
+}
+
+// TestPathCut: a path longer than a Work's status accepts is cut to fit.
+func TestPathCut(t *testing.T) {
+	key := strings.Repeat("k", workv1alpha1.MaxDriftedFieldLength)
+	r := Compare(map[string]any{"data": map[string]any{key: "a"}}, map[string]any{"data": map[string]any{key: "b"}}, Options{})
+	if len(r.Fields) != 1 || len(r.Fields[0].Path) > workv1alpha1.MaxDriftedFieldLength || !strings.HasPrefix(r.Fields[0].Path, "data.kkk") {
+		t.Errorf("path not cut to %d bytes: %d", workv1alpha1.MaxDriftedFieldLength, len(r.Fields[0].Path))
 	}
 }
 

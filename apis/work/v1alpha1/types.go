@@ -115,6 +115,15 @@ type ManifestStatus struct {
 	Drift []DriftedField `json:"drift,omitempty"`
 }
 
+// Bounds of a manifest status's drift list.
+const (
+	// MaxDriftedFields is the most fields a drift lists.
+	MaxDriftedFields = 16
+	// MaxDriftedFieldLength is the most bytes of a drifted field's path
+	// or values.
+	MaxDriftedFieldLength = 1024
+)
+
 // DriftedField is one owned field whose value in the member differed from
 // the applied one.
 type DriftedField struct {

@@ -165,12 +165,30 @@ func validateManifest(m *workv1alpha1.Manifest, fldPath *field.Path) field.Error
 	return allErrs
 }
 
-// validateWorkStatus checks the enums of a Work's status.
+// validateWorkStatus checks the enums of a Work's status and the bounds of
+// its drift lists.
 func validateWorkStatus(status *workv1alpha1.WorkStatus, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	for i, ms := range status.ManifestStatuses {
+		msPath := fldPath.Child("manifestStatuses").Index(i)
 		if ms.Health != "" && !slices.Contains(supportedWorkHealth, ms.Health) {
-			allErrs = append(allErrs, field.NotSupported(fldPath.Child("manifestStatuses").Index(i).Child("health"), ms.Health, supportedWorkHealth))
+			allErrs = append(allErrs, field.NotSupported(msPath.Child("health"), ms.Health, supportedWorkHealth))
+		}
+		driftPath := msPath.Child("drift")
+		if len(ms.Drift) > workv1alpha1.MaxDriftedFields {
+			allErrs = append(allErrs, field.TooMany(driftPath, len(ms.Drift), workv1alpha1.MaxDriftedFields))
+			continue
+		}
+		for j, d := range ms.Drift {
+			p := driftPath.Index(j)
+			if d.Path == "" {
+				allErrs = append(allErrs, field.Required(p.Child("path"), ""))
+			}
+			for _, f := range [...]struct{ name, value string }{{"path", d.Path}, {"valueInMember", d.ValueInMember}, {"valueApplied", d.ValueApplied}} {
+				if len(f.value) > workv1alpha1.MaxDriftedFieldLength {
+					allErrs = append(allErrs, field.TooLong(p.Child(f.name), "", workv1alpha1.MaxDriftedFieldLength))
+				}
+			}
 		}
 	}
 	return allErrs

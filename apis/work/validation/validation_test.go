@@ -87,6 +87,15 @@ func TestValidateWork(t *testing.T) {
 		}, want: []wantErr{{field.ErrorTypeInvalid, "spec.workload.manifests[1].kind"}}},
 		{name: "manifest health unsupported", mutate: func(w *workv1alpha1.Work) { w.Status.ManifestStatuses[0].Health = "Fine" },
 			want: []wantErr{{field.ErrorTypeNotSupported, "status.manifestStatuses[0].health"}}},
+		{name: "drift within its bounds", mutate: func(w *workv1alpha1.Work) {
+			w.Status.ManifestStatuses[0].Drift = []workv1alpha1.DriftedField{{Path: "spec.replicas", ValueInMember: "5", ValueApplied: "3"}}
+		}},
+		{name: "drift too long a list", mutate: func(w *workv1alpha1.Work) {
+			w.Status.ManifestStatuses[0].Drift = make([]workv1alpha1.DriftedField, workv1alpha1.MaxDriftedFields+1)
+		}, want: []wantErr{{field.ErrorTypeTooMany, "status.manifestStatuses[0].drift"}}},
+		{name: "drift without a path, a value too long", mutate: func(w *workv1alpha1.Work) {
+			w.Status.ManifestStatuses[0].Drift = []workv1alpha1.DriftedField{{ValueInMember: strings.Repeat("x", workv1alpha1.MaxDriftedFieldLength+1)}}
+		}, want: []wantErr{{field.ErrorTypeRequired, "status.manifestStatuses[0].drift[0].path"}, {field.ErrorTypeTooLong, "status.manifestStatuses[0].drift[0].valueInMember"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
