@@ -14,12 +14,15 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/client-go/rest"
 
+	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
@@ -127,6 +130,9 @@ func ServiceAccountConfig(t *testing.T, name string) *rest.Config {
 // ProxyServiceAccountConfig is ServiceAccountConfig for an account the
 // control plane allows to reach one cluster's clusters/{name}/proxy only
 // (ClusterRole cluster-proxy-<cluster>, bound as <name>-proxy-<cluster>).
+// For a named member it returns once the member lets its impersonator act
+// as the account (the unified-auth controller ships that grant as a Work,
+// so it lands a moment after the host's binding).
 func ProxyServiceAccountConfig(t *testing.T, name, cluster string) *rest.Config {
 	t.Helper()
 	host, err := Env.Host.Client()
@@ -145,5 +151,43 @@ func ProxyServiceAccountConfig(t *testing.T, name, cluster string) *rest.Config 
 	if _, err := host.RbacV1().ClusterRoleBindings().Create(t.Context(), binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	return ServiceAccountConfig(t, name)
+	cfg := ServiceAccountConfig(t, name)
+	if Env.Member(cluster) != nil {
+		waitImpersonable(t, cluster, name)
+	}
+	return cfg
+}
+
+// waitImpersonable waits until every subject of member's impersonator
+// ClusterRoleBinding may impersonate the control plane's service account
+// default/<name>, as the member's own authorizer judges it.
+func waitImpersonable(t *testing.T, member, name string) {
+	t.Helper()
+	cs := MemberClient(t, member)
+	Eventually(t, time.Minute, func(ctx context.Context) string {
+		b, err := cs.RbacV1().ClusterRoleBindings().Get(ctx, unifiedauth.ImpersonatorName, metav1.GetOptions{})
+		if err != nil {
+			return "the impersonator's binding in " + member + ": " + err.Error()
+		}
+		for _, s := range b.Subjects {
+			if s.Kind != rbacv1.ServiceAccountKind {
+				continue
+			}
+			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+				User:   serviceaccount.MakeUsername(s.Namespace, s.Name),
+				Groups: serviceaccount.MakeGroupNames(s.Namespace),
+				ResourceAttributes: &authorizationv1.ResourceAttributes{
+					Verb: "impersonate", Resource: "serviceaccounts", Namespace: "default", Name: name,
+				},
+			}}
+			got, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+			if err != nil {
+				return err.Error()
+			}
+			if !got.Status.Allowed {
+				return fmt.Sprintf("%s/%s may not impersonate default/%s in %s yet", s.Namespace, s.Name, name, member)
+			}
+		}
+		return ""
+	})
 }
