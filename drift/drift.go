@@ -302,3 +302,8 @@ func sortedKeys(m map[string]any) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// Has tells whether path is among the reported fields.
+func (r Report) Has(path string) bool {
+	return slices.ContainsFunc(r.Fields, func(f workv1alpha1.DriftedField) bool { return f.Path == path })
+}

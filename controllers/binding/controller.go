@@ -8,6 +8,7 @@ package binding
 
 import (
 	"context"
+	"maps"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -243,7 +244,8 @@ func bindingChanged(old, obj any) bool {
 	}
 	return o.GetGeneration() != n.GetGeneration() || od != nd || !labels.Equals(o.GetLabels(), n.GetLabels()) ||
 		len(o.GetFinalizers()) != len(n.GetFinalizers()) ||
-		o.GetAnnotations()[flotillav1alpha1.RevisionsAnnotation] != n.GetAnnotations()[flotillav1alpha1.RevisionsAnnotation]
+		o.GetAnnotations()[flotillav1alpha1.RevisionsAnnotation] != n.GetAnnotations()[flotillav1alpha1.RevisionsAnnotation] ||
+		!maps.Equal(flotillav1alpha1.ApplyAnnotationsOf(o.GetAnnotations()), flotillav1alpha1.ApplyAnnotationsOf(n.GetAnnotations()))
 }
 
 // OnTemplate implements templates.Handler: it queues the binding of a

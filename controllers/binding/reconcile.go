@@ -71,7 +71,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 			return err
 		}
 		b = &bindingView{cluster: true, name: crb.Name, id: crb.Labels[workv1alpha2.ClusterResourceBindingPermanentIDLabel], spec: &crb.Spec,
-			revisions: revisions(crb.Annotations)}
+			revisions: revisions(crb.Annotations), apply: flotillav1alpha1.ApplyAnnotationsOf(crb.Annotations)}
 		obj, labels, deleting, fin = crb, crb.Labels, crb.DeletionTimestamp != nil, crb.Finalizers
 	} else {
 		rb, err := c.rbs.ResourceBindings(ns).Get(name)
@@ -81,7 +81,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 			return err
 		}
 		b = &bindingView{namespace: rb.Namespace, name: rb.Name, id: rb.Labels[workv1alpha2.ResourceBindingPermanentIDLabel], spec: &rb.Spec,
-			revisions: revisions(rb.Annotations)}
+			revisions: revisions(rb.Annotations), apply: flotillav1alpha1.ApplyAnnotationsOf(rb.Annotations)}
 		obj, labels, deleting, fin = rb, rb.Labels, rb.DeletionTimestamp != nil, rb.Finalizers
 	}
 	if b.id == "" {

@@ -631,3 +631,37 @@ func TestReconcileHeldAtRevision(t *testing.T) {
 		t.Errorf("writes without the revision cached (-want +got):\n%s", diff)
 	}
 }
+
+// The apply annotations of a binding go to its Works, not into the
+// manifests (nor the member objects); a change of them rewrites the Works.
+func TestWorksCarryApplyAnnotations(t *testing.T) {
+	t.Parallel()
+	ab := []*clusterv1alpha1.Cluster{pt.Cluster("a"), pt.Cluster("b")}
+	annotated := func(b *workv1alpha2.ResourceBinding) {
+		b.Annotations = map[string]string{flotillav1alpha1.ApplyModeAnnotation: "ReportOnly", flotillav1alpha1.TakeOverAnnotation: "IfNoDiff"}
+	}
+	f := newFixture(t, objects{templates: []runtime.Object{nginxTemplate()}, bindings: []runtime.Object{newRB(annotated)}, clusters: ab,
+		works: []*workv1alpha1.Work{storedWork(t, "a", 1), storedWork(t, "b", 1)}}, nil)
+	if err := f.ctrl.reconcile(context.Background(), "rb/default/nginx-deployment"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"patch works karmada-es-a/" + nginxWork, "patch works karmada-es-b/" + nginxWork}, f.writes()); diff != "" {
+		t.Errorf("writes (-want +got):\n%s", diff)
+	}
+	for _, ns := range []string{"karmada-es-a", "karmada-es-b"} {
+		w, m := f.written(t, ns)
+		if w.Annotations[flotillav1alpha1.ApplyModeAnnotation] != "ReportOnly" || w.Annotations[flotillav1alpha1.TakeOverAnnotation] != "IfNoDiff" {
+			t.Errorf("%s: Work annotations %v, want the binding's apply annotations", ns, w.Annotations)
+		}
+		for _, k := range flotillav1alpha1.ApplyAnnotations {
+			if _, ok := m.GetAnnotations()[k]; ok {
+				t.Errorf("%s: the manifest carries %s", ns, k)
+			}
+		}
+	}
+	old, cur := newRB(), newRB(annotated)
+	cur.ResourceVersion = "6"
+	if !bindingChanged(old, cur) {
+		t.Error("a change of the apply annotations does not queue the binding")
+	}
+}

@@ -37,6 +37,8 @@ type bindingView struct {
 	templateHash string
 	// heldContent are the revisions decoded in this sync, by hash.
 	heldContent map[string]map[string]any
+	// apply are the binding's apply annotations, which its Works carry.
+	apply map[string]string
 }
 
 func (b *bindingView) idLabel() string {
@@ -102,6 +104,9 @@ func (c *Controller) buildWork(b *bindingView, template *unstructured.Unstructur
 		conflict = workv1alpha2.ResourceConflictResolutionOverwrite
 	}
 	workAnnos[workv1alpha2.ResourceConflictResolutionAnnotation] = conflict
+	for k, v := range b.apply {
+		workAnnos[k] = v
+	}
 	if revised {
 		workAnnos[workv1alpha2.AssignedReplicasAnnotation] = strconv.FormatInt(int64(target.Replicas), 10)
 	}

@@ -195,7 +195,7 @@ func (c *Controller) ensureBinding(ctx context.Context, gvk schema.GroupVersionK
 	if err != nil {
 		return false, err
 	}
-	lbls, annos := claimMeta(p)
+	lbls, annos := bindingMeta(p)
 	if existing == nil {
 		if _, ok := c.created.Load(ns + "/" + name); ok {
 			// Created a moment ago: its add event queues the template
@@ -311,14 +311,14 @@ func (c *Controller) deleteBinding(ctx context.Context, gvk schema.GroupVersionK
 
 // unclaimBinding removes the claim metadata from a template's binding.
 func (c *Controller) unclaimBinding(ctx context.Context, gvk schema.GroupVersionKind, ns, name string) error {
-	l, a := unclaimMeta()
+	l, a := unclaimBindingMeta()
 	return c.patchBindingMeta(ctx, gvk, ns, name, l, a)
 }
 
 // claimBinding writes p's claim metadata on a template's binding, if there
 // is one, and nothing else.
 func (c *Controller) claimBinding(ctx context.Context, gvk schema.GroupVersionKind, ns, name string, p *policy) error {
-	l, a := claimMeta(p)
+	l, a := bindingMeta(p)
 	return c.patchBindingMeta(ctx, gvk, ns, name, l, a)
 }
 

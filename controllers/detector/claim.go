@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 )
 
@@ -35,6 +36,31 @@ func claimMeta(p *policy) (lbls, annos map[string]any) {
 			policyv1alpha1.PropagationPolicyNameAnnotation:      p.Name,
 			policyv1alpha1.ClusterPropagationPolicyAnnotation:   nil,
 		}
+}
+
+// bindingMeta is the metadata p gives a binding: its claim metadata and
+// its apply annotations (nil values for those it lacks, so a patch removes
+// them).
+func bindingMeta(p *policy) (lbls, annos map[string]any) {
+	lbls, annos = claimMeta(p)
+	for _, k := range flotillav1alpha1.ApplyAnnotations {
+		if v, ok := p.Apply[k]; ok {
+			annos[k] = v
+		} else {
+			annos[k] = nil
+		}
+	}
+	return lbls, annos
+}
+
+// unclaimBindingMeta removes every claim key and apply annotation from a
+// binding.
+func unclaimBindingMeta() (lbls, annos map[string]any) {
+	lbls, annos = unclaimMeta()
+	for _, k := range flotillav1alpha1.ApplyAnnotations {
+		annos[k] = nil
+	}
+	return lbls, annos
 }
 
 // unclaimMeta removes every claim key.

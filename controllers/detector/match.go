@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/selectors"
@@ -17,6 +18,8 @@ type policy struct {
 	Name      string
 	ID        string // permanent id
 	Spec      *policyv1alpha1.PropagationSpec
+	// Apply are the policy's apply annotations it has (flotillav1alpha1.ApplyAnnotationsOf).
+	Apply map[string]string
 }
 
 func (p *policy) priority() int32 {
@@ -34,11 +37,13 @@ func (p *policy) key() string {
 }
 
 func fromPP(pp *policyv1alpha1.PropagationPolicy) *policy {
-	return &policy{Namespace: pp.Namespace, Name: pp.Name, ID: pp.Labels[policyv1alpha1.PropagationPolicyPermanentIDLabel], Spec: &pp.Spec}
+	return &policy{Namespace: pp.Namespace, Name: pp.Name, ID: pp.Labels[policyv1alpha1.PropagationPolicyPermanentIDLabel], Spec: &pp.Spec,
+		Apply: flotillav1alpha1.ApplyAnnotationsOf(pp.Annotations)}
 }
 
 func fromCPP(cpp *policyv1alpha1.ClusterPropagationPolicy) *policy {
-	return &policy{Cluster: true, Name: cpp.Name, ID: cpp.Labels[policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel], Spec: &cpp.Spec}
+	return &policy{Cluster: true, Name: cpp.Name, ID: cpp.Labels[policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel], Spec: &cpp.Spec,
+		Apply: flotillav1alpha1.ApplyAnnotationsOf(cpp.Annotations)}
 }
 
 // candidate is a policy that matches a template, with its implicit priority.

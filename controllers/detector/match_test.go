@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 )
 
@@ -146,5 +147,33 @@ func TestLazyWaits(t *testing.T) {
 		if got := lazyWaits(tc.p, tc.changed); got != tc.want {
 			t.Errorf("%s: lazyWaits %v, want %v", name, got, tc.want)
 		}
+	}
+}
+
+// A policy's apply annotations go to its bindings (not to its templates);
+// those it lacks, or an unclaimed binding, lose them.
+func TestBindingMetaApply(t *testing.T) {
+	pp := &policyv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "a",
+		Labels:      map[string]string{policyv1alpha1.PropagationPolicyPermanentIDLabel: "a-id"},
+		Annotations: map[string]string{flotillav1alpha1.ApplyModeAnnotation: "IfNotDrifted", "unrelated": "x"}}}
+	p := fromPP(pp)
+	_, annos := bindingMeta(p)
+	if annos[flotillav1alpha1.ApplyModeAnnotation] != "IfNotDrifted" || annos[flotillav1alpha1.TakeOverAnnotation] != nil {
+		t.Errorf("binding annotations %v, want the mode and no take-over", annos)
+	}
+	if _, ok := annos["unrelated"]; ok {
+		t.Error("an unrelated policy annotation reached the binding")
+	}
+	if _, templateAnnos := claimMeta(p); templateAnnos[flotillav1alpha1.ApplyModeAnnotation] != nil {
+		t.Error("the template is given the apply mode")
+	}
+	cur := map[string]string{policyv1alpha1.PropagationPolicyNamespaceAnnotation: "default", policyv1alpha1.PropagationPolicyNameAnnotation: "a"}
+	l, a := bindingMeta(p)
+	if metaPatch(map[string]string{policyv1alpha1.PropagationPolicyPermanentIDLabel: "a-id"}, cur, l, a) == nil {
+		t.Error("a binding without the policy's apply mode is not patched")
+	}
+	_, un := unclaimBindingMeta()
+	if v, ok := un[flotillav1alpha1.ApplyModeAnnotation]; !ok || v != nil {
+		t.Errorf("unclaiming leaves the apply mode: %v", un)
 	}
 }

@@ -2,6 +2,7 @@ package execution
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 )
 
@@ -20,21 +22,25 @@ const (
 	// eventReasonDriftCorrected: a member object differed from what was
 	// applied in the fields Flotilla owns, and the applied values were
 	// written back.
-	eventReasonDriftCorrected = "DriftCorrected"
+	eventReasonDriftCorrected = workv1alpha1.WorkDriftCorrectedReason
 	// eventReasonDriftNotCorrected: the same, but writing back failed.
 	eventReasonDriftNotCorrected = "DriftNotCorrected"
+	// eventReasonDriftDetected: a member object differs from its manifest
+	// and the apply mode leaves it so (ReportOnly, IfNotDrifted).
+	eventReasonDriftDetected = workv1alpha1.WorkDriftDetectedReason
 )
 
 // Results of the drift counter.
 const (
 	driftCorrected    = "corrected"
 	driftNotCorrected = "not_corrected"
+	driftLeft         = "left"
 )
 
 // driftsTotal counts the drifts found in member objects.
 var driftsTotal = metrics.NewCounterVec(&metrics.CounterOpts{
 	Namespace: "flotilla", Name: "member_object_drifts_total",
-	Help:           "Member objects found to differ from what was applied in the fields Flotilla owns, by cluster, resource and what was done (corrected: the applied values were written back).",
+	Help:           "Member objects found to differ from what was applied in the fields Flotilla owns, by cluster, resource and what was done (corrected: the applied values were written back; not_corrected: writing them back failed; left: the apply mode leaves it).",
 	StabilityLevel: metrics.ALPHA,
 }, []string{"cluster", "resource", "result"})
 
@@ -51,34 +57,57 @@ func wasApplied(status *workv1alpha1.WorkStatus, generation int64) bool {
 func corrected(o outcome) bool { return o.wrote && o.err == nil }
 
 // setDrifted sets the Work's Drifted condition when an apply found drifts:
-// True while one could not be written back, False with DriftCorrected
-// once all were; its transition time is now, the time of the last drift
-// found. Without a drift in outcomes the condition is left as it is.
+// True while one is not written back (the apply mode leaves it, or writing
+// failed), False with DriftCorrected once all were; its transition time is
+// now, the time of the last drift found. Without a drift in outcomes the
+// condition is left as it is, unless it is True and every manifest was
+// checked and found in place (driftChecked): then it is False with
+// DriftResolved.
 func setDrifted(status *workv1alpha1.WorkStatus, generation int64, outcomes []outcome, now time.Time) {
-	var fixed, open []string
+	var fixed, open, left []string
+	checked := len(outcomes) > 0
 	for _, o := range outcomes {
+		checked = checked && o.driftChecked
 		if !o.drift.Drifted() || o.desired == nil {
 			continue
 		}
 		what := fmt.Sprintf("%s %s: %s", o.desired.GetKind(), klog.KObj(o.desired), o.drift.Paths())
-		if corrected(o) {
+		switch {
+		case o.held != "":
+			left = append(left, what)
+		case corrected(o):
 			fixed = append(fixed, what)
-		} else {
+		default:
 			open = append(open, what)
 		}
-	}
-	if len(fixed) == 0 && len(open) == 0 {
-		return
 	}
 	cond := metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionFalse, Reason: workv1alpha1.WorkDriftCorrectedReason,
 		Message: "Written back over changes in the member: " + strings.Join(fixed, "; "), ObservedGeneration: generation,
 		LastTransitionTime: metav1.NewTime(now)}
-	if len(open) > 0 {
+	switch {
+	case len(left) > 0 || len(open) > 0:
 		cond.Status, cond.Reason = metav1.ConditionTrue, workv1alpha1.WorkDriftDetectedReason
-		cond.Message = "Changed in the member, not written back yet: " + strings.Join(open, "; ")
+		var parts []string
+		if len(left) > 0 {
+			parts = append(parts, "Changed in the member, left as it is by the apply mode: "+strings.Join(left, "; "))
+		}
+		if len(open) > 0 {
+			parts = append(parts, "Changed in the member, not written back yet: "+strings.Join(open, "; "))
+		}
+		cond.Message = strings.Join(parts, ". ")
+	case len(fixed) > 0:
+	case checked && meta.IsStatusConditionTrue(status.Conditions, workv1alpha1.WorkDrifted):
+		cond.Reason, cond.Message = workv1alpha1.WorkDriftResolvedReason, "The member objects hold what was applied."
+	default:
+		return
 	}
 	if len(cond.Message) > maxConditionMessage {
 		cond.Message = cond.Message[:maxConditionMessage]
+	}
+	if cur := meta.FindStatusCondition(status.Conditions, workv1alpha1.WorkDrifted); cur != nil && len(left) > 0 && len(open) == 0 &&
+		cur.Status == cond.Status && cur.Reason == cond.Reason && cur.Message == cond.Message {
+		// The same drift left open, found again: not a new one.
+		return
 	}
 	meta.RemoveStatusCondition(&status.Conditions, workv1alpha1.WorkDrifted)
 	status.Conditions = append(status.Conditions, cond)
@@ -86,8 +115,9 @@ func setDrifted(status *workv1alpha1.WorkStatus, generation int64, outcomes []ou
 
 // driftEvents records, for each drifted outcome, an event on the Work and
 // on the resource template naming the cluster and the paths, and counts
-// it.
-func (r *eventsReconciler) driftEvents(work *workv1alpha1.Work, cluster string, outcomes []outcome) {
+// it. A drift the apply mode leaves open is reported when it is new: not
+// when previous, the stored manifest statuses, records the same fields.
+func (r *eventsReconciler) driftEvents(work *workv1alpha1.Work, cluster string, outcomes []outcome, previous []workv1alpha1.ManifestStatus) {
 	for _, o := range outcomes {
 		if !o.drift.Drifted() || o.desired == nil {
 			continue
@@ -95,7 +125,17 @@ func (r *eventsReconciler) driftEvents(work *workv1alpha1.Work, cluster string, 
 		eventType, reason, result := corev1.EventTypeNormal, eventReasonDriftCorrected, driftCorrected
 		msg := fmt.Sprintf("%s %s in cluster %s differed from what was applied in %s; the applied values were written back.",
 			o.desired.GetKind(), klog.KObj(o.desired), cluster, o.drift.Paths())
-		if !corrected(o) {
+		switch {
+		case o.held != "":
+			if slices.ContainsFunc(previous, func(ms workv1alpha1.ManifestStatus) bool {
+				return ms.Identifier.Ordinal == o.ordinal && slices.Equal(ms.Drift, o.drift.Fields)
+			}) {
+				continue
+			}
+			eventType, reason, result = corev1.EventTypeWarning, eventReasonDriftDetected, driftLeft
+			msg = fmt.Sprintf("%s %s in cluster %s differs from the manifest in %s; left as it is (%s: %s).",
+				o.desired.GetKind(), klog.KObj(o.desired), cluster, o.drift.Paths(), flotillav1alpha1.ApplyModeAnnotation, o.held)
+		case !corrected(o):
 			eventType, reason, result = corev1.EventTypeWarning, eventReasonDriftNotCorrected, driftNotCorrected
 			msg = fmt.Sprintf("%s %s in cluster %s differs from what was applied in %s; writing it back failed: %v.",
 				o.desired.GetKind(), klog.KObj(o.desired), cluster, o.drift.Paths(), o.err)

@@ -21,6 +21,8 @@ func TestSetDriftedAndEvents(t *testing.T) {
 	now := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
 	earlier := metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionFalse, Reason: workv1alpha1.WorkDriftCorrectedReason,
 		Message: "earlier", ObservedGeneration: 1, LastTransitionTime: then}
+	leftOpen := metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionTrue, Reason: workv1alpha1.WorkDriftDetectedReason,
+		Message: "Changed in the member, left as it is by the apply mode: ConfigMap default/cm: data.k", ObservedGeneration: 1, LastTransitionTime: then}
 	tests := []struct {
 		name     string
 		outcomes []outcome
@@ -28,6 +30,8 @@ func TestSetDriftedAndEvents(t *testing.T) {
 		// want is the Drifted condition afterwards (nil: none).
 		want       *metav1.Condition
 		wantEvents []string
+		// previous are the manifest statuses stored before.
+		previous []workv1alpha1.ManifestStatus
 	}{{
 		name:     "no drift: no condition, no event",
 		outcomes: []outcome{{desired: cm, observed: cm, wrote: true}},
@@ -55,6 +59,33 @@ func TestSetDriftedAndEvents(t *testing.T) {
 			"Work/w Warning DriftNotCorrected ConfigMap default/cm in cluster member1 differs from what was applied in data.k; writing it back failed: forbidden.",
 			"ConfigMap/cm@template-uid Warning DriftNotCorrected ConfigMap default/cm in cluster member1 differs from what was applied in data.k; writing it back failed: forbidden.",
 		},
+	}, {
+		name:     "a drift the apply mode leaves: True, DriftDetected, warnings naming the mode",
+		outcomes: []outcome{{desired: cm, resource: "configmaps", observed: cm, drift: found, driftChecked: true, held: heldReportOnly}},
+		before:   []metav1.Condition{earlier},
+		want: &metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionTrue, Reason: workv1alpha1.WorkDriftDetectedReason,
+			Message: "Changed in the member, left as it is by the apply mode: ConfigMap default/cm: data.k", ObservedGeneration: 2, LastTransitionTime: metav1.NewTime(now)},
+		wantEvents: []string{
+			"Work/w Warning DriftDetected ConfigMap default/cm in cluster member1 differs from the manifest in data.k; left as it is (apply.flotilla.io/mode: ReportOnly).",
+			"ConfigMap/cm@template-uid Warning DriftDetected ConfigMap default/cm in cluster member1 differs from the manifest in data.k; left as it is (apply.flotilla.io/mode: ReportOnly).",
+		},
+	}, {
+		name:     "the same drift left, found again: the condition keeps its time, no event",
+		outcomes: []outcome{{ordinal: 0, desired: cm, resource: "configmaps", observed: cm, drift: found, driftChecked: true, held: heldDrifted}},
+		before:   []metav1.Condition{leftOpen},
+		previous: []workv1alpha1.ManifestStatus{{Drift: found.Fields}},
+		want:     &leftOpen,
+	}, {
+		name:     "a drift left open, now resolved: False, DriftResolved",
+		outcomes: []outcome{{desired: cm, observed: cm, driftChecked: true}},
+		before:   []metav1.Condition{leftOpen},
+		want: &metav1.Condition{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionFalse, Reason: workv1alpha1.WorkDriftResolvedReason,
+			Message: "The member objects hold what was applied.", ObservedGeneration: 2, LastTransitionTime: metav1.NewTime(now)},
+	}, {
+		name:     "resolved in one manifest, not checked in another: left as it is",
+		outcomes: []outcome{{desired: cm, observed: cm, driftChecked: true}, {ordinal: 1, desired: cm, observed: cm}},
+		before:   []metav1.Condition{leftOpen},
+		want:     &leftOpen,
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,7 +98,7 @@ func TestSetDriftedAndEvents(t *testing.T) {
 			}
 			events := &fakeEvents{}
 			r := eventsReconciler{event: events.event}
-			r.driftEvents(&workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Name: "w"}}, testCluster, tc.outcomes)
+			r.driftEvents(&workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Name: "w"}}, testCluster, tc.outcomes, tc.previous)
 			if diff := cmp.Diff(tc.wantEvents, events.events); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}

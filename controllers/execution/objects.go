@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/telemetry"
 )
@@ -37,6 +38,9 @@ type memberObjects struct {
 	// create and update write obj and return the stored object.
 	create func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
 	update func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	// apply writes obj by server-side apply, with Flotilla's apply field
+	// manager taking the fields obj sets, and returns the stored object.
+	apply func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
 	// patch merge-patches the member object obj.
 	patch func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, data []byte) error
 	// delete deletes the member object obj, provided it still has obj's
@@ -95,6 +99,9 @@ func (c *Controller) newMemberObjects(m *memberState, client *member.Client, syn
 		update: func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 			return ri(gvr, obj).Update(ctx, obj, metav1.UpdateOptions{FieldManager: ControllerName})
 		},
+		apply: func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+			return ri(gvr, obj).Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: flotillav1alpha1.ApplyFieldManager, Force: true})
+		},
 		patch: func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, data []byte) error {
 			_, err := ri(gvr, obj).Patch(ctx, obj.GetName(), types.MergePatchType, data, metav1.PatchOptions{FieldManager: ControllerName})
 			return err
@@ -121,7 +128,7 @@ func (c *Controller) newMemberObjects(m *memberState, client *member.Client, syn
 // member in Karmada's metrics (create_resource_to_cluster ...). Only the
 // writes are counted: a manifest already applied reaches none of them.
 func countWrites(cluster string, o memberObjects) memberObjects {
-	create, update, del := o.create, o.update, o.delete
+	create, update, apply, del := o.create, o.update, o.apply, o.delete
 	o.create = func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		out, err := create(ctx, gvr, obj)
 		telemetry.CountCreateResource(err, obj.GetAPIVersion(), obj.GetKind(), cluster)
@@ -132,6 +139,13 @@ func countWrites(cluster string, o memberObjects) memberObjects {
 		// Karmada's operationResult of a write that changed the object.
 		telemetry.CountUpdateResource(err, obj.GetAPIVersion(), obj.GetKind(), cluster, "updated")
 		return out, err
+	}
+	if apply != nil {
+		o.apply = func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+			out, err := apply(ctx, gvr, obj)
+			telemetry.CountUpdateResource(err, obj.GetAPIVersion(), obj.GetKind(), cluster, "updated")
+			return out, err
+		}
 	}
 	o.delete = func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) error {
 		err := del(ctx, gvr, obj)

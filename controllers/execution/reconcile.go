@@ -123,7 +123,8 @@ func (c *Controller) reconcile(ctx context.Context, m *memberState, key string) 
 	if err != nil {
 		return err
 	}
-	apply := applyReconciler{objects: objects, records: m.records, retain: c.retain, applied: wasApplied(stored, work.Generation)}
+	apply := applyReconciler{objects: objects, records: m.records, retain: c.retain, applied: wasApplied(stored, work.Generation),
+		mode: writeModeOf(work), recorded: stored.ManifestStatuses}
 	start := time.Now()
 	outcomes := apply.reconcile(ctx, cluster.Name, work)
 	applyErr := setApplied(status, work.Generation, outcomes)
@@ -132,7 +133,7 @@ func (c *Controller) reconcile(ctx context.Context, m *memberState, key string) 
 	status.ManifestStatuses = c.manifests.reconcile(ctx, work, outcomes, stored.ManifestStatuses)
 	writeErr := c.status.reconcile(ctx, m.records, work, stored, status, dispatching)
 	c.events.reconcile(work, cluster.Name, outcomes, applyErr)
-	c.events.driftEvents(work, cluster.Name, outcomes)
+	c.events.driftEvents(work, cluster.Name, outcomes, stored.ManifestStatuses)
 	return errors.Join(applyErr, writeErr)
 }
 

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	"github.com/flotilla-io/flotilla/drift"
 )
@@ -30,8 +31,24 @@ type outcome struct {
 	// changed it in the member); wrote then says the applied values were
 	// written back.
 	drift drift.Report
-	err   error
+	// driftChecked says drift is what differs now, checked in this apply
+	// (in the apply modes that leave a drift open): an empty drift then
+	// clears the one recorded.
+	driftChecked bool
+	// held says why the member object was left as it is though it differs
+	// from the manifest (heldReportOnly, heldDrifted); empty when it was
+	// not.
+	held string
+	err  error
 }
+
+// Why a member object that differs from its manifest was not written.
+const (
+	// heldReportOnly: the apply mode is ReportOnly.
+	heldReportOnly = "ReportOnly"
+	// heldDrifted: the apply mode is IfNotDrifted and the object drifted.
+	heldDrifted = "IfNotDrifted"
+)
 
 // applyReconciler applies the manifests of a Work to its member: one write
 // per manifest that changed, none when the member object is still the one
@@ -48,6 +65,11 @@ type applyReconciler struct {
 	// applied says the Work's status records its current generation as
 	// applied: a member object that no longer holds its manifest drifted.
 	applied bool
+	// mode is how the Work's manifests are written.
+	mode writeMode
+	// recorded are the manifest statuses the Work's status holds, with
+	// the drift each records.
+	recorded []workv1alpha1.ManifestStatus
 }
 
 // reconcile applies every manifest of work to cluster's member.
@@ -62,9 +84,10 @@ func (r *applyReconciler) reconcile(ctx context.Context, cluster string, work *w
 }
 
 // applyManifest creates the manifest's object in the member if it is
-// absent, and otherwise updates it unless it already holds the manifest.
-// It never writes over an object Flotilla does not manage unless the
-// manifest asks for it (checkConflict).
+// absent, and otherwise updates it unless it already holds the manifest
+// or the Work's apply mode keeps it as it is (writeMode). It never writes
+// over an object Flotilla does not manage unless the take-over allows it
+// (writeMode.checkTakeOver).
 func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, work *workv1alpha1.Work, ordinal int) outcome {
 	o := outcome{ordinal: ordinal}
 	raw := work.Spec.Workload.Manifests[ordinal].Raw
@@ -87,12 +110,17 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 	}
 	log := klog.FromContext(ctx).WithValues("resource", gvr.GroupResource(), "object", klog.KObj(desired))
 	hash := manifestHash(raw)
+	serverSide := r.mode.apply == flotillav1alpha1.ApplyServerSide
 	// Two rounds at most: the second after a create found the object
 	// already there, or an update found the cache behind the member.
 	for round := 0; ; round++ {
 		retry := round == 0
 		if observed == nil {
-			created, err := r.objects.create(ctx, gvr, desired)
+			write, verb := r.objects.create, "Created"
+			if serverSide {
+				write, verb = r.objects.apply, "Applied"
+			}
+			created, err := write(ctx, gvr, desired)
 			if apierrors.IsAlreadyExists(err) && retry {
 				// Made between the GET and the create.
 				if observed, err = r.objects.get(ctx, gvr, desired); err != nil {
@@ -105,34 +133,45 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 				o.err = err
 				return o
 			}
-			log.V(2).Info("Created member object")
+			log.V(2).Info(verb + " member object")
 			if r.objects.unwatch != nil {
 				// An untouched object deleted since: the new one is labelled.
 				r.objects.unwatch(gvr, created)
 			}
 			r.records.set(work.UID, ordinal, hash, created.GetResourceVersion())
 			o.observed, o.wrote = created, true
+			o.driftChecked = r.mode.tracksDrift()
 			return o
 		}
-		if err := checkConflict(desired, observed, cluster); err != nil {
+		if err := r.mode.checkTakeOver(desired, observed, cluster); err != nil {
 			o.err = err
 			return o
 		}
 		o.observed = observed
+		adopt := adopting(observed)
+		if r.mode.apply == flotillav1alpha1.ApplyCreateOnly {
+			// It exists: the member owns it.
+			r.records.set(work.UID, ordinal, hash, observed.GetResourceVersion())
+			if adopt {
+				o.err = r.watch(gvr, observed, work)
+			}
+			return o
+		}
 		if r.records.upToDate(work.UID, ordinal, hash, observed.GetResourceVersion()) {
-			if adopting(observed) {
+			// Still as this manifest left it.
+			o.driftChecked = r.mode.tracksDrift()
+			if adopt {
 				// Taken over untouched: its watch may have gone with the
 				// member's informers (a new client).
 				o.err = r.watch(gvr, observed, work)
 			}
 			return o
 		}
-		want, err := r.retainFields(desired, observed)
+		want, err := r.wanted(desired, observed)
 		if err != nil {
 			o.err = err
 			return o
 		}
-		adopt := adopting(observed)
 		if adopt {
 			if holdsButOwnMetadata(want, observed) {
 				log.V(2).Info("Took over member object untouched")
@@ -140,22 +179,53 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 				o.err = r.watch(gvr, observed, work)
 				return o
 			}
+			if r.mode.takeOverOf(desired) == flotillav1alpha1.TakeOverIfNoDiff {
+				o.err = notTakenOver(want, cluster, drift.Compare(withoutOwnMetadata(want).Object, observed.Object, drift.Options{}))
+				return o
+			}
 			markAdopted(want)
 		}
 		if isApplied(want, observed) {
 			r.records.set(work.UID, ordinal, hash, observed.GetResourceVersion())
+			o.driftChecked = r.mode.tracksDrift()
 			return o
 		}
-		if !adopt && round == 0 && (r.applied || r.records.applied(work.UID, ordinal, hash)) {
-			// This manifest was applied and the object changed since in
-			// what it owns: a drift, written back below. (want holds what
-			// Retain keeps of the member, so those fields never differ.)
-			o.drift = drift.Compare(want.Object, observed.Object, drift.Options{})
-			if o.drift.Drifted() {
-				log.Info("Member object drifted from what was applied; writing it back", "paths", o.drift.Paths())
+		wasApplied := !adopt && (r.applied || r.records.applied(work.UID, ordinal, hash))
+		switch r.mode.apply {
+		case flotillav1alpha1.ApplyReportOnly:
+			// Never written: whatever differs from the manifest is reported.
+			o.drift, o.driftChecked, o.held = drift.Compare(want.Object, observed.Object, drift.Options{}), true, heldReportOnly
+			return o
+		case flotillav1alpha1.ApplyIfNotDrifted:
+			fresh := drift.Compare(want.Object, observed.Object, drift.Options{})
+			o.driftChecked = true
+			if wasApplied {
+				// Changed in the member since it was applied: left so.
+				o.drift, o.held = fresh, heldDrifted
+				return o
+			}
+			// A new manifest reaches the member once every recorded
+			// drift is resolved.
+			if open := unresolved(r.recordedDrift(ordinal), observed.Object, fresh); open.Drifted() {
+				o.drift, o.held = open, heldDrifted
+				return o
+			}
+		default:
+			if wasApplied && round == 0 {
+				// This manifest was applied and the object changed since in
+				// what it owns: a drift, written back below. (want holds what
+				// Retain keeps of the member, so those fields never differ.)
+				o.drift = drift.Compare(want.Object, observed.Object, drift.Options{})
+				if o.drift.Drifted() {
+					log.Info("Member object drifted from what was applied; writing it back", "paths", o.drift.Paths())
+				}
 			}
 		}
-		updated, err := r.objects.update(ctx, gvr, want)
+		write := r.objects.update
+		if serverSide {
+			write = r.objects.apply
+		}
+		updated, err := write(ctx, gvr, want)
 		if apierrors.IsConflict(err) && retry {
 			if observed, err = r.objects.get(ctx, gvr, desired); err != nil {
 				o.err = err
@@ -178,6 +248,16 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 	}
 }
 
+// recordedDrift is the drift the Work's status records for a manifest.
+func (r *applyReconciler) recordedDrift(ordinal int) []workv1alpha1.DriftedField {
+	for _, ms := range r.recorded {
+		if ms.Identifier.Ordinal == ordinal {
+			return ms.Drift
+		}
+	}
+	return nil
+}
+
 // watch watches obj, taken over untouched for work (memberObjects.watch).
 func (r *applyReconciler) watch(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, work *workv1alpha1.Work) error {
 	if r.objects.watch == nil {
@@ -187,6 +267,21 @@ func (r *applyReconciler) watch(gvr schema.GroupVersionResource, obj *unstructur
 		return fmt.Errorf("watching %s %s, taken over untouched: %w", obj.GetKind(), klog.KObj(obj), err)
 	}
 	return nil
+}
+
+// wanted is what is written over observed: desired with the fields the
+// member keeps. A server-side apply sends only what the manifest owns, the
+// interpreter's Retain applied, against observed's resourceVersion.
+func (r *applyReconciler) wanted(desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if r.mode.apply != flotillav1alpha1.ApplyServerSide {
+		return r.retainFields(desired, observed)
+	}
+	want, err := r.retain(desired.DeepCopy(), observed)
+	if err != nil {
+		return nil, fmt.Errorf("retaining the fields of %s %s: %w", observed.GetKind(), klog.KObj(observed), err)
+	}
+	want.SetResourceVersion(observed.GetResourceVersion())
+	return want, nil
 }
 
 // retainFields returns desired with the member-owned fields of observed:

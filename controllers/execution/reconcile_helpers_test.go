@@ -123,6 +123,12 @@ func (f *fakeMember) api() memberObjects {
 			}
 			return f.store(gvr, obj), nil
 		},
+		apply: func(_ context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+			if err := f.write("apply", gvr, obj); err != nil {
+				return nil, err
+			}
+			return f.store(gvr, obj), nil
+		},
 		patch: func(_ context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, data []byte) error {
 			f.patches = append(f.patches, string(data))
 			return f.write("patch", gvr, obj)

@@ -3,6 +3,7 @@ package execution
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -39,9 +40,42 @@ func setApplied(status *workv1alpha1.WorkStatus, generation int64, outcomes []ou
 			msg = msg[:maxConditionMessage]
 		}
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, workv1alpha1.WorkAppliedFailedReason, msg
+	} else if reason, msg := heldMessage(outcomes); reason != "" {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reason, msg
 	}
 	meta.SetStatusCondition(&status.Conditions, cond)
 	return err
+}
+
+// heldMessage is the Applied=False reason and message when the apply mode
+// left member objects that differ from their manifests as they are; empty
+// when it left none.
+func heldMessage(outcomes []outcome) (reason, message string) {
+	var reportOnly, drifted []string
+	for _, o := range outcomes {
+		if o.desired == nil {
+			continue
+		}
+		what := fmt.Sprintf("%s %s (%s)", o.desired.GetKind(), klog.KObj(o.desired), o.drift.Paths())
+		switch o.held {
+		case heldReportOnly:
+			reportOnly = append(reportOnly, what)
+		case heldDrifted:
+			drifted = append(drifted, what)
+		}
+	}
+	switch {
+	case len(drifted) > 0:
+		reason, message = workv1alpha1.WorkHeldBackByDriftReason, "Not applied: drifted in the member, and the apply mode IfNotDrifted holds changes back until the drifted fields hold the applied values again or the object is deleted: "+strings.Join(drifted, "; ")
+	case len(reportOnly) > 0:
+		reason, message = workv1alpha1.WorkReportOnlyReason, "Not applied: the apply mode ReportOnly leaves member objects as they are, and these differ from the manifest: "+strings.Join(reportOnly, "; ")
+	default:
+		return "", ""
+	}
+	if len(message) > maxConditionMessage {
+		message = message[:maxConditionMessage]
+	}
+	return reason, message
 }
 
 // manifestsReconciler reflects the status and health of the member
@@ -60,8 +94,9 @@ type manifestsReconciler struct {
 
 // reconcile returns one manifest status per manifest whose object exists,
 // in manifest order. Failures are recorded as events on the Work. A
-// manifest's drift is the one found now, or else the last one recorded in
-// previous (the stored statuses) for the same object.
+// manifest's drift is the one found now, none when the apply checked and
+// found none (driftChecked), or else the last one recorded in previous
+// (the stored statuses) for the same object.
 func (r *manifestsReconciler) reconcile(ctx context.Context, work *workv1alpha1.Work, outcomes []outcome, previous []workv1alpha1.ManifestStatus) []workv1alpha1.ManifestStatus {
 	var out []workv1alpha1.ManifestStatus
 	for _, o := range outcomes {
@@ -76,9 +111,12 @@ func (r *manifestsReconciler) reconcile(ctx context.Context, work *workv1alpha1.
 			},
 			Health: workv1alpha1.ResourceUnknown,
 		}
-		if o.drift.Drifted() {
+		switch {
+		case o.drift.Drifted():
 			ms.Drift = o.drift.Fields
-		} else {
+		case o.driftChecked:
+			// Checked now, and none: the member holds the manifest.
+		default:
 			ms.Drift = previousDrift(previous, ms.Identifier)
 		}
 		raw, err := r.reflect(o.observed)

@@ -84,6 +84,8 @@ func TestManifestsReconciler(t *testing.T) {
 
 func TestSetApplied(t *testing.T) {
 	t.Parallel()
+	cm := memberObject(configMap("cm", nil, nil))
+	dataK := drift.Report{Fields: []workv1alpha1.DriftedField{{Path: "data.k", ValueInMember: `"x"`, ValueApplied: `"v"`}}}
 	tests := []struct {
 		name       string
 		outcomes   []outcome
@@ -96,13 +98,19 @@ func TestSetApplied(t *testing.T) {
 			metav1.ConditionFalse, "AppliedFailed",
 			`Failed to apply all manifests (1/2): Deployment.apps "web" is invalid: spec.replicas: Invalid value: -1`},
 		{"no manifest", nil, metav1.ConditionTrue, "AppliedSuccessful", "Manifest has been successfully applied"},
+		{"left by ReportOnly", []outcome{{}, {desired: cm, held: heldReportOnly, drift: dataK}}, metav1.ConditionFalse, "ReportOnly",
+			"Not applied: the apply mode ReportOnly leaves member objects as they are, and these differ from the manifest: ConfigMap default/cm (data.k)"},
+		{"held back by a drift", []outcome{{desired: cm, held: heldDrifted, drift: dataK}}, metav1.ConditionFalse, "HeldBackByDrift",
+			"Not applied: drifted in the member, and the apply mode IfNotDrifted holds changes back until the drifted fields hold the applied values again or the object is deleted: ConfigMap default/cm (data.k)"},
+		{"a failure beats a hold", []outcome{{err: errors.New("forbidden")}, {desired: cm, held: heldDrifted, drift: dataK}}, metav1.ConditionFalse, "AppliedFailed",
+			"Failed to apply all manifests (1/2): forbidden"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var status workv1alpha1.WorkStatus
 			err := setApplied(&status, 0, tc.outcomes)
-			if (err != nil) != (tc.wantStatus == metav1.ConditionFalse) {
+			if (err != nil) != (tc.wantReason == workv1alpha1.WorkAppliedFailedReason) {
 				t.Errorf("err %v", err)
 			}
 			c := meta.FindStatusCondition(status.Conditions, workv1alpha1.WorkApplied)

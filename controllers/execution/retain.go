@@ -94,10 +94,16 @@ func checkConflict(desired, observed *unstructured.Unstructured, cluster string)
 // nothing when the pruned objects are equal; a promoted object keeps running
 // untouched). A later change of the manifest writes it, with the metadata then.
 func holdsButOwnMetadata(want, observed *unstructured.Unstructured) bool {
+	return isApplied(withoutOwnMetadata(want), observed)
+}
+
+// withoutOwnMetadata is want without the metadata Flotilla adds to what it
+// applies.
+func withoutOwnMetadata(want *unstructured.Unstructured) *unstructured.Unstructured {
 	stripped := want.DeepCopy()
 	stripped.SetLabels(withoutKeys(stripped.GetLabels(), karmadaLabels))
 	stripped.SetAnnotations(withoutKeys(stripped.GetAnnotations(), takeOverAnnotations))
-	return isApplied(stripped, observed)
+	return stripped
 }
 
 // takeOverAnnotations are the annotations Flotilla adds to what it applies

@@ -12,6 +12,7 @@ import (
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	flotillavalidation "github.com/flotilla-io/flotilla/apis/flotilla/validation"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 )
 
@@ -37,6 +38,7 @@ func ValidatePropagationPolicyUpdate(pp, old *policyv1alpha1.PropagationPolicy) 
 
 func validatePropagationPolicy(pp *policyv1alpha1.PropagationPolicy) field.ErrorList {
 	errs := validateRequiredLabel(pp.Labels, policyv1alpha1.PropagationPolicyPermanentIDLabel)
+	errs = append(errs, flotillavalidation.ValidateApplyAnnotations(pp.Annotations, metadataPath.Child("annotations"))...)
 	errs = append(errs, validateSelectorNamespaces(pp.Spec.ResourceSelectors, pp.Namespace, specPath.Child("resourceSelectors"))...)
 	return append(errs, ValidatePropagationSpec(&pp.Spec, specPath)...)
 }
@@ -45,6 +47,7 @@ func validatePropagationPolicy(pp *policyv1alpha1.PropagationPolicy) field.Error
 func ValidateClusterPropagationPolicy(cpp *policyv1alpha1.ClusterPropagationPolicy) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&cpp.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, metadataPath)
 	errs = append(errs, validateRequiredLabel(cpp.Labels, policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel)...)
+	errs = append(errs, flotillavalidation.ValidateApplyAnnotations(cpp.Annotations, metadataPath.Child("annotations"))...)
 	return append(errs, ValidatePropagationSpec(&cpp.Spec, specPath)...)
 }
 
@@ -55,6 +58,7 @@ func ValidateClusterPropagationPolicyUpdate(cpp, old *policyv1alpha1.ClusterProp
 	errs = append(errs, validateImmutableLabel(cpp.Labels, old.Labels, policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel)...)
 	errs = append(errs, apivalidation.ValidateImmutableField(cpp.Spec.SchedulerName, old.Spec.SchedulerName, specPath.Child("schedulerName"))...)
 	errs = append(errs, validateRequiredLabel(cpp.Labels, policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel)...)
+	errs = append(errs, flotillavalidation.ValidateApplyAnnotations(cpp.Annotations, metadataPath.Child("annotations"))...)
 	return append(errs, ValidatePropagationSpec(&cpp.Spec, specPath)...)
 }
 

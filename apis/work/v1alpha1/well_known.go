@@ -42,8 +42,21 @@ const (
 	// wrote the applied values back over a drift.
 	WorkDriftCorrectedReason = "DriftCorrected"
 	// WorkDriftDetectedReason is the Drifted=True reason while a drift
-	// could not be written back.
+	// is not written back: the apply mode leaves it (ReportOnly,
+	// IfNotDrifted), or writing failed.
 	WorkDriftDetectedReason = "DriftDetected"
+	// WorkDriftResolvedReason is the Drifted=False reason once the member
+	// objects hold what was applied again, in an apply mode that leaves
+	// drifts open.
+	WorkDriftResolvedReason = "DriftResolved"
+	// WorkReportOnlyReason is the Applied=False reason when a member
+	// object differs from its manifest and the apply mode ReportOnly
+	// leaves it so.
+	WorkReportOnlyReason = "ReportOnly"
+	// WorkHeldBackByDriftReason is the Applied=False reason when the
+	// apply mode IfNotDrifted holds a manifest back from a member object
+	// that drifted.
+	WorkHeldBackByDriftReason = "HeldBackByDrift"
 )
 
 // Labels of Works and of the manifests in them; the keys Works share with

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	flotillavalidation "github.com/flotilla-io/flotilla/apis/flotilla/validation"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
@@ -37,6 +38,7 @@ var (
 // ValidateWork validates a new Work.
 func ValidateWork(w *workv1alpha1.Work) field.ErrorList {
 	allErrs := apivalidation.ValidateObjectMeta(&w.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	allErrs = append(allErrs, flotillavalidation.ValidateApplyAnnotations(w.Annotations, field.NewPath("metadata", "annotations"))...)
 	allErrs = append(allErrs, validateWorkSpec(&w.Spec, field.NewPath("spec"))...)
 	allErrs = append(allErrs, validateWorkStatus(&w.Status, field.NewPath("status"))...)
 	return allErrs
@@ -46,6 +48,7 @@ func ValidateWork(w *workv1alpha1.Work) field.ErrorList {
 // valid and its permanent id label unchanged.
 func ValidateWorkUpdate(newWork, oldWork *workv1alpha1.Work) field.ErrorList {
 	allErrs := apivalidation.ValidateObjectMetaUpdate(&newWork.ObjectMeta, &oldWork.ObjectMeta, field.NewPath("metadata"))
+	allErrs = append(allErrs, flotillavalidation.ValidateApplyAnnotations(newWork.Annotations, field.NewPath("metadata", "annotations"))...)
 	allErrs = append(allErrs, validatePermanentIDUpdate(&newWork.ObjectMeta, &oldWork.ObjectMeta, workv1alpha2.WorkPermanentIDLabel)...)
 	allErrs = append(allErrs, validateWorkSpec(&newWork.Spec, field.NewPath("spec"))...)
 	allErrs = append(allErrs, validateWorkStatus(&newWork.Status, field.NewPath("status"))...)
@@ -62,6 +65,7 @@ func ValidateWorkStatusUpdate(newWork, oldWork *workv1alpha1.Work) field.ErrorLi
 // ValidateResourceBinding validates a new ResourceBinding.
 func ValidateResourceBinding(rb *workv1alpha2.ResourceBinding) field.ErrorList {
 	allErrs := apivalidation.ValidateObjectMeta(&rb.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	allErrs = append(allErrs, flotillavalidation.ValidateApplyAnnotations(rb.Annotations, field.NewPath("metadata", "annotations"))...)
 	allErrs = append(allErrs, validateBindingSpec(&rb.Spec, field.NewPath("spec"))...)
 	allErrs = append(allErrs, validateBindingStatus(&rb.Status, field.NewPath("status"))...)
 	return allErrs
@@ -71,6 +75,7 @@ func ValidateResourceBinding(rb *workv1alpha2.ResourceBinding) field.ErrorList {
 // the new object must be valid and its permanent id label unchanged.
 func ValidateResourceBindingUpdate(newRB, oldRB *workv1alpha2.ResourceBinding) field.ErrorList {
 	allErrs := apivalidation.ValidateObjectMetaUpdate(&newRB.ObjectMeta, &oldRB.ObjectMeta, field.NewPath("metadata"))
+	allErrs = append(allErrs, flotillavalidation.ValidateApplyAnnotations(newRB.Annotations, field.NewPath("metadata", "annotations"))...)
 	allErrs = append(allErrs, validatePermanentIDUpdate(&newRB.ObjectMeta, &oldRB.ObjectMeta, workv1alpha2.ResourceBindingPermanentIDLabel)...)
 	allErrs = append(allErrs, validateBindingSpec(&newRB.Spec, field.NewPath("spec"))...)
 	allErrs = append(allErrs, validateBindingStatus(&newRB.Status, field.NewPath("status"))...)
@@ -88,6 +93,7 @@ func ValidateResourceBindingStatusUpdate(newRB, oldRB *workv1alpha2.ResourceBind
 // ValidateClusterResourceBinding validates a new ClusterResourceBinding.
 func ValidateClusterResourceBinding(crb *workv1alpha2.ClusterResourceBinding) field.ErrorList {
 	allErrs := apivalidation.ValidateObjectMeta(&crb.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	allErrs = append(allErrs, flotillavalidation.ValidateApplyAnnotations(crb.Annotations, field.NewPath("metadata", "annotations"))...)
 	allErrs = append(allErrs, validateBindingSpec(&crb.Spec, field.NewPath("spec"))...)
 	allErrs = append(allErrs, validateBindingStatus(&crb.Status, field.NewPath("status"))...)
 	return allErrs
@@ -98,6 +104,7 @@ func ValidateClusterResourceBinding(crb *workv1alpha2.ClusterResourceBinding) fi
 // label unchanged.
 func ValidateClusterResourceBindingUpdate(newCRB, oldCRB *workv1alpha2.ClusterResourceBinding) field.ErrorList {
 	allErrs := apivalidation.ValidateObjectMetaUpdate(&newCRB.ObjectMeta, &oldCRB.ObjectMeta, field.NewPath("metadata"))
+	allErrs = append(allErrs, flotillavalidation.ValidateApplyAnnotations(newCRB.Annotations, field.NewPath("metadata", "annotations"))...)
 	allErrs = append(allErrs, validatePermanentIDUpdate(&newCRB.ObjectMeta, &oldCRB.ObjectMeta, workv1alpha2.ClusterResourceBindingPermanentIDLabel)...)
 	allErrs = append(allErrs, validateBindingSpec(&newCRB.Spec, field.NewPath("spec"))...)
 	allErrs = append(allErrs, validateBindingStatus(&newCRB.Status, field.NewPath("status"))...)
