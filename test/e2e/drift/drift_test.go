@@ -162,6 +162,8 @@ func patch(t *testing.T, cluster, resource, ns, name, body string) {
 		_, err = c.AppsV1().Deployments(ns).Patch(t.Context(), name, types.StrategicMergePatchType, []byte(body), metav1.PatchOptions{})
 	case "secrets":
 		_, err = c.CoreV1().Secrets(ns).Patch(t.Context(), name, types.MergePatchType, []byte(body), metav1.PatchOptions{})
+	case "configmaps":
+		_, err = c.CoreV1().ConfigMaps(ns).Patch(t.Context(), name, types.MergePatchType, []byte(body), metav1.PatchOptions{})
 	}
 	if err != nil {
 		t.Fatalf("patching %s %s/%s in %s: %v", resource, ns, name, cluster, err)
