@@ -96,7 +96,7 @@ func TestMarkTakenOver(t *testing.T) {
 					if r.Cells[1] == ControlPlaneName {
 						continue
 					}
-					got = append(got, r.Cells[0].(string)+"@"+r.Cells[1].(string)+"="+r.Cells[len(r.Cells)-1].(string))
+					got = append(got, r.Cells[0].(string)+"@"+r.Cells[1].(string)+"="+r.Cells[len(r.Cells)-2].(string))
 				}
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {

@@ -60,6 +60,9 @@ type GetOptions struct {
 	// adoption looks up member objects taken over untouched; built from
 	// the control plane's getter when nil.
 	adoption *adoptionLookup
+	// drift reads Works for DRIFT (-o wide); made on first use, or set
+	// by tests.
+	drift *driftLookup
 }
 
 // NewGetOptions returns kubectl's defaults and karmadactl's default scope.
@@ -176,6 +179,9 @@ func (o *GetOptions) Run(ctx context.Context, cp genericclioptions.RESTClientGet
 	if human {
 		ps := parts(outcomes)
 		o.markTakenOver(ctx, cp, sel.Timeout, ps)
+		if o.outputFormat() == "wide" {
+			o.markDrift(ctx, cp, sel.Timeout, ps)
+		}
 		err = o.printTables(outcomes, ps, namespace)
 	} else {
 		err = o.printObjects(outcomes)
@@ -341,6 +347,24 @@ func (o *GetOptions) markTakenOver(ctx context.Context, cp genericclioptions.RES
 		defer cancel()
 	}
 	o.adoption.markTakenOver(ctx, ps)
+}
+
+// markDrift fills, for DRIFT, the drift the Works of ps's member objects
+// record (see driftLookup), within timeout (0: no bound).
+func (o *GetOptions) markDrift(ctx context.Context, cp genericclioptions.RESTClientGetter, timeout time.Duration, ps []Part) {
+	if o.drift == nil {
+		l, err := newDriftLookup(cp)
+		if err != nil {
+			return // the rows show DriftUnknown
+		}
+		o.drift = &l
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	o.drift.markDrift(ctx, ps)
 }
 
 // printTables prints one table per resource over all clusters, separated

@@ -52,7 +52,7 @@ func info(mapping *meta.RESTMapping, obj *unstructured.Unstructured) *resource.I
 // TestPrintTables: one table per resource over all clusters, CLUSTER
 // after NAME and ADOPTION last, printed by kubectl's printer (so -A adds
 // NAMESPACE, wide shows the wide columns and two kinds prefix the names
-// with the kind); pods hide ADOPTION unless wide.
+// with the kind); pods hide ADOPTION unless wide; DRIFT shows only wide.
 func TestPrintTables(t *testing.T) {
 	t.Parallel()
 	outcomes := func() []Outcome[read] {
@@ -80,14 +80,14 @@ deployment.apps/local   member2   1/1     9d    N
 NAME        CLUSTER   STATUS
 pod/web-1   member1   Running
 `},
-		{name: "all namespaces, wide", flags: []string{"-A", "true", "-o", "wide"}, want: `NAMESPACE   NAME                    CLUSTER   READY   AGE   IMAGES    ADOPTION
-ns          deployment.apps/web     Karmada   3/3     5m    nginx     -
-ns          deployment.apps/web     member1   2/2     5m    nginx     Y
-ns          deployment.apps/web     member2   1/1     5m    nginx     Y
-other       deployment.apps/local   member2   1/1     9d    busybox   N
+		{name: "all namespaces, wide", flags: []string{"-A", "true", "-o", "wide"}, want: `NAMESPACE   NAME                    CLUSTER   READY   AGE   IMAGES    ADOPTION   DRIFT
+ns          deployment.apps/web     Karmada   3/3     5m    nginx     -          -
+ns          deployment.apps/web     member1   2/2     5m    nginx     Y          -
+ns          deployment.apps/web     member2   1/1     5m    nginx     Y          -
+other       deployment.apps/local   member2   1/1     9d    busybox   N          -
 
-NAMESPACE   NAME        CLUSTER   STATUS    NODE   ADOPTION
-ns          pod/web-1   member1   Running   n1     N
+NAMESPACE   NAME        CLUSTER   STATUS    NODE   ADOPTION   DRIFT
+ns          pod/web-1   member1   Running   n1     N          -
 `},
 		{name: "one kind", flags: []string{"one-kind", ""}, want: `NAME    CLUSTER   READY   AGE   ADOPTION
 web     Karmada   3/3     5m    -

@@ -64,11 +64,13 @@ func ClusterColumns(columns []metav1.TableColumnDefinition, resource schema.Grou
 	if resource == (schema.GroupResource{Resource: "pods"}) {
 		priority = 1
 	}
-	out := make([]metav1.TableColumnDefinition, 0, len(columns)+2)
+	out := make([]metav1.TableColumnDefinition, 0, len(columns)+3)
 	out = append(out, columns[0], metav1.TableColumnDefinition{Name: ClusterColumn, Type: "string", Description: "The cluster the object was read from."})
 	out = append(out, columns[1:]...)
 	return append(out, metav1.TableColumnDefinition{Name: AdoptionColumn, Type: "string", Priority: priority,
-		Description: "Y: a member object the control plane propagated; N: a member object it does not manage; -: a control-plane object."})
+		Description: "Y: a member object the control plane propagated; N: a member object it does not manage; -: a control-plane object."},
+		metav1.TableColumnDefinition{Name: DriftColumn, Type: "string", Priority: 1,
+			Description: "Open: the member object differs from what was applied; Corrected: it did, and was written back; No: it has not drifted; -: not known."})
 }
 
 // rowMeta is the metadata of a row's decoded object, or nil.
@@ -93,10 +95,10 @@ func rowKey(row metav1.TableRow) string {
 	return cache.NewObjectName(m.GetNamespace(), m.GetName()).String()
 }
 
-// ClusterRow returns a row's cells with the cluster after the first and
-// the adoption last; the row's object must already be decoded (its labels
-// decide the adoption).
-func ClusterRow(row metav1.TableRow, cluster string, controlPlane, takenOver bool) metav1.TableRow {
+// ClusterRow returns a row's cells with the cluster after the first, then
+// the adoption and the drift (DriftUnknown when empty) last; the row's
+// object must already be decoded (its labels decide the adoption).
+func ClusterRow(row metav1.TableRow, cluster string, controlPlane, takenOver bool, drift string) metav1.TableRow {
 	var labels map[string]string
 	if m := rowMeta(row); m != nil {
 		labels = m.GetLabels()
@@ -109,7 +111,10 @@ func ClusterRow(row metav1.TableRow, cluster string, controlPlane, takenOver boo
 	if len(row.Cells) > 1 {
 		cells = append(cells, row.Cells[1:]...)
 	}
-	row.Cells = append(cells, Adoption(labels, controlPlane, takenOver))
+	if drift == "" {
+		drift = DriftUnknown
+	}
+	row.Cells = append(cells, Adoption(labels, controlPlane, takenOver), drift)
 	return row
 }
 
@@ -210,6 +215,9 @@ type Part struct {
 	// control plane took over without writing them (promoted ones): they
 	// show as adopted though they lack its labels.
 	TakenOver sets.Set[string]
+	// Drift holds the DRIFT cells of member objects by namespace/name
+	// (DriftUnknown when absent).
+	Drift map[string]string
 }
 
 // Merged is the one table of a resource over every cluster that served it.
@@ -241,7 +249,8 @@ func Merge(parts []Part) []Merged {
 			}})
 		}
 		for _, row := range p.Table.Rows {
-			out[i].Table.Rows = append(out[i].Table.Rows, ClusterRow(row, p.Cluster, p.ControlPlane, p.TakenOver.Has(rowKey(row))))
+			key := rowKey(row)
+			out[i].Table.Rows = append(out[i].Table.Rows, ClusterRow(row, p.Cluster, p.ControlPlane, p.TakenOver.Has(key), p.Drift[key]))
 		}
 	}
 	return out

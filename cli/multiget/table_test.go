@@ -103,18 +103,18 @@ func TestClusterColumns(t *testing.T) {
 		return out
 	}
 	got := ClusterColumns(deploymentColumns, deployments.Resource.GroupResource())
-	if diff := cmp.Diff([]string{"Name", "CLUSTER", "Ready", "Age", "Images", "ADOPTION"}, names(got)); diff != "" {
+	if diff := cmp.Diff([]string{"Name", "CLUSTER", "Ready", "Age", "Images", "ADOPTION", "DRIFT"}, names(got)); diff != "" {
 		t.Errorf("deployment columns (-want +got):\n%s", diff)
 	}
-	if got[len(got)-1].Priority != 0 || got[4].Priority != 1 {
-		t.Errorf("priorities %+v: ADOPTION shows by default, the server's wide columns stay wide", got)
+	if got[len(got)-2].Priority != 0 || got[4].Priority != 1 || got[len(got)-1].Priority != 1 {
+		t.Errorf("priorities %+v: ADOPTION shows by default, the server's wide columns and DRIFT stay wide", got)
 	}
 	got = ClusterColumns(podColumns, pods.Resource.GroupResource())
-	if diff := cmp.Diff([]string{"Name", "CLUSTER", "Status", "Node", "ADOPTION"}, names(got)); diff != "" {
+	if diff := cmp.Diff([]string{"Name", "CLUSTER", "Status", "Node", "ADOPTION", "DRIFT"}, names(got)); diff != "" {
 		t.Errorf("pod columns (-want +got):\n%s", diff)
 	}
-	if got[len(got)-1].Priority != 1 {
-		t.Errorf("pods: ADOPTION priority %d, want 1 (-o wide only, as karmadactl)", got[len(got)-1].Priority)
+	if got[len(got)-2].Priority != 1 {
+		t.Errorf("pods: ADOPTION priority %d, want 1 (-o wide only, as karmadactl)", got[len(got)-2].Priority)
 	}
 	if ClusterColumns(nil, pods.Resource.GroupResource()) != nil {
 		t.Error("a table without columns gets none")
@@ -135,12 +135,12 @@ func TestDecodeTableAndClusterRow(t *testing.T) {
 		controlPlane bool
 		want         []interface{}
 	}{
-		{"member1", false, []interface{}{"web", "member1", "1/1", "5m", "nginx", Adopted}},
-		{"member2", false, []interface{}{"local", "member2", "0/1", "1m", "busybox", NotAdopted}},
-		{ControlPlaneName, true, []interface{}{"web", ControlPlaneName, "1/1", "5m", "nginx", NoAdoption}},
+		{"member1", false, []interface{}{"web", "member1", "1/1", "5m", "nginx", Adopted, DriftUnknown}},
+		{"member2", false, []interface{}{"local", "member2", "0/1", "1m", "busybox", NotAdopted, DriftUnknown}},
+		{ControlPlaneName, true, []interface{}{"web", ControlPlaneName, "1/1", "5m", "nginx", NoAdoption, DriftUnknown}},
 	} {
 		r := table.Rows[i%2]
-		got := ClusterRow(r, tc.cluster, tc.controlPlane, false)
+		got := ClusterRow(r, tc.cluster, tc.controlPlane, false, "")
 		if diff := cmp.Diff(tc.want, got.Cells); diff != "" {
 			t.Errorf("row %d in %s (-want +got):\n%s", i%2, tc.cluster, diff)
 		}
@@ -189,7 +189,7 @@ func TestMerge(t *testing.T) {
 	for _, m := range merged {
 		var rows []string
 		for _, r := range m.Table.Rows {
-			rows = append(rows, r.Cells[0].(string)+"@"+r.Cells[1].(string)+"="+r.Cells[len(r.Cells)-1].(string))
+			rows = append(rows, r.Cells[0].(string)+"@"+r.Cells[1].(string)+"="+r.Cells[len(r.Cells)-2].(string))
 		}
 		got = append(got, m.Mapping.Resource.Resource+": "+strings.Join(rows, " "))
 	}
@@ -246,8 +246,8 @@ func TestDecodeTypedTable(t *testing.T) {
 		if m.GetNamespace() != "ns" || m.GetName() != "web" || m.GetResourceVersion() != "7" || !cmp.Equal(m.GetLabels(), managed) {
 			t.Errorf("full=%v: row object %s/%s rv %s labels %v", full, m.GetNamespace(), m.GetName(), m.GetResourceVersion(), m.GetLabels())
 		}
-		got := ClusterRow(table.Rows[0], "member1", false, false).Cells
-		if diff := cmp.Diff([]interface{}{"web", "member1", "1/1", "5m", "nginx", Adopted}, got); diff != "" {
+		got := ClusterRow(table.Rows[0], "member1", false, false, "").Cells
+		if diff := cmp.Diff([]interface{}{"web", "member1", "1/1", "5m", "nginx", Adopted, DriftUnknown}, got); diff != "" {
 			t.Errorf("full=%v (-want +got):\n%s", full, diff)
 		}
 	}

@@ -123,7 +123,7 @@ func (o *GetOptions) watch(ctx context.Context, cp genericclioptions.RESTClientG
 			}
 			rows := make([]metav1.TableRow, 0, len(table.Rows))
 			for _, r := range table.Rows {
-				rows = append(rows, ClusterRow(r, t.Cluster, t.ControlPlane, takenOver[t.Cluster].Has(rowKey(r))))
+				rows = append(rows, ClusterRow(r, t.Cluster, t.ControlPlane, takenOver[t.Cluster].Has(rowKey(r)), ""))
 			}
 			obj = &metav1.Table{ColumnDefinitions: columns, Rows: rows}
 		} else {

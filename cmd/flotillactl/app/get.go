@@ -22,7 +22,10 @@ func newGetCommand(cp *controlPlaneFlags, self string) *cobra.Command {
 karmadactl get does: kubectl get's output, in one table with a CLUSTER column
 (` + multiget.ControlPlaneName + ` for the control plane) and an ADOPTION column (Y for a member object
 the control plane propagated, N for one it does not manage, - for control-plane
-objects; for pods only with -o wide).
+objects; for pods only with -o wide). With -o wide a DRIFT column follows
+(Flotilla's own): Open when the member object differs from what the control
+plane applied and was left so, Corrected when it did and was written back,
+No when its Work records no drift, - when not known (see flotillactl drift).
 
 --operation-scope says where to read: karmada (the control plane, the
 default), members, or all. Members are all member clusters, or those of -C;

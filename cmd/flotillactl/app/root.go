@@ -122,6 +122,7 @@ this binary on the PATH completes "kubectl flotilla ...".`,
 		newApplyCommand(cp, streams, display),
 		newPromoteCommand(cp, display),
 		newRolloutCommand(cp, display),
+		newDriftCommand(cp, display),
 		newVersionCommand(cp, display),
 		options,
 	)
