@@ -2,7 +2,9 @@
 // someone changed in the fields Flotilla applied is reported on its Work
 // (the fields with both values, the Drifted condition), in events on the
 // Work and the resource template and in a metric, and written back, as
-// Karmada writes it back; against real members.
+// Karmada writes it back; the apply modes and take-over that leave it or
+// hold changes back; flotillactl drift and get's DRIFT column; against
+// real members.
 package drift
 
 import (
