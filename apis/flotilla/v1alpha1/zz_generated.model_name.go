@@ -22,8 +22,23 @@ limitations under the License.
 package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterPlacement) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.ClusterPlacement"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterRolloutStatus) OpenAPIModelName() string {
 	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.ClusterRolloutStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in PlacementExplanation) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.PlacementExplanation"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ReplicaDivision) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.ReplicaDivision"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -106,7 +106,10 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		configv1alpha1.RuleWithOperations{}.OpenAPIModelName():                          schema_flotilla_apis_config_v1alpha1_RuleWithOperations(ref),
 		configv1alpha1.StatusAggregation{}.OpenAPIModelName():                           schema_flotilla_apis_config_v1alpha1_StatusAggregation(ref),
 		configv1alpha1.StatusReflection{}.OpenAPIModelName():                            schema_flotilla_apis_config_v1alpha1_StatusReflection(ref),
+		flotillav1alpha1.ClusterPlacement{}.OpenAPIModelName():                          schema_flotilla_apis_flotilla_v1alpha1_ClusterPlacement(ref),
 		flotillav1alpha1.ClusterRolloutStatus{}.OpenAPIModelName():                      schema_flotilla_apis_flotilla_v1alpha1_ClusterRolloutStatus(ref),
+		flotillav1alpha1.PlacementExplanation{}.OpenAPIModelName():                      schema_flotilla_apis_flotilla_v1alpha1_PlacementExplanation(ref),
+		flotillav1alpha1.ReplicaDivision{}.OpenAPIModelName():                           schema_flotilla_apis_flotilla_v1alpha1_ReplicaDivision(ref),
 		flotillav1alpha1.ResourceRevision{}.OpenAPIModelName():                          schema_flotilla_apis_flotilla_v1alpha1_ResourceRevision(ref),
 		flotillav1alpha1.ResourceRevisionList{}.OpenAPIModelName():                      schema_flotilla_apis_flotilla_v1alpha1_ResourceRevisionList(ref),
 		flotillav1alpha1.RolloutApproval{}.OpenAPIModelName():                           schema_flotilla_apis_flotilla_v1alpha1_RolloutApproval(ref),
@@ -3197,6 +3200,72 @@ func schema_flotilla_apis_config_v1alpha1_StatusReflection(ref common.ReferenceC
 	}
 }
 
+func schema_flotilla_apis_flotilla_v1alpha1_ClusterPlacement(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterPlacement is one cluster's part in a placement.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name of the cluster.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"selected": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Selected says the binding is placed on the cluster.",
+							Default:     false,
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"replicas": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Replicas the cluster is assigned, when selected.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Reason is why the cluster was not selected, machine-readable (one of the PlacementReason values); empty when selected.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Message says, in words, why the cluster was or was not selected.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"availableReplicas": {
+						SchemaProps: spec.SchemaProps{
+							Description: "AvailableReplicas are the replicas the cluster could still run, as the estimator says, when it passed the filters.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"weight": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Weight is the cluster's static weight, under a StaticWeight division.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+				},
+				Required: []string{"name", "selected", "message"},
+			},
+		},
+	}
+}
+
 func schema_flotilla_apis_flotilla_v1alpha1_ClusterRolloutStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -3246,6 +3315,146 @@ func schema_flotilla_apis_flotilla_v1alpha1_ClusterRolloutStatus(ref common.Refe
 		},
 		Dependencies: []string{
 			metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_flotilla_apis_flotilla_v1alpha1_PlacementExplanation(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PlacementExplanation says, for every cluster, whether a binding's template runs there and, when not, the first reason it was not placed there, in words and as a machine-readable reason; and how its replicas are divided, with the inputs of the division. It is read from the explain subresource of a ResourceBinding or ClusterResourceBinding (flotillactl explain-placement) and computed on each read by the scheduler's own algorithm over the clusters as they are then; it is never stored. Its metadata names the binding.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"template": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Template is the binding's resource template, as \"<apiVersion> <kind> [<namespace>/]<name>\".",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"scheduled": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Scheduled says the binding was scheduled: its Scheduled condition is True. A binding never scheduled, or whose last scheduling failed, is still explained, by what scheduling it now would find.",
+							Default:     false,
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Message is the binding's Scheduled condition message, or says it was never scheduled.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"affinityName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "AffinityName is the clusterAffinities term the placement uses, when it has terms.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"estimator": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Estimator is where the available replicas come from: Accurate (the members' nodes, pods and quotas) or ResourceSummary (the clusters' resource summaries).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"division": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Division is how the replicas are divided; absent for a template without replicas.",
+							Ref:         ref(flotillav1alpha1.ReplicaDivision{}.OpenAPIModelName()),
+						},
+					},
+					"clusters": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Clusters are every cluster, by name.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(flotillav1alpha1.ClusterPlacement{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"template", "scheduled", "message", "estimator", "clusters"},
+			},
+		},
+		Dependencies: []string{
+			flotillav1alpha1.ClusterPlacement{}.OpenAPIModelName(), flotillav1alpha1.ReplicaDivision{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_flotilla_apis_flotilla_v1alpha1_ReplicaDivision(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ReplicaDivision is how a binding's replicas are divided among its clusters, and from what.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"replicas": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Replicas are the template's replicas.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"scheduling": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Scheduling is Karmada's replicaSchedulingType: Duplicated or Divided.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"preference": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Preference is the division preference when Divided: Aggregated, StaticWeight (the weights are in clusters[].weight) or DynamicWeight (by available replicas).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"replicas", "scheduling"},
+			},
+		},
 	}
 }
 
