@@ -32,10 +32,10 @@ func filter(clusters []*clusterv1alpha1.Cluster, spec *workv1alpha2.ResourceBind
 		_, scheduled := held[c.Name]
 		why := refuse(c, spec, affinity, scheduled)
 		if why == "" && groups.affinity != nil && !groups.affinity[c.Name] {
-			why = "cluster(s) didn't satisfy workload affinity"
+			why = refusedWorkloadAffinity
 		}
 		if why == "" && groups.antiAffinity[c.Name] {
-			why = "cluster(s) didn't satisfy workload anti-affinity"
+			why = refusedWorkloadAntiAffinity
 		}
 		if why != "" {
 			refused[c.Name] = why
@@ -46,29 +46,41 @@ func filter(clusters []*clusterv1alpha1.Cluster, spec *workv1alpha2.ResourceBind
 	return out, refused
 }
 
+// Why the filters refuse a cluster, in karmada-scheduler's words (Explain
+// reads them back as reasons).
+const (
+	refusedAPI                  = "cluster(s) did not have the API resource"
+	refusedTaintPrefix          = "cluster(s) had untolerated taint "
+	refusedAffinity             = "cluster(s) did not match the placement cluster affinity constraint"
+	refusedSpreadPrefix         = "cluster(s) did not have "
+	refusedEviction             = "cluster(s) is in the process of eviction"
+	refusedWorkloadAffinity     = "cluster(s) didn't satisfy workload affinity"
+	refusedWorkloadAntiAffinity = "cluster(s) didn't satisfy workload anti-affinity"
+)
+
 // refuse returns why c cannot take the binding, or "".
 func refuse(c *clusterv1alpha1.Cluster, spec *workv1alpha2.ResourceBindingSpec, affinity *policyv1alpha1.ClusterAffinity, scheduled bool) string {
 	if !scheduled && !apiEnabled(c, spec.Resource.APIVersion, spec.Resource.Kind) {
-		return "cluster(s) did not have the API resource"
+		return refusedAPI
 	}
 	if !scheduled {
 		if t := untolerated(c.Spec.Taints, spec.Placement); t != nil {
-			return fmt.Sprintf("cluster(s) had untolerated taint {%s}", t.ToString())
+			return fmt.Sprintf(refusedTaintPrefix+"{%s}", t.ToString())
 		}
 	}
 	if !selectors.ClusterMatches(c, affinity) {
-		return "cluster(s) did not match the placement cluster affinity constraint"
+		return refusedAffinity
 	}
 	if spec.Placement != nil {
 		for _, sc := range spec.Placement.SpreadConstraints {
 			if sc.SpreadByField != "" && sc.SpreadByField != policyv1alpha1.SpreadByFieldCluster && groupOf(c, sc) == "" {
-				return fmt.Sprintf("cluster(s) did not have %s property", sc.SpreadByField)
+				return fmt.Sprintf(refusedSpreadPrefix+"%s property", sc.SpreadByField)
 			}
 		}
 	}
 	for _, t := range spec.GracefulEvictionTasks {
 		if t.FromCluster == c.Name {
-			return "cluster(s) is in the process of eviction"
+			return refusedEviction
 		}
 	}
 	return ""

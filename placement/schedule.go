@@ -102,16 +102,17 @@ func schedule(in input) (decision, error) {
 		}
 	}
 	var first error
+	var firstConsidered map[string]string
 	for _, term := range p.ClusterAffinities[start:] {
 		clusters, considered, err := scheduleWith(in, &term.ClusterAffinity, term.OverflowAffinities)
 		if err == nil {
 			return decision{clusters: clusters, affinityName: term.AffinityName, considered: considered}, nil
 		}
 		if first == nil {
-			first = err
+			first, firstConsidered = err, considered
 		}
 	}
-	return decision{}, first
+	return decision{considered: firstConsidered}, first
 }
 
 // candidate is a feasible cluster with its score and available replicas.
