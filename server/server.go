@@ -34,6 +34,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/manager"
+	"github.com/flotilla-io/flotilla/explainapi"
 	"github.com/flotilla-io/flotilla/inprocess"
 	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/metricsapi"
@@ -174,7 +175,11 @@ func (c CompletedConfig) New() (*Server, error) {
 		// caches are watched once, for search and every other reader.
 		s.MemberHub.SetShared(searchSrv.SharedListerWatcher)
 	}
-	groups, err := c.apiGroups(g, s.MemberClients, s.Tunnels, searchSrv)
+	explain := explainapi.Config{Clusters: func() ([]*clusterv1alpha1.Cluster, error) { return clusters.Lister().List(labels.Everything()) }}
+	if c.HostConfig != nil {
+		explain.Estimate = s.MemberHub.MaxReplicas
+	}
+	groups, err := c.apiGroups(g, s.MemberClients, s.Tunnels, searchSrv, explain)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +302,8 @@ func memberHub(g *genericapiserver.GenericAPIServer, clients *member.Cache, clus
 
 // apiGroups builds every API group the registry stores, with search's
 // endpoints in search.karmada.io when search runs.
-func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, members *member.Cache, tunnels *tunnel.Server, searchSrv *search.Server) ([]*genericapiserver.APIGroupInfo, error) {
+func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, members *member.Cache, tunnels *tunnel.Server, searchSrv *search.Server,
+	explain explainapi.Config) ([]*genericapiserver.APIGroupInfo, error) {
 	opts := c.generic.RESTOptionsGetter
 	var hostProxy []proxy.Option
 	if c.HostConfig != nil {
@@ -324,7 +330,7 @@ func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, members
 	err = errors.Join(
 		add(clusterregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, members, tunnels, hostProxy...)),
 		add(policyGroup, nil),
-		add(workregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, quotas)),
+		add(withExplain(workregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, quotas))(explain)),
 		add(configregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
 		add(autoscalingregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
 		add(c.searchGroup(g, searchSrv)),
@@ -334,6 +340,26 @@ func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, members
 		add(rolloutregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
 	)
 	return groups, err
+}
+
+// withExplain adds the bindings' explain subresource (explainapi) to the
+// work.karmada.io group, in each version that serves bindings.
+func withExplain(info *genericapiserver.APIGroupInfo, err error) func(explainapi.Config) (*genericapiserver.APIGroupInfo, error) {
+	return func(cfg explainapi.Config) (*genericapiserver.APIGroupInfo, error) {
+		if err != nil {
+			return info, err
+		}
+		for _, storages := range info.VersionedResourcesStorageMap {
+			more, err := cfg.Storages(storages)
+			if err != nil {
+				return info, err
+			}
+			for name, st := range more {
+				storages[name] = st
+			}
+		}
+		return info, nil
+	}
 }
 
 // searchGroup is search.karmada.io: resourceregistries, and the search

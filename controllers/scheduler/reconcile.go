@@ -353,26 +353,7 @@ func (c *Controller) peers(t *target) (affinity, antiAffinity map[string]bool, e
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, b := range list {
-		pg := b.Spec.WorkloadAffinityGroups
-		if b.Name == t.meta.Name || pg == nil || len(b.Spec.Clusters) == 0 {
-			continue
-		}
-		for _, tc := range b.Spec.Clusters {
-			if g.AffinityGroup != "" && pg.AffinityGroup == g.AffinityGroup {
-				if affinity == nil {
-					affinity = map[string]bool{}
-				}
-				affinity[tc.Name] = true
-			}
-			if g.AntiAffinityGroup != "" && pg.AntiAffinityGroup == g.AntiAffinityGroup {
-				if antiAffinity == nil {
-					antiAffinity = map[string]bool{}
-				}
-				antiAffinity[tc.Name] = true
-			}
-		}
-	}
+	affinity, antiAffinity = placement.Peers(t.meta.Name, g, slices.Values(list))
 	return affinity, antiAffinity, nil
 }
 

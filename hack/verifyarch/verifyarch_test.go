@@ -57,6 +57,8 @@ func TestDependencyRules(t *testing.T) {
 
 		{"registry/cluster/a.go", module + "/controllers/scheduler", "registry"},
 		{"registry/work/a.go", module + "/apis/work/v1alpha2", ""},
+		{"explainapi/a.go", module + "/controllers/scheduler", "registry"},
+		{"explainapi/b.go", module + "/placement", ""},
 
 		{"proxy/a.go", module + "/controllers/execution", "proxy"},
 		{"proxy/b.go", module + "/search", "proxy"},
@@ -79,6 +81,7 @@ func TestDependencyRules(t *testing.T) {
 
 		{"member/a.go", module + "/search", "member"},
 		{"member/b.go", module + "/controllers/clusterstatus", "member"},
+		{"member/d.go", module + "/explainapi", "member"},
 		{"member/c.go", module + "/apis/cluster/v1alpha1", ""},
 		{"inprocess/a.go", module + "/registry/work", "inprocess"},
 		{"inprocess/b.go", module + "/controllers/manager", "inprocess"},
