@@ -123,6 +123,7 @@ this binary on the PATH completes "kubectl flotilla ...".`,
 		newPromoteCommand(cp, display),
 		newRolloutCommand(cp, display),
 		newDriftCommand(cp, display),
+		newExplainPlacementCommand(cp, display),
 		newVersionCommand(cp, display),
 		options,
 	)
