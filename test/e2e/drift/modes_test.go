@@ -263,7 +263,9 @@ func TestTakeOverIfNoDiff(t *testing.T) {
 		if _, err := m1.CoreV1().ConfigMaps(ns).Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = m1.CoreV1().ConfigMaps(ns).Delete(context.WithoutCancel(t.Context()), name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = m1.CoreV1().ConfigMaps(ns).Delete(context.WithoutCancel(t.Context()), name, metav1.DeleteOptions{})
+		})
 	}
 	ifNoDiff := map[string]string{flotillav1alpha1.TakeOverAnnotation: string(flotillav1alpha1.TakeOverIfNoDiff)}
 	propagated(t, "ConfigMap", "adopt-same", "same", ifNoDiff, "member1")
