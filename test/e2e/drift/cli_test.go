@@ -1,12 +1,8 @@
 package drift
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -21,20 +17,14 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// flotillactl runs flotillactl as the control plane's admin and returns
-// its stdout.
+// flotillactl runs flotillactl and fails the test when it fails.
 func flotillactl(t *testing.T, args ...string) string {
 	t.Helper()
-	ctx, cancel := framework.CommandContext(t)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(framework.Env.Options.BinDir, "flotillactl"), args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+framework.Env.Host.Kubeconfig, "KUBECACHEDIR="+t.TempDir())
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("flotillactl %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	out, err := framework.Flotillactl(t, args...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return stdout.String()
+	return out
 }
 
 // TestDriftCommands: an image changed in member2 under ReportOnly is

@@ -1,12 +1,10 @@
 package explain
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,20 +22,14 @@ import (
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
-// ctl runs flotillactl as the control plane's admin.
+// ctl runs flotillactl; on failure its output is the error's text.
 func ctl(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := framework.CommandContext(t)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(framework.Env.Options.BinDir, "flotillactl"), args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+framework.Env.Host.Kubeconfig, "KUBECACHEDIR="+t.TempDir())
-	err := cmd.Run()
+	out, err := framework.Flotillactl(t, args...)
 	if err != nil {
-		return stdout.String() + stderr.String(), err
+		return err.Error(), err
 	}
-	return stdout.String(), nil
+	return out, nil
 }
 
 // explained reads the explanation of deployment ns/name with flotillactl

@@ -1,11 +1,14 @@
 package framework
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,6 +37,23 @@ func KubectlAt(t *testing.T, kubeconfig string, args ...string) (string, error) 
 		append([]string{"--kubeconfig=" + kubeconfig, "--cache-dir=" + t.TempDir()}, args...)...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// Flotillactl runs flotillactl as the control plane's admin, located by
+// KUBECONFIG as a user's shell does, and returns its stdout; on failure
+// the error carries stderr.
+func Flotillactl(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := CommandContext(t)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(Env.Options.BinDir, "flotillactl"), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+Env.Host.Kubeconfig, "KUBECACHEDIR="+t.TempDir())
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("flotillactl %s: %w: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String(), nil
 }
 
 // CommandContext bounds a command of the test. It outlives t.Context(),
