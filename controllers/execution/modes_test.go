@@ -105,6 +105,12 @@ func TestApplyModes(t *testing.T) {
 			manifest: configMap("cm", map[string]string{"k": "v"}, overwrite), member: theirs, wantData: "theirs", wantErr: "is not taken over"},
 		{name: "take-over Always without overwrite: taken over", takeOver: flotillav1alpha1.TakeOverAlways,
 			manifest: want, member: theirs, wantWrites: []string{"update configmaps/default/cm"}, wantData: "v"},
+		{name: "ReportOnly over someone else's, taken over: only the manifest's own fields reported", mode: flotillav1alpha1.ApplyReportOnly,
+			takeOver: flotillav1alpha1.TakeOverAlways, manifest: want, member: func() *unstructured.Unstructured {
+				u := theirs()
+				u.SetLabels(map[string]string{"app": "cm"})
+				return u
+			}, wantData: "theirs", wantDrift: "data.k", wantChecked: true, wantHeld: heldReportOnly},
 		{name: "take-over does not touch Flotilla's own objects", takeOver: flotillav1alpha1.TakeOverNever,
 			manifest: newer, member: applied, wantWrites: []string{"update configmaps/default/cm"}, wantData: "new"},
 	}

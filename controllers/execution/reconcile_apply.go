@@ -193,8 +193,14 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 		wasApplied := !adopt && (r.applied || r.records.applied(work.UID, ordinal, hash))
 		switch r.mode.apply {
 		case flotillav1alpha1.ApplyReportOnly:
-			// Never written: whatever differs from the manifest is reported.
-			o.drift, o.driftChecked, o.held = drift.Compare(want.Object, observed.Object, drift.Options{}), true, heldReportOnly
+			// Never written: whatever differs from the manifest is
+			// reported (of an object taken over, not the metadata
+			// Flotilla would add).
+			compared := want
+			if adopt {
+				compared = withoutOwnMetadata(want)
+			}
+			o.drift, o.driftChecked, o.held = drift.Compare(compared.Object, observed.Object, drift.Options{}), true, heldReportOnly
 			return o
 		case flotillav1alpha1.ApplyIfNotDrifted:
 			fresh := drift.Compare(want.Object, observed.Object, drift.Options{})
