@@ -88,6 +88,9 @@ func Compare(applied, member map[string]any, opts Options) Report {
 			mm, _ := member[k].(map[string]any)
 			for _, sub := range []string{"annotations", "labels"} {
 				if v, ok := am[sub]; ok {
+					if sub == "annotations" {
+						v = withoutLastApplied(v)
+					}
 					mv, found := mm[sub]
 					c.compare("metadata."+sub, v, mv, found, false)
 				}
@@ -125,9 +128,6 @@ func (c *comparer) compare(path string, a, m any, found, quantity bool) {
 			return
 		}
 		for _, k := range sortedKeys(av) {
-			if path == "metadata.annotations" && k == lastApplied {
-				continue
-			}
 			v, ok := mv[k]
 			c.compare(path+"."+k, av[k], v, ok, quantity || slices.Contains(QuantityKeys, k))
 		}
@@ -148,6 +148,25 @@ func (c *comparer) compare(path string, a, m any, found, quantity bool) {
 // lastApplied is kubectl's copy of what it applied to the template: not a
 // field of the workload.
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// withoutLastApplied returns annotations without lastApplied, so that an
+// applied copy is no difference even where the member has no annotations.
+func withoutLastApplied(annotations any) any {
+	m, ok := annotations.(map[string]any)
+	if !ok {
+		return annotations
+	}
+	if _, has := m[lastApplied]; !has {
+		return annotations
+	}
+	out := make(map[string]any, len(m)-1)
+	for k, v := range m {
+		if k != lastApplied {
+			out[k] = v
+		}
+	}
+	return out
+}
 
 // compareList matches the items of a list of named objects by name and
 // compares them; another list is owned as a whole (order included).

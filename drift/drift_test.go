@@ -115,6 +115,14 @@ func TestCompare(t *testing.T) {
 		want:    []workv1alpha1.DriftedField{{Path: "spec.template.spec.containers[name=sidecar]", ValueInMember: Absent, ValueApplied: `{"image":"busybox:1.36","name":"sidecar"}`}},
 		drifted: true,
 	}, {
+		name:    "the member has no annotations at all: only the owned one is missing, not kubectl's copy",
+		applied: deployment, member: member,
+		edit: func(m map[string]any) {
+			delete(m["metadata"].(map[string]any), "annotations")
+		},
+		want:    []workv1alpha1.DriftedField{{Path: "metadata.annotations", ValueInMember: Absent, ValueApplied: `{"team":"a"}`}},
+		drifted: true,
+	}, {
 		name:    "an owned label and annotation changed; last-applied is not owned",
 		applied: deployment, member: member,
 		edit: func(m map[string]any) {

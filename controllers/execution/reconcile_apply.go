@@ -173,14 +173,19 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 			return o
 		}
 		if adopt {
+			if r.mode.takeOverOf(desired) == flotillav1alpha1.TakeOverIfNoDiff {
+				// Only an object that already holds the manifest in the
+				// fields Flotilla owns (as drift compares them: not its
+				// own metadata, not kubectl's copy of the template).
+				if d := drift.Compare(withoutOwnMetadata(want).Object, observed.Object, drift.Options{}); d.Drifted() {
+					o.err = notTakenOver(want, cluster, d)
+					return o
+				}
+			}
 			if holdsButOwnMetadata(want, observed) {
 				log.V(2).Info("Took over member object untouched")
 				r.records.set(work.UID, ordinal, hash, observed.GetResourceVersion())
 				o.err = r.watch(gvr, observed, work)
-				return o
-			}
-			if r.mode.takeOverOf(desired) == flotillav1alpha1.TakeOverIfNoDiff {
-				o.err = notTakenOver(want, cluster, drift.Compare(withoutOwnMetadata(want).Object, observed.Object, drift.Options{}))
 				return o
 			}
 			markAdopted(want)

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
@@ -107,10 +106,9 @@ func withoutOwnMetadata(want *unstructured.Unstructured) *unstructured.Unstructu
 	return stripped
 }
 
-// takeOverAnnotations are the annotations Flotilla adds to what it applies,
-// the manifest's conflict resolution, and kubectl's copy of what it applied
-// to the template (not a field of the object).
-var takeOverAnnotations = append(slices.Clip(karmadaAnnotations), workv1alpha2.ResourceConflictResolutionAnnotation, corev1.LastAppliedConfigAnnotation)
+// takeOverAnnotations are the annotations Flotilla adds to what it applies
+// and the manifest's conflict resolution.
+var takeOverAnnotations = append(slices.Clip(karmadaAnnotations), workv1alpha2.ResourceConflictResolutionAnnotation)
 
 // withoutKeys returns m without keys; nil when nothing is left.
 func withoutKeys(m map[string]string, keys []string) map[string]string {

@@ -63,8 +63,14 @@ func TestDriftNoticed(t *testing.T) {
 		if c := meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkApplied); c == nil || c.Status != metav1.ConditionTrue {
 			return "the Work is not applied yet"
 		}
+		if len(w.Status.ManifestStatuses) == 0 || w.Status.ManifestStatuses[0].Health != workv1alpha1.ResourceHealthy {
+			return "the member Deployment is not healthy yet"
+		}
 		return ""
 	})
+	// Its pod's readiness has reached the Work and the binding: the writes
+	// counted from here are the edits'.
+	time.Sleep(3 * time.Second)
 	m2 := memberClient(t, "member2")
 	w, err := works.Watch(t.Context(), metav1.ListOptions{FieldSelector: "metadata.name=" + workName})
 	if err != nil {

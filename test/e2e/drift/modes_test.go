@@ -254,14 +254,19 @@ func TestCreateOnly(t *testing.T) {
 }
 
 // TestTakeOverIfNoDiff: with take-over IfNoDiff, an object member1 already
-// has that holds the manifest is taken over untouched; one that differs is
+// has that holds the manifest is taken over in place; one that differs is
 // not, and its Work names the fields.
 func TestTakeOverIfNoDiff(t *testing.T) {
 	m1 := framework.MemberClient(t, "member1")
+	var sameUID string
 	for name, v := range map[string]string{"adopt-same": "same", "adopt-diff": "theirs"} {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: map[string]string{"k": v}}
-		if _, err := m1.CoreV1().ConfigMaps(ns).Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
+		created, err := m1.CoreV1().ConfigMaps(ns).Create(t.Context(), cm, metav1.CreateOptions{})
+		if err != nil {
 			t.Fatal(err)
+		}
+		if name == "adopt-same" {
+			sameUID = string(created.UID)
 		}
 		t.Cleanup(func() {
 			_ = m1.CoreV1().ConfigMaps(ns).Delete(context.WithoutCancel(t.Context()), name, metav1.DeleteOptions{})
@@ -275,8 +280,8 @@ func TestTakeOverIfNoDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if same.Data["k"] != "same" || same.Labels[workv1alpha1.ManagedByKarmadaLabel] != "" {
-		t.Errorf("adopt-same was written on take-over (data %v, labels %v); want it taken over untouched", same.Data, same.Labels)
+	if same.Data["k"] != "same" || string(same.UID) != sameUID {
+		t.Errorf("adopt-same: data %v, uid %s (was %s); want it taken over in place, its data as it was", same.Data, same.UID, sameUID)
 	}
 	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
 		w, err := workOf(ctx, t, "member1", "ConfigMap", "adopt-diff")

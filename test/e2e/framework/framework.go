@@ -161,8 +161,17 @@ func ProxyServiceAccountConfig(t *testing.T, name, cluster string) *rest.Config 
 // waitImpersonable waits until every subject of member's impersonator
 // ClusterRoleBinding may impersonate the control plane's service account
 // default/<name>, as the member's own authorizer judges it.
+// A cluster without an impersonator (a Pull cluster: its agent reaches the
+// member with its own identity) is not waited for.
 func waitImpersonable(t *testing.T, member, name string) {
 	t.Helper()
+	c, err := Karmada(t).ClusterV1alpha1().Clusters().Get(t.Context(), member, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Spec.ImpersonatorSecretRef == nil {
+		return
+	}
 	cs := MemberClient(t, member)
 	Eventually(t, time.Minute, func(ctx context.Context) string {
 		b, err := cs.RbacV1().ClusterRoleBindings().Get(ctx, unifiedauth.ImpersonatorName, metav1.GetOptions{})
