@@ -71,7 +71,7 @@ func TestChoose(t *testing.T) {
 		got, ok := choose(tc.pps, tc.cpps, obj, tc.current)
 		gotKey := ""
 		if ok {
-			gotKey = got.key()
+			gotKey = got.Key()
 		}
 		if gotKey != tc.want {
 			t.Errorf("%s: chose %q, want %q", name, gotKey, tc.want)

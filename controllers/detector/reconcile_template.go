@@ -87,7 +87,7 @@ func (c *Controller) syncTemplate(ctx context.Context, key string, changed bool)
 	}
 	preempting := preempts(chosen, current, obj)
 	if missing := c.missingOverrides(chosen); len(missing) > 0 {
-		klog.FromContext(ctx).V(2).Info("Waiting for dependent overrides", "template", key, "policy", chosen.key(), "missing", missing)
+		klog.FromContext(ctx).V(2).Info("Waiting for dependent overrides", "template", key, "policy", chosen.Key(), "missing", missing)
 		c.queue.AddAfter(key, 5*time.Second)
 		return false, nil
 	}
@@ -162,10 +162,10 @@ func (c *Controller) recordInterpretation(gvk schema.GroupVersionKind, obj *unst
 // preempts tells whether chosen takes obj from current, a live policy
 // that still selects it.
 func preempts(chosen, current *policy, obj *unstructured.Unstructured) bool {
-	if current == nil || chosen.key() == current.key() {
+	if current == nil || chosen.Key() == current.Key() {
 		return false
 	}
-	_, still := best([]*policy{current}, obj)
+	still := current.Selects(obj)
 	return still
 }
 

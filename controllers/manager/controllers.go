@@ -19,7 +19,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa"
 	"github.com/flotilla-io/flotilla/controllers/federatedresourcequota"
 	"github.com/flotilla-io/flotilla/controllers/hpascaletargetmarker"
-	"github.com/flotilla-io/flotilla/controllers/internal/overrides"
+	"github.com/flotilla-io/flotilla/overrides"
 	"github.com/flotilla-io/flotilla/controllers/mcs"
 	"github.com/flotilla-io/flotilla/controllers/namespace"
 	"github.com/flotilla-io/flotilla/controllers/remedy"

@@ -71,6 +71,8 @@ func TestDependencyRules(t *testing.T) {
 		{"controllers/internal/works/a.go", module + "/controllers/status", "controllers"},
 		{"interpreter/lua/a.go", module + "/interpreter", ""},
 		{"interpreter/b.go", module + "/controllers/detector", "interpreter"},
+		{"overrides/a.go", module + "/controllers/binding", "interpreter"},
+		{"overrides/b.go", module + "/selectors", ""},
 		{"controllers/manager/a.go", module + "/controllers/binding", ""},
 		{"controllers/execution/a_test.go", module + "/controllers/status", ""},
 		{"controllers/federatedhpa/a.go", module + "/podautoscaler", ""},
