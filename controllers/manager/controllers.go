@@ -19,7 +19,6 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa"
 	"github.com/flotilla-io/flotilla/controllers/federatedresourcequota"
 	"github.com/flotilla-io/flotilla/controllers/hpascaletargetmarker"
-	"github.com/flotilla-io/flotilla/overrides"
 	"github.com/flotilla-io/flotilla/controllers/mcs"
 	"github.com/flotilla-io/flotilla/controllers/namespace"
 	"github.com/flotilla-io/flotilla/controllers/remedy"
@@ -30,6 +29,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/workloadrebalancer"
 	"github.com/flotilla-io/flotilla/interpreter"
 	"github.com/flotilla-io/flotilla/names"
+	"github.com/flotilla-io/flotilla/overrides"
 	"github.com/flotilla-io/flotilla/placement"
 )
 
