@@ -56,7 +56,27 @@ func CheckWatchStreams(t *testing.T, watcher, member kubernetes.Interface) {
 // CheckLogsFollow runs `kubectl logs -f pod` with kubeconfig (a proxy's),
 // appends a line to the member's kwok pod log and fails t unless kubectl
 // streams it.
+//
+// A stream that ends before the line arrives is tried once more, with a new
+// line appended after it starts (kwok's follower or a tunnel stream may
+// end once); a follow that never streams still fails.
 func CheckLogsFollow(t *testing.T, kubeconfig, pod string, member *env.Cluster) {
+	t.Helper()
+	var last error
+	for attempt := 1; attempt <= 2; attempt++ {
+		streamed, err := followOnce(t, kubeconfig, pod, member)
+		if streamed {
+			return
+		}
+		last = err
+		t.Logf("logs -f attempt %d: the stream ended before the appended line (%v)", attempt, err)
+	}
+	t.Fatalf("the appended line never streamed through logs -f: %v", last)
+}
+
+// followOnce starts `kubectl logs -f`, appends a line to the pod's log once
+// the stream has begun, and tells whether the line streamed.
+func followOnce(t *testing.T, kubeconfig, pod string, member *env.Cluster) (bool, error) {
 	t.Helper()
 	lines, stop := streamKubectl(t, kubeconfig, "logs", "-f", pod)
 	defer stop()
@@ -77,10 +97,10 @@ func CheckLogsFollow(t *testing.T, kubeconfig, pod string, member *env.Cluster) 
 	}
 	for lines.Scan() {
 		if strings.Contains(lines.Text(), marker) {
-			return
+			return true, nil
 		}
 	}
-	t.Fatalf("the appended line never streamed through logs -f: %v", lines.Err())
+	return false, lines.Err()
 }
 
 // CheckPortForward listens on the member's kwok port-forward target, runs
