@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
@@ -379,4 +381,37 @@ spec:
 		}
 		return ""
 	})
+}
+
+// TestExplainRefusedWithoutAccess: a caller allowed to read bindings but
+// not their explain subresource is refused it.
+func TestExplainRefusedWithoutAccess(t *testing.T) {
+	const ns, name = "default", "explain-refused"
+	deployment(t, ns, name, 1, "10m", `clusterAffinity: {clusterNames: [member1]}`)
+	framework.Apply(t, `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: explain-binding-reader}
+rules: [{apiGroups: [work.karmada.io], resources: [resourcebindings], verbs: [get]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: explain-binding-reader}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: explain-binding-reader}
+subjects: [{kind: ServiceAccount, namespace: default, name: explain-reader}]
+`)
+	cfg := framework.ServiceAccountConfig(t, "explain-reader")
+	kc := versioned.NewForConfigOrDie(cfg)
+	binding := names.BindingName("Deployment", name)
+	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
+		if _, err := kc.WorkV1alpha2().ResourceBindings(ns).Get(ctx, binding, metav1.GetOptions{}); err != nil {
+			return "reading the binding: " + err.Error()
+		}
+		return ""
+	})
+	var code int
+	raw, err := kc.WorkV1alpha2().RESTClient().Get().Namespace(ns).Resource("resourcebindings").Name(binding).
+		SubResource(flotillav1alpha1.ExplainSubresource).Do(t.Context()).StatusCode(&code).Raw()
+	if code != http.StatusForbidden || !strings.Contains(string(raw)+fmt.Sprint(err), "resourcebindings/explain") {
+		t.Errorf("explain as a binding reader: %d %v %.300s; want 403 on resourcebindings/explain", code, err, raw)
+	}
 }
