@@ -47,6 +47,7 @@ image: ## build the OCI image of flotilla-apiserver, flotilla-agent and flotilla
 
 .PHONY: up
 up: tools build ## start the control plane and member1..member3 in the background; writes _output/kubeconfig (HA=1: 2 flotilla-apiserver replicas on a 3-member etcd; MEMBERS=N: member1..memberN, those past member3 trimmed)
+	@hack/inotify.sh
 	@$(BIN)/testbed up $(if $(HA),-ha) $(if $(MEMBERS),--members $(MEMBERS))
 
 .PHONY: down
@@ -67,6 +68,7 @@ test-unit: ## unit tests (the in-process path's under the race detector too)
 # (RUN=<regexp> picks tests), verbose and shuffled.
 .PHONY: test-e2e
 test-e2e: build ## e2e suites, each against its own environment of real clusters (SUITE=<name> [RUN=<regexp>]: one suite)
+	@hack/inotify.sh
 ifdef SUITE
 	go test -count=1 -shuffle=on -timeout 30m -v ./test/e2e/$(SUITE)/ $(if $(RUN),-run '$(RUN)')
 else
@@ -75,6 +77,7 @@ endif
 
 .PHONY: bench
 bench: tools build ## benchmarks against real clusters; figures go to _output/bench/ and docs/performance.md
+	@hack/inotify.sh
 	FLOTILLA_BENCH=1 go test -count=1 -p 1 -timeout 60m -v ./test/bench/... $(if $(RUN),-run '$(RUN)')
 
 .PHONY: fuzz

@@ -71,7 +71,25 @@ func CheckLogsFollow(t *testing.T, kubeconfig, pod string, member *env.Cluster) 
 		last = err
 		t.Logf("logs -f attempt %d: the stream ended before the appended line (%v)", attempt, err)
 	}
-	t.Fatalf("the appended line never streamed through logs -f: %v", last)
+	t.Fatalf("the appended line never streamed through logs -f: %v (%s)", last, inotifyUse())
+}
+
+// inotifyUse says how many inotify instances this machine's processes hold
+// against the per-user limit: kwok follows a log with one, and ends the
+// follow at once when none is left.
+func inotifyUse() string {
+	limit, err := os.ReadFile("/proc/sys/fs/inotify/max_user_instances")
+	if err != nil {
+		return "inotify limit unknown: " + err.Error()
+	}
+	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*") // a process gone meanwhile is not counted
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink(fd); err == nil && target == "anon_inode:inotify" {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d inotify instances in use, limit %s", n, strings.TrimSpace(string(limit)))
 }
 
 // followOnce starts `kubectl logs -f`, appends a line to the pod's log once
