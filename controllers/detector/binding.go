@@ -15,10 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
-	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/interpreter"
 	"github.com/flotilla-io/flotilla/names"
+	"github.com/flotilla-io/flotilla/selectors"
 )
 
 // ownedSpecKeys are the JSON keys of the binding spec the detector owns;
@@ -26,111 +26,37 @@ import (
 var ownedSpecKeys = []string{"resource", "propagateDeps", "replicaRequirements", "replicas", "components", "placement", "schedulerName",
 	"failover", "conflictResolution", "suspension", "preserveResourcesOnDeletion", "workloadAffinityGroups", "schedulePriority"}
 
-// desiredSpec builds the binding spec of obj under policy p: what the binding
-// takes from the policy and from the interpreter (docs/compatibility.md, Which
-// policy claims a template).
+// desiredSpec builds the binding spec of obj under policy p
+// (selectors.BindingSpec), the interpreter reading its replicas or, when
+// multiple pod templates are scheduled, its components.
 func (c *Controller) desiredSpec(gvk schema.GroupVersionKind, obj *unstructured.Unstructured, p *policy, existing *workv1alpha2.ResourceBindingSpec) (*workv1alpha2.ResourceBindingSpec, error) {
-	spec := &workv1alpha2.ResourceBindingSpec{
-		Resource: workv1alpha2.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(),
-			Name: obj.GetName(), UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion()},
-		PropagateDeps:               p.Spec.PropagateDeps || p.Spec.Association,
-		Placement:                   p.Spec.Placement.DeepCopy(),
-		SchedulerName:               p.Spec.SchedulerName,
-		Failover:                    p.Spec.Failover.DeepCopy(),
-		ConflictResolution:          conflictResolution(obj, p),
-		PreserveResourcesOnDeletion: p.Spec.PreserveResourcesOnDeletion,
-	}
-	if spec.SchedulerName == "" {
-		spec.SchedulerName = "default-scheduler"
-	}
-	spec.WorkloadAffinityGroups = affinityGroups(p.Spec.Placement.WorkloadAffinity, obj.GetLabels())
-	if sp := p.Spec.SchedulePriority; sp != nil && sp.PriorityClassSource == policyv1alpha1.KubePriorityClass {
-		pc, err := c.priorityClasses.Get(sp.PriorityClassName)
+	return selectors.BindingSpec(obj, p, existing, c.workload(gvk))
+}
+
+// workload is how the interpreter reads templates of kind gvk for their
+// bindings.
+func (c *Controller) workload(gvk schema.GroupVersionKind) selectors.Workload {
+	w := selectors.Workload{PriorityClass: func(name string) (int32, error) {
+		pc, err := c.priorityClasses.Get(name)
 		if err != nil {
-			return nil, fmt.Errorf("schedulePriority: %w", err)
+			return 0, err
 		}
-		spec.SchedulePriority = &workv1alpha2.SchedulePriority{Priority: pc.Value}
-	}
-	if s := p.Spec.Suspension; s != nil || (existing != nil && existing.Suspension != nil && existing.Suspension.Scheduling != nil) {
-		spec.Suspension = &workv1alpha2.Suspension{}
-		if s != nil {
-			spec.Suspension.Suspension = *s.DeepCopy()
-		}
-		if existing != nil && existing.Suspension != nil {
-			spec.Suspension.Scheduling = existing.Suspension.Scheduling
-		}
-	}
+		return pc.Value, nil
+	}}
 	switch {
 	case c.interp == nil:
 	case c.MultiplePodTemplates && c.interp.HookEnabled(gvk, interpreter.InterpretComponent):
-		// A workload of several pod templates is described by its
-		// components alone, and scheduled as a whole; as in Karmada,
-		// GetReplicas is then not asked.
-		comps, err := c.interp.GetComponents(obj)
-		if err != nil {
-			return nil, &getComponentsError{fmt.Errorf("reading the components of %s %s: %w", gvk.Kind, obj.GetName(), err)}
-		}
-		if len(comps) > 0 {
-			spec.Components = comps
+		w.Components = func(obj *unstructured.Unstructured) ([]workv1alpha2.Component, bool, error) {
+			comps, err := c.interp.GetComponents(obj)
+			return comps, true, err
 		}
 	case c.interp.HookEnabled(gvk, interpreter.InterpretReplica):
-		replicas, req, err := c.interp.GetReplicas(obj)
-		if err != nil {
-			return nil, &getReplicasError{fmt.Errorf("reading the replicas of %s %s: %w", gvk.Kind, obj.GetName(), err)}
-		}
-		spec.Replicas, spec.ReplicaRequirements = replicas, req
-	}
-	return spec, nil
-}
-
-// getReplicasError is a failure of the interpreter's GetReplicas.
-type getReplicasError struct{ error }
-
-func (e *getReplicasError) Unwrap() error { return e.error }
-
-// getComponentsError is a failure of the interpreter's GetComponents.
-type getComponentsError struct{ error }
-
-func (e *getComponentsError) Unwrap() error { return e.error }
-
-// affinityGroups names the workload affinity groups of a template:
-// "<groupByLabelKey>=<the template's value>", as Karmada names them; a template
-// without the label is in no group.
-func affinityGroups(wa *policyv1alpha1.WorkloadAffinity, lbls map[string]string) *workv1alpha2.WorkloadAffinityGroups {
-	if wa == nil {
-		return nil
-	}
-	g := &workv1alpha2.WorkloadAffinityGroups{}
-	if wa.Affinity != nil {
-		if v, ok := lbls[wa.Affinity.GroupByLabelKey]; ok {
-			g.AffinityGroup = wa.Affinity.GroupByLabelKey + "=" + v
+		w.Replicas = func(obj *unstructured.Unstructured) (int32, *workv1alpha2.ReplicaRequirements, bool, error) {
+			replicas, req, err := c.interp.GetReplicas(obj)
+			return replicas, req, true, err
 		}
 	}
-	if wa.AntiAffinity != nil {
-		if v, ok := lbls[wa.AntiAffinity.GroupByLabelKey]; ok {
-			g.AntiAffinityGroup = wa.AntiAffinity.GroupByLabelKey + "=" + v
-		}
-	}
-	if *g == (workv1alpha2.WorkloadAffinityGroups{}) {
-		return nil
-	}
-	return g
-}
-
-// conflictResolution is the policy's (Abort when unset), unless the template's
-// work.karmada.io/conflict-resolution annotation says overwrite or abort; other
-// values are ignored, as in Karmada.
-func conflictResolution(obj *unstructured.Unstructured, p *policy) policyv1alpha1.ConflictResolution {
-	switch obj.GetAnnotations()[workv1alpha2.ResourceConflictResolutionAnnotation] {
-	case workv1alpha2.ResourceConflictResolutionOverwrite:
-		return policyv1alpha1.ConflictOverwrite
-	case workv1alpha2.ResourceConflictResolutionAbort:
-		return policyv1alpha1.ConflictAbort
-	}
-	if p.Spec.ConflictResolution == "" {
-		return policyv1alpha1.ConflictAbort
-	}
-	return p.Spec.ConflictResolution
+	return w
 }
 
 // ownedSpec returns the owned part of spec as a JSON object, with null for

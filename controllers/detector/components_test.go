@@ -14,6 +14,7 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/interpreter"
 	pt "github.com/flotilla-io/flotilla/placement/placementtest"
+	"github.com/flotilla-io/flotilla/selectors"
 )
 
 // fakeInterp interprets one kind with the hooks it is given. The other
@@ -73,9 +74,9 @@ func TestDesiredSpecComponents(t *testing.T) {
 			wantReplicas: 3},
 		{name: "no hook", interp: &fakeInterp{}},
 		{name: "GetComponents fails", interp: &fakeInterp{hooks: map[interpreter.Operation]bool{comps: true}, err: errors.New("boom")},
-			wantErr: &getComponentsError{}},
+			wantErr: &selectors.ComponentsError{}},
 		{name: "GetReplicas fails", interp: &fakeInterp{hooks: map[interpreter.Operation]bool{reps: true}, err: errors.New("boom")},
-			wantErr: &getReplicasError{}},
+			wantErr: &selectors.ReplicasError{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,12 +89,12 @@ func TestDesiredSpecComponents(t *testing.T) {
 				if err != nil {
 					t.Fatalf("desiredSpec: %v", err)
 				}
-			case *getComponentsError:
+			case *selectors.ComponentsError:
 				if !errors.As(err, &want) {
 					t.Fatalf("err = %v, want a GetComponents failure", err)
 				}
 				return
-			case *getReplicasError:
+			case *selectors.ReplicasError:
 				if !errors.As(err, &want) {
 					t.Fatalf("err = %v, want a GetReplicas failure", err)
 				}
@@ -150,10 +151,10 @@ func TestRecordInterpretation(t *testing.T) {
 		{name: "components, binding unchanged", hooks: map[interpreter.Operation]bool{comps: true}},
 		{name: "no hook", wrote: true},
 		{name: "GetComponents failed", hooks: map[interpreter.Operation]bool{comps: true},
-			err:    &getComponentsError{errors.New("reading the components of FlinkDeployment wordcount: boom")},
+			err:    &selectors.ComponentsError{Err: errors.New("reading the components of FlinkDeployment wordcount: boom")},
 			events: []string{"Warning GetComponentsFailed Get components of resource template failed: reading the components of FlinkDeployment wordcount: boom"}},
 		{name: "GetReplicas failed", hooks: map[interpreter.Operation]bool{reps: true},
-			err:    &getReplicasError{errors.New("boom")},
+			err:    &selectors.ReplicasError{Err: errors.New("boom")},
 			events: []string{"Warning GetReplicasFailed Get replicas of resource template failed: boom"}},
 		{name: "another failure", hooks: map[interpreter.Operation]bool{comps: true}, wrote: true, err: errors.New("conflict")},
 	}

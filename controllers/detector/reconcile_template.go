@@ -19,6 +19,7 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/selectors"
 	"github.com/flotilla-io/flotilla/telemetry"
 )
 
@@ -139,12 +140,12 @@ func (c *Controller) syncTemplate(ctx context.Context, key string, changed bool)
 // failed; when the binding was written, GetComponentsSucceed for a kind
 // described by components, GetReplicasSucceed for one with replicas.
 func (c *Controller) recordInterpretation(gvk schema.GroupVersionKind, obj *unstructured.Unstructured, wrote bool, err error) {
-	if gc := (*getComponentsError)(nil); errors.As(err, &gc) {
-		c.event(obj, corev1.EventTypeWarning, EventReasonGetComponentsFailed, fmt.Sprintf("Get components of resource template failed: %v", gc.error))
+	if gc := (*selectors.ComponentsError)(nil); errors.As(err, &gc) {
+		c.event(obj, corev1.EventTypeWarning, EventReasonGetComponentsFailed, fmt.Sprintf("Get components of resource template failed: %v", gc.Err))
 		return
 	}
-	if gr := (*getReplicasError)(nil); errors.As(err, &gr) {
-		c.event(obj, corev1.EventTypeWarning, EventReasonGetReplicasFailed, fmt.Sprintf("Get replicas of resource template failed: %v", gr.error))
+	if gr := (*selectors.ReplicasError)(nil); errors.As(err, &gr) {
+		c.event(obj, corev1.EventTypeWarning, EventReasonGetReplicasFailed, fmt.Sprintf("Get replicas of resource template failed: %v", gr.Err))
 		return
 	}
 	if err != nil || !wrote || c.interp == nil {

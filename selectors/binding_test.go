@@ -1,4 +1,4 @@
-package detector
+package selectors
 
 import (
 	"testing"
@@ -29,7 +29,7 @@ func TestAffinityGroups(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := affinityGroups(tc.wa, tc.labels)
+			got := AffinityGroups(tc.wa, tc.labels)
 			if (got == nil) != (tc.want == nil) || (got != nil && *got != *tc.want) {
 				t.Errorf("affinityGroups = %+v, want %+v", got, tc.want)
 			}
