@@ -32,3 +32,10 @@ func ExecutionNamespace(cluster string) string { return ExecutionNamespacePrefix
 func ClusterOf(namespace string) (cluster string, ok bool) {
 	return strings.CutPrefix(namespace, ExecutionNamespacePrefix)
 }
+
+// ReservedNamespace tells whether templates in ns are never propagated (as
+// in Karmada): Karmada's own namespaces and the skipped kube-* ones.
+func ReservedNamespace(ns string) bool {
+	return ns == SystemNamespace || ns == SecretNamespace || strings.HasPrefix(ns, ExecutionNamespacePrefix) ||
+		strings.HasPrefix(ns, "kube-")
+}

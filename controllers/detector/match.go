@@ -1,12 +1,9 @@
 package detector
 
 import (
-	"strings"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
-	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/selectors"
 )
 
@@ -45,11 +42,4 @@ func claimOf(obj *unstructured.Unstructured) (claim, bool) {
 // choose picks the policy that should claim obj (selectors.ChoosePolicy).
 func choose(pps, cpps []*policy, obj *unstructured.Unstructured, current *policy) (*policy, bool) {
 	return selectors.ChoosePolicy(pps, cpps, obj, current)
-}
-
-// reservedNamespace tells whether templates in ns are never propagated (as in
-// Karmada): Karmada's own namespaces and the skipped kube-* ones.
-func reservedNamespace(ns string) bool {
-	return ns == names.SystemNamespace || ns == names.SecretNamespace || strings.HasPrefix(ns, names.ExecutionNamespacePrefix) ||
-		strings.HasPrefix(ns, "kube-")
 }

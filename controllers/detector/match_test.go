@@ -9,6 +9,7 @@ import (
 
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func deployment(name string, lbls map[string]string) *unstructured.Unstructured {
@@ -82,7 +83,7 @@ func TestChoose(t *testing.T) {
 func TestReservedNamespace(t *testing.T) {
 	for ns, want := range map[string]bool{"karmada-system": true, "karmada-cluster": true, "karmada-es-member1": true,
 		"kube-system": true, "kube-public": true, "default": false, "prod": false} {
-		if got := reservedNamespace(ns); got != want {
+		if got := names.ReservedNamespace(ns); got != want {
 			t.Errorf("%s: %v", ns, got)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/selectors"
 	"github.com/flotilla-io/flotilla/telemetry"
 )
@@ -66,10 +67,10 @@ func (c *Controller) syncTemplate(ctx context.Context, key string, changed bool)
 	if obj.GetDeletionTimestamp() != nil {
 		return true, nil
 	}
-	if (ns != "" && reservedNamespace(ns)) || obj.GetLabels()[workv1alpha2.ResourceTemplateClaimedByLabel] != "" {
+	if (ns != "" && names.ReservedNamespace(ns)) || obj.GetLabels()[workv1alpha2.ResourceTemplateClaimedByLabel] != "" {
 		return true, nil
 	}
-	if ns == "kube-system" || ns == "" && gvk.Kind == "Namespace" && reservedNamespace(name) {
+	if ns == "kube-system" || ns == "" && gvk.Kind == "Namespace" && names.ReservedNamespace(name) {
 		return true, nil
 	}
 	matchStart := time.Now()

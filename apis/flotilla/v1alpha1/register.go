@@ -27,7 +27,7 @@ var (
 // Types are the kinds of this API and their lists.
 func Types() []runtime.Object {
 	return []runtime.Object{&RolloutStrategy{}, &RolloutStrategyList{},
-		&ResourceRevision{}, &ResourceRevisionList{}, &RolloutRun{}, &RolloutRunList{}, &PlacementExplanation{}}
+		&ResourceRevision{}, &ResourceRevisionList{}, &RolloutRun{}, &RolloutRunList{}, &PlacementExplanation{}, &PlacementReview{}}
 }
 
 func addKnownTypes(scheme *runtime.Scheme) error {

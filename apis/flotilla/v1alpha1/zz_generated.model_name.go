@@ -37,6 +37,21 @@ func (in PlacementExplanation) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in PlacementReview) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.PlacementReview"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in PlacementReviewSpec) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.PlacementReviewSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in PlacementReviewStatus) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.PlacementReviewStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ReplicaDivision) OpenAPIModelName() string {
 	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.ReplicaDivision"
 }
@@ -49,6 +64,11 @@ func (in ResourceRevision) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceRevisionList) OpenAPIModelName() string {
 	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.ResourceRevisionList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ReviewedCluster) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.ReviewedCluster"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
@@ -119,4 +139,9 @@ func (in StageClusters) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in StageStatus) OpenAPIModelName() string {
 	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.StageStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplatePlacement) OpenAPIModelName() string {
+	return "com.github.flotilla-io.flotilla.apis.flotilla.v1alpha1.TemplatePlacement"
 }

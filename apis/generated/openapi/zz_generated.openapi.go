@@ -109,9 +109,13 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		flotillav1alpha1.ClusterPlacement{}.OpenAPIModelName():                          schema_flotilla_apis_flotilla_v1alpha1_ClusterPlacement(ref),
 		flotillav1alpha1.ClusterRolloutStatus{}.OpenAPIModelName():                      schema_flotilla_apis_flotilla_v1alpha1_ClusterRolloutStatus(ref),
 		flotillav1alpha1.PlacementExplanation{}.OpenAPIModelName():                      schema_flotilla_apis_flotilla_v1alpha1_PlacementExplanation(ref),
+		flotillav1alpha1.PlacementReview{}.OpenAPIModelName():                           schema_flotilla_apis_flotilla_v1alpha1_PlacementReview(ref),
+		flotillav1alpha1.PlacementReviewSpec{}.OpenAPIModelName():                       schema_flotilla_apis_flotilla_v1alpha1_PlacementReviewSpec(ref),
+		flotillav1alpha1.PlacementReviewStatus{}.OpenAPIModelName():                     schema_flotilla_apis_flotilla_v1alpha1_PlacementReviewStatus(ref),
 		flotillav1alpha1.ReplicaDivision{}.OpenAPIModelName():                           schema_flotilla_apis_flotilla_v1alpha1_ReplicaDivision(ref),
 		flotillav1alpha1.ResourceRevision{}.OpenAPIModelName():                          schema_flotilla_apis_flotilla_v1alpha1_ResourceRevision(ref),
 		flotillav1alpha1.ResourceRevisionList{}.OpenAPIModelName():                      schema_flotilla_apis_flotilla_v1alpha1_ResourceRevisionList(ref),
+		flotillav1alpha1.ReviewedCluster{}.OpenAPIModelName():                           schema_flotilla_apis_flotilla_v1alpha1_ReviewedCluster(ref),
 		flotillav1alpha1.RolloutApproval{}.OpenAPIModelName():                           schema_flotilla_apis_flotilla_v1alpha1_RolloutApproval(ref),
 		flotillav1alpha1.RolloutGate{}.OpenAPIModelName():                               schema_flotilla_apis_flotilla_v1alpha1_RolloutGate(ref),
 		flotillav1alpha1.RolloutResource{}.OpenAPIModelName():                           schema_flotilla_apis_flotilla_v1alpha1_RolloutResource(ref),
@@ -126,6 +130,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		flotillav1alpha1.RolloutStrategyStatus{}.OpenAPIModelName():                     schema_flotilla_apis_flotilla_v1alpha1_RolloutStrategyStatus(ref),
 		flotillav1alpha1.StageClusters{}.OpenAPIModelName():                             schema_flotilla_apis_flotilla_v1alpha1_StageClusters(ref),
 		flotillav1alpha1.StageStatus{}.OpenAPIModelName():                               schema_flotilla_apis_flotilla_v1alpha1_StageStatus(ref),
+		flotillav1alpha1.TemplatePlacement{}.OpenAPIModelName():                         schema_flotilla_apis_flotilla_v1alpha1_TemplatePlacement(ref),
 		networkingv1alpha1.ClusterSelector{}.OpenAPIModelName():                         schema_flotilla_apis_networking_v1alpha1_ClusterSelector(ref),
 		networkingv1alpha1.ExposurePort{}.OpenAPIModelName():                            schema_flotilla_apis_networking_v1alpha1_ExposurePort(ref),
 		networkingv1alpha1.ExposureRange{}.OpenAPIModelName():                           schema_flotilla_apis_networking_v1alpha1_ExposureRange(ref),
@@ -3421,6 +3426,143 @@ func schema_flotilla_apis_flotilla_v1alpha1_PlacementExplanation(ref common.Refe
 	}
 }
 
+func schema_flotilla_apis_flotilla_v1alpha1_PlacementReview(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PlacementReview is a dry-run placement (flotillactl apply --dry-run=placement): created with manifests (resource templates and the policies and override policies that would go with them), it answers, in its status, where each template would run, with how many replicas and which overrides, by the same policy choice, scheduling and overrides as the control plane, over the clusters as they are. Like a SubjectAccessReview it is never stored, and nothing is written.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(flotillav1alpha1.PlacementReviewSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(flotillav1alpha1.PlacementReviewStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			flotillav1alpha1.PlacementReviewSpec{}.OpenAPIModelName(), flotillav1alpha1.PlacementReviewStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_flotilla_apis_flotilla_v1alpha1_PlacementReviewSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PlacementReviewSpec is what to review.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"objects": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Objects are the manifests, as they would be applied: resource templates, PropagationPolicies, ClusterPropagationPolicies, OverridePolicies and ClusterOverridePolicies (at most 1,000). Namespaced objects name their namespace.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(runtime.RawExtension{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"existing": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Existing says whether the control plane's own policies, override policies and templates count too: Include (the default; an object of the manifests replaces the existing one of its name, and a policy of the manifests is also reviewed on the existing templates it would claim, those of the namespaces the caller may list) or Ignore (the manifests alone).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"objects"},
+			},
+		},
+		Dependencies: []string{
+			runtime.RawExtension{}.OpenAPIModelName()},
+	}
+}
+
+func schema_flotilla_apis_flotilla_v1alpha1_PlacementReviewStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PlacementReviewStatus is the answer.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"estimator": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Estimator is where the available replicas come from: Accurate or ResourceSummary.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"templates": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Templates are the reviewed templates: those of the manifests, then the existing ones a policy of the manifests would claim.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(flotillav1alpha1.TemplatePlacement{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"omitted": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Omitted counts the existing templates a policy of the manifests would claim beyond those listed (at most 1,000 are).",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			flotillav1alpha1.TemplatePlacement{}.OpenAPIModelName()},
+	}
+}
+
 func schema_flotilla_apis_flotilla_v1alpha1_ReplicaDivision(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -3578,6 +3720,55 @@ func schema_flotilla_apis_flotilla_v1alpha1_ResourceRevisionList(ref common.Refe
 		},
 		Dependencies: []string{
 			flotillav1alpha1.ResourceRevision{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_flotilla_apis_flotilla_v1alpha1_ReviewedCluster(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ReviewedCluster is one cluster a template would run on.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name of the cluster.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"replicas": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Replicas the cluster would be assigned, for a template with replicas.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"overrides": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Overrides are the override policies that would change the template there, in the order they apply: \"ClusterOverridePolicy <name>\" or \"OverridePolicy <namespace>/<name>\".",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: "",
+										Type:    []string{"string"},
+										Format:  "",
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"name"},
+			},
+		},
 	}
 }
 
@@ -4396,6 +4587,111 @@ func schema_flotilla_apis_flotilla_v1alpha1_StageStatus(ref common.ReferenceCall
 		},
 		Dependencies: []string{
 			flotillav1alpha1.ClusterRolloutStatus{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_flotilla_apis_flotilla_v1alpha1_TemplatePlacement(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplatePlacement is where one template would run.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion of the template.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind of the template.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Namespace of the template; empty when cluster-scoped.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name of the template.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"existing": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Existing says the template is the control plane's, not one of the manifests.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"policy": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Policy is the policy that would claim the template, as \"PropagationPolicy <namespace>/<name>\" or \"ClusterPropagationPolicy <name>\"; empty when none would.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"result": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Result is Placed, NoPolicy (no policy would claim the template: it would not be propagated), Unschedulable (the scheduler would fail; the message says why) or Invalid (the template cannot be read).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Message says why a template would not be placed.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"replicas": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Replicas are the template's replicas, when its kind has replicas.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"clusters": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Clusters are where the template would run.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(flotillav1alpha1.ReviewedCluster{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"apiVersion", "kind", "name", "result"},
+			},
+		},
+		Dependencies: []string{
+			flotillav1alpha1.ReviewedCluster{}.OpenAPIModelName()},
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 
 type FlotillaV1alpha1Interface interface {
 	RESTClient() rest.Interface
+	PlacementReviewsGetter
 	ResourceRevisionsGetter
 	RolloutRunsGetter
 	RolloutStrategiesGetter
@@ -36,6 +37,10 @@ type FlotillaV1alpha1Interface interface {
 // FlotillaV1alpha1Client is used to interact with features provided by the flotilla.io group.
 type FlotillaV1alpha1Client struct {
 	restClient rest.Interface
+}
+
+func (c *FlotillaV1alpha1Client) PlacementReviews() PlacementReviewInterface {
+	return newPlacementReviews(c)
 }
 
 func (c *FlotillaV1alpha1Client) ResourceRevisions(namespace string) ResourceRevisionInterface {

@@ -18,6 +18,8 @@ limitations under the License.
 
 package v1alpha1
 
+type PlacementReviewExpansion interface{}
+
 type ResourceRevisionExpansion interface{}
 
 type RolloutRunExpansion interface{}

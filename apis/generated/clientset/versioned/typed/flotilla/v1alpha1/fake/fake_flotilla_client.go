@@ -28,6 +28,10 @@ type FakeFlotillaV1alpha1 struct {
 	*testing.Fake
 }
 
+func (c *FakeFlotillaV1alpha1) PlacementReviews() v1alpha1.PlacementReviewInterface {
+	return newFakePlacementReviews(c)
+}
+
 func (c *FakeFlotillaV1alpha1) ResourceRevisions(namespace string) v1alpha1.ResourceRevisionInterface {
 	return newFakeResourceRevisions(c, namespace)
 }
