@@ -119,14 +119,7 @@ func (r *REST) Get(ctx context.Context, name string, opts *metav1.GetOptions) (r
 		Division:   placement.Division(spec),
 	}
 	if r.cfg.Estimate != nil {
-		ns := spec.Resource.Namespace
-		in.Estimate = func(c *clusterv1alpha1.Cluster, req *workv1alpha2.ReplicaRequirements) (int64, bool) {
-			in := ns
-			if req != nil && req.Namespace != "" {
-				in = req.Namespace
-			}
-			return r.cfg.Estimate(c.Name, in, req)
-		}
+		in.Estimate = estimator(r.cfg.Estimate, spec)
 		out.Estimator = flotillav1alpha1.EstimatorAccurate
 	}
 	if in.Affinity, in.AntiAffinity, err = r.peerClusters(ctx, m, spec); err != nil {

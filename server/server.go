@@ -179,7 +179,19 @@ func (c CompletedConfig) New() (*Server, error) {
 	if c.HostConfig != nil {
 		explain.Estimate = s.MemberHub.MaxReplicas
 	}
-	groups, err := c.apiGroups(g, s.MemberClients, s.Tunnels, searchSrv, explain)
+	var interp *interpretation
+	var review *explainapi.ReviewConfig
+	if c.HostConfig != nil {
+		if interp, err = c.newInterpretation(g, informers); err != nil {
+			return nil, err
+		}
+		rc, err := c.reviewConfig(explain, interp)
+		if err != nil {
+			return nil, err
+		}
+		review = &rc
+	}
+	groups, err := c.apiGroups(g, s.MemberClients, s.Tunnels, searchSrv, explain, review)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +231,7 @@ func (c CompletedConfig) New() (*Server, error) {
 			return nil, err
 		}
 	}
-	return s, s.startControllers(c.Controllers, c.HostConfig, overHTTP, clusters.Informer())
+	return s, s.startControllers(c.Controllers, c.HostConfig, overHTTP, clusters.Informer(), interp)
 }
 
 // secrets returns the reader of the clusters' credential Secrets: only
@@ -301,9 +313,11 @@ func memberHub(g *genericapiserver.GenericAPIServer, clients *member.Cache, clus
 }
 
 // apiGroups builds every API group the registry stores, with search's
-// endpoints in search.karmada.io when search runs.
+// endpoints in search.karmada.io when search runs, the bindings' explain
+// subresources and, when review is set, dry-run placement
+// (placementreviews in flotilla.io).
 func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, members *member.Cache, tunnels *tunnel.Server, searchSrv *search.Server,
-	explain explainapi.Config) ([]*genericapiserver.APIGroupInfo, error) {
+	explain explainapi.Config, review *explainapi.ReviewConfig) ([]*genericapiserver.APIGroupInfo, error) {
 	opts := c.generic.RESTOptionsGetter
 	var hostProxy []proxy.Option
 	if c.HostConfig != nil {
@@ -327,17 +341,32 @@ func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, members
 	if err != nil {
 		return nil, err
 	}
+	workGroup, err := withExplain(workregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, quotas))(explain)
+	if err != nil {
+		return nil, err
+	}
+	rolloutGroup, err := rolloutregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)
+	if err != nil {
+		return nil, err
+	}
+	if review != nil {
+		st, err := reviewStorage(*review, policyGroup.VersionedResourcesStorageMap["v1alpha1"], workGroup.VersionedResourcesStorageMap["v1alpha2"])
+		if err != nil {
+			return nil, err
+		}
+		rolloutGroup.VersionedResourcesStorageMap["v1alpha1"]["placementreviews"] = st
+	}
 	err = errors.Join(
 		add(clusterregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, members, tunnels, hostProxy...)),
 		add(policyGroup, nil),
-		add(withExplain(workregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, quotas))(explain)),
+		add(workGroup, nil),
 		add(configregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
 		add(autoscalingregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
 		add(c.searchGroup(g, searchSrv)),
 		add(networkingregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
 		add(appsregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
 		add(remedyregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
-		add(rolloutregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts)),
+		add(rolloutGroup, nil),
 	)
 	return groups, err
 }
@@ -393,12 +422,14 @@ func (c CompletedConfig) installMetrics(g *genericapiserver.GenericAPIServer, hu
 // startControllers runs the embedded controllers once the server serves,
 // on its storage in process, the process's member clients and hub and its
 // Cluster informer.
-func (s *Server) startControllers(opts manager.Options, host *rest.Config, overHTTP *versioned.Clientset, clusters cache.SharedIndexInformer) error {
+func (s *Server) startControllers(opts manager.Options, host *rest.Config, overHTTP *versioned.Clientset, clusters cache.SharedIndexInformer,
+	interp *interpretation) error {
 	g := s.GenericAPIServer
 	s.controllersDone = make(chan struct{})
 	return g.AddPostStartHook("start-controllers", func(hctx genericapiserver.PostStartHookContext) error {
 		mc, err := manager.NewContext(opts, manager.KarmadaClients{
 			Client: s.Storage.Client(overHTTP), Informers: s.Storage.Informers(overHTTP), Shared: true,
+			Interpreter: interp.interpreter, Customizations: interp.customizations, InterpreterSynced: interp.synced,
 		}, host)
 		if err != nil {
 			return err

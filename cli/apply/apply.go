@@ -39,6 +39,10 @@ type Flags struct {
 	AllClusters bool
 	// Clusters is -C/--cluster, comma-separated or repeated.
 	Clusters []string
+	// IgnoreExisting is --dry-run-ignore-existing: a placement dry run of
+	// the manifests alone, without the control plane's own policies and
+	// templates.
+	IgnoreExisting bool
 }
 
 // NewFlags returns the flags with kubectl's defaults.
@@ -53,6 +57,10 @@ func (f *Flags) AddFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.BoolVar(&f.AllClusters, AllClustersFlag, false, "If present, propagates a group of resources to all member clusters.")
 	fs.StringSliceVarP(&f.Clusters, ClusterFlag, "C", nil, "If present, propagates a group of resources to specified clusters.")
+	if d := fs.Lookup(dryRunFlag); d != nil {
+		d.Usage = `Must be "none", "server", "client" or "placement". If client strategy, only print the object that would be sent, without sending it. If server strategy, submit server-side request without persisting the resource. If placement, print where each resource template would be propagated (clusters, replicas, overrides) by the control plane's own policy choice, scheduling and overrides, writing nothing.`
+	}
+	fs.BoolVar(&f.IgnoreExisting, "dry-run-ignore-existing", false, "With --dry-run=placement, review the manifests alone: without the control plane's own policies, override policies and templates.")
 }
 
 // Options is a validated apply.
@@ -99,6 +107,9 @@ func (f *Flags) ToOptions(ctx context.Context, factory cmdutil.Factory, karmada 
 // Run applies what the command line asks (cmd, args; baseName is the
 // command line's name) to the control plane flags locates.
 func (f *Flags) Run(ctx context.Context, flags genericclioptions.RESTClientGetter, cmd *cobra.Command, baseName string, args []string) error {
+	if placementDryRun(cmd) {
+		return f.reviewPlacement(ctx, flags, cmd)
+	}
 	cp, err := controlplane.ClientsOf(flags)
 	if err != nil {
 		return err

@@ -36,25 +36,13 @@ func (c *Controller) desiredSpec(gvk schema.GroupVersionKind, obj *unstructured.
 // workload is how the interpreter reads templates of kind gvk for their
 // bindings.
 func (c *Controller) workload(gvk schema.GroupVersionKind) selectors.Workload {
-	w := selectors.Workload{PriorityClass: func(name string) (int32, error) {
+	w := interpreter.Workload(c.interp, gvk, c.MultiplePodTemplates)
+	w.PriorityClass = func(name string) (int32, error) {
 		pc, err := c.priorityClasses.Get(name)
 		if err != nil {
 			return 0, err
 		}
 		return pc.Value, nil
-	}}
-	switch {
-	case c.interp == nil:
-	case c.MultiplePodTemplates && c.interp.HookEnabled(gvk, interpreter.InterpretComponent):
-		w.Components = func(obj *unstructured.Unstructured) ([]workv1alpha2.Component, bool, error) {
-			comps, err := c.interp.GetComponents(obj)
-			return comps, true, err
-		}
-	case c.interp.HookEnabled(gvk, interpreter.InterpretReplica):
-		w.Replicas = func(obj *unstructured.Unstructured) (int32, *workv1alpha2.ReplicaRequirements, bool, error) {
-			replicas, req, err := c.interp.GetReplicas(obj)
-			return replicas, req, true, err
-		}
 	}
 	return w
 }

@@ -220,6 +220,13 @@ type KarmadaClients struct {
 	// process), which no informer transform may change.
 	Informers versioned.Interface
 	Shared    bool
+	// Interpreter, when set, is the process's interpreter (built once by
+	// server assembly over its informers, for every reader: informed.New),
+	// with its customizations and the syncs to wait for; nil: NewContext
+	// builds one over the controllers' informers.
+	Interpreter       interpreter.Interpreter
+	Customizations    *lua.Customizations
+	InterpreterSynced []cache.InformerSynced
 }
 
 // NewContext builds the clients of the controllers: karmada reaches
@@ -260,9 +267,11 @@ func NewContext(opts Options, karmada KarmadaClients, host *rest.Config) (*Conte
 	}
 	karmadaInformers := externalversions.NewSharedInformerFactoryWithOptions(karmada.Informers, 0, externalversions.WithTransform(trimKarmada))
 	hostInformers := informers.NewSharedInformerFactoryWithOptions(hc, 0, informers.WithTransform(trim.ManagedFields))
-	customizations, interp, interpSynced, err := informed.New(karmadaInformers, hostInformers)
-	if err != nil {
-		return nil, err
+	customizations, interp, interpSynced := karmada.Customizations, karmada.Interpreter, karmada.InterpreterSynced
+	if interp == nil {
+		if customizations, interp, interpSynced, err = informed.New(karmadaInformers, hostInformers); err != nil {
+			return nil, err
+		}
 	}
 	c := &Context{
 		Options:           opts,
