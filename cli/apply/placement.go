@@ -14,10 +14,10 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/cli-runtime/pkg/resource"
-	"sigs.k8s.io/yaml"
 
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	"github.com/flotilla-io/flotilla/cli/controlplane"
+	"github.com/flotilla-io/flotilla/cli/encoded"
 )
 
 // DryRunPlacement is the value of --dry-run that reviews the placement of
@@ -97,24 +97,8 @@ func (f *Flags) reviewPlacement(ctx context.Context, flags genericclioptions.RES
 // PrintReview writes a review's answer as output says: "" (a table, one
 // row per template and cluster), "yaml" or "json" (the PlacementReview).
 func PrintReview(w io.Writer, r *flotillav1alpha1.PlacementReview, output string) error {
-	switch output {
-	case "yaml":
-		b, err := yaml.Marshal(r.Status)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
+	if done, err := encoded.Print(w, r.Status, output, ""); done || err != nil {
 		return err
-	case "json":
-		b, err := json.MarshalIndent(r.Status, "", "    ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
-	case "":
-	default:
-		return fmt.Errorf("--dry-run=placement prints a table, yaml or json, not %q", output)
 	}
 	tw := printers.GetNewTabWriter(w)
 	fmt.Fprintln(tw, "TEMPLATE\tPOLICY\tRESULT\tCLUSTER\tREPLICAS\tOVERRIDES")

@@ -7,7 +7,6 @@ package drifted
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -18,9 +17,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/printers"
-	"sigs.k8s.io/yaml"
 
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	"github.com/flotilla-io/flotilla/cli/encoded"
 	"github.com/flotilla-io/flotilla/names"
 )
 
@@ -136,24 +135,8 @@ func Collect(ctx context.Context, list func(namespace string) ListFunc, f Filter
 // with every field's values), "yaml" or "json" (the entries with their
 // fields and both values). withNamespace adds the NAMESPACE column.
 func Print(w io.Writer, entries []Entry, output string, withNamespace bool, now time.Time) error {
-	switch output {
-	case "yaml":
-		b, err := yaml.Marshal(entries)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
+	if done, err := encoded.Print(w, entries, output, "", "wide"); done || err != nil {
 		return err
-	case "json":
-		b, err := json.MarshalIndent(entries, "", "    ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
-	case "", "wide":
-	default:
-		return fmt.Errorf("unknown output format %q: one of wide, yaml, json", output)
 	}
 	tw := printers.GetNewTabWriter(w)
 	header := []string{"CLUSTER", "KIND", "NAME", "STATE", "FIELDS", "AGE"}

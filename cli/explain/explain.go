@@ -15,9 +15,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/printers"
-	"sigs.k8s.io/yaml"
 
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+	"github.com/flotilla-io/flotilla/cli/encoded"
 	"github.com/flotilla-io/flotilla/cli/rollout"
 )
 
@@ -63,24 +63,8 @@ func Get(ctx context.Context, cp genericclioptions.RESTClientGetter, args []stri
 // Print writes e as output says: "" (a summary and a table of the
 // clusters), "yaml" or "json".
 func Print(w io.Writer, e *flotillav1alpha1.PlacementExplanation, output string) error {
-	switch output {
-	case "yaml":
-		b, err := yaml.Marshal(e)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
+	if done, err := encoded.Print(w, e, output, ""); done || err != nil {
 		return err
-	case "json":
-		b, err := json.MarshalIndent(e, "", "    ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
-	case "":
-	default:
-		return fmt.Errorf("unknown output format %q: one of yaml, json", output)
 	}
 	tw := printers.GetNewTabWriter(w)
 	fmt.Fprintf(tw, "Template:\t%s\n", e.Template)
