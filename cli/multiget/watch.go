@@ -37,6 +37,10 @@ type watched struct {
 // watched is named in a warning; the others go on until ctx ends.
 func (o *GetOptions) watch(ctx context.Context, cp genericclioptions.RESTClientGetter, targets []Target, namespace string, args []string) error {
 	human := o.humanReadable()
+	wide := human && o.outputFormat() == "wide"
+	// mappings are the watched kind's, by cluster (the DRIFT of an event's
+	// member object is read from its Work).
+	mappings := map[string]*meta.RESTMapping{}
 	outcomes := ReadAll(ctx, targets, o.Selection.Timeout, func(ctx context.Context, t Target) (watched, error) {
 		return o.firstRead(ctx, t, namespace, args, human)
 	})
@@ -69,8 +73,12 @@ func (o *GetOptions) watch(ctx context.Context, cp genericclioptions.RESTClientG
 		var parts []Part
 		for _, oc := range live {
 			parts = append(parts, Part{Cluster: oc.Target.Cluster, ControlPlane: oc.Target.ControlPlane, Mapping: oc.Value.mapping, Table: oc.Value.table})
+			mappings[oc.Target.Cluster] = oc.Value.mapping
 		}
 		o.markTakenOver(ctx, cp, o.Selection.Timeout, parts)
+		if wide {
+			o.markDrift(ctx, cp, o.Selection.Timeout, parts)
+		}
 		for _, p := range parts {
 			if p.TakenOver.Len() > 0 {
 				takenOver[p.Cluster] = p.TakenOver
@@ -121,9 +129,15 @@ func (o *GetOptions) watch(ctx context.Context, cp genericclioptions.RESTClientG
 			if err != nil {
 				return err
 			}
+			parts := []Part{{Cluster: t.Cluster, ControlPlane: t.ControlPlane, Mapping: mappings[t.Cluster], Table: table}}
+			if wide && e.Type != watch.Deleted {
+				o.markDrift(ctx, cp, o.Selection.Timeout, parts)
+			}
+			part := parts[0]
 			rows := make([]metav1.TableRow, 0, len(table.Rows))
 			for _, r := range table.Rows {
-				rows = append(rows, ClusterRow(r, t.Cluster, t.ControlPlane, takenOver[t.Cluster].Has(rowKey(r)), ""))
+				key := rowKey(r)
+				rows = append(rows, ClusterRow(r, t.Cluster, t.ControlPlane, takenOver[t.Cluster].Has(key), part.Drift[key]))
 			}
 			obj = &metav1.Table{ColumnDefinitions: columns, Rows: rows}
 		} else {

@@ -1,8 +1,12 @@
 package drift
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -75,4 +79,32 @@ func TestDriftCommands(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^NAME +CLUSTER .* ADOPTION +DRIFT$`).MatchString(wide) {
 		t.Errorf("flotillactl get -o wide:\n%s\nwant DRIFT after ADOPTION", wide)
 	}
+
+	// --watch too: the first rows, and the row of a later event in
+	// member2 (another edit, still Open).
+	watched := watchFor(t, 6*time.Second, func() { setImage(t, "member2", name, "nginx:9.8") },
+		"get", "deployment", name, "-n", ns, "-C", "member1,member2", "-o", "wide", "--watch")
+	if n := len(regexp.MustCompile(`(?m)^`+name+` +member2 .* Y +Open$`).FindAllString(watched, -1)); n < 2 ||
+		!regexp.MustCompile(`(?m)^`+name+` +member1 .* Y +No$`).MatchString(watched) {
+		t.Errorf("flotillactl get -o wide --watch:\n%s\nwant member1's row with DRIFT No, and member2's first row and event row (%d) with DRIFT Open", watched, n)
+	}
+}
+
+// watchFor runs flotillactl with args (a watch) for d, calling during a
+// second after it starts, and returns what it printed.
+func watchFor(t *testing.T, d time.Duration, during func(), args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(framework.Env.Options.BinDir, "flotillactl"), args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+framework.Env.Host.Kubeconfig, "KUBECACHEDIR="+t.TempDir())
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	during()
+	_ = cmd.Wait() // ended by the timeout: the watch runs until stopped
+	return out.String()
 }
