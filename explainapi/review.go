@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,6 +55,12 @@ type ReviewConfig struct {
 	// Binding returns the spec and status of a template's binding (by the
 	// binding's namespace and name); ok is false when there is none.
 	Binding func(ctx context.Context, namespace, name string) (spec *workv1alpha2.ResourceBindingSpec, status *workv1alpha2.ResourceBindingStatus, ok bool, err error)
+	// NamespaceBindings lists the ResourceBindings of a namespace (the
+	// peers of a workload affinity group, the use of its quotas).
+	NamespaceBindings func(ctx context.Context, namespace string) ([]*workv1alpha2.ResourceBinding, error)
+	// Quotas are the overall limits of a namespace's
+	// FederatedResourceQuotas, by name.
+	Quotas func(ctx context.Context, namespace string) (map[string]corev1.ResourceList, error)
 	// Templates reaches the templates on the host.
 	Templates Templates
 	// Authorizer says whether the caller may list a kind's templates
@@ -260,6 +267,10 @@ type reviewer struct {
 	pps, cpps []*selectors.Policy
 	cops      []*policyv1alpha1.ClusterOverridePolicy
 	ops       []*policyv1alpha1.OverridePolicy
+	// placed is what the templates reviewed so far would use, by
+	// namespace and binding name: applied together, they share their
+	// namespace's quotas.
+	placed map[string]map[string]corev1.ResourceList
 }
 
 // review answers the review of in; existing adds the control plane's
@@ -271,7 +282,8 @@ func (r *ReviewREST) review(ctx context.Context, in *manifests, existing bool) (
 	}
 	clusters = slices.Clone(clusters)
 	slices.SortFunc(clusters, func(a, b *clusterv1alpha1.Cluster) int { return cmp.Compare(a.Name, b.Name) })
-	rv := &reviewer{ReviewREST: r, clusters: clusters, pps: in.pps, cpps: in.cpps, cops: in.cops, ops: in.ops}
+	rv := &reviewer{ReviewREST: r, clusters: clusters, pps: in.pps, cpps: in.cpps, cops: in.cops, ops: in.ops,
+		placed: map[string]map[string]corev1.ResourceList{}}
 	if existing {
 		if err := rv.addExisting(ctx); err != nil {
 			return nil, err
@@ -469,8 +481,8 @@ func (rv *reviewer) place(ctx context.Context, obj *unstructured.Unstructured, m
 		return tp
 	}
 	tp.Policy = policyName(p)
-	bindingNS := obj.GetNamespace()
-	spec, status, found, err := rv.cfg.Binding(ctx, bindingNS, names.BindingName(obj.GetKind(), obj.GetName()))
+	ns, binding := obj.GetNamespace(), names.BindingName(obj.GetKind(), obj.GetName())
+	spec, status, found, err := rv.cfg.Binding(ctx, ns, binding)
 	if err != nil {
 		tp.Result, tp.Message = flotillav1alpha1.ReviewInvalid, "reading its binding: "+err.Error()
 		return tp
@@ -494,10 +506,29 @@ func (rv *reviewer) place(ctx context.Context, obj *unstructured.Unstructured, m
 		want.Clusters = existing.Clusters
 	}
 	in := placement.Input{Spec: want, Status: status, Clusters: rv.clusters, Estimate: estimator(rv.cfg.Estimate, want)}
+	var peers []*workv1alpha2.ResourceBinding
+	if ns != "" {
+		if peers, err = rv.cfg.NamespaceBindings(ctx, ns); err != nil {
+			tp.Result, tp.Message = flotillav1alpha1.ReviewInvalid, "listing the bindings of its namespace: "+err.Error()
+			return tp
+		}
+	}
+	if g := want.WorkloadAffinityGroups; g != nil {
+		in.Affinity, in.AntiAffinity = placement.Peers(binding, g, slices.Values(peers))
+	}
 	dec, err := placement.Schedule(in)
+	if err == nil {
+		err = rv.checkQuotas(ctx, ns, binding, want, dec.Clusters, peers)
+	}
 	if err != nil {
 		tp.Result, tp.Message = flotillav1alpha1.ReviewUnschedulable, err.Error()
 		return tp
+	}
+	if ns != "" {
+		if rv.placed[ns] == nil {
+			rv.placed[ns] = map[string]corev1.ResourceList{}
+		}
+		rv.placed[ns][binding] = placement.BindingUsage(want, dec.Clusters)
 	}
 	byName := map[string]*clusterv1alpha1.Cluster{}
 	for _, c := range rv.clusters {
@@ -520,6 +551,34 @@ func (rv *reviewer) place(ctx context.Context, obj *unstructured.Unstructured, m
 		tp.Clusters = append(tp.Clusters, rc)
 	}
 	return tp
+}
+
+// checkQuotas is the scheduler's quota check (placement.CheckQuotas) of
+// binding ns/name placed on clusters, the namespace's other bindings being
+// those of the control plane and the templates reviewed before it.
+func (rv *reviewer) checkQuotas(ctx context.Context, ns, name string, spec *workv1alpha2.ResourceBindingSpec, clusters []workv1alpha2.TargetCluster,
+	bindings []*workv1alpha2.ResourceBinding) error {
+	if ns == "" {
+		return nil
+	}
+	overalls, err := rv.cfg.Quotas(ctx, ns)
+	if err != nil {
+		return err
+	}
+	return placement.CheckQuotas(ns, spec, clusters, overalls, func() (corev1.ResourceList, error) {
+		var used []corev1.ResourceList
+		for _, b := range bindings {
+			if _, reviewed := rv.placed[ns][b.Name]; !reviewed && b.Name != name {
+				used = append(used, placement.BindingUsage(&b.Spec, b.Spec.Clusters))
+			}
+		}
+		for n, u := range rv.placed[ns] {
+			if n != name {
+				used = append(used, u)
+			}
+		}
+		return placement.Add(used...), nil
+	})
 }
 
 // estimator asks e for the binding's namespace (or its requirements').

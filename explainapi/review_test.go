@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,7 +74,14 @@ func replicasOf(gvk schema.GroupVersionKind) selectors.Workload {
 	}
 	return selectors.Workload{Replicas: func(obj *unstructured.Unstructured) (int32, *workv1alpha2.ReplicaRequirements, bool, error) {
 		n, _, err := unstructured.NestedInt64(obj.Object, "spec", "replicas")
-		return int32(n), nil, true, err
+		var req *workv1alpha2.ReplicaRequirements
+		cs, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+		if len(cs) > 0 {
+			if cpu, ok, _ := unstructured.NestedString(cs[0].(map[string]any), "resources", "requests", "cpu"); ok {
+				req = &workv1alpha2.ReplicaRequirements{ResourceRequest: placementtest.RL("cpu", cpu)}
+			}
+		}
+		return int32(n), req, true, err
 	}}
 }
 
@@ -92,6 +100,25 @@ func existingDeployment(ns, name string, labels map[string]string) *unstructured
 	_ = unstructured.SetNestedField(u.Object, int64(2), "spec", "replicas")
 	return u
 }
+
+// deploymentCPU is a Deployment whose replicas request 100m CPU each.
+func deploymentCPU(ns, name string, replicas int) string {
+	return fmt.Sprintf(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":%q,"namespace":%q},
+"spec":{"replicas":%d,"template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]}}}}`, name, ns, replicas)
+}
+
+// usingCPU is a ResourceBinding of namespace default placed on member1
+// whose one replica uses cpu.
+func usingCPU(name, cpu string) *workv1alpha2.ResourceBinding {
+	return &workv1alpha2.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: workv1alpha2.ResourceBindingSpec{Replicas: 1,
+			ReplicaRequirements: &workv1alpha2.ReplicaRequirements{ResourceRequest: placementtest.RL("cpu", cpu)},
+			Clusters:            []workv1alpha2.TargetCluster{{Name: "member1", Replicas: 1}}}}
+}
+
+const onMember1PP = `{"apiVersion":"policy.karmada.io/v1alpha1","kind":"PropagationPolicy","metadata":{"name":"one","namespace":"default"},
+"spec":{"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}],"placement":{"clusterAffinity":{"clusterNames":["member1"]},
+"replicaScheduling":{"replicaSchedulingType":"Divided","replicaDivisionPreference":"Aggregated"}}}}`
 
 const weightedPP = `{"apiVersion":"policy.karmada.io/v1alpha1","kind":"PropagationPolicy","metadata":{"name":"web","namespace":"default"},
 "spec":{"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web"}],
@@ -142,7 +169,7 @@ func (a allowList) Authorize(_ context.Context, attr authorizer.Attributes) (aut
 
 func TestReview(t *testing.T) {
 	t.Parallel()
-	clusters := []*clusterv1alpha1.Cluster{placementtest.Cluster("member2"), placementtest.Cluster("member1"), placementtest.Cluster("member3")}
+	clusters := []*clusterv1alpha1.Cluster{placementtest.Cluster("member2"), placementtest.Cluster("member1", placementtest.WithSummary(placementtest.RL("cpu", "10", "pods", "100"), nil, nil)), placementtest.Cluster("member3")}
 	tests := []struct {
 		name     string
 		objects  []string
@@ -152,9 +179,13 @@ func TestReview(t *testing.T) {
 		pps       []*policyv1alpha1.PropagationPolicy
 		templates []*unstructured.Unstructured
 		allowed   allowList
-		want      []string
-		wantErr   string
-		omitted   int32
+		// bindings are the namespace's ResourceBindings; quotas its
+		// FederatedResourceQuotas' overall limits.
+		bindings []*workv1alpha2.ResourceBinding
+		quotas   map[string]corev1.ResourceList
+		want     []string
+		wantErr  string
+		omitted  int32
 	}{
 		{name: "divided by static weights", objects: []string{deploymentYAML("default", "web", 4, ""), weightedPP},
 			want: []string{"web Placed PropagationPolicy default/web member1=3 member2=1"}},
@@ -179,6 +210,14 @@ func TestReview(t *testing.T) {
 		{name: "unschedulable", objects: []string{deploymentYAML("default", "web", 1, ""),
 			`{"apiVersion":"policy.karmada.io/v1alpha1","kind":"PropagationPolicy","metadata":{"name":"nowhere","namespace":"default"},"spec":{"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}],"placement":{"clusterAffinity":{"clusterNames":["member9"]}}}}`},
 			want: []string{"web Unschedulable PropagationPolicy default/nowhere"}},
+		{name: "within the quota", objects: []string{deploymentCPU("default", "a", 2), deploymentCPU("default", "b", 2), onMember1PP},
+			quotas:   map[string]corev1.ResourceList{"team": placementtest.RL("cpu", "500m")},
+			bindings: []*workv1alpha2.ResourceBinding{usingCPU("other", "100m")},
+			want:     []string{"a Placed PropagationPolicy default/one member1=2", "b Placed PropagationPolicy default/one member1=2"}},
+		{name: "over the quota with the templates reviewed before", objects: []string{deploymentCPU("default", "a", 2), deploymentCPU("default", "b", 2), onMember1PP},
+			quotas:   map[string]corev1.ResourceList{"team": placementtest.RL("cpu", "500m")},
+			bindings: []*workv1alpha2.ResourceBinding{usingCPU("other", "200m")},
+			want:     []string{"a Placed PropagationPolicy default/one member1=2", "b Unschedulable PropagationPolicy default/one"}},
 		{name: "a kind the control plane does not serve", objects: []string{`{"apiVersion":"example.io/v1","kind":"Widget","metadata":{"name":"w","namespace":"default"}}`},
 			want: []string{"w Invalid"}},
 		{name: "existing templates the policy would claim", objects: []string{labelPP},
@@ -216,7 +255,9 @@ func TestReview(t *testing.T) {
 				Binding: func(context.Context, string, string) (*workv1alpha2.ResourceBindingSpec, *workv1alpha2.ResourceBindingStatus, bool, error) {
 					return nil, nil, false, nil
 				},
-				Templates: newFakeTemplates(tc.templates...),
+				NamespaceBindings: func(context.Context, string) ([]*workv1alpha2.ResourceBinding, error) { return tc.bindings, nil },
+				Quotas:            func(context.Context, string) (map[string]corev1.ResourceList, error) { return tc.quotas, nil },
+				Templates:         newFakeTemplates(tc.templates...),
 			}
 			if tc.allowed != nil {
 				cfg.Authorizer = tc.allowed
@@ -238,6 +279,9 @@ func TestReview(t *testing.T) {
 			}
 			status := &got.(*flotillav1alpha1.PlacementReview).Status
 			if s := summary(status); !slices.Equal(s, tc.want) {
+				for _, tp := range status.Templates {
+					t.Log(tp.Message)
+				}
 				t.Errorf("review:\n  %s\nwant\n  %s", strings.Join(s, "\n  "), strings.Join(tc.want, "\n  "))
 			}
 			if status.Omitted != tc.omitted {
@@ -267,7 +311,9 @@ func TestReviewOmitsPastTheCap(t *testing.T) {
 		Binding: func(context.Context, string, string) (*workv1alpha2.ResourceBindingSpec, *workv1alpha2.ResourceBindingStatus, bool, error) {
 			return nil, nil, false, nil
 		},
-		Templates: newFakeTemplates(templates...),
+		NamespaceBindings: func(context.Context, string) ([]*workv1alpha2.ResourceBinding, error) { return nil, nil },
+		Quotas:            func(context.Context, string) (map[string]corev1.ResourceList, error) { return nil, nil },
+		Templates:         newFakeTemplates(templates...),
 	}
 	rev := &flotillav1alpha1.PlacementReview{Spec: flotillav1alpha1.PlacementReviewSpec{Objects: []runtime.RawExtension{{Raw: []byte(labelPP)}}}}
 	got, err := NewReviewREST(cfg).Create(context.Background(), rev, nil, &metav1.CreateOptions{})

@@ -152,3 +152,46 @@ func NewQuotaRefusal(name, msg string) *apierrors.StatusError {
 func IsQuotaRefusal(err error) bool {
 	return apierrors.ReasonForError(err) == ReasonQuotaExceeded
 }
+
+// CheckQuotas refuses (an Error of reason QuotaExceeded) a decision that
+// would take the namespace of a binding with spec over the overall limit
+// of one of its FederatedResourceQuotas (overalls, by quota name): the
+// scheduler's check before it writes clusters in place of spec.Clusters.
+// others is what the namespace's other bindings use; it is asked only when
+// the decision raises the binding's use.
+func CheckQuotas(namespace string, spec *workv1alpha2.ResourceBindingSpec, clusters []workv1alpha2.TargetCluster,
+	overalls map[string]corev1.ResourceList, others func() (corev1.ResourceList, error)) error {
+	if namespace == "" || len(overalls) == 0 {
+		return nil
+	}
+	requested := BindingUsage(spec, clusters)
+	current := BindingUsage(spec, spec.Clusters)
+	if !raises(requested, current) {
+		return nil
+	}
+	used, err := others()
+	if err != nil {
+		return err
+	}
+	quotas := make([]string, 0, len(overalls))
+	for q := range overalls {
+		quotas = append(quotas, q)
+	}
+	slices.Sort(quotas)
+	for _, q := range quotas {
+		if msg, exceeded := OverallExceeded(namespace, q, overalls[q], used, current, requested); exceeded {
+			return &Error{Reason: workv1alpha2.BindingReasonQuotaExceeded, Message: msg}
+		}
+	}
+	return nil
+}
+
+// raises tells whether requested uses more of some resource than current.
+func raises(requested, current corev1.ResourceList) bool {
+	for name, q := range requested {
+		if q.Cmp(current[name]) > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -142,6 +143,37 @@ func reviewStorage(cfg explainapi.ReviewConfig, policies, work map[string]rest.S
 			ops = append(ops, &obj.(*policyv1alpha1.OverridePolicyList).Items[i])
 		}
 		return cops, ops, nil
+	}
+	cfg.Quotas = func(ctx context.Context, namespace string) (map[string]corev1.ResourceList, error) {
+		l, ok := policies["federatedresourcequotas"].(rest.Lister)
+		if !ok {
+			return nil, fmt.Errorf("the federatedresourcequotas storage cannot list")
+		}
+		obj, err := l.List(genericapirequest.WithNamespace(ctx, namespace), &metainternalversion.ListOptions{ResourceVersion: "0"})
+		if err != nil {
+			return nil, err
+		}
+		out := map[string]corev1.ResourceList{}
+		for _, q := range obj.(*policyv1alpha1.FederatedResourceQuotaList).Items {
+			out[q.Name] = q.Spec.Overall
+		}
+		return out, nil
+	}
+	rbList, ok := work["resourcebindings"].(rest.Lister)
+	if !ok {
+		return nil, fmt.Errorf("the resourcebindings storage cannot list")
+	}
+	cfg.NamespaceBindings = func(ctx context.Context, namespace string) ([]*workv1alpha2.ResourceBinding, error) {
+		obj, err := rbList.List(genericapirequest.WithNamespace(ctx, namespace), &metainternalversion.ListOptions{ResourceVersion: "0"})
+		if err != nil {
+			return nil, err
+		}
+		list := obj.(*workv1alpha2.ResourceBindingList)
+		out := make([]*workv1alpha2.ResourceBinding, 0, len(list.Items))
+		for i := range list.Items {
+			out = append(out, &list.Items[i])
+		}
+		return out, nil
 	}
 	rbs, ok := work["resourcebindings"].(rest.Getter)
 	crbs, ok2 := work["clusterresourcebindings"].(rest.Getter)

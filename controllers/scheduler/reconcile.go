@@ -318,28 +318,23 @@ func (c *Controller) checkQuotas(t *target, dec placement.Decision) error {
 	if err != nil || len(quotas) == 0 {
 		return nil
 	}
-	requested := placement.BindingUsage(t.spec, dec.Clusters)
-	current := placement.BindingUsage(t.spec, t.spec.Clusters)
-	if !raises(requested, current) {
-		return nil
-	}
-	bindings, err := c.rbs.ResourceBindings(ns).List(labels.Everything())
-	if err != nil {
-		return err
-	}
-	var used []corev1.ResourceList
-	for _, b := range bindings {
-		if b.Name != t.meta.Name {
-			used = append(used, placement.BindingUsage(&b.Spec, b.Spec.Clusters))
-		}
-	}
-	others := placement.Add(used...)
+	overalls := make(map[string]corev1.ResourceList, len(quotas))
 	for _, q := range quotas {
-		if msg, exceeded := placement.OverallExceeded(ns, q.Name, q.Spec.Overall, others, current, requested); exceeded {
-			return &placement.Error{Reason: workv1alpha2.BindingReasonQuotaExceeded, Message: msg}
-		}
+		overalls[q.Name] = q.Spec.Overall
 	}
-	return nil
+	return placement.CheckQuotas(ns, t.spec, dec.Clusters, overalls, func() (corev1.ResourceList, error) {
+		bindings, err := c.rbs.ResourceBindings(ns).List(labels.Everything())
+		if err != nil {
+			return nil, err
+		}
+		var used []corev1.ResourceList
+		for _, b := range bindings {
+			if b.Name != t.meta.Name {
+				used = append(used, placement.BindingUsage(&b.Spec, b.Spec.Clusters))
+			}
+		}
+		return placement.Add(used...), nil
+	})
 }
 
 // peers finds where the other ResourceBindings of the binding's namespace

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,14 +48,4 @@ func (c *Controller) quotaRefused(ctx context.Context, t *target, key string, de
 	c.written.Record(key, t.meta.ResourceVersion, struct{}{})
 	c.record(t, dec, schedErr)
 	return c.retryLater(key, schedErr)
-}
-
-// raises tells whether requested uses more of some resource than current.
-func raises(requested, current corev1.ResourceList) bool {
-	for name, q := range requested {
-		if q.Cmp(current[name]) > 0 {
-			return true
-		}
-	}
-	return false
 }

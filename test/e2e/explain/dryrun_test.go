@@ -12,10 +12,12 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
@@ -289,4 +291,81 @@ spec:
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.objects") {
 		t.Errorf("an empty review: %v, want Invalid at spec.objects", err)
 	}
+}
+
+// TestDryRunQuota: two Deployments of 2 × 100m CPU under a
+// FederatedResourceQuota of 300m overall: the dry run places the first and
+// says the second would be refused, in the quota's words; applied, the
+// second's binding is refused by the scheduler the same way.
+func TestDryRunQuota(t *testing.T) {
+	const ns = "dryrun-quota"
+	framework.Apply(t, `apiVersion: v1
+kind: Namespace
+metadata: {name: dryrun-quota}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: FederatedResourceQuota
+metadata: {name: small, namespace: dryrun-quota}
+spec: {overall: {cpu: 300m}}
+`)
+	t.Cleanup(func() { _, _ = framework.Kubectl(t, "delete", "--ignore-not-found", "namespace/"+ns) })
+	var manifest strings.Builder
+	for _, name := range []string{"quota-a", "quota-b"} {
+		fmt.Fprintf(&manifest, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %[1]s, namespace: %[2]s}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: %[1]s}}
+  template:
+    metadata: {labels: {app: %[1]s}}
+    spec: {containers: [{name: nginx, image: nginx, resources: {requests: {cpu: 100m}}}]}
+---
+`, name, ns)
+	}
+	manifest.WriteString(`apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: both, namespace: dryrun-quota}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement:
+    clusterAffinity: {clusterNames: [member1]}
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}
+`)
+	review, err := reviewed(t, manifest.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byName(review)
+	const denial = "FederatedResourceQuota(dryrun-quota/small) exceeded for resource cpu"
+	if a := got["quota-a"]; a.Result != flotillav1alpha1.ReviewPlaced || !slices.Equal(placements(a), []string{"member1=2"}) {
+		t.Errorf("review of quota-a: %+v, want Placed on member1 with 2", a)
+	}
+	if b := got["quota-b"]; b.Result != flotillav1alpha1.ReviewUnschedulable || !strings.Contains(b.Message, denial) {
+		t.Errorf("review of quota-b: %+v, want Unschedulable saying %q", b, denial)
+	}
+
+	// Applied together, the two race for the quota (which wins is the
+	// scheduler's order): one is placed, the other refused.
+	framework.Apply(t, manifest.String())
+	kc := framework.Karmada(t)
+	framework.Eventually(t, time.Minute, func(ctx context.Context) string {
+		var states []string
+		for _, name := range []string{"quota-a", "quota-b"} {
+			b, err := kc.WorkV1alpha2().ResourceBindings(ns).Get(ctx, names.BindingName("Deployment", name), metav1.GetOptions{})
+			if err != nil {
+				return err.Error()
+			}
+			c := meta.FindStatusCondition(b.Status.Conditions, workv1alpha2.Scheduled)
+			if c == nil {
+				return name + " not scheduled yet"
+			}
+			states = append(states, string(c.Status)+" "+c.Message)
+		}
+		slices.Sort(states)
+		if !strings.HasPrefix(states[0], "False") || !strings.Contains(states[0], denial) || !strings.HasPrefix(states[1], "True") {
+			return fmt.Sprintf("the bindings' Scheduled conditions %q; want one placed and one refused by the quota, as the dry run said", states)
+		}
+		return ""
+	})
 }
