@@ -12,11 +12,12 @@ import (
 //go:embed crds/*.yaml
 var crdFiles embed.FS
 
-// CRDs returns the CustomResourceDefinitions of ServiceExport and
-// ServiceImport, in that order: new objects at every call.
+// CRDs returns the CustomResourceDefinitions of ServiceExport,
+// ServiceImport and ClusterProfile, in that order: new objects at every
+// call.
 func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	var out []*apiextensionsv1.CustomResourceDefinition
-	for _, name := range []string{"crds/serviceexports.yaml", "crds/serviceimports.yaml"} {
+	for _, name := range []string{"crds/serviceexports.yaml", "crds/serviceimports.yaml", "crds/clusterprofiles.yaml"} {
 		data, err := fs.ReadFile(crdFiles, name)
 		if err != nil {
 			return nil, err

@@ -17,7 +17,7 @@ func TestCRDs(t *testing.T) {
 	want := []struct {
 		gvr  schema.GroupVersionResource
 		kind string
-	}{{ServiceExports, ServiceExportKind}, {ServiceImports, ServiceImportKind}}
+	}{{ServiceExports, ServiceExportKind}, {ServiceImports, ServiceImportKind}, {ClusterProfiles, ClusterProfileKind}}
 	if len(crds) != len(want) {
 		t.Fatalf("%d CRDs, want %d", len(crds), len(want))
 	}
@@ -35,5 +35,17 @@ func TestCRDs(t *testing.T) {
 	spec := crds[1].Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
 	if len(spec.Required) != 2 || spec.Properties["ports"].Items == nil || len(spec.Properties["type"].Enum) != 2 {
 		t.Errorf("ServiceImport spec schema: %+v", spec)
+	}
+	// ClusterProfile's clusterManager cannot change, and its status is a
+	// subresource.
+	cp := crds[2].Spec.Versions[0]
+	if cm := cp.Schema.OpenAPIV3Schema.Properties["spec"].Properties["clusterManager"]; len(cm.XValidations) != 1 || cm.XValidations[0].Rule != "self == oldSelf" {
+		t.Errorf("ClusterProfile clusterManager validations: %+v", cm.XValidations)
+	}
+	if cp.Subresources == nil || cp.Subresources.Status == nil {
+		t.Error("ClusterProfile has no status subresource")
+	}
+	if ap := cp.Schema.OpenAPIV3Schema.Properties["status"].Properties["accessProviders"].Items; ap == nil || ap.Schema.Properties["cluster"].Properties["certificate-authority-data"].Format != "byte" {
+		t.Errorf("ClusterProfile accessProviders schema: %+v", ap)
 	}
 }

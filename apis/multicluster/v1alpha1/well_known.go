@@ -60,3 +60,30 @@ const (
 	// ServiceExportReasonNoConflicts: none has.
 	ServiceExportReasonNoConflicts = "NoConflicts"
 )
+
+// The Cluster Inventory API (KEP-4322): ClusterProfile, one per cluster a
+// cluster manager manages, in an inventory namespace.
+const (
+	// ClusterProfileKind and ClusterProfileResource name the kind.
+	ClusterProfileKind     = "ClusterProfile"
+	ClusterProfileResource = "clusterprofiles"
+	// LabelClusterManager is on every ClusterProfile, naming its manager
+	// (spec.clusterManager.name).
+	LabelClusterManager = "x-k8s.io/cluster-manager"
+	// LabelClusterSet is on an inventory namespace whose profiles form a
+	// cluster set, naming it.
+	LabelClusterSet = "multicluster.x-k8s.io/clusterset"
+	// ConditionControlPlaneHealthy says whether the cluster's control plane
+	// is healthy; ConditionJoined whether it is under the manager's
+	// management.
+	ConditionControlPlaneHealthy = "ControlPlaneHealthy"
+	ConditionJoined              = "Joined"
+	// PropertyClusterID is the About API's cluster ID property (KEP-2149):
+	// the cluster's unique ID within its cluster set.
+	PropertyClusterID = "cluster.clusterset.k8s.io"
+	// PropertyClusterSet is the About API's cluster set property.
+	PropertyClusterSet = "clusterset.k8s.io"
+)
+
+// ClusterProfiles is the resource of ClusterProfiles.
+var ClusterProfiles = SchemeGroupVersion.WithResource(ClusterProfileResource)
