@@ -19,6 +19,10 @@ const (
 	// (Karmada's karmada-system).
 	SystemNamespace = "karmada-system"
 
+	// InventoryNamespace is where Flotilla publishes the ClusterProfiles of
+	// its clusters (the Cluster Inventory API) by default.
+	InventoryNamespace = "flotilla-inventory"
+
 	// ExecutionNamespacePrefix + cluster name is the namespace of a
 	// cluster's Works, karmada-es-<cluster> (Karmada's execution space).
 	ExecutionNamespacePrefix = "karmada-es-"

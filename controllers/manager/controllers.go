@@ -2,11 +2,14 @@ package manager
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 	"github.com/flotilla-io/flotilla/controllers/binding"
 	"github.com/flotilla-io/flotilla/controllers/cluster"
+	"github.com/flotilla-io/flotilla/controllers/clusterprofile"
 	"github.com/flotilla-io/flotilla/controllers/clusterstatus"
 	"github.com/flotilla-io/flotilla/controllers/clustertaintpolicy"
 	"github.com/flotilla-io/flotilla/controllers/cronfederatedhpa"
@@ -28,6 +31,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/unifiedauth"
 	"github.com/flotilla-io/flotilla/controllers/workloadrebalancer"
 	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/inventory"
 	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/overrides"
 	"github.com/flotilla-io/flotilla/placement"
@@ -79,7 +83,32 @@ func Controllers() map[string]InitFunc {
 		descheduler.ControllerName: startDescheduler,
 
 		rollout.ControllerName: startRollout,
+
+		clusterprofile.ControllerName: startClusterProfile,
 	}
+}
+
+// startClusterProfile publishes a ClusterProfile per Cluster in the
+// inventory namespace, its access provider the control plane's cluster
+// proxy.
+func startClusterProfile(ctx context.Context, c *Context) error {
+	access := inventory.Access{Server: c.Options.ClusterProfileServer, CAData: c.HostConfig.CAData}
+	if access.Server == "" {
+		access.Server = c.HostConfig.Host
+	}
+	if len(access.CAData) == 0 && c.HostConfig.CAFile != "" {
+		ca, err := os.ReadFile(c.HostConfig.CAFile)
+		if err != nil {
+			return fmt.Errorf("reading the host's CA for the cluster profiles: %w", err)
+		}
+		access.CAData = ca
+	}
+	ctrl, err := clusterprofile.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.HostDynamic, c.Host, c.Options.ClusterProfileNamespace, access)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 2)
+	return nil
 }
 
 // disabledByDefault are the controllers "*" leaves out: they run only

@@ -110,6 +110,13 @@ type Options struct {
 	// AssumptionTTL is how long the scheduler counts what it assigned a
 	// member as used while the member does not show it (0: it does not).
 	AssumptionTTL time.Duration
+	// ClusterProfileNamespace is the inventory namespace of the host where
+	// the ClusterProfiles of the clusters are published.
+	ClusterProfileNamespace string
+	// ClusterProfileServer is the control plane's URL the profiles' access
+	// provider points consumers at (its clusters/{name}/proxy); empty: the
+	// host's URL as the controllers reach it.
+	ClusterProfileServer string
 }
 
 // NewOptions returns the defaults.
@@ -120,6 +127,7 @@ func NewOptions() Options {
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		ClusterStatusUpdateFrequency: 10 * time.Second, ClusterFailureThreshold: 30 * time.Second, ClusterCacheSyncTimeout: 2 * time.Minute,
 		ClusterMonitorGracePeriod: 40 * time.Second, MaxClustersPerToken: 10, SkippedPropagatingNamespaces: []string{"kube-.*"},
+		ClusterProfileNamespace: names.InventoryNamespace,
 		HPA:                     federatedhpa.Options{SyncPeriod: 15 * time.Second, Algorithm: podautoscaler.DefaultConfig()},
 		Taints:                  eviction.TaintOptions{PurgeMode: policyv1alpha1.PurgeModeGracefully, UnhealthyClusterThreshold: 0.55, EvictionRate: 50},
 		GracefulEvictionTimeout: eviction.DefaultGracefulEvictionTimeout,

@@ -133,6 +133,10 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 		"write the replicas' namespace and priority class into replica requirements, so ResourceQuotas of members are estimated by their scope (Karmada's alpha feature gate ResourceQuotaEstimate)")
 	cs.DurationVar(&o.Controllers.AssumptionTTL, "assumption-ttl", o.Controllers.AssumptionTTL,
 		"how long, at most, the scheduler counts the replicas it assigned a member as taken there until the member shows them, so a burst of workloads stops fitting a member before their pods appear (Karmada's scheduling overcommit protection); 0 estimates from the members' pods only")
+	cs.StringVar(&o.Controllers.ClusterProfileNamespace, "cluster-profile-namespace", o.Controllers.ClusterProfileNamespace,
+		"the host namespace where a ClusterProfile (multicluster.x-k8s.io, the Cluster Inventory API) of every cluster is published")
+	cs.StringVar(&o.Controllers.ClusterProfileServer, "cluster-profile-server", o.Controllers.ClusterProfileServer,
+		"the control plane's URL the ClusterProfiles' access provider points at (its clusters/{name}/proxy); empty: the host's URL as the server reaches it")
 	cs.DurationVar(&o.Controllers.ClusterMonitorGracePeriod, "cluster-monitor-grace-period", o.Controllers.ClusterMonitorGracePeriod, "how long a cluster's heartbeat Lease may go unrenewed before its Ready condition becomes Unknown and it is tainted unreachable")
 	cs.StringSliceVar(&o.Controllers.SkippedPropagatingNamespaces, "skipped-propagating-namespaces", o.Controllers.SkippedPropagatingNamespaces, "regular expressions of namespaces never propagated to members automatically")
 	cs.DurationVar(&o.Controllers.HPA.SyncPeriod, "horizontal-pod-autoscaler-sync-period", o.Controllers.HPA.SyncPeriod, "how often each FederatedHPA is computed")
