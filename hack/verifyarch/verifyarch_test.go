@@ -95,6 +95,7 @@ func TestDependencyRules(t *testing.T) {
 		{"podautoscaler/a.go", clientGo + "/listers/core/v1", "pure-algorithms"},
 		{"rolloutplan/a.go", clientGo + "/tools/cache", "pure-algorithms"},
 		{"drift/a.go", clientGo + "/kubernetes", "pure-algorithms"},
+		{"inventory/a.go", clientGo + "/kubernetes", "pure-algorithms"},
 
 		{"cmd/flotillactl/a.go", module + "/controllers/agentregistration", "cmd"},
 		{"cmd/flotillactl/app/a.go", module + "/cli/membership", ""},
