@@ -18,7 +18,8 @@ import (
 
 // ensureMCSCRDs installs, on the host, the CustomResourceDefinitions of the
 // MCS API (ServiceExport, ServiceImport), so users can write them as
-// templates and propagate them: with server-side apply, when absent or
+// templates and propagate them, and of the Cluster Inventory API
+// (ClusterProfile), which the cluster-profile controller writes: with server-side apply, when absent or
 // when this server installed them before (a field manager of
 // fieldManager), so a new Flotilla brings its definition along. A CRD of
 // that name someone else installed (another MCS implementation, a user) is
