@@ -27,6 +27,7 @@ import (
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	multiclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/multicluster/v1alpha1"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/inventory"
 )
@@ -148,14 +149,18 @@ func (c *Controller) profile(name string) (*unstructured.Unstructured, error) {
 }
 
 // create creates want (without status, which its subresource takes),
-// creating the inventory namespace first when it is missing. A profile of
+// creating the inventory namespace first when it is missing (labelled to
+// stay on the control plane: Karmada's namespace sync would otherwise
+// propagate it to every member). A profile of
 // that name someone else created is left alone (nil, nil).
 func (c *Controller) create(ctx context.Context, want *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	obj := want.DeepCopy()
 	unstructured.RemoveNestedField(obj.Object, "status")
 	created, err := c.client.Create(ctx, obj, metav1.CreateOptions{FieldManager: ControllerName})
 	if apierrors.IsNotFound(err) {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.namespace}}
+		// The control plane's own: never propagated to the members.
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.namespace,
+			Labels: map[string]string{policyv1alpha1.NamespaceSkipAutoPropagationLabel: "true"}}}
 		if _, err := c.host.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: ControllerName}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return nil, fmt.Errorf("creating the inventory namespace %s: %w", c.namespace, err)
 		}

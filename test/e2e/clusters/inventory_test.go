@@ -84,7 +84,7 @@ func consumerConfig(t *testing.T, p *unstructured.Unstructured, own *rest.Config
 // TestClusterProfiles: every joined cluster has its ClusterProfile in the
 // inventory namespace (manager label, Kubernetes version, ControlPlaneHealthy
 // and Joined True, the access provider at the control plane's proxy of
-// it); a consumer reading profiles with its own credentials reaches
+// it), a namespace that stays on the control plane; a consumer reading profiles with its own credentials reaches
 // member1 through the access provider as itself (its member1 Role lets it
 // list pods) and is refused in member2, where it has no rights.
 func TestClusterProfiles(t *testing.T) {
@@ -113,6 +113,11 @@ func TestClusterProfiles(t *testing.T) {
 			}
 			return ""
 		})
+	}
+
+	// The inventory namespace is the control plane's: not propagated.
+	if _, err := framework.MemberClient(t, "member1").CoreV1().Namespaces().Get(t.Context(), names.InventoryNamespace, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("member1 has the inventory namespace %s: %v, want NotFound", names.InventoryNamespace, err)
 	}
 
 	// The consumer: may read profiles and use the proxy of both clusters on
