@@ -446,22 +446,18 @@ func never(obj *unstructured.Unstructured) string {
 // current is the policy of the review that claims obj now, as its claim
 // labels say.
 func (rv *reviewer) current(obj *unstructured.Unstructured) *selectors.Policy {
-	l, a := obj.GetLabels(), obj.GetAnnotations()
-	find := func(ps []*selectors.Policy, key, id string) *selectors.Policy {
-		for _, p := range ps {
-			if p.Key() == key && p.ID == id {
-				return p
-			}
-		}
+	cl, ok := selectors.ClaimOf(obj.GetLabels(), obj.GetAnnotations())
+	if !ok {
 		return nil
 	}
-	if id := l[policyv1alpha1.PropagationPolicyPermanentIDLabel]; id != "" {
-		key := (&selectors.Policy{Namespace: a[policyv1alpha1.PropagationPolicyNamespaceAnnotation], Name: a[policyv1alpha1.PropagationPolicyNameAnnotation]}).Key()
-		return find(rv.pps, key, id)
+	ps := rv.pps
+	if cl.Cluster {
+		ps = rv.cpps
 	}
-	if id := l[policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel]; id != "" {
-		key := (&selectors.Policy{Cluster: true, Name: a[policyv1alpha1.ClusterPropagationPolicyAnnotation]}).Key()
-		return find(rv.cpps, key, id)
+	for _, p := range ps {
+		if p.Key() == cl.Key() && p.ID == cl.ID {
+			return p
+		}
 	}
 	return nil
 }

@@ -127,3 +127,33 @@ func (p *Policy) Selects(obj Object) bool {
 	_, ok := best([]*Policy{p}, obj)
 	return ok
 }
+
+// Claim is who claims a template now, read from its metadata: the claim
+// labels and annotations the detector writes.
+type Claim struct {
+	Cluster         bool
+	Namespace, Name string
+	ID              string
+}
+
+// Key names the claiming policy as Policy.Key does.
+func (c Claim) Key() string {
+	return (&Policy{Cluster: c.Cluster, Namespace: c.Namespace, Name: c.Name}).Key()
+}
+
+// ClaimOf reads the complete claim of a template with labels and
+// annotations, if any.
+func ClaimOf(labels, annotations map[string]string) (Claim, bool) {
+	if id := labels[policyv1alpha1.PropagationPolicyPermanentIDLabel]; id != "" {
+		ns, name := annotations[policyv1alpha1.PropagationPolicyNamespaceAnnotation], annotations[policyv1alpha1.PropagationPolicyNameAnnotation]
+		if ns != "" && name != "" {
+			return Claim{Namespace: ns, Name: name, ID: id}, true
+		}
+	}
+	if id := labels[policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel]; id != "" {
+		if name := annotations[policyv1alpha1.ClusterPropagationPolicyAnnotation]; name != "" {
+			return Claim{Cluster: true, Name: name, ID: id}, true
+		}
+	}
+	return Claim{}, false
+}

@@ -15,28 +15,9 @@ func fromPP(pp *policyv1alpha1.PropagationPolicy) *policy { return selectors.Fro
 
 func fromCPP(cpp *policyv1alpha1.ClusterPropagationPolicy) *policy { return selectors.FromCPP(cpp) }
 
-// claim is who claims a template now, read from its metadata.
-type claim struct {
-	Cluster         bool
-	Namespace, Name string
-	ID              string
-}
-
-// claimOf reads the complete claim of a template, if any.
-func claimOf(obj *unstructured.Unstructured) (claim, bool) {
-	l, a := obj.GetLabels(), obj.GetAnnotations()
-	if id := l[policyv1alpha1.PropagationPolicyPermanentIDLabel]; id != "" {
-		ns, name := a[policyv1alpha1.PropagationPolicyNamespaceAnnotation], a[policyv1alpha1.PropagationPolicyNameAnnotation]
-		if ns != "" && name != "" {
-			return claim{Namespace: ns, Name: name, ID: id}, true
-		}
-	}
-	if id := l[policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel]; id != "" {
-		if name := a[policyv1alpha1.ClusterPropagationPolicyAnnotation]; name != "" {
-			return claim{Cluster: true, Name: name, ID: id}, true
-		}
-	}
-	return claim{}, false
+// claimOf reads the complete claim of a template, if any (selectors.ClaimOf).
+func claimOf(obj *unstructured.Unstructured) (selectors.Claim, bool) {
+	return selectors.ClaimOf(obj.GetLabels(), obj.GetAnnotations())
 }
 
 // choose picks the policy that should claim obj (selectors.ChoosePolicy).
