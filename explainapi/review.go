@@ -271,6 +271,11 @@ type reviewer struct {
 	// namespace and binding name: applied together, they share their
 	// namespace's quotas.
 	placed map[string]map[string]corev1.ResourceList
+	// byName are the clusters by name.
+	byName map[string]*clusterv1alpha1.Cluster
+	// bindings and quotas are each namespace's, listed once per review.
+	bindings map[string][]*workv1alpha2.ResourceBinding
+	quotas   map[string]map[string]corev1.ResourceList
 }
 
 // review answers the review of in; existing adds the control plane's
@@ -283,7 +288,11 @@ func (r *ReviewREST) review(ctx context.Context, in *manifests, existing bool) (
 	clusters = slices.Clone(clusters)
 	slices.SortFunc(clusters, func(a, b *clusterv1alpha1.Cluster) int { return cmp.Compare(a.Name, b.Name) })
 	rv := &reviewer{ReviewREST: r, clusters: clusters, pps: in.pps, cpps: in.cpps, cops: in.cops, ops: in.ops,
-		placed: map[string]map[string]corev1.ResourceList{}}
+		placed: map[string]map[string]corev1.ResourceList{}, byName: map[string]*clusterv1alpha1.Cluster{},
+		bindings: map[string][]*workv1alpha2.ResourceBinding{}, quotas: map[string]map[string]corev1.ResourceList{}}
+	for _, c := range clusters {
+		rv.byName[c.Name] = c
+	}
 	if existing {
 		if err := rv.addExisting(ctx); err != nil {
 			return nil, err
@@ -504,7 +513,7 @@ func (rv *reviewer) place(ctx context.Context, obj *unstructured.Unstructured, m
 	in := placement.Input{Spec: want, Status: status, Clusters: rv.clusters, Estimate: estimator(rv.cfg.Estimate, want)}
 	var peers []*workv1alpha2.ResourceBinding
 	if ns != "" {
-		if peers, err = rv.cfg.NamespaceBindings(ctx, ns); err != nil {
+		if peers, err = rv.namespaceBindings(ctx, ns); err != nil {
 			tp.Result, tp.Message = flotillav1alpha1.ReviewInvalid, "listing the bindings of its namespace: "+err.Error()
 			return tp
 		}
@@ -526,17 +535,13 @@ func (rv *reviewer) place(ctx context.Context, obj *unstructured.Unstructured, m
 		}
 		rv.placed[ns][binding] = placement.BindingUsage(want, dec.Clusters)
 	}
-	byName := map[string]*clusterv1alpha1.Cluster{}
-	for _, c := range rv.clusters {
-		byName[c.Name] = c
-	}
 	tp.Result = flotillav1alpha1.ReviewPlaced
 	for _, target := range dec.Clusters {
 		rc := flotillav1alpha1.ReviewedCluster{Name: target.Name}
 		if tp.Replicas != nil {
 			rc.Replicas = &target.Replicas
 		}
-		if c := byName[target.Name]; c != nil {
+		if c := rv.byName[target.Name]; c != nil {
 			annos, err := overrides.Apply(obj.DeepCopy(), c, rv.cops, rv.ops)
 			if err != nil {
 				tp.Result, tp.Message = flotillav1alpha1.ReviewInvalid, fmt.Sprintf("overriding it for cluster %s: %v", c.Name, err)
@@ -549,6 +554,18 @@ func (rv *reviewer) place(ctx context.Context, obj *unstructured.Unstructured, m
 	return tp
 }
 
+// namespaceBindings are the ResourceBindings of ns, listed once per review.
+func (rv *reviewer) namespaceBindings(ctx context.Context, ns string) ([]*workv1alpha2.ResourceBinding, error) {
+	if list, ok := rv.bindings[ns]; ok {
+		return list, nil
+	}
+	list, err := rv.cfg.NamespaceBindings(ctx, ns)
+	if err == nil {
+		rv.bindings[ns] = list
+	}
+	return list, err
+}
+
 // checkQuotas is the scheduler's quota check (placement.CheckQuotas) of
 // binding ns/name placed on clusters, the namespace's other bindings being
 // those of the control plane and the templates reviewed before it.
@@ -557,9 +574,13 @@ func (rv *reviewer) checkQuotas(ctx context.Context, ns, name string, spec *work
 	if ns == "" {
 		return nil
 	}
-	overalls, err := rv.cfg.Quotas(ctx, ns)
-	if err != nil {
-		return err
+	overalls, listed := rv.quotas[ns]
+	if !listed {
+		var err error
+		if overalls, err = rv.cfg.Quotas(ctx, ns); err != nil {
+			return err
+		}
+		rv.quotas[ns] = overalls
 	}
 	return placement.CheckQuotas(ns, spec, clusters, overalls, func() (corev1.ResourceList, error) {
 		var used []corev1.ResourceList
