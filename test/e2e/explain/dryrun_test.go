@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
@@ -368,4 +369,16 @@ spec:
 		}
 		return ""
 	})
+}
+
+// TestDryRunRefusedWithoutAccess: a caller whom RBAC does not let create
+// placementreviews is refused (403), and learns nothing of the placement.
+func TestDryRunRefusedWithoutAccess(t *testing.T) {
+	kc := versioned.NewForConfigOrDie(framework.ServiceAccountConfig(t, "dryrun-nobody"))
+	_, err := kc.FlotillaV1alpha1().PlacementReviews().Create(t.Context(), &flotillav1alpha1.PlacementReview{Spec: flotillav1alpha1.PlacementReviewSpec{
+		Objects: []runtime.RawExtension{{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","namespace":"default"}}`)}}}},
+		metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "placementreviews") {
+		t.Errorf("a review by a caller without access: %v, want 403 on placementreviews", err)
+	}
 }
