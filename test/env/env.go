@@ -354,7 +354,7 @@ func (e *Environment) startEtcd(ctx context.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return p, p.waitFor(ctx, e.Options.Timeout, "healthy", healthz(client+"/health"))
+		return p, p.waitFor(ctx, e.Options.Timeout, "healthy", p.servedBy(ports[0], healthz(client+"/health")))
 	})
 	if err != nil {
 		return err
@@ -435,7 +435,7 @@ func (e *Environment) startCluster(ctx context.Context, c *Cluster) (err error) 
 			if err != nil {
 				return nil, err
 			}
-			return p, p.waitFor(ctx, e.Options.Timeout, "healthy", healthz(comp.health()))
+			return p, p.waitFor(ctx, e.Options.Timeout, "healthy", p.servedBy(*comp.port, healthz(comp.health())))
 		})
 		if err != nil {
 			return err

@@ -196,7 +196,7 @@ func (e *Environment) startEtcdCluster(ctx context.Context, members int) error {
 			var wg sync.WaitGroup
 			errs := make([]error, members)
 			for i, p := range e.HA.Etcd {
-				wg.Go(func() { errs[i] = p.waitFor(ctx, e.Options.Timeout, "healthy", healthz(e.HA.EtcdURLs[i]+"/health")) })
+				wg.Go(func() { errs[i] = p.waitFor(ctx, e.Options.Timeout, "healthy", p.servedBy(urlPort(e.HA.EtcdURLs[i]), healthz(e.HA.EtcdURLs[i]+"/health"))) })
 			}
 			wg.Wait()
 			startErr = errors.Join(errs...)
@@ -509,7 +509,7 @@ func (e *Environment) RestartEtcdMember(ctx context.Context, i int) error {
 	if err := p.Restart(); err != nil {
 		return err
 	}
-	return p.waitFor(ctx, e.Options.Timeout, "healthy", healthz(e.HA.EtcdURLs[i]+"/health"))
+	return p.waitFor(ctx, e.Options.Timeout, "healthy", p.servedBy(urlPort(e.HA.EtcdURLs[i]), healthz(e.HA.EtcdURLs[i]+"/health")))
 }
 
 // stopHA stops the etcd members (the replicas are the host's processes).

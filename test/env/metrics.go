@@ -137,7 +137,7 @@ func (e *Environment) startExtensionServer(ctx context.Context, c *Cluster, s ex
 			if err != nil {
 				return nil, err
 			}
-			return p, p.waitFor(ctx, e.Options.Timeout, "healthy", healthz("https://127.0.0.1:"+strconv.Itoa(*s.port)+"/healthz"))
+			return p, p.waitFor(ctx, e.Options.Timeout, "healthy", p.servedBy(*s.port, healthz("https://127.0.0.1:"+strconv.Itoa(*s.port)+"/healthz")))
 		})
 		if err == nil {
 			err = registerAPIServices(ctx, c, s.service, *s.port, s.apis, e.Options.Timeout)
