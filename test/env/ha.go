@@ -196,7 +196,9 @@ func (e *Environment) startEtcdCluster(ctx context.Context, members int) error {
 			var wg sync.WaitGroup
 			errs := make([]error, members)
 			for i, p := range e.HA.Etcd {
-				wg.Go(func() { errs[i] = p.waitFor(ctx, e.Options.Timeout, "healthy", p.servedBy(urlPort(e.HA.EtcdURLs[i]), healthz(e.HA.EtcdURLs[i]+"/health"))) })
+				wg.Go(func() {
+					errs[i] = p.waitFor(ctx, e.Options.Timeout, "healthy", p.servedBy(urlPort(e.HA.EtcdURLs[i]), healthz(e.HA.EtcdURLs[i]+"/health")))
+				})
 			}
 			wg.Wait()
 			startErr = errors.Join(errs...)
