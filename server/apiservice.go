@@ -143,7 +143,7 @@ func (r *apiServiceRegistrar) register(ctx context.Context) error {
 		}
 	}
 	// Deletion protection first: it is in force before the APIs are routed.
-	errs := []error{r.ensureDeletionProtection(ctx), r.ensureProxyAdmin(ctx), r.ensureAgentBootstrapRBAC(ctx), ensureMCSCRDs(ctx, r.crds)}
+	errs := []error{r.ensureDeletionProtection(ctx), r.ensureProxyAdmin(ctx), r.ensureAgentBootstrapRBAC(ctx), ensureMCSCRDs(ctx, r.crds), r.ensureInventoryWriters(ctx)}
 	for _, gv := range r.versions {
 		errs = append(errs, r.ensureAPIService(ctx, gv))
 	}

@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,7 +26,7 @@ import (
 	clusterinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/flotilla-io/flotilla/apis/generated/listers/cluster/v1alpha1"
 	multiclusterv1alpha1 "github.com/flotilla-io/flotilla/apis/multicluster/v1alpha1"
-	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/internal/hostnamespace"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/inventory"
 )
@@ -158,11 +157,8 @@ func (c *Controller) create(ctx context.Context, want *unstructured.Unstructured
 	unstructured.RemoveNestedField(obj.Object, "status")
 	created, err := c.client.Create(ctx, obj, metav1.CreateOptions{FieldManager: ControllerName})
 	if apierrors.IsNotFound(err) {
-		// The control plane's own: never propagated to the members.
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.namespace,
-			Labels: map[string]string{policyv1alpha1.NamespaceSkipAutoPropagationLabel: "true"}}}
-		if _, err := c.host.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: ControllerName}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return nil, fmt.Errorf("creating the inventory namespace %s: %w", c.namespace, err)
+		if err := hostnamespace.Ensure(ctx, c.host, c.namespace, ControllerName); err != nil {
+			return nil, err
 		}
 		created, err = c.client.Create(ctx, obj, metav1.CreateOptions{FieldManager: ControllerName})
 	}

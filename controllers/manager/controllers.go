@@ -24,6 +24,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/hpascaletargetmarker"
 	"github.com/flotilla-io/flotilla/controllers/mcs"
 	"github.com/flotilla-io/flotilla/controllers/namespace"
+	"github.com/flotilla-io/flotilla/controllers/placementdecision"
 	"github.com/flotilla-io/flotilla/controllers/remedy"
 	"github.com/flotilla-io/flotilla/controllers/rollout"
 	"github.com/flotilla-io/flotilla/controllers/scheduler"
@@ -84,7 +85,8 @@ func Controllers() map[string]InitFunc {
 
 		rollout.ControllerName: startRollout,
 
-		clusterprofile.ControllerName: startClusterProfile,
+		clusterprofile.ControllerName:    startClusterProfile,
+		placementdecision.ControllerName: startPlacementDecision,
 	}
 }
 
@@ -104,6 +106,19 @@ func startClusterProfile(ctx context.Context, c *Context) error {
 		access.CAData = ca
 	}
 	ctrl, err := clusterprofile.New(c.KarmadaInformers.Cluster().V1alpha1().Clusters(), c.HostDynamic, c.Host, c.Options.ClusterProfileNamespace, access)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx, 2)
+	return nil
+}
+
+// startPlacementDecision publishes each binding's chosen clusters as
+// PlacementDecisions referring to the ClusterProfiles.
+func startPlacementDecision(ctx context.Context, c *Context) error {
+	work := c.KarmadaInformers.Work().V1alpha2()
+	ctrl, err := placementdecision.New(work.ResourceBindings(), work.ClusterResourceBindings(), c.KarmadaInformers.Cluster().V1alpha1().Clusters(),
+		c.HostDynamic, c.Host, c.Options.ClusterProfileNamespace)
 	if err != nil {
 		return err
 	}

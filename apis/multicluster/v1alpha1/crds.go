@@ -13,11 +13,11 @@ import (
 var crdFiles embed.FS
 
 // CRDs returns the CustomResourceDefinitions of ServiceExport,
-// ServiceImport and ClusterProfile, in that order: new objects at every
-// call.
+// ServiceImport, ClusterProfile and PlacementDecision, in that order: new
+// objects at every call.
 func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	var out []*apiextensionsv1.CustomResourceDefinition
-	for _, name := range []string{"crds/serviceexports.yaml", "crds/serviceimports.yaml", "crds/clusterprofiles.yaml"} {
+	for _, name := range []string{"crds/serviceexports.yaml", "crds/serviceimports.yaml", "crds/clusterprofiles.yaml", "crds/placementdecisions.yaml"} {
 		data, err := fs.ReadFile(crdFiles, name)
 		if err != nil {
 			return nil, err

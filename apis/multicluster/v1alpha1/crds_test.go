@@ -17,7 +17,7 @@ func TestCRDs(t *testing.T) {
 	want := []struct {
 		gvr  schema.GroupVersionResource
 		kind string
-	}{{ServiceExports, ServiceExportKind}, {ServiceImports, ServiceImportKind}, {ClusterProfiles, ClusterProfileKind}}
+	}{{ServiceExports, ServiceExportKind}, {ServiceImports, ServiceImportKind}, {ClusterProfiles, ClusterProfileKind}, {PlacementDecisions, PlacementDecisionKind}}
 	if len(crds) != len(want) {
 		t.Fatalf("%d CRDs, want %d", len(crds), len(want))
 	}
@@ -47,5 +47,9 @@ func TestCRDs(t *testing.T) {
 	}
 	if ap := cp.Schema.OpenAPIV3Schema.Properties["status"].Properties["accessProviders"].Items; ap == nil || ap.Schema.Properties["cluster"].Properties["certificate-authority-data"].Format != "byte" {
 		t.Errorf("ClusterProfile accessProviders schema: %+v", ap)
+	}
+	// A PlacementDecision slice holds at most MaxDecisionsPerSlice.
+	if d := crds[3].Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["decisions"]; d.MaxItems == nil || *d.MaxItems != MaxDecisionsPerSlice {
+		t.Errorf("PlacementDecision decisions schema: %+v", d)
 	}
 }

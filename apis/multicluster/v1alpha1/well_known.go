@@ -87,3 +87,21 @@ const (
 
 // ClusterProfiles is the resource of ClusterProfiles.
 var ClusterProfiles = SchemeGroupVersion.WithResource(ClusterProfileResource)
+
+// The Cluster Inventory API's PlacementDecision (KEP-5313): the clusters a
+// scheduler chose for one placement, in slices of at most
+// MaxDecisionsPerSlice.
+const (
+	// PlacementDecisionKind and PlacementDecisionResource name the kind.
+	PlacementDecisionKind     = "PlacementDecision"
+	PlacementDecisionResource = "placementdecisions"
+	// LabelDecisionKey is the same on every slice of one decision.
+	LabelDecisionKey = "multicluster.x-k8s.io/decision-key"
+	// LabelDecisionIndex orders the slices of one decision, from 0.
+	LabelDecisionIndex = "multicluster.x-k8s.io/decision-index"
+	// MaxDecisionsPerSlice bounds a slice's decisions.
+	MaxDecisionsPerSlice = 100
+)
+
+// PlacementDecisions is the resource of PlacementDecisions.
+var PlacementDecisions = SchemeGroupVersion.WithResource(PlacementDecisionResource)
