@@ -124,6 +124,7 @@ this binary on the PATH completes "kubectl flotilla ...".`,
 		newRolloutCommand(cp, display),
 		newDriftCommand(cp, display),
 		newExplainPlacementCommand(cp, display),
+		newInventoryCommand(cp, display),
 		newVersionCommand(cp, display),
 		options,
 	)
