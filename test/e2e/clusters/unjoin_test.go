@@ -3,7 +3,6 @@ package clusters
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
@@ -53,12 +51,6 @@ func TestUnjoin(t *testing.T) {
 	if err != nil {
 		t.Errorf("execution namespace karmada-es-member2 was not removed")
 	}
-	waitProfile(t, "member2", 30*time.Second, func(_ *unstructured.Unstructured, err error) string {
-		if !apierrors.IsNotFound(err) {
-			return fmt.Sprintf("member2's ClusterProfile after unjoin: %v, want NotFound", err)
-		}
-		return ""
-	})
 	member, err := m.Client()
 	if err != nil {
 		t.Fatal(err)
