@@ -26,7 +26,7 @@ func TestCRDs(t *testing.T) {
 		if c.Name != w.gvr.Resource+"."+w.gvr.Group || c.Spec.Group != w.gvr.Group || c.Spec.Names.Plural != w.gvr.Resource || c.Spec.Names.Kind != w.kind {
 			t.Errorf("CRD %d: %s group %s plural %s kind %s, want %v %s", i, c.Name, c.Spec.Group, c.Spec.Names.Plural, c.Spec.Names.Kind, w.gvr, w.kind)
 		}
-		if len(c.Spec.Versions) != 1 || c.Spec.Versions[0].Name != w.gvr.Version || !c.Spec.Versions[0].Served || !c.Spec.Versions[0].Storage ||
+		if len(c.Spec.Versions) == 0 || c.Spec.Versions[0].Name != w.gvr.Version || !c.Spec.Versions[0].Served || !c.Spec.Versions[0].Storage ||
 			c.Spec.Versions[0].Schema == nil || c.Spec.Versions[0].Schema.OpenAPIV3Schema == nil {
 			t.Errorf("CRD %s: versions %+v, want %s served and stored with a schema", c.Name, c.Spec.Versions, w.gvr.Version)
 		}
@@ -47,6 +47,17 @@ func TestCRDs(t *testing.T) {
 	}
 	if ap := cp.Schema.OpenAPIV3Schema.Properties["status"].Properties["accessProviders"].Items; ap == nil || ap.Schema.Properties["cluster"].Properties["certificate-authority-data"].Format != "byte" {
 		t.Errorf("ClusterProfile accessProviders schema: %+v", ap)
+	}
+	// ClusterProfile is served as v1alpha2 too (not stored), without the
+	// deprecated credentialProviders; the other kinds have one version.
+	for i, c := range crds {
+		if n := len(c.Spec.Versions); (i == 2) != (n == 2) {
+			t.Errorf("CRD %s has %d versions", c.Name, n)
+		}
+	}
+	if v2 := crds[2].Spec.Versions[1]; v2.Name != "v1alpha2" || !v2.Served || v2.Storage || v2.Schema == nil ||
+		v2.Schema.OpenAPIV3Schema.Properties["status"].Properties["credentialProviders"].Type != "" {
+		t.Errorf("ClusterProfile v1alpha2: %+v", v2)
 	}
 	// A PlacementDecision slice holds at most MaxDecisionsPerSlice.
 	if d := crds[3].Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["decisions"]; d.MaxItems == nil || *d.MaxItems != MaxDecisionsPerSlice {

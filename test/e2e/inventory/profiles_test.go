@@ -59,6 +59,16 @@ func TestProfileOfEveryMember(t *testing.T) {
 	if _, err := framework.MemberClient(t, "member1").CoreV1().Namespaces().Get(t.Context(), names.InventoryNamespace, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("member1 has the inventory namespace %s: %v, want NotFound", names.InventoryNamespace, err)
 	}
+	// Consumers of the access library's v0.2.0 read v1alpha2: the same
+	// profile.
+	v2 := multiclusterv1alpha1.ClusterProfiles.GroupResource().WithVersion("v1alpha2")
+	p2, err := hostDynamic(t, nil).Resource(v2).Namespace(names.InventoryNamespace).Get(t.Context(), "member1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("member1's profile as v1alpha2: %v", err)
+	}
+	if p2.GetAPIVersion() != v2.GroupVersion().String() || condition(p2, multiclusterv1alpha1.ConditionControlPlaneHealthy) != "True" {
+		t.Errorf("member1's profile as v1alpha2: %s, status %v", p2.GetAPIVersion(), p2.Object["status"])
+	}
 	// kubectl lists them with the printer columns.
 	out, err := framework.Kubectl(t, "get", "clusterprofiles", "-n", names.InventoryNamespace)
 	if err != nil {
