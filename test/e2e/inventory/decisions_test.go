@@ -146,6 +146,27 @@ func TestPlacementDecisions(t *testing.T) {
 		return ""
 	})
 
+	// A deleted namespace takes its decisions along: the namespace
+	// controller deletes them (Flotilla's policy lets it) and the
+	// namespace goes.
+	placeWeb(t, ns, "member1")
+	waitDecisions(t, ns, "web-deployment", "member1")
+	host := framework.HostClient(t)
+	if err := host.CoreV1().Namespaces().Delete(t.Context(), ns, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		n, err := host.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		if !apierrors.IsNotFound(err) {
+			var conds any
+			if n != nil {
+				conds = n.Status.Conditions
+			}
+			return fmt.Sprintf("namespace %s with a decision, deleted: %v, conditions %v", ns, err, conds)
+		}
+		return ""
+	})
+
 	// A cluster-scoped template: its decision in the inventory namespace.
 	framework.Apply(t, `apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
