@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -47,15 +48,7 @@ func Decisions(p Placement, namespace, profiles string, exists func(cluster stri
 			names = append(names, c)
 		}
 	}
-	slices.SortFunc(names, func(a, b workv1alpha2.TargetCluster) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(names, func(a, b workv1alpha2.TargetCluster) int { return cmp.Compare(a.Name, b.Name) })
 	for _, c := range names {
 		decisions = append(decisions, map[string]any{
 			"clusterProfileRef": map[string]any{"name": c.Name, "namespace": profiles},

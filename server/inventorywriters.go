@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -71,16 +70,7 @@ func inventoryWritersBinding() *admissionregistrationv1ac.ValidatingAdmissionPol
 			WithValidationActions(admissionregistrationv1.Deny))
 }
 
-// ensureInventoryWriters applies the policy and its binding (server-side
-// apply: an unchanged policy is not rewritten).
+// ensureInventoryWriters applies the policy and its binding.
 func (r *apiServiceRegistrar) ensureInventoryWriters(ctx context.Context) error {
-	api := r.core.AdmissionregistrationV1()
-	opts := metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
-	if _, err := api.ValidatingAdmissionPolicies().Apply(ctx, inventoryWritersPolicy(), opts); err != nil {
-		return fmt.Errorf("applying ValidatingAdmissionPolicy %s: %w", InventoryWritersPolicy, err)
-	}
-	if _, err := api.ValidatingAdmissionPolicyBindings().Apply(ctx, inventoryWritersBinding(), opts); err != nil {
-		return fmt.Errorf("applying ValidatingAdmissionPolicyBinding %s: %w", InventoryWritersPolicy, err)
-	}
-	return nil
+	return r.applyAdmissionPolicy(ctx, inventoryWritersPolicy(), inventoryWritersBinding())
 }

@@ -55,19 +55,7 @@ func TestInventoryLag(t *testing.T) {
 		patch := fmt.Sprintf(`{"metadata":{"labels":{%q:null}}}`, label)
 		_, _ = kc.ClusterV1alpha1().Clusters().Patch(context.Background(), "member1", types.MergePatchType, []byte(patch), metav1.PatchOptions{})
 	})
-	writes := func() float64 {
-		raw, err := hc.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		ss, err := framework.ParseMetrics(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ss.Sum("apiserver_request_total", func(l map[string]string) bool {
-			return l["resource"] == multiclusterv1alpha1.ClusterProfileResource && framework.IsWrite(l["verb"])
-		})
-	}
+	writes := func() float64 { return hostWritesWithSubresources(t, hc, multiclusterv1alpha1.ClusterProfileResource) }
 	before := writes()
 	var lags []time.Duration
 	for i := range n {
@@ -150,19 +138,7 @@ spec:
 		}
 		return ""
 	})
-	writes := func() float64 {
-		raw, err := hc.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		ss, err := framework.ParseMetrics(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ss.Sum("apiserver_request_total", func(l map[string]string) bool {
-			return l["resource"] == multiclusterv1alpha1.PlacementDecisionResource && framework.IsWrite(l["verb"])
-		})
-	}
+	writes := func() float64 { return hostWritesWithSubresources(t, hc, multiclusterv1alpha1.PlacementDecisionResource) }
 	before := writes()
 	var lags []time.Duration
 	for i := range n {
@@ -203,3 +179,4 @@ spec:
 	framework.RecordBench(t, "inventory.txt", fmt.Sprintf("PlacementDecision lag behind %d reschedulings of a binding, one after another: P50 %v, P99 %v, max %v; host PlacementDecision writes per change %.2f\n",
 		n, p(0.5), p(0.99), p(1), perChange))
 }
+

@@ -237,8 +237,19 @@ func queueDelta(before, after framework.Samples) framework.Samples {
 }
 
 // hostWrites scrapes the host kube-apiserver's request counters and sums
-// the writes of resource (events, deployments...).
+// the writes of resource (events, deployments...), its subresources'
+// (status) left out.
 func hostWrites(t *testing.T, hc kubernetes.Interface, resource string) float64 {
+	return hostWriteCount(t, hc, resource, false)
+}
+
+// hostWritesWithSubresources is hostWrites counting the writes of its
+// subresources too.
+func hostWritesWithSubresources(t *testing.T, hc kubernetes.Interface, resource string) float64 {
+	return hostWriteCount(t, hc, resource, true)
+}
+
+func hostWriteCount(t *testing.T, hc kubernetes.Interface, resource string, subresources bool) float64 {
 	t.Helper()
 	raw, err := hc.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(t.Context())
 	if err != nil {
@@ -251,6 +262,6 @@ func hostWrites(t *testing.T, hc kubernetes.Interface, resource string) float64 
 		return 0
 	}
 	return ss.Sum("apiserver_request_total", func(l map[string]string) bool {
-		return l["resource"] == resource && l["subresource"] == "" && framework.IsWrite(l["verb"])
+		return l["resource"] == resource && (subresources || l["subresource"] == "") && framework.IsWrite(l["verb"])
 	})
 }

@@ -53,23 +53,21 @@ func profileOf(ctx context.Context, dc dynamic.Interface, cluster string) (*unst
 
 // condition is the status of condition typ of profile p ("" when absent).
 func condition(p *unstructured.Unstructured, typ string) string {
-	conds, _, _ := unstructured.NestedSlice(p.Object, "status", "conditions")
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == typ {
-			s, _ := m["status"].(string)
-			return s
-		}
-	}
-	return ""
+	return entry(p, "conditions", "type", typ, "status")
 }
 
 // property is the value of property name of profile p ("" when absent).
 func property(p *unstructured.Unstructured, name string) string {
-	props, _, _ := unstructured.NestedSlice(p.Object, "status", "properties")
-	for _, x := range props {
-		if m, ok := x.(map[string]any); ok && m["name"] == name {
-			v, _ := m["value"].(string)
-			return v
+	return entry(p, "properties", "name", name, "value")
+}
+
+// entry is field of the item of status.<list> whose key is value.
+func entry(p *unstructured.Unstructured, list, key, value, field string) string {
+	items, _, _ := unstructured.NestedSlice(p.Object, "status", list)
+	for _, x := range items {
+		if m, ok := x.(map[string]any); ok && m[key] == value {
+			s, _ := m[field].(string)
+			return s
 		}
 	}
 	return ""
