@@ -138,7 +138,9 @@ spec:
 		}
 		return ""
 	})
-	writes := func() float64 { return hostWritesWithSubresources(t, hc, multiclusterv1alpha1.PlacementDecisionResource) }
+	writes := func() float64 {
+		return hostWritesWithSubresources(t, hc, multiclusterv1alpha1.PlacementDecisionResource)
+	}
 	before := writes()
 	var lags []time.Duration
 	for i := range n {
@@ -179,4 +181,3 @@ spec:
 	framework.RecordBench(t, "inventory.txt", fmt.Sprintf("PlacementDecision lag behind %d reschedulings of a binding, one after another: P50 %v, P99 %v, max %v; host PlacementDecision writes per change %.2f\n",
 		n, p(0.5), p(0.99), p(1), perChange))
 }
-
