@@ -23,6 +23,7 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericfilters "k8s.io/apiserver/pkg/server/filters"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
+	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -80,6 +81,10 @@ type Config struct {
 	Serving    *genericoptions.SecureServingOptionsWithLoopback
 	// TunnelRelay lets every replica reach every Pull cluster.
 	TunnelRelay TunnelRelayOptions
+	// Etcd is the storage's etcd, which the replicas share: their
+	// FederatedResourceQuota locks live there. Nil: quota-raising binding
+	// writes are serialized within this process only.
+	Etcd *storagebackend.Config
 }
 
 // CompletedConfig is a Config with its defaults filled in; only it can
@@ -341,7 +346,24 @@ func (c CompletedConfig) apiGroups(g *genericapiserver.GenericAPIServer, members
 	if err != nil {
 		return nil, err
 	}
-	workGroup, err := withExplain(workregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, quotas))(explain)
+	var shared workregistry.NamespaceLock
+	if c.Etcd != nil && len(c.Etcd.Transport.ServerList) > 0 {
+		locks, err := newQuotaLocks(*c.Etcd)
+		if err != nil {
+			return nil, err
+		}
+		shared = locks.Lock
+		if err := g.AddPostStartHook("quota-locks", func(hctx genericapiserver.PostStartHookContext) error {
+			go func() {
+				<-hctx.Done()
+				locks.Close()
+			}()
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	workGroup, err := withExplain(workregistry.NewAPIGroupInfo(c.Scheme, c.Codecs, opts, quotas, shared))(explain)
 	if err != nil {
 		return nil, err
 	}

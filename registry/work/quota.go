@@ -62,8 +62,13 @@ type quotaCheck struct {
 	// lock, when set, is called before the bindings are listed, only for
 	// a write that raises use in a namespace with quotas; it serializes
 	// such writes (the caller releases it once the write is done).
-	lock func(namespace string)
+	lock func(ctx context.Context, namespace string) error
 }
+
+// NamespaceLock takes a lock of namespace that every replica of the server
+// shares (an etcd lock), returning its release: with it, quota-raising
+// binding writes are serialized across replicas, not only within one.
+type NamespaceLock func(ctx context.Context, namespace string) (release func(), err error)
 
 // validate checks the write of rb over old (nil on create).
 func (c *quotaCheck) validate(ctx context.Context, rb, old *workv1alpha2.ResourceBinding) error {
@@ -83,7 +88,9 @@ func (c *quotaCheck) validate(ctx context.Context, rb, old *workv1alpha2.Resourc
 		return nil
 	}
 	if c.lock != nil {
-		c.lock(rb.Namespace)
+		if err := c.lock(ctx, rb.Namespace); err != nil {
+			return apierrors.NewInternalError(fmt.Errorf("taking the FederatedResourceQuota lock of namespace %s: %w", rb.Namespace, err))
+		}
 	}
 	bindings, err := c.bindings(ctx, rb.Namespace)
 	if err != nil {
@@ -124,18 +131,25 @@ func raises(requested, was corev1.ResourceList) bool {
 // consistent list) after the previous one's write completed. Other writes
 // (most: status, metadata, unscheduled bindings, namespaces without
 // quotas) take no lock and list nothing. Status-only writes (the status
-// subresource) change no use and are not checked.
+// subresource) change no use and are not checked. With several replicas
+// the namespace's shared lock is taken too (after this replica's own, so
+// one write per replica at a time asks for it), and the list, a
+// consistent read from etcd, sees every write another replica completed
+// under it.
 type quotaGuard struct {
 	quotas QuotaLister
 	// lister lists the stored bindings; the ResourceBinding storage.
 	lister rest.Lister
 	locks  [64]sync.Mutex
+	// shared, when set, is the lock the replicas share.
+	shared NamespaceLock
 }
 
 // newQuotaGuard guards the writes to the bindings of lister with the
-// quotas of quotas.
-func newQuotaGuard(lister rest.Lister, quotas QuotaLister) *quotaGuard {
-	return &quotaGuard{lister: lister, quotas: quotas}
+// quotas of quotas; shared (nil for one replica) serializes them across
+// replicas.
+func newQuotaGuard(lister rest.Lister, quotas QuotaLister, shared NamespaceLock) *quotaGuard {
+	return &quotaGuard{lister: lister, quotas: quotas, shared: shared}
 }
 
 func (g *quotaGuard) list(ctx context.Context, namespace string) ([]workv1alpha2.ResourceBinding, error) {
@@ -155,17 +169,32 @@ func (g *quotaGuard) list(ctx context.Context, namespace string) ([]workv1alpha2
 // validation may run more than once (conflicts are retried): the lock is
 // taken once.
 func (g *quotaGuard) check() (*quotaCheck, func()) {
-	var held *sync.Mutex
-	c := &quotaCheck{quotas: g.quotas, bindings: g.list, lock: func(namespace string) {
+	var (
+		held          *sync.Mutex
+		releaseShared func()
+	)
+	c := &quotaCheck{quotas: g.quotas, bindings: g.list, lock: func(ctx context.Context, namespace string) error {
 		if held != nil {
-			return
+			return nil
 		}
 		h := fnv.New32a()
 		_, _ = h.Write([]byte(namespace))
 		held = &g.locks[h.Sum32()%uint32(len(g.locks))]
 		held.Lock()
+		if g.shared == nil {
+			return nil
+		}
+		release, err := g.shared(ctx, namespace)
+		if err != nil {
+			return err
+		}
+		releaseShared = release
+		return nil
 	}}
 	return c, func() {
+		if releaseShared != nil {
+			releaseShared()
+		}
 		if held != nil {
 			held.Unlock()
 		}

@@ -112,7 +112,7 @@ func TestQuotaGuardLocking(t *testing.T) {
 	team := policyv1alpha1.FederatedResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "team"},
 		Spec: policyv1alpha1.FederatedResourceQuotaSpec{Overall: rl("cpu", "1")}}
 	var quotas []policyv1alpha1.FederatedResourceQuota
-	g := newQuotaGuard(nil, func(context.Context, string) ([]policyv1alpha1.FederatedResourceQuota, error) { return quotas, nil })
+	g := newQuotaGuard(nil, func(context.Context, string) ([]policyv1alpha1.FederatedResourceQuota, error) { return quotas, nil }, nil)
 	stripe := func() *sync.Mutex {
 		h := fnv.New32a()
 		_, _ = h.Write([]byte("ns"))
@@ -150,5 +150,68 @@ func TestQuotaGuardLocking(t *testing.T) {
 		if held() {
 			t.Errorf("%s: lock still held after release", name)
 		}
+	}
+}
+
+// With replicas, a raising write also holds the namespace's shared lock,
+// once however often its check runs, released with the local one; a
+// shared lock that cannot be taken refuses the write (never unchecked).
+func TestQuotaGuardSharedLock(t *testing.T) {
+	t.Parallel()
+	team := policyv1alpha1.FederatedResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "team"},
+		Spec: policyv1alpha1.FederatedResourceQuotaSpec{Overall: rl("cpu", "1")}}
+	quotas := func(context.Context, string) ([]policyv1alpha1.FederatedResourceQuota, error) {
+		return []policyv1alpha1.FederatedResourceQuota{team}, nil
+	}
+	var taken, released int
+	var fail error
+	shared := func(_ context.Context, namespace string) (func(), error) {
+		if fail != nil {
+			return nil, fail
+		}
+		if namespace != "ns" {
+			t.Errorf("shared lock of %q", namespace)
+		}
+		taken++
+		return func() { released++ }, nil
+	}
+	g := newQuotaGuard(nil, quotas, shared)
+	c, release := g.check()
+	c.bindings = func(context.Context, string) ([]workv1alpha2.ResourceBinding, error) { return nil, nil }
+	for range 2 {
+		if err := c.validate(context.Background(), binding("web", "10m", 1), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if taken != 1 || released != 0 {
+		t.Errorf("before release: taken %d, released %d; want 1, 0", taken, released)
+	}
+	release()
+	if released != 1 {
+		t.Errorf("after release: released %d, want 1", released)
+	}
+	// A write raising nothing takes no shared lock.
+	c, release = g.check()
+	if err := c.validate(context.Background(), binding("web", "10m", 1), binding("web", "10m", 1)); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if taken != 1 {
+		t.Errorf("a write raising nothing took the shared lock")
+	}
+
+	fail = errors.New("etcd unreachable")
+	c, release = g.check()
+	c.bindings = func(context.Context, string) ([]workv1alpha2.ResourceBinding, error) { return nil, nil }
+	if err := c.validate(context.Background(), binding("web", "10m", 1), nil); !apierrors.IsInternalError(err) {
+		t.Errorf("error %v, want an internal error when the shared lock cannot be taken", err)
+	}
+	release()
+	h := fnv.New32a()
+	_, _ = h.Write([]byte("ns"))
+	if stripe := &g.locks[h.Sum32()%uint32(len(g.locks))]; !stripe.TryLock() {
+		t.Error("the local lock is still held after a failed shared lock's release")
+	} else {
+		stripe.Unlock()
 	}
 }

@@ -136,8 +136,9 @@ func bindingDefinitions() []*resource.Definition {
 // NewAPIGroupInfo returns the storage of every work.karmada.io resource.
 // The same binding storage serves v1alpha2 and, converted, v1alpha1.
 // ResourceBinding writes are checked against the FederatedResourceQuotas
-// quotas lists (see quotaCheck).
-func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opts generic.RESTOptionsGetter, quotas QuotaLister) (*genericapiserver.APIGroupInfo, error) {
+// quotas lists (see quotaCheck), serialized across replicas by shared
+// (nil: within this process only).
+func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opts generic.RESTOptionsGetter, quotas QuotaLister, shared NamespaceLock) (*genericapiserver.APIGroupInfo, error) {
 	info := genericapiserver.NewDefaultAPIGroupInfo(workv1alpha2.GroupName, scheme, runtime.NewParameterCodec(scheme), codecs)
 	works, err := resource.Storage(scheme, opts, []*resource.Definition{workDefinition()})
 	if err != nil {
@@ -161,7 +162,7 @@ func NewAPIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory, opt
 		}
 		bindings[name+"/"+workv1alpha2.SchedulingSubresource] = scheduling
 		if name == "resourcebindings" {
-			guard := newQuotaGuard(main, quotas)
+			guard := newQuotaGuard(main, quotas, shared)
 			bindings[name] = &quotaGuardedREST{REST: main, guard: guard}
 			bindings[name+"/"+workv1alpha2.SchedulingSubresource] = &quotaGuardedScheduling{StatusREST: scheduling, guard: guard}
 		}

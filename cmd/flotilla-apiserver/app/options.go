@@ -281,7 +281,8 @@ func (o *Options) Config(etcdServers []string, host *rest.Config) (*server.Confi
 		return nil, err
 	}
 	return &server.Config{GenericConfig: cfg, Scheme: o.storage.Scheme, Codecs: o.storage.Codecs, Host: hostClient, HostConfig: host, Search: o.Search, Metrics: o.Metrics,
-		Controllers: o.Controllers, APIService: o.APIService, Serving: o.Server.SecureServing, TunnelRelay: o.TunnelRelay}, nil
+		Controllers: o.Controllers, APIService: o.APIService, Serving: o.Server.SecureServing, TunnelRelay: o.TunnelRelay,
+		Etcd: &o.Server.Etcd.StorageConfig}, nil
 }
 
 // NewCommand returns the flotilla-apiserver command.
