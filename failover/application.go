@@ -1,6 +1,7 @@
 package failover
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -44,6 +45,41 @@ func ApplicationEvictions(targets []workv1alpha2.TargetCluster, status []workv1a
 		}
 	}
 	return evict, next, after
+}
+
+// ParseUnhealthySince reads the value of the unhealthy-since annotation
+// (cluster name to RFC 3339 time, JSON); an entry that is not a time is
+// left out, and a value that is not such an object reads as none.
+func ParseUnhealthySince(v string) map[string]time.Time {
+	if v == "" {
+		return nil
+	}
+	var raw map[string]string
+	if json.Unmarshal([]byte(v), &raw) != nil {
+		return nil
+	}
+	out := make(map[string]time.Time, len(raw))
+	for cluster, ts := range raw {
+		if t, err := time.Parse(time.RFC3339, ts); err == nil {
+			out[cluster] = t
+		}
+	}
+	return out
+}
+
+// FormatUnhealthySince is the annotation's value for since: "" for none,
+// otherwise its times in UTC to the second, clusters sorted (a value that
+// does not change is not rewritten).
+func FormatUnhealthySince(since map[string]time.Time) string {
+	if len(since) == 0 {
+		return ""
+	}
+	raw := make(map[string]string, len(since))
+	for cluster, t := range since {
+		raw[cluster] = t.UTC().Format(time.RFC3339)
+	}
+	b, _ := json.Marshal(raw) // strings only: never fails; keys sorted
+	return string(b)
 }
 
 // PreservedLabels returns the labels the workload gets in cluster from the

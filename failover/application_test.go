@@ -62,3 +62,42 @@ func TestPreservedLabels(t *testing.T) {
 		}
 	}
 }
+
+func TestUnhealthySinceAnnotation(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name  string
+		since map[string]time.Time
+		want  string
+	}{
+		{name: "none", want: ""},
+		{name: "sorted, UTC, to the second", since: map[string]time.Time{
+			"member2": t0.Add(1500 * time.Millisecond).In(time.FixedZone("x", 3600)), "member1": t0},
+			want: `{"member1":"2026-11-29T22:00:00Z","member2":"2026-11-29T22:00:01Z"}`},
+	}
+	for _, tc := range tests {
+		got := FormatUnhealthySince(tc.since)
+		if got != tc.want {
+			t.Errorf("%s: Format = %s, want %s", tc.name, got, tc.want)
+		}
+		back := ParseUnhealthySince(got)
+		if len(back) != len(tc.since) {
+			t.Errorf("%s: read back %v", tc.name, back)
+		}
+		for c, ts := range tc.since {
+			if !back[c].Equal(ts.Truncate(time.Second)) {
+				t.Errorf("%s: %s read back as %v, want %v", tc.name, c, back[c], ts.Truncate(time.Second))
+			}
+		}
+		if FormatUnhealthySince(back) != got {
+			t.Errorf("%s: not stable through a round trip", tc.name)
+		}
+	}
+	if got := ParseUnhealthySince(`{"member1":"yesterday","member2":"2026-11-29T22:00:00Z"}`); len(got) != 1 || !got["member2"].Equal(t0) {
+		t.Errorf("a bad entry: %v", got)
+	}
+	if got := ParseUnhealthySince(`not json`); got != nil {
+		t.Errorf("not JSON: %v", got)
+	}
+}

@@ -2,6 +2,7 @@ package eviction
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	workinformers "github.com/flotilla-io/flotilla/apis/generated/informers/externalversions/work/v1alpha2"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
@@ -38,10 +40,15 @@ type ApplicationFailover struct {
 	timeout time.Duration
 
 	// unhealthy is, per binding, when its workload was first seen
-	// Unhealthy in each cluster (kept in memory, as Karmada does: a new
-	// leader counts the toleration from when it first sees it).
+	// Unhealthy in each cluster. The binding records it too
+	// (flotillav1alpha1.UnhealthySinceAnnotation), which is where a new
+	// leader reads it from (Karmada keeps it in memory only, so its new
+	// leader counts a whole toleration again); this is the record written
+	// last, before the binding's cache has it.
 	mu        sync.Mutex
 	unhealthy map[string]map[string]time.Time
+	// written is, per binding, the record this controller wrote last.
+	written map[string]string
 }
 
 // NewApplicationFailover returns the controller: a binding with an
@@ -51,7 +58,7 @@ func NewApplicationFailover(rbs workinformers.ResourceBindingInformer, crbs work
 	client versioned.Interface, recorder record.EventRecorder, timeout time.Duration) (*ApplicationFailover, error) {
 	bs := newBindings(rbs, crbs, client)
 	c := &ApplicationFailover{bindings: bs, synced: bs.synced, recorder: recorder, timeout: timeout,
-		queue: worker.NewQueue(ApplicationFailoverName), now: time.Now, unhealthy: map[string]map[string]time.Time{},
+		queue: worker.NewQueue(ApplicationFailoverName), now: time.Now, unhealthy: map[string]map[string]time.Time{}, written: map[string]string{},
 		write: func(ctx context.Context, key string, body []byte) error {
 			return bs.patch(ctx, key, body, ApplicationFailoverName)
 		},
@@ -71,9 +78,7 @@ func NewApplicationFailover(rbs workinformers.ResourceBindingInformer, crbs work
 		},
 		DeleteFunc: func(obj any) {
 			if b, ok := bindingOf(obj); ok {
-				c.mu.Lock()
-				delete(c.unhealthy, b.key())
-				c.mu.Unlock()
+				c.forget(b.key())
 			}
 		},
 	}
@@ -97,9 +102,7 @@ func (c *ApplicationFailover) Run(ctx context.Context, workers int) {
 func (c *ApplicationFailover) reconcile(ctx context.Context, key string) error {
 	b, err := c.bindings.get(key)
 	if apierrors.IsNotFound(err) {
-		c.mu.Lock()
-		delete(c.unhealthy, key)
-		c.mu.Unlock()
+		c.forget(key)
 		return nil
 	} else if err != nil {
 		return err
@@ -113,17 +116,70 @@ func (c *ApplicationFailover) reconcile(ctx context.Context, key string) error {
 		toleration = time.Duration(*ts) * time.Second
 	}
 	now := c.now()
+	recorded := b.meta.Annotations[flotillav1alpha1.UnhealthySinceAnnotation]
 	c.mu.Lock()
-	evict, since, after := failover.ApplicationEvictions(b.spec.Clusters, b.status.AggregatedStatus, c.unhealthy[key], toleration, now)
-	c.unhealthy[key] = since
+	since, ok := c.unhealthy[key]
+	if !ok {
+		since = failover.ParseUnhealthySince(recorded)
+	}
+	evict, next, after := failover.ApplicationEvictions(b.spec.Clusters, b.status.AggregatedStatus, since, toleration, now)
+	for _, e := range evict {
+		delete(next, e.Cluster) // it leaves the cluster: the count there ends
+	}
+	c.unhealthy[key] = next
+	record := failover.FormatUnhealthySince(next)
+	// Unchanged when the binding says so, or when this controller wrote
+	// it already and the cache has not caught up.
+	unchanged := record == recorded || (ok && record == c.written[key])
 	c.mu.Unlock()
 	if after > 0 {
 		c.requeue(key, after)
 	}
+	var annotation any = record
+	if record == "" {
+		annotation = nil
+	}
 	if len(evict) == 0 {
+		if unchanged {
+			return nil
+		}
+		body, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{flotillav1alpha1.UnhealthySinceAnnotation: annotation}}})
+		if err != nil {
+			return err
+		}
+		if err := c.write(ctx, key, body); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return err
+		}
+		c.wrote(key, record)
 		return nil
 	}
-	return writeEviction(ctx, c.write, c.recorder, b, evict, taskOptions{mode: app.PurgeMode, reason: workv1alpha2.EvictionReasonApplicationFailure,
+	opts := taskOptions{mode: app.PurgeMode, reason: workv1alpha2.EvictionReasonApplicationFailure,
 		producer: workv1alpha2.EvictionProducerApplicationFailover, grace: app.GracePeriodSeconds, timeout: c.timeout,
-		preserve: app.StatePreservation, always: true}, now)
+		preserve: app.StatePreservation, always: true}
+	if record != recorded {
+		opts.annotations = map[string]any{flotillav1alpha1.UnhealthySinceAnnotation: annotation}
+	}
+	if err := writeEviction(ctx, c.write, c.recorder, b, evict, opts, now); err != nil {
+		return err
+	}
+	c.wrote(key, record)
+	return nil
+}
+
+// wrote notes the record written on the binding of key.
+func (c *ApplicationFailover) wrote(key, record string) {
+	c.mu.Lock()
+	c.written[key] = record
+	c.mu.Unlock()
+}
+
+// forget drops what is kept of a binding that is gone.
+func (c *ApplicationFailover) forget(key string) {
+	c.mu.Lock()
+	delete(c.unhealthy, key)
+	delete(c.written, key)
+	c.mu.Unlock()
 }

@@ -40,6 +40,9 @@ type taskOptions struct {
 	// from the cluster); otherwise such a mode makes one only to carry
 	// preserved state.
 	always bool
+	// annotations are written with the eviction, in the same patch (nil
+	// values remove).
+	annotations map[string]any
 }
 
 // writeEviction writes one decision's evictions of b (evictionPatch) and
@@ -131,7 +134,11 @@ func evictionPatch(b *binding, evict []failover.Eviction, opts taskOptions, now 
 	if len(tasks) > 0 {
 		spec["gracefulEvictionTasks"] = tasks
 	}
-	return json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": b.meta.ResourceVersion}, "spec": spec})
+	meta := map[string]any{"resourceVersion": b.meta.ResourceVersion}
+	if len(opts.annotations) > 0 {
+		meta["annotations"] = opts.annotations
+	}
+	return json.Marshal(map[string]any{"metadata": meta, "spec": spec})
 }
 
 // taskMessage is why the workload left e's cluster and when its replicas

@@ -120,3 +120,10 @@ func ApplyAnnotationsOf(annotations map[string]string) map[string]string {
 	}
 	return out
 }
+
+// UnhealthySinceAnnotation on a binding with an application failover
+// records, per target cluster where its workload is Unhealthy, since when
+// (a JSON object of cluster name to RFC 3339 time): the application
+// failover controller counts the policy's toleration from it, so a new
+// leader continues the count where the last one left it.
+const UnhealthySinceAnnotation = "failover.flotilla.io/unhealthy-since"
