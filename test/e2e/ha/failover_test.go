@@ -32,16 +32,17 @@ func TestApplicationFailoverAcrossLeaderKill(t *testing.T) {
 kind: Deployment
 metadata: {name: web, namespace: %[1]s}
 spec:
-  replicas: 1
+  replicas: 2
   selector: {matchLabels: {app: web}}
   template:
     metadata: {labels: {app: web}}
-    spec: {containers: [{name: web, image: nginx}]}
+    spec: {containers: [{name: web, image: 'nginx:1.27'}]}
 ---
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: web, namespace: %[1]s}
 spec:
+  propagateDeps: true
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
   placement:
     clusterAffinity: {clusterNames: [member1, member2]}
@@ -89,7 +90,11 @@ spec:
 		}
 		recorded := failover.ParseUnhealthySince(b.Annotations[flotillav1alpha1.UnhealthySinceAnnotation])
 		if recorded[from].IsZero() {
-			return fmt.Sprintf("the binding records no unhealthy-since for %s: %v", from, b.Annotations)
+			var health []string
+			for _, s := range b.Status.AggregatedStatus {
+				health = append(health, s.ClusterName+":"+string(s.Health))
+			}
+			return fmt.Sprintf("the binding records no unhealthy-since for %s (health %v, clusters %v): %v", from, health, b.Spec.Clusters, b.Annotations)
 		}
 		since = recorded[from]
 		return ""

@@ -29,7 +29,7 @@ func TestQuotaHoldsAcrossReplicas(t *testing.T) {
 	requireHA(t)
 	const (
 		writersPerReplica = 12
-		rounds            = 3
+		rounds            = 5
 		perBinding        = "100m"
 		limit             = 10 // bindings the quota holds
 	)
