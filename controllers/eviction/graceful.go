@@ -137,10 +137,7 @@ func (c *GracefulEviction) reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	if err := c.write(ctx, key, body); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
+	if gone, err := writeUnlessGone(ctx, c.write, key, body); gone || err != nil {
 		return err
 	}
 	for _, msg := range done {
