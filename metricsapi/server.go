@@ -1,16 +1,24 @@
 package metricsapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"path"
+	"strings"
 	"time"
+
+	"github.com/emicklei/go-restful/v3"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	genericapi "k8s.io/apiserver/pkg/endpoints"
 	"k8s.io/apiserver/pkg/endpoints/discovery"
@@ -156,10 +164,17 @@ func (s *Server) Install(g *genericapiserver.GenericAPIServer) error {
 	return installCustomMetrics(g, s.custom)
 }
 
+// callerMetrics lists the custom metrics the caller of a request may see.
+type callerMetrics interface {
+	ListMetricsFor(ctx context.Context) []cmprovider.CustomMetricInfo
+}
+
 // installCustomMetrics serves a custom metrics provider with the
 // custom-metrics-apiserver installer, into our server rather than the one
-// that library would build.
-func installCustomMetrics(g *genericapiserver.GenericAPIServer, p cmprovider.CustomMetricsProvider) error {
+// that library would build. Each version's discovery document lists the
+// metrics of the clusters its caller may reach (the library's lists every
+// member's, for everybody).
+func installCustomMetrics(g *genericapiserver.GenericAPIServer, p *provider.Custom) error {
 	scheme, codecs := cmapiserver.Scheme, cmapiserver.Codecs
 	info := genericapiserver.NewDefaultAPIGroupInfo(custom_metrics.GroupName, scheme, runtime.NewParameterCodec(scheme), codecs)
 	container := g.Handler.GoRestfulContainer
@@ -184,6 +199,12 @@ func installCustomMetrics(g *genericapiserver.GenericAPIServer, p cmprovider.Cus
 		if err := api.InstallREST(container); err != nil {
 			return fmt.Errorf("installing %s: %w", gv, err)
 		}
+		root := path.Join(genericapiserver.APIGroupPrefix, gv.Group, gv.Version)
+		for _, ws := range container.RegisteredWebServices() {
+			if ws.RootPath() == root {
+				ws.Filter(callerDiscovery(root, gv, info.NegotiatedSerializer, p))
+			}
+		}
 		if i == 0 {
 			versions := make([]metav1.GroupVersionForDiscovery, len(info.PrioritizedVersions))
 			for j, v := range info.PrioritizedVersions {
@@ -195,4 +216,33 @@ func installCustomMetrics(g *genericapiserver.GenericAPIServer, p cmprovider.Cus
 		}
 	}
 	return nil
+}
+
+// callerDiscovery answers GET of a custom metrics version's discovery
+// document (root) with the metrics the caller may see; every other
+// request of the version goes on.
+func callerDiscovery(root string, gv schema.GroupVersion, serializer runtime.NegotiatedSerializer, p callerMetrics) restful.FilterFunction {
+	return func(req *restful.Request, resp *restful.Response, chain *restful.FilterChain) {
+		r := req.Request
+		if r.Method != http.MethodGet || strings.TrimSuffix(r.URL.Path, "/") != root {
+			chain.ProcessFilter(req, resp)
+			return
+		}
+		lister := cmprovider.NewCustomMetricResourceLister(listed(p.ListMetricsFor(r.Context())))
+		discovery.NewAPIVersionHandler(serializer, gv, lister).ServeHTTP(resp.ResponseWriter, r)
+	}
+}
+
+// listed is a provider whose metrics are a fixed list, for the library's
+// resource lister; it serves no values.
+type listed []cmprovider.CustomMetricInfo
+
+func (l listed) ListAllMetrics() []cmprovider.CustomMetricInfo { return l }
+
+func (listed) GetMetricByName(context.Context, types.NamespacedName, cmprovider.CustomMetricInfo, labels.Selector) (*custom_metrics.MetricValue, error) {
+	return nil, errors.New("a discovery list serves no values")
+}
+
+func (listed) GetMetricBySelector(context.Context, string, labels.Selector, cmprovider.CustomMetricInfo, labels.Selector) (*custom_metrics.MetricValueList, error) {
+	return nil, errors.New("a discovery list serves no values")
 }

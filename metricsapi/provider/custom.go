@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/klog/v2"
 	"k8s.io/metrics/pkg/apis/custom_metrics"
 	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
@@ -36,6 +37,7 @@ type Custom struct {
 
 	mu         sync.Mutex
 	listed     []cmprovider.CustomMetricInfo
+	byCluster  map[string][]cmprovider.CustomMetricInfo
 	listedAt   time.Time
 	refreshing bool
 }
@@ -153,28 +155,65 @@ func (p *Custom) ListAllMetrics() []cmprovider.CustomMetricInfo {
 	return p.listed
 }
 
+// ListMetricsFor is ListAllMetrics narrowed to the caller in ctx: the
+// union of the metrics of the clusters it may reach through
+// clusters/{name}/proxy, what the group's discovery shows it. Without a
+// caller or an Access, nothing.
+func (p *Custom) ListMetricsFor(ctx context.Context) []cmprovider.CustomMetricInfo {
+	p.ListAllMetrics() // starts a refresh when the lists are old
+	p.mu.Lock()
+	byCluster := p.byCluster
+	p.mu.Unlock()
+	u, ok := genericapirequest.UserFrom(ctx)
+	if p.Access == nil || !ok || u == nil || len(byCluster) == 0 {
+		return nil
+	}
+	req := p.Access.Request(u)
+	var lists [][]cmprovider.CustomMetricInfo
+	for cluster, infos := range byCluster {
+		if req.ClusterAllowed(ctx, cluster) {
+			lists = append(lists, infos)
+		}
+	}
+	return union(lists...)
+}
+
 // Refresh discovers the members' metrics now.
 func (p *Custom) refresh() {
 	ctx := context.Background()
 	answers := gather(ctx, p.Members.Clusters(), p.Timeout, p.Members.CustomMetricInfos)
-	seen := map[cmprovider.CustomMetricInfo]bool{}
-	var union []cmprovider.CustomMetricInfo
+	byCluster := map[string][]cmprovider.CustomMetricInfo{}
 	for _, a := range answers {
 		if a.err != nil {
 			klog.V(4).InfoS("Listing a member's custom metrics", "cluster", a.cluster, "err", a.err)
 			continue
 		}
-		for _, info := range a.value {
+		byCluster[a.cluster] = a.value
+	}
+	lists := make([][]cmprovider.CustomMetricInfo, 0, len(byCluster))
+	for _, l := range byCluster {
+		lists = append(lists, l)
+	}
+	all := union(lists...)
+	p.mu.Lock()
+	p.listed, p.byCluster, p.listedAt, p.refreshing = all, byCluster, time.Now(), false
+	p.mu.Unlock()
+}
+
+// union is the metrics of lists, each once, sorted.
+func union(lists ...[]cmprovider.CustomMetricInfo) []cmprovider.CustomMetricInfo {
+	seen := map[cmprovider.CustomMetricInfo]bool{}
+	var out []cmprovider.CustomMetricInfo
+	for _, l := range lists {
+		for _, info := range l {
 			if !seen[info] {
 				seen[info] = true
-				union = append(union, info)
+				out = append(out, info)
 			}
 		}
 	}
-	sort.Slice(union, func(i, j int) bool { return union[i].String() < union[j].String() })
-	p.mu.Lock()
-	p.listed, p.listedAt, p.refreshing = union, time.Now(), false
-	p.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
 }
 
 func (p *Custom) kindOf(info cmprovider.CustomMetricInfo) (schema.GroupKind, error) {
