@@ -137,7 +137,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.custom = &provider.Custom{Members: members, Timeout: c.MemberTimeout, Mapper: mapper, ListInterval: time.Minute, Access: access}
+	s.custom = &provider.Custom{Members: members, Timeout: c.MemberTimeout, Mapper: mapper, ListInterval: 15 * time.Second, Access: access}
 	return s, nil
 }
 

@@ -52,7 +52,7 @@ spec:
 		return names, nil
 	}
 	admin := framework.HostClient(t).Discovery()
-	// The members' metric lists are read again every minute.
+	// The members' metric lists are read again every 15 s.
 	framework.Eventually(t, 3*time.Minute, func(ctx context.Context) string {
 		names, err := listed(ctx, admin)
 		if err != nil {
