@@ -78,6 +78,10 @@ func RunCredential(o CredentialOptions) error {
 
 // credentials reads what cfg authenticates with.
 func credentials(cfg *rest.Config) (*clientauthenticationv1.ExecCredentialStatus, error) {
+	cfg = rest.CopyConfig(cfg)
+	if err := rest.LoadTLSFiles(cfg); err != nil { // the certificate and key files into their data
+		return nil, err
+	}
 	s := &clientauthenticationv1.ExecCredentialStatus{Token: cfg.BearerToken}
 	if s.Token == "" && cfg.BearerTokenFile != "" {
 		b, err := os.ReadFile(cfg.BearerTokenFile)
@@ -86,20 +90,8 @@ func credentials(cfg *rest.Config) (*clientauthenticationv1.ExecCredentialStatus
 		}
 		s.Token = strings.TrimSpace(string(b))
 	}
-	cert, key := cfg.CertData, cfg.KeyData
-	var err error
-	if len(cert) == 0 && cfg.CertFile != "" {
-		if cert, err = os.ReadFile(cfg.CertFile); err != nil {
-			return nil, err
-		}
-	}
-	if len(key) == 0 && cfg.KeyFile != "" {
-		if key, err = os.ReadFile(cfg.KeyFile); err != nil {
-			return nil, err
-		}
-	}
-	if len(cert) > 0 && len(key) > 0 {
-		s.ClientCertificateData, s.ClientKeyData = string(cert), string(key)
+	if len(cfg.CertData) > 0 && len(cfg.KeyData) > 0 {
+		s.ClientCertificateData, s.ClientKeyData = string(cfg.CertData), string(cfg.KeyData)
 	}
 	switch {
 	case s.Token != "" || s.ClientCertificateData != "":

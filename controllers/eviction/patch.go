@@ -214,15 +214,9 @@ func preservedState(sp *policyv1alpha1.StatePreservation, status []byte) (map[st
 // writeUnlessGone writes body to the binding of key; gone says it was
 // deleted meanwhile (nothing more to do for it).
 func writeUnlessGone(ctx context.Context, write func(ctx context.Context, key string, body []byte) error, key string, body []byte) (gone bool, err error) {
-	if err := write(ctx, key, body); err != nil {
-		return apierrors.IsNotFound(err), ignoreNotFound(err)
-	}
-	return false, nil
-}
-
-func ignoreNotFound(err error) error {
+	err = write(ctx, key, body)
 	if apierrors.IsNotFound(err) {
-		return nil
+		return true, nil
 	}
-	return err
+	return false, err
 }

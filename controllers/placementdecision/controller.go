@@ -109,9 +109,16 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 		return nil, err
 	}
 	// A cluster that comes or goes changes the decisions that name it:
-	// rare, so every binding is looked at again.
-	clusterChanged := func(any) { c.enqueueAll() }
-	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: clusterChanged, DeleteFunc: clusterChanged,
+	// rare, so every binding is looked at again. The clusters of the
+	// informer's first list are not news: every binding is queued by its
+	// own informer at start.
+	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(_ any, initial bool) {
+			if !initial {
+				c.enqueueAll()
+			}
+		},
+		DeleteFunc: func(any) { c.enqueueAll() },
 		UpdateFunc: func(old, cur any) {
 			if (old.(metav1.Object).GetDeletionTimestamp() == nil) != (cur.(metav1.Object).GetDeletionTimestamp() == nil) {
 				c.enqueueAll()
@@ -207,7 +214,7 @@ func (c *Controller) write(ctx context.Context, have, want *unstructured.Unstruc
 		}
 		return err
 	}
-	if UpToDate(have, want) {
+	if upToDate(have, want) {
 		return nil
 	}
 	patch, err := (&unstructured.Unstructured{Object: map[string]any{
@@ -225,9 +232,9 @@ func (c *Controller) write(ctx context.Context, have, want *unstructured.Unstruc
 	return err
 }
 
-// UpToDate tells whether the slice have says what want says: the same
+// upToDate tells whether the slice have says what want says: the same
 // decisions and scheduler, and want's labels and annotations.
-func UpToDate(have, want *unstructured.Unstructured) bool {
+func upToDate(have, want *unstructured.Unstructured) bool {
 	for k, v := range want.GetLabels() {
 		if have.GetLabels()[k] != v {
 			return false
