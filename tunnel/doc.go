@@ -68,6 +68,13 @@
 // dies, its agent's connection breaks, the agent reconnects through the
 // aggregator to a live replica, and that one claims the Lease.
 //
+// What an agent may cost the control plane: the control plane opens every
+// stream; an agent that opens one, or pings faster than once a second on
+// average, loses its tunnel before yamux acts on the frame (guardedConn),
+// because yamux would hold 256 KiB per stream it opens and a goroutine per
+// ping. What is left is the unread part of the control plane's own
+// streams, at most maxStreamWindow (1 MiB) each.
+//
 // What it owns: the tunnel's wire protocol, the control plane's sessions
 // (Server, and Connecter, the rest.Connecter of clusters/tunnel), and the
 // agent's side (RunAgent). What it does not own: the agent's registration,

@@ -129,7 +129,8 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, cluster string, 
 		}
 		return
 	}
-	mux, err := yamux.Client(c, s.config)
+	guarded := guard(c)
+	mux, err := yamux.Client(guarded, s.config)
 	if err != nil {
 		_ = c.Close()
 		logger.Error(err, "Starting the tunnel session")
@@ -143,6 +144,9 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, cluster string, 
 	logger.Info("Agent tunnel connected")
 	<-mux.CloseChan()
 	s.remove(cluster, sess)
+	if err := guarded.broken(); err != nil {
+		logger.Info("Agent tunnel closed: the agent broke the tunnel's rules", "reason", err.Error())
+	}
 	logger.Info("Agent tunnel disconnected", "duration", time.Since(sess.since).Round(time.Second))
 }
 

@@ -266,3 +266,32 @@ func TestCloseDisconnectsAndRefuses(t *testing.T) {
 		t.Fatal("an agent connected after Close")
 	}
 }
+
+// An agent that opens a stream of its own breaks the protocol, and loses
+// its tunnel at once (guardedConn); the next agent connects as before.
+func TestAgentOpeningAStreamLosesItsTunnel(t *testing.T) {
+	t.Parallel()
+	cp, m := newControlPlane(t), newMember(t, "member3")
+	a, err := newAgent(cp.config("agent-member3"), "member3", m.config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := a.dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close() }()
+	eventually(t, "the agent is connected", func() bool { return cp.tunnels.Connected("member3") })
+	if _, err := conn.Write(frame(frameWindowUpdate, flagSYN, 2, 0, "")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the tunnel of the agent that opened a stream is gone", func() bool { return !cp.tunnels.Connected("member3") })
+
+	startAgent(t, cp, "agent-member3", "member3", m)
+	eventually(t, "a well-behaved agent is connected", func() bool { return cp.tunnels.Connected("member3") })
+	if body := get(t, client(t, cp.tunnels, "member3"), "member3", "/version"); !strings.Contains(body, "member3") {
+		t.Errorf("GET /version through the new tunnel = %s", body)
+	}
+}
