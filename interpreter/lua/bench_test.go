@@ -195,9 +195,10 @@ func BenchmarkOperations(b *testing.B) {
 			}
 		}
 		b.Run(string(op.op)+"/compile-per-call", func(b *testing.B) {
-			L := newState()
+			L, budget := newSandbox(false, Limits{})
 			defer L.Close()
 			for b.Loop() {
+				budget.reset() // as Script.Call does
 				ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
 				L.SetContext(ctx)
 				compileAndCall(b, L, wholeArgs(L, op.values(obj)))
@@ -247,6 +248,7 @@ func BenchmarkOperations(b *testing.B) {
 			}
 			fnv := L.GetGlobal(fn)
 			for b.Loop() {
+				st.budget.reset()
 				if err := L.CallByParam(lua.P{Fn: fnv, NRet: 1, Protect: true}, args...); err != nil {
 					b.Fatal(err)
 				}
@@ -263,10 +265,11 @@ func BenchmarkOperations(b *testing.B) {
 			})
 		}
 		b.Run(string(op.op)+"/script-compile-per-call", func(b *testing.B) {
-			L := newState()
+			L, budget := newSandbox(false, Limits{})
 			defer L.Close()
 			args := wholeArgs(L, op.values(obj))
 			for b.Loop() {
+				budget.reset()
 				compileAndCall(b, L, args)
 				L.SetTop(0)
 			}

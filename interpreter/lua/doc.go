@@ -32,7 +32,25 @@
 //     that the call fails even if the script catches the error. .. cannot
 //     be bounded inside gopher-lua, which runs it as one instruction, so
 //     scripts are compiled with every .. chain turned into a call of a
-//     checked function (rewriteConcat).
+//     checked function (rewrite).
+//   - Tables: the values a call adds to tables add up to at most
+//     MaxTableValues (200,000), garbage included; past that the call
+//     fails even if the script catches the error. A value stored under a
+//     key its table did not have counts one, a table built one and its
+//     entries, a closure one and its upvalues; replacing or removing a
+//     value counts nothing. gopher-lua stores into a table, builds a
+//     table and makes a closure in single instructions, which cannot be
+//     hooked, so scripts are compiled with every assignment to a table
+//     field, table constructor and function expression turned into a
+//     call of a counting function (rewrite); table.insert and the tables
+//     of os.date("*t") count too. An index past the end of a table's
+//     array part also counts, before they are made, the nils gopher-lua
+//     fills the array with up to it: t[2^26-1] = 1 would make 2^26 of
+//     them, a gigabyte, in one instruction lasting seconds. A value
+//     takes from 16 bytes, an element of an array, to about 1.3 KB, the
+//     first field assigned to a table built empty (gopher-lua then makes
+//     it a hash part for 32 fields): the values a call adds take at most
+//     about 270 MB, on the machine this was measured on.
 //   - Stacks: the call stack holds 256 frames and the value stack a fixed
 //     5120 values (gopher-lua's CallStackSize and RegistrySize, with
 //     RegistryMaxSize 0), so deep recursion, unpack or string.byte over a
@@ -48,9 +66,7 @@
 // does not have ('*' widths, '[n]' arguments) and with widths and
 // precisions of at most 1000.
 //
-// What stays bounded by the deadline only: the memory of the tables a
-// script builds, which gopher-lua cannot count (about 300 MB within the
-// one second on the machine this was measured on), and the traceback
-// gopher-lua builds when a script catches, with pcall, a call stack
-// overflow after making millions of tail calls in one frame.
+// What stays bounded by the deadline only: the traceback gopher-lua
+// builds when a script catches, with pcall, a call stack overflow after
+// making millions of tail calls in one frame.
 package lua

@@ -26,6 +26,12 @@ const (
 	// DefaultMaxResultBytes bounds the string bytes of a call's converted
 	// results, each string counted each time it is met.
 	DefaultMaxResultBytes = 16 << 20
+	// DefaultMaxTableValues bounds the values a call adds to tables,
+	// garbage included. A script copying a whole Deployment adds a few
+	// hundred, and a result holds at most DefaultMaxResultValues: twice
+	// that lets a script build the largest result it may return, and as
+	// much again of working tables.
+	DefaultMaxTableValues = 200_000
 )
 
 // The sizes of a state's stacks. gopher-lua's registry (the value stack)
@@ -54,6 +60,12 @@ type Limits struct {
 	MaxResultValues int
 	// MaxResultBytes bounds the string bytes of the converted results.
 	MaxResultBytes int64
+	// MaxTableValues bounds the values the script adds to tables in one
+	// call, garbage included: each value stored under a key its table did
+	// not have, each table built with its entries, each closure made with
+	// its upvalues, and the nils gopher-lua fills an array with up to an
+	// index past its end (tables.go).
+	MaxTableValues int
 }
 
 // withDefaults returns l with its zero fields set to their defaults.
@@ -73,13 +85,17 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxResultBytes <= 0 {
 		l.MaxResultBytes = DefaultMaxResultBytes
 	}
+	if l.MaxTableValues <= 0 {
+		l.MaxTableValues = DefaultMaxTableValues
+	}
 	return l
 }
 
 // budget is what the call running in a state may still do. Each state has
 // one, reset before each call; the sandbox's string functions charge the
-// bytes they build and the steps of their pattern matching, and the
-// conversion of the results the values it visits.
+// bytes they build and the steps of their pattern matching, its table
+// functions the values the script adds to tables, and the conversion of
+// the results the values it visits.
 type budget struct {
 	lim Limits
 	// ctx is the state's context, cancelled when a call's deadline passes.
@@ -88,11 +104,13 @@ type budget struct {
 	bytes int64
 	// steps counts pattern-matching steps, to look at ctx every so often.
 	steps int
+	// tableValues are the values the script added to tables in this call.
+	tableValues int
 	// values and resultBytes are what the conversion of the results met.
 	values      int
 	resultBytes int64
-	// err is set when the call went over MaxCallBytes: the call fails with
-	// it even when the script caught the Lua error.
+	// err is set when the call went over MaxCallBytes or MaxTableValues:
+	// the call fails with it even when the script caught the Lua error.
 	err error
 }
 
@@ -101,7 +119,7 @@ func newBudget(lim Limits) *budget {
 }
 
 func (b *budget) reset() {
-	b.bytes, b.steps, b.values, b.resultBytes, b.err = 0, 0, 0, 0, nil
+	b.bytes, b.steps, b.tableValues, b.values, b.resultBytes, b.err = 0, 0, 0, 0, 0, nil
 }
 
 // errDeadline is returned by a conversion stopped by the call's deadline.
@@ -143,6 +161,19 @@ func (b *budget) alloc(L *lua.LState, what string, n int) {
 	if b.bytes > b.lim.MaxCallBytes {
 		if b.err == nil {
 			b.err = fmt.Errorf("the strings built add up to more than %d bytes (MaxCallBytes)", b.lim.MaxCallBytes)
+		}
+		L.RaiseError("%s: %v", what, b.err)
+	}
+}
+
+// store charges n values that what is about to add to a table. It raises
+// a Lua error, before they are added, once the call's values would add up
+// to more than MaxTableValues.
+func (b *budget) store(L *lua.LState, what string, n int) {
+	b.tableValues += n
+	if b.tableValues > b.lim.MaxTableValues {
+		if b.err == nil {
+			b.err = fmt.Errorf("more than %d values added to tables (MaxTableValues)", b.lim.MaxTableValues)
 		}
 		L.RaiseError("%s: %v", what, b.err)
 	}

@@ -67,7 +67,12 @@ func newSandbox(opaque bool, lim Limits) (*lua.LState, *budget) {
 	if print, ok := L.GetGlobal("print").(*lua.LFunction); ok {
 		L.SetGlobal("print", L.NewFunction(lib.print(print)))
 	}
-	L.SetGlobal(concatGlobal, L.NewFunction(lib.concat))
+	// The functions scripts are compiled to call (rewrite).
+	for name, f := range map[string]lua.LGFunction{
+		concatGlobal: lib.concat, setGlobal: lib.set, newGlobal: lib.new, keyGlobal: lib.key,
+	} {
+		L.SetGlobal(name, L.NewFunction(f))
+	}
 
 	// The string module is also the __index of every string value, so
 	// trimming it in place restricts s:gmatch() as well.
@@ -96,6 +101,7 @@ func newSandbox(opaque bool, lim Limits) (*lua.LState, *budget) {
 	if tbl, ok := L.GetGlobal(lua.TabLibName).(*lua.LTable); ok {
 		tbl.RawSetString("concat", L.NewFunction(lib.tableConcat))
 		tbl.RawSetString("sort", L.NewFunction(lib.sort))
+		tbl.RawSetString("insert", L.NewFunction(lib.insert))
 	}
 
 	os := L.NewTable()

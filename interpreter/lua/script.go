@@ -46,11 +46,10 @@ func CompileWithLimits(source, fn string, poolSize int, limits Limits) (*Script,
 	if err != nil {
 		return nil, fmt.Errorf("Lua syntax error: %w", err) //nolint:staticcheck // ST1005: Lua is a proper noun; apis/config/validation says the same
 	}
-	// The analyses read the script as written, before .. is rewritten.
+	// The analyses read the script as written, before it is rewritten.
 	f, kube := findFunction(chunk, fn), kubeAliases(chunk)
 	args, opaque := analyze(f, kube, returnsObject[fn]), opaqueHelperResults(chunk, fn, f, kube)
-	rewriteConcat(chunk)
-	proto, err := lua.Compile(chunk, "luaScript")
+	proto, err := lua.Compile(rewrite(chunk), "luaScript")
 	if err != nil {
 		return nil, fmt.Errorf("Lua compile error: %w", err) //nolint:staticcheck // ST1005: Lua is a proper noun
 	}

@@ -15,7 +15,8 @@ import (
 // at most a small multiple of their bounded arguments and are charged
 // after; each function doing native work that grows with its input
 // (pattern matching, sorting, table.concat) counts its steps, so that the
-// deadline stops it.
+// deadline stops it; and the functions storing into tables count the
+// values they add (tables.go).
 type strlib struct{ b *budget }
 
 // maxFormatWidth bounds the width and precision in string.format verbs.
@@ -59,7 +60,7 @@ func (l strlib) wrap(L *lua.LState, name string, f *lua.LFunction, charge bool) 
 }
 
 // concat is the .. operator: every chain a .. b .. c of a script is
-// compiled to a call of it (rewriteConcat).
+// compiled to a call of it (rewrite).
 func (l strlib) concat(L *lua.LState) int {
 	top := L.GetTop()
 	if top == 2 { // the usual a .. b of two strings
@@ -315,7 +316,9 @@ func (s *sorter) Less(i, j int) bool {
 	return less
 }
 
-// date is os.date with its format bounded.
+// date is os.date with its format bounded, and what it builds charged
+// after: a string, or the table of "*t", which a script may keep as many
+// of as it likes.
 func (l strlib) date(orig *lua.LFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
 		if s, ok := L.Get(1).(lua.LString); ok && len(s) > maxDateFormat {
@@ -327,8 +330,11 @@ func (l strlib) date(orig *lua.LFunction) lua.LGFunction {
 			L.Push(L.Get(i))
 		}
 		L.Call(top, 1)
-		if s, ok := L.Get(-1).(lua.LString); ok {
-			l.b.alloc(L, "os.date", len(s))
+		switch v := L.Get(-1).(type) {
+		case lua.LString:
+			l.b.alloc(L, "os.date", len(v))
+		case *lua.LTable:
+			l.b.store(L, "os.date", tableValues(v))
 		}
 		return 1
 	}

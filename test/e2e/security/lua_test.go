@@ -17,8 +17,9 @@ import (
 
 // hostileScripts are GetReplicas scripts that try to hang or exhaust
 // flotilla-apiserver: native string work the deadline cannot interrupt in
-// stock gopher-lua, unbounded concatenation, and a returned table whose
-// conversion explodes (2^60 paths through shared subtables, under the depth limit).
+// stock gopher-lua, unbounded concatenation, a table grown without end,
+// and a returned table whose conversion explodes (2^60 paths through
+// shared subtables, under the depth limit).
 var hostileScripts = map[string]string{
 	"gsub": `function GetReplicas(obj)
   local s = string.rep("a", 500000)
@@ -31,8 +32,13 @@ end`,
 end`,
 	"table-concat": `function GetReplicas(obj)
   local t = {}
-  for i = 1, 400000 do t[i] = "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy" end
+  for i = 1, 30000 do t[i] = "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy" end
   return 1, {nodeClaim = {hardNodeAffinity = table.concat(t)}}
+end`,
+	"table-grow": `function GetReplicas(obj)
+  local t = {}
+  for i = 1, 100000000 do t[i] = {i} end
+  return 1, {}
 end`,
 	"nested-table": `function GetReplicas(obj)
   local t = {}
