@@ -62,9 +62,9 @@ test-unit: ## unit tests (the in-process path's under the race detector too)
 	go test -count=1 $(UNIT_PKGS)
 	go test -race -count=1 -run '^TestInProcess' ./server/
 
-# Two lanes side by side, one suite at a time in each (hack/e2e.sh): the
-# suites that mostly wait beside the others. Each suite starts its own
-# clusters; there are two cores. SUITE=<name> runs test/e2e/<name> alone
+# Three lanes side by side, one suite at a time in each (hack/e2e.sh): the
+# suites that mostly wait, the ten-minute member outage, and the others.
+# Each suite starts its own clusters; there are two cores. SUITE=<name> runs test/e2e/<name> alone
 # (RUN=<regexp> picks tests), verbose and shuffled.
 .PHONY: test-e2e
 test-e2e: build ## e2e suites, each against its own environment of real clusters (SUITE=<name> [RUN=<regexp>]: one suite)

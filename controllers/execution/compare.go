@@ -99,6 +99,9 @@ func manifestHash(raw []byte) string {
 type appliedRecord struct {
 	hash            string
 	resourceVersion string
+	// replaced is the resourceVersion the write replaced ("" for a
+	// create or no write): a cache still holding it is behind the write.
+	replaced string
 }
 
 // records remember the last write of each manifest (Work UID, ordinal) of a
@@ -154,12 +157,29 @@ func (r *records) applied(work types.UID, ordinal int, hash string) bool {
 
 // set records that the manifest with hash is applied at resourceVersion.
 func (r *records) set(work types.UID, ordinal int, hash, resourceVersion string) {
+	r.wrote(work, ordinal, hash, resourceVersion, "")
+}
+
+// wrote records that an update wrote the manifest with hash over the
+// object at replaced, which is now at resourceVersion.
+func (r *records) wrote(work types.UID, ordinal int, hash, resourceVersion, replaced string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m[work] == nil {
 		r.m[work] = map[int]appliedRecord{}
 	}
-	r.m[work][ordinal] = appliedRecord{hash: hash, resourceVersion: resourceVersion}
+	r.m[work][ordinal] = appliedRecord{hash: hash, resourceVersion: resourceVersion, replaced: replaced}
+}
+
+// behind tells whether a member object read at resourceVersion is the one
+// the last write of the manifest with hash replaced: the cache has not
+// seen that write yet (a member's informers list it again a while after
+// it comes back from an outage). It is neither a drift nor worth a write.
+func (r *records) behind(work types.UID, ordinal int, hash, resourceVersion string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec, ok := r.m[work][ordinal]
+	return ok && rec.hash == hash && rec.replaced == resourceVersion && resourceVersion != ""
 }
 
 // trim drops the records of a Work's ordinals from n on: the Work has

@@ -47,7 +47,7 @@ func (c *Controller) setReconcilers(client versioned.Interface, interp interpret
 		reflect: interp.ReflectStatus,
 		health: func(obj *unstructured.Unstructured) (workv1alpha1.ResourceHealth, bool, error) {
 			if !interp.HookEnabled(obj.GroupVersionKind(), interpreter.InterpretHealth) {
-				return workv1alpha1.ResourceUnknown, false, nil
+				return "", false, nil
 			}
 			h, err := interp.InterpretHealth(obj)
 			return workv1alpha1.ResourceHealth(h), true, err

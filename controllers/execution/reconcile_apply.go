@@ -157,6 +157,12 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 			}
 			return o
 		}
+		if r.records.behind(work.UID, ordinal, hash, observed.GetResourceVersion()) {
+			// The cache has not seen this manifest's write yet; its event
+			// brings the object back here. Its status is the one read.
+			o.observed = observed
+			return o
+		}
 		if r.records.upToDate(work.UID, ordinal, hash, observed.GetResourceVersion()) {
 			// Still as this manifest left it.
 			o.driftChecked = r.mode.tracksDrift()
@@ -237,7 +243,10 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 			write = r.objects.apply
 		}
 		updated, err := write(ctx, gvr, want)
-		if apierrors.IsConflict(err) && retry {
+		if (apierrors.IsConflict(err) || apierrors.IsNotFound(err) && !serverSide) && retry {
+			// The cache is behind the member: changed, or deleted (a
+			// member back from an outage is read again only when its
+			// informers list it again).
 			if observed, err = r.objects.get(ctx, gvr, desired); err != nil {
 				o.err = err
 				return o
@@ -253,7 +262,7 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 			// Labelled now: the member informers see it.
 			r.objects.unwatch(gvr, updated)
 		}
-		r.records.set(work.UID, ordinal, hash, updated.GetResourceVersion())
+		r.records.wrote(work.UID, ordinal, hash, updated.GetResourceVersion(), want.GetResourceVersion())
 		o.observed, o.wrote = updated, true
 		return o
 	}

@@ -77,6 +77,9 @@ func TestApplyReconciler(t *testing.T) {
 		applied, recorded bool
 		// wantDrift are the drifted paths reported.
 		wantDrift string
+		// replaced: the records say this manifest's last write replaced
+		// the member object's resourceVersion (the cache is behind it).
+		replaced bool
 	}{
 		{name: "absent: created", manifest: want, wantWrites: []string{"create configmaps/default/cm"}, wantWrote: true, wantData: "v"},
 		{name: "holds the manifest: no write", manifest: want, member: []*unstructured.Unstructured{applied()}, wantData: "v"},
@@ -127,6 +130,11 @@ func TestApplyReconciler(t *testing.T) {
 				return u
 			}()}, cached: drifted(), errs: map[string][]error{"update": {conflictErr}},
 			wantWrites: []string{"update configmaps/default/cm", "update configmaps/default/cm"}, wantWrote: true, wantData: "v"},
+		{name: "the cache holds an object deleted from the member: the update is not found, read live, created", manifest: want,
+			cached: drifted(), errs: map[string][]error{"update": {apierrors.NewNotFound(configMapsGVR.GroupResource(), "cm")}},
+			wantWrites: []string{"update configmaps/default/cm", "create configmaps/default/cm"}, wantWrote: true, wantData: "v"},
+		{name: "the cache still holds what this manifest's write replaced: no write, no drift", manifest: want,
+			member: []*unstructured.Unstructured{drifted()}, replaced: true, applied: true, wantData: "edited"},
 		{name: "a conflict twice: the error", manifest: want, member: []*unstructured.Unstructured{drifted()},
 			errs:       map[string][]error{"update": {conflictErr, conflictErr}},
 			wantWrites: []string{"update configmaps/default/cm", "update configmaps/default/cm"}, wantErr: true, wantData: "edited"},
@@ -168,6 +176,9 @@ func TestApplyReconciler(t *testing.T) {
 			}
 			if tc.recorded {
 				recs.set(work.UID, 0, manifestHash(work.Spec.Workload.Manifests[0].Raw), "5")
+			}
+			if tc.replaced {
+				recs.wrote(work.UID, 0, manifestHash(work.Spec.Workload.Manifests[0].Raw), "13", "12")
 			}
 			retained := 0
 			r := applyReconciler{objects: f.api(), records: recs, applied: tc.applied, retain: func(desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {

@@ -133,6 +133,11 @@ func (r *manifestsReconciler) reconcile(ctx context.Context, work *workv1alpha1.
 			r.event(work, corev1.EventTypeWarning, eventReasonInterpretHealthFailed, fmt.Sprintf("Interpret health of object(%s) failed: %v", objectName(ms.Identifier), err))
 		case interpreted:
 			ms.Health = health
+		default:
+			// A kind without a health hook counts as healthy, as in
+			// Karmada's work status controller: graceful evictions and
+			// rollouts wait for Healthy.
+			ms.Health = workv1alpha1.ResourceHealthy
 		}
 		out = append(out, ms)
 	}

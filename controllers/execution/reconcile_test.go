@@ -276,7 +276,7 @@ func TestApplyCreatesThenSkips(t *testing.T) {
 	}
 	if len(w.Status.ManifestStatuses) != 1 || w.Status.ManifestStatuses[0].Identifier != (workv1alpha1.ResourceIdentifier{
 		Ordinal: 0, Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: "default", Name: "cm"}) ||
-		w.Status.ManifestStatuses[0].Health != workv1alpha1.ResourceUnknown {
+		w.Status.ManifestStatuses[0].Health != workv1alpha1.ResourceHealthy {
 		t.Errorf("manifestStatuses %+v", w.Status.ManifestStatuses)
 	}
 	if got := drain(f.events); !containsAll(got, "SyncSucceed Successfully applied resource(default/cm) to cluster member1",

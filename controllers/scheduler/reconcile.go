@@ -116,6 +116,14 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 	}
 	slices.SortFunc(clusters, func(a, b *clusterv1alpha1.Cluster) int { return cmp.Compare(a.Name, b.Name) })
 	fresh := rescheduleTriggered(t.spec.RescheduleTriggeredAt, t.status.LastScheduledTime, t.meta.Annotations[workv1alpha2.ObservedRescheduleTriggerAnnotation])
+	applied, err := json.Marshal(t.spec.Placement)
+	if err != nil {
+		return err
+	}
+	if steady(t, fresh, string(applied)) {
+		klog.FromContext(ctx).V(4).Info("Scheduling not needed: placement and replicas unchanged", "binding", key)
+		return c.observe(ctx, t, key)
+	}
 	in := placement.Input{Spec: t.spec, Status: t.status, Clusters: clusters, Fresh: fresh, Estimate: c.estimator(t),
 		Step: telemetry.ObserveScheduleStep}
 	if in.Affinity, in.AntiAffinity, err = c.peers(t); err != nil {
@@ -129,12 +137,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) (err error) {
 
 	klog.FromContext(ctx).V(2).Info("Scheduling decision", "binding", key, "generation", t.meta.Generation, "fresh", fresh,
 		"result", dec.Clusters, "err", schedErr, "considered", dec.Considered)
-	applied, err := json.Marshal(t.spec.Placement)
-	if err != nil {
-		return err
-	}
 	cond := metav1.Condition{Type: workv1alpha2.Scheduled, Status: metav1.ConditionTrue,
-		Reason: workv1alpha2.BindingReasonSuccess, Message: "Binding has been scheduled successfully.", ObservedGeneration: t.meta.Generation}
+		Reason: workv1alpha2.BindingReasonSuccess, Message: scheduledMessage, ObservedGeneration: t.meta.Generation}
 	var se *placement.Error
 	switch {
 	case schedErr == nil:
@@ -250,6 +254,57 @@ func rescheduleTriggered(trigger, last *metav1.Time, observed string) bool {
 // triggerValue is the ObservedRescheduleTriggerAnnotation of trigger.
 func triggerValue(trigger *metav1.Time) string {
 	return trigger.UTC().Format(time.RFC3339)
+}
+
+// scheduledMessage is the Scheduled condition's message on success.
+const scheduledMessage = "Binding has been scheduled successfully."
+
+// steady tells whether Karmada's scheduler would leave the binding as it
+// is ("Don't need to schedule"): a Divided workload already scheduled
+// without a failure, its placement the one applied, its clusters holding
+// all its replicas, and no reschedule triggered since its last run. So
+// cluster changes alone (a member back from an outage or failover, a new
+// member) do not move its replicas; a WorkloadRebalancer does. Bindings
+// with components are always scheduled.
+func steady(t *target, fresh bool, applied string) bool {
+	rs := t.spec.Placement.ReplicaScheduling
+	if fresh || t.spec.Replicas == 0 || len(t.spec.Clusters) == 0 || len(t.spec.Components) > 0 ||
+		rs == nil || rs.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDuplicated ||
+		t.meta.Annotations[workv1alpha2.AppliedPlacementAnnotation] != applied {
+		return false
+	}
+	if cond := meta.FindStatusCondition(t.status.Conditions, workv1alpha2.Scheduled); cond == nil || cond.Status != metav1.ConditionTrue ||
+		cond.Reason != workv1alpha2.BindingReasonSuccess || cond.Message != scheduledMessage {
+		return false
+	}
+	observed := t.status.SchedulerObservedAffinityName
+	if terms := t.spec.Placement.ClusterAffinities; observed != "" && !slices.ContainsFunc(terms, func(term policyv1alpha1.ClusterAffinityTerm) bool {
+		return term.AffinityName == observed
+	}) || observed == "" && len(terms) > 0 {
+		return false
+	}
+	var assigned int32
+	for _, tc := range t.spec.Clusters {
+		assigned += tc.Replicas
+	}
+	return assigned == t.spec.Replicas
+}
+
+// observe records, for a binding left as it is (steady), that its
+// generation needs no scheduling, as Karmada does: the observed
+// generation alone, when behind.
+func (c *Controller) observe(ctx context.Context, t *target, key string) error {
+	if t.status.SchedulerObservedGeneration == t.meta.Generation {
+		return nil
+	}
+	if err := c.patchStatus(ctx, t, t.meta.ResourceVersion, map[string]any{"schedulerObservedGeneration": t.meta.Generation}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("writing the observed generation: %w", err)
+	}
+	c.written.Record(key, t.meta.ResourceVersion, struct{}{})
+	return nil
 }
 
 // rerun tells whether Karmada's scheduler would run again for a binding

@@ -25,8 +25,9 @@ func TestReconcileKeepsOtherConditions(t *testing.T) {
 		b.Status.Conditions = []metav1.Condition{
 			{Type: workv1alpha2.FullyApplied, Status: metav1.ConditionTrue, ObservedGeneration: 3, LastTransitionTime: earlier,
 				Reason: workv1alpha2.FullyAppliedSuccessReason, Message: "applied"},
+			// An older message: the run writes the condition (not steady).
 			{Type: workv1alpha2.Scheduled, Status: metav1.ConditionTrue, ObservedGeneration: 3, LastTransitionTime: earlier,
-				Reason: workv1alpha2.BindingReasonSuccess, Message: "Binding has been scheduled successfully."},
+				Reason: workv1alpha2.BindingReasonSuccess, Message: "Scheduled."},
 		}
 	}))
 	if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -91,12 +92,16 @@ func TestReconcileUpToDate(t *testing.T) {
 		name   string
 		mod    func(*workv1alpha2.ResourceBinding)
 		writes []string
+		// quiet: written without a scheduling run, so without events.
+		quiet bool
 	}{
 		{name: "stored binding holds the decision", mod: func(*workv1alpha2.ResourceBinding) {}},
 		{name: "other conditions do not matter", mod: func(b *workv1alpha2.ResourceBinding) {
 			b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: workv1alpha2.FullyApplied, Status: metav1.ConditionFalse, Reason: "x"})
 		}},
-		{name: "new generation", writes: []string{"status"}, mod: func(b *workv1alpha2.ResourceBinding) { b.Generation = 4 }},
+		// Karmada's "Don't need to schedule": the observed generation alone,
+		// no run, no event (TestReconcileSteady).
+		{name: "new generation", writes: []string{"status"}, quiet: true, mod: func(b *workv1alpha2.ResourceBinding) { b.Generation = 4 }},
 		{name: "placement not applied", writes: []string{workv1alpha2.SchedulingSubresource}, mod: func(b *workv1alpha2.ResourceBinding) { b.Annotations = nil }},
 		{name: "other clusters", writes: []string{workv1alpha2.SchedulingSubresource}, mod: func(b *workv1alpha2.ResourceBinding) { b.Spec.Clusters[1].Replicas = 2 }},
 		{name: "stale affinity name", writes: []string{"status"}, mod: func(b *workv1alpha2.ResourceBinding) { b.Status.SchedulerObservedAffinityName = "old" }},
@@ -114,7 +119,7 @@ func TestReconcileUpToDate(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.writes(t, rbGVR, "default", "web", tc.writes...)
-			if got, want := len(f.events()), map[bool]int{false: 0, true: 2}[len(tc.writes) > 0]; got != want {
+			if got, want := len(f.events()), map[bool]int{false: 0, true: 2}[len(tc.writes) > 0 && !tc.quiet]; got != want {
 				t.Errorf("got %d events, want %d", got, want)
 			}
 		})
@@ -271,6 +276,55 @@ func TestReconcilePatchErrors(t *testing.T) {
 			}
 			if ev := f.events(); len(ev) != 0 {
 				t.Errorf("failed write recorded %v", ev)
+			}
+		})
+	}
+}
+
+// A Divided binding whose clusters hold all its replicas under the placement
+// it was scheduled with is left as it is when clusters change (Karmada's
+// "Don't need to schedule"): a member back from an outage gets its
+// replicas again only by a triggered reschedule. Here all of web's replicas
+// are in a although the weights would give b one: scheduling would move it.
+func TestReconcileSteady(t *testing.T) {
+	t.Parallel()
+	inA := func(b *workv1alpha2.ResourceBinding) { b.Spec.Clusters = []workv1alpha2.TargetCluster{pt.At("a", 2)} }
+	tests := []struct {
+		name   string
+		mod    func(*workv1alpha2.ResourceBinding)
+		writes []string
+	}{
+		{name: "steady: left as it is", mod: inA},
+		{name: "a new generation: observed, not scheduled", mod: func(b *workv1alpha2.ResourceBinding) { inA(b); b.Generation = 4 },
+			writes: []string{"status"}},
+		{name: "a reschedule triggered", mod: func(b *workv1alpha2.ResourceBinding) {
+			inA(b)
+			b.Spec.RescheduleTriggeredAt = &metav1.Time{Time: b.Status.LastScheduledTime.Add(time.Minute)}
+		}, writes: []string{workv1alpha2.SchedulingSubresource}},
+		{name: "replicas changed", mod: func(b *workv1alpha2.ResourceBinding) { inA(b); b.Spec.Replicas = 3 },
+			writes: []string{workv1alpha2.SchedulingSubresource}},
+		{name: "a cluster evicted", mod: func(b *workv1alpha2.ResourceBinding) {
+			b.Spec.Clusters = []workv1alpha2.TargetCluster{pt.At("a", 1)}
+		}, writes: []string{workv1alpha2.SchedulingSubresource}},
+		{name: "placement changed", mod: func(b *workv1alpha2.ResourceBinding) {
+			inA(b)
+			b.Annotations[workv1alpha2.AppliedPlacementAnnotation] = `{"clusterAffinity":{"clusterNames":["a"]}}`
+		}, writes: []string{workv1alpha2.SchedulingSubresource}},
+		{name: "the last run failed", mod: func(b *workv1alpha2.ResourceBinding) {
+			inA(b)
+			b.Status.Conditions[0].Status, b.Status.Conditions[0].Reason = metav1.ConditionFalse, workv1alpha2.BindingReasonUnschedulable
+		}, writes: []string{workv1alpha2.SchedulingSubresource}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, fixtureClusters(), newRB(scheduledRB, tc.mod))
+			if err := f.ctrl.reconcile(context.Background(), "rb/default/web"); err != nil {
+				t.Fatal(err)
+			}
+			bodies := f.writes(t, rbGVR, "default", "web", tc.writes...)
+			if slices.Equal(tc.writes, []string{"status"}) {
+				jsonEqual(t, `{"metadata": {"resourceVersion": "7"}, "status": {"schedulerObservedGeneration": 4}}`, bodies[0])
 			}
 		})
 	}
