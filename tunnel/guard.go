@@ -77,7 +77,7 @@ func (c *guardedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if ferr := c.inspect(p[:n]); ferr != nil {
 		c.refusal.Store(ferr)
-		_ = c.Conn.Close()
+		_ = c.Close()
 		return 0, ferr
 	}
 	return n, err

@@ -125,7 +125,7 @@ func TestGuardBoundsHostileAgent(t *testing.T) {
 		before := heapInUse()
 		goroutinesBefore := runtime.NumGoroutine()
 		agentEnd, cpEnd := net.Pipe()
-		var conn net.Conn = cpEnd
+		conn := cpEnd
 		if guarded {
 			conn = guard(cpEnd)
 		}
