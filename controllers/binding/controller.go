@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
@@ -70,7 +69,7 @@ type Controller struct {
 	interp    interpreter.Interpreter
 	overrides OverrideFunc
 	recorder  record.EventRecorder
-	queue     workqueue.TypedRateLimitingInterface[string]
+	queue     worker.Interface
 
 	// The sub-reconcilers (reconcile.go): the Works of a binding being
 	// deleted, and those of a live one.
@@ -140,17 +139,21 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 		return nil, err
 	}
 	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()} {
-		enqueue := func(obj any) {
+		enqueue := func(obj any, initial bool) {
 			if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
 				ns, name, _ := cache.SplitMetaNamespaceKey(key)
+				if initial {
+					c.queue.AddInitial(names.BindingKey(ns, name))
+					return
+				}
 				c.queue.Add(names.BindingKey(ns, name))
 			}
 		}
-		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 			AddFunc: enqueue,
 			UpdateFunc: func(old, obj any) {
 				if bindingChanged(old, obj) {
-					enqueue(obj)
+					enqueue(obj, false)
 				}
 			},
 		}); err != nil {

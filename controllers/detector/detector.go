@@ -58,7 +58,7 @@ type Controller struct {
 	// schedulePriority (KubePriorityClass).
 	priorityClasses schedulinglisters.PriorityClassLister
 
-	queue    workqueue.TypedRateLimitingInterface[string] // template keys
+	queue    worker.Interface                             // template keys
 	policies workqueue.TypedRateLimitingInterface[string] // policy keys and kindsKey
 
 	// MultiplePodTemplates asks the interpreter for the components of
@@ -195,7 +195,7 @@ func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructu
 // existed before its kind was watched is no change, and a Lazy policy
 // that first matches it claims it without a binding.
 func (c *Controller) OnTemplateListed(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
-	c.queue.Add(templateKey(gvk, obj.GetNamespace(), obj.GetName()))
+	c.queue.AddInitial(templateKey(gvk, obj.GetNamespace(), obj.GetName()))
 }
 
 // OnDefinitionChanged implements templates.DefinitionHandler: a CRD

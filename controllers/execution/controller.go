@@ -142,11 +142,11 @@ func New(works workinformers.WorkInformer, clusters clusterinformers.ClusterInfo
 	}
 	c.untouched = member.NewPerMember(c.newUntouched)
 	c.setReconcilers(client, interp, recorder)
-	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: c.enqueueWork,
 		UpdateFunc: func(old, cur any) {
 			if workChanged(old.(*workv1alpha1.Work), cur.(*workv1alpha1.Work)) {
-				c.enqueueWork(cur)
+				c.enqueueWork(cur, false)
 			}
 		},
 		DeleteFunc: c.forgetWork,
@@ -248,7 +248,9 @@ func clusterOfWork(namespace string) (string, bool) {
 	return cluster, ok && cluster != ""
 }
 
-func (c *Controller) enqueueWork(obj any) {
+// enqueueWork queues a Work; initial: met in the informer's initial list,
+// served after the others (worker.Queue.AddInitial).
+func (c *Controller) enqueueWork(obj any, initial bool) {
 	w, ok := obj.(*workv1alpha1.Work)
 	if !ok {
 		return
@@ -258,6 +260,10 @@ func (c *Controller) enqueueWork(obj any) {
 		return
 	}
 	if !c.serves(cluster) {
+		return
+	}
+	if initial {
+		c.member(cluster).queue.AddInitial(w.Namespace + "/" + w.Name)
 		return
 	}
 	c.member(cluster).queue.Add(w.Namespace + "/" + w.Name)
@@ -281,7 +287,7 @@ func (c *Controller) enqueueClusterWorks(cluster string) {
 		return
 	}
 	for _, w := range works {
-		c.enqueueWork(w)
+		c.enqueueWork(w, false)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
@@ -22,7 +21,7 @@ import (
 // its objects) is the member hub's.
 type memberState struct {
 	name    string
-	queue   workqueue.TypedRateLimitingInterface[string]
+	queue   worker.Interface
 	records *records
 
 	// cancel stops the workers; done is closed when they have returned.

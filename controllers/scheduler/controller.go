@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
@@ -53,7 +52,7 @@ type Controller struct {
 	synced   []cache.InformerSynced
 	client   versioned.Interface
 	recorder record.EventRecorder
-	queue    workqueue.TypedRateLimitingInterface[string]
+	queue    worker.Interface
 	now      func() time.Time
 	// written remembers the last write of each key: until the lister moves
 	// past the version it replaced, the cached binding is stale.
@@ -225,10 +224,12 @@ func (c *Controller) enqueueBinding(obj any, quiet bool) {
 // any other clears the mark.
 func (c *Controller) add(key string, quiet bool) {
 	if quiet {
+		// Served after every change (a new leader goes over them all).
 		c.quiet.Store(key, struct{}{})
-	} else {
-		c.quiet.Delete(key)
+		c.queue.AddInitial(key)
+		return
 	}
+	c.quiet.Delete(key)
 	c.queue.Add(key)
 }
 

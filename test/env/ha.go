@@ -294,6 +294,9 @@ func (e *Environment) startFlotillaHA(ctx context.Context) error {
 					"--apiservice-ca-file=" + filepath.Join(pki, "ca.crt"),
 					"--bind-address=" + e.HA.HostIP, "--secure-port=" + strconv.Itoa(ports[0]),
 					"--leader-elect=true",
+					// As the chart's replicas: keep serving a moment after
+					// SIGTERM, while the endpoint is withdrawn.
+					"--shutdown-delay-duration=" + replicaShutdownDelay.String(),
 					"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metrics[0]),
 				}, e.Options.Flotilla.Args...)
 				p, err := startProcess(e.Host.Name, ReplicaComponent(i), bin, args, e.logFile(e.Host.Name, ReplicaComponent(i)), e.Options.Detach)
@@ -456,6 +459,45 @@ func (e *Environment) KillReplica(i int) error {
 	}
 	p.Kill()
 	return nil
+}
+
+// replicaShutdownDelay is the replicas' --shutdown-delay-duration: longer
+// than it takes the test bed (DrainReplica's lag) and the host's
+// aggregator to withdraw a stopping replica's endpoint.
+const replicaShutdownDelay = 2 * time.Second
+
+// DrainReplica stops replica i as Kubernetes stops a pod: SIGTERM reaches
+// it, and its endpoint is withdrawn lag later (the endpoints controller
+// and the aggregator's informer see a terminating pod a moment after the
+// kubelet signals it); SIGKILL follows after grace. It reports whether the
+// replica ended by itself within grace.
+func (e *Environment) DrainReplica(ctx context.Context, i int, lag, grace time.Duration) (bool, error) {
+	p := e.Replica(i)
+	if p == nil {
+		return false, fmt.Errorf("no replica %d", i)
+	}
+	ended := make(chan bool, 1)
+	go func() { ended <- p.Stop(grace) }()
+	select {
+	case <-time.After(lag):
+	case <-ctx.Done():
+	}
+	err := e.withdrawReplica(ctx, i)
+	return <-ended, err
+}
+
+// withdrawReplica deletes replica i's EndpointSlice.
+func (e *Environment) withdrawReplica(ctx context.Context, i int) error {
+	cs, err := e.Host.Client()
+	if err != nil {
+		return err
+	}
+	_, namespace, _, _ := flotillaDefaults()
+	err = cs.DiscoveryV1().EndpointSlices(namespace).Delete(ctx, ReplicaComponent(i), metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 // StopReplica stops replica i with SIGTERM, as a rolling update or `kubectl

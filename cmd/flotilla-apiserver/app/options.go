@@ -54,6 +54,13 @@ type Options struct {
 	// server waits for them up to the request timeout (a minute) and the
 	// process, its embedded etcd included, stays that long.
 	ShutdownWatchTerminationGracePeriod time.Duration
+	// ShutdownDelayDuration is how long, after SIGTERM, the server keeps
+	// serving with /readyz failing before it stops listening (Kubernetes'
+	// --shutdown-delay-duration): the time the host's aggregator takes to
+	// stop sending it requests once its endpoint is withdrawn, so a replica
+	// stopping fails none. The controllers stop, and hand their lease
+	// back, at the signal.
+	ShutdownDelayDuration time.Duration
 	// Options configure what the server assembles: its APIServices, the
 	// controllers, search, the metrics APIs and the tunnel relay.
 	server.Options
@@ -96,6 +103,8 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.DurationVar(&o.ShutdownWatchTerminationGracePeriod, "shutdown-watch-termination-grace-period", o.ShutdownWatchTerminationGracePeriod,
 		"how long, after SIGTERM, to wait for the watches served to end (each is ended at once, so clients resume on another replica); 0: let them run until the request timeout")
 	fs.IntVar(&o.GCPercent, "gc-percent", o.GCPercent, "garbage collector target percentage when GOGC is not set (higher: less CPU, more memory)")
+	fs.DurationVar(&o.ShutdownDelayDuration, "shutdown-delay-duration", o.ShutdownDelayDuration,
+		"how long, after SIGTERM, to keep serving with /readyz failing before the listener closes, so that requests routed here while the endpoint is withdrawn still succeed (several replicas: a few seconds)")
 	fs.BoolVar(&o.APIService.Register, "register-apiservices", o.APIService.Register, "create or update this server's APIService objects on the host at start, and install the CRDs of the MCS API (multicluster.x-k8s.io ServiceExport and ServiceImport) unless someone else installed them")
 	fs.StringVar(&o.APIService.ServiceName, "service-name", o.APIService.ServiceName, "name of the Service the APIServices point at")
 	fs.StringVar(&o.APIService.ServiceNamespace, "service-namespace", o.APIService.ServiceNamespace, "namespace of that Service")
@@ -214,6 +223,9 @@ func (o *Options) Validate() error {
 	if o.ShutdownWatchTerminationGracePeriod < 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-watch-termination-grace-period must not be negative, got %s", o.ShutdownWatchTerminationGracePeriod))
 	}
+	if o.ShutdownDelayDuration < 0 {
+		errs = append(errs, fmt.Errorf("--shutdown-delay-duration must not be negative, got %s", o.ShutdownDelayDuration))
+	}
 	if o.Controllers.MaxClustersPerToken < 0 {
 		errs = append(errs, fmt.Errorf("--max-clusters-per-token must not be negative, got %d", o.Controllers.MaxClustersPerToken))
 	}
@@ -276,6 +288,7 @@ func (o *Options) Config(etcdServers []string, host *rest.Config) (*server.Confi
 		return nil, fmt.Errorf("applying options: %w", err)
 	}
 	cfg.ShutdownWatchTerminationGracePeriod = o.ShutdownWatchTerminationGracePeriod
+	cfg.ShutdownDelayDuration = o.ShutdownDelayDuration
 	hostClient, err := kubernetes.NewForConfig(host)
 	if err != nil {
 		return nil, err

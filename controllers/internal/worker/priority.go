@@ -13,13 +13,13 @@ import (
 // "namespace/name": they come out fairly by namespace (fairHeap), so a
 // burst of new objects in one namespace does not hold back a change in
 // another.
-func NewQueue(name string) workqueue.TypedRateLimitingInterface[string] {
+func NewQueue(name string) *Queue {
 	return NewFairQueue(name, Namespace)
 }
 
 // NewFairQueue is NewQueue with flow saying which flow (namespace) a key
 // is fair within.
-func NewFairQueue(name string, flow func(key string) string) workqueue.TypedRateLimitingInterface[string] {
+func NewFairQueue(name string, flow func(key string) string) *Queue {
 	return newQueue(name, newFairHeap(flow, func(string) int32 { return 0 }, time.Now))
 }
 
@@ -28,16 +28,41 @@ func NewFairQueue(name string, flow func(key string) string) workqueue.TypedRate
 // bindings by their schedulePriority. priority is read when a key is
 // queued; a key queued again while it waits keeps its place unless its
 // priority rose.
-func NewPriorityQueue(name string, priority func(key string) int32) workqueue.TypedRateLimitingInterface[string] {
+func NewPriorityQueue(name string, priority func(key string) int32) *Queue {
 	return newQueue(name, newFairHeap(Namespace, priority, time.Now))
 }
 
-func newQueue(name string, h *fairHeap) workqueue.TypedRateLimitingInterface[string] {
+// Interface is what controllers use of a Queue (tests give a double).
+type Interface interface {
+	workqueue.TypedRateLimitingInterface[string]
+	AddInitial(key string)
+}
+
+// Queue is a controller's rate-limited queue (NewQueue), which also takes
+// keys of the objects an informer met in its initial list (AddInitial).
+type Queue struct {
+	workqueue.TypedRateLimitingInterface[string]
+	heap *fairHeap
+}
+
+// AddInitial queues key, of an object met in an informer's initial list,
+// behind every key queued otherwise (among themselves by priority, then
+// fairly). A
+// controller starting (a new leader after a takeover, a restart) goes
+// over every object once, mostly to find nothing to do; a change made
+// meanwhile is served first. Added again by a change while it waits, the
+// key moves up to its own priority.
+func (q *Queue) AddInitial(key string) {
+	q.heap.markInitial(key)
+	q.Add(key)
+}
+
+func newQueue(name string, h *fairHeap) *Queue {
 	registerAge(name, h)
 	q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: name, Queue: h})
 	delaying := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{Name: name, Queue: q})
-	return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: name, DelayingQueue: delaying})
+	return &Queue{heap: h, TypedRateLimitingInterface: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: name, DelayingQueue: delaying})}
 }
 
 // Namespace is the namespace of a "namespace/name" key; "" for a key
@@ -71,30 +96,57 @@ type fairHeap struct {
 	seq     uint64
 	last    map[string]uint64
 	waiting map[string]int
+	// initial are the keys AddInitial marked, until they are pushed.
+	initial map[string]struct{}
 }
 
 type heapItem struct {
 	key, namespace string
 	priority       int32
-	tag, seq       uint64
-	queued         time.Time
-	pos            int
+	// initial: queued by AddInitial, served after every other key.
+	initial  bool
+	tag, seq uint64
+	queued   time.Time
+	pos      int
 }
 
 func newFairHeap(flow func(string) string, priority func(string) int32, now func() time.Time) *fairHeap {
-	return &fairHeap{flow: flow, priority: priority, now: now, index: map[string]*heapItem{}, last: map[string]uint64{}, waiting: map[string]int{}}
+	return &fairHeap{flow: flow, priority: priority, now: now, index: map[string]*heapItem{}, last: map[string]uint64{}, waiting: map[string]int{},
+		initial: map[string]struct{}{}}
+}
+
+// markInitial makes key's next push an initial one (Queue.AddInitial).
+func (h *fairHeap) markInitial(key string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.initial[key] = struct{}{}
+}
+
+// initialFlow prefixes the flow of an initial key; no namespace has it.
+const initialFlow = "\x00initial/"
+
+// takeInitial tells whether key was marked initial, clearing the mark.
+func (h *fairHeap) takeInitial(key string) bool {
+	_, ok := h.initial[key]
+	delete(h.initial, key)
+	return ok
 }
 
 // Push implements workqueue.Queue.
 func (h *fairHeap) Push(key string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	ns := h.flow(key)
+	ns, initial := h.flow(key), h.takeInitial(key)
+	if initial {
+		// Fair among themselves: a namespace's initial keys do not push
+		// back the tags of its other keys.
+		ns = initialFlow + ns
+	}
 	tag := max(h.served, h.last[ns]) + 1
 	h.last[ns] = tag
 	h.waiting[ns]++
 	h.seq++
-	it := &heapItem{key: key, namespace: ns, priority: h.priority(key), tag: tag, seq: h.seq, queued: h.now()}
+	it := &heapItem{key: key, namespace: ns, priority: h.priority(key), initial: initial, tag: tag, seq: h.seq, queued: h.now()}
 	h.index[key] = it
 	heap.Push((*itemHeap)(h), it)
 }
@@ -108,8 +160,14 @@ func (h *fairHeap) Touch(key string) {
 	if !ok {
 		return
 	}
-	if p := h.priority(key); p > it.priority {
-		it.priority = p
+	if h.takeInitial(key) {
+		// Listed again: it keeps its place.
+		return
+	}
+	if p := h.priority(key); p > it.priority || it.initial {
+		// Changed: no longer an initial key, and maybe of a higher
+		// priority.
+		it.priority, it.initial = max(p, it.priority), false
 		heap.Fix((*itemHeap)(h), it.pos)
 	}
 }
@@ -158,6 +216,9 @@ type itemHeap fairHeap
 func (h *itemHeap) Len() int { return len(h.items) }
 func (h *itemHeap) Less(i, j int) bool {
 	a, b := h.items[i], h.items[j]
+	if a.initial != b.initial {
+		return !a.initial
+	}
 	if a.priority != b.priority {
 		return a.priority > b.priority
 	}

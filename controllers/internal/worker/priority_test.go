@@ -129,3 +129,42 @@ func TestOldestAge(t *testing.T) {
 		t.Errorf("after the oldest left: %v, want 2s", got)
 	}
 }
+
+// TestAddInitial: keys of an informer's initial list come out after every
+// key queued otherwise (among themselves by priority, then fairly by
+// namespace); one changed while it waits is served as the others; one marked initial again keeps its
+// place; one marked while being processed comes back as initial.
+func TestAddInitial(t *testing.T) {
+	prio := map[string]int32{"a/high": 10}
+	q := NewPriorityQueue("", func(k string) int32 { return prio[k] })
+	defer q.ShutDown()
+	for _, k := range []string{"a/1", "a/2", "a/high", "b/1"} {
+		q.AddInitial(k)
+	}
+	q.Add("b/live")
+	q.Add("a/live")
+	q.Add("a/2")           // changed while it waits: up to priority 0
+	q.AddInitial("a/1")    // listed again: stays behind
+	q.AddInitial("b/live") // waiting as live: keeps its place
+	var got []string
+	for q.Len() > 0 {
+		k, _ := q.Get()
+		got = append(got, k)
+		q.Done(k)
+	}
+	want := []string{"b/live", "a/live", "a/2", "a/high", "a/1", "b/1"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+
+	q.Add("c/1")
+	k, _ := q.Get()
+	q.AddInitial("c/1") // dirty while processing: pushed as initial after Done
+	q.Add("c/2")
+	q.Done(k)
+	first, _ := q.Get()
+	second, _ := q.Get()
+	if first != "c/2" || second != "c/1" {
+		t.Errorf("got %s then %s, want c/2 then c/1", first, second)
+	}
+}

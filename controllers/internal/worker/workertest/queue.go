@@ -30,6 +30,9 @@ func (q *Queue) AddAfter(key string, d time.Duration) {
 	q.after = append(q.after, Delayed{key, d})
 }
 
+// AddInitial adds key as Add does: the test double has no order.
+func (q *Queue) AddInitial(key string) { q.Add(key) }
+
 // Delayed returns the delayed adds since the last call, and forgets them.
 func (q *Queue) Delayed() []Delayed {
 	q.mu.Lock()
