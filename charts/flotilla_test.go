@@ -163,6 +163,7 @@ func TestRenderDefaults(t *testing.T) {
 	wantFlag(t, c.Args, "service-name", "flotilla-apiserver")
 	wantFlag(t, c.Args, "service-namespace", namespace)
 	wantFlag(t, c.Args, "leader-elect", "true")
+	wantFlag(t, c.Args, "shutdown-delay-duration", "5s")
 	wantFlag(t, c.Args, "tunnel-relay-address", "$(POD_IP)")
 	if len(c.Env) != 2 || c.Env[0].Name != "POD_IP" || c.Env[0].ValueFrom == nil || c.Env[0].ValueFrom.FieldRef == nil || c.Env[0].ValueFrom.FieldRef.FieldPath != "status.podIP" {
 		t.Errorf("env %+v, want POD_IP from status.podIP", c.Env)
@@ -314,6 +315,7 @@ func TestRenderValueSets(t *testing.T) {
 			args := apiserverContainer(t, d).Args
 			wantFlag(t, args, "embedded-etcd-dir", "/var/lib/flotilla/etcd")
 			wantFlag(t, args, "leader-elect", "false")
+			wantNoFlag(t, args, "shutdown-delay-duration")
 			wantNoFlag(t, args, "etcd-servers")
 			if v := hasVolume(d, "data"); v == nil || v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != "flotilla-data" {
 				t.Errorf("data volume %+v, want the claim flotilla-data", v)
