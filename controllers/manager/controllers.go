@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/flotilla-io/flotilla/controllers/agentregistration"
 	"github.com/flotilla-io/flotilla/controllers/binding"
 	"github.com/flotilla-io/flotilla/controllers/cluster"
@@ -379,6 +381,9 @@ func startScheduler(ctx context.Context, c *Context) error {
 		return err
 	}
 	ctrl.SetAssumptionTTL(c.Options.AssumptionTTL)
+	ctrl.SetHealthInterpreted(func(gvk schema.GroupVersionKind) bool {
+		return c.Interpreter.HookEnabled(gvk, interpreter.InterpretHealth)
+	})
 	go ctrl.Run(ctx, writeWorkers/2)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -36,6 +37,14 @@ func (c *Controller) SetAssumptionTTL(ttl time.Duration) {
 		return
 	}
 	c.assumed = assumed.New(ttl, nil)
+}
+
+// SetHealthInterpreted tells the scheduler which kinds have a health
+// interpretation: only theirs says, when Healthy, that a workload's pods
+// run (the others count Healthy whatever runs). Without it every kind's
+// health is taken as meaningful. Call it before Run.
+func (c *Controller) SetHealthInterpreted(interpreted func(schema.GroupVersionKind) bool) {
+	c.healthInterpreted = interpreted
 }
 
 // watchAssumed has every change of a binding bring its assumptions in line
@@ -76,7 +85,8 @@ func (c *Controller) observeAssumed(obj any) {
 		if err != nil {
 			return assumed.Observed{}, false
 		}
-		return assumed.Observed{Version: cur.meta.ResourceVersion, Clusters: cur.spec.Clusters, Status: cur.status.AggregatedStatus}, true
+		return assumed.Observed{Version: cur.meta.ResourceVersion, Clusters: cur.spec.Clusters, Status: cur.status.AggregatedStatus,
+			HealthUninterpreted: c.healthInterpreted != nil && !c.healthInterpreted(schema.FromAPIVersionAndKind(cur.spec.Resource.APIVersion, cur.spec.Resource.Kind))}, true
 	})
 }
 

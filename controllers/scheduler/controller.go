@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
@@ -63,6 +64,9 @@ type Controller struct {
 	// assumed is what the scheduler assigned and the members do not show
 	// yet, which estimate takes as used (see assumed.go); nil: nothing.
 	assumed *assumed.Cache
+	// healthInterpreted says which kinds' health shows their pods run
+	// (SetHealthInterpreted); nil: every kind's.
+	healthInterpreted func(schema.GroupVersionKind) bool
 	// assuming makes deciding and assuming one step (scheduleAssuming).
 	assuming sync.Mutex
 	// quiet holds the keys queued only by the informers' initial lists (a

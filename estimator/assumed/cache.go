@@ -284,6 +284,10 @@ type Observed struct {
 	Version  string
 	Clusters []workv1alpha2.TargetCluster
 	Status   []workv1alpha2.AggregatedStatusItem
+	// HealthUninterpreted: the binding's kind has no health
+	// interpretation, so its objects count Healthy whatever runs (as in
+	// Karmada's work status): its health shows no pods.
+	HealthUninterpreted bool
 }
 
 // Observe brings the assumptions of the binding of key in line with the
@@ -306,7 +310,8 @@ type Observed struct {
 // workload: the members' pods do not say which binding they belong to. A
 // kind whose pods never appear reports neither (it has no health
 // interpretation, its status has no replicas) and keeps its assumption
-// until it expires.
+// until it expires (its Health, Healthy as for any kind without a health
+// interpretation, is not taken for a sign: Observed.HealthUninterpreted).
 func (c *Cache) Observe(key string, read func() (Observed, bool)) {
 	if c == nil {
 		return
@@ -332,7 +337,7 @@ func (c *Cache) Observe(key string, read func() (Observed, bool)) {
 			c.remove(b, cluster)
 			continue
 		}
-		if s := statusOf(o.Status, cluster); s != nil && fingerprint(s) != e.seen && released(s, b.components, parts) {
+		if s := statusOf(o.Status, cluster); s != nil && fingerprint(s) != e.seen && released(s, b.components, parts, !o.HealthUninterpreted) {
 			c.remove(b, cluster)
 			continue
 		}
@@ -653,8 +658,8 @@ func fingerprint(s *workv1alpha2.AggregatedStatusItem) uint64 {
 
 // released tells whether a collected status shows the pods of what the
 // cluster is assigned (parts).
-func released(s *workv1alpha2.AggregatedStatusItem, components bool, parts map[string]int64) bool {
-	if s.Health == workv1alpha2.ResourceHealthy {
+func released(s *workv1alpha2.AggregatedStatusItem, components bool, parts map[string]int64, health bool) bool {
+	if health && s.Health == workv1alpha2.ResourceHealthy {
 		return true
 	}
 	if components || s.Status == nil || parts[""] == 0 {

@@ -261,6 +261,15 @@ func TestCache(t *testing.T) {
 		},
 		want: []want{{"m1", "ns", "", ""}},
 	}, {
+		name: "a kind without a health interpretation is not released by its Healthy",
+		steps: func(c *Cache, _ *clock) {
+			c.Assume("ns/f", "1", flink("ns"), &workv1alpha2.ResourceBindingStatus{}, targets("m1:1:2"))
+			c.Observe("ns/f", func() (Observed, bool) {
+				return Observed{Version: "2", Clusters: targets("m1:1:2"), Status: collected("m1", workv1alpha2.ResourceHealthy, ""), HealthUninterpreted: true}, true
+			})
+		},
+		want: []want{{"m1", "ns", "", "nodes: 3 pods cpu=5 | quota -: 3 pods cpu=5"}},
+	}, {
 		name: "withdrawn by someone else: the cluster left spec.clusters",
 		steps: func(c *Cache, _ *clock) {
 			c.Assume("ns/a", "1", deployment("ns", "1"), &workv1alpha2.ResourceBindingStatus{}, targets("m1:2", "m2:2"))

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
@@ -113,4 +114,27 @@ func WaitClusterHealthy(ctx context.Context, names ...string) error {
 		return fmt.Errorf("clusters %v not healthy: %s: %w", names, last, err)
 	}
 	return nil
+}
+
+// WaitAPIEnabled waits until each member's Cluster lists gvr among its
+// status.apiEnablements, as Karmada's e2e framework waits for a CRD to be
+// present on clusters: the scheduler places a workload only on clusters
+// whose Cluster says they serve its kind, and, like Karmada's, does not
+// move a divided workload's replicas when another cluster starts serving
+// it later.
+func WaitAPIEnabled(t *testing.T, gvr schema.GroupVersionResource, members ...string) {
+	t.Helper()
+	Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		for _, m := range members {
+			c, err := Karmada(t).ClusterV1alpha1().Clusters().Get(ctx, m, metav1.GetOptions{})
+			if err != nil {
+				return err.Error()
+			}
+			i := slices.IndexFunc(c.Status.APIEnablements, func(e clusterv1alpha1.APIEnablement) bool { return e.GroupVersion == gvr.GroupVersion().String() })
+			if i < 0 || !slices.ContainsFunc(c.Status.APIEnablements[i].Resources, func(r clusterv1alpha1.APIResource) bool { return r.Name == gvr.Resource }) {
+				return fmt.Sprintf("cluster %s does not list %s among its apiEnablements yet", m, gvr)
+			}
+		}
+		return ""
+	})
 }

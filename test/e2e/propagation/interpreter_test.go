@@ -235,7 +235,8 @@ spec:
 }
 
 // servedIn returns clients of gvr in ns in each member, once the member
-// serves it (a CRD propagated a moment ago has arrived).
+// serves it (a CRD propagated a moment ago has arrived) and its Cluster
+// says so (the scheduler reads that).
 func servedIn(t *testing.T, gvr schema.GroupVersionResource, ns string, members ...string) map[string]dynamic.ResourceInterface {
 	t.Helper()
 	out := map[string]dynamic.ResourceInterface{}
@@ -253,5 +254,6 @@ func servedIn(t *testing.T, gvr schema.GroupVersionResource, ns string, members 
 		})
 		out[m] = c
 	}
+	framework.WaitAPIEnabled(t, gvr, members...)
 	return out
 }
