@@ -378,7 +378,7 @@ func (e *Environment) SyncFlotillaEndpoints(ctx context.Context) error {
 		case err != nil && !apierrors.IsNotFound(err):
 			return err
 		case err == nil && !running:
-			if err := slices.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			if err := e.withdrawReplica(ctx, i); err != nil {
 				return err
 			}
 		case apierrors.IsNotFound(err) && running:

@@ -47,11 +47,10 @@ type Queue struct {
 
 // AddInitial queues key, of an object met in an informer's initial list,
 // behind every key queued otherwise (among themselves by priority, then
-// fairly). A
-// controller starting (a new leader after a takeover, a restart) goes
-// over every object once, mostly to find nothing to do; a change made
-// meanwhile is served first. Added again by a change while it waits, the
-// key moves up to its own priority.
+// fairly). A controller starting (a new leader after a takeover, a
+// restart) goes over every object once, mostly to find nothing to do; a
+// change made meanwhile is served first. Added again by a change while it
+// waits, the key is served as the others.
 func (q *Queue) AddInitial(key string) {
 	q.heap.markInitial(key)
 	q.Add(key)

@@ -132,8 +132,9 @@ func TestOldestAge(t *testing.T) {
 
 // TestAddInitial: keys of an informer's initial list come out after every
 // key queued otherwise (among themselves by priority, then fairly by
-// namespace); one changed while it waits is served as the others; one marked initial again keeps its
-// place; one marked while being processed comes back as initial.
+// namespace); one changed while it waits is served as the others; one
+// marked initial again keeps its place; one marked while being processed
+// comes back as initial.
 func TestAddInitial(t *testing.T) {
 	prio := map[string]int32{"a/high": 10}
 	q := NewPriorityQueue("", func(k string) int32 { return prio[k] })
@@ -143,7 +144,7 @@ func TestAddInitial(t *testing.T) {
 	}
 	q.Add("b/live")
 	q.Add("a/live")
-	q.Add("a/2")           // changed while it waits: up to priority 0
+	q.Add("a/2")           // changed while it waits: no longer initial
 	q.AddInitial("a/1")    // listed again: stays behind
 	q.AddInitial("b/live") // waiting as live: keeps its place
 	var got []string
