@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/httpstream"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	utilproxy "k8s.io/apimachinery/pkg/util/proxy"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -18,6 +19,7 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/member"
+	"github.com/flotilla-io/flotilla/watchguard"
 )
 
 // AllClusters is the cluster name that fans a proxy request out to every
@@ -171,7 +173,15 @@ func (t *target) handler(u user.Info, proxyPath string, r rest.Responder) http.H
 		// Send the member's host, not ours, in the Host header: members behind
 		// an ingress or load balancer route on it.
 		h.UseLocationHost = true
-		h.ServeHTTP(w, out)
+		if httpstream.IsUpgradeRequest(req) {
+			h.ServeHTTP(w, out) // spliced: the handler hijacks w
+			return
+		}
+		// A client that stops reading a watch or a log follow is cut off
+		// rather than holding the member's stream and this handler.
+		guarded := watchguard.Wrap(w, watchguard.APIProxy, 0)
+		defer guarded.Stop()
+		h.ServeHTTP(guarded, out)
 	})
 }
 

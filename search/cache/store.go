@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,9 +20,9 @@ import (
 // again, as with the API server's watch cache.
 const ringSize = 4096
 
-// watcherBuffer is how many changes a slow watch may lag behind before the
+// WatcherBuffer is how many changes a slow watch may lag behind before the
 // store closes it (the client watches again from its last resourceVersion).
-const watcherBuffer = 1024
+const WatcherBuffer = 1024
 
 // ErrTooOld is returned when a watch asks for changes older than the store
 // keeps.
@@ -300,6 +301,7 @@ func (s *Store) record(ev Event) {
 		default:
 			// Too slow: close it rather than block the member's watch.
 			delete(s.watchers, w)
+			w.behind.Store(true)
 			w.stop()
 		}
 	}
@@ -313,6 +315,9 @@ type Watcher struct {
 	done    chan struct{}
 	once    sync.Once
 	store   *Store
+	// behind: the store closed the watch because it fell WatcherBuffer
+	// changes behind.
+	behind atomic.Bool
 }
 
 // C delivers changes after Initial; it is never closed, Done is.
@@ -320,6 +325,10 @@ func (w *Watcher) C() <-chan Event { return w.ch }
 
 // Done is closed when the watch ends (store stopped or watcher too slow).
 func (w *Watcher) Done() <-chan struct{} { return w.done }
+
+// Behind tells, once Done is closed, whether the watch ended because its
+// reader fell WatcherBuffer changes behind.
+func (w *Watcher) Behind() bool { return w.behind.Load() }
 
 func (w *Watcher) stop() { w.once.Do(func() { close(w.done) }) }
 
@@ -338,7 +347,7 @@ func (w *Watcher) Stop() {
 func (s *Store) Watch(rv uint64, all bool) (*Watcher, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w := &Watcher{ch: make(chan Event, watcherBuffer), done: make(chan struct{}), store: s}
+	w := &Watcher{ch: make(chan Event, WatcherBuffer), done: make(chan struct{}), store: s}
 	if s.stopped {
 		w.stop()
 		return w, nil
@@ -390,6 +399,17 @@ func (s *Store) stop() {
 		w.stop()
 	}
 	s.watchers, s.items, s.sorted, s.ring = nil, nil, nil, nil
+}
+
+// ApplyStatic records a change of obj in a store NewStaticStore made, as
+// the member's watch would deliver it; readers' tests drive watches with it.
+func (s *Store) ApplyStatic(typ watch.EventType, obj *unstructured.Unstructured) error {
+	raw, err := compactJSON(obj.DeepCopy(), searchv1alpha1.CachedFromClusterAnnotation, s.Cluster)
+	if err != nil {
+		return err
+	}
+	s.apply(typ, Key(obj.GetNamespace(), obj.GetName()), parseRV(obj.GetResourceVersion()), s.codec.compress(raw))
+	return nil
 }
 
 // NewStaticStore returns a synced store holding objs, as if listed from

@@ -191,13 +191,23 @@ func TestSlowWatcherIsClosed(t *testing.T) {
 	t.Parallel()
 	s := fill(t, 1)
 	w, _ := s.Watch(1, false)
-	for i := range watcherBuffer + 1 {
+	for i := range WatcherBuffer + 1 {
 		s.apply(watch.Modified, "ns-0/pod-00000", uint64(2+i), []byte("x"))
 	}
 	select {
 	case <-w.Done():
+		if !w.Behind() {
+			t.Error("a watcher closed for falling behind does not say so")
+		}
 	default:
 		t.Error("a watcher that fell behind was not closed")
+	}
+	// A watch the store ends for another reason is not behind.
+	w2, _ := s.Watch(0, true)
+	s.stop()
+	<-w2.Done()
+	if w2.Behind() {
+		t.Error("a watch of a stopped store says it fell behind")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
@@ -41,6 +42,9 @@ type Reader struct {
 	KindFor func(schema.GroupVersionResource) (string, bool)
 	Access  *Access
 	Table   TableConvertor
+	// StallTimeout is how long a write to a watch client may block
+	// before the watch is cut off (watchguard.StallTimeout if 0).
+	StallTimeout time.Duration
 }
 
 // Request is one read of the cache.

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -9,12 +10,17 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
@@ -277,5 +283,71 @@ func TestUncachedResource(t *testing.T) {
 	r.KindFor = nil
 	if code, body := do(deployments, "list", "", nil); code != http.StatusNotFound {
 		t.Errorf("list without KindFor: code %d (%s), want 404", code, body)
+	}
+}
+
+// blockingWriter is a client that stops reading: its writes wait until
+// released.
+type blockingWriter struct {
+	header  http.Header
+	release chan struct{}
+	mu      sync.Mutex
+	body    bytes.Buffer
+}
+
+func (b *blockingWriter) Header() http.Header { return b.header }
+func (b *blockingWriter) WriteHeader(int)     {}
+func (b *blockingWriter) Flush()              {}
+func (b *blockingWriter) Write(p []byte) (int, error) {
+	<-b.release
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.body.Write(p)
+}
+
+// TestWatchBehindEndsWith429: a watcher that falls more than the store's
+// buffer behind is closed, and says so with a 429 ERROR event (client-go
+// backs off and watches again from its last resourceVersion) instead of
+// ending silently.
+func TestWatchBehindEndsWith429(t *testing.T) {
+	t.Parallel()
+	r := newReader(t, allow{"member1", "member2"}, nil)
+	stores, _ := r.Stores(podsGVR)
+	w := &blockingWriter{header: http.Header{}, release: make(chan struct{})}
+	q := url.Values{"watch": {"true"}, "resourceVersion": {MultiRV{"member1": "100", "member2": "200"}.String()}}
+	req := httptest.NewRequest(http.MethodGet, "/x?"+q.Encode(), nil)
+	req.Header.Set("Accept", "application/json")
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		r.Serve(w, req, Request{User: &user.DefaultInfo{Name: "tom"}, Resource: podsGVR, Namespace: "a", Verb: "list", Query: q})
+	}()
+	// More changes than the store buffers for a watcher, plus what the
+	// handler holds, while the client reads nothing.
+	for i := range searchcache.WatcherBuffer + 600 {
+		if err := stores[0].ApplyStatic(watch.Modified, pod("a", "p1", fmt.Sprint(101+i), nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(w.release)
+	select {
+	case <-served:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the watch did not end when its watcher fell behind")
+	}
+	lines := strings.Split(strings.TrimSpace(w.body.String()), "\n")
+	var last struct {
+		Type   string
+		Object metav1.Status
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	if last.Type != "ERROR" || last.Object.Code != http.StatusTooManyRequests || last.Object.Reason != metav1.StatusReasonTooManyRequests ||
+		!strings.Contains(last.Object.Message, "fell more than 1024 changes behind in cluster member1") {
+		t.Errorf("the watch ended with %s, want a 429 ERROR event saying it fell behind", lines[len(lines)-1])
+	}
+	if len(lines) > searchcache.WatcherBuffer+300 {
+		t.Errorf("%d events written to a client that fell behind", len(lines))
 	}
 }

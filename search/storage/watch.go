@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	searchcache "github.com/flotilla-io/flotilla/search/cache"
+	"github.com/flotilla-io/flotilla/watchguard"
 )
 
 // maxWatchTimeout bounds a watch; clients watch again from the last
@@ -75,7 +76,7 @@ func (r *Reader) watch(w http.ResponseWriter, req *http.Request, q query, change
 		wg.Wait()
 	}()
 	events := make(chan clusterEvent, 256)
-	ended := make(chan struct{}, len(watchers))
+	ended := make(chan *searchcache.Store, len(watchers))
 	for i, wt := range watchers {
 		s := q.stores[i]
 		wg.Go(func() {
@@ -102,7 +103,11 @@ func (r *Reader) watch(w http.ResponseWriter, req *http.Request, q query, change
 						return
 					}
 				case <-wt.Done():
-					ended <- struct{}{}
+					if wt.Behind() {
+						ended <- s
+					} else {
+						ended <- nil
+					}
 					return
 				case <-done:
 					return
@@ -111,14 +116,16 @@ func (r *Reader) watch(w http.ResponseWriter, req *http.Request, q query, change
 		})
 	}
 
-	flusher, _ := w.(http.Flusher)
+	// A client that stops reading is cut off (watchguard.StallTimeout)
+	// rather than holding this handler and its buffers.
+	guarded := watchguard.Wrap(w, watchguard.APISearch, r.StallTimeout)
+	defer guarded.Stop()
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Transfer-Encoding", "chunked")
 	w.WriteHeader(http.StatusOK)
-	if flusher != nil {
-		flusher.Flush()
-	}
-	enc := &eventEncoder{r: r, req: req, q: q, w: w}
+	flusher := http.Flusher(guarded)
+	flusher.Flush()
+	enc := &eventEncoder{r: r, req: req, q: q, w: guarded}
 	pendingInitial := len(watchers)
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -130,14 +137,23 @@ func (r *Reader) watch(w http.ResponseWriter, req *http.Request, q query, change
 			return nil
 		case <-changed:
 			return nil
-		case <-ended:
+		case s := <-ended:
+			if s != nil {
+				// The store closed the watch: its reader fell behind.
+				// Say so, as a 429 a client backs off and watches again
+				// on (client-go resumes from its last resourceVersion).
+				watchguard.CountCutOff(watchguard.APISearch, watchguard.ReasonBehind)
+				_ = enc.status(apierrors.NewTooManyRequests(fmt.Sprintf(
+					"the watch fell more than %d changes behind in cluster %s and was closed; watch again from the last resourceVersion received",
+					searchcache.WatcherBuffer, s.Cluster), 1))
+			}
 			return nil
 		case ce := <-events:
 			if err := r.deliver(enc, ce, q, cumulative, &pendingInitial, initial); err != nil {
 				return nil // the client went away
 			}
 		}
-		if flusher != nil && len(events) == 0 {
+		if len(events) == 0 {
 			flusher.Flush()
 		}
 	}
@@ -213,6 +229,17 @@ func (e *eventEncoder) bookmark(rv string) error {
 		return err
 	}
 	return e.write(watch.Bookmark, obj)
+}
+
+// status ends the watch with an ERROR event carrying err's Status.
+func (e *eventEncoder) status(err apierrors.APIStatus) error {
+	st := err.Status()
+	st.APIVersion, st.Kind = "v1", "Status"
+	obj, merr := json.Marshal(st)
+	if merr != nil {
+		return merr
+	}
+	return e.write(watch.Error, obj)
 }
 
 func (e *eventEncoder) write(typ watch.EventType, obj []byte) error {

@@ -2,6 +2,7 @@ package failover
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -172,7 +173,20 @@ func taskEndsWhenReady(t *testing.T, ns, member string, want int32, within time.
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after %s: tasks %+v (seen one: %v), scheduled to %s", within, b.Spec.GracefulEvictionTasks, sawTask, clustersOf(b))
+			// What the graceful eviction controller weighs, to tell why
+			// the task stayed.
+			status, _ := json.MarshalIndent(b.Status, "", "  ")
+			works, _ := framework.Karmada(t).WorkV1alpha1().Works("").List(t.Context(), metav1.ListOptions{})
+			var ws []string
+			for _, w := range works.Items {
+				if w.Annotations[workv1alpha2.ResourceBindingNamespaceAnnotationKey] == ns {
+					st, _ := json.Marshal(w.Status)
+					ws = append(ws, fmt.Sprintf("%s/%s gen %d: %s", w.Namespace, w.Name, w.Generation, st))
+				}
+			}
+			t.Fatalf("after %s: tasks %+v (seen one: %v), scheduled to %s; binding generation %d, status %s; %s: %s; works:\n%s",
+				within, b.Spec.GracefulEvictionTasks, sawTask, clustersOf(b), b.Generation, status,
+				member, readyIn(t.Context(), t, member, ns, want), strings.Join(ws, "\n"))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
