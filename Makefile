@@ -63,7 +63,7 @@ test-unit: ## unit tests (the in-process path's under the race detector too)
 	go test -race -count=1 -run '^TestInProcess' ./server/
 
 # Three lanes side by side, one suite at a time in each (hack/e2e.sh): the
-# suites that mostly wait, the ten-minute member outage, and the others.
+# suites that mostly wait, the ten-minute member outage with the 700 watchers, and the others.
 # Each suite starts its own clusters; there are two cores. SUITE=<name> runs test/e2e/<name> alone
 # (RUN=<regexp> picks tests), verbose and shuffled.
 .PHONY: test-e2e
@@ -79,6 +79,12 @@ endif
 bench: tools build ## benchmarks against real clusters; figures go to _output/bench/ and docs/performance.md
 	@hack/inotify.sh
 	FLOTILLA_BENCH=1 go test -count=1 -p 1 -timeout 60m -v ./test/bench/... $(if $(RUN),-run '$(RUN)')
+
+.PHONY: soak
+soak: tools build ## the soak, not in `make test`: the HA bed under a mixed workload and faults for SOAK (default 60m); a row per replica and minute in _output/soak/soak.csv, drawn in _output/soak/soak.png
+	@hack/inotify.sh
+	FLOTILLA_SOAK=$(or $(SOAK),60m) go test -count=1 -timeout 6h -v ./test/soak/
+	go run ./hack/soakplot -in $(OUT)/soak/soak.csv -out $(OUT)/soak/soak.png
 
 .PHONY: fuzz
 fuzz: ## run every fuzz target for FUZZTIME each (default 1m; FUZZ=<regexp> picks targets); crashes land in testdata/fuzz

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
@@ -77,14 +78,26 @@ func (ss Samples) Sum(name string, keep func(map[string]string) bool) float64 {
 	return n
 }
 
+// metricsClients are the clients FlotillaMetrics reads with, by server:
+// one each, as a client per call would leave a connection open on the
+// server each time (client-go does not share the transport of a
+// kubeconfig naming certificate files), which a test counting the
+// server's goroutines would count.
+var metricsClients sync.Map
+
 // FlotillaMetrics reads and parses flotilla-apiserver's /metrics on its
 // own port (FlotillaConfig).
 func FlotillaMetrics(ctx context.Context, t *testing.T) (Samples, error) {
-	cs, err := kubernetes.NewForConfig(FlotillaConfig(t))
-	if err != nil {
-		return nil, err
+	cfg := FlotillaConfig(t)
+	c, ok := metricsClients.Load(cfg.Host)
+	if !ok {
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		c, _ = metricsClients.LoadOrStore(cfg.Host, cs)
 	}
-	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	raw, err := c.(kubernetes.Interface).CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		return nil, err
 	}

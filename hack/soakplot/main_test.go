@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPlot draws a small recording of two replicas, a restart and a fault,
+// and checks the image, and that a recording missing a column is refused.
+func TestPlot(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("minute,replica,started,leader,up,heap_mib,rss_mib,goroutines,open_fds,queue_depth,diff,converge_s,fault\n")
+	for m := 1; m <= 20; m++ {
+		fault := ""
+		if m%5 == 2 {
+			fault = "stopped member1"
+		}
+		for r := range 2 {
+			up := !(r == 1 && m == 8)
+			fmt.Fprintf(&b, "%d,%d,%d,%v,%v,%d,%d,%d,%d,0,%d,%.1f,%s\n", m, r, 1000+r, r == 0, up, 100+m, 200+m, 900+r, 80, m%3, float64(m%4), fault)
+		}
+	}
+	in, out := filepath.Join(dir, "soak.csv"), filepath.Join(dir, "soak.png")
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(in, out); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("not a PNG: %v", err)
+	}
+	if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w < 1000 || h < 600 {
+		t.Errorf("image %dx%d, want at least 1000x600", w, h)
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(bad, []byte("minute,replica,up,fault\n1,0,true,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(bad, filepath.Join(dir, "bad.png")); err == nil || !strings.Contains(err.Error(), "heap_mib") {
+		t.Errorf("a recording without heap_mib: %v, want refused", err)
+	}
+}

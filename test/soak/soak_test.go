@@ -1,0 +1,661 @@
+package soak
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
+)
+
+const (
+	namespaces = 10
+	// pool is about how many templates (half Deployments, half
+	// ConfigMaps) live at once.
+	pool = 120
+	// opEvery is the pace of template creations, changes and deletions.
+	opEvery = time.Second
+	// memberEvery and memberDown: a member's kube-apiserver is stopped
+	// for memberDown every memberEvery minutes (from the second), the
+	// members in turn.
+	memberEvery = 5
+	memberDown  = 30 * time.Second
+	// killEvery: the leader replica is killed with SIGKILL every killEvery
+	// minutes (from the eighth), and started again killRestart later.
+	killEvery   = 15
+	killRestart = 5 * time.Second
+	// settle bounds the wait, at each minute's sample, for the members
+	// to match their templates with the workload paused.
+	settle = 2 * time.Minute
+	// revAnnotation is a template's revision, which the test bumps.
+	revAnnotation = "soak.flotilla.io/rev"
+)
+
+var members = []string{"member1", "member2", "member3"}
+
+// TestSoak runs the workload and the faults for FLOTILLA_SOAK and records
+// a row per replica every minute (_output/soak/soak.csv, the figures in
+// _output/bench/soak). Goal: from the tenth minute on, the heap and
+// goroutines of each replica grow less than 5 %, and the members match
+// their templates again after every fault.
+func TestSoak(t *testing.T) {
+	if skipWhy != "" {
+		t.Skip(skipWhy)
+	}
+	ctx := t.Context()
+	setUp(t)
+	w := newWorkload(t)
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var running sync.WaitGroup
+	running.Go(func() { w.mutate(wctx) })
+	running.Go(func() { w.churnPods(wctx) })
+	running.Go(func() { w.read(wctx) })
+	for i := range 10 {
+		running.Go(func() { w.watch(wctx, "proxy", i) })
+		running.Go(func() { w.watch(wctx, "search", i) })
+	}
+
+	rec := newRecording(t)
+	start := time.Now()
+	minutes := int(soakFor / time.Minute)
+	var faults sync.WaitGroup
+	for m := 1; m <= minutes; m++ {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the test's context ended")
+		case <-time.After(time.Until(start.Add(time.Duration(m) * time.Minute))):
+		}
+		var fault string
+		if m%memberEvery == 2 {
+			member := members[(m/memberEvery)%len(members)]
+			fault = "stopped " + member
+			faults.Go(func() { w.restartMember(t, member) })
+		}
+		if m%killEvery == 8 {
+			leader, err := framework.Env.FlotillaLeader(ctx)
+			if err == nil && leader >= 0 {
+				fault = strings.TrimPrefix(fault+"; killed replica "+strconv.Itoa(leader), "; ")
+				faults.Go(func() { w.killReplica(t, leader) })
+			}
+		}
+		rec.sample(t, m, fault, w)
+	}
+	stop()
+	running.Wait()
+	faults.Wait()
+	rec.finish(t, w)
+}
+
+// setUp caches Deployments and pods for search (samples/search.yaml, as
+// `make up` does) and makes the namespaces, each with a policy
+// propagating its labelled Deployments and ConfigMaps to every member.
+func setUp(t *testing.T) {
+	t.Helper()
+	framework.ApplySample(t, "search.yaml")
+	var b strings.Builder
+	for i := range namespaces {
+		fmt.Fprintf(&b, `apiVersion: v1
+kind: Namespace
+metadata: {name: soak-%[1]d}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: soak, namespace: soak-%[1]d}
+spec:
+  resourceSelectors:
+    - {apiVersion: apps/v1, kind: Deployment, labelSelector: {matchLabels: {soak: "yes"}}}
+    - {apiVersion: v1, kind: ConfigMap, labelSelector: {matchLabels: {soak: "yes"}}}
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2, member3]}
+    replicaScheduling: {replicaSchedulingType: Duplicated}
+---
+`, i)
+	}
+	framework.Apply(t, b.String())
+}
+
+// workload drives the templates, the members' pods and the readers.
+type workload struct {
+	t      *testing.T
+	host   kubernetes.Interface
+	member map[string]kubernetes.Interface
+	// paused: the sampler holds it while it waits for the members to
+	// match; each template operation holds it for reading.
+	paused sync.RWMutex
+	// down is the member stopped now ("" if none).
+	down atomic.Value
+	next atomic.Int64
+
+	mu        sync.Mutex
+	templates map[string]int // "kind/namespace/name" → revision
+	ops       map[string]int
+	reads     map[string]int
+	failed    map[string]int
+	reopened  map[string]int
+}
+
+func newWorkload(t *testing.T) *workload {
+	cfg, err := framework.Env.Host.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 50, 100
+	w := &workload{t: t, host: kubernetes.NewForConfigOrDie(cfg), member: map[string]kubernetes.Interface{},
+		templates: map[string]int{}, ops: map[string]int{}, reads: map[string]int{}, failed: map[string]int{}, reopened: map[string]int{}}
+	for _, m := range members {
+		mc, err := framework.Member(t, m).RESTConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		mc.QPS, mc.Burst = 50, 100
+		w.member[m] = kubernetes.NewForConfigOrDie(mc)
+	}
+	w.down.Store("")
+	return w
+}
+
+func (w *workload) count(m map[string]int, key string) {
+	w.mu.Lock()
+	m[key]++
+	w.mu.Unlock()
+}
+
+// mutate creates, changes and deletes templates, one every opEvery.
+func (w *workload) mutate(ctx context.Context) {
+	tick := time.NewTicker(opEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		w.paused.RLock()
+		op, err := w.op(ctx)
+		w.paused.RUnlock()
+		if err != nil && ctx.Err() == nil {
+			w.count(w.failed, "template "+op)
+			w.t.Logf("template %s: %v", op, err)
+		}
+	}
+}
+
+func (w *workload) op(ctx context.Context) (string, error) {
+	w.mu.Lock()
+	keys := make([]string, 0, len(w.templates))
+	for k := range w.templates {
+		keys = append(keys, k)
+	}
+	w.mu.Unlock()
+	r := rand.Float64()
+	switch {
+	case len(keys) < pool/2 || len(keys) < pool && r < 0.35:
+		kind := "Deployment"
+		if rand.IntN(2) == 0 {
+			kind = "ConfigMap"
+		}
+		key := fmt.Sprintf("%s/soak-%d/t-%d", kind, rand.IntN(namespaces), w.next.Add(1))
+		w.count(w.ops, "create")
+		return "create", w.write(ctx, key, 1)
+	case len(keys) > pool*6/5 || r < 0.65:
+		key := keys[rand.IntN(len(keys))]
+		w.count(w.ops, "delete")
+		return "delete", w.write(ctx, key, 0)
+	default:
+		key := keys[rand.IntN(len(keys))]
+		w.mu.Lock()
+		rev := w.templates[key] + 1
+		w.mu.Unlock()
+		w.count(w.ops, "update")
+		return "update", w.write(ctx, key, rev)
+	}
+}
+
+// write makes the template of key be at rev (0: deleted).
+func (w *workload) write(ctx context.Context, key string, rev int) error {
+	kind, ns, name := split(key)
+	var err error
+	switch {
+	case rev == 0 && kind == "Deployment":
+		err = w.host.AppsV1().Deployments(ns).Delete(ctx, name, metav1.DeleteOptions{})
+	case rev == 0:
+		err = w.host.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{})
+	case rev == 1 && kind == "Deployment":
+		_, err = w.host.AppsV1().Deployments(ns).Create(ctx, deployment(ns, name), metav1.CreateOptions{})
+	case rev == 1:
+		_, err = w.host.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"soak": "yes"}, Annotations: map[string]string{revAnnotation: "1"}},
+			Data:       map[string]string{"rev": "1"}}, metav1.CreateOptions{})
+	case kind == "Deployment":
+		// A new pod template too: the members roll their pods.
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"%d"}},"spec":{"template":{"metadata":{"annotations":{%q:"%d"}}}}}`, revAnnotation, rev, revAnnotation, rev)
+		_, err = w.host.AppsV1().Deployments(ns).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	default:
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"%d"}},"data":{"rev":"%d"}}`, revAnnotation, rev, rev)
+		_, err = w.host.CoreV1().ConfigMaps(ns).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	}
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if rev == 0 {
+		delete(w.templates, key)
+	} else {
+		w.templates[key] = rev
+	}
+	return nil
+}
+
+func split(key string) (kind, ns, name string) {
+	parts := strings.SplitN(key, "/", 3)
+	return parts[0], parts[1], parts[2]
+}
+
+func deployment(ns, name string) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"soak": "yes"}, Annotations: map[string]string{revAnnotation: "1"}},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](1),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: map[string]string{revAnnotation: "1"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx:1.27"}}},
+			},
+		},
+	}
+}
+
+// churnPods deletes a few pods of a running member every 20 s; their
+// Deployments make them again.
+func (w *workload) churnPods(ctx context.Context) {
+	tick := time.NewTicker(20 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		m := members[rand.IntN(len(members))]
+		if w.down.Load() == m {
+			continue
+		}
+		ns := fmt.Sprintf("soak-%d", rand.IntN(namespaces))
+		pods, err := w.member[m].CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			continue
+		}
+		for i, p := range pods.Items {
+			if i >= 3 {
+				break
+			}
+			if err := w.member[m].CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{}); err == nil {
+				w.count(w.ops, "pod deleted")
+			}
+		}
+	}
+}
+
+// read lists pods of a member through clusters/{name}/proxy and
+// Deployments of every member through search, every 5 s.
+func (w *workload) read(ctx context.Context) {
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		m := members[i%len(members)]
+		for api, path := range map[string]string{
+			"proxy":  "/apis/cluster.karmada.io/v1alpha1/clusters/" + m + "/proxy/api/v1/pods?limit=500",
+			"search": "/apis/search.karmada.io/v1alpha1/search/cache/apis/apps/v1/deployments?limit=500",
+		} {
+			_, err := w.host.CoreV1().RESTClient().Get().AbsPath(path).DoRaw(ctx)
+			switch {
+			case err == nil:
+				w.count(w.reads, api)
+			case ctx.Err() == nil && !(api == "proxy" && w.down.Load() == m):
+				w.count(w.failed, api+" read")
+			}
+		}
+	}
+}
+
+// watch keeps a watch of pods open through api, opened again whenever it
+// ends (a member stopped, a replica killed, the server's timeout).
+func (w *workload) watch(ctx context.Context, api string, i int) {
+	cfg, err := framework.Env.Host.RESTConfig()
+	if err != nil {
+		w.t.Error(err)
+		return
+	}
+	rt, err := rest.TransportFor(cfg)
+	if err != nil {
+		w.t.Error(err)
+		return
+	}
+	client := &http.Client{Transport: rt}
+	path := "/apis/cluster.karmada.io/v1alpha1/clusters/" + members[i%len(members)] + "/proxy/api/v1/pods?watch=1"
+	if api == "search" {
+		path = "/apis/search.karmada.io/v1alpha1/proxying/karmada/proxy/api/v1/pods?watch=1"
+	}
+	for ctx.Err() == nil {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+path, nil)
+		if resp, err := client.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+		}
+		if ctx.Err() == nil {
+			w.count(w.reopened, api)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// restartMember stops member's kube-apiserver for memberDown.
+func (w *workload) restartMember(t *testing.T, member string) {
+	w.down.Store(member)
+	defer w.down.Store("")
+	api := framework.Member(t, member).Process("kube-apiserver")
+	api.Stop(0)
+	time.Sleep(memberDown)
+	if err := api.Restart(); err != nil {
+		t.Errorf("starting %s again: %v", member, err)
+	}
+}
+
+// killReplica kills replica i and starts it again killRestart later.
+func (w *workload) killReplica(t *testing.T, i int) {
+	if err := framework.Env.KillReplica(i); err != nil {
+		t.Errorf("killing replica %d: %v", i, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// Its endpoint goes, as the endpoints controller removes a dead pod's.
+	if err := framework.Env.SyncFlotillaEndpoints(ctx); err != nil {
+		t.Errorf("withdrawing replica %d: %v", i, err)
+	}
+	time.Sleep(killRestart)
+	if err := framework.Env.RestartReplica(ctx, i); err != nil {
+		t.Errorf("starting replica %d again: %v", i, err)
+	}
+}
+
+// diff counts the member objects that differ from their templates
+// (missing, at another revision, or left after the template went), and
+// tells the members it could not read.
+func (w *workload) diff(ctx context.Context) (int, []string) {
+	want := map[string]string{}
+	deps, err := w.host.AppsV1().Deployments("").List(ctx, metav1.ListOptions{LabelSelector: "soak=yes"})
+	if err != nil {
+		return -1, []string{"host"}
+	}
+	for _, d := range deps.Items {
+		want["Deployment/"+d.Namespace+"/"+d.Name] = d.Annotations[revAnnotation]
+	}
+	cms, err := w.host.CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{LabelSelector: "soak=yes"})
+	if err != nil {
+		return -1, []string{"host"}
+	}
+	for _, c := range cms.Items {
+		want["ConfigMap/"+c.Namespace+"/"+c.Name] = c.Annotations[revAnnotation]
+	}
+	n := 0
+	var unreachable []string
+	for _, m := range members {
+		have := map[string]string{}
+		ds, err := w.member[m].AppsV1().Deployments("").List(ctx, metav1.ListOptions{LabelSelector: "soak=yes"})
+		if err != nil {
+			unreachable = append(unreachable, m)
+			continue
+		}
+		for _, d := range ds.Items {
+			have["Deployment/"+d.Namespace+"/"+d.Name] = d.Annotations[revAnnotation]
+		}
+		cs, err := w.member[m].CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{LabelSelector: "soak=yes"})
+		if err != nil {
+			unreachable = append(unreachable, m)
+			continue
+		}
+		for _, c := range cs.Items {
+			have["ConfigMap/"+c.Namespace+"/"+c.Name] = c.Annotations[revAnnotation]
+		}
+		for k, rev := range want {
+			if have[k] != rev {
+				n++
+			}
+		}
+		for k := range have {
+			if _, ok := want[k]; !ok {
+				n++
+			}
+		}
+	}
+	return n, unreachable
+}
+
+// row is one replica's figures at one minute.
+type row struct {
+	minute     int
+	replica    int
+	started    float64 // process_start_time_seconds: tells one run of the replica from the next
+	leader     bool
+	up         bool
+	heap, rss  float64 // MiB
+	goroutines float64
+	fds        float64
+	queue      float64 // workqueue_depth, summed
+	// diff is the members' difference from the templates when the
+	// workload paused; converge how long it took to reach 0 (-1: it did
+	// not within settle).
+	diff     int
+	converge float64
+	fault    string
+}
+
+// recording keeps the rows and writes them as CSV.
+type recording struct {
+	rows []row
+	out  *os.File
+	csv  *csv.Writer
+}
+
+// csvHeader names the columns of soak.csv (hack/soakplot reads them).
+var csvHeader = []string{"minute", "replica", "started", "leader", "up", "heap_mib", "rss_mib", "goroutines", "open_fds", "queue_depth", "diff", "converge_s", "fault"}
+
+func newRecording(t *testing.T) *recording {
+	root, err := env.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "_output", "soak")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, "soak.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	r := &recording{out: f, csv: csv.NewWriter(f)}
+	_ = r.csv.Write(csvHeader)
+	r.csv.Flush()
+	return r
+}
+
+// sample pauses the workload, waits for the members to match their
+// templates, and records each replica's figures.
+func (r *recording) sample(t *testing.T, minute int, fault string, w *workload) {
+	ctx := t.Context()
+	w.paused.Lock()
+	start := time.Now()
+	first, _ := w.diff(ctx)
+	converge := -1.0
+	for time.Since(start) < settle {
+		n, unreachable := w.diff(ctx)
+		if n == 0 && len(unreachable) == 0 {
+			converge = time.Since(start).Seconds()
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	w.paused.Unlock()
+	leader, _ := framework.Env.FlotillaLeader(ctx)
+	for i := range framework.Env.Replicas() {
+		rw := row{minute: minute, replica: i, leader: i == leader, diff: first, converge: converge, fault: fault}
+		if ss, err := replicaMetrics(ctx, i); err == nil {
+			rw.up = true
+			rw.started = ss.Sum("process_start_time_seconds", nil)
+			rw.heap = ss.Sum("go_memstats_heap_inuse_bytes", nil) / (1 << 20)
+			rw.rss = ss.Sum("process_resident_memory_bytes", nil) / (1 << 20)
+			rw.goroutines = ss.Sum("go_goroutines", nil)
+			rw.fds = ss.Sum("process_open_fds", nil)
+			rw.queue = ss.Sum("workqueue_depth", nil)
+		}
+		r.rows = append(r.rows, rw)
+		_ = r.csv.Write([]string{strconv.Itoa(rw.minute), strconv.Itoa(rw.replica), strconv.FormatFloat(rw.started, 'f', 0, 64),
+			strconv.FormatBool(rw.leader), strconv.FormatBool(rw.up), f1(rw.heap), f1(rw.rss), f1(rw.goroutines), f1(rw.fds), f1(rw.queue),
+			strconv.Itoa(rw.diff), f1(rw.converge), rw.fault})
+		t.Logf("minute %d replica %d leader %v: heap %.1f MiB, RSS %.1f MiB, %v goroutines, %v fds, queues %v; diff %d, matched after %.1f s %s",
+			minute, i, rw.leader, rw.heap, rw.rss, rw.goroutines, rw.fds, rw.queue, rw.diff, rw.converge, rw.fault)
+	}
+	r.csv.Flush()
+	if converge < 0 {
+		n, unreachable := w.diff(ctx)
+		t.Errorf("minute %d: the members still differ from their templates by %d (unreachable %v) after %s", minute, n, unreachable, settle)
+	}
+}
+
+func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+func replicaMetrics(ctx context.Context, i int) (framework.Samples, error) {
+	cfg, err := framework.Env.ReplicaConfig(i)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return framework.ParseMetrics(raw)
+}
+
+// growth is, over the runs of each replica that lasted from the tenth
+// minute of their life to at least the twentieth, the largest relative
+// growth of a figure from that tenth minute to the run's end (the mean of
+// three samples at each end, as one sample of a heap is as much the GC's
+// timing as the heap).
+func growth(rows []row, figure func(row) float64) (float64, bool) {
+	runs := map[string][]row{}
+	var order []string
+	for _, r := range rows {
+		if !r.up {
+			continue
+		}
+		key := fmt.Sprintf("%d/%.0f", r.replica, r.started)
+		if runs[key] == nil {
+			order = append(order, key)
+		}
+		runs[key] = append(runs[key], r)
+	}
+	mean := func(rs []row) float64 {
+		sum := 0.0
+		for _, r := range rs {
+			sum += figure(r)
+		}
+		return sum / float64(len(rs))
+	}
+	worst, measured := 0.0, false
+	for _, key := range order {
+		rs := runs[key]
+		from := -1
+		for i, r := range rs {
+			if r.minute-rs[0].minute >= 9 {
+				from = i
+				break
+			}
+		}
+		if from < 0 || rs[len(rs)-1].minute-rs[from].minute < 10 || len(rs)-from < 6 {
+			continue
+		}
+		measured = true
+		if g := mean(rs[len(rs)-3:])/mean(rs[from:from+3]) - 1; g > worst {
+			worst = g
+		}
+	}
+	return worst, measured
+}
+
+// finish records the figures and checks the goals.
+func (r *recording) finish(t *testing.T, w *workload) {
+	heapGrowth, okHeap := growth(r.rows, func(rw row) float64 { return rw.heap })
+	goGrowth, okGo := growth(r.rows, func(rw row) float64 { return rw.goroutines })
+	var converges []float64
+	worst, unmatched := 0.0, 0
+	for _, rw := range r.rows {
+		if rw.replica != 0 {
+			continue
+		}
+		if rw.converge < 0 {
+			unmatched++
+			continue
+		}
+		converges = append(converges, rw.converge)
+		worst = max(worst, rw.converge)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	growthText := func(g float64, ok bool) string {
+		if !ok {
+			return "n/a (no run of a replica lasted from its 10th to its 20th minute)"
+		}
+		return fmt.Sprintf("%.1f %%", 100*g)
+	}
+	text := fmt.Sprintf(`soak (make soak SOAK=%s): %d minutes, HA bed (2 replicas, 3-member etcd), 3 members
+  operations %v; reads %v; watches reopened %v; failures %v
+  growth from the 10th minute of a replica's run to its end: heap %s, goroutines %s (goal < 5 %%)
+  members matched their templates at every minute's pause: %d of %d minutes, within %.1f s at worst
+  data: _output/soak/soak.csv (plot: go run ./hack/soakplot)
+`, soakFor, len(r.rows)/max(1, framework.Env.Replicas()), w.ops, w.reads, w.reopened, w.failed,
+		growthText(heapGrowth, okHeap), growthText(goGrowth, okGo), len(converges), len(converges)+unmatched, worst)
+	framework.RecordBench(t, "soak", text)
+	if okHeap && heapGrowth >= 0.05 {
+		t.Errorf("heap grew %.1f %% (goal < 5 %%)", 100*heapGrowth)
+	}
+	if okGo && goGrowth >= 0.05 {
+		t.Errorf("goroutines grew %.1f %% (goal < 5 %%)", 100*goGrowth)
+	}
+}
