@@ -43,9 +43,11 @@ type sample struct {
 // panels are the figures drawn, by CSV column, with their titles.
 var panels = []struct{ column, title string }{
 	{"heap_mib", "heap in use (MiB)"},
+	{"gc_goal_mib", "GC goal: twice the live heap (MiB)"},
 	{"rss_mib", "resident memory (MiB)"},
 	{"goroutines", "goroutines"},
 	{"open_fds", "open files"},
+	{"queue_depth", "controllers' queue depth"},
 	{"diff", "member objects differing from templates (at the pause)"},
 	{"converge_s", "seconds to match again (at the pause)"},
 }
