@@ -466,12 +466,12 @@ func (w *workload) diff(ctx context.Context) (int, []string) {
 
 // row is one replica's figures at one minute.
 type row struct {
-	minute     int
-	replica    int
-	started    float64 // process_start_time_seconds: tells one run of the replica from the next
-	leader     bool
-	up         bool
-	heap, rss  float64 // MiB
+	minute    int
+	replica   int
+	started   float64 // process_start_time_seconds: tells one run of the replica from the next
+	leader    bool
+	up        bool
+	heap, rss float64 // MiB
 	// gcGoal is the heap size at which the next GC starts (MiB): twice the
 	// heap live after the last one (GOGC=100), so it follows the live heap
 	// without the saw of garbage between collections.
