@@ -9,13 +9,13 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/httpstream"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	utilproxy "k8s.io/apimachinery/pkg/util/proxy"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	clienttransport "k8s.io/client-go/transport"
+	"k8s.io/streaming/pkg/httpstream"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/member"

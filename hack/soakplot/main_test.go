@@ -21,7 +21,7 @@ func TestPlot(t *testing.T) {
 			fault = "stopped member1"
 		}
 		for r := range 2 {
-			up := !(r == 1 && m == 8)
+			up := r != 1 || m != 8
 			fmt.Fprintf(&b, "%d,%d,%d,%v,%v,%d,%d,%d,%d,%d,0,%d,%.1f,%s\n", m, r, 1000+r, r == 0, up, 100+m, 150+m, 200+m, 900+r, 80, m%3, float64(m%4), fault)
 		}
 	}

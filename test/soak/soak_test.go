@@ -339,7 +339,7 @@ func (w *workload) read(ctx context.Context) {
 			switch {
 			case err == nil:
 				w.count(w.reads, api)
-			case ctx.Err() == nil && !(api == "proxy" && w.down.Load() == m):
+			case ctx.Err() == nil && (api != "proxy" || w.down.Load() != m):
 				w.count(w.failed, api+" read")
 				w.t.Logf("%s read: %v", api, err)
 			}
