@@ -69,6 +69,7 @@ test-unit: ## unit tests (the in-process path's under the race detector too)
 .PHONY: test-e2e
 test-e2e: build ## e2e suites, each against its own environment of real clusters (SUITE=<name> [RUN=<regexp>]: one suite)
 	@hack/inotify.sh
+	@hack/chromium.sh >/dev/null # the console's browser tests: Debian's chromium, installed once
 ifdef SUITE
 	go test -count=1 -shuffle=on -timeout 30m -v ./test/e2e/$(SUITE)/ $(if $(RUN),-run '$(RUN)')
 else

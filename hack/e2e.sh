@@ -2,8 +2,8 @@
 # Runs the e2e suites in three lanes side by side, one suite at a time in
 # each: the suites that mostly wait (autoscaling windows, failover
 # timeouts, leader elections) in one, the long outage (ten minutes of
-# waiting, about 13 in all) with the many-watchers suite in another, the
-# rest in the third. Each suite
+# waiting, about 13 in all) with the many-watchers and console suites in
+# another, the rest in the third. Each suite
 # starts its own environment of real clusters on random loopback ports, so
 # two never share anything. A lane's output is printed when it ends; the
 # script fails when any lane fails.
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 # security and race do not mostly wait: they are here to even the lanes
 # (about 1,250 s each on two cores).
 waiting=${E2E_WAITING:-./test/e2e/autoscaling ./test/e2e/failover ./test/e2e/ha ./test/e2e/pull ./test/e2e/race ./test/e2e/security}
-long=${E2E_LONG:-./test/e2e/outage ./test/e2e/watchers}
+long=${E2E_LONG:-./test/e2e/outage ./test/e2e/watchers ./test/e2e/console}
 timeout=${E2E_TIMEOUT:-30m}
 mapfile -t all < <(go list ./test/e2e/...)
 rest=()

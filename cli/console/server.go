@@ -1,0 +1,553 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/yaml"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// pageSize is how many workloads a page of the workloads list holds.
+const pageSize = 100
+
+// memberTimeout bounds a read from a member (through clusters/{name}/proxy):
+// a member that is down shows as unreachable, it does not hold the page.
+const memberTimeout = 5 * time.Second
+
+// searchPath is flotilla-apiserver's full-text search endpoint.
+const searchPath = "/apis/search.karmada.io/v1alpha1/search/fulltext"
+
+// Server serves the console's pages, reading the control plane (and the
+// members, through it) as one user: every read is that user's, so a page
+// shows exactly what the user may see. It stores nothing.
+type Server struct {
+	kube    kubernetes.Interface
+	karmada versioned.Interface
+	pages   map[string]*template.Template
+	now     func() time.Time
+	// token guards the forms that change something (see sameOrigin).
+	token string
+}
+
+// New returns the console of the control plane cfg reaches, as cfg's user.
+func New(cfg *rest.Config) (*Server, error) {
+	cfg = rest.AddUserAgent(rest.CopyConfig(cfg), "flotillactl-console")
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	karmada, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return newServer(kube, karmada)
+}
+
+func newServer(kube kubernetes.Interface, karmada versioned.Interface) (*Server, error) {
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	return &Server{kube: kube, karmada: karmada, pages: pages, now: time.Now, token: newToken()}, nil
+}
+
+// funcs are the templates' helpers.
+var funcs = template.FuncMap{
+	"join": strings.Join,
+	// dict passes several values to a fragment: dict "Key" value ...
+	"dict": func(kv ...any) (map[string]any, error) {
+		if len(kv)%2 != 0 {
+			return nil, errors.New("dict wants key-value pairs")
+		}
+		m := map[string]any{}
+		for i := 0; i < len(kv); i += 2 {
+			k, ok := kv[i].(string)
+			if !ok {
+				return nil, fmt.Errorf("dict key %v is not a string", kv[i])
+			}
+			m[k] = kv[i+1]
+		}
+		return m, nil
+	},
+	"ago": func(t metav1.Time, now time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return now.Sub(t.Time).Round(time.Second).String()
+	},
+}
+
+// parsePages parses each page with the layout and the shared fragments.
+func parsePages() (map[string]*template.Template, error) {
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	pages := map[string]*template.Template{}
+	for _, n := range names {
+		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if base == "layout" || strings.HasPrefix(base, "_") {
+			continue
+		}
+		t, err := template.New(base).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/_*.html", n)
+		if err != nil {
+			return nil, fmt.Errorf("parsing %s: %w", n, err)
+		}
+		pages[base] = t
+	}
+	return pages, nil
+}
+
+// Handler routes the console's pages.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(staticFS, "static")
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	mux.HandleFunc("GET /{$}", s.overview)
+	mux.HandleFunc("GET /clusters/{name}", s.cluster)
+	mux.HandleFunc("GET /workloads", s.workloads)
+	mux.HandleFunc("GET /workloads/{namespace}/{name}", s.workload)
+	mux.HandleFunc("GET /search", s.search)
+	mux.HandleFunc("GET /object", s.object)
+	mux.HandleFunc("GET /events", s.events)
+	mux.HandleFunc("GET /rollouts", s.rollouts)
+	mux.HandleFunc("GET /policies", s.policies)
+	mux.HandleFunc("POST /rollouts/{namespace}/{name}/{action}", s.rolloutAction)
+	mux.HandleFunc("GET /live/clusters", s.liveClusters)
+	return securityHeaders(mux)
+}
+
+// securityHeaders keeps the pages to themselves: no framing, no content
+// from elsewhere (everything is served from here).
+func securityHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// page is what every page's layout reads.
+type page struct {
+	Title string
+	// Nav is the page's entry in the navigation.
+	Nav string
+	Now time.Time
+	// Error is what the control plane answered when the page could not
+	// be read (a 403 says the user may not).
+	Error string
+	Data  any
+}
+
+func (s *Server) render(w http.ResponseWriter, name string, p page) {
+	p.Now = s.now()
+	var buf bytes.Buffer
+	if err := s.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = buf.WriteTo(w)
+}
+
+// problem is how a page says what the control plane refused.
+func problem(err error) string {
+	if err == nil {
+		return ""
+	}
+	var st apierrors.APIStatus
+	if errors.As(err, &st) && st.Status().Code == http.StatusForbidden {
+		return "Not allowed: " + st.Status().Message
+	}
+	return err.Error()
+}
+
+// overviewData is the fleet overview.
+type overviewData struct {
+	Clusters []ClusterRow
+	Ready    int
+	// RV is the list's resourceVersion, which the live updates watch from.
+	RV string
+}
+
+func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
+	list, err := s.karmada.ClusterV1alpha1().Clusters().List(r.Context(), metav1.ListOptions{})
+	d := overviewData{}
+	if err == nil {
+		d.RV = list.ResourceVersion
+		for i := range list.Items {
+			row := clusterRow(&list.Items[i])
+			if row.Health == healthy {
+				d.Ready++
+			}
+			d.Clusters = append(d.Clusters, row)
+		}
+		slices.SortFunc(d.Clusters, func(a, b ClusterRow) int { return strings.Compare(a.Name, b.Name) })
+	}
+	s.render(w, "overview", page{Title: "Fleet", Nav: "fleet", Error: problem(err), Data: d})
+}
+
+// clusterData is one cluster's page: the cluster and the member's events.
+type clusterData struct {
+	Cluster ClusterRow
+	Events  []eventRow
+	// Unreachable says why the member's events could not be read.
+	Unreachable string
+}
+
+type eventRow struct {
+	Type, Reason, Object, Message string
+	Count                         int32
+	Last                          metav1.Time
+}
+
+func (s *Server) cluster(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	c, err := s.karmada.ClusterV1alpha1().Clusters().Get(r.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		s.render(w, "cluster", page{Title: name, Nav: "fleet", Error: problem(err)})
+		return
+	}
+	d := clusterData{Cluster: clusterRow(c)}
+	// The member's events, through clusters/{name}/proxy as this user.
+	ctx, cancel := context.WithTimeout(r.Context(), memberTimeout)
+	defer cancel()
+	raw, err := s.kube.CoreV1().RESTClient().Get().
+		AbsPath("/apis/cluster.karmada.io/v1alpha1/clusters", name, "proxy/api/v1/events").Param("limit", "200").DoRaw(ctx)
+	if err == nil {
+		var evs corev1.EventList
+		if err = json.Unmarshal(raw, &evs); err == nil {
+			d.Events = eventRows(evs.Items)
+		}
+	}
+	if err != nil {
+		d.Unreachable = fmt.Sprintf("member %s is unreachable or refuses: %s", name, problem(err))
+	}
+	s.render(w, "cluster", page{Title: name, Nav: "fleet", Data: d})
+}
+
+func eventRows(items []corev1.Event) []eventRow {
+	out := make([]eventRow, 0, len(items))
+	for _, e := range items {
+		last := e.LastTimestamp
+		if last.IsZero() {
+			last = metav1.NewTime(e.EventTime.Time)
+		}
+		obj := e.InvolvedObject.Kind + "/" + e.InvolvedObject.Name
+		if e.InvolvedObject.Namespace != "" {
+			obj = e.InvolvedObject.Namespace + "/" + obj
+		}
+		out = append(out, eventRow{Type: e.Type, Reason: e.Reason, Object: obj, Message: e.Message, Count: e.Count, Last: last})
+	}
+	slices.SortStableFunc(out, func(a, b eventRow) int { return b.Last.Compare(a.Last.Time) })
+	return out
+}
+
+// workloadsData is a page of workloads, as a list and as a matrix.
+type workloadsData struct {
+	Namespace string
+	Matrix    Matrix
+	// Continue is the next page's token ("" on the last page).
+	Continue string
+}
+
+func (s *Server) workloads(w http.ResponseWriter, r *http.Request) {
+	ns := r.URL.Query().Get("namespace")
+	d := workloadsData{Namespace: ns}
+	list, err := s.karmada.WorkV1alpha2().ResourceBindings(ns).List(r.Context(), metav1.ListOptions{Limit: pageSize, Continue: r.URL.Query().Get("continue")})
+	var rows []WorkloadRow
+	if err == nil {
+		d.Continue = list.Continue
+		for i := range list.Items {
+			b := &list.Items[i]
+			rows = append(rows, workloadRow(b.ObjectMeta, &b.Spec, &b.Status))
+		}
+	}
+	var clusters []string
+	if cl, cerr := s.karmada.ClusterV1alpha1().Clusters().List(r.Context(), metav1.ListOptions{}); cerr == nil {
+		for _, c := range cl.Items {
+			clusters = append(clusters, c.Name)
+		}
+	}
+	d.Matrix = matrix(clusters, rows)
+	s.render(w, "workloads", page{Title: "Workloads", Nav: "workloads", Error: problem(err), Data: d})
+}
+
+// workloadData is one workload: its binding, Works and events.
+type workloadData struct {
+	Row     WorkloadRow
+	Binding *workv1alpha2.ResourceBinding
+	Works   []workRow
+	Events  []eventRow
+}
+
+type workRow struct {
+	Cluster, Name    string
+	Applied, Healthy string
+}
+
+func (s *Server) workload(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	b, err := s.karmada.WorkV1alpha2().ResourceBindings(ns).Get(r.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		s.render(w, "workload", page{Title: ns + "/" + name, Nav: "workloads", Error: problem(err)})
+		return
+	}
+	d := workloadData{Row: workloadRow(b.ObjectMeta, &b.Spec, &b.Status), Binding: b}
+	// Its Works, by the binding's permanent id, across the execution
+	// namespaces the user may list.
+	if id := b.Labels[workv1alpha2.ResourceBindingPermanentIDLabel]; id != "" {
+		works, werr := s.karmada.WorkV1alpha1().Works("").List(r.Context(), metav1.ListOptions{LabelSelector: workv1alpha2.ResourceBindingPermanentIDLabel + "=" + id})
+		if werr == nil {
+			for _, wk := range works.Items {
+				row := workRow{Cluster: strings.TrimPrefix(wk.Namespace, "karmada-es-"), Name: wk.Name, Applied: "Unknown", Healthy: "Unknown"}
+				for _, c := range wk.Status.Conditions {
+					switch c.Type {
+					case "Applied":
+						row.Applied = string(c.Status)
+					case "Health":
+						row.Healthy = c.Reason
+					}
+				}
+				d.Works = append(d.Works, row)
+			}
+		}
+	}
+	if evs, eerr := s.kube.CoreV1().Events(ns).List(r.Context(), metav1.ListOptions{FieldSelector: "involvedObject.name=" + name}); eerr == nil {
+		d.Events = eventRows(evs.Items)
+	}
+	s.render(w, "workload", page{Title: ns + "/" + name, Nav: "workloads", Data: d})
+}
+
+// searchData is a full-text query and what it found.
+type searchData struct {
+	Query string
+	Total uint64
+	Hits  []searchHit
+}
+
+type searchHit struct {
+	Cluster, Kind, Namespace, Name string
+	// Path reads the object's YAML through clusters/{name}/proxy.
+	Path string
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	d := searchData{Query: q}
+	var err error
+	if q != "" {
+		var raw []byte
+		raw, err = s.kube.CoreV1().RESTClient().Get().AbsPath(searchPath).Param("q", q).Param("size", "100").DoRaw(r.Context())
+		if err == nil {
+			d.Total, d.Hits, err = parseHits(raw)
+		}
+	}
+	s.render(w, "search", page{Title: "Search", Nav: "search", Error: problem(err), Data: d})
+}
+
+// parseHits reads the search endpoint's answer.
+func parseHits(raw []byte) (uint64, []searchHit, error) {
+	var res struct {
+		Total uint64 `json:"total"`
+		Items []struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+			Metadata   struct {
+				Name        string            `json:"name"`
+				Namespace   string            `json:"namespace"`
+				Annotations map[string]string `json:"annotations"`
+			} `json:"metadata"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return 0, nil, err
+	}
+	var hits []searchHit
+	for _, it := range res.Items {
+		h := searchHit{Cluster: it.Metadata.Annotations["resource.karmada.io/cached-from-cluster"], Kind: it.Kind,
+			Namespace: it.Metadata.Namespace, Name: it.Metadata.Name}
+		h.Path = "/object?path=" + url.QueryEscape(objectPath(h.Cluster, it.APIVersion, it.Kind, h.Namespace, h.Name))
+		hits = append(hits, h)
+	}
+	return res.Total, hits, nil
+}
+
+// objectPath is the path of an object through clusters/{name}/proxy, for
+// kinds whose resource is their lower-cased plural (the common case).
+func objectPath(cluster, apiVersion, kind, ns, name string) string {
+	prefix := "/api/" + apiVersion
+	if strings.Contains(apiVersion, "/") {
+		prefix = "/apis/" + apiVersion
+	}
+	resource := strings.ToLower(kind) + "s"
+	if strings.HasSuffix(resource, "ss") || strings.HasSuffix(resource, "ys") {
+		resource = strings.ToLower(kind) + "es"
+		if strings.HasSuffix(kind, "y") {
+			resource = strings.ToLower(strings.TrimSuffix(kind, "y")) + "ies"
+		}
+	}
+	p := prefix
+	if ns != "" {
+		p += "/namespaces/" + ns
+	}
+	return "/apis/cluster.karmada.io/v1alpha1/clusters/" + cluster + "/proxy" + p + "/" + resource + "/" + name
+}
+
+// proxyPrefix is where every member object the console shows is read.
+const proxyPrefix = "/apis/cluster.karmada.io/v1alpha1/clusters/"
+
+// objectData is one member object, as YAML.
+type objectData struct {
+	Path, YAML string
+}
+
+// object shows a member object read through clusters/{name}/proxy as the
+// user (a link from the search results).
+func (s *Server) object(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Query().Get("path")
+	if !strings.HasPrefix(path, proxyPrefix) || strings.Contains(path, "..") || !strings.Contains(path, "/proxy/") {
+		http.Error(w, "path must be a member object through "+proxyPrefix+"{name}/proxy", http.StatusBadRequest)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), memberTimeout)
+	defer cancel()
+	d := objectData{Path: path}
+	raw, err := s.kube.CoreV1().RESTClient().Get().AbsPath(path).DoRaw(ctx)
+	if err == nil {
+		var y []byte
+		if y, err = yaml.JSONToYAML(raw); err == nil {
+			d.YAML = string(y)
+		}
+	}
+	s.render(w, "object", page{Title: path[strings.LastIndex(path, "/")+1:], Nav: "search", Error: problem(err), Data: d})
+}
+
+// eventsData is the control plane's events.
+type eventsData struct {
+	Namespace string
+	Events    []eventRow
+}
+
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	ns := r.URL.Query().Get("namespace")
+	evs, err := s.kube.CoreV1().Events(ns).List(r.Context(), metav1.ListOptions{Limit: 500})
+	d := eventsData{Namespace: ns}
+	if err == nil {
+		d.Events = eventRows(evs.Items)
+	}
+	s.render(w, "events", page{Title: "Events", Nav: "events", Error: problem(err), Data: d})
+}
+
+// liveClusters streams the overview's changes as server-sent events: each
+// a cluster's row, rendered, or its removal. The page's script swaps the
+// row in; nothing is listed again.
+func (s *Server) liveClusters(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	wt, err := s.karmada.ClusterV1alpha1().Clusters().Watch(r.Context(), metav1.ListOptions{ResourceVersion: r.URL.Query().Get("rv")})
+	if err != nil {
+		http.Error(w, problem(err), http.StatusForbidden)
+		return
+	}
+	defer wt.Stop()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	flusher.Flush()
+	ping := time.NewTicker(30 * time.Second)
+	defer ping.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-ping.C:
+			_, _ = io.WriteString(w, ": ping\n\n")
+			flusher.Flush()
+		case ev, ok := <-wt.ResultChan():
+			if !ok {
+				return // the page reconnects
+			}
+			c, isCluster := ev.Object.(*clusterv1alpha1.Cluster)
+			if !isCluster {
+				continue
+			}
+			msg := map[string]string{"name": c.Name}
+			if ev.Type == watch.Deleted {
+				msg["deleted"] = "true"
+			} else {
+				var buf bytes.Buffer
+				if err := s.pages["overview"].ExecuteTemplate(&buf, "clusterRow", clusterRow(c)); err != nil {
+					klog.V(2).InfoS("Rendering a cluster row", "err", err)
+					continue
+				}
+				msg["html"] = buf.String()
+			}
+			data, _ := json.Marshal(msg)
+			if _, err := fmt.Fprintf(w, "event: cluster\ndata: %s\n\n", data); err != nil {
+				return
+			}
+			flusher.Flush()
+		}
+	}
+}
+
+// Run serves the console on addr (127.0.0.1:port) until ctx ends, and
+// prints its URL on out once it listens.
+func (s *Server) Run(ctx context.Context, addr string, out io.Writer, listening func(url string)) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	url := "http://" + l.Addr().String() + "/"
+	_, _ = fmt.Fprintf(out, "Flotilla console: %s (Ctrl-C stops it)\n", url)
+	if listening != nil {
+		listening(url)
+	}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+

@@ -1,0 +1,128 @@
+package console
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+
+	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	karmadafake "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
+	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+)
+
+func get(t *testing.T, h http.Handler, path string) (int, string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	body, _ := io.ReadAll(rec.Body)
+	return rec.Code, string(body)
+}
+
+// The pages render what the user's clients return, and say so when the
+// control plane refuses the user.
+func TestPages(t *testing.T) {
+	ready := metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue}
+	karmada := karmadafake.NewSimpleClientset(
+		&clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "member1"}, Status: clusterv1alpha1.ClusterStatus{Conditions: []metav1.Condition{ready}}},
+		&clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "member2"}},
+		&policyv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
+			Spec: policyv1alpha1.PropagationSpec{ResourceSelectors: []policyv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}}}},
+		&workv1alpha2.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-deployment",
+			Annotations: map[string]string{policyv1alpha1.PropagationPolicyNameAnnotation: "web", policyv1alpha1.PropagationPolicyNamespaceAnnotation: "shop"}},
+			Spec: workv1alpha2.ResourceBindingSpec{Resource: workv1alpha2.ObjectReference{Kind: "Deployment", Namespace: "shop", Name: "web"},
+				Clusters: []workv1alpha2.TargetCluster{{Name: "member1", Replicas: 2}}}},
+	)
+	s, err := newServer(kubefake.NewSimpleClientset(), karmada)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+
+	code, body := get(t, h, "/")
+	if code != http.StatusOK || !strings.Contains(body, `data-cluster="member1" class="healthy"`) || !strings.Contains(body, `data-cluster="member2" class="unknown"`) ||
+		!strings.Contains(body, "1 of 2 clusters Ready.") {
+		t.Errorf("overview: %d\n%s", code, body)
+	}
+	code, body = get(t, h, "/workloads")
+	if code != http.StatusOK || !strings.Contains(body, `href="/workloads/shop/web-deployment"`) || !strings.Contains(body, `<th scope="col">member2</th>`) {
+		t.Errorf("workloads: %d\n%s", code, body)
+	}
+	code, body = get(t, h, "/workloads/shop/web-deployment")
+	if code != http.StatusOK || !strings.Contains(body, "Deployment shop/web") {
+		t.Errorf("workload: %d\n%s", code, body)
+	}
+	code, body = get(t, h, "/policies")
+	if code != http.StatusOK || !strings.Contains(body, "Deployment named web") || !strings.Contains(body, "<td>Deployment shop/web</td>") {
+		t.Errorf("policies: %d\n%s", code, body)
+	}
+	if code, _ := get(t, h, "/object?path=/api/v1/secrets"); code != http.StatusBadRequest {
+		t.Errorf("an object path outside clusters/{name}/proxy: %d, want 400", code)
+	}
+	code, _ = get(t, h, "/static/console.css")
+	if code != http.StatusOK {
+		t.Errorf("static: %d", code)
+	}
+
+	// A user who may not list clusters reads the server's refusal.
+	karmada.PrependReactor("list", "clusters", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "cluster.karmada.io", Resource: "clusters"}, "", nil)
+	})
+	_, body = get(t, h, "/")
+	if !strings.Contains(body, `role="alert">Not allowed:`) {
+		t.Errorf("overview refused: %s", body)
+	}
+}
+
+// The rollouts page shows a run's stages and the approval it waits for;
+// an approve form posts the same patch flotillactl rollout approve makes,
+// and a post without the console's token is refused.
+func TestRolloutActions(t *testing.T) {
+	run := &flotillav1alpha1.RolloutRun{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1", ResourceVersion: "7"},
+		Spec: flotillav1alpha1.RolloutRunSpec{Resource: flotillav1alpha1.RolloutResource{Kind: "Deployment", Name: "web"}, Strategy: "canary"},
+		Status: flotillav1alpha1.RolloutRunStatus{Phase: flotillav1alpha1.RolloutWaitingForApproval, CurrentStage: "prod",
+			Stages: []flotillav1alpha1.StageStatus{
+				{Name: "canary", Phase: flotillav1alpha1.StageSucceeded, Clusters: []flotillav1alpha1.ClusterRolloutStatus{{Name: "member1", Health: flotillav1alpha1.ClusterHealthy}}},
+				{Name: "prod", Phase: flotillav1alpha1.StageWaitingApproval, WaitingFor: flotillav1alpha1.GateBefore},
+			}}}
+	karmada := karmadafake.NewSimpleClientset(run)
+	s, err := newServer(kubefake.NewSimpleClientset(), karmada)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+	code, body := get(t, h, "/rollouts")
+	if code != http.StatusOK || !strings.Contains(body, "Approve prod (Before)") || !strings.Contains(body, "member1: Healthy") {
+		t.Fatalf("rollouts: %d\n%s", code, body)
+	}
+	post := func(form string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/rollouts/shop/web-1/approve", strings.NewReader(form))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	if rec := post("token=wrong"); rec.Code != http.StatusForbidden {
+		t.Errorf("a post without the token: %d, want 403", rec.Code)
+	}
+	if rec := post("token=" + s.token); rec.Code != http.StatusSeeOther {
+		t.Fatalf("approve: %d %s", rec.Code, rec.Body.String())
+	}
+	got, err := karmada.FlotillaV1alpha1().RolloutRuns("shop").Get(t.Context(), "web-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Spec.Approvals) != 1 || got.Spec.Approvals[0].Stage != "prod" || got.Spec.Approvals[0].Gate != flotillav1alpha1.GateBefore {
+		t.Errorf("approvals %+v, want prod Before", got.Spec.Approvals)
+	}
+}

@@ -1,0 +1,378 @@
+package console
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/test/env"
+)
+
+// startConsole runs `flotillactl console` with kubeconfig and returns its
+// URL; it stops with the test.
+func startConsole(t *testing.T, kubeconfig string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, filepath.Join(framework.Env.Options.BinDir, "flotillactl"), "console", "--kubeconfig="+kubeconfig, "--port=0")
+	cmd.Env = append(os.Environ(), "KUBECACHEDIR="+t.TempDir())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+	})
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() {
+		t.Fatalf("flotillactl console printed nothing: %v", lines.Err())
+	}
+	line := lines.Text()
+	i := strings.Index(line, "http://")
+	if i < 0 {
+		t.Fatalf("flotillactl console printed %q, want its URL", line)
+	}
+	url := strings.Fields(line[i:])[0]
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	return url
+}
+
+// browser returns a headless Chromium tab that ends with the test.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU,
+		chromedp.WindowSize(1400, 900), chromedp.UserDataDir(t.TempDir()))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	// The first run starts the browser, for as long as ctx lives.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	return ctx
+}
+
+// screenshot saves the tab as _output/console/<name>.png.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	root, err := env.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "_output", "console")
+	_ = os.MkdirAll(dir, 0o755)
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	if err != nil {
+		t.Errorf("screenshot %s: %v", name, err)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Error(err)
+	}
+}
+
+// text is the rendered text of the first element sel matches ("" if none).
+func text(ctx context.Context, sel string) (string, error) {
+	return chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(document.querySelector(%q) || {}).innerText || ""`, sel)))
+}
+
+// attr is an attribute of the first element sel matches ("" if none).
+func attr(ctx context.Context, sel, name string) string {
+	v, _ := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`((e) => e ? (e.getAttribute(%q) || "") : "")(document.querySelector(%q))`, name, sel)))
+	return v
+}
+
+// eventually navigates to url and waits until check, run on the page,
+// returns "" (reloading between tries when reload is set).
+func eventually(t *testing.T, ctx context.Context, url string, within time.Duration, reload bool, check func() string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("opening %s: %v", url, err)
+	}
+	deadline := time.Now().Add(within)
+	for {
+		msg := check()
+		if msg == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s after %s: %s", url, within, msg)
+		}
+		time.Sleep(500 * time.Millisecond)
+		if reload {
+			if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+				t.Fatalf("reloading %s: %v", url, err)
+			}
+		}
+	}
+}
+
+// TestOverviewShowsMembers: the fleet page lists member1 and member2,
+// Ready, with their mode, version and nodes; the page is timed.
+func TestOverviewShowsMembers(t *testing.T) {
+	url := startConsole(t, framework.Env.Host.Kubeconfig)
+	ctx := browser(t)
+	start := time.Now()
+	eventually(t, ctx, url, time.Minute, true, func() string {
+		for _, m := range []string{"member1", "member2"} {
+			if c := attr(ctx, `tr[data-cluster="`+m+`"]`, "class"); c != "healthy" {
+				return fmt.Sprintf("%s row class %q, want healthy", m, c)
+			}
+		}
+		return ""
+	})
+	t.Logf("overview rendered with both members Ready in %s", time.Since(start).Round(time.Millisecond))
+	row, err := text(ctx, `tr[data-cluster="member1"]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"member1", "Push", "True", "v1."} {
+		if !strings.Contains(row, want) {
+			t.Errorf("member1's row %q lacks %q", row, want)
+		}
+	}
+	if s, _ := text(ctx, "#summary"); !strings.Contains(s, "2 of 2 clusters Ready") {
+		t.Errorf("summary %q", s)
+	}
+	screenshot(t, ctx, "overview")
+}
+
+// TestWorkloadInMatrix: a Deployment divided over member1 and member2
+// appears in the workloads matrix with one replica in each, healthy, and
+// its page shows the placement.
+func TestWorkloadInMatrix(t *testing.T) {
+	ns := framework.Namespace(t, "console-matrix")
+	framework.Apply(t, fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: %[1]s}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: nginx, image: nginx:1.27}]}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference:
+        staticWeightList:
+          - {targetCluster: {clusterNames: [member1]}, weight: 1}
+          - {targetCluster: {clusterNames: [member2]}, weight: 1}
+`, ns))
+	url := startConsole(t, framework.Env.Host.Kubeconfig)
+	ctx := browser(t)
+	row := `tr[data-workload="` + ns + `/web-deployment"]`
+	eventually(t, ctx, url+"workloads?namespace="+ns, 2*time.Minute, true, func() string {
+		if c := attr(ctx, row, "class"); c != "healthy" {
+			s, _ := text(ctx, row)
+			return fmt.Sprintf("row class %q (%q), want healthy", c, s)
+		}
+		return ""
+	})
+	cells, err := text(ctx, row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(cells, "1") < 2 || !strings.Contains(cells, "web") || !strings.Contains(cells, "Deployment") {
+		t.Errorf("matrix row %q: want web, Deployment, 1 replica in each member", cells)
+	}
+	screenshot(t, ctx, "workloads")
+	eventually(t, ctx, url+"workloads/"+ns+"/web-deployment", 30*time.Second, true, func() string {
+		s, _ := text(ctx, "#placement")
+		if !strings.Contains(s, "member1") || !strings.Contains(s, "member2") {
+			return "placement " + s
+		}
+		return ""
+	})
+	screenshot(t, ctx, "workload")
+}
+
+// TestStoppedMemberTurnsUnready: with the overview open, member2's
+// kube-apiserver stops; its row turns unhealthy by a live update (no
+// reload) within the cluster-status interval, and its page says the
+// member is unreachable without blocking.
+func TestStoppedMemberTurnsUnready(t *testing.T) {
+	url := startConsole(t, framework.Env.Host.Kubeconfig)
+	ctx := browser(t)
+	eventually(t, ctx, url, time.Minute, true, func() string {
+		if c := attr(ctx, `tr[data-cluster="member2"]`, "class"); c != "healthy" {
+			return "member2 row class " + c
+		}
+		return ""
+	})
+	framework.StopMember(t, "member2")
+	stopped := time.Now()
+	deadline := stopped.Add(45 * time.Second)
+	for attr(ctx, `tr[data-cluster="member2"]`, "class") != "unhealthy" {
+		if time.Now().After(deadline) {
+			s, _ := text(ctx, `tr[data-cluster="member2"]`)
+			t.Fatalf("member2 still shown as %q 45 s after it stopped", s)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("member2 shown not Ready %s after it stopped, without a reload", time.Since(stopped).Round(time.Millisecond))
+	if c := attr(ctx, `.tile[data-cluster="member2"]`, "class"); !strings.Contains(c, "unhealthy") {
+		t.Errorf("member2's tile class %q, want unhealthy", c)
+	}
+	screenshot(t, ctx, "member-down")
+	start := time.Now()
+	eventually(t, ctx, url+"clusters/member2", 30*time.Second, false, func() string {
+		if s, _ := text(ctx, ".unreachable"); !strings.Contains(s, "member2 is unreachable") {
+			return "no unreachable message: " + s
+		}
+		return ""
+	})
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("the page of a member that is down took %s", took)
+	}
+	screenshot(t, ctx, "cluster-unreachable")
+}
+
+// TestSearchFindsMemberPod: the search page finds a member's pod through
+// the search cache, and its link shows the pod read through the proxy.
+func TestSearchFindsMemberPod(t *testing.T) {
+	framework.ApplySample(t, "search.yaml")
+	ns := framework.Namespace(t, "console-search")
+	framework.Apply(t, fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: finder, namespace: %[1]s}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: finder}}
+  template:
+    metadata: {labels: {app: finder}}
+    spec: {containers: [{name: nginx, image: nginx:1.27}]}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: finder, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: finder}]
+  placement: {clusterAffinity: {clusterNames: [member1]}}
+`, ns))
+	url := startConsole(t, framework.Env.Host.Kubeconfig)
+	ctx := browser(t)
+	q := "kind:Pod namespace:" + ns
+	eventually(t, ctx, url+"search?q="+strings.ReplaceAll(q, " ", "+"), 2*time.Minute, true, func() string {
+		s, _ := text(ctx, "#hits")
+		if !strings.Contains(s, "member1") || !strings.Contains(s, "finder-") {
+			t, _ := text(ctx, "main")
+			return "hits: " + t
+		}
+		return ""
+	})
+	screenshot(t, ctx, "search")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#hits a`)), chromedp.WaitVisible(chromedp.CSS(`#yaml`))); err != nil {
+		t.Fatalf("opening the pod: %v", err)
+	}
+	if y, _ := text(ctx, "#yaml"); !strings.Contains(y, "kind: Pod") || !strings.Contains(y, "namespace: "+ns) {
+		t.Errorf("the pod's YAML: %q", y)
+	}
+	screenshot(t, ctx, "object")
+}
+
+// TestUserSeesOnlyTheirMember: a user who may list clusters and reach
+// member1's proxy only sees member1's events, and for member2 the
+// member's refusal.
+func TestUserSeesOnlyTheirMember(t *testing.T) {
+	cfg := framework.ProxyServiceAccountConfig(t, "console-viewer", "member1")
+	host, err := framework.Env.Host.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "console-viewer-clusters"}, Rules: []rbacv1.PolicyRule{{
+		APIGroups: []string{"cluster.karmada.io"}, Resources: []string{"clusters"}, Verbs: []string{"get", "list", "watch"}}}}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "console-viewer-clusters"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "console-viewer"}}}
+	if _, err := host.RbacV1().ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	if _, err := host.RbacV1().ClusterRoleBindings().Create(t.Context(), binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = host.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
+		_ = host.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+	})
+	url := startConsole(t, kubeconfigOf(t, cfg))
+	ctx := browser(t)
+	eventually(t, ctx, url+"clusters/member2", 30*time.Second, true, func() string {
+		if s, _ := text(ctx, ".unreachable"); !strings.Contains(s, "Not allowed") && !strings.Contains(s, "forbidden") {
+			return "member2 page: " + s
+		}
+		return ""
+	})
+	screenshot(t, ctx, "refused-member")
+	eventually(t, ctx, url+"clusters/member1", 30*time.Second, true, func() string {
+		if s, _ := text(ctx, ".unreachable"); s != "" {
+			return "member1 page: " + s
+		}
+		return ""
+	})
+	// The workloads page is refused as a whole: the user may not list
+	// bindings, and the page says so.
+	eventually(t, ctx, url+"workloads", 30*time.Second, false, func() string {
+		if s, _ := text(ctx, `[role="alert"]`); !strings.Contains(s, "Not allowed") {
+			return "workloads page: " + s
+		}
+		return ""
+	})
+}
+
+// kubeconfigOf writes a kubeconfig with cfg's server and bearer token.
+func kubeconfigOf(t *testing.T, cfg *rest.Config) string {
+	t.Helper()
+	ca := cfg.CAData
+	if len(ca) == 0 && cfg.CAFile != "" {
+		var err error
+		if ca, err = os.ReadFile(cfg.CAFile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kc := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: %q, certificate-authority-data: %q}}]
+users: [{name: u, user: {token: %q}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`, cfg.Host, base64.StdEncoding.EncodeToString(ca), cfg.BearerToken)
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(p, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

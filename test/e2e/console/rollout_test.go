@@ -1,0 +1,171 @@
+package console
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+	"github.com/flotilla-io/flotilla/names"
+	"github.com/flotilla-io/flotilla/test/e2e/framework"
+)
+
+// TestApproveHaltedStage: a rollout waits for an approval before its
+// second stage; a user who may read runs but not change them presses
+// Approve and reads the control plane's refusal, nothing changes; the
+// admin presses it and the run moves on.
+func TestApproveHaltedStage(t *testing.T) {
+	ns := framework.Namespace(t, "console-rollout")
+	framework.Apply(t, fmt.Sprintf(`apiVersion: flotilla.io/v1alpha1
+kind: RolloutStrategy
+metadata: {name: %[1]s}
+spec:
+  stages:
+    - name: s1
+      clusters: {names: [member1]}
+    - name: s2
+      clusters: {names: [member2]}
+      before: [{type: Approval}]
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: app
+  namespace: %[1]s
+  annotations: {%[2]s: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: app}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    replicaScheduling: {replicaSchedulingType: Duplicated}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: %[1]s}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: app}}
+  template:
+    metadata: {labels: {app: app}}
+    spec: {containers: [{name: app, image: "nginx:1.0"}]}
+`, ns, flotillav1alpha1.RolloutStrategyAnnotation))
+	t.Cleanup(func() {
+		_ = framework.Karmada(t).FlotillaV1alpha1().RolloutStrategies().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	})
+	binding := names.BindingName("Deployment", "app")
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+		rb, err := framework.Karmada(t).WorkV1alpha2().ResourceBindings(ns).Get(ctx, binding, metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		if v := rb.Annotations[flotillav1alpha1.RevisionsAnnotation]; strings.Count(v, "=") < 2 {
+			return "binding revisions " + v + ", want both members held"
+		}
+		return ""
+	})
+	if _, err := framework.HostClient(t).AppsV1().Deployments(ns).Patch(t.Context(), "app", types.StrategicMergePatchType,
+		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2.0"}]}}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	runName := names.RolloutRunName(binding, 2)
+	waitRun := func(check func(*flotillav1alpha1.RolloutRun) string) {
+		t.Helper()
+		framework.Eventually(t, 2*time.Minute, func(ctx context.Context) string {
+			r, err := framework.Karmada(t).FlotillaV1alpha1().RolloutRuns(ns).Get(ctx, runName, metav1.GetOptions{})
+			if err != nil {
+				return err.Error()
+			}
+			return check(r)
+		})
+	}
+	waitRun(func(r *flotillav1alpha1.RolloutRun) string {
+		if r.Status.Phase != flotillav1alpha1.RolloutWaitingForApproval {
+			return "phase " + string(r.Status.Phase)
+		}
+		return ""
+	})
+
+	// A reader of runs: the console shows the run, and the approval is
+	// refused with the server's message.
+	cfg := framework.ServiceAccountConfig(t, "console-rollout-reader")
+	host, err := framework.Env.Host.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "console-rollout-reader"}, Rules: []rbacv1.PolicyRule{{
+		APIGroups: []string{"flotilla.io"}, Resources: []string{"rolloutruns"}, Verbs: []string{"get", "list", "watch"}}}}
+	rb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "console-rollout-reader"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "console-rollout-reader"}}}
+	for _, create := range []func() error{
+		func() error { _, err := host.RbacV1().ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{}); return err },
+		func() error { _, err := host.RbacV1().ClusterRoleBindings().Create(t.Context(), rb, metav1.CreateOptions{}); return err },
+	} {
+		if err := create(); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		_ = host.RbacV1().ClusterRoleBindings().Delete(context.Background(), rb.Name, metav1.DeleteOptions{})
+		_ = host.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+	})
+	section := `section[data-run="` + ns + `/` + runName + `"]`
+	approve := section + ` button.approve`
+	readerURL := startConsole(t, kubeconfigOf(t, cfg))
+	ctx := browser(t)
+	eventually(t, ctx, readerURL+"rollouts?namespace="+ns, 30*time.Second, true, func() string {
+		if s, _ := text(ctx, approve); !strings.Contains(s, "Approve s2 (Before)") {
+			all, _ := text(ctx, "main")
+			return "no Approve button: " + all
+		}
+		return ""
+	})
+	screenshot(t, ctx, "rollout-waiting")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(approve)), chromedp.WaitVisible(chromedp.CSS(`[role="alert"]`))); err != nil {
+		t.Fatalf("pressing Approve as the reader: %v", err)
+	}
+	if s, _ := text(ctx, `[role="alert"]`); !strings.Contains(s, "approve of rolloutrun") || !strings.Contains(s, "Not allowed") {
+		t.Errorf("the reader's approval: %q, want the server's refusal", s)
+	}
+	screenshot(t, ctx, "rollout-refused")
+	r, err := framework.Karmada(t).FlotillaV1alpha1().RolloutRuns(ns).Get(t.Context(), runName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Spec.Approvals) != 0 {
+		t.Fatalf("approvals %+v after a refused approval", r.Spec.Approvals)
+	}
+
+	// The admin approves; the run goes on to s2.
+	adminURL := startConsole(t, framework.Env.Host.Kubeconfig)
+	eventually(t, ctx, adminURL+"rollouts?namespace="+ns, 30*time.Second, true, func() string {
+		if s, _ := text(ctx, approve); s == "" {
+			return "no Approve button for the admin"
+		}
+		return ""
+	})
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(approve)), chromedp.WaitVisible(chromedp.CSS(`.done`))); err != nil {
+		t.Fatalf("pressing Approve as the admin: %v", err)
+	}
+	if s, _ := text(ctx, ".done"); !strings.Contains(s, "approve done") {
+		t.Errorf("after approving: %q", s)
+	}
+	waitRun(func(r *flotillav1alpha1.RolloutRun) string {
+		if len(r.Spec.Approvals) != 1 || r.Spec.Approvals[0].Stage != "s2" || r.Spec.Approvals[0].Approver == "" {
+			return fmt.Sprintf("approvals %+v", r.Spec.Approvals)
+		}
+		if r.Status.Phase == flotillav1alpha1.RolloutWaitingForApproval {
+			return "still waiting for approval"
+		}
+		return ""
+	})
+	screenshot(t, ctx, "rollout-approved")
+}
