@@ -550,4 +550,3 @@ func (s *Server) Run(ctx context.Context, addr string, out io.Writer, listening 
 	}
 	return nil
 }
-

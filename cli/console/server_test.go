@@ -16,8 +16,8 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
-	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	karmadafake "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
+	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
 

@@ -106,8 +106,14 @@ spec:
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "console-rollout-reader"}}}
 	for _, create := range []func() error{
-		func() error { _, err := host.RbacV1().ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{}); return err },
-		func() error { _, err := host.RbacV1().ClusterRoleBindings().Create(t.Context(), rb, metav1.CreateOptions{}); return err },
+		func() error {
+			_, err := host.RbacV1().ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{})
+			return err
+		},
+		func() error {
+			_, err := host.RbacV1().ClusterRoleBindings().Create(t.Context(), rb, metav1.CreateOptions{})
+			return err
+		},
 	} {
 		if err := create(); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
