@@ -9,7 +9,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -96,33 +95,7 @@ spec:
 	// A reader of runs: the console shows the run, and the approval is
 	// refused with the server's message.
 	cfg := framework.ServiceAccountConfig(t, "console-rollout-reader")
-	host, err := framework.Env.Host.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "console-rollout-reader"}, Rules: []rbacv1.PolicyRule{{
-		APIGroups: []string{"flotilla.io"}, Resources: []string{"rolloutruns"}, Verbs: []string{"get", "list", "watch"}}}}
-	rb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "console-rollout-reader"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "console-rollout-reader"}}}
-	for _, create := range []func() error{
-		func() error {
-			_, err := host.RbacV1().ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{})
-			return err
-		},
-		func() error {
-			_, err := host.RbacV1().ClusterRoleBindings().Create(t.Context(), rb, metav1.CreateOptions{})
-			return err
-		},
-	} {
-		if err := create(); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(func() {
-		_ = host.RbacV1().ClusterRoleBindings().Delete(context.Background(), rb.Name, metav1.DeleteOptions{})
-		_ = host.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
-	})
+	grant(t, "console-rollout-reader", rbacv1.PolicyRule{APIGroups: []string{"flotilla.io"}, Resources: []string{"rolloutruns"}, Verbs: []string{"get", "list", "watch"}})
 	section := `section[data-run="` + ns + `/` + runName + `"]`
 	approve := section + ` button.approve`
 	readerURL := startConsole(t, kubeconfigOf(t, cfg))
