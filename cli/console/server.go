@@ -153,7 +153,9 @@ func securityHeaders(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Referrer-Policy", "no-referrer")
+		// same-origin: no referrer leaves the console, and its own form posts
+		// carry their Origin (no-referrer would make it "null").
+		w.Header().Set("Referrer-Policy", "same-origin")
 		h.ServeHTTP(w, r)
 	})
 }
@@ -188,7 +190,11 @@ func problem(err error) string {
 	}
 	var st apierrors.APIStatus
 	if errors.As(err, &st) && st.Status().Code == http.StatusForbidden {
-		return "Not allowed: " + st.Status().Message
+		msg := st.Status().Message
+		if msg == "" || msg == "unknown" {
+			msg = err.Error()
+		}
+		return "Not allowed: " + msg
 	}
 	return err.Error()
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,6 +30,8 @@ func startConsole(t *testing.T, kubeconfig string) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, filepath.Join(framework.Env.Options.BinDir, "flotillactl"), "console", "--kubeconfig="+kubeconfig, "--port=0")
 	cmd.Env = append(os.Environ(), "KUBECACHEDIR="+t.TempDir())
+	// It dies with the test binary, even one killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +89,9 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	}
 	dir := filepath.Join(root, "_output", "console")
 	_ = os.MkdirAll(dir, 0o755)
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	sctx, cancel := context.WithTimeout(ctx, actionTimeout)
+	defer cancel()
+	png, err := chromedp.Run(sctx, chromedp.FullScreenshot(100)) // quality 100: PNG
 	if err != nil {
 		t.Errorf("screenshot %s: %v", name, err)
 		return
@@ -96,22 +101,52 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	}
 }
 
+// actionTimeout bounds one action in the browser.
+const actionTimeout = 20 * time.Second
+
+// evaluate runs a script in the tab, within actionTimeout.
+func evaluate[T any](ctx context.Context, script string) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, actionTimeout)
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.Evaluate[T](script))
+}
+
 // text is the rendered text of the first element sel matches ("" if none).
 func text(ctx context.Context, sel string) (string, error) {
-	return chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(document.querySelector(%q) || {}).innerText || ""`, sel)))
+	return evaluate[string](ctx, fmt.Sprintf(`(document.querySelector(%q) || {}).innerText || ""`, sel))
 }
 
 // attr is an attribute of the first element sel matches ("" if none).
 func attr(ctx context.Context, sel, name string) string {
-	v, _ := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`((e) => e ? (e.getAttribute(%q) || "") : "")(document.querySelector(%q))`, name, sel)))
+	v, _ := evaluate[string](ctx, fmt.Sprintf(`((e) => e ? (e.getAttribute(%q) || "") : "")(document.querySelector(%q))`, name, sel))
 	return v
+}
+
+// click clicks the first element sel matches, as a user would (a button
+// submits its form), and waits until ready, run on the page, returns "".
+func click(t *testing.T, ctx context.Context, sel string, ready func() string) {
+	t.Helper()
+	ok, err := evaluate[bool](ctx, fmt.Sprintf(`((e) => { if (!e) { return false; } e.click(); return true; })(document.querySelector(%q))`, sel))
+	if err != nil || !ok {
+		t.Fatalf("clicking %s: found %v, %v", sel, ok, err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for msg := ready(); msg != ""; msg = ready() {
+		if time.Now().After(deadline) {
+			screenshot(t, ctx, "failed-"+strings.NewReplacer(" ", "", "[", "", "]", "", `"`, "", "/", "-").Replace(sel))
+			t.Fatalf("after clicking %s: %s", sel, msg)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
 }
 
 // eventually navigates to url and waits until check, run on the page,
 // returns "" (reloading between tries when reload is set).
 func eventually(t *testing.T, ctx context.Context, url string, within time.Duration, reload bool, check func() string) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+	nctx, cancel := context.WithTimeout(ctx, actionTimeout)
+	defer cancel()
+	if err := chromedp.Do(nctx, chromedp.Navigate(url)); err != nil {
 		t.Fatalf("opening %s: %v", url, err)
 	}
 	deadline := time.Now().Add(within)
@@ -125,7 +160,10 @@ func eventually(t *testing.T, ctx context.Context, url string, within time.Durat
 		}
 		time.Sleep(500 * time.Millisecond)
 		if reload {
-			if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+			rctx, cancel := context.WithTimeout(ctx, actionTimeout)
+			err := chromedp.Do(rctx, chromedp.Reload())
+			cancel()
+			if err != nil {
 				t.Fatalf("reloading %s: %v", url, err)
 			}
 		}
@@ -295,9 +333,12 @@ spec:
 		return ""
 	})
 	screenshot(t, ctx, "search")
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#hits a`)), chromedp.WaitVisible(chromedp.CSS(`#yaml`))); err != nil {
-		t.Fatalf("opening the pod: %v", err)
-	}
+	click(t, ctx, `#hits a`, func() string {
+		if y, _ := text(ctx, "#yaml"); y == "" {
+			return "no YAML yet"
+		}
+		return ""
+	})
 	if y, _ := text(ctx, "#yaml"); !strings.Contains(y, "kind: Pod") || !strings.Contains(y, "namespace: "+ns) {
 		t.Errorf("the pod's YAML: %q", y)
 	}
@@ -305,11 +346,27 @@ spec:
 }
 
 // TestUserSeesOnlyTheirMember: a user who may list clusters and reach
-// member1's proxy only sees member1's events, and for member2 the
-// member's refusal.
+// member1's proxy (and whom member1 lets read events) sees member1's
+// events, and for member2 the control plane's refusal.
 func TestUserSeesOnlyTheirMember(t *testing.T) {
 	cfg := framework.ProxyServiceAccountConfig(t, "console-viewer", "member1")
 	grant(t, "console-viewer", rbacv1.PolicyRule{APIGroups: []string{"cluster.karmada.io"}, Resources: []string{"clusters"}, Verbs: []string{"get", "list", "watch"}})
+	// In member1 the member's own RBAC lets the user read events.
+	m1 := framework.MemberClient(t, "member1")
+	user := "system:serviceaccount:default:console-viewer"
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "console-viewer-events"}, Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"list"}}}}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "console-viewer-events"},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name}, Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: user}}}
+	if _, err := m1.RbacV1().ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	if _, err := m1.RbacV1().ClusterRoleBindings().Create(t.Context(), binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = m1.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
+		_ = m1.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+	})
 	url := startConsole(t, kubeconfigOf(t, cfg))
 	ctx := browser(t)
 	eventually(t, ctx, url+"clusters/member2", 30*time.Second, true, func() string {

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -108,9 +107,13 @@ spec:
 		return ""
 	})
 	screenshot(t, ctx, "rollout-waiting")
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(approve)), chromedp.WaitVisible(chromedp.CSS(`[role="alert"]`))); err != nil {
-		t.Fatalf("pressing Approve as the reader: %v", err)
-	}
+	click(t, ctx, approve, func() string {
+		if s, _ := text(ctx, `[role="alert"]`); s == "" {
+			body, _ := text(ctx, "body")
+			return "no refusal shown: " + body
+		}
+		return ""
+	})
 	if s, _ := text(ctx, `[role="alert"]`); !strings.Contains(s, "approve of rolloutrun") || !strings.Contains(s, "Not allowed") {
 		t.Errorf("the reader's approval: %q, want the server's refusal", s)
 	}
@@ -131,9 +134,13 @@ spec:
 		}
 		return ""
 	})
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(approve)), chromedp.WaitVisible(chromedp.CSS(`.done`))); err != nil {
-		t.Fatalf("pressing Approve as the admin: %v", err)
-	}
+	click(t, ctx, approve, func() string {
+		if s, _ := text(ctx, ".done"); s == "" {
+			body, _ := text(ctx, "body")
+			return "no confirmation shown: " + body
+		}
+		return ""
+	})
 	if s, _ := text(ctx, ".done"); !strings.Contains(s, "approve done") {
 		t.Errorf("after approving: %q", s)
 	}
