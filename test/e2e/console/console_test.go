@@ -17,6 +17,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
@@ -198,6 +199,31 @@ func TestOverviewShowsMembers(t *testing.T) {
 		t.Errorf("summary %q", s)
 	}
 	screenshot(t, ctx, "overview")
+
+	// A change of a Cluster reaches the open page by its watch: a taint
+	// shows in member1's row without a reload.
+	taint := `{"spec":{"taints":[{"key":"console-e2e","value":"live","effect":"NoSchedule"}]}}`
+	clusters := framework.Karmada(t).ClusterV1alpha1().Clusters()
+	changed := time.Now()
+	if _, err := clusters.Patch(t.Context(), "member1", types.MergePatchType, []byte(taint), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = clusters.Patch(context.Background(), "member1", types.MergePatchType, []byte(`{"spec":{"taints":null}}`), metav1.PatchOptions{})
+	})
+	for {
+		if s, _ := text(ctx, `tr[data-cluster="member1"]`); strings.Contains(s, "console-e2e=live:NoSchedule") {
+			break
+		}
+		if time.Since(changed) > 10*time.Second {
+			t.Fatal("member1's new taint not on the open page after 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("a Cluster's change reached the open page %s after the write", time.Since(changed).Round(time.Millisecond))
+	if _, err := clusters.Patch(t.Context(), "member1", types.MergePatchType, []byte(`{"spec":{"taints":null}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestWorkloadInMatrix: a Deployment divided over member1 and member2
