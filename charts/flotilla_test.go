@@ -302,6 +302,38 @@ func TestRenderValueSets(t *testing.T) {
 		values:  map[string]any{"etcd": map[string]any{"mode": "sqlite"}},
 		wantErr: `etcd.mode must be one of bundled, external, embedded; got "sqlite"`,
 	}, {
+		name:   "the console in login mode",
+		values: map[string]any{"console": map[string]any{"enabled": true, "port": 9000}},
+		check: func(t *testing.T, objs rendered) {
+			d := as[appsv1.Deployment](t, objs, "Deployment/flotilla-console")
+			c := d.Spec.Template.Spec.Containers[0]
+			if c.Command[0] != "/usr/local/bin/flotillactl" || strings.Join(c.Args, " ") != "console --login --address=0.0.0.0 --port=9000" {
+				t.Errorf("console command %v %v", c.Command, c.Args)
+			}
+			if d.Spec.Template.Spec.ServiceAccountName != "flotilla-console" {
+				t.Errorf("service account %q", d.Spec.Template.Spec.ServiceAccountName)
+			}
+			if _, ok := objs["ServiceAccount/flotilla-console"]; !ok {
+				t.Error("no ServiceAccount of its own")
+			}
+			svc := as[corev1.Service](t, objs, "Service/flotilla-console")
+			if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != 80 || svc.Spec.Ports[0].TargetPort.String() != "http" {
+				t.Errorf("service ports %+v", svc.Spec.Ports)
+			}
+			// No role binds its account: it reads as each user's token.
+			for k, o := range objs {
+				if strings.HasPrefix(k, "RoleBinding/") || strings.HasPrefix(k, "ClusterRoleBinding/") {
+					if raw, _ := json.Marshal(o); strings.Contains(string(raw), "flotilla-console") {
+						t.Errorf("%s names the console's account", k)
+					}
+				}
+			}
+		},
+	}, {
+		name:    "a console port out of range fails",
+		values:  map[string]any{"console": map[string]any{"enabled": true, "port": 70000}},
+		wantErr: "at '/console/port'",
+	}, {
 		name:   "embedded etcd with one replica",
 		values: map[string]any{"etcd": map[string]any{"mode": "embedded", "embedded": map[string]any{"existingClaim": "flotilla-data"}}, "apiserver": map[string]any{"replicas": 1}},
 		check: func(t *testing.T, objs rendered) {
@@ -590,7 +622,7 @@ func TestRenderCertManager(t *testing.T) {
 func TestValuesDocumented(t *testing.T) {
 	t.Parallel()
 	// Tables whose keys are free-form (resources, nodeSelector, ...) are documented as a whole.
-	checkDocumented(t, FlotillaChart, map[string]bool{"apiserver.resources": true, "apiserver.nodeSelector": true, "etcd.bundled.resources": true, "certs.certManager.issuerRef": true}, 20)
+	checkDocumented(t, FlotillaChart, map[string]bool{"apiserver.resources": true, "apiserver.nodeSelector": true, "etcd.bundled.resources": true, "certs.certManager.issuerRef": true, "console.resources": true}, 20)
 }
 
 // The dashboard ConfigMap carries the chart's dashboard file, as valid JSON, labelled for Grafana's sidecar.

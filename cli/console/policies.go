@@ -63,7 +63,7 @@ func (s *Server) policies(w http.ResponseWriter, r *http.Request) {
 	d := policiesData{Namespace: ns}
 	var errs []string
 	claims := map[string][]string{}
-	if bs, err := s.karmada.WorkV1alpha2().ResourceBindings(ns).List(ctx, metav1.ListOptions{Limit: bindingsScanned}); err == nil {
+	if bs, err := s.karmadaOf(r).WorkV1alpha2().ResourceBindings(ns).List(ctx, metav1.ListOptions{Limit: bindingsScanned}); err == nil {
 		for _, b := range bs.Items {
 			tmpl := b.Spec.Resource.Kind + " " + b.Spec.Resource.Namespace + "/" + b.Spec.Resource.Name
 			if p := b.Annotations[policyv1alpha1.PropagationPolicyNameAnnotation]; p != "" {
@@ -75,7 +75,7 @@ func (s *Server) policies(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if pps, err := s.karmada.PolicyV1alpha1().PropagationPolicies(ns).List(ctx, metav1.ListOptions{}); err == nil {
+	if pps, err := s.karmadaOf(r).PolicyV1alpha1().PropagationPolicies(ns).List(ctx, metav1.ListOptions{}); err == nil {
 		for _, p := range pps.Items {
 			row := policyRow("PropagationPolicy", p.ObjectMeta, p.Spec.ResourceSelectors, p.Spec.Placement)
 			row.Claims = claims["PropagationPolicy/"+p.Namespace+"/"+p.Name]
@@ -85,7 +85,7 @@ func (s *Server) policies(w http.ResponseWriter, r *http.Request) {
 		errs = append(errs, problem(err))
 	}
 	if ns == "" {
-		if cpps, err := s.karmada.PolicyV1alpha1().ClusterPropagationPolicies().List(ctx, metav1.ListOptions{}); err == nil {
+		if cpps, err := s.karmadaOf(r).PolicyV1alpha1().ClusterPropagationPolicies().List(ctx, metav1.ListOptions{}); err == nil {
 			for _, p := range cpps.Items {
 				row := policyRow("ClusterPropagationPolicy", p.ObjectMeta, p.Spec.ResourceSelectors, p.Spec.Placement)
 				row.Claims = claims["ClusterPropagationPolicy//"+p.Name]
@@ -94,7 +94,7 @@ func (s *Server) policies(w http.ResponseWriter, r *http.Request) {
 		} else {
 			errs = append(errs, problem(err))
 		}
-		if cops, err := s.karmada.PolicyV1alpha1().ClusterOverridePolicies().List(ctx, metav1.ListOptions{}); err == nil {
+		if cops, err := s.karmadaOf(r).PolicyV1alpha1().ClusterOverridePolicies().List(ctx, metav1.ListOptions{}); err == nil {
 			for _, p := range cops.Items {
 				d.Overrides = append(d.Overrides, policyRow("ClusterOverridePolicy", p.ObjectMeta, p.Spec.ResourceSelectors, p.Spec.OverrideRules))
 			}
@@ -102,7 +102,7 @@ func (s *Server) policies(w http.ResponseWriter, r *http.Request) {
 			errs = append(errs, problem(err))
 		}
 	}
-	if ops, err := s.karmada.PolicyV1alpha1().OverridePolicies(ns).List(ctx, metav1.ListOptions{}); err == nil {
+	if ops, err := s.karmadaOf(r).PolicyV1alpha1().OverridePolicies(ns).List(ctx, metav1.ListOptions{}); err == nil {
 		for _, p := range ops.Items {
 			d.Overrides = append(d.Overrides, policyRow("OverridePolicy", p.ObjectMeta, p.Spec.ResourceSelectors, p.Spec.OverrideRules))
 		}

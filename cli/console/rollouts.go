@@ -66,7 +66,7 @@ func (s *Server) rollouts(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) renderRollouts(w http.ResponseWriter, r *http.Request, ns, done, refused string) {
 	d := rolloutsData{Namespace: ns, Done: done, Token: s.token}
-	list, err := s.karmada.FlotillaV1alpha1().RolloutRuns(ns).List(r.Context(), metav1.ListOptions{})
+	list, err := s.karmadaOf(r).FlotillaV1alpha1().RolloutRuns(ns).List(r.Context(), metav1.ListOptions{})
 	if err == nil {
 		for i := range list.Items {
 			d.Runs = append(d.Runs, runRow(&list.Items[i]))
@@ -90,7 +90,7 @@ func (s *Server) rolloutAction(w http.ResponseWriter, r *http.Request) {
 	}
 	ns, name, action := r.PathValue("namespace"), r.PathValue("name"), r.PathValue("action")
 	ctx := r.Context()
-	runs := s.karmada.FlotillaV1alpha1().RolloutRuns(ns)
+	runs := s.karmadaOf(r).FlotillaV1alpha1().RolloutRuns(ns)
 	run, err := runs.Get(ctx, name, metav1.GetOptions{})
 	var patch []byte
 	if err == nil {
@@ -129,7 +129,7 @@ func (s *Server) rolloutAction(w http.ResponseWriter, r *http.Request) {
 
 // whoAmI is the user's name as the control plane authenticates it.
 func (s *Server) whoAmI(r *http.Request) string {
-	review, err := s.kube.AuthenticationV1().SelfSubjectReviews().Create(r.Context(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	review, err := s.kubeOf(r).AuthenticationV1().SelfSubjectReviews().Create(r.Context(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil {
 		return ""
 	}

@@ -13,15 +13,21 @@ import (
 )
 
 // Run serves the console of the control plane flags locates, as the
-// kubeconfig's user, on address:port (port 0: any free port) until ctx
-// ends; with open it starts the desktop's browser on it (xdg-open), when
-// there is one.
-func Run(ctx context.Context, flags genericclioptions.RESTClientGetter, address string, port int, open bool, out io.Writer) error {
+// kubeconfig's user (with login, as each user who logs in with a token:
+// the kubeconfig, or the pod's in-cluster config, then gives the
+// control plane's address and CA only), on address:port (port 0: any
+// free port) until ctx ends; with open it starts the desktop's browser on
+// it (xdg-open), when there is one.
+func Run(ctx context.Context, flags genericclioptions.RESTClientGetter, address string, port int, open, login bool, out io.Writer) error {
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
 		return fmt.Errorf("loading the control-plane kubeconfig: %w", err)
 	}
-	s, err := New(cfg)
+	newServer := New
+	if login {
+		newServer = NewLogin
+	}
+	s, err := newServer(cfg)
 	if err != nil {
 		return err
 	}

@@ -57,6 +57,9 @@ type Server struct {
 	now     func() time.Time
 	// token guards the forms that change something (see sameOrigin).
 	token string
+	// login, in login mode, is the control plane's address without
+	// credentials: each user logs in with a token (login.go).
+	login *rest.Config
 }
 
 // New returns the console of the control plane cfg reaches, as cfg's user.
@@ -143,8 +146,11 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /rollouts", s.rollouts)
 	mux.HandleFunc("GET /policies", s.policies)
 	mux.HandleFunc("POST /rollouts/{namespace}/{name}/{action}", s.rolloutAction)
+	mux.HandleFunc("GET /login", s.loginPage)
+	mux.HandleFunc("POST /login", s.loginPost)
+	mux.HandleFunc("POST /logout", s.logout)
 	mux.HandleFunc("GET /live/clusters", s.liveClusters)
-	return securityHeaders(mux)
+	return securityHeaders(s.requireLogin(mux))
 }
 
 // securityHeaders keeps the pages to themselves: no framing, no content
@@ -163,6 +169,9 @@ func securityHeaders(h http.Handler) http.Handler {
 // page is what every page's layout reads.
 type page struct {
 	Title string
+	// LoggedIn: a login-mode page offers to log out (with Token).
+	LoggedIn bool
+	Token    string
 	// Nav is the page's entry in the navigation.
 	Nav string
 	Now time.Time
@@ -174,6 +183,7 @@ type page struct {
 
 func (s *Server) render(w http.ResponseWriter, name string, p page) {
 	p.Now = s.now()
+	p.LoggedIn, p.Token = s.login != nil && name != "login", s.token
 	var buf bytes.Buffer
 	if err := s.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -208,7 +218,7 @@ type overviewData struct {
 }
 
 func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
-	list, err := s.karmada.ClusterV1alpha1().Clusters().List(r.Context(), metav1.ListOptions{})
+	list, err := s.karmadaOf(r).ClusterV1alpha1().Clusters().List(r.Context(), metav1.ListOptions{})
 	d := overviewData{}
 	if err == nil {
 		d.RV = list.ResourceVersion
@@ -240,7 +250,7 @@ type eventRow struct {
 
 func (s *Server) cluster(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	c, err := s.karmada.ClusterV1alpha1().Clusters().Get(r.Context(), name, metav1.GetOptions{})
+	c, err := s.karmadaOf(r).ClusterV1alpha1().Clusters().Get(r.Context(), name, metav1.GetOptions{})
 	if err != nil {
 		s.render(w, "cluster", page{Title: name, Nav: "fleet", Error: problem(err)})
 		return
@@ -249,7 +259,7 @@ func (s *Server) cluster(w http.ResponseWriter, r *http.Request) {
 	// The member's events, through clusters/{name}/proxy as this user.
 	ctx, cancel := context.WithTimeout(r.Context(), memberTimeout)
 	defer cancel()
-	raw, err := s.kube.CoreV1().RESTClient().Get().
+	raw, err := s.kubeOf(r).CoreV1().RESTClient().Get().
 		AbsPath("/apis/cluster.karmada.io/v1alpha1/clusters", name, "proxy/api/v1/events").Param("limit", "200").DoRaw(ctx)
 	if err == nil {
 		var evs corev1.EventList
@@ -291,7 +301,7 @@ type workloadsData struct {
 func (s *Server) workloads(w http.ResponseWriter, r *http.Request) {
 	ns := r.URL.Query().Get("namespace")
 	d := workloadsData{Namespace: ns}
-	list, err := s.karmada.WorkV1alpha2().ResourceBindings(ns).List(r.Context(), metav1.ListOptions{Limit: pageSize, Continue: r.URL.Query().Get("continue")})
+	list, err := s.karmadaOf(r).WorkV1alpha2().ResourceBindings(ns).List(r.Context(), metav1.ListOptions{Limit: pageSize, Continue: r.URL.Query().Get("continue")})
 	var rows []WorkloadRow
 	if err == nil {
 		d.Continue = list.Continue
@@ -301,7 +311,7 @@ func (s *Server) workloads(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var clusters []string
-	if cl, cerr := s.karmada.ClusterV1alpha1().Clusters().List(r.Context(), metav1.ListOptions{}); cerr == nil {
+	if cl, cerr := s.karmadaOf(r).ClusterV1alpha1().Clusters().List(r.Context(), metav1.ListOptions{}); cerr == nil {
 		for _, c := range cl.Items {
 			clusters = append(clusters, c.Name)
 		}
@@ -325,7 +335,7 @@ type workRow struct {
 
 func (s *Server) workload(w http.ResponseWriter, r *http.Request) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	b, err := s.karmada.WorkV1alpha2().ResourceBindings(ns).Get(r.Context(), name, metav1.GetOptions{})
+	b, err := s.karmadaOf(r).WorkV1alpha2().ResourceBindings(ns).Get(r.Context(), name, metav1.GetOptions{})
 	if err != nil {
 		s.render(w, "workload", page{Title: ns + "/" + name, Nav: "workloads", Error: problem(err)})
 		return
@@ -334,7 +344,7 @@ func (s *Server) workload(w http.ResponseWriter, r *http.Request) {
 	// Its Works, by the binding's permanent id, across the execution
 	// namespaces the user may list.
 	if id := b.Labels[workv1alpha2.ResourceBindingPermanentIDLabel]; id != "" {
-		works, werr := s.karmada.WorkV1alpha1().Works("").List(r.Context(), metav1.ListOptions{LabelSelector: workv1alpha2.ResourceBindingPermanentIDLabel + "=" + id})
+		works, werr := s.karmadaOf(r).WorkV1alpha1().Works("").List(r.Context(), metav1.ListOptions{LabelSelector: workv1alpha2.ResourceBindingPermanentIDLabel + "=" + id})
 		if werr == nil {
 			for _, wk := range works.Items {
 				row := workRow{Cluster: strings.TrimPrefix(wk.Namespace, "karmada-es-"), Name: wk.Name, Applied: "Unknown", Healthy: "Unknown"}
@@ -350,7 +360,7 @@ func (s *Server) workload(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if evs, eerr := s.kube.CoreV1().Events(ns).List(r.Context(), metav1.ListOptions{FieldSelector: "involvedObject.name=" + name}); eerr == nil {
+	if evs, eerr := s.kubeOf(r).CoreV1().Events(ns).List(r.Context(), metav1.ListOptions{FieldSelector: "involvedObject.name=" + name}); eerr == nil {
 		d.Events = eventRows(evs.Items)
 	}
 	s.render(w, "workload", page{Title: ns + "/" + name, Nav: "workloads", Data: d})
@@ -375,7 +385,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	var err error
 	if q != "" {
 		var raw []byte
-		raw, err = s.kube.CoreV1().RESTClient().Get().AbsPath(searchPath).Param("q", q).Param("size", "100").DoRaw(r.Context())
+		raw, err = s.kubeOf(r).CoreV1().RESTClient().Get().AbsPath(searchPath).Param("q", q).Param("size", "100").DoRaw(r.Context())
 		if err == nil {
 			d.Total, d.Hits, err = parseHits(raw)
 		}
@@ -450,7 +460,7 @@ func (s *Server) object(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), memberTimeout)
 	defer cancel()
 	d := objectData{Path: path}
-	raw, err := s.kube.CoreV1().RESTClient().Get().AbsPath(path).DoRaw(ctx)
+	raw, err := s.kubeOf(r).CoreV1().RESTClient().Get().AbsPath(path).DoRaw(ctx)
 	if err == nil {
 		var y []byte
 		if y, err = yaml.JSONToYAML(raw); err == nil {
@@ -468,7 +478,7 @@ type eventsData struct {
 
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	ns := r.URL.Query().Get("namespace")
-	evs, err := s.kube.CoreV1().Events(ns).List(r.Context(), metav1.ListOptions{Limit: 500})
+	evs, err := s.kubeOf(r).CoreV1().Events(ns).List(r.Context(), metav1.ListOptions{Limit: 500})
 	d := eventsData{Namespace: ns}
 	if err == nil {
 		d.Events = eventRows(evs.Items)
@@ -485,7 +495,7 @@ func (s *Server) liveClusters(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
 	}
-	wt, err := s.karmada.ClusterV1alpha1().Clusters().Watch(r.Context(), metav1.ListOptions{ResourceVersion: r.URL.Query().Get("rv")})
+	wt, err := s.karmadaOf(r).ClusterV1alpha1().Clusters().Watch(r.Context(), metav1.ListOptions{ResourceVersion: r.URL.Query().Get("rv")})
 	if err != nil {
 		http.Error(w, problem(err), http.StatusForbidden)
 		return
