@@ -24,12 +24,13 @@ import (
 	"github.com/flotilla-io/flotilla/test/env"
 )
 
-// startConsole runs `flotillactl console` with kubeconfig and returns its
-// URL; it stops with the test.
-func startConsole(t *testing.T, kubeconfig string) string {
+// startConsole runs `flotillactl console` with kubeconfig (and more
+// flags) and returns its URL; it stops with the test.
+func startConsole(t *testing.T, kubeconfig string, flags ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, filepath.Join(framework.Env.Options.BinDir, "flotillactl"), "console", "--kubeconfig="+kubeconfig, "--port=0")
+	cmd := exec.CommandContext(ctx, filepath.Join(framework.Env.Options.BinDir, "flotillactl"),
+		append([]string{"console", "--kubeconfig=" + kubeconfig, "--port=0"}, flags...)...)
 	cmd.Env = append(os.Environ(), "KUBECACHEDIR="+t.TempDir())
 	// It dies with the test binary, even one killed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -428,13 +429,17 @@ func kubeconfigOf(t *testing.T, cfg *rest.Config) string {
 			t.Fatal(err)
 		}
 	}
+	user := ""
+	if cfg.BearerToken != "" {
+		user = fmt.Sprintf("token: %q", cfg.BearerToken)
+	}
 	kc := fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters: [{name: c, cluster: {server: %q, certificate-authority-data: %q}}]
-users: [{name: u, user: {token: %q}}]
+users: [{name: u, user: {%s}}]
 contexts: [{name: c, context: {cluster: c, user: u}}]
 current-context: c
-`, cfg.Host, base64.StdEncoding.EncodeToString(ca), cfg.BearerToken)
+`, cfg.Host, base64.StdEncoding.EncodeToString(ca), user)
 	p := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(p, []byte(kc), 0o600); err != nil {
 		t.Fatal(err)
@@ -465,5 +470,53 @@ func grant(t *testing.T, account string, rule rbacv1.PolicyRule) {
 	t.Cleanup(func() {
 		_ = host.RbacV1().ClusterRoleBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
 		_ = host.RbacV1().ClusterRoles().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+}
+
+// TestLoginMode: the console as the chart runs it (--login): its
+// kubeconfig gives the control plane's address and CA only; a user logs in
+// with a token of their own and sees the fleet as that user; a token the
+// control plane refuses is not taken.
+func TestLoginMode(t *testing.T) {
+	cfg := framework.ServiceAccountConfig(t, "console-login")
+	grant(t, "console-login", rbacv1.PolicyRule{APIGroups: []string{"cluster.karmada.io"}, Resources: []string{"clusters"}, Verbs: []string{"get", "list", "watch"}})
+	// A kubeconfig without credentials: the console must not need any.
+	anonymous := kubeconfigOf(t, &rest.Config{Host: cfg.Host, TLSClientConfig: cfg.TLSClientConfig})
+	url := startConsole(t, anonymous, "--login")
+	ctx := browser(t)
+	eventually(t, ctx, url, 30*time.Second, false, func() string {
+		if s, _ := text(ctx, "form.login"); !strings.Contains(s, "Bearer token") {
+			return "no login page: " + s
+		}
+		return ""
+	})
+	login := func(token string) {
+		t.Helper()
+		if _, err := evaluate[bool](ctx, fmt.Sprintf(`(document.getElementById("bearer").value = %q, true)`, token)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	login("not-a-token")
+	click(t, ctx, `form.login button`, func() string {
+		if s, _ := text(ctx, `[role="alert"]`); !strings.Contains(s, "does not accept this token") {
+			return "no refusal: " + s
+		}
+		return ""
+	})
+	login(cfg.BearerToken)
+	click(t, ctx, `form.login button`, func() string {
+		if c := attr(ctx, `tr[data-cluster="member1"]`, "class"); c == "" {
+			body, _ := text(ctx, "main")
+			return "no fleet after logging in: " + body
+		}
+		return ""
+	})
+	screenshot(t, ctx, "login-fleet")
+	// What the user may not read is refused as the user.
+	eventually(t, ctx, url+"workloads", 20*time.Second, false, func() string {
+		if s, _ := text(ctx, `[role="alert"]`); !strings.Contains(s, "Not allowed") || !strings.Contains(s, "console-login") {
+			return "workloads page: " + s
+		}
+		return ""
 	})
 }
