@@ -395,10 +395,6 @@ func Run(ctx context.Context, c *Context) error {
 	log.Info("Controllers built and their caches synced; waiting for the lease", "controllers", len(c.pending))
 	start := func(ctx context.Context) {
 		worker.SetStandby(false)
-		// What changed since the leader this replica replaces may have
-		// stopped handling changes (its last renewal can be a lease and a
-		// renew deadline ago) is served first; what it had handled waits.
-		worker.Promote(time.Now().Add(-(c.Options.LeaseDuration + c.Options.RenewDeadline + c.Options.RetryPeriod)))
 		// Informers asked for since (by a controller's first reconcile)
 		// run for as long as the lease.
 		c.KarmadaInformers.Start(ctx.Done())

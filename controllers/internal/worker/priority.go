@@ -104,11 +104,7 @@ type heapItem struct {
 	key, namespace string
 	priority       int32
 	// initial: queued by AddInitial, served after every other key.
-	initial bool
-	// held: queued or changed while the process was a standby, at
-	// changed; Promote may make it an ordinary key.
-	held     bool
-	changed  time.Time
+	initial  bool
 	tag, seq uint64
 	queued   time.Time
 	pos      int
@@ -128,41 +124,13 @@ func (h *fairHeap) markInitial(key string) {
 
 // standby: the process's controllers are built but do not lead (a warm
 // standby, controllers/manager): every key queued meanwhile is queued as
-// an initial one (held), so that when the replica takes over, what the
-// leader of the time already handled waits behind the changes that are
-// still to be made (see Promote).
+// an initial one, so that when the replica takes over, the changes made
+// from then on are served before what its handlers queued while it
+// waited.
 var standby atomic.Bool
 
 // SetStandby says whether the process's controllers wait for the lease.
 func SetStandby(on bool) { standby.Store(on) }
-
-// Promote makes the keys a standby held for a change at or after since
-// ordinary keys again, in every named queue: a replica taking over calls
-// it with the time from which the leader it replaces may not have handled
-// changes (its last renewal, give or take), so those are served first.
-func Promote(since time.Time) {
-	queueAges.mu.Lock()
-	heaps := make([]*fairHeap, 0, len(queueAges.queues))
-	for _, h := range queueAges.queues {
-		heaps = append(heaps, h)
-	}
-	queueAges.mu.Unlock()
-	for _, h := range heaps {
-		h.promote(since)
-	}
-}
-
-// promote is Promote for one queue.
-func (h *fairHeap) promote(since time.Time) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, it := range h.items {
-		if it.initial && it.held && !it.changed.Before(since) {
-			it.initial, it.held = false, false
-			heap.Fix((*itemHeap)(h), it.pos)
-		}
-	}
-}
 
 // initialFlow prefixes the flow of an initial key; no namespace has it.
 const initialFlow = "\x00initial/"
@@ -178,8 +146,7 @@ func (h *fairHeap) takeInitial(key string) bool {
 func (h *fairHeap) Push(key string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	marked, held := h.takeInitial(key), standby.Load()
-	ns, initial := h.flow(key), marked || held
+	ns, initial := h.flow(key), h.takeInitial(key) || standby.Load()
 	if initial {
 		// Fair among themselves: a namespace's initial keys do not push
 		// back the tags of its other keys.
@@ -189,8 +156,7 @@ func (h *fairHeap) Push(key string) {
 	h.last[ns] = tag
 	h.waiting[ns]++
 	h.seq++
-	now := h.now()
-	it := &heapItem{key: key, namespace: ns, priority: h.priority(key), initial: initial, held: held && !marked, changed: now, tag: tag, seq: h.seq, queued: now}
+	it := &heapItem{key: key, namespace: ns, priority: h.priority(key), initial: initial, tag: tag, seq: h.seq, queued: h.now()}
 	h.index[key] = it
 	heap.Push((*itemHeap)(h), it)
 }
@@ -204,14 +170,9 @@ func (h *fairHeap) Touch(key string) {
 	if !ok {
 		return
 	}
-	if h.takeInitial(key) {
-		// Listed again: it keeps its place.
-		return
-	}
-	if standby.Load() {
-		// Changed while the replica waits for the lease: it keeps its
-		// place, held for Promote.
-		it.held, it.changed = true, h.now()
+	if h.takeInitial(key) || standby.Load() {
+		// Listed again, or changed while the replica waits for the
+		// lease: it keeps its place.
 		return
 	}
 	if p := h.priority(key); p > it.priority || it.initial {
