@@ -44,7 +44,6 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/federatedhpa"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/internal/trim"
-	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/estimator/assumed"
 	"github.com/flotilla-io/flotilla/interpreter"
 	"github.com/flotilla-io/flotilla/interpreter/informed"
@@ -383,9 +382,6 @@ func Run(ctx context.Context, c *Context) error {
 		return nil
 	}
 	c.standby = true
-	// What the handlers queue meanwhile waits behind the changes made once
-	// this replica leads.
-	worker.SetStandby(true)
 	if !build(ctx) {
 		return nil
 	}
@@ -394,7 +390,6 @@ func Run(ctx context.Context, c *Context) error {
 	c.HostInformers.WaitForCacheSync(ctx.Done())
 	log.Info("Controllers built and their caches synced; waiting for the lease", "controllers", len(c.pending))
 	start := func(ctx context.Context) {
-		worker.SetStandby(false)
 		// Informers asked for since (by a controller's first reconcile)
 		// run for as long as the lease.
 		c.KarmadaInformers.Start(ctx.Done())

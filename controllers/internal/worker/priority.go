@@ -4,7 +4,6 @@ import (
 	"container/heap"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
@@ -122,16 +121,6 @@ func (h *fairHeap) markInitial(key string) {
 	h.initial[key] = struct{}{}
 }
 
-// standby: the process's controllers are built but do not lead (a warm
-// standby, controllers/manager): every key queued meanwhile is queued as
-// an initial one, so that when the replica takes over, the changes made
-// from then on are served before what its handlers queued while it
-// waited.
-var standby atomic.Bool
-
-// SetStandby says whether the process's controllers wait for the lease.
-func SetStandby(on bool) { standby.Store(on) }
-
 // initialFlow prefixes the flow of an initial key; no namespace has it.
 const initialFlow = "\x00initial/"
 
@@ -146,7 +135,7 @@ func (h *fairHeap) takeInitial(key string) bool {
 func (h *fairHeap) Push(key string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	ns, initial := h.flow(key), h.takeInitial(key) || standby.Load()
+	ns, initial := h.flow(key), h.takeInitial(key)
 	if initial {
 		// Fair among themselves: a namespace's initial keys do not push
 		// back the tags of its other keys.
@@ -170,9 +159,8 @@ func (h *fairHeap) Touch(key string) {
 	if !ok {
 		return
 	}
-	if h.takeInitial(key) || standby.Load() {
-		// Listed again, or changed while the replica waits for the
-		// lease: it keeps its place.
+	if h.takeInitial(key) {
+		// Listed again: it keeps its place.
 		return
 	}
 	if p := h.priority(key); p > it.priority || it.initial {

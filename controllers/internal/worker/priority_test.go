@@ -169,29 +169,3 @@ func TestAddInitial(t *testing.T) {
 		t.Errorf("got %s then %s, want c/2 then c/1", first, second)
 	}
 }
-
-// TestStandbyQueuesInitial: what a warm standby's handlers queue is served
-// after the changes made once it leads, unless it changes again then.
-func TestStandbyQueuesInitial(t *testing.T) {
-	q := NewQueue("")
-	defer q.ShutDown()
-	SetStandby(true)
-	q.Add("a/waited")
-	q.Add("b/waited")
-	q.Add("a/waited") // changed again while waiting: still behind
-	SetStandby(false)
-	defer SetStandby(false)
-	q.Add("c/new")
-	q.Add("b/waited") // changed once leading: served as a change
-	var got []string
-	for q.Len() > 0 {
-		k, _ := q.Get()
-		got = append(got, k)
-		q.Done(k)
-	}
-	// b/waited, changed once leading, is a change like c/new (queued
-	// earlier, it goes first); a/waited waits behind both.
-	if want := []string{"b/waited", "c/new", "a/waited"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("order %v, want %v", got, want)
-	}
-}
