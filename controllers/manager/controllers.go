@@ -111,7 +111,7 @@ func startClusterProfile(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 2) })
+	go ctrl.Run(ctx, 2)
 	return nil
 }
 
@@ -124,7 +124,7 @@ func startPlacementDecision(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 2) })
+	go ctrl.Run(ctx, 2)
 	return nil
 }
 
@@ -141,7 +141,7 @@ func startDescheduler(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 4) })
+	go ctrl.Run(ctx, 4)
 	return nil
 }
 
@@ -155,7 +155,7 @@ func startMultiClusterService(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 2) })
+	go ctrl.Run(ctx, 2)
 	return nil
 }
 
@@ -169,7 +169,7 @@ func startServiceExport(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 4) })
+	go ctrl.Run(ctx, 4)
 	return nil
 }
 
@@ -181,7 +181,7 @@ func startServiceImport(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 4) })
+	go ctrl.Run(ctx, 4)
 	return nil
 }
 
@@ -199,7 +199,7 @@ func startTaintManager(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 4) })
+	go ctrl.Run(ctx, 4)
 	return nil
 }
 
@@ -211,7 +211,7 @@ func startGracefulEviction(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 4) })
+	go ctrl.Run(ctx, 4)
 	return nil
 }
 
@@ -224,7 +224,7 @@ func startApplicationFailover(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 4) })
+	go ctrl.Run(ctx, 4)
 	return nil
 }
 
@@ -234,7 +234,7 @@ func startWorkloadRebalancer(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 1) })
+	go ctrl.Run(ctx, 1)
 	return nil
 }
 
@@ -245,7 +245,7 @@ func startRemedy(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 1) })
+	go ctrl.Run(ctx, 1)
 	return nil
 }
 
@@ -256,7 +256,7 @@ func startClusterTaintPolicy(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 1) })
+	go ctrl.Run(ctx, 1)
 	return nil
 }
 
@@ -270,7 +270,7 @@ func startAgentRegistration(ctx context.Context, c *Context) error {
 	}
 	ctrl.MaxPerToken = c.Options.MaxClustersPerToken
 	// One worker: the count of a token's registrations is read, then grows.
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 1) })
+	go ctrl.Run(ctx, 1)
 	return nil
 }
 
@@ -279,9 +279,9 @@ func startCluster(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 2) })
+	go ctrl.Run(ctx, 2)
 	leases := c.HostInformers.Coordination().V1().Leases()
-	c.Go(ctx, func(ctx context.Context) { ctrl.NewMonitor(leases.Lister(), c.Options.ClusterMonitorGracePeriod).Run(ctx, 5*time.Second) })
+	go ctrl.NewMonitor(leases.Lister(), c.Options.ClusterMonitorGracePeriod).Run(ctx, 5*time.Second)
 	return nil
 }
 
@@ -294,7 +294,7 @@ func startClusterStatus(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx) })
+	go ctrl.Run(ctx)
 	return nil
 }
 
@@ -305,7 +305,7 @@ func startUnifiedAuth(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 2) })
+	go ctrl.Run(ctx, 2)
 	return nil
 }
 
@@ -319,7 +319,7 @@ func startDetector(ctx context.Context, c *Context) error {
 	}
 	ctrl.MultiplePodTemplates = c.Options.MultiplePodTemplatesScheduling
 	c.Customizations.AddChangeHandler(ctrl.InterpreterChanged)
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, writeWorkers) })
+	go ctrl.Run(ctx, writeWorkers)
 	return nil
 }
 
@@ -333,7 +333,7 @@ func startBinding(ctx context.Context, c *Context) error {
 		return err
 	}
 	c.Customizations.AddChangeHandler(ctrl.InterpreterChanged)
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, writeWorkers) })
+	go ctrl.Run(ctx, writeWorkers)
 	return nil
 }
 
@@ -347,7 +347,7 @@ func startRollout(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 4) })
+	go ctrl.Run(ctx, 4)
 	return nil
 }
 
@@ -358,7 +358,7 @@ func startNamespace(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 2) })
+	go ctrl.Run(ctx, 2)
 	return nil
 }
 
@@ -367,7 +367,7 @@ func startDependencies(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 2) })
+	go ctrl.Run(ctx, 2)
 	return nil
 }
 
@@ -384,7 +384,7 @@ func startScheduler(ctx context.Context, c *Context) error {
 	ctrl.SetHealthInterpreted(func(gvk schema.GroupVersionKind) bool {
 		return c.Interpreter.HookEnabled(gvk, interpreter.InterpretHealth)
 	})
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, writeWorkers/2) })
+	go ctrl.Run(ctx, writeWorkers/2)
 	return nil
 }
 
@@ -394,7 +394,7 @@ func startExecution(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx) })
+	go ctrl.Run(ctx)
 	return nil
 }
 
@@ -406,7 +406,7 @@ func startStatus(ctx context.Context, c *Context) error {
 		return err
 	}
 	ctrl.SetTemplateCache(c.Templates)
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, writeWorkers/2) })
+	go ctrl.Run(ctx, writeWorkers/2)
 	return nil
 }
 
@@ -421,7 +421,7 @@ func startFederatedHPA(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 4) })
+	go ctrl.Run(ctx, 4)
 	return nil
 }
 
@@ -431,7 +431,7 @@ func startCronFederatedHPA(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 4) })
+	go ctrl.Run(ctx, 4)
 	return nil
 }
 
@@ -442,7 +442,7 @@ func startHPAScaleTargetMarker(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 1) })
+	go ctrl.Run(ctx, 1)
 	return nil
 }
 
@@ -453,7 +453,7 @@ func startDeploymentReplicasSyncer(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 1) })
+	go ctrl.Run(ctx, 1)
 	return nil
 }
 
@@ -465,7 +465,7 @@ func startFederatedResourceQuotaSync(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 2) })
+	go ctrl.Run(ctx, 2)
 	return nil
 }
 
@@ -477,6 +477,6 @@ func startFederatedResourceQuotaStatus(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	c.Go(ctx, func(ctx context.Context) { ctrl.Run(ctx, 2) })
+	go ctrl.Run(ctx, 2)
 	return nil
 }

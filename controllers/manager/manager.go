@@ -165,10 +165,6 @@ type Context struct {
 	Customizations *lua.Customizations
 	// interpreterSynced are the informers the interpreter reads.
 	interpreterSynced []cache.InformerSynced
-	// standby: Run is building the controllers of a replica that does not
-	// hold the lease yet; Go keeps their workers in pending until it does.
-	standby bool
-	pending []func(context.Context)
 	// Hub runs the members' pod, node and quota informers for every reader
 	// of the process (cluster status, the scheduler's estimate,
 	// FederatedHPA); its owner runs it.
@@ -331,34 +327,18 @@ type runElsewhere struct{ cache.SharedIndexInformer }
 func (runElsewhere) Run(<-chan struct{})            {}
 func (runElsewhere) RunWithContext(context.Context) {}
 
-// Go runs a controller's workers under ctx: at once, or, while Run builds
-// the controllers of a standby replica, once the replica holds the lease
-// (under the lease's context).
-func (c *Context) Go(ctx context.Context, run func(context.Context)) {
-	if c.standby {
-		c.pending = append(c.pending, run)
-		return
-	}
-	go run(ctx)
-}
-
 // Run starts the enabled controllers, under leader election when asked, and
-// blocks until ctx ends. With leader election the replica is a warm
-// standby: it builds every controller (their informers listed and
-// watching, their handlers filling their queues, the interpreter's
-// customizations loaded) before it asks for the lease, and starts only
-// their workers, which write, when it holds it; a takeover then finds
-// every cache synced.
+// blocks until ctx ends.
 func Run(ctx context.Context, c *Context) error {
 	log := klog.FromContext(ctx)
 	if c.Members == nil || c.Hub == nil {
 		return errors.New("the controllers need the process's member clients and hub (UseMembers)")
 	}
-	build := func(ctx context.Context) bool {
+	start := func(ctx context.Context) {
 		// Nothing is interpreted before the customizations are known.
 		c.KarmadaInformers.Start(ctx.Done())
 		if !cache.WaitForCacheSync(ctx.Done(), c.interpreterSynced...) {
-			return false
+			return
 		}
 		for _, name := range Names() {
 			if !Enabled(name, c.Options.Controllers) {
@@ -373,31 +353,11 @@ func Run(ctx context.Context, c *Context) error {
 		}
 		c.KarmadaInformers.Start(ctx.Done())
 		c.HostInformers.Start(ctx.Done())
-		return true
+		<-ctx.Done()
 	}
 	if !c.Options.LeaderElect {
-		if build(ctx) {
-			<-ctx.Done()
-		}
+		start(ctx)
 		return nil
-	}
-	c.standby = true
-	if !build(ctx) {
-		return nil
-	}
-	c.standby = false
-	c.KarmadaInformers.WaitForCacheSync(ctx.Done())
-	c.HostInformers.WaitForCacheSync(ctx.Done())
-	log.Info("Controllers built and their caches synced; waiting for the lease", "controllers", len(c.pending))
-	start := func(ctx context.Context) {
-		// Informers asked for since (by a controller's first reconcile)
-		// run for as long as the lease.
-		c.KarmadaInformers.Start(ctx.Done())
-		c.HostInformers.Start(ctx.Done())
-		for _, run := range c.pending {
-			go run(ctx)
-		}
-		<-ctx.Done()
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.Options.LeaseNamespace}}
 	if _, err := c.Host.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
