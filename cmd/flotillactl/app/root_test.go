@@ -155,3 +155,21 @@ func TestRolloutCommand(t *testing.T) {
 		}
 	}
 }
+
+// kubectl flotilla console is the console command, with its flags and the
+// plugin's name in its help.
+func TestConsoleCommand(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	cmd := NewCommand("kubectl-flotilla")
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"console", "--help"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"kubectl flotilla console --port 8001 --open", "--login", "--address string", "127.0.0.1"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("console help lacks %q:\n%s", want, out.String())
+		}
+	}
+}
