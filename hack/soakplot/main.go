@@ -1,64 +1,72 @@
 // Command soakplot draws the curves of a soak's recording (the CSV
 // test/soak writes, one row per replica and minute) as a PNG: heap in use,
-// resident memory, goroutines and open files of each replica, and the
-// members' difference from their templates at each minute's pause, with
-// the faults marked.
+// the GC's goal, resident memory, goroutines, open files and queue depth
+// of each replica, and the members' difference from their templates at
+// each minute's pause, with the faults marked; and prints the growth
+// figures (test/soak Growth).
 //
 //	go run ./hack/soakplot [-in _output/soak/soak.csv] [-out _output/soak/soak.png]
 package main
 
 import (
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"image/color"
+	"io"
 	"os"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/flotilla-io/flotilla/test/soak"
 )
 
 func main() {
 	in := flag.String("in", "_output/soak/soak.csv", "the soak's recording")
 	out := flag.String("out", "_output/soak/soak.png", "the image to write")
 	flag.Parse()
-	if err := run(*in, *out); err != nil {
+	if err := run(*in, *out, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "soakplot:", err)
 		os.Exit(1)
 	}
 }
 
-// sample is one row of the recording.
-type sample struct {
-	minute, replica int
-	up              bool
-	values          map[string]float64
-	fault           string
+// panels are the figures drawn, with their titles; per replica unless
+// perReplica is false (the fleet's figures, recorded alike for each).
+var panels = []struct {
+	title      string
+	value      func(soak.Row) float64
+	perReplica bool
+}{
+	{"heap in use (MiB)", func(r soak.Row) float64 { return r.Heap }, true},
+	{"GC goal: twice the live heap (MiB)", func(r soak.Row) float64 { return r.GCGoal }, true},
+	{"resident memory (MiB)", func(r soak.Row) float64 { return r.RSS }, true},
+	{"goroutines", func(r soak.Row) float64 { return r.Goroutines }, true},
+	{"open files", func(r soak.Row) float64 { return r.FDs }, true},
+	{"controllers' queue depth", func(r soak.Row) float64 { return r.Queue }, true},
+	{"member objects differing from templates (at the pause)", func(r soak.Row) float64 { return float64(r.Diff) }, false},
+	{"seconds to match again (at the pause)", func(r soak.Row) float64 { return r.Converge }, false},
 }
 
-// panels are the figures drawn, by CSV column, with their titles.
-var panels = []struct{ column, title string }{
-	{"heap_mib", "heap in use (MiB)"},
-	{"gc_goal_mib", "GC goal: twice the live heap (MiB)"},
-	{"rss_mib", "resident memory (MiB)"},
-	{"goroutines", "goroutines"},
-	{"open_fds", "open files"},
-	{"queue_depth", "controllers' queue depth"},
-	{"diff", "member objects differing from templates (at the pause)"},
-	{"converge_s", "seconds to match again (at the pause)"},
-}
-
-func run(in, out string) error {
-	samples, replicas, err := read(in)
+func run(in, out string, report io.Writer) error {
+	f, err := os.Open(in)
 	if err != nil {
 		return err
 	}
+	samples, err := soak.ReadCSV(f)
+	_ = f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
 	if len(samples) == 0 {
 		return fmt.Errorf("%s holds no samples", in)
+	}
+	replicas := 0
+	for _, s := range samples {
+		replicas = max(replicas, s.Replica+1)
 	}
 	colors := []color.Color{color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}}
 	plots := make([][]*plot.Plot, (len(panels)+1)/2)
@@ -66,17 +74,17 @@ func run(in, out string) error {
 		p := plot.New()
 		p.Title.Text = pn.title
 		p.X.Label.Text = "minute"
-		perReplica := pn.column != "diff" && pn.column != "converge_s"
+		perReplica := pn.perReplica
 		for r := 0; r < replicas; r++ {
 			if !perReplica && r > 0 {
 				break
 			}
 			var pts plotter.XYs
 			for _, s := range samples {
-				if s.replica != r || perReplica && !s.up {
+				if s.Replica != r || perReplica && !s.Up {
 					continue
 				}
-				pts = append(pts, plotter.XY{X: float64(s.minute), Y: s.values[pn.column]})
+				pts = append(pts, plotter.XY{X: float64(s.Minute), Y: pn.value(s)})
 			}
 			if len(pts) == 0 {
 				continue
@@ -94,8 +102,8 @@ func run(in, out string) error {
 		// The faults: a point at the bottom of each minute that had one.
 		var marks plotter.XYs
 		for _, s := range samples {
-			if s.replica == 0 && s.fault != "" {
-				marks = append(marks, plotter.XY{X: float64(s.minute), Y: 0})
+			if s.Replica == 0 && s.Fault != "" {
+				marks = append(marks, plotter.XY{X: float64(s.Minute), Y: 0})
 			}
 		}
 		if len(marks) > 0 {
@@ -123,63 +131,36 @@ func run(in, out string) error {
 			plots[i][j].Draw(canvases[i][j])
 		}
 	}
-	f, err := os.Create(out)
+	w, err := os.Create(out)
 	if err != nil {
 		return err
 	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		_ = f.Close()
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
+		_ = w.Close()
 		return err
 	}
-	return f.Close()
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return summarize(samples, report)
 }
 
-// read parses the recording; it returns the samples and how many
-// replicas there were.
-func read(path string) ([]sample, int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer func() { _ = f.Close() }()
-	records, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		return nil, 0, err
-	}
-	if len(records) == 0 {
-		return nil, 0, fmt.Errorf("%s is empty", path)
-	}
-	col := map[string]int{}
-	for i, name := range records[0] {
-		col[name] = i
-	}
-	for _, need := range []string{"minute", "replica", "up", "fault"} {
-		if _, ok := col[need]; !ok {
-			return nil, 0, fmt.Errorf("%s has no column %q", path, need)
+// summarize prints the growth figures of the recording (soak.Growth).
+func summarize(rows []soak.Row, report io.Writer) error {
+	heap, spans := soak.Growth(rows, func(r soak.Row) float64 { return r.GCGoal })
+	gor, _ := soak.Growth(rows, func(r soak.Row) float64 { return r.Goroutines })
+	minutes, matched, worst := 0, 0, 0.0
+	for _, r := range rows {
+		if r.Replica != 0 {
+			continue
+		}
+		minutes++
+		if r.Converge >= 0 {
+			matched++
+			worst = max(worst, r.Converge)
 		}
 	}
-	var out []sample
-	replicas := 0
-	for n, rec := range records[1:] {
-		s := sample{values: map[string]float64{}, fault: rec[col["fault"]]}
-		if s.minute, err = strconv.Atoi(rec[col["minute"]]); err != nil {
-			return nil, 0, fmt.Errorf("row %d: %w", n+2, err)
-		}
-		if s.replica, err = strconv.Atoi(rec[col["replica"]]); err != nil {
-			return nil, 0, fmt.Errorf("row %d: %w", n+2, err)
-		}
-		s.up = rec[col["up"]] == "true"
-		for _, pn := range panels {
-			i, ok := col[pn.column]
-			if !ok {
-				return nil, 0, fmt.Errorf("%s has no column %q", path, pn.column)
-			}
-			if s.values[pn.column], err = strconv.ParseFloat(rec[i], 64); err != nil {
-				return nil, 0, fmt.Errorf("row %d, %s: %w", n+2, pn.column, err)
-			}
-		}
-		replicas = max(replicas, s.replica+1)
-		out = append(out, s)
-	}
-	return out, replicas, nil
+	_, err := fmt.Fprintf(report, "%d minutes; growth while a replica keeps its role, from its run's 10th minute (%d spans): live heap (GC goal) %.1f %%, goroutines %.1f %%; members matched their templates at %d of %d pauses, within %.1f s at worst\n",
+		minutes, spans, 100*heap, 100*gor, matched, minutes, worst)
+	return err
 }

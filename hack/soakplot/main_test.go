@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"image/png"
 	"os"
@@ -29,7 +30,8 @@ func TestPlot(t *testing.T) {
 	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(in, out); err != nil {
+	var report bytes.Buffer
+	if err := run(in, out, &report); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(out)
@@ -48,7 +50,10 @@ func TestPlot(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("minute,replica,up,fault\n1,0,true,\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(bad, filepath.Join(dir, "bad.png")); err == nil || !strings.Contains(err.Error(), "heap_mib") {
+	if !strings.Contains(report.String(), "20 minutes;") || !strings.Contains(report.String(), "goroutines 0.0 %") {
+		t.Errorf("report %q", report.String())
+	}
+	if err := run(bad, filepath.Join(dir, "bad.png"), &report); err == nil || !strings.Contains(err.Error(), "heap_mib") {
 		t.Errorf("a recording without heap_mib: %v, want refused", err)
 	}
 }

@@ -1,15 +1,18 @@
 package soak
 
 import (
+	"bytes"
+	"encoding/csv"
 	"math"
 	"testing"
 )
 
-// rowsOf makes a replica's run from minute first with one value a minute.
-func rowsOf(replica int, started float64, first int, values ...float64) []row {
-	var out []row
+// rowsOf makes a replica's run from minute first with one heap value a
+// minute, all in one role.
+func rowsOf(replica int, started float64, leader bool, first int, values ...float64) []Row {
+	var out []Row
 	for i, v := range values {
-		out = append(out, row{minute: first + i, replica: replica, started: started, up: true, heap: v})
+		out = append(out, Row{Minute: first + i, Replica: replica, Started: started, Leader: leader, Up: true, GCGoal: v})
 	}
 	return out
 }
@@ -23,38 +26,74 @@ func flat(n int, v float64) []float64 {
 }
 
 func TestGrowth(t *testing.T) {
-	heap := func(r row) float64 { return r.heap }
+	live := func(r Row) float64 { return r.GCGoal }
 	ramp := make([]float64, 25)
 	for i := range ramp {
 		ramp[i] = 100 + float64(i) // 1 MiB a minute
 	}
+	cat := func(parts ...[]Row) []Row {
+		var out []Row
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
 	for _, tc := range []struct {
 		name     string
-		rows     []row
+		rows     []Row
 		want     float64
-		measured bool
+		measured int
 	}{
-		{name: "too short a run", rows: rowsOf(0, 1, 1, flat(15, 100)...)},
-		{name: "flat", rows: rowsOf(0, 1, 1, flat(25, 100)...), measured: true},
+		{name: "too short a run", rows: rowsOf(0, 1, true, 1, flat(15, 100)...)},
+		{name: "flat", rows: rowsOf(0, 1, true, 1, flat(25, 100)...), measured: 1},
 		// From the tenth minute (109, 110, 111) to the end (122, 123, 124).
-		{name: "a steady climb", rows: rowsOf(0, 1, 1, ramp...), want: 123.0/110 - 1, measured: true},
-		{name: "the first ten minutes do not count", rows: rowsOf(0, 1, 1, append([]float64{10, 20, 30, 40, 50, 60, 70, 80, 90}, flat(16, 100)...)...), measured: true},
+		{name: "a steady climb", rows: rowsOf(0, 1, true, 1, ramp...), want: 123.0/110 - 1, measured: 1},
+		{name: "the first ten minutes do not count", rows: rowsOf(0, 1, true, 1, append([]float64{10, 20, 30, 40, 50, 60, 70, 80, 90}, flat(16, 100)...)...), measured: 1},
 		{
-			name: "a restarted replica is a new run; the worst run counts",
-			rows: append(rowsOf(0, 1, 1, flat(12, 100)...), append(rowsOf(0, 2, 13, flat(22, 50)...), rowsOf(1, 3, 1, ramp...)...)...),
-			want: 123.0/110 - 1, measured: true,
+			name: "taking over is not growth: the spans of each role count apart",
+			rows: cat(rowsOf(1, 1, false, 1, flat(15, 100)...), rowsOf(1, 1, true, 16, flat(15, 200)...)),
+			// the standby span (minutes 10-15) is too short; the leader span
+			// (16-30) is flat.
+			measured: 1,
+		},
+		{
+			name:     "a restarted replica is a new run; the worst span counts",
+			rows:     cat(rowsOf(0, 1, true, 1, flat(12, 100)...), rowsOf(0, 2, true, 13, flat(22, 50)...), rowsOf(1, 3, true, 1, ramp...)),
+			want:     123.0/110 - 1,
+			measured: 2,
 		},
 		{
 			name:     "samples of a replica that was down are left out",
-			rows:     append(rowsOf(0, 1, 1, flat(25, 100)...), row{minute: 26, replica: 0, up: false}),
-			measured: true,
+			rows:     append(rowsOf(0, 1, true, 1, flat(25, 100)...), Row{Minute: 26, Replica: 0}),
+			measured: 1,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, measured := growth(tc.rows, heap)
+			got, measured := Growth(tc.rows, live)
 			if measured != tc.measured || math.Abs(got-tc.want) > 1e-9 {
-				t.Errorf("growth %v (measured %v), want %v (%v)", got, measured, tc.want, tc.measured)
+				t.Errorf("growth %v over %d spans, want %v over %d", got, measured, tc.want, tc.measured)
 			}
 		})
+	}
+}
+
+// A row written as CSV reads back the same.
+func TestCSVRoundTrip(t *testing.T) {
+	rows := []Row{{Minute: 3, Replica: 1, Started: 1796013804, Leader: true, Up: true, Heap: 170.7, GCGoal: 188.5, RSS: 297.9, Goroutines: 2037,
+		FDs: 105, Queue: 2, Diff: 1, Converge: 0.4, Fault: "stopped member1; killed replica 0"}}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write(CSVHeader)
+	_ = w.Write(rows[0].Record())
+	w.Flush()
+	got, err := ReadCSV(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != rows[0] {
+		t.Errorf("read back %+v, want %+v", got, rows)
+	}
+	if _, err := ReadCSV(bytes.NewBufferString("minute,replica\n1,0\n")); err == nil {
+		t.Error("a CSV of other columns read")
 	}
 }

@@ -464,38 +464,12 @@ func (w *workload) diff(ctx context.Context) (int, []string) {
 	return n, unreachable
 }
 
-// row is one replica's figures at one minute.
-type row struct {
-	minute    int
-	replica   int
-	started   float64 // process_start_time_seconds: tells one run of the replica from the next
-	leader    bool
-	up        bool
-	heap, rss float64 // MiB
-	// gcGoal is the heap size at which the next GC starts (MiB): twice the
-	// heap live after the last one (GOGC=100), so it follows the live heap
-	// without the saw of garbage between collections.
-	gcGoal     float64
-	goroutines float64
-	fds        float64
-	queue      float64 // workqueue_depth, summed
-	// diff is the members' difference from the templates when the
-	// workload paused; converge how long it took to reach 0 (-1: it did
-	// not within settle).
-	diff     int
-	converge float64
-	fault    string
-}
-
 // recording keeps the rows and writes them as CSV.
 type recording struct {
-	rows []row
+	rows []Row
 	out  *os.File
 	csv  *csv.Writer
 }
-
-// csvHeader names the columns of soak.csv (hack/soakplot reads them).
-var csvHeader = []string{"minute", "replica", "started", "leader", "up", "heap_mib", "gc_goal_mib", "rss_mib", "goroutines", "open_fds", "queue_depth", "diff", "converge_s", "fault"}
 
 func newRecording(t *testing.T) *recording {
 	root, err := env.RepoRoot()
@@ -512,7 +486,7 @@ func newRecording(t *testing.T) *recording {
 	}
 	t.Cleanup(func() { _ = f.Close() })
 	r := &recording{out: f, csv: csv.NewWriter(f)}
-	_ = r.csv.Write(csvHeader)
+	_ = r.csv.Write(CSVHeader)
 	r.csv.Flush()
 	return r
 }
@@ -536,23 +510,21 @@ func (r *recording) sample(t *testing.T, minute int, fault string, w *workload) 
 	w.paused.Unlock()
 	leader, _ := framework.Env.FlotillaLeader(ctx)
 	for i := range framework.Env.Replicas() {
-		rw := row{minute: minute, replica: i, leader: i == leader, diff: first, converge: converge, fault: fault}
+		rw := Row{Minute: minute, Replica: i, Leader: i == leader, Diff: first, Converge: converge, Fault: fault}
 		if ss, err := replicaMetrics(ctx, i); err == nil {
-			rw.up = true
-			rw.started = ss.Sum("process_start_time_seconds", nil)
-			rw.heap = ss.Sum("go_memstats_heap_inuse_bytes", nil) / (1 << 20)
-			rw.gcGoal = ss.Sum("go_memstats_next_gc_bytes", nil) / (1 << 20)
-			rw.rss = ss.Sum("process_resident_memory_bytes", nil) / (1 << 20)
-			rw.goroutines = ss.Sum("go_goroutines", nil)
-			rw.fds = ss.Sum("process_open_fds", nil)
-			rw.queue = ss.Sum("workqueue_depth", nil)
+			rw.Up = true
+			rw.Started = ss.Sum("process_start_time_seconds", nil)
+			rw.Heap = ss.Sum("go_memstats_heap_inuse_bytes", nil) / (1 << 20)
+			rw.GCGoal = ss.Sum("go_memstats_next_gc_bytes", nil) / (1 << 20)
+			rw.RSS = ss.Sum("process_resident_memory_bytes", nil) / (1 << 20)
+			rw.Goroutines = ss.Sum("go_goroutines", nil)
+			rw.FDs = ss.Sum("process_open_fds", nil)
+			rw.Queue = ss.Sum("workqueue_depth", nil)
 		}
 		r.rows = append(r.rows, rw)
-		_ = r.csv.Write([]string{strconv.Itoa(rw.minute), strconv.Itoa(rw.replica), strconv.FormatFloat(rw.started, 'f', 0, 64),
-			strconv.FormatBool(rw.leader), strconv.FormatBool(rw.up), f1(rw.heap), f1(rw.gcGoal), f1(rw.rss), f1(rw.goroutines), f1(rw.fds), f1(rw.queue),
-			strconv.Itoa(rw.diff), f1(rw.converge), rw.fault})
+		_ = r.csv.Write(rw.Record())
 		t.Logf("minute %d replica %d leader %v: heap %.1f MiB (GC goal %.1f), RSS %.1f MiB, %v goroutines, %v fds, queues %v; diff %d, matched after %.1f s %s",
-			minute, i, rw.leader, rw.heap, rw.gcGoal, rw.rss, rw.goroutines, rw.fds, rw.queue, rw.diff, rw.converge, rw.fault)
+			minute, i, rw.Leader, rw.Heap, rw.GCGoal, rw.RSS, rw.Goroutines, rw.FDs, rw.Queue, rw.Diff, rw.Converge, rw.Fault)
 	}
 	r.csv.Flush()
 	if converge < 0 {
@@ -560,8 +532,6 @@ func (r *recording) sample(t *testing.T, minute int, fault string, w *workload) 
 		t.Errorf("minute %d: the members still differ from their templates by %d (unreachable %v) after %s", minute, n, unreachable, settle)
 	}
 }
-
-func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
 func replicaMetrics(ctx context.Context, i int) (framework.Samples, error) {
 	cfg, err := framework.Env.ReplicaConfig(i)
@@ -579,86 +549,41 @@ func replicaMetrics(ctx context.Context, i int) (framework.Samples, error) {
 	return framework.ParseMetrics(raw)
 }
 
-// growth is, over the runs of each replica that lasted from the tenth
-// minute of their life to at least the twentieth, the largest relative
-// growth of a figure from that tenth minute to the run's end (the mean of
-// three samples at each end, as one sample of a heap is as much the GC's
-// timing as the heap).
-func growth(rows []row, figure func(row) float64) (float64, bool) {
-	runs := map[string][]row{}
-	var order []string
-	for _, r := range rows {
-		if !r.up {
-			continue
-		}
-		key := fmt.Sprintf("%d/%.0f", r.replica, r.started)
-		if runs[key] == nil {
-			order = append(order, key)
-		}
-		runs[key] = append(runs[key], r)
-	}
-	mean := func(rs []row) float64 {
-		sum := 0.0
-		for _, r := range rs {
-			sum += figure(r)
-		}
-		return sum / float64(len(rs))
-	}
-	worst, measured := 0.0, false
-	for _, key := range order {
-		rs := runs[key]
-		from := -1
-		for i, r := range rs {
-			if r.minute-rs[0].minute >= 9 {
-				from = i
-				break
-			}
-		}
-		if from < 0 || rs[len(rs)-1].minute-rs[from].minute < 10 || len(rs)-from < 6 {
-			continue
-		}
-		measured = true
-		if g := mean(rs[len(rs)-3:])/mean(rs[from:from+3]) - 1; g > worst {
-			worst = g
-		}
-	}
-	return worst, measured
-}
-
 // finish records the figures and checks the goals.
 func (r *recording) finish(t *testing.T, w *workload) {
 	// The live heap, through the GC's goal: heap in use swings with the
 	// garbage made between collections.
-	heapGrowth, okHeap := growth(r.rows, func(rw row) float64 { return rw.gcGoal })
-	goGrowth, okGo := growth(r.rows, func(rw row) float64 { return rw.goroutines })
+	heapGrowth, heapSpans := Growth(r.rows, func(rw Row) float64 { return rw.GCGoal })
+	goGrowth, goSpans := Growth(r.rows, func(rw Row) float64 { return rw.Goroutines })
+	okHeap, okGo := heapSpans > 0, goSpans > 0
 	var converges []float64
 	worst, unmatched := 0.0, 0
 	for _, rw := range r.rows {
-		if rw.replica != 0 {
+		if rw.Replica != 0 {
 			continue
 		}
-		if rw.converge < 0 {
+		if rw.Converge < 0 {
 			unmatched++
 			continue
 		}
-		converges = append(converges, rw.converge)
-		worst = max(worst, rw.converge)
+		converges = append(converges, rw.Converge)
+		worst = max(worst, rw.Converge)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	growthText := func(g float64, ok bool) string {
 		if !ok {
-			return "n/a (no run of a replica lasted from its 10th to its 20th minute)"
+			return "n/a (no replica kept a role from its run's 10th minute for 10 minutes)"
 		}
 		return fmt.Sprintf("%.1f %%", 100*g)
 	}
 	text := fmt.Sprintf(`soak (make soak SOAK=%s): %d minutes, HA bed (2 replicas, 3-member etcd), 3 members
   operations %v; reads %v; watches reopened %v; failures %v
-  growth from the 10th minute of a replica's run to its end: live heap (the GC's goal) %s, goroutines %s (goal < 5 %%)
+  growth while a replica keeps its role, from its run's 10th minute: live heap (the GC's goal) %s, goroutines %s (goal < 5 %%; %d spans)
   members matched their templates at every minute's pause: %d of %d minutes, within %.1f s at worst
   data: _output/soak/soak.csv (plot: go run ./hack/soakplot)
 `, soakFor, len(r.rows)/max(1, framework.Env.Replicas()), w.ops, w.reads, w.reopened, w.failed,
-		growthText(heapGrowth, okHeap), growthText(goGrowth, okGo), len(converges), len(converges)+unmatched, worst)
+		growthText(heapGrowth, okHeap), growthText(goGrowth, okGo), heapSpans, len(converges), len(converges)+unmatched, worst)
 	framework.RecordBench(t, "soak", text)
 	if okHeap && heapGrowth >= 0.05 {
 		t.Errorf("heap grew %.1f %% (goal < 5 %%)", 100*heapGrowth)
