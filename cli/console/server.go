@@ -518,6 +518,13 @@ func (s *Server) liveClusters(w http.ResponseWriter, r *http.Request) {
 			if !ok {
 				return // the page reconnects
 			}
+			if ev.Type == watch.Error {
+				// The page's list is too old to watch from (410): it
+				// lists again.
+				_, _ = io.WriteString(w, "event: reload\ndata: {}\n\n")
+				flusher.Flush()
+				return
+			}
 			c, isCluster := ev.Object.(*clusterv1alpha1.Cluster)
 			if !isCluster {
 				continue

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -124,5 +125,40 @@ func TestRolloutActions(t *testing.T) {
 	}
 	if len(got.Spec.Approvals) != 1 || got.Spec.Approvals[0].Stage != "prod" || got.Spec.Approvals[0].Gate != flotillav1alpha1.GateBefore {
 		t.Errorf("approvals %+v, want prod Before", got.Spec.Approvals)
+	}
+}
+
+// The fleet's live stream sends a changed cluster's rendered row, and asks
+// the page to list again when its list is too old to watch from.
+func TestLiveClusters(t *testing.T) {
+	karmada := karmadafake.NewSimpleClientset()
+	fw := watch.NewFake()
+	karmada.PrependWatchReactor("clusters", clienttesting.DefaultWatchReactor(fw, nil))
+	s, err := newServer(kubefake.NewSimpleClientset(), karmada)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/live/clusters?rv=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	go func() {
+		fw.Modify(&clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "member1"},
+			Status: clusterv1alpha1.ClusterStatus{Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Down"}}}})
+		fw.Error(&metav1.Status{Code: http.StatusGone, Reason: metav1.StatusReasonExpired})
+	}()
+	body, _ := io.ReadAll(resp.Body) // the stream ends after the reload
+	got := string(body)
+	if !strings.Contains(got, "event: cluster\n") || !strings.Contains(got, `data-cluster=\"member1\" class=\"unhealthy\"`) {
+		t.Errorf("no rendered row for member1:\n%s", got)
+	}
+	if !strings.HasSuffix(got, "event: reload\ndata: {}\n\n") {
+		t.Errorf("the stream does not end asking for a reload:\n%s", got)
 	}
 }

@@ -4,6 +4,8 @@
 document.addEventListener("DOMContentLoaded", function () {
   document.querySelectorAll("table[data-live]").forEach(function (table) {
     var source = new EventSource(table.dataset.live);
+    // The list the page holds is too old to watch from: list again.
+    source.addEventListener("reload", function () { source.close(); window.location.reload(); });
     source.addEventListener("cluster", function (e) {
       var msg = JSON.parse(e.data);
       var body = table.tBodies[0];
