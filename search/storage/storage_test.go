@@ -291,12 +291,15 @@ func TestUncachedResource(t *testing.T) {
 type blockingWriter struct {
 	header  http.Header
 	release chan struct{}
+	// started is closed when the response starts: the watch's watchers
+	// are registered with the stores by then.
+	started chan struct{}
 	mu      sync.Mutex
 	body    bytes.Buffer
 }
 
 func (b *blockingWriter) Header() http.Header { return b.header }
-func (b *blockingWriter) WriteHeader(int)     {}
+func (b *blockingWriter) WriteHeader(int)     { close(b.started) }
 func (b *blockingWriter) Flush()              {}
 func (b *blockingWriter) Write(p []byte) (int, error) {
 	<-b.release
@@ -313,7 +316,7 @@ func TestWatchBehindEndsWith429(t *testing.T) {
 	t.Parallel()
 	r := newReader(t, allow{"member1", "member2"}, nil)
 	stores, _ := r.Stores(podsGVR)
-	w := &blockingWriter{header: http.Header{}, release: make(chan struct{})}
+	w := &blockingWriter{header: http.Header{}, release: make(chan struct{}), started: make(chan struct{})}
 	q := url.Values{"watch": {"true"}, "resourceVersion": {MultiRV{"member1": "100", "member2": "200"}.String()}}
 	req := httptest.NewRequest(http.MethodGet, "/x?"+q.Encode(), nil)
 	req.Header.Set("Accept", "application/json")
@@ -322,6 +325,11 @@ func TestWatchBehindEndsWith429(t *testing.T) {
 		defer close(served)
 		r.Serve(w, req, Request{User: &user.DefaultInfo{Name: "tom"}, Resource: podsGVR, Namespace: "a", Verb: "list", Query: q})
 	}()
+	select {
+	case <-w.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the watch did not start")
+	}
 	// More changes than the store buffers for a watcher, plus what the
 	// handler holds, while the client reads nothing.
 	for i := range searchcache.WatcherBuffer + 600 {
