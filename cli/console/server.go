@@ -19,6 +19,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
@@ -28,7 +29,11 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
+	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/cli/search"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 //go:embed templates/*.html
@@ -43,9 +48,6 @@ const pageSize = 100
 // memberTimeout bounds a read from a member (through clusters/{name}/proxy):
 // a member that is down shows as unreachable, it does not hold the page.
 const memberTimeout = 5 * time.Second
-
-// searchPath is flotilla-apiserver's full-text search endpoint.
-const searchPath = "/apis/search.karmada.io/v1alpha1/search/fulltext"
 
 // Server serves the console's pages, reading the control plane (and the
 // members, through it) as one user: every read is that user's, so a page
@@ -260,7 +262,7 @@ func (s *Server) cluster(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), memberTimeout)
 	defer cancel()
 	raw, err := s.kubeOf(r).CoreV1().RESTClient().Get().
-		AbsPath("/apis/cluster.karmada.io/v1alpha1/clusters", name, "proxy/api/v1/events").Param("limit", "200").DoRaw(ctx)
+		AbsPath(proxyPrefix+name, "proxy/api/v1/events").Param("limit", "200").DoRaw(ctx)
 	if err == nil {
 		var evs corev1.EventList
 		if err = json.Unmarshal(raw, &evs); err == nil {
@@ -347,14 +349,14 @@ func (s *Server) workload(w http.ResponseWriter, r *http.Request) {
 		works, werr := s.karmadaOf(r).WorkV1alpha1().Works("").List(r.Context(), metav1.ListOptions{LabelSelector: workv1alpha2.ResourceBindingPermanentIDLabel + "=" + id})
 		if werr == nil {
 			for _, wk := range works.Items {
-				row := workRow{Cluster: strings.TrimPrefix(wk.Namespace, "karmada-es-"), Name: wk.Name, Applied: "Unknown", Healthy: "Unknown"}
-				for _, c := range wk.Status.Conditions {
-					switch c.Type {
-					case "Applied":
-						row.Applied = string(c.Status)
-					case "Health":
-						row.Healthy = c.Reason
-					}
+				cluster, _ := names.ClusterOf(wk.Namespace)
+				row := workRow{Cluster: cluster, Name: wk.Name, Applied: "Unknown", Healthy: "Unknown"}
+				if c := meta.FindStatusCondition(wk.Status.Conditions, workv1alpha1.WorkApplied); c != nil {
+					row.Applied = string(c.Status)
+				}
+				// Health is per manifest; a Work's is its first manifest's.
+				if len(wk.Status.ManifestStatuses) > 0 && wk.Status.ManifestStatuses[0].Health != "" {
+					row.Healthy = string(wk.Status.ManifestStatuses[0].Health)
 				}
 				d.Works = append(d.Works, row)
 			}
@@ -385,7 +387,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	var err error
 	if q != "" {
 		var raw []byte
-		raw, err = s.kubeOf(r).CoreV1().RESTClient().Get().AbsPath(searchPath).Param("q", q).Param("size", "100").DoRaw(r.Context())
+		raw, err = s.kubeOf(r).CoreV1().RESTClient().Get().AbsPath(search.FullTextPath).Param("q", q).Param("size", "100").DoRaw(r.Context())
 		if err == nil {
 			d.Total, d.Hits, err = parseHits(raw)
 		}
@@ -412,7 +414,7 @@ func parseHits(raw []byte) (uint64, []searchHit, error) {
 	}
 	var hits []searchHit
 	for _, it := range res.Items {
-		h := searchHit{Cluster: it.Metadata.Annotations["resource.karmada.io/cached-from-cluster"], Kind: it.Kind,
+		h := searchHit{Cluster: it.Metadata.Annotations[searchv1alpha1.CachedFromClusterAnnotation], Kind: it.Kind,
 			Namespace: it.Metadata.Namespace, Name: it.Metadata.Name}
 		h.Path = "/object?path=" + url.QueryEscape(objectPath(h.Cluster, it.APIVersion, it.Kind, h.Namespace, h.Name))
 		hits = append(hits, h)
@@ -438,7 +440,7 @@ func objectPath(cluster, apiVersion, kind, ns, name string) string {
 	if ns != "" {
 		p += "/namespaces/" + ns
 	}
-	return "/apis/cluster.karmada.io/v1alpha1/clusters/" + cluster + "/proxy" + p + "/" + resource + "/" + name
+	return proxyPrefix + cluster + "/proxy" + p + "/" + resource + "/" + name
 }
 
 // proxyPrefix is where every member object the console shows is read.

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
 )
 
@@ -405,7 +406,7 @@ func (w *watcher) run(ctx context.Context, client *http.Client, rec *recorder, s
 		}
 		cluster := w.cluster
 		if w.api == "search" {
-			cluster = ev.Object.Metadata.Annotations["resource.karmada.io/cached-from-cluster"]
+			cluster = ev.Object.Metadata.Annotations[searchv1alpha1.CachedFromClusterAnnotation]
 		}
 		seq, _ := strconv.Atoi(ev.Object.Data["seq"])
 		stamp, _ := strconv.ParseInt(ev.Object.Data["t"], 10, 64)
