@@ -660,6 +660,12 @@ func TestSampleValues(t *testing.T) {
 		t.Fatalf("no samples/install/*.yaml (%v)", err)
 	}
 	checks := map[string]func(t *testing.T, objs rendered){
+		"console.yaml": func(t *testing.T, objs rendered) {
+			d := as[appsv1.Deployment](t, objs, "Deployment/flotilla-console")
+			if *d.Spec.Replicas != 2 || !slices.Contains(d.Spec.Template.Spec.Containers[0].Args, "--login") {
+				t.Errorf("console: replicas %d, args %v", *d.Spec.Replicas, d.Spec.Template.Spec.Containers[0].Args)
+			}
+		},
 		"external-etcd.yaml": func(t *testing.T, objs rendered) {
 			d := as[appsv1.Deployment](t, objs, deploymentKey)
 			wantFlag(t, apiserverContainer(t, d).Args, "etcd-servers", "https://etcd-0.etcd.example:2379,https://etcd-1.etcd.example:2379,https://etcd-2.etcd.example:2379")
