@@ -177,8 +177,18 @@ func (t *target) handler(u user.Info, proxyPath string, r rest.Responder) http.H
 			h.ServeHTTP(w, out) // spliced: the handler hijacks w
 			return
 		}
-		// A client that stops reading a watch or a log follow is cut off
-		// rather than holding the member's stream and this handler.
+		if streaming(req) {
+			// A watch or a log follow: the member is read into a bounded
+			// buffer, so a slow client does not hold back the member's
+			// watch cache (every other watcher of the resource waits on
+			// it), and a client that stops reading is cut off.
+			buffered := watchguard.Buffer(w, watchguard.APIProxy, 0, 0)
+			defer func() { _ = buffered.Close() }()
+			h.ServeHTTP(buffered, out)
+			return
+		}
+		// A client that stops reading is cut off rather than holding the
+		// member's response and this handler.
 		guarded := watchguard.Wrap(w, watchguard.APIProxy, 0)
 		defer guarded.Stop()
 		h.ServeHTTP(guarded, out)
@@ -224,4 +234,16 @@ func strippedHeader(key string) bool {
 	k := strings.ToLower(key)
 	return k == "authorization" || k == "proxy-authorization" ||
 		strings.HasPrefix(k, "impersonate-") || strings.HasPrefix(k, "x-remote-")
+}
+
+// streaming tells a request whose response streams for as long as the
+// client wants: a watch (?watch=, or a /watch/ path) or a log follow.
+func streaming(req *http.Request) bool {
+	q := req.URL.Query()
+	for _, k := range []string{"watch", "follow"} {
+		if v := q.Get(k); v == "1" || v == "true" {
+			return true
+		}
+	}
+	return strings.Contains(req.URL.Path, "/watch/")
 }

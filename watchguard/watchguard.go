@@ -41,18 +41,21 @@ const (
 	// ReasonBehind: the client read too slowly for the changes it
 	// watches and fell further behind than the server buffers for it.
 	ReasonBehind = "behind"
+	// ReasonBuffer: a proxied stream's client read nothing for NoProgress
+	// while the stream's buffer was full (Buffered).
+	ReasonBuffer = "buffer"
 )
 
 var cutOffs = metrics.NewCounterVec(&metrics.CounterOpts{
 	Namespace: "flotilla", Name: "watch_cutoffs_total",
-	Help:           "Streams (watches, log follows) flotilla-apiserver cut off because their client stopped reading (stalled) or fell behind the changes buffered for it (behind), by API (proxy, search).",
+	Help:           "Streams (watches, log follows) flotilla-apiserver cut off because their client stopped reading (stalled), fell behind the changes buffered for it (behind) or left a proxied stream's buffer full (buffer), by API (proxy, search).",
 	StabilityLevel: metrics.ALPHA,
 }, []string{"api", "reason"})
 
 func init() {
 	legacyregistry.MustRegister(cutOffs)
 	for _, api := range []string{APIProxy, APISearch} {
-		for _, r := range []string{ReasonStalled, ReasonBehind} {
+		for _, r := range []string{ReasonStalled, ReasonBehind, ReasonBuffer} {
 			cutOffs.WithLabelValues(api, r)
 		}
 	}

@@ -24,6 +24,7 @@ import (
 
 	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
 	"github.com/flotilla-io/flotilla/test/e2e/framework"
+	"github.com/flotilla-io/flotilla/watchguard"
 )
 
 const (
@@ -53,9 +54,9 @@ var members = []string{"member1", "member2", "member3"}
 // reach them, while each member's "tick" ConfigMap changes twice a
 // second: every watcher receives every change, in order; a client that
 // stops reading (one on each API, straight to flotilla-apiserver so that
-// no proxy in between buffers for it) is cut off within the stall timeout
-// plus the time its buffers take to fill, and the others' lag stays as it
-// was; when the watchers leave, flotilla-apiserver's goroutines return to
+// no proxy in between buffers for it) is cut off (the proxy's once its
+// stream's buffer has stayed full for watchguard.NoProgress, search's
+// after the stall timeout), and the others' lag stays as it was; when the watchers leave, flotilla-apiserver's goroutines return to
 // where they were.
 func TestManyWatchersAndStalledClients(t *testing.T) {
 	ctx := t.Context()
@@ -136,13 +137,17 @@ func TestManyWatchersAndStalledClients(t *testing.T) {
 	// that much, not of their stall.
 	time.Sleep(3 * time.Second)
 	rec.reset()
-	var cutAfter time.Duration
+	cutAfter := map[string]time.Duration{}
 	framework.Eventually(t, 45*time.Second, func(ctx context.Context) string {
 		s := sample(t)
-		if s.cutOffs["proxy"] < cutBefore["proxy"]+1 || s.cutOffs["search"] < cutBefore["search"]+1 {
+		for _, api := range []string{"proxy", "search"} {
+			if _, ok := cutAfter[api]; !ok && s.cutOffs[api] >= cutBefore[api]+1 {
+				cutAfter[api] = time.Since(stalledAt)
+			}
+		}
+		if len(cutAfter) < 2 {
 			return fmt.Sprintf("stalled cut-offs %v, were %v", s.cutOffs, cutBefore)
 		}
-		cutAfter = time.Since(stalledAt)
 		return ""
 	})
 	lagsB := rec.reset()
@@ -209,18 +214,24 @@ func TestManyWatchersAndStalledClients(t *testing.T) {
   flotilla-apiserver goroutines %d / %d / %d, heap in use %.0f / %.0f / %.0f MiB, RSS %.0f / %.0f / %.0f MiB (before / with the watchers / after they left); %.1f KiB of heap per watcher
   lag P50/P99 without a stalled client: proxy %s/%s, search %s/%s, all %s/%s (%d samples)
   lag P50/P99 with a stalled client on each API (from 3 s after they started to their cut-off): proxy %s/%s, search %s/%s, all %s/%s (%d samples); P99 ratio %.2f (goal <= 1.2)
-  stalled clients cut off %.1f s after they started (stall timeout 10 s)
+  stalled clients cut off after they started: proxy %.1f s (its buffer full, then %s without progress), search %.1f s (stall timeout %s)
 `, proxyWatchers, searchWatchers, events, gaps,
 		base.goroutines, full.goroutines, after.goroutines, base.heap/(1<<20), full.heap/(1<<20), after.heap/(1<<20),
 		base.rss/(1<<20), full.rss/(1<<20), after.rss/(1<<20), perWatcher/1024,
 		p50(lagsA.proxy), p99(lagsA.proxy), p50(lagsA.search), p99(lagsA.search), p50(lagsA.all), p99A, len(lagsA.all),
 		p50(lagsB.proxy), p99(lagsB.proxy), p50(lagsB.search), p99(lagsB.search), p50(lagsB.all), p99B, len(lagsB.all),
-		float64(p99B)/float64(p99A), cutAfter.Seconds())
+		float64(p99B)/float64(p99A), cutAfter["proxy"].Seconds(), watchguard.NoProgress, cutAfter["search"].Seconds(), watchguard.StallTimeout)
 	framework.RecordBench(t, "watchers", text)
 	// A stalled client that held up the others would show seconds of lag;
 	// the slack absorbs a shared machine's noise.
 	if p99B > 2*p99A+500*time.Millisecond {
 		t.Errorf("lag P99 %s with stalled clients, %s without", p99B, p99A)
+	}
+	// The proxy's stalled client leaves its stream's buffer full and is cut
+	// off NoProgress later, long before a write would stall (a proxy that
+	// wrote straight to the client would hold the member's watch as long).
+	if cutAfter["proxy"] >= watchguard.StallTimeout {
+		t.Errorf("the proxy's stalled client was cut off %s after it started, want well before the stall timeout (%s)", cutAfter["proxy"], watchguard.StallTimeout)
 	}
 	// Heap in use moves with the GC's timing (115–232 KiB a watcher
 	// measured); a leak per watcher would be far above this bound.
@@ -498,7 +509,8 @@ func pct(d []time.Duration, p float64) time.Duration {
 type stats struct {
 	goroutines int
 	heap, rss  float64
-	// cutOffs are the stalled cut-offs by API.
+	// cutOffs are the cut-offs of stalled clients by API: the proxy's
+	// when a stream's buffer stays full, search's when a write stalls.
 	cutOffs map[string]float64
 }
 
@@ -518,8 +530,8 @@ func sample(t *testing.T) stats {
 		heap:       ss.Sum("go_memstats_heap_inuse_bytes", nil),
 		rss:        ss.Sum("process_resident_memory_bytes", nil),
 		cutOffs: map[string]float64{
-			"proxy":  ss.Value("flotilla_watch_cutoffs_total", map[string]string{"api": "proxy", "reason": "stalled"}),
-			"search": ss.Value("flotilla_watch_cutoffs_total", map[string]string{"api": "search", "reason": "stalled"}),
+			"proxy":  ss.Value("flotilla_watch_cutoffs_total", map[string]string{"api": watchguard.APIProxy, "reason": watchguard.ReasonBuffer}),
+			"search": ss.Value("flotilla_watch_cutoffs_total", map[string]string{"api": watchguard.APISearch, "reason": watchguard.ReasonStalled}),
 		},
 	}
 }
