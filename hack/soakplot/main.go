@@ -49,6 +49,7 @@ var panels = []struct {
 	{"controllers' queue depth", func(r soak.Row) float64 { return r.Queue }, true},
 	{"member objects differing from templates (at the pause)", func(r soak.Row) float64 { return float64(r.Diff) }, false},
 	{"seconds to match again (at the pause)", func(r soak.Row) float64 { return r.Converge }, false},
+	{"templates", func(r soak.Row) float64 { return float64(r.Templates) }, false},
 }
 
 func run(in, out string, report io.Writer) error {
@@ -121,6 +122,9 @@ func run(in, out string, report io.Writer) error {
 		p.Y.Min = 0
 		plots[i/2] = append(plots[i/2], p)
 	}
+	if last := len(plots) - 1; len(plots[last]) < 2 {
+		plots[last] = append(plots[last], nil) // an empty tile
+	}
 	img := vgimg.New(vg.Points(1200), vg.Points(300*float64(len(plots))))
 	dc := draw.New(img)
 	tiles := draw.Tiles{Rows: len(plots), Cols: 2, PadX: vg.Points(10), PadY: vg.Points(10),
@@ -128,6 +132,9 @@ func run(in, out string, report io.Writer) error {
 	canvases := plot.Align(plots, tiles, dc)
 	for i := range plots {
 		for j := range plots[i] {
+			if plots[i][j] == nil {
+				continue
+			}
 			plots[i][j].Draw(canvases[i][j])
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flotilla-io/flotilla/test/soak"
 )
 
 // TestPlot draws a small recording of two replicas, a restart and a fault,
@@ -15,7 +17,7 @@ import (
 func TestPlot(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder
-	b.WriteString("minute,replica,started,leader,up,heap_mib,gc_goal_mib,rss_mib,goroutines,open_fds,queue_depth,diff,converge_s,fault\n")
+	b.WriteString(strings.Join(soak.CSVHeader, ",") + "\n")
 	for m := 1; m <= 20; m++ {
 		fault := ""
 		if m%5 == 2 {
@@ -23,7 +25,7 @@ func TestPlot(t *testing.T) {
 		}
 		for r := range 2 {
 			up := r != 1 || m != 8
-			fmt.Fprintf(&b, "%d,%d,%d,%v,%v,%d,%d,%d,%d,%d,0,%d,%.1f,%s\n", m, r, 1000+r, r == 0, up, 100+m, 150+m, 200+m, 900+r, 80, m%3, float64(m%4), fault)
+			fmt.Fprintf(&b, "%d,%d,%d,%v,%v,%d,%d,%d,%d,%d,0,%d,%.1f,%s,%d\n", m, r, 1000+r, r == 0, up, 100+m, 150+m, 200+m, 900+r, 80, m%3, float64(m%4), fault, 120+m%5)
 		}
 	}
 	in, out := filepath.Join(dir, "soak.csv"), filepath.Join(dir, "soak.png")

@@ -33,17 +33,19 @@ type Row struct {
 	Diff     int
 	Converge float64
 	Fault    string
+	// Templates is how many templates the workload had at the pause.
+	Templates int
 }
 
 // CSVHeader names the columns of soak.csv.
-var CSVHeader = []string{"minute", "replica", "started", "leader", "up", "heap_mib", "gc_goal_mib", "rss_mib", "goroutines", "open_fds", "queue_depth", "diff", "converge_s", "fault"}
+var CSVHeader = []string{"minute", "replica", "started", "leader", "up", "heap_mib", "gc_goal_mib", "rss_mib", "goroutines", "open_fds", "queue_depth", "diff", "converge_s", "fault", "templates"}
 
 // Record is r as a line of soak.csv.
 func (r Row) Record() []string {
 	f1 := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 	return []string{strconv.Itoa(r.Minute), strconv.Itoa(r.Replica), strconv.FormatFloat(r.Started, 'f', 0, 64),
 		strconv.FormatBool(r.Leader), strconv.FormatBool(r.Up), f1(r.Heap), f1(r.GCGoal), f1(r.RSS), f1(r.Goroutines), f1(r.FDs), f1(r.Queue),
-		strconv.Itoa(r.Diff), f1(r.Converge), r.Fault}
+		strconv.Itoa(r.Diff), f1(r.Converge), r.Fault, strconv.Itoa(r.Templates)}
 }
 
 // ReadCSV reads the rows of a soak.csv.
@@ -72,7 +74,7 @@ func ReadCSV(in io.Reader) ([]Row, error) {
 		r.Minute, r.Replica, r.Started = atoi(rec[0]), atoi(rec[1]), atof(rec[2])
 		r.Leader, r.Up = rec[3] == "true", rec[4] == "true"
 		r.Heap, r.GCGoal, r.RSS, r.Goroutines, r.FDs, r.Queue = atof(rec[5]), atof(rec[6]), atof(rec[7]), atof(rec[8]), atof(rec[9]), atof(rec[10])
-		r.Diff, r.Converge, r.Fault = atoi(rec[11]), atof(rec[12]), rec[13]
+		r.Diff, r.Converge, r.Fault, r.Templates = atoi(rec[11]), atof(rec[12]), rec[13], atoi(rec[14])
 		for _, err := range errs {
 			if err != nil {
 				return nil, fmt.Errorf("row %d: %w", n+2, err)

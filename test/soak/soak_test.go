@@ -31,7 +31,8 @@ import (
 const (
 	namespaces = 10
 	// pool is about how many templates (half Deployments, half
-	// ConfigMaps) live at once.
+	// ConfigMaps) live at once: the workload makes them before the clock
+	// starts, so that the heap measured holds as much data throughout.
 	pool = 120
 	// opEvery is the pace of template creations, changes and deletions.
 	opEvery = time.Second
@@ -65,6 +66,7 @@ func TestSoak(t *testing.T) {
 	ctx := t.Context()
 	setUp(t)
 	w := newWorkload(t)
+	w.seed(t)
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var running sync.WaitGroup
@@ -181,6 +183,28 @@ func (w *workload) count(m map[string]int, key string) {
 	w.mu.Unlock()
 }
 
+// seed creates pool templates and waits for the members to match them.
+func (w *workload) seed(t *testing.T) {
+	ctx := t.Context()
+	start := time.Now()
+	for range pool {
+		if err := w.write(ctx, w.newKey(), 1); err != nil {
+			t.Fatalf("seeding the templates: %v", err)
+		}
+	}
+	for {
+		n, unreachable := w.diff(ctx)
+		if n == 0 && len(unreachable) == 0 {
+			break
+		}
+		if time.Since(start) > 5*time.Minute {
+			t.Fatalf("the members differ from the %d templates seeded by %d (unreachable %v) after 5 minutes", pool, n, unreachable)
+		}
+		time.Sleep(time.Second)
+	}
+	t.Logf("%d templates seeded and propagated in %s", pool, time.Since(start).Round(time.Second))
+}
+
 // mutate creates, changes and deletes templates, one every opEvery.
 func (w *workload) mutate(ctx context.Context) {
 	tick := time.NewTicker(opEvery)
@@ -211,13 +235,8 @@ func (w *workload) op(ctx context.Context) (string, error) {
 	r := rand.Float64()
 	switch {
 	case len(keys) < pool/2 || len(keys) < pool && r < 0.35:
-		kind := "Deployment"
-		if rand.IntN(2) == 0 {
-			kind = "ConfigMap"
-		}
-		key := fmt.Sprintf("%s/soak-%d/t-%d", kind, rand.IntN(namespaces), w.next.Add(1))
 		w.count(w.ops, "create")
-		return "create", w.write(ctx, key, 1)
+		return "create", w.write(ctx, w.newKey(), 1)
 	case len(keys) > pool*6/5 || r < 0.65:
 		key := keys[rand.IntN(len(keys))]
 		w.count(w.ops, "delete")
@@ -230,6 +249,16 @@ func (w *workload) op(ctx context.Context) (string, error) {
 		w.count(w.ops, "update")
 		return "update", w.write(ctx, key, rev)
 	}
+}
+
+// newKey names a new template: a Deployment or a ConfigMap, in one of the
+// namespaces.
+func (w *workload) newKey() string {
+	kind := "Deployment"
+	if rand.IntN(2) == 0 {
+		kind = "ConfigMap"
+	}
+	return fmt.Sprintf("%s/soak-%d/t-%d", kind, rand.IntN(namespaces), w.next.Add(1))
 }
 
 // write makes the template of key be at rev (0: deleted).
@@ -510,7 +539,10 @@ func (r *recording) sample(t *testing.T, minute int, fault string, w *workload) 
 	w.paused.Unlock()
 	leader, _ := framework.Env.FlotillaLeader(ctx)
 	for i := range framework.Env.Replicas() {
-		rw := Row{Minute: minute, Replica: i, Leader: i == leader, Diff: first, Converge: converge, Fault: fault}
+		w.mu.Lock()
+		templates := len(w.templates)
+		w.mu.Unlock()
+		rw := Row{Minute: minute, Replica: i, Leader: i == leader, Diff: first, Converge: converge, Fault: fault, Templates: templates}
 		if ss, err := replicaMetrics(ctx, i); err == nil {
 			rw.Up = true
 			rw.Started = ss.Sum("process_start_time_seconds", nil)
@@ -523,8 +555,8 @@ func (r *recording) sample(t *testing.T, minute int, fault string, w *workload) 
 		}
 		r.rows = append(r.rows, rw)
 		_ = r.csv.Write(rw.Record())
-		t.Logf("minute %d replica %d leader %v: heap %.1f MiB (GC goal %.1f), RSS %.1f MiB, %v goroutines, %v fds, queues %v; diff %d, matched after %.1f s %s",
-			minute, i, rw.Leader, rw.Heap, rw.GCGoal, rw.RSS, rw.Goroutines, rw.FDs, rw.Queue, rw.Diff, rw.Converge, rw.Fault)
+		t.Logf("minute %d replica %d leader %v: heap %.1f MiB (GC goal %.1f), RSS %.1f MiB, %v goroutines, %v fds, queues %v; %d templates, diff %d, matched after %.1f s %s",
+			minute, i, rw.Leader, rw.Heap, rw.GCGoal, rw.RSS, rw.Goroutines, rw.FDs, rw.Queue, rw.Templates, rw.Diff, rw.Converge, rw.Fault)
 	}
 	r.csv.Flush()
 	if converge < 0 {
