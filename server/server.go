@@ -460,7 +460,12 @@ func (s *Server) startControllers(opts manager.Options, host *rest.Config, overH
 		mc.UseClusterInformer(clusters)
 		go func() {
 			defer close(s.controllersDone)
-			if err := manager.Run(hctx, mc); err != nil {
+			err := manager.Run(hctx, mc)
+			if errors.Is(err, manager.ErrLeaseLost) {
+				klog.FromContext(hctx).Error(err, "Exiting, to start again as a standby")
+				klog.FlushAndExit(klog.ExitFlushTimeout, 1)
+			}
+			if err != nil {
 				klog.FromContext(hctx).Error(err, "Controllers stopped")
 			}
 		}()

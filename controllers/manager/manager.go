@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -334,7 +335,9 @@ func Run(ctx context.Context, c *Context) error {
 	if c.Members == nil || c.Hub == nil {
 		return errors.New("the controllers need the process's member clients and hub (UseMembers)")
 	}
+	var warmed map[reflect.Type]bool
 	start := func(ctx context.Context) {
+		began := time.Now()
 		// Nothing is interpreted before the customizations are known.
 		c.KarmadaInformers.Start(ctx.Done())
 		if !cache.WaitForCacheSync(ctx.Done(), c.interpreterSynced...) {
@@ -353,12 +356,18 @@ func Run(ctx context.Context, c *Context) error {
 		}
 		c.KarmadaInformers.Start(ctx.Done())
 		c.HostInformers.Start(ctx.Done())
+		if warmed != nil {
+			coldAtTakeover(ctx, c, warmed, time.Since(began))
+		}
 		<-ctx.Done()
 	}
 	if !c.Options.LeaderElect {
 		start(ctx)
 		return nil
 	}
+	// Waiting for the lease, the replica keeps the controllers' informers
+	// synced: a takeover registers the handlers on full caches.
+	warmed = warm(ctx, c)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.Options.LeaseNamespace}}
 	if _, err := c.Host.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating the lease namespace: %w", err)
@@ -378,5 +387,16 @@ func Run(ctx context.Context, c *Context) error {
 			OnStoppedLeading: func() { log.Info("Lost the controllers' lease", "identity", id) },
 		},
 	})
+	if ctx.Err() == nil {
+		// The lease was lost, not handed back: what ran under it has
+		// stopped and cannot start again in this process.
+		return ErrLeaseLost
+	}
 	return nil
 }
+
+// ErrLeaseLost is Run's error when the replica stopped renewing its lease
+// while it should run on (its renewals failed for the renew deadline):
+// another replica may lead now. Like kube-controller-manager, the process
+// then exits, to start again as a standby.
+var ErrLeaseLost = errors.New("the controllers' lease was lost")

@@ -543,7 +543,7 @@ func (r *recording) sample(t *testing.T, minute int, fault string, w *workload) 
 		templates := len(w.templates)
 		w.mu.Unlock()
 		rw := Row{Minute: minute, Replica: i, Leader: i == leader, Diff: first, Converge: converge, Fault: fault, Templates: templates}
-		if ss, err := replicaMetrics(ctx, i); err == nil {
+		if ss, err := framework.ReplicaMetrics(ctx, i); err == nil {
 			rw.Up = true
 			rw.Started = ss.Sum("process_start_time_seconds", nil)
 			rw.Heap = ss.Sum("go_memstats_heap_inuse_bytes", nil) / (1 << 20)
@@ -563,22 +563,6 @@ func (r *recording) sample(t *testing.T, minute int, fault string, w *workload) 
 		n, unreachable := w.diff(ctx)
 		t.Errorf("minute %d: the members still differ from their templates by %d (unreachable %v) after %s", minute, n, unreachable, settle)
 	}
-}
-
-func replicaMetrics(ctx context.Context, i int) (framework.Samples, error) {
-	cfg, err := framework.Env.ReplicaConfig(i)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return framework.ParseMetrics(raw)
 }
 
 // finish records the figures and checks the goals.

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/flotilla-io/flotilla/telemetry"
 )
@@ -88,7 +89,20 @@ var metricsClients sync.Map
 // FlotillaMetrics reads and parses flotilla-apiserver's /metrics on its
 // own port (FlotillaConfig).
 func FlotillaMetrics(ctx context.Context, t *testing.T) (Samples, error) {
-	cfg := FlotillaConfig(t)
+	return metricsOf(ctx, FlotillaConfig(t))
+}
+
+// ReplicaMetrics reads and parses the /metrics of flotilla-apiserver's
+// replica i (Env.ReplicaConfig).
+func ReplicaMetrics(ctx context.Context, i int) (Samples, error) {
+	cfg, err := Env.ReplicaConfig(i)
+	if err != nil {
+		return nil, err
+	}
+	return metricsOf(ctx, cfg)
+}
+
+func metricsOf(ctx context.Context, cfg *rest.Config) (Samples, error) {
 	c, ok := metricsClients.Load(cfg.Host)
 	if !ok {
 		cs, err := kubernetes.NewForConfig(cfg)

@@ -218,6 +218,18 @@ func TestLeaderKilledDuringPropagation(t *testing.T) {
 			}
 		}
 	}
+	// The new leader found the controllers' informers synced: it had kept
+	// them warm while it waited, and its controllers listed nothing anew.
+	now := leader(t, time.Minute)
+	ss, err := framework.ReplicaMetrics(t.Context(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm := ss.Sum("flotilla_controllers_warm_informers", nil)
+	cold := ss.Sum("flotilla_controllers_cold_informers", nil)
+	if warm < 10 || cold != 0 {
+		t.Errorf("the new leader (replica %d) took over with %v warm informers and %v cold, want them all warm", now, warm, cold)
+	}
 	requests, failures := l.result()
 	var late int
 	for _, f := range failures {
@@ -228,8 +240,8 @@ func TestLeaderKilledDuringPropagation(t *testing.T) {
 			t.Logf("client request failed %.1f s after the kill, before the endpoint was withdrawn: %v", f.at.Sub(killed).Seconds(), f.err)
 		}
 	}
-	t.Logf("leader replica %d killed with %d of %d Deployments created; lease taken over in %.1f s; first binding created after the kill scheduled %.1f s after it; %d member Deployments converged %.1f s after the first create; client: %d requests, %d failed (%d after the endpoint was withdrawn %.2f s after the kill), slowest %.1f s",
-		first, leaderDeployments/3, leaderDeployments, takeover.Seconds(), scheduled.Seconds(), len(members)*leaderDeployments, convergence.Seconds(),
+	t.Logf("leader replica %d killed with %d of %d Deployments created; lease taken over in %.1f s; first binding created after the kill scheduled %.1f s after it (%v informers warm); %d member Deployments converged %.1f s after the first create; client: %d requests, %d failed (%d after the endpoint was withdrawn %.2f s after the kill), slowest %.1f s",
+		first, leaderDeployments/3, leaderDeployments, takeover.Seconds(), scheduled.Seconds(), warm, len(members)*leaderDeployments, convergence.Seconds(),
 		requests, len(failures), late, withdrawn.Sub(killed).Seconds(), l.slowestRequest().Seconds())
 }
 
