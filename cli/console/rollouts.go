@@ -1,6 +1,7 @@
 package console
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -13,6 +14,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
@@ -55,6 +57,9 @@ func runRow(r *flotillav1alpha1.RolloutRun) RunRow {
 type rolloutsData struct {
 	Namespace string
 	Runs      []RunRow
+	// Live is the page's stream of changes to the runs listed
+	// (liveRollouts), from the list's resourceVersion.
+	Live string
 	// Done says what the last action did; Token guards the actions.
 	Done  string
 	Token string
@@ -68,6 +73,7 @@ func (s *Server) renderRollouts(w http.ResponseWriter, r *http.Request, ns, done
 	d := rolloutsData{Namespace: ns, Done: done, Token: s.token}
 	list, err := s.karmadaOf(r).FlotillaV1alpha1().RolloutRuns(ns).List(r.Context(), metav1.ListOptions{})
 	if err == nil {
+		d.Live = "/live/rollouts?" + url.Values{"namespace": {ns}, "rv": {list.ResourceVersion}}.Encode()
 		for i := range list.Items {
 			d.Runs = append(d.Runs, runRow(&list.Items[i]))
 		}
@@ -78,6 +84,22 @@ func (s *Server) renderRollouts(w http.ResponseWriter, r *http.Request, ns, done
 		msg = refused
 	}
 	s.render(w, "rollouts", page{Title: "Rollouts", Nav: "rollouts", Error: msg, Data: d})
+}
+
+// liveRollouts streams the rollouts page's changes: each run changed,
+// rendered as its section ("run" events).
+func (s *Server) liveRollouts(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	wt, err := s.karmadaOf(r).FlotillaV1alpha1().RolloutRuns(q.Get("namespace")).Watch(r.Context(), metav1.ListOptions{ResourceVersion: q.Get("rv")})
+	s.live(w, r, wt, err, "run", func(obj runtime.Object) (string, string, bool) {
+		run, ok := obj.(*flotillav1alpha1.RolloutRun)
+		if !ok {
+			return "", "", false
+		}
+		return run.Namespace + "/" + run.Name, "run", true
+	}, func(obj runtime.Object, buf *bytes.Buffer) error {
+		return s.pages["rollouts"].ExecuteTemplate(buf, "run", map[string]any{"Run": runRow(obj.(*flotillav1alpha1.RolloutRun)), "Token": s.token})
+	})
 }
 
 // rolloutAction performs an action on a run, with the same API calls as

@@ -15,12 +15,14 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -28,6 +30,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
+	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
@@ -62,6 +65,12 @@ type Server struct {
 	// login, in login mode, is the control plane's address without
 	// credentials: each user logs in with a token (login.go).
 	login *rest.Config
+	// explain reads a ResourceBinding's explain subresource as the user
+	// of karmada (readExplanation).
+	explain func(ctx context.Context, karmada versioned.Interface, namespace, name string) (*flotillav1alpha1.PlacementExplanation, error)
+	// discovery keeps the members' discovery the object page reads
+	// (memberResources).
+	discovery sync.Map
 }
 
 // New returns the console of the control plane cfg reaches, as cfg's user.
@@ -83,7 +92,22 @@ func newServer(kube kubernetes.Interface, karmada versioned.Interface) (*Server,
 	if err != nil {
 		return nil, err
 	}
-	return &Server{kube: kube, karmada: karmada, pages: pages, now: time.Now, token: newToken()}, nil
+	return &Server{kube: kube, karmada: karmada, pages: pages, now: time.Now, token: newToken(), explain: readExplanation}, nil
+}
+
+// readExplanation reads why a ResourceBinding runs where it does: its
+// explain subresource, computed by the scheduler's algorithm.
+func readExplanation(ctx context.Context, karmada versioned.Interface, namespace, name string) (*flotillav1alpha1.PlacementExplanation, error) {
+	raw, err := karmada.WorkV1alpha2().RESTClient().Get().Namespace(namespace).Resource("resourcebindings").Name(name).
+		SubResource(flotillav1alpha1.ExplainSubresource).DoRaw(ctx)
+	if err != nil {
+		return nil, err
+	}
+	x := &flotillav1alpha1.PlacementExplanation{}
+	if err := json.Unmarshal(raw, x); err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 // funcs are the templates' helpers.
@@ -152,6 +176,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /login", s.loginPost)
 	mux.HandleFunc("POST /logout", s.logout)
 	mux.HandleFunc("GET /live/clusters", s.liveClusters)
+	mux.HandleFunc("GET /live/rollouts", s.liveRollouts)
 	return securityHeaders(s.requireLogin(mux))
 }
 
@@ -322,17 +347,61 @@ func (s *Server) workloads(w http.ResponseWriter, r *http.Request) {
 	s.render(w, "workloads", page{Title: "Workloads", Nav: "workloads", Error: problem(err), Data: d})
 }
 
-// workloadData is one workload: its binding, Works and events.
+// workloadData is one workload: its binding, Works, why it runs where it
+// does, what drifted, and its events.
 type workloadData struct {
 	Row     WorkloadRow
 	Binding *workv1alpha2.ResourceBinding
 	Works   []workRow
-	Events  []eventRow
+	// Explanation is the binding's explain subresource; ExplainError why
+	// it could not be read (the user may not, or the server has none).
+	Explanation  *flotillav1alpha1.PlacementExplanation
+	ExplainError string
+	// Drifts are the owned fields of its member objects that last
+	// differed from what was applied, by Work.
+	Drifts []driftRow
+	Events []eventRow
 }
 
 type workRow struct {
 	Cluster, Name    string
 	Applied, Healthy string
+	// Drifted is the Work's Drifted condition: its status, reason and
+	// message ("" when it has none).
+	Drifted, DriftReason, DriftMessage string
+}
+
+// driftRow is one drifted field of a member object.
+type driftRow struct {
+	Cluster, Object, Path, InMember, Applied string
+}
+
+// workRowOf is a Work's row on its workload's page, with the fields that
+// drifted in its member objects.
+func workRowOf(wk *workv1alpha1.Work) (workRow, []driftRow) {
+	cluster, _ := names.ClusterOf(wk.Namespace)
+	row := workRow{Cluster: cluster, Name: wk.Name, Applied: "Unknown", Healthy: "Unknown"}
+	if c := meta.FindStatusCondition(wk.Status.Conditions, workv1alpha1.WorkApplied); c != nil {
+		row.Applied = string(c.Status)
+	}
+	if c := meta.FindStatusCondition(wk.Status.Conditions, workv1alpha1.WorkDrifted); c != nil {
+		row.Drifted, row.DriftReason, row.DriftMessage = string(c.Status), c.Reason, c.Message
+	}
+	// Health is per manifest; a Work's is its first manifest's.
+	if len(wk.Status.ManifestStatuses) > 0 && wk.Status.ManifestStatuses[0].Health != "" {
+		row.Healthy = string(wk.Status.ManifestStatuses[0].Health)
+	}
+	var drifts []driftRow
+	for _, ms := range wk.Status.ManifestStatuses {
+		object := ms.Identifier.Kind + " " + ms.Identifier.Name
+		if ms.Identifier.Namespace != "" {
+			object = ms.Identifier.Kind + " " + ms.Identifier.Namespace + "/" + ms.Identifier.Name
+		}
+		for _, f := range ms.Drift {
+			drifts = append(drifts, driftRow{Cluster: cluster, Object: object, Path: f.Path, InMember: f.ValueInMember, Applied: f.ValueApplied})
+		}
+	}
+	return row, drifts
 }
 
 func (s *Server) workload(w http.ResponseWriter, r *http.Request) {
@@ -348,20 +417,18 @@ func (s *Server) workload(w http.ResponseWriter, r *http.Request) {
 	if id := b.Labels[workv1alpha2.ResourceBindingPermanentIDLabel]; id != "" {
 		works, werr := s.karmadaOf(r).WorkV1alpha1().Works("").List(r.Context(), metav1.ListOptions{LabelSelector: workv1alpha2.ResourceBindingPermanentIDLabel + "=" + id})
 		if werr == nil {
-			for _, wk := range works.Items {
-				cluster, _ := names.ClusterOf(wk.Namespace)
-				row := workRow{Cluster: cluster, Name: wk.Name, Applied: "Unknown", Healthy: "Unknown"}
-				if c := meta.FindStatusCondition(wk.Status.Conditions, workv1alpha1.WorkApplied); c != nil {
-					row.Applied = string(c.Status)
-				}
-				// Health is per manifest; a Work's is its first manifest's.
-				if len(wk.Status.ManifestStatuses) > 0 && wk.Status.ManifestStatuses[0].Health != "" {
-					row.Healthy = string(wk.Status.ManifestStatuses[0].Health)
-				}
+			for i := range works.Items {
+				row, drifts := workRowOf(&works.Items[i])
 				d.Works = append(d.Works, row)
+				d.Drifts = append(d.Drifts, drifts...)
 			}
 		}
 	}
+	// Why it runs where it does: the binding's explain subresource,
+	// computed by the scheduler's algorithm as the user asks.
+	var xerr error
+	d.Explanation, xerr = s.explain(r.Context(), s.karmadaOf(r), ns, name)
+	d.ExplainError = problem(xerr)
 	if evs, eerr := s.kubeOf(r).CoreV1().Events(ns).List(r.Context(), metav1.ListOptions{FieldSelector: "involvedObject.name=" + name}); eerr == nil {
 		d.Events = eventRows(evs.Items)
 	}
@@ -377,7 +444,7 @@ type searchData struct {
 
 type searchHit struct {
 	Cluster, Kind, Namespace, Name string
-	// Path reads the object's YAML through clusters/{name}/proxy.
+	// Path is the console's page of the object (objectLink).
 	Path string
 }
 
@@ -416,60 +483,125 @@ func parseHits(raw []byte) (uint64, []searchHit, error) {
 	for _, it := range res.Items {
 		h := searchHit{Cluster: it.Metadata.Annotations[searchv1alpha1.CachedFromClusterAnnotation], Kind: it.Kind,
 			Namespace: it.Metadata.Namespace, Name: it.Metadata.Name}
-		h.Path = "/object?path=" + url.QueryEscape(objectPath(h.Cluster, it.APIVersion, it.Kind, h.Namespace, h.Name))
+		h.Path = objectLink(h.Cluster, it.APIVersion, it.Kind, h.Namespace, h.Name)
 		hits = append(hits, h)
 	}
 	return res.Total, hits, nil
 }
 
-// objectPath is the path of an object through clusters/{name}/proxy, for
-// kinds whose resource is their lower-cased plural (the common case).
-func objectPath(cluster, apiVersion, kind, ns, name string) string {
-	prefix := "/api/" + apiVersion
-	if strings.Contains(apiVersion, "/") {
-		prefix = "/apis/" + apiVersion
-	}
-	resource := strings.ToLower(kind) + "s"
-	if strings.HasSuffix(resource, "ss") || strings.HasSuffix(resource, "ys") {
-		resource = strings.ToLower(kind) + "es"
-		if strings.HasSuffix(kind, "y") {
-			resource = strings.ToLower(strings.TrimSuffix(kind, "y")) + "ies"
-		}
-	}
-	p := prefix
+// objectLink is the console's page of a member object: the object read
+// through clusters/{name}/proxy, its resource found in the member's
+// discovery.
+func objectLink(cluster, apiVersion, kind, ns, name string) string {
+	q := url.Values{"cluster": {cluster}, "apiVersion": {apiVersion}, "kind": {kind}, "name": {name}}
 	if ns != "" {
-		p += "/namespaces/" + ns
+		q.Set("namespace", ns)
 	}
-	return proxyPrefix + cluster + "/proxy" + p + "/" + resource + "/" + name
+	return "/object?" + q.Encode()
 }
 
 // proxyPrefix is where every member object the console shows is read.
 const proxyPrefix = "/apis/cluster.karmada.io/v1alpha1/clusters/"
+
+// groupVersionPath is apiVersion's path in a Kubernetes API: /api/v1 for
+// the core group, /apis/<group>/<version> for the others.
+func groupVersionPath(apiVersion string) string {
+	if strings.Contains(apiVersion, "/") {
+		return "/apis/" + apiVersion
+	}
+	return "/api/" + apiVersion
+}
+
+// resourceOf finds kind's resource in a discovery answer: its name and
+// whether it is namespaced (subresources left out).
+func resourceOf(list *metav1.APIResourceList, kind string) (resource string, namespaced, ok bool) {
+	for _, r := range list.APIResources {
+		if r.Kind == kind && !strings.Contains(r.Name, "/") {
+			return r.Name, r.Namespaced, true
+		}
+	}
+	return "", false, false
+}
+
+// discoveryTTL is how long the console keeps a member's discovery of a
+// group version (the resources of the kinds it links to).
+const discoveryTTL = 5 * time.Minute
+
+type discovered struct {
+	list *metav1.APIResourceList
+	at   time.Time
+}
+
+// memberResources is cluster's discovery of apiVersion, read through
+// clusters/{name}/proxy as the user, kept discoveryTTL (discovery is the
+// same for every user; the object itself is read as each user).
+func (s *Server) memberResources(ctx context.Context, kube kubernetes.Interface, cluster, apiVersion string) (*metav1.APIResourceList, error) {
+	key := cluster + " " + apiVersion
+	if d, ok := s.discovery.Load(key); ok && s.now().Sub(d.(discovered).at) < discoveryTTL {
+		return d.(discovered).list, nil
+	}
+	raw, err := kube.CoreV1().RESTClient().Get().AbsPath(proxyPrefix + cluster + "/proxy" + groupVersionPath(apiVersion)).DoRaw(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list := &metav1.APIResourceList{}
+	if err := json.Unmarshal(raw, list); err != nil {
+		return nil, fmt.Errorf("the discovery of %s in %s: %w", apiVersion, cluster, err)
+	}
+	s.discovery.Store(key, discovered{list: list, at: s.now()})
+	return list, nil
+}
 
 // objectData is one member object, as YAML.
 type objectData struct {
 	Path, YAML string
 }
 
+// validSegment tells a value that may stand as one segment of an API path.
+func validSegment(v string) bool {
+	return v != "" && v != "." && v != ".." && !strings.ContainsAny(v, "/?#%")
+}
+
 // object shows a member object read through clusters/{name}/proxy as the
-// user (a link from the search results).
+// user (a link from the search results): its resource is looked up in the
+// member's discovery, not guessed from its kind.
 func (s *Server) object(w http.ResponseWriter, r *http.Request) {
-	path := r.URL.Query().Get("path")
-	if !strings.HasPrefix(path, proxyPrefix) || strings.Contains(path, "..") || !strings.Contains(path, "/proxy/") {
-		http.Error(w, "path must be a member object through "+proxyPrefix+"{name}/proxy", http.StatusBadRequest)
+	q := r.URL.Query()
+	cluster, apiVersion, kind, ns, name := q.Get("cluster"), q.Get("apiVersion"), q.Get("kind"), q.Get("namespace"), q.Get("name")
+	gv := strings.Split(apiVersion, "/")
+	if !validSegment(cluster) || !validSegment(kind) || !validSegment(name) || ns != "" && !validSegment(ns) ||
+		len(gv) > 2 || slices.ContainsFunc(gv, func(p string) bool { return !validSegment(p) }) {
+		http.Error(w, "an object is named by cluster, apiVersion, kind, name and, when namespaced, namespace", http.StatusBadRequest)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), memberTimeout)
 	defer cancel()
-	d := objectData{Path: path}
-	raw, err := s.kubeOf(r).CoreV1().RESTClient().Get().AbsPath(path).DoRaw(ctx)
+	kube := s.kubeOf(r)
+	d := objectData{}
+	list, err := s.memberResources(ctx, kube, cluster, apiVersion)
 	if err == nil {
-		var y []byte
-		if y, err = yaml.JSONToYAML(raw); err == nil {
-			d.YAML = string(y)
+		resource, namespaced, ok := resourceOf(list, kind)
+		switch {
+		case !ok:
+			err = fmt.Errorf("%s does not serve %s in %s", cluster, kind, apiVersion)
+		case namespaced && ns == "":
+			err = fmt.Errorf("%s %s is namespaced: the link names no namespace", apiVersion, kind)
+		default:
+			d.Path = proxyPrefix + cluster + "/proxy" + groupVersionPath(apiVersion)
+			if namespaced {
+				d.Path += "/namespaces/" + ns
+			}
+			d.Path += "/" + resource + "/" + name
+			var raw []byte
+			if raw, err = kube.CoreV1().RESTClient().Get().AbsPath(d.Path).DoRaw(ctx); err == nil {
+				var y []byte
+				if y, err = yaml.JSONToYAML(raw); err == nil {
+					d.YAML = string(y)
+				}
+			}
 		}
 	}
-	s.render(w, "object", page{Title: path[strings.LastIndex(path, "/")+1:], Nav: "search", Error: problem(err), Data: d})
+	s.render(w, "object", page{Title: kind + " " + name + " in " + cluster, Nav: "search", Error: problem(err), Data: d})
 }
 
 // eventsData is the control plane's events.
@@ -492,12 +624,30 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 // a cluster's row, rendered, or its removal. The page's script swaps the
 // row in; nothing is listed again.
 func (s *Server) liveClusters(w http.ResponseWriter, r *http.Request) {
+	wt, err := s.karmadaOf(r).ClusterV1alpha1().Clusters().Watch(r.Context(), metav1.ListOptions{ResourceVersion: r.URL.Query().Get("rv")})
+	s.live(w, r, wt, err, "cluster", func(obj runtime.Object) (string, string, bool) {
+		c, ok := obj.(*clusterv1alpha1.Cluster)
+		if !ok {
+			return "", "", false
+		}
+		return c.Name, "clusterRow", true
+	}, func(obj runtime.Object, buf *bytes.Buffer) error {
+		return s.pages["overview"].ExecuteTemplate(buf, "clusterRow", clusterRow(obj.(*clusterv1alpha1.Cluster)))
+	})
+}
+
+// live streams a watch's changes to a page as server-sent events of type
+// event, each {"name": key, "html": the item rendered} or {"name": key,
+// "deleted": "true"}; a watch that ends with an error (the page's list
+// too old, 410) tells the page to reload. keyOf names an object (false:
+// not one of the page's); render renders it. No change relists anything.
+func (s *Server) live(w http.ResponseWriter, r *http.Request, wt watch.Interface, err error, event string,
+	keyOf func(runtime.Object) (key, fragment string, ok bool), render func(runtime.Object, *bytes.Buffer) error) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
 	}
-	wt, err := s.karmadaOf(r).ClusterV1alpha1().Clusters().Watch(r.Context(), metav1.ListOptions{ResourceVersion: r.URL.Query().Get("rv")})
 	if err != nil {
 		http.Error(w, problem(err), http.StatusForbidden)
 		return
@@ -527,23 +677,23 @@ func (s *Server) liveClusters(w http.ResponseWriter, r *http.Request) {
 				flusher.Flush()
 				return
 			}
-			c, isCluster := ev.Object.(*clusterv1alpha1.Cluster)
-			if !isCluster {
+			key, fragment, mine := keyOf(ev.Object)
+			if !mine {
 				continue
 			}
-			msg := map[string]string{"name": c.Name}
+			msg := map[string]string{"name": key}
 			if ev.Type == watch.Deleted {
 				msg["deleted"] = "true"
 			} else {
 				var buf bytes.Buffer
-				if err := s.pages["overview"].ExecuteTemplate(&buf, "clusterRow", clusterRow(c)); err != nil {
-					klog.V(2).InfoS("Rendering a cluster row", "err", err)
+				if err := render(ev.Object, &buf); err != nil {
+					klog.V(2).InfoS("Rendering a live update", "fragment", fragment, "err", err)
 					continue
 				}
 				msg["html"] = buf.String()
 			}
 			data, _ := json.Marshal(msg)
-			if _, err := fmt.Fprintf(w, "event: cluster\ndata: %s\n\n", data); err != nil {
+			if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data); err != nil {
 				return
 			}
 			flusher.Flush()

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,14 +13,19 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 
 	clusterv1alpha1 "github.com/flotilla-io/flotilla/apis/cluster/v1alpha1"
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	karmadafake "github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
+	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 func get(t *testing.T, h http.Handler, path string) (int, string) {
@@ -40,9 +46,16 @@ func TestPages(t *testing.T) {
 		&policyv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
 			Spec: policyv1alpha1.PropagationSpec{ResourceSelectors: []policyv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}}}},
 		&workv1alpha2.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-deployment",
+			Labels:      map[string]string{workv1alpha2.ResourceBindingPermanentIDLabel: "b-1"},
 			Annotations: map[string]string{policyv1alpha1.PropagationPolicyNameAnnotation: "web", policyv1alpha1.PropagationPolicyNamespaceAnnotation: "shop"}},
 			Spec: workv1alpha2.ResourceBindingSpec{Resource: workv1alpha2.ObjectReference{Kind: "Deployment", Namespace: "shop", Name: "web"},
 				Clusters: []workv1alpha2.TargetCluster{{Name: "member1", Replicas: 2}}}},
+		&workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: names.ExecutionNamespace("member1"), Name: "web-deployment",
+			Labels: map[string]string{workv1alpha2.ResourceBindingPermanentIDLabel: "b-1"}},
+			Status: workv1alpha1.WorkStatus{
+				Conditions: []metav1.Condition{{Type: workv1alpha1.WorkDrifted, Status: metav1.ConditionTrue, Reason: workv1alpha1.WorkDriftDetectedReason, Message: "spec.replicas differs"}},
+				ManifestStatuses: []workv1alpha1.ManifestStatus{{Identifier: workv1alpha1.ResourceIdentifier{Kind: "Deployment", Namespace: "shop", Name: "web"},
+					Drift: []workv1alpha1.DriftedField{{Path: "spec.replicas", ValueInMember: "5", ValueApplied: "2"}}}}}},
 	)
 	s, err := newServer(kubefake.NewSimpleClientset(), karmada)
 	if err != nil {
@@ -59,16 +72,30 @@ func TestPages(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(body, `href="/workloads/shop/web-deployment"`) || !strings.Contains(body, `<th scope="col">member2</th>`) {
 		t.Errorf("workloads: %d\n%s", code, body)
 	}
+	s.explain = func(_ context.Context, _ versioned.Interface, ns, name string) (*flotillav1alpha1.PlacementExplanation, error) {
+		if ns != "shop" || name != "web-deployment" {
+			return nil, apierrors.NewNotFound(schema.GroupResource{Group: "work.karmada.io", Resource: "resourcebindings"}, name)
+		}
+		return &flotillav1alpha1.PlacementExplanation{Estimator: flotillav1alpha1.EstimatorAccurate, Scheduled: true,
+			Clusters: []flotillav1alpha1.ClusterPlacement{{Name: "member1", Selected: true, Replicas: 2, Message: "placed"},
+				{Name: "member2", Reason: flotillav1alpha1.ReasonTaintNotTolerated, Message: "taint dedicated=gpu:NoSchedule not tolerated"}}}, nil
+	}
 	code, body = get(t, h, "/workloads/shop/web-deployment")
-	if code != http.StatusOK || !strings.Contains(body, "Deployment shop/web") {
-		t.Errorf("workload: %d\n%s", code, body)
+	for _, want := range []string{"Deployment shop/web", "Accurate estimate", "<th scope=\"row\">member2</th><td>no</td>", "TaintNotTolerated</td><td>taint dedicated=gpu:NoSchedule not tolerated",
+		"<td><code>spec.replicas</code></td><td><code>5</code></td><td><code>2</code></td>", "True (DriftDetected)"} {
+		if code != http.StatusOK || !strings.Contains(body, want) {
+			t.Errorf("workload: %d, want %q in\n%s", code, want, body)
+		}
 	}
 	code, body = get(t, h, "/policies")
 	if code != http.StatusOK || !strings.Contains(body, "Deployment named web") || !strings.Contains(body, "<td>Deployment shop/web</td>") {
 		t.Errorf("policies: %d\n%s", code, body)
 	}
-	if code, _ := get(t, h, "/object?path=/api/v1/secrets"); code != http.StatusBadRequest {
-		t.Errorf("an object path outside clusters/{name}/proxy: %d, want 400", code)
+	for _, bad := range []string{"/object?path=/api/v1/secrets", "/object?cluster=m1&apiVersion=v1&kind=Pod&name=..%2F..%2Fsecrets",
+		"/object?cluster=m1&apiVersion=a/b/c&kind=Pod&name=x", "/object?cluster=m1&apiVersion=v1&kind=Pod&namespace=a/b&name=x"} {
+		if code, _ := get(t, h, bad); code != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", bad, code)
+		}
 	}
 	code, _ = get(t, h, "/static/console.css")
 	if code != http.StatusOK {
@@ -160,5 +187,98 @@ func TestLiveClusters(t *testing.T) {
 	}
 	if !strings.HasSuffix(got, "event: reload\ndata: {}\n\n") {
 		t.Errorf("the stream does not end asking for a reload:\n%s", got)
+	}
+}
+
+// The rollouts page's live stream sends a changed run rendered as its
+// section, with the actions it allows now, and a deleted run's key.
+func TestLiveRollouts(t *testing.T) {
+	karmada := karmadafake.NewSimpleClientset()
+	fw := watch.NewFake()
+	karmada.PrependWatchReactor("rolloutruns", clienttesting.DefaultWatchReactor(fw, nil))
+	s, err := newServer(kubefake.NewSimpleClientset(), karmada)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/live/rollouts?namespace=shop&rv=7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	run := &flotillav1alpha1.RolloutRun{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1"},
+		Spec:   flotillav1alpha1.RolloutRunSpec{Strategy: "canary", Paused: true},
+		Status: flotillav1alpha1.RolloutRunStatus{Phase: flotillav1alpha1.RolloutProgressing, CurrentStage: "s1"}}
+	go func() {
+		fw.Modify(run)
+		fw.Delete(run)
+		fw.Stop()
+	}()
+	body, _ := io.ReadAll(resp.Body)
+	got := string(body)
+	for _, want := range []string{"event: run\n", `data-run=\"shop/web-1\"`, `class=\"resume\"`, `"deleted":"true","name":"shop/web-1"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want %q in the stream:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, `class=\"pause\"`) {
+		t.Errorf("a paused run offers Pause:\n%s", got)
+	}
+	// The page streams from its list's resourceVersion.
+	karmada2 := karmadafake.NewSimpleClientset(run)
+	s2, err := newServer(kubefake.NewSimpleClientset(), karmada2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body := get(t, s2.Handler(), "/rollouts?namespace=shop"); code != http.StatusOK || !strings.Contains(body, `data-live="/live/rollouts?namespace=shop&amp;rv=`) {
+		t.Errorf("rollouts page: %d\n%s", code, body)
+	}
+}
+
+// The object page finds the object's resource in the member's discovery
+// (read once, through the proxy), reads the object through the proxy and
+// shows its YAML; a kind the member does not serve is said so.
+func TestObjectPage(t *testing.T) {
+	var discoveries, reads int
+	const member = "/apis/cluster.karmada.io/v1alpha1/clusters/member1/proxy"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case member + "/apis/networking.k8s.io/v1":
+			discoveries++
+			_, _ = io.WriteString(w, `{"kind":"APIResourceList","groupVersion":"networking.k8s.io/v1","resources":[
+				{"name":"ingresses/status","kind":"Ingress","namespaced":true,"verbs":["get"]},
+				{"name":"ingresses","kind":"Ingress","namespaced":true,"verbs":["get"]}]}`)
+		case member + "/apis/networking.k8s.io/v1/namespaces/shop/ingresses/web":
+			reads++
+			_, _ = io.WriteString(w, `{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"web","namespace":"shop"}}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	kube, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newServer(kube, karmadafake.NewSimpleClientset())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+	link := objectLink("member1", "networking.k8s.io/v1", "Ingress", "shop", "web")
+	for range 2 {
+		code, body := get(t, h, link)
+		if code != http.StatusOK || !strings.Contains(body, "kind: Ingress") || !strings.Contains(body, member+"/apis/networking.k8s.io/v1/namespaces/shop/ingresses/web") {
+			t.Fatalf("object page: %d\n%s", code, body)
+		}
+	}
+	if discoveries != 1 || reads != 2 {
+		t.Errorf("discovery read %d times, the object %d, want 1 and 2", discoveries, reads)
+	}
+	code, body := get(t, h, objectLink("member1", "networking.k8s.io/v1", "Gateway", "shop", "web"))
+	if code != http.StatusOK || !strings.Contains(body, "member1 does not serve Gateway in networking.k8s.io/v1") {
+		t.Errorf("a kind the member does not serve: %d\n%s", code, body)
 	}
 }

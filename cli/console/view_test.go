@@ -110,16 +110,31 @@ func TestWorkloadRowAndMatrix(t *testing.T) {
 	}
 }
 
-func TestObjectPath(t *testing.T) {
-	for _, tc := range []struct{ apiVersion, kind, ns, want string }{
-		{"v1", "Pod", "shop", "/apis/cluster.karmada.io/v1alpha1/clusters/m1/proxy/api/v1/namespaces/shop/pods/x"},
-		{"apps/v1", "Deployment", "shop", "/apis/cluster.karmada.io/v1alpha1/clusters/m1/proxy/apis/apps/v1/namespaces/shop/deployments/x"},
-		{"v1", "Node", "", "/apis/cluster.karmada.io/v1alpha1/clusters/m1/proxy/api/v1/nodes/x"},
-		{"networking.k8s.io/v1", "Ingress", "shop", "/apis/cluster.karmada.io/v1alpha1/clusters/m1/proxy/apis/networking.k8s.io/v1/namespaces/shop/ingresses/x"},
-		{"networking.k8s.io/v1", "NetworkPolicy", "shop", "/apis/cluster.karmada.io/v1alpha1/clusters/m1/proxy/apis/networking.k8s.io/v1/namespaces/shop/networkpolicies/x"},
+func TestResourceOf(t *testing.T) {
+	list := &metav1.APIResourceList{GroupVersion: "networking.k8s.io/v1", APIResources: []metav1.APIResource{
+		{Name: "ingresses/status", Kind: "Ingress", Namespaced: true},
+		{Name: "ingresses", Kind: "Ingress", Namespaced: true},
+		{Name: "ingressclasses", Kind: "IngressClass"},
+		{Name: "networkpolicies", Kind: "NetworkPolicy", Namespaced: true},
+	}}
+	for _, tc := range []struct {
+		kind, resource     string
+		namespaced, served bool
+	}{
+		{"Ingress", "ingresses", true, true},
+		{"IngressClass", "ingressclasses", false, true},
+		{"NetworkPolicy", "networkpolicies", true, true},
+		{"Gateway", "", false, false},
 	} {
-		if got := objectPath("m1", tc.apiVersion, tc.kind, tc.ns, "x"); got != tc.want {
-			t.Errorf("%s %s: %s, want %s", tc.apiVersion, tc.kind, got, tc.want)
+		resource, namespaced, ok := resourceOf(list, tc.kind)
+		if resource != tc.resource || namespaced != tc.namespaced || ok != tc.served {
+			t.Errorf("%s: %q namespaced %t served %t, want %q %t %t", tc.kind, resource, namespaced, ok, tc.resource, tc.namespaced, tc.served)
 		}
+	}
+	if got, want := groupVersionPath("v1"), "/api/v1"; got != want {
+		t.Errorf("groupVersionPath(v1) = %s, want %s", got, want)
+	}
+	if got, want := groupVersionPath("apps/v1"), "/apis/apps/v1"; got != want {
+		t.Errorf("groupVersionPath(apps/v1) = %s, want %s", got, want)
 	}
 }

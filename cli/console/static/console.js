@@ -1,7 +1,37 @@
-// Live updates: a table with data-live streams its rows from the console
-// (server-sent events, one rendered row per change) and swaps them in.
+// Live updates: an element with data-live streams its items from the
+// console (server-sent events, one rendered item per change) and swaps
+// them in: the overview's cluster rows ("cluster" events), the rollouts
+// page's runs ("run" events).
 "use strict";
+function html(markup) {
+  var tmp = document.createElement("template");
+  tmp.innerHTML = markup.trim();
+  return tmp.content.firstElementChild;
+}
 document.addEventListener("DOMContentLoaded", function () {
+  document.querySelectorAll("[data-live]:not(table)").forEach(function (box) {
+    var source = new EventSource(box.dataset.live);
+    source.addEventListener("reload", function () { source.close(); window.location.reload(); });
+    source.addEventListener("run", function (e) {
+      var msg = JSON.parse(e.data);
+      var section = box.querySelector('section[data-run="' + CSS.escape(msg.name) + '"]');
+      if (msg.deleted) {
+        if (section) { section.remove(); }
+      } else if (section) {
+        // A button the user is on keeps the focus across the swap.
+        var active = section.contains(document.activeElement) ? document.activeElement.className : "";
+        var fresh = html(msg.html);
+        section.replaceWith(fresh);
+        var again = active && fresh.querySelector("button." + CSS.escape(active));
+        if (again) { again.focus(); }
+      } else {
+        var none = box.querySelector(".none");
+        if (none) { none.remove(); }
+        box.appendChild(html(msg.html));
+      }
+      document.body.dataset.lastUpdate = String(Date.now());
+    });
+  });
   document.querySelectorAll("table[data-live]").forEach(function (table) {
     var source = new EventSource(table.dataset.live);
     // The list the page holds is too old to watch from: list again.

@@ -172,6 +172,23 @@ func eventually(t *testing.T, ctx context.Context, url string, within time.Durat
 	}
 }
 
+// onPage checks the open page every 50 ms, without reloading it, until
+// check returns "".
+func onPage(t *testing.T, within time.Duration, check func() string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		msg := check()
+		if msg == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", within, msg)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // TestOverviewShowsMembers: the fleet page lists member1 and member2,
 // Ready, with their mode, version and nodes; the page is timed.
 func TestOverviewShowsMembers(t *testing.T) {
@@ -282,6 +299,27 @@ spec:
 		}
 		return ""
 	})
+	// Why it runs there: the explain subresource, a row per cluster.
+	if s, _ := text(ctx, "#explanation"); !strings.Contains(s, "member1\tyes\t1") || !strings.Contains(s, "member2\tyes\t1") {
+		t.Errorf("the explanation %q: want member1 and member2 placed with 1 replica each", s)
+	}
+	// What drifted: the image changed in member1 as `kubectl set image`
+	// would; Flotilla writes it back and the page lists the field.
+	if _, err := framework.MemberClient(t, "member1").AppsV1().Deployments(ns).Patch(t.Context(), "web", types.StrategicMergePatchType,
+		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:9.9"}]}}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, url+"workloads/"+ns+"/web-deployment", 30*time.Second, true, func() string {
+		s, _ := text(ctx, "#drift")
+		if !strings.Contains(s, "member1") || !strings.Contains(s, "spec.template.spec.containers[name=nginx].image") ||
+			!strings.Contains(s, `"nginx:9.9"`) || !strings.Contains(s, `"nginx:1.27"`) {
+			return "drift " + s
+		}
+		return ""
+	})
+	if s, _ := text(ctx, "#works"); !strings.Contains(s, "DriftCorrected") {
+		t.Errorf("the Works %q: want member1's Drifted condition (DriftCorrected)", s)
+	}
 	screenshot(t, ctx, "workload")
 }
 

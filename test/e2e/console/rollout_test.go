@@ -134,6 +134,30 @@ spec:
 		}
 		return ""
 	})
+	// Live: the run paused and resumed by someone else (through the API)
+	// shows on the open page, without a reload, within a second.
+	for _, paused := range []bool{true, false} {
+		button := section + " button.pause"
+		if paused {
+			button = section + " button.resume"
+		}
+		changed := time.Now()
+		if _, err := framework.Karmada(t).FlotillaV1alpha1().RolloutRuns(ns).Patch(t.Context(), runName, types.MergePatchType,
+			fmt.Appendf(nil, `{"spec":{"paused":%t}}`, paused), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		onPage(t, 10*time.Second, func() string {
+			if s, _ := text(ctx, button); s == "" {
+				return fmt.Sprintf("no %s on the open page after the run's paused turned %t", button, paused)
+			}
+			return ""
+		})
+		took := time.Since(changed)
+		t.Logf("the run's paused turned %t: on the open page %s later", paused, took.Round(time.Millisecond))
+		if took > time.Second+500*time.Millisecond {
+			t.Errorf("the run's change reached the open page %s later, want about a second at most", took)
+		}
+	}
 	click(t, ctx, approve, func() string {
 		if s, _ := text(ctx, ".done"); s == "" {
 			body, _ := text(ctx, "body")
