@@ -263,38 +263,46 @@ func (c *Controller) enqueueBound(obj any, added bool) {
 
 // wantedKinds are the kinds some policy selects or some binding names.
 func (c *Controller) wantedKinds() (map[schema.GroupVersionKind]bool, error) {
+	return WantedKinds(c.pps, c.cpps, c.rbs, c.crbs)
+}
+
+// WantedKinds are the kinds whose templates the detector watches: those
+// some policy selects or some binding names. A standby computes them too,
+// to keep the templates' informers warm.
+func WantedKinds(pps policylisters.PropagationPolicyLister, cpps policylisters.ClusterPropagationPolicyLister,
+	rbs worklisters.ResourceBindingLister, crbs worklisters.ClusterResourceBindingLister) (map[schema.GroupVersionKind]bool, error) {
 	want := map[schema.GroupVersionKind]bool{}
 	add := func(sels []policyv1alpha1.ResourceSelector) {
 		for _, s := range sels {
 			want[schema.FromAPIVersionAndKind(s.APIVersion, s.Kind)] = true
 		}
 	}
-	pps, err := c.pps.List(labels.Everything())
+	ppList, err := pps.List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range pps {
+	for _, p := range ppList {
 		add(p.Spec.ResourceSelectors)
 	}
-	cpps, err := c.cpps.List(labels.Everything())
+	cppList, err := cpps.List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range cpps {
+	for _, p := range cppList {
 		add(p.Spec.ResourceSelectors)
 	}
-	rbs, err := c.rbs.List(labels.Everything())
+	rbList, err := rbs.List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}
-	for _, b := range rbs {
+	for _, b := range rbList {
 		want[schema.FromAPIVersionAndKind(b.Spec.Resource.APIVersion, b.Spec.Resource.Kind)] = true
 	}
-	crbs, err := c.crbs.List(labels.Everything())
+	crbList, err := crbs.List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}
-	for _, b := range crbs {
+	for _, b := range crbList {
 		want[schema.FromAPIVersionAndKind(b.Spec.Resource.APIVersion, b.Spec.Resource.Kind)] = true
 	}
 	return want, nil

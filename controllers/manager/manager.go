@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -166,6 +167,8 @@ type Context struct {
 	Customizations *lua.Customizations
 	// interpreterSynced are the informers the interpreter reads.
 	interpreterSynced []cache.InformerSynced
+	// warmMu orders a standby's last warmTemplates before its takeover.
+	warmMu sync.Mutex
 	// Hub runs the members' pod, node and quota informers for every reader
 	// of the process (cluster status, the scheduler's estimate,
 	// FederatedHPA); its owner runs it.
@@ -336,8 +339,12 @@ func Run(ctx context.Context, c *Context) error {
 		return errors.New("the controllers need the process's member clients and hub (UseMembers)")
 	}
 	var warmed map[reflect.Type]bool
+	took := make(chan struct{})
 	start := func(ctx context.Context) {
 		began := time.Now()
+		if warmed != nil {
+			c.tookOver(took) // the detector chooses the template kinds now
+		}
 		// Nothing is interpreted before the customizations are known.
 		c.KarmadaInformers.Start(ctx.Done())
 		if !cache.WaitForCacheSync(ctx.Done(), c.interpreterSynced...) {
@@ -367,7 +374,7 @@ func Run(ctx context.Context, c *Context) error {
 	}
 	// Waiting for the lease, the replica keeps the controllers' informers
 	// synced: a takeover registers the handlers on full caches.
-	warmed = warm(ctx, c)
+	warmed = warm(ctx, c, took)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.Options.LeaseNamespace}}
 	if _, err := c.Host.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating the lease namespace: %w", err)

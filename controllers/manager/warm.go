@@ -6,10 +6,13 @@ import (
 	"sort"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
+
+	"github.com/flotilla-io/flotilla/controllers/detector"
 )
 
 // coldInformers is how many of the controllers' informers the last
@@ -71,24 +74,77 @@ func warmInformers(c *Context) []cache.SharedIndexInformer {
 	}
 }
 
+// templatesEvery is how often a standby brings the template informers it
+// keeps warm up to the policies and bindings.
+const templatesEvery = 30 * time.Second
+
 // warm starts the informers of warmInformers under ctx (the process's,
-// not a lease's: they outlive a lost lease, as the process does) and
-// returns the kinds started, for coldAtTakeover.
-func warm(ctx context.Context, c *Context) map[reflect.Type]bool {
+// not a lease's: they outlive a lost lease, as the process does) and,
+// once they have synced and until took is closed (the takeover), the
+// informers of the templates the policies and bindings name, as the
+// detector would (detector.WantedKinds). It returns the kinds of the
+// factories' informers started, for coldAtTakeover.
+func warm(ctx context.Context, c *Context, took <-chan struct{}) map[reflect.Type]bool {
 	start := time.Now()
 	infs := warmInformers(c)
 	c.KarmadaInformers.Start(ctx.Done())
 	c.HostInformers.Start(ctx.Done())
 	go func() {
+		log := klog.FromContext(ctx)
 		synced := make([]cache.InformerSynced, len(infs))
 		for i, inf := range infs {
 			synced[i] = inf.HasSynced
 		}
-		if cache.WaitForCacheSync(ctx.Done(), synced...) {
-			klog.FromContext(ctx).Info("The controllers' informers are synced while this replica waits for the lease", "informers", len(infs), "took", time.Since(start))
+		if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+			return
+		}
+		log.Info("The controllers' informers are synced while this replica waits for the lease", "informers", len(infs), "took", time.Since(start))
+		p, w := c.KarmadaInformers.Policy().V1alpha1(), c.KarmadaInformers.Work().V1alpha2()
+		tick := time.NewTicker(templatesEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-took:
+				return
+			default:
+			}
+			want, err := detector.WantedKinds(p.PropagationPolicies().Lister(), p.ClusterPropagationPolicies().Lister(),
+				w.ResourceBindings().Lister(), w.ClusterResourceBindings().Lister())
+			if err == nil {
+				c.warmTemplates(ctx, took, want)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-took:
+				return
+			case <-tick.C:
+			}
 		}
 	}()
 	return startedKinds(c)
+}
+
+// warmTemplates has the template informers of want run (under ctx), unless
+// the takeover has begun: then the detector chooses them.
+func (c *Context) warmTemplates(ctx context.Context, took <-chan struct{}, want map[schema.GroupVersionKind]bool) {
+	c.warmMu.Lock()
+	defer c.warmMu.Unlock()
+	select {
+	case <-took:
+		return
+	default:
+	}
+	if missing := c.Templates.Ensure(ctx, want); len(missing) > 0 {
+		klog.FromContext(ctx).V(2).Info("Kinds not served by the host yet", "kinds", missing)
+	}
+}
+
+// tookOver closes took, once no warmTemplates runs.
+func (c *Context) tookOver(took chan struct{}) {
+	c.warmMu.Lock()
+	defer c.warmMu.Unlock()
+	close(took)
 }
 
 // startedKinds are the kinds of the informers the controllers' factories

@@ -5,7 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/informers"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
@@ -14,6 +19,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned/fake"
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 )
 
 // A standby's warm informers list once, before the takeover; the handlers
@@ -21,16 +27,28 @@ import (
 // the initial list, and the takeover lists nothing again. An informer the
 // warm list misses is counted cold.
 func TestWarmThenTakeOver(t *testing.T) {
-	rb := &workv1alpha2.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "web-deployment", Namespace: "default"}}
+	rb := &workv1alpha2.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "web-deployment", Namespace: "default"},
+		Spec: workv1alpha2.ResourceBindingSpec{Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web"}}}
 	karmada, host := fake.NewSimpleClientset(rb), k8sfake.NewSimpleClientset()
+	deployment := &unstructured.Unstructured{}
+	deployment.SetAPIVersion("apps/v1")
+	deployment.SetKind("Deployment")
+	deployment.SetNamespace("default")
+	deployment.SetName("web")
+	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{deployments: "DeploymentList"}, deployment)
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(deployments.GroupVersion().WithKind("Deployment"), meta.RESTScopeNamespace)
 	c := &Context{
 		KarmadaInformers: externalversions.NewSharedInformerFactory(karmada, 0),
 		HostInformers:    informers.NewSharedInformerFactory(host, 0),
+		Templates:        templates.New(dyn, resettable{mapper}),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	warmed := warm(ctx, c)
+	took := make(chan struct{})
+	warmed := warm(ctx, c, took)
 	if len(warmed) != len(warmInformers(c)) {
 		t.Fatalf("warm started %d kinds, want %d", len(warmed), len(warmInformers(c)))
 	}
@@ -55,11 +73,35 @@ func TestWarmThenTakeOver(t *testing.T) {
 	if listsBefore != len(warmed) {
 		t.Errorf("warming listed %d times, want once per kind (%d)", listsBefore, len(warmed))
 	}
+	// The templates the binding names are watched too.
+	deploymentGVK := deployments.GroupVersion().WithKind("Deployment")
+	for !c.Templates.Synced(deploymentGVK) {
+		select {
+		case <-syncCtx.Done():
+			t.Fatal("the standby never watched the Deployments a binding names")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	templateLists := len(dyn.Actions())
 
 	// The takeover: a controller registers its handler and the factories
 	// start what is new (nothing).
 	leaseCtx, lose := context.WithCancel(ctx)
 	defer lose()
+	c.tookOver(took)
+	listed := make(chan string, 1)
+	c.Templates.AddHandler(listedHandler(func(u *unstructured.Unstructured) { listed <- u.GetName() }))
+	select {
+	case got := <-listed:
+		if got != "web" {
+			t.Errorf("the template handler registered at the takeover was given %q, want web", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the template handler registered at the takeover was not given the cached Deployment as listed")
+	}
+	if n := len(dyn.Actions()); n != templateLists {
+		t.Errorf("the takeover made %d requests for templates, want none", n-templateLists)
+	}
 	initial := make(chan bool, 1)
 	if _, err := bindings.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(_ any, isInInitialList bool) { initial <- isInInitialList },
@@ -99,4 +141,17 @@ func TestWarmThenTakeOver(t *testing.T) {
 	if bindings.IsStopped() {
 		t.Error("the lease's end stopped a warm informer")
 	}
+}
+
+type resettable struct{ meta.RESTMapper }
+
+func (resettable) Reset() {}
+
+// listedHandler receives the templates told as listed.
+type listedHandler func(*unstructured.Unstructured)
+
+func (listedHandler) OnTemplate(schema.GroupVersionKind, *unstructured.Unstructured, *unstructured.Unstructured, bool) {
+}
+func (h listedHandler) OnTemplateListed(_ schema.GroupVersionKind, u *unstructured.Unstructured) {
+	h(u)
 }

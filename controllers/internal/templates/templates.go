@@ -95,11 +95,19 @@ func New(client dynamic.Interface, mapper meta.ResettableRESTMapper) *Informers 
 }
 
 // AddHandler registers h for the events of every kind, present and future.
-// Handlers must be added before the first Ensure.
+// A handler added while kinds are watched (a standby kept them warm, and
+// now takes over) is given each one's templates from memory as listed
+// (OnTemplateListed for a ListedHandler), as if their informers had just
+// listed them.
 func (i *Informers) AddHandler(h Handler) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.handlers = append(i.handlers, h)
+	for gvk, k := range i.kinds {
+		if k.running() {
+			attach(k.informer, gvk, h, false)
+		}
+	}
 }
 
 // Mapping returns the REST mapping of gvk, refreshing the discovery cache
@@ -292,26 +300,33 @@ func (i *Informers) start(ctx context.Context, gvk schema.GroupVersionKind, k *k
 	inf := dynamicinformer.NewFilteredDynamicInformer(i.client, gvr, "", 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil).Informer()
 	// Works are built from the templates without their managedFields.
 	_ = inf.SetTransform(trim.ManagedFields)
-	handlers := append([]Handler(nil), i.handlers...)
+	for _, h := range i.handlers {
+		attach(inf, gvk, h, fresh)
+	}
+	go inf.RunWithContext(kctx)
+	k.gvr, k.informer, k.stop = gvr, inf, cancel
+	klog.FromContext(ctx).Info("Watching templates", "kind", gvk, "resource", gvr)
+}
+
+// attach has inf tell h its events, as templates of gvk; with fresh, the
+// templates inf lists are told as added, not listed.
+func attach(inf cache.SharedIndexInformer, gvk schema.GroupVersionKind, h Handler, fresh bool) {
+	lh, isListed := h.(ListedHandler)
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, listed bool) {
 			if u, ok := obj.(*unstructured.Unstructured); ok {
-				for _, h := range handlers {
-					if lh, ok := h.(ListedHandler); ok && listed && !fresh {
-						lh.OnTemplateListed(gvk, u)
-						continue
-					}
-					h.OnTemplate(gvk, nil, u, false)
+				if isListed && listed && !fresh {
+					lh.OnTemplateListed(gvk, u)
+					return
 				}
+				h.OnTemplate(gvk, nil, u, false)
 			}
 		},
 		UpdateFunc: func(old, obj any) {
 			o, ok1 := old.(*unstructured.Unstructured)
 			u, ok2 := obj.(*unstructured.Unstructured)
 			if ok1 && ok2 {
-				for _, h := range handlers {
-					h.OnTemplate(gvk, o, u, false)
-				}
+				h.OnTemplate(gvk, o, u, false)
 			}
 		},
 		DeleteFunc: func(obj any) {
@@ -319,15 +334,10 @@ func (i *Informers) start(ctx context.Context, gvk schema.GroupVersionKind, k *k
 				obj = t.Obj
 			}
 			if u, ok := obj.(*unstructured.Unstructured); ok {
-				for _, h := range handlers {
-					h.OnTemplate(gvk, nil, u, true)
-				}
+				h.OnTemplate(gvk, nil, u, true)
 			}
 		},
 	})
-	go inf.RunWithContext(kctx)
-	k.gvr, k.informer, k.stop = gvr, inf, cancel
-	klog.FromContext(ctx).Info("Watching templates", "kind", gvk, "resource", gvr)
 }
 
 // ErrNotWatched is returned by Get for kinds no informer watches.
