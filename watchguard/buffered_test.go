@@ -2,14 +2,11 @@ package watchguard
 
 import (
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
-
-	"k8s.io/component-base/metrics/testutil"
 )
 
 // upstream plays a proxy copying an upstream stream into a Buffered: it
@@ -46,15 +43,6 @@ func upstream(limit, chunk, total int, stall time.Duration, done chan<- upstream
 	}
 }
 
-func bufferCount(t *testing.T) float64 {
-	t.Helper()
-	v, err := testutil.GetCounterMetricValue(cutOffs.WithLabelValues(APIProxy, ReasonBuffer))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // TestBufferedStalledClient: the upstream is read at full speed while a
 // client reads nothing, until the buffer is full; NoProgress later the
 // stream is cut off (and counted), well before the stall timeout.
@@ -62,7 +50,7 @@ func TestBufferedStalledClient(t *testing.T) {
 	done := make(chan upstreamResult, 1)
 	srv := httptest.NewServer(upstream(1<<20, 16<<10, 1<<30, time.Minute, done))
 	defer srv.Close()
-	before := bufferCount(t)
+	before := cutCount(t, ReasonBuffer)
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +71,7 @@ func TestBufferedStalledClient(t *testing.T) {
 	if res.slowest > NoProgress+time.Second {
 		t.Errorf("a write of the upstream took %s: the client held it back past NoProgress", res.slowest)
 	}
-	if got := bufferCount(t) - before; got != 1 {
+	if got := cutCount(t, ReasonBuffer) - before; got != 1 {
 		t.Errorf("counted %v buffer cut-offs, want 1", got)
 	}
 }
@@ -95,24 +83,7 @@ func TestBufferedSlowReader(t *testing.T) {
 	const total = 2 << 20
 	srv := httptest.NewServer(upstream(1<<20, 16<<10, total, time.Second, done))
 	defer srv.Close()
-	resp, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	got := 0
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := resp.Body.Read(buf)
-		got += n
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	got := readSlowly(t, srv.URL, time.Millisecond)
 	res := <-done
 	if res.err != nil || res.written != total || got != total {
 		t.Errorf("upstream %+v, client read %d of %d", res, got, total)

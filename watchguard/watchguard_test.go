@@ -36,9 +36,10 @@ func streamer(timeout time.Duration, chunk, total int, ended chan<- error) http.
 	}
 }
 
-func stalledCount(t *testing.T) float64 {
+// cutCount is how many proxy streams were cut off for reason.
+func cutCount(t *testing.T, reason string) float64 {
 	t.Helper()
-	v, err := testutil.GetCounterMetricValue(cutOffs.WithLabelValues(APIProxy, ReasonStalled))
+	v, err := testutil.GetCounterMetricValue(cutOffs.WithLabelValues(APIProxy, reason))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestStalledHTTP1Client(t *testing.T) {
 	ended := make(chan error, 1)
 	srv := httptest.NewServer(streamer(300*time.Millisecond, 32<<10, 1<<30, ended))
 	defer srv.Close()
-	before := stalledCount(t)
+	before := cutCount(t, ReasonStalled)
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func TestStalledHTTP1Client(t *testing.T) {
 	if took := time.Since(start); took < 300*time.Millisecond {
 		t.Errorf("cut off after %s, before the timeout", took)
 	}
-	if got := stalledCount(t) - before; got != 1 {
+	if got := cutCount(t, ReasonStalled) - before; got != 1 {
 		t.Errorf("counted %v stalled cut-offs, want 1", got)
 	}
 	// The client, reading at last, finds the stream cut short: no final
@@ -132,15 +133,11 @@ func TestStalledHTTP2Client(t *testing.T) {
 	}
 }
 
-// TestSlowReaderNotCut: a client that reads slowly but steadily is never
-// blocked for the timeout, and gets everything.
-func TestSlowReaderNotCut(t *testing.T) {
-	ended := make(chan error, 1)
-	const total = 2 << 20
-	srv := httptest.NewServer(streamer(500*time.Millisecond, 16<<10, total, ended))
-	defer srv.Close()
-	before := stalledCount(t)
-	resp, err := http.Get(srv.URL)
+// readSlowly reads url to its end, 64 KiB at a time with a pause between
+// reads, and returns how many bytes it read.
+func readSlowly(t *testing.T, url string, pause time.Duration) int {
+	t.Helper()
+	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,20 +148,31 @@ func TestSlowReaderNotCut(t *testing.T) {
 		n, err := resp.Body.Read(buf)
 		got += n
 		if err == io.EOF {
-			break
+			return got
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(pause)
 	}
+}
+
+// TestSlowReaderNotCut: a client that reads slowly but steadily is never
+// blocked for the timeout, and gets everything.
+func TestSlowReaderNotCut(t *testing.T) {
+	ended := make(chan error, 1)
+	const total = 2 << 20
+	srv := httptest.NewServer(streamer(500*time.Millisecond, 16<<10, total, ended))
+	defer srv.Close()
+	before := cutCount(t, ReasonStalled)
+	got := readSlowly(t, srv.URL, 2*time.Millisecond)
 	if err := waitEnded(t, ended, 10*time.Second); err != nil {
 		t.Errorf("the handler of a slow reader ended with %v", err)
 	}
 	if got != total {
 		t.Errorf("read %d bytes, want %d", got, total)
 	}
-	if n := stalledCount(t) - before; n != 0 {
+	if n := cutCount(t, ReasonStalled) - before; n != 0 {
 		t.Errorf("counted %v cut-offs of a slow reader", n)
 	}
 }

@@ -155,23 +155,31 @@ func TestRolloutActions(t *testing.T) {
 	}
 }
 
-// The fleet's live stream sends a changed cluster's rendered row, and asks
-// the page to list again when its list is too old to watch from.
-func TestLiveClusters(t *testing.T) {
+// liveStream opens the console's live stream at path, its watches of
+// resource served by the fake watch it returns.
+func liveStream(t *testing.T, resource, path string) (*http.Response, *watch.FakeWatcher) {
+	t.Helper()
 	karmada := karmadafake.NewSimpleClientset()
 	fw := watch.NewFake()
-	karmada.PrependWatchReactor("clusters", clienttesting.DefaultWatchReactor(fw, nil))
+	karmada.PrependWatchReactor(resource, clienttesting.DefaultWatchReactor(fw, nil))
 	s, err := newServer(kubefake.NewSimpleClientset(), karmada)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(s.Handler())
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/live/clusters?rv=5")
+	t.Cleanup(srv.Close)
+	resp, err := http.Get(srv.URL + path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = resp.Body.Close() }()
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	return resp, fw
+}
+
+// The fleet's live stream sends a changed cluster's rendered row, and asks
+// the page to list again when its list is too old to watch from.
+func TestLiveClusters(t *testing.T) {
+	resp, fw := liveStream(t, "clusters", "/live/clusters?rv=5")
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("content type %q", ct)
 	}
@@ -193,20 +201,7 @@ func TestLiveClusters(t *testing.T) {
 // The rollouts page's live stream sends a changed run rendered as its
 // section, with the actions it allows now, and a deleted run's key.
 func TestLiveRollouts(t *testing.T) {
-	karmada := karmadafake.NewSimpleClientset()
-	fw := watch.NewFake()
-	karmada.PrependWatchReactor("rolloutruns", clienttesting.DefaultWatchReactor(fw, nil))
-	s, err := newServer(kubefake.NewSimpleClientset(), karmada)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s.Handler())
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/live/rollouts?namespace=shop&rv=7")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = resp.Body.Close() }()
+	resp, fw := liveStream(t, "rolloutruns", "/live/rollouts?namespace=shop&rv=7")
 	run := &flotillav1alpha1.RolloutRun{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1"},
 		Spec:   flotillav1alpha1.RolloutRunSpec{Strategy: "canary", Paused: true},
 		Status: flotillav1alpha1.RolloutRunStatus{Phase: flotillav1alpha1.RolloutProgressing, CurrentStage: "s1"}}

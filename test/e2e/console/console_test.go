@@ -151,17 +151,12 @@ func eventually(t *testing.T, ctx context.Context, url string, within time.Durat
 	if err := chromedp.Do(nctx, chromedp.Navigate(url)); err != nil {
 		t.Fatalf("opening %s: %v", url, err)
 	}
-	deadline := time.Now().Add(within)
-	for {
+	poll(t, url, within, 500*time.Millisecond, func() string {
+		if !reload {
+			return check()
+		}
 		msg := check()
-		if msg == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s after %s: %s", url, within, msg)
-		}
-		time.Sleep(500 * time.Millisecond)
-		if reload {
+		if msg != "" {
 			rctx, cancel := context.WithTimeout(ctx, actionTimeout)
 			err := chromedp.Do(rctx, chromedp.Reload())
 			cancel()
@@ -169,12 +164,13 @@ func eventually(t *testing.T, ctx context.Context, url string, within time.Durat
 				t.Fatalf("reloading %s: %v", url, err)
 			}
 		}
-	}
+		return msg
+	})
 }
 
-// onPage checks the open page every 50 ms, without reloading it, until
-// check returns "".
-func onPage(t *testing.T, within time.Duration, check func() string) {
+// poll calls check every interval until it returns "", failing the test
+// with its last word, about what, after within.
+func poll(t *testing.T, what string, within, interval time.Duration, check func() string) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
@@ -183,10 +179,17 @@ func onPage(t *testing.T, within time.Duration, check func() string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", within, msg)
+			t.Fatalf("%s after %s: %s", what, within, msg)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(interval)
 	}
+}
+
+// onPage checks the open page every 50 ms, without reloading it, until
+// check returns "".
+func onPage(t *testing.T, within time.Duration, check func() string) {
+	t.Helper()
+	poll(t, "the open page", within, 50*time.Millisecond, check)
 }
 
 // TestOverviewShowsMembers: the fleet page lists member1 and member2,
