@@ -177,6 +177,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /logout", s.logout)
 	mux.HandleFunc("GET /live/clusters", s.liveClusters)
 	mux.HandleFunc("GET /live/rollouts", s.liveRollouts)
+	mux.HandleFunc("GET /live/workloads", s.liveWorkloads)
 	return securityHeaders(s.requireLogin(mux))
 }
 
@@ -323,6 +324,9 @@ type workloadsData struct {
 	Matrix    Matrix
 	// Continue is the next page's token ("" on the last page).
 	Continue string
+	// Live is the page's stream of changes to its workloads
+	// (liveWorkloads), from the list's resourceVersion.
+	Live string
 }
 
 func (s *Server) workloads(w http.ResponseWriter, r *http.Request) {
@@ -344,7 +348,41 @@ func (s *Server) workloads(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d.Matrix = matrix(clusters, rows)
+	if err == nil {
+		q := url.Values{"namespace": {ns}, "rv": {list.ResourceVersion}, "clusters": {strings.Join(d.Matrix.Clusters, ",")}}
+		if d.Continue == "" {
+			q.Set("last", "1") // new workloads join the last page
+		}
+		d.Live = "/live/workloads?" + q.Encode()
+	}
 	s.render(w, "workloads", page{Title: "Workloads", Nav: "workloads", Error: problem(err), Data: d})
+}
+
+// liveWorkloads streams the workloads page's changes: each binding
+// changed, rendered as its matrix row over the page's clusters
+// ("workload" events); a binding placed on a cluster the page has no
+// column for has the page list again.
+func (s *Server) liveWorkloads(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var cols []string
+	if c := q.Get("clusters"); c != "" {
+		cols = strings.Split(c, ",")
+	}
+	wt, err := s.karmadaOf(r).WorkV1alpha2().ResourceBindings(q.Get("namespace")).Watch(r.Context(), metav1.ListOptions{ResourceVersion: q.Get("rv")})
+	s.live(w, r, wt, err, "workload", func(obj runtime.Object) (string, string, bool) {
+		b, ok := obj.(*workv1alpha2.ResourceBinding)
+		if !ok {
+			return "", "", false
+		}
+		return b.Namespace + "/" + b.Name, "workloadRow", true
+	}, func(obj runtime.Object, buf *bytes.Buffer) error {
+		b := obj.(*workv1alpha2.ResourceBinding)
+		m := matrix(cols, []WorkloadRow{workloadRow(b.ObjectMeta, &b.Spec, &b.Status)})
+		if len(m.Clusters) != len(cols) {
+			return errRelist
+		}
+		return s.pages["workloads"].ExecuteTemplate(buf, "workloadRow", m.Rows[0])
+	})
 }
 
 // workloadData is one workload: its binding, Works, why it runs where it
@@ -636,10 +674,15 @@ func (s *Server) liveClusters(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// errRelist is a live update the page cannot take in place: it lists
+// again.
+var errRelist = errors.New("the page must list again")
+
 // live streams a watch's changes to a page as server-sent events of type
 // event, each {"name": key, "html": the item rendered} or {"name": key,
 // "deleted": "true"}; a watch that ends with an error (the page's list
-// too old, 410) tells the page to reload. keyOf names an object (false:
+// too old, 410), or an item render cannot fit in the page (errRelist),
+// tells the page to reload. keyOf names an object (false:
 // not one of the page's); render renders it. No change relists anything.
 func (s *Server) live(w http.ResponseWriter, r *http.Request, wt watch.Interface, err error, event string,
 	keyOf func(runtime.Object) (key, fragment string, ok bool), render func(runtime.Object, *bytes.Buffer) error) {
@@ -686,7 +729,11 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request, wt watch.Interface
 				msg["deleted"] = "true"
 			} else {
 				var buf bytes.Buffer
-				if err := render(ev.Object, &buf); err != nil {
+				if err := render(ev.Object, &buf); errors.Is(err, errRelist) {
+					_, _ = io.WriteString(w, "event: reload\ndata: {}\n\n")
+					flusher.Flush()
+					return
+				} else if err != nil {
 					klog.V(2).InfoS("Rendering a live update", "fragment", fragment, "err", err)
 					continue
 				}

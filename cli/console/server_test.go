@@ -231,6 +231,35 @@ func TestLiveRollouts(t *testing.T) {
 	}
 }
 
+// The workloads page's live stream sends a changed binding rendered as its
+// matrix row over the page's clusters, and has the page list again when a
+// binding is placed on a cluster the page has no column for.
+func TestLiveWorkloads(t *testing.T) {
+	resp, fw := liveStream(t, "resourcebindings", "/live/workloads?namespace=shop&rv=9&clusters=member1,member2")
+	binding := func(clusters ...string) *workv1alpha2.ResourceBinding {
+		b := &workv1alpha2.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-deployment"},
+			Spec: workv1alpha2.ResourceBindingSpec{Resource: workv1alpha2.ObjectReference{Kind: "Deployment", Namespace: "shop", Name: "web"}}}
+		for _, c := range clusters {
+			b.Spec.Clusters = append(b.Spec.Clusters, workv1alpha2.TargetCluster{Name: c, Replicas: 3})
+		}
+		return b
+	}
+	go func() {
+		fw.Modify(binding("member2"))
+		fw.Modify(binding("member3"))
+	}()
+	body, _ := io.ReadAll(resp.Body) // the stream ends after the reload
+	got := string(body)
+	// member1's cell empty, member2's with its 3 replicas.
+	if !strings.Contains(got, "event: workload\n") || !strings.Contains(got, `data-workload=\"shop/web-deployment\"`) ||
+		!strings.Contains(got, `not placed\u003c/span\u003e\u003c/td\u003e\u003ctd class=\"cell `) || !strings.Contains(got, `\u003e3\u003cspan`) {
+		t.Errorf("no row over member1 and member2:\n%s", got)
+	}
+	if !strings.HasSuffix(got, "event: reload\ndata: {}\n\n") {
+		t.Errorf("a binding on a cluster without a column did not have the page list again:\n%s", got)
+	}
+}
+
 // The object page finds the object's resource in the member's discovery
 // (read once, through the proxy), reads the object through the proxy and
 // shows its YAML; a kind the member does not serve is said so.

@@ -36,6 +36,22 @@ document.addEventListener("DOMContentLoaded", function () {
     var source = new EventSource(table.dataset.live);
     // The list the page holds is too old to watch from: list again.
     source.addEventListener("reload", function () { source.close(); window.location.reload(); });
+    source.addEventListener("workload", function (e) {
+      var msg = JSON.parse(e.data);
+      var body = table.tBodies[0];
+      var row = body.querySelector('tr[data-workload="' + CSS.escape(msg.name) + '"]');
+      if (msg.deleted) {
+        if (row) { row.remove(); }
+      } else if (row) {
+        row.replaceWith(html("<table><tbody>" + msg.html + "</tbody></table>").tBodies[0].firstElementChild);
+      } else if (new URLSearchParams(table.dataset.live.split("?")[1]).get("last") === "1") {
+        // A new workload joins the last page.
+        var none = body.querySelector("tr.none");
+        if (none) { none.remove(); }
+        body.appendChild(html("<table><tbody>" + msg.html + "</tbody></table>").tBodies[0].firstElementChild);
+      }
+      document.body.dataset.lastUpdate = String(Date.now());
+    });
     source.addEventListener("cluster", function (e) {
       var msg = JSON.parse(e.data);
       var body = table.tBodies[0];

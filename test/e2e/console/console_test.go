@@ -295,6 +295,20 @@ spec:
 		t.Errorf("matrix row %q: want web, Deployment, 1 replica in each member", cells)
 	}
 	screenshot(t, ctx, "workloads")
+	// Live: scaled to 4, the open page shows 2 in each member, no reload.
+	scaled := time.Now()
+	if _, err := framework.HostClient(t).AppsV1().Deployments(ns).Patch(t.Context(), "web", types.MergePatchType,
+		[]byte(`{"spec":{"replicas":4}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	onPage(t, 30*time.Second, func() string {
+		cells, _ := evaluate[string](ctx, `Array.from(document.querySelectorAll('`+row+` td.cell')).map(c => c.firstChild ? c.firstChild.textContent : "").join(",")`)
+		if cells != "2,2" {
+			return fmt.Sprintf("the open page's cells %q, want 2,2", cells)
+		}
+		return ""
+	})
+	t.Logf("scaled to 4: the open workloads page showed 2 in each member %s later (the scheduler's decision included)", time.Since(scaled).Round(time.Millisecond))
 	eventually(t, ctx, url+"workloads/"+ns+"/web-deployment", 30*time.Second, true, func() string {
 		s, _ := text(ctx, "#placement")
 		if !strings.Contains(s, "member1") || !strings.Contains(s, "member2") {
