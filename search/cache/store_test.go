@@ -212,6 +212,47 @@ func TestSlowWatcherIsClosed(t *testing.T) {
 }
 
 // BenchmarkMemoryPerPod reports the heap one cached pod costs.
+// A store's codec is a fixed cost of every cached resource of every
+// member: it stays small, and still compresses pods at least 6 times.
+func TestCodecFixedCost(t *testing.T) {
+	var samples [][]byte
+	for i := range 64 {
+		raw, err := compactJSON(testPod("ns-1", fmt.Sprintf("pod-%05d", i), 2), "resource.karmada.io/cached-from-cluster", "member1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples = append(samples, raw)
+	}
+	const codecs = 10
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	kept := make([]*codec, 0, codecs)
+	raw, compressed := 0, 0
+	for range codecs {
+		c, err := newCodec(samples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range samples {
+			raw += len(s)
+			compressed += len(c.compress(s))
+		}
+		kept = append(kept, c)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	perCodec := float64(after.HeapAlloc-before.HeapAlloc) / codecs
+	t.Logf("%.2f MiB a codec; pods compressed %.1f times", perCodec/(1<<20), float64(raw)/float64(compressed))
+	if perCodec > 1.5*(1<<20) {
+		t.Errorf("a codec takes %.2f MiB of heap, want at most 1.5", perCodec/(1<<20))
+	}
+	if compressed*6 > raw {
+		t.Errorf("pods compressed %d of %d bytes, want at least 6 times smaller", compressed, raw)
+	}
+	runtime.KeepAlive(kept)
+}
+
 func BenchmarkMemoryPerPod(b *testing.B) {
 	n := 100000
 	for range b.N {
