@@ -34,6 +34,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/names"
 )
 
 // ControllerName is the name of the detector in --controllers.
@@ -73,6 +74,7 @@ type Controller struct {
 	// created holds the keys ("namespace/name") of bindings this detector
 	// created and its cache has not shown yet.
 	created sync.Map
+	now     func() time.Time
 }
 
 // New returns the detector. It registers itself with tmpl for template events.
@@ -86,7 +88,7 @@ func New(tmpl *templates.Informers, pps policyinformers.PropagationPolicyInforme
 		pps:             pps.Lister(), cpps: cpps.Lister(), ops: ops.Lister(), rbs: rbs.Lister(), crbs: crbs.Lister(),
 		synced: []cache.InformerSynced{pps.Informer().HasSynced, cpps.Informer().HasSynced, ops.Informer().HasSynced,
 			rbs.Informer().HasSynced, crbs.Informer().HasSynced, priorityClasses.Informer().HasSynced},
-		client: client, interp: interp, recorder: recorder,
+		client: client, interp: interp, recorder: recorder, now: time.Now,
 		queue:    worker.NewFairQueue("detector-templates", templateNamespace),
 		policies: worker.NewQueue("detector-policies"),
 	}
@@ -193,9 +195,35 @@ func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructu
 
 // OnTemplateListed implements templates.ListedHandler: a template that
 // existed before its kind was watched is no change, and a Lazy policy
-// that first matches it claims it without a binding.
+// that first matches it claims it without a binding. It waits behind the
+// changes, unless it was created lately and has no binding yet: most
+// likely one made while no leader ran (a takeover), which is work to do,
+// not a re-check.
 func (c *Controller) OnTemplateListed(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
-	c.queue.AddInitial(templateKey(gvk, obj.GetNamespace(), obj.GetName()))
+	key := templateKey(gvk, obj.GetNamespace(), obj.GetName())
+	if c.now().Sub(obj.GetCreationTimestamp().Time) < recentlyCreated && !c.hasBinding(gvk, obj.GetNamespace(), obj.GetName()) {
+		c.queue.Add(key)
+		return
+	}
+	c.queue.AddInitial(key)
+}
+
+// recentlyCreated is how new a listed template without a binding must be
+// to go with the changes: about the longest a takeover leaves templates
+// without a leader.
+const recentlyCreated = 2 * time.Minute
+
+// hasBinding tells whether the template has its ResourceBinding (or, when
+// cluster-scoped, its ClusterResourceBinding) in the cache.
+func (c *Controller) hasBinding(gvk schema.GroupVersionKind, namespace, name string) bool {
+	bn := names.BindingName(gvk.Kind, name)
+	var err error
+	if namespace != "" {
+		_, err = c.rbs.ResourceBindings(namespace).Get(bn)
+	} else {
+		_, err = c.crbs.Get(bn)
+	}
+	return err == nil
 }
 
 // OnDefinitionChanged implements templates.DefinitionHandler: a CRD

@@ -75,7 +75,8 @@ func warmInformers(c *Context) []cache.SharedIndexInformer {
 }
 
 // templatesEvery is how often a standby brings the template informers it
-// keeps warm up to the policies and bindings.
+// keeps warm up to the policies and bindings (besides at once when a
+// policy is made or changed).
 const templatesEvery = 30 * time.Second
 
 // warm starts the informers of warmInformers under ctx (the process's,
@@ -100,6 +101,20 @@ func warm(ctx context.Context, c *Context, took <-chan struct{}) map[reflect.Typ
 		}
 		log.Info("The controllers' informers are synced while this replica waits for the lease", "informers", len(infs), "took", time.Since(start))
 		p, w := c.KarmadaInformers.Policy().V1alpha1(), c.KarmadaInformers.Work().V1alpha2()
+		// A policy made or changed may name a new kind: look again at once.
+		kick := make(chan struct{}, 1)
+		poke := func(any) {
+			select {
+			case kick <- struct{}{}:
+			default:
+			}
+		}
+		onPolicy := cache.ResourceEventHandlerFuncs{AddFunc: poke, UpdateFunc: func(_, o any) { poke(o) }}
+		for _, inf := range []cache.SharedIndexInformer{p.PropagationPolicies().Informer(), p.ClusterPropagationPolicies().Informer()} {
+			if _, err := inf.AddEventHandler(onPolicy); err != nil {
+				log.Error(err, "Watching the policies for the template kinds to keep warm")
+			}
+		}
 		tick := time.NewTicker(templatesEvery)
 		defer tick.Stop()
 		for {
@@ -119,6 +134,7 @@ func warm(ctx context.Context, c *Context, took <-chan struct{}) map[reflect.Typ
 			case <-took:
 				return
 			case <-tick.C:
+			case <-kick:
 			}
 		}
 	}()
