@@ -164,9 +164,28 @@ func TestLeaderKilledDuringPropagation(t *testing.T) {
 		takeover = time.Since(killed)
 	})
 	afterKill := leaderDeployments / 3
+	// The first decision after the kill: the first binding of a Deployment
+	// created after it to be scheduled (the new leader's first placement
+	// of new work), and when the first one created was.
+	var firstDecision time.Duration
 	wg.Go(func() {
 		ns, name := nss[afterKill%leaderNamespaces], fmt.Sprintf("d%03d", afterKill)
 		scheduledErr = poll(t.Context(), 2*time.Minute, func(ctx context.Context) string {
+			if firstDecision == 0 {
+				for _, n := range nss {
+					rbs, err := kc.WorkV1alpha2().ResourceBindings(n).List(ctx, metav1.ListOptions{})
+					if err != nil {
+						return err.Error()
+					}
+					for _, rb := range rbs.Items {
+						var i int
+						if _, err := fmt.Sscanf(rb.Name, "d%03d-deployment", &i); err == nil && i >= afterKill &&
+							meta.IsStatusConditionTrue(rb.Status.Conditions, workv1alpha2.Scheduled) && firstDecision == 0 {
+							firstDecision = time.Since(killed)
+						}
+					}
+				}
+			}
 			rb, err := kc.WorkV1alpha2().ResourceBindings(ns).Get(ctx, name+"-deployment", metav1.GetOptions{})
 			if err != nil {
 				return err.Error()
@@ -177,6 +196,9 @@ func TestLeaderKilledDuringPropagation(t *testing.T) {
 			return ""
 		})
 		scheduled = time.Since(killed)
+		if firstDecision == 0 {
+			firstDecision = scheduled
+		}
 	})
 	create(afterKill, leaderDeployments)
 	wg.Wait()
@@ -240,8 +262,8 @@ func TestLeaderKilledDuringPropagation(t *testing.T) {
 			t.Logf("client request failed %.1f s after the kill, before the endpoint was withdrawn: %v", f.at.Sub(killed).Seconds(), f.err)
 		}
 	}
-	t.Logf("leader replica %d killed with %d of %d Deployments created; lease taken over in %.1f s; first binding created after the kill scheduled %.1f s after it (%v informers warm); %d member Deployments converged %.1f s after the first create; client: %d requests, %d failed (%d after the endpoint was withdrawn %.2f s after the kill), slowest %.1f s",
-		first, leaderDeployments/3, leaderDeployments, takeover.Seconds(), scheduled.Seconds(), warm, len(members)*leaderDeployments, convergence.Seconds(),
+	t.Logf("leader replica %d killed with %d of %d Deployments created; lease taken over in %.1f s; first decision on work made after the kill %.1f s after it, the first Deployment created after the kill scheduled %.1f s after it (%v informers warm); %d member Deployments converged %.1f s after the first create; client: %d requests, %d failed (%d after the endpoint was withdrawn %.2f s after the kill), slowest %.1f s",
+		first, leaderDeployments/3, leaderDeployments, takeover.Seconds(), firstDecision.Seconds(), scheduled.Seconds(), warm, len(members)*leaderDeployments, convergence.Seconds(),
 		requests, len(failures), late, withdrawn.Sub(killed).Seconds(), l.slowestRequest().Seconds())
 }
 
