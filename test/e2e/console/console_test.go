@@ -317,8 +317,8 @@ spec:
 		return ""
 	})
 	// Why it runs there: the explain subresource, a row per cluster.
-	if s, _ := text(ctx, "#explanation"); !strings.Contains(s, "member1\tyes\t1") || !strings.Contains(s, "member2\tyes\t1") {
-		t.Errorf("the explanation %q: want member1 and member2 placed with 1 replica each", s)
+	if s, _ := text(ctx, "#explanation"); !strings.Contains(s, "member1\tyes\t2") || !strings.Contains(s, "member2\tyes\t2") {
+		t.Errorf("the explanation %q: want member1 and member2 placed with 2 replicas each (4 divided by equal weights)", s)
 	}
 	// What drifted: the image changed in member1 as `kubectl set image`
 	// would; Flotilla writes it back and the page lists the field.
