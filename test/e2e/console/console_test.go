@@ -338,6 +338,23 @@ spec:
 		t.Errorf("the Works %q: want member1's Drifted condition (DriftCorrected)", s)
 	}
 	screenshot(t, ctx, "workload")
+
+	// The policies page: the policy, what it selects and the template it
+	// claims; the events page: the binding's scheduling.
+	eventually(t, ctx, url+"policies?namespace="+ns, 30*time.Second, true, func() string {
+		s, _ := text(ctx, "#propagation")
+		if !strings.Contains(s, "PropagationPolicy "+ns+"/web") || !strings.Contains(s, "Deployment "+ns+"/web") {
+			return "policies " + s
+		}
+		return ""
+	})
+	eventually(t, ctx, url+"events?namespace="+ns, 30*time.Second, true, func() string {
+		s, _ := text(ctx, "main table")
+		if !strings.Contains(s, "ScheduleBindingSucceed") || !strings.Contains(s, "web-deployment") {
+			return "events " + s
+		}
+		return ""
+	})
 }
 
 // TestStoppedMemberTurnsUnready: with the overview open, member2's
