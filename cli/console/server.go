@@ -35,6 +35,7 @@ import (
 	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
+	"github.com/flotilla-io/flotilla/cli/explain"
 	"github.com/flotilla-io/flotilla/cli/search"
 	"github.com/flotilla-io/flotilla/names"
 )
@@ -66,7 +67,7 @@ type Server struct {
 	// credentials: each user logs in with a token (login.go).
 	login *rest.Config
 	// explain reads a ResourceBinding's explain subresource as the user
-	// of karmada (readExplanation).
+	// of karmada (explain.Read).
 	explain func(ctx context.Context, karmada versioned.Interface, namespace, name string) (*flotillav1alpha1.PlacementExplanation, error)
 	// discovery keeps the members' discovery the object page reads
 	// (memberResources).
@@ -92,22 +93,7 @@ func newServer(kube kubernetes.Interface, karmada versioned.Interface) (*Server,
 	if err != nil {
 		return nil, err
 	}
-	return &Server{kube: kube, karmada: karmada, pages: pages, now: time.Now, token: newToken(), explain: readExplanation}, nil
-}
-
-// readExplanation reads why a ResourceBinding runs where it does: its
-// explain subresource, computed by the scheduler's algorithm.
-func readExplanation(ctx context.Context, karmada versioned.Interface, namespace, name string) (*flotillav1alpha1.PlacementExplanation, error) {
-	raw, err := karmada.WorkV1alpha2().RESTClient().Get().Namespace(namespace).Resource("resourcebindings").Name(name).
-		SubResource(flotillav1alpha1.ExplainSubresource).DoRaw(ctx)
-	if err != nil {
-		return nil, err
-	}
-	x := &flotillav1alpha1.PlacementExplanation{}
-	if err := json.Unmarshal(raw, x); err != nil {
-		return nil, err
-	}
-	return x, nil
+	return &Server{kube: kube, karmada: karmada, pages: pages, now: time.Now, token: newToken(), explain: explain.Read}, nil
 }
 
 // funcs are the templates' helpers.

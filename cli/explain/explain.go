@@ -17,6 +17,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	flotillav1alpha1 "github.com/flotilla-io/flotilla/apis/flotilla/v1alpha1"
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	"github.com/flotilla-io/flotilla/cli/encoded"
 	"github.com/flotilla-io/flotilla/cli/rollout"
 )
@@ -36,13 +37,7 @@ func Get(ctx context.Context, cp genericclioptions.RESTClientGetter, args []stri
 	if err != nil {
 		return nil, err
 	}
-	req := clients.Flotilla.WorkV1alpha2().RESTClient().Get()
-	if t.Namespace != "" {
-		req = req.Namespace(t.Namespace).Resource("resourcebindings")
-	} else {
-		req = req.Resource("clusterresourcebindings")
-	}
-	raw, err := req.Name(t.Binding()).SubResource(flotillav1alpha1.ExplainSubresource).DoRaw(ctx)
+	out, err := Read(ctx, clients.Flotilla, t.Namespace, t.Binding())
 	if apierrors.IsNotFound(err) {
 		binding := "ClusterResourceBinding " + t.Binding()
 		if t.Namespace != "" {
@@ -53,9 +48,25 @@ func Get(ctx context.Context, cp genericclioptions.RESTClientGetter, args []stri
 	if err != nil {
 		return nil, fmt.Errorf("explaining the placement of %s: %w", t, err)
 	}
+	return out, nil
+}
+
+// Read reads the explain subresource of the ResourceBinding namespace/name
+// (a ClusterResourceBinding when namespace is ""), as client's user.
+func Read(ctx context.Context, client versioned.Interface, namespace, name string) (*flotillav1alpha1.PlacementExplanation, error) {
+	req := client.WorkV1alpha2().RESTClient().Get()
+	if namespace != "" {
+		req = req.Namespace(namespace).Resource("resourcebindings")
+	} else {
+		req = req.Resource("clusterresourcebindings")
+	}
+	raw, err := req.Name(name).SubResource(flotillav1alpha1.ExplainSubresource).DoRaw(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := &flotillav1alpha1.PlacementExplanation{}
 	if err := json.Unmarshal(raw, out); err != nil {
-		return nil, fmt.Errorf("reading the explanation of %s: %w", t, err)
+		return nil, fmt.Errorf("reading the explanation: %w", err)
 	}
 	return out, nil
 }

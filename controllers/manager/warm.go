@@ -118,11 +118,6 @@ func warm(ctx context.Context, c *Context, took <-chan struct{}) map[reflect.Typ
 		tick := time.NewTicker(templatesEvery)
 		defer tick.Stop()
 		for {
-			select {
-			case <-took:
-				return
-			default:
-			}
 			want, err := detector.WantedKinds(p.PropagationPolicies().Lister(), p.ClusterPropagationPolicies().Lister(),
 				w.ResourceBindings().Lister(), w.ClusterResourceBindings().Lister())
 			if err == nil {
