@@ -38,9 +38,16 @@ func TestGrowth(t *testing.T) {
 		}
 		return out
 	}
+	// A fault at minute 25 of a flat run: the last sample doubles.
+	faulted := rowsOf(0, 1, true, 1, flat(25, 100)...)
+	faulted[24].GCGoal, faulted[24].Fault = 200, "stopped member2"
+	// A run whose first sample is a fault's minute still starts there.
+	startedAtFault := rowsOf(0, 1, true, 1, ramp...)
+	startedAtFault[0].Fault = "killed replica 1"
 	for _, tc := range []struct {
 		name     string
 		rows     []Row
+		all      bool
 		want     float64
 		measured int
 	}{
@@ -62,6 +69,10 @@ func TestGrowth(t *testing.T) {
 			want:     123.0/110 - 1,
 			measured: 2,
 		},
+		{name: "a sample at a fault's minute is left out", rows: faulted, measured: 1},
+		// From (109, 110, 111) to (122, 123, 200).
+		{name: "all samples: the fault's sample counts", rows: faulted, all: true, want: (100+100+200)/3.0/100 - 1, measured: 1},
+		{name: "a run starting at a fault's minute is counted from its start", rows: startedAtFault, want: 123.0/110 - 1, measured: 1},
 		{
 			name:     "samples of a replica that was down are left out",
 			rows:     append(rowsOf(0, 1, true, 1, flat(25, 100)...), Row{Minute: 26, Replica: 0}),
@@ -69,7 +80,7 @@ func TestGrowth(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, measured := Growth(tc.rows, live)
+			got, measured := Growth(tc.rows, live, !tc.all)
 			if measured != tc.measured || math.Abs(got-tc.want) > 1e-9 {
 				t.Errorf("growth %v over %d spans, want %v over %d", got, measured, tc.want, tc.measured)
 			}
