@@ -9,11 +9,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Compact is how the informer of a Resource whose readers all take it
-// Compact holds a member object: the metadata its keys, indexes and the
+// Compact holds an object as an informer of a Resource whose readers all
+// take it compact keeps it: the metadata its keys, indexes and the
 // readers' handlers read (namespace, name, uid, resourceVersion, the
 // labels the readers' selectors read and the annotations they named), and
 // the object itself as JSON, decoded only by the reader that needs it.
+// The controllers' template informers keep templates so, with all of
+// their metadata (CompactOf).
 // Decoded, a Deployment weighs several times its JSON (a map per field),
 // and the execution controller's informers hold one per object Flotilla
 // applied: 15,000 in the propagation benchmark.
@@ -41,6 +43,28 @@ func (c *Compact) Object() (*unstructured.Unstructured, error) {
 		return nil, err
 	}
 	return u, nil
+}
+
+// CompactOf makes a Compact of u keeping all of its metadata but
+// managedFields (which it removes from u): for informers whose readers
+// read any label, annotation or owner of the objects, such as the
+// controllers' template informers. It fails only when u cannot be encoded
+// (never for an object that came from JSON).
+func CompactOf(u *unstructured.Unstructured) (*Compact, error) {
+	u.SetManagedFields(nil)
+	raw, err := u.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	// The encoder's buffer has room to spare: keep the bytes only.
+	c := &Compact{raw: bytes.Clone(raw)}
+	c.Namespace, c.Name, c.GenerateName = u.GetNamespace(), u.GetName(), u.GetGenerateName()
+	c.UID, c.ResourceVersion, c.Generation = u.GetUID(), u.GetResourceVersion(), u.GetGeneration()
+	c.CreationTimestamp, c.DeletionTimestamp = u.GetCreationTimestamp(), u.GetDeletionTimestamp()
+	c.DeletionGracePeriodSeconds = u.GetDeletionGracePeriodSeconds()
+	c.Labels, c.Annotations = u.GetLabels(), u.GetAnnotations()
+	c.OwnerReferences, c.Finalizers = u.GetOwnerReferences(), u.GetFinalizers()
+	return c, nil
 }
 
 // Unstructured returns what an informer of the hub holds as an object its

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 
@@ -86,5 +87,37 @@ func TestCompact(t *testing.T) {
 		if got, err := c.transform(other); err != nil || !reflect.DeepEqual(got, other) {
 			t.Errorf("transform(%v) = %v, %v; want it unchanged", other, got, err)
 		}
+	}
+}
+
+// TestCompactOf: a template kept compact has all of its metadata but
+// managedFields, and reads back as the object without them.
+func TestCompactOf(t *testing.T) {
+	t.Parallel()
+	in := appliedDeployment("7")
+	in.SetGeneration(3)
+	in.SetFinalizers([]string{"f"})
+	in.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "o", UID: "u2"}})
+	now := metav1.Now()
+	in.SetDeletionTimestamp(&now)
+	want := in.DeepCopy()
+	unstructured.RemoveNestedField(want.Object, "metadata", "managedFields")
+
+	got, err := CompactOf(in.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ManagedFields != nil {
+		t.Error("managedFields kept")
+	}
+	m := got.ObjectMeta
+	if m.Namespace != "web" || m.Name != "nginx" || m.UID != "u1" || m.ResourceVersion != "7" || m.Generation != 3 ||
+		m.DeletionTimestamp == nil || len(m.Finalizers) != 1 || len(m.OwnerReferences) != 1 ||
+		!reflect.DeepEqual(m.Labels, in.GetLabels()) || !reflect.DeepEqual(m.Annotations, in.GetAnnotations()) {
+		t.Errorf("metadata %+v, want all of %v", m, in.Object["metadata"])
+	}
+	read, err := got.Object()
+	if err != nil || !reflect.DeepEqual(read.Object, want.Object) {
+		t.Errorf("read back %v (%v), want %v", read, err, want)
 	}
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/internal/works"
 	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/names"
 	"github.com/flotilla-io/flotilla/selectors"
 )
@@ -253,7 +254,7 @@ func bindingChanged(old, obj any) bool {
 
 // OnTemplate implements templates.Handler: it queues the binding of a
 // template that appears or whose spec, labels or annotations change.
-func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured, deleted bool) {
+func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *member.Compact, deleted bool) {
 	if deleted || (old != nil && !templates.SpecChanged(old, obj)) {
 		return
 	}

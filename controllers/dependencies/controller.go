@@ -28,6 +28,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/names"
 )
 
@@ -164,7 +165,7 @@ var _ templates.Handler = (*Controller)(nil)
 // OnTemplate implements templates.Handler: the binding of a changed
 // template is synced again when it propagates dependencies (or did: it may
 // have to release them).
-func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured, deleted bool) {
+func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *member.Compact, deleted bool) {
 	if key, ok := c.templateKey(gvk, old, obj, deleted); ok {
 		c.queue.Add(key)
 	}
@@ -174,7 +175,7 @@ func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructu
 // event: none for deletions (the binding's deletion follows), status-only
 // updates, cluster-scoped kinds and templates whose binding neither
 // propagates nor recorded dependencies.
-func (c *Controller) templateKey(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured, deleted bool) (string, bool) {
+func (c *Controller) templateKey(gvk schema.GroupVersionKind, old, obj *member.Compact, deleted bool) (string, bool) {
 	if deleted || obj.GetNamespace() == "" || (old != nil && !templates.SpecChanged(old, obj)) {
 		return "", false
 	}

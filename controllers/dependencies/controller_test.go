@@ -23,6 +23,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker/workertest"
 	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 const testNS = "ns"
@@ -241,12 +242,22 @@ func TestTemplateKey(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			old, obj := tc.event(tc.tmpl)
-			got, ok := f.c.templateKey(deploymentGVK, old, obj, tc.deleted)
+			got, ok := f.c.templateKey(deploymentGVK, compact(t, old), compact(t, obj), tc.deleted)
 			if got != tc.want || ok != (tc.want != "") {
 				t.Errorf("templateKey = %q %v, want %q", got, ok, tc.want)
 			}
 		})
 	}
+}
+
+// compact is a template as the template informers hold it.
+func compact(t *testing.T, u *unstructured.Unstructured) *member.Compact {
+	t.Helper()
+	c, err := member.CompactOf(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // TestReconcileMergesPolicies: the attached binding of a

@@ -14,7 +14,6 @@ import (
 
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	schedulinginformers "k8s.io/client-go/informers/scheduling/v1"
@@ -34,6 +33,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/interpreter"
+	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/names"
 )
 
@@ -182,15 +182,27 @@ func parseTemplateKey(key string) (schema.GroupVersionKind, string, string, erro
 // OnTemplate implements templates.Handler. A template created, deleted or
 // changed by its user is marked changed, for Lazy policies; one changed by
 // Karmada's components alone (the claim) is only queued.
-func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured, deleted bool) {
+func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *member.Compact, deleted bool) {
 	if !deleted && old != nil && !templates.SpecChanged(old, obj) {
 		return
 	}
 	key := templateKey(gvk, obj.GetNamespace(), obj.GetName())
-	if deleted || old == nil || !changedByKarmada(old, obj) {
+	if deleted || old == nil || !compactChangedByKarmada(old, obj) {
 		c.changed.Store(key, true)
 	}
 	c.queue.Add(key)
+}
+
+// compactChangedByKarmada is changedByKarmada of templates as the
+// informers hold them: decoded to compare; a template that does not
+// decode counts as changed by its user.
+func compactChangedByKarmada(old, obj *member.Compact) bool {
+	o, err := old.Object()
+	if err != nil {
+		return false
+	}
+	n, err := obj.Object()
+	return err == nil && changedByKarmada(o, n)
 }
 
 // OnTemplateListed implements templates.ListedHandler: a template that
@@ -199,7 +211,7 @@ func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructu
 // changes, unless it was created lately and has no binding yet: most
 // likely one made while no leader ran (a takeover), which is work to do,
 // not a re-check.
-func (c *Controller) OnTemplateListed(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
+func (c *Controller) OnTemplateListed(gvk schema.GroupVersionKind, obj *member.Compact) {
 	key := templateKey(gvk, obj.GetNamespace(), obj.GetName())
 	if c.now().Sub(obj.GetCreationTimestamp().Time) < recentlyCreated && !c.hasBinding(gvk, obj.GetNamespace(), obj.GetName()) {
 		c.queue.Add(key)

@@ -30,6 +30,7 @@ import (
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 func TestChangedByKarmada(t *testing.T) {
@@ -109,7 +110,7 @@ type harness struct {
 // template.
 type seenHandler struct{ rv sync.Map }
 
-func (s *seenHandler) OnTemplate(_ schema.GroupVersionKind, _, obj *unstructured.Unstructured, _ bool) {
+func (s *seenHandler) OnTemplate(_ schema.GroupVersionKind, _, obj *member.Compact, _ bool) {
 	s.rv.Store(obj.GetName(), obj.GetResourceVersion())
 }
 

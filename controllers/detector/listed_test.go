@@ -5,13 +5,13 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 
 	worklisters "github.com/flotilla-io/flotilla/apis/generated/listers/work/v1alpha2"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // recordingQueue records how keys were queued.
@@ -45,10 +45,7 @@ func TestOnTemplateListed(t *testing.T) {
 	} {
 		q := &recordingQueue{}
 		c := &Controller{queue: q, rbs: worklisters.NewResourceBindingLister(rbs), crbs: worklisters.NewClusterResourceBindingLister(crbs), now: func() time.Time { return now }}
-		obj := &unstructured.Unstructured{}
-		obj.SetNamespace(tc.namespace)
-		obj.SetName(tc.name)
-		obj.SetCreationTimestamp(metav1.NewTime(now.Add(-tc.age)))
+		obj := &member.Compact{ObjectMeta: metav1.ObjectMeta{Namespace: tc.namespace, Name: tc.name, CreationTimestamp: metav1.NewTime(now.Add(-tc.age))}}
 		c.OnTemplateListed(tc.gvk, obj)
 		if got := len(q.live) == 1; got != tc.live || len(q.live)+len(q.initial) != 1 {
 			t.Errorf("%s (%s old): queued live %v, initial %v; want live %t", tc.name, tc.age, q.live, q.initial, tc.live)

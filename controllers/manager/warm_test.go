@@ -20,6 +20,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/informers/externalversions"
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // A standby's warm informers list once, before the takeover; the handlers
@@ -90,7 +91,7 @@ func TestWarmThenTakeOver(t *testing.T) {
 	defer lose()
 	c.tookOver(took)
 	listed := make(chan string, 1)
-	c.Templates.AddHandler(listedHandler(func(u *unstructured.Unstructured) { listed <- u.GetName() }))
+	c.Templates.AddHandler(listedHandler(func(u *member.Compact) { listed <- u.GetName() }))
 	select {
 	case got := <-listed:
 		if got != "web" {
@@ -148,10 +149,10 @@ type resettable struct{ meta.RESTMapper }
 func (resettable) Reset() {}
 
 // listedHandler receives the templates told as listed.
-type listedHandler func(*unstructured.Unstructured)
+type listedHandler func(*member.Compact)
 
-func (listedHandler) OnTemplate(schema.GroupVersionKind, *unstructured.Unstructured, *unstructured.Unstructured, bool) {
+func (listedHandler) OnTemplate(schema.GroupVersionKind, *member.Compact, *member.Compact, bool) {
 }
-func (h listedHandler) OnTemplateListed(_ schema.GroupVersionKind, u *unstructured.Unstructured) {
+func (h listedHandler) OnTemplateListed(_ schema.GroupVersionKind, u *member.Compact) {
 	h(u)
 }

@@ -16,7 +16,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -42,6 +41,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/templates"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/controllers/internal/works"
+	"github.com/flotilla-io/flotilla/member"
 	"github.com/flotilla-io/flotilla/names"
 )
 
@@ -223,7 +223,7 @@ func (c *Controller) enqueueStrategies() {
 
 // OnTemplate implements templates.Handler: a template that changes may
 // start a rollout.
-func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured, deleted bool) {
+func (c *Controller) OnTemplate(gvk schema.GroupVersionKind, old, obj *member.Compact, deleted bool) {
 	if deleted || (old != nil && !templates.SpecChanged(old, obj)) {
 		return
 	}

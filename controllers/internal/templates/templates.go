@@ -18,6 +18,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -26,14 +27,17 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
-	"github.com/flotilla-io/flotilla/controllers/internal/trim"
+	"github.com/flotilla-io/flotilla/member"
 )
 
-// Handler receives the events of every watched kind.
+// Handler receives the events of every watched kind. A template is given
+// as the informers hold it: compact, its metadata decoded and the rest as
+// JSON (Object decodes it, a new copy at each call). Handlers are not to
+// change it.
 type Handler interface {
 	// OnTemplate is called with the template's kind on add, update and
 	// delete; old is nil on add, obj is the last known state on delete.
-	OnTemplate(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured, deleted bool)
+	OnTemplate(gvk schema.GroupVersionKind, old, obj *member.Compact, deleted bool)
 }
 
 // ListedHandler is a Handler that tells the templates an informer lists
@@ -41,7 +45,7 @@ type Handler interface {
 // this process started) from the templates created since: it receives the
 // former with OnTemplateListed instead of an add.
 type ListedHandler interface {
-	OnTemplateListed(gvk schema.GroupVersionKind, obj *unstructured.Unstructured)
+	OnTemplateListed(gvk schema.GroupVersionKind, obj *member.Compact)
 }
 
 // DefinitionHandler is a Handler told when a CustomResourceDefinition of
@@ -278,18 +282,31 @@ func (i *Informers) Ensure(ctx context.Context, want map[schema.GroupVersionKind
 type forgotten struct {
 	gvk      schema.GroupVersionKind
 	handlers []Handler
-	objs     []*unstructured.Unstructured
+	objs     []*member.Compact
 }
 
 // cached returns the objects in inf's store.
-func cached(inf cache.SharedIndexInformer) []*unstructured.Unstructured {
-	var out []*unstructured.Unstructured
+func cached(inf cache.SharedIndexInformer) []*member.Compact {
+	var out []*member.Compact
 	for _, o := range inf.GetStore().List() {
-		if u, ok := o.(*unstructured.Unstructured); ok {
-			out = append(out, u)
+		if c, ok := o.(*member.Compact); ok {
+			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// compact is the informers' transform: a template is kept compact (its
+// metadata without managedFields, the object as JSON; member.CompactOf).
+// Decoded, a Deployment weighs several times its JSON, and every template
+// of a watched kind is held. What is not a template (a tombstone, an
+// object already compact) is kept as it is.
+func compact(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	return member.CompactOf(u)
 }
 
 // start starts the informer of gvk at gvr; with fresh, the templates it
@@ -299,7 +316,7 @@ func (i *Informers) start(ctx context.Context, gvk schema.GroupVersionKind, k *k
 	kctx, cancel := context.WithCancel(ctx)
 	inf := dynamicinformer.NewFilteredDynamicInformer(i.client, gvr, "", 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil).Informer()
 	// Works are built from the templates without their managedFields.
-	_ = inf.SetTransform(trim.ManagedFields)
+	_ = inf.SetTransform(compact)
 	for _, h := range i.handlers {
 		attach(inf, gvk, h, fresh)
 	}
@@ -314,7 +331,7 @@ func attach(inf cache.SharedIndexInformer, gvk schema.GroupVersionKind, h Handle
 	lh, isListed := h.(ListedHandler)
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, listed bool) {
-			if u, ok := obj.(*unstructured.Unstructured); ok {
+			if u, ok := obj.(*member.Compact); ok {
 				if isListed && listed && !fresh {
 					lh.OnTemplateListed(gvk, u)
 					return
@@ -323,8 +340,8 @@ func attach(inf cache.SharedIndexInformer, gvk schema.GroupVersionKind, h Handle
 			}
 		},
 		UpdateFunc: func(old, obj any) {
-			o, ok1 := old.(*unstructured.Unstructured)
-			u, ok2 := obj.(*unstructured.Unstructured)
+			o, ok1 := old.(*member.Compact)
+			u, ok2 := obj.(*member.Compact)
 			if ok1 && ok2 {
 				h.OnTemplate(gvk, o, u, false)
 			}
@@ -333,7 +350,7 @@ func attach(inf cache.SharedIndexInformer, gvk schema.GroupVersionKind, h Handle
 			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = t.Obj
 			}
-			if u, ok := obj.(*unstructured.Unstructured); ok {
+			if u, ok := obj.(*member.Compact); ok {
 				h.OnTemplate(gvk, nil, u, true)
 			}
 		},
@@ -351,8 +368,9 @@ func (i *Informers) kind(gvk schema.GroupVersionKind) *kindInformer {
 }
 
 // Get returns the template from the cache of its kind's informer, waiting
-// (up to a few seconds) for the informer to sync. The object is shared:
-// callers must copy before modifying. Not found is an apierrors NotFound,
+// (up to a few seconds) for the informer to sync: decoded from the
+// compact form the cache holds, a new object at each call, the caller's
+// own. Not found is an apierrors NotFound,
 // also for every template of a kind whose CRD was deleted.
 func (i *Informers) Get(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
 	k := i.kind(gvk)
@@ -380,7 +398,11 @@ func (i *Informers) Get(ctx context.Context, gvk schema.GroupVersionKind, namesp
 	if !exists {
 		return nil, apierrors.NewNotFound(k.gvr.GroupResource(), name)
 	}
-	return obj.(*unstructured.Unstructured), nil
+	c, ok := obj.(*member.Compact)
+	if !ok {
+		return nil, fmt.Errorf("the cache of %s holds a %T", gvk, obj)
+	}
+	return c.Object()
 }
 
 // Synced tells whether the informer of gvk exists and has synced.
@@ -398,9 +420,10 @@ func (i *Informers) Resource(gvk schema.GroupVersionKind) (dynamic.Namespaceable
 	return i.client.Resource(m.Resource), m, nil
 }
 
-// List returns the cached templates of gvk in namespace ("" = all); nil
-// when the kind is not watched. The objects are shared: do not modify.
-func (i *Informers) List(gvk schema.GroupVersionKind, namespace string) []*unstructured.Unstructured {
+// List returns the cached templates of gvk in namespace ("" = all), as the
+// cache holds them (compact: Object decodes one); nil when the kind is
+// not watched. The objects are shared: do not modify.
+func (i *Informers) List(gvk schema.GroupVersionKind, namespace string) []*member.Compact {
 	k := i.kind(gvk)
 	if k == nil || !k.running() {
 		return nil
@@ -411,10 +434,10 @@ func (i *Informers) List(gvk schema.GroupVersionKind, namespace string) []*unstr
 	} else {
 		objs, _ = k.informer.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
 	}
-	out := make([]*unstructured.Unstructured, 0, len(objs))
+	out := make([]*member.Compact, 0, len(objs))
 	for _, o := range objs {
-		if u, ok := o.(*unstructured.Unstructured); ok {
-			out = append(out, u)
+		if c, ok := o.(*member.Compact); ok {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -423,7 +446,7 @@ func (i *Informers) List(gvk schema.GroupVersionKind, namespace string) []*unstr
 // SpecChanged tells whether a template update is more than a status change
 // or a resync: a new generation (or any write, for kinds without one), or
 // new labels, annotations or deletion.
-func SpecChanged(old, obj *unstructured.Unstructured) bool {
+func SpecChanged(old, obj metav1.Object) bool {
 	if old.GetResourceVersion() == obj.GetResourceVersion() {
 		return false
 	}

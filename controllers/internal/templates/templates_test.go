@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+
+	"github.com/flotilla-io/flotilla/member"
 )
 
 var (
@@ -36,7 +38,7 @@ type recorder struct {
 	definitions int
 }
 
-func (r *recorder) OnTemplate(_ schema.GroupVersionKind, old, obj *unstructured.Unstructured, deleted bool) {
+func (r *recorder) OnTemplate(_ schema.GroupVersionKind, old, obj *member.Compact, deleted bool) {
 	verb := "update"
 	switch {
 	case deleted:
@@ -47,7 +49,7 @@ func (r *recorder) OnTemplate(_ schema.GroupVersionKind, old, obj *unstructured.
 	r.record(verb + " " + obj.GetNamespace() + "/" + obj.GetName())
 }
 
-func (r *recorder) OnTemplateListed(_ schema.GroupVersionKind, obj *unstructured.Unstructured) {
+func (r *recorder) OnTemplateListed(_ schema.GroupVersionKind, obj *member.Compact) {
 	r.record("listed " + obj.GetNamespace() + "/" + obj.GetName())
 }
 
@@ -270,4 +272,35 @@ func TestWatchesKindOnceDefined(t *testing.T) {
 		t.Errorf("a was told listed: %v", b.rec.all())
 	}
 	b.wait("a in the cache", func() bool { return b.get("a") == nil })
+}
+
+// The informers hold templates compact (metadata without managedFields,
+// the object as JSON); Get decodes a new object at each call, which its
+// caller may change.
+func TestHeldCompact(t *testing.T) {
+	t.Parallel()
+	w := widget("a")
+	w.SetLabels(map[string]string{"app": "a"})
+	w.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate}})
+	_ = unstructured.SetNestedField(w.Object, "big", "spec", "size")
+	b := newBed(t, definitionObject(t, widgetCRD("u1", true, "v1")), w)
+	if missing := b.ensure(); len(missing) > 0 {
+		t.Fatalf("missing %v", missing)
+	}
+	b.waitEvent("listed default/a")
+	held := b.tmpl.List(widgetGVK, "default")
+	if len(held) != 1 || held[0].Labels["app"] != "a" || held[0].ManagedFields != nil {
+		t.Fatalf("the cache holds %+v, want a with its labels and no managedFields", held)
+	}
+	got, err := b.tmpl.Get(b.ctx, widgetGVK, "default", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size, _, _ := unstructured.NestedString(got.Object, "spec", "size"); size != "big" || got.GetManagedFields() != nil || got.GetKind() != "Widget" {
+		t.Errorf("Get = %v, want the widget without managedFields", got.Object)
+	}
+	got.Object["spec"] = nil
+	if again, _ := b.tmpl.Get(b.ctx, widgetGVK, "default", "a"); again.Object["spec"] == nil {
+		t.Error("a change to one Get shows in the next")
+	}
 }
