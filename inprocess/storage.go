@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -312,18 +313,14 @@ func (s *Storage) Patch(ctx context.Context, gvr schema.GroupVersionResource, na
 	ctx = s.context(ctx, namespace)
 	codec := s.codecs.LegacyCodec(r.kind.GroupVersion())
 	updateOpts := &metav1.UpdateOptions{DryRun: opts.DryRun, FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation}
+	newType := reflect.TypeOf(st.New())
 	transform := func(ctx context.Context, _, current runtime.Object) (runtime.Object, error) {
-		raw, err := runtime.Encode(codec, current)
+		// The storage decodes the current object for each attempt: a
+		// merge patch may reuse what it does not name (mergeFields).
+		byField := pt == types.MergePatchType && reflect.TypeOf(current) == newType
+		obj, err := s.patchObject(codec, st, current, data, apply, byField)
 		if err != nil {
 			return nil, err
-		}
-		patched, err := apply(raw)
-		if err != nil {
-			return nil, patchError(err)
-		}
-		obj := st.New()
-		if err := runtime.DecodeInto(codec, patched, obj); err != nil {
-			return nil, decodeError(patched, err)
 		}
 		m, err := meta.Accessor(obj)
 		if err != nil {
@@ -340,6 +337,35 @@ func (s *Storage) Patch(ctx context.Context, gvr schema.GroupVersionResource, na
 	out, _, err = updater.Update(ctx, name, rest.DefaultUpdatedObjectInfo(nil, transform, s.admitUpdate(r, sub, namespace, name, updateOpts)),
 		s.validateCreate(r, sub, namespace, name, updateToCreateOptions(updateOpts)), s.validateUpdate(r, sub, namespace, name, updateOpts), false, updateOpts)
 	return out, s.status(err)
+}
+
+// patchObject is current patched: field by field for a merge patch that
+// names fields only (mergeFields, then defaulted as a decoded object is),
+// else the whole object encoded, patched and decoded.
+func (s *Storage) patchObject(codec runtime.Codec, st rest.Storage, current runtime.Object, data []byte, apply func([]byte) ([]byte, error), byField bool) (runtime.Object, error) {
+	if byField {
+		obj, ok, err := mergeFields(current, data)
+		if err != nil {
+			return nil, decodeError(data, err)
+		}
+		if ok {
+			s.scheme.Default(obj)
+			return obj, nil
+		}
+	}
+	raw, err := runtime.Encode(codec, current)
+	if err != nil {
+		return nil, err
+	}
+	patched, err := apply(raw)
+	if err != nil {
+		return nil, patchError(err)
+	}
+	obj := st.New()
+	if err := runtime.DecodeInto(codec, patched, obj); err != nil {
+		return nil, decodeError(patched, err)
+	}
+	return obj, nil
 }
 
 // patchError is the server's answer to a patch that does not apply.

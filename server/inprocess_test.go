@@ -36,7 +36,7 @@ import (
 // storageServer runs flotilla-apiserver's storage (no host: no
 // controllers, search or metrics) on embedded etcd, and returns the
 // server, its HTTP client and its in-process client.
-func storageServer(t *testing.T) (*server.Server, versioned.Interface, versioned.Interface) {
+func storageServer(t testing.TB) (*server.Server, versioned.Interface, versioned.Interface) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	etcd, err := server.StartEmbeddedEtcd(ctx, t.TempDir(), true)
