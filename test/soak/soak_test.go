@@ -498,6 +498,34 @@ type recording struct {
 	rows []Row
 	out  *os.File
 	csv  *csv.Writer
+	dir  string
+}
+
+// profiles: with FLOTILLA_SOAK_PROFILES=1 the soak saves a heap profile of
+// each replica every minute, after its figures are read (the profile
+// forces a GC): _output/soak/profiles/m<minute>-r<replica>-<role>.pprof,
+// to compare two minutes of a span with go tool pprof -base.
+var profiles = os.Getenv("FLOTILLA_SOAK_PROFILES") == "1"
+
+// saveHeapProfile saves replica i's heap profile at minute.
+func (r *recording) saveHeapProfile(t *testing.T, minute, i int, leader bool) {
+	raw, err := framework.ReplicaHeapProfile(t.Context(), i)
+	if err != nil {
+		t.Logf("minute %d: heap profile of replica %d: %v", minute, i, err)
+		return
+	}
+	role := "standby"
+	if leader {
+		role = "leader"
+	}
+	dir := filepath.Join(r.dir, "profiles")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Logf("profiles: %v", err)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("m%02d-r%d-%s.pprof", minute, i, role)), raw, 0o644); err != nil {
+		t.Logf("profiles: %v", err)
+	}
 }
 
 func newRecording(t *testing.T) *recording {
@@ -514,7 +542,7 @@ func newRecording(t *testing.T) *recording {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = f.Close() })
-	r := &recording{out: f, csv: csv.NewWriter(f)}
+	r := &recording{out: f, csv: csv.NewWriter(f), dir: dir}
 	_ = r.csv.Write(CSVHeader)
 	r.csv.Flush()
 	return r
@@ -555,6 +583,9 @@ func (r *recording) sample(t *testing.T, minute int, fault string, w *workload) 
 		}
 		r.rows = append(r.rows, rw)
 		_ = r.csv.Write(rw.Record())
+		if rw.Up && profiles {
+			r.saveHeapProfile(t, minute, i, rw.Leader)
+		}
 		t.Logf("minute %d replica %d leader %v: heap %.1f MiB (GC goal %.1f), RSS %.1f MiB, %v goroutines, %v fds, queues %v; %d templates, diff %d, matched after %.1f s %s",
 			minute, i, rw.Leader, rw.Heap, rw.GCGoal, rw.RSS, rw.Goroutines, rw.FDs, rw.Queue, rw.Templates, rw.Diff, rw.Converge, rw.Fault)
 	}

@@ -103,6 +103,25 @@ func ReplicaMetrics(ctx context.Context, i int) (Samples, error) {
 }
 
 func metricsOf(ctx context.Context, cfg *rest.Config) (Samples, error) {
+	raw, err := getRaw(ctx, cfg, "/metrics")
+	if err != nil {
+		return nil, err
+	}
+	return ParseMetrics(raw)
+}
+
+// ReplicaHeapProfile reads a heap profile of replica i, taken after a
+// garbage collection (/debug/pprof/heap?gc=1).
+func ReplicaHeapProfile(ctx context.Context, i int) ([]byte, error) {
+	cfg, err := Env.ReplicaConfig(i)
+	if err != nil {
+		return nil, err
+	}
+	return getRaw(ctx, cfg, "/debug/pprof/heap?gc=1")
+}
+
+// getRaw reads path from the server of cfg, with one client per server.
+func getRaw(ctx context.Context, cfg *rest.Config, path string) ([]byte, error) {
 	c, ok := metricsClients.Load(cfg.Host)
 	if !ok {
 		cs, err := kubernetes.NewForConfig(cfg)
@@ -111,11 +130,13 @@ func metricsOf(ctx context.Context, cfg *rest.Config) (Samples, error) {
 		}
 		c, _ = metricsClients.LoadOrStore(cfg.Host, cs)
 	}
-	raw, err := c.(kubernetes.Interface).CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-	if err != nil {
-		return nil, err
+	p, query, _ := strings.Cut(path, "?")
+	req := c.(kubernetes.Interface).CoreV1().RESTClient().Get().AbsPath(p)
+	if query != "" {
+		k, v, _ := strings.Cut(query, "=")
+		req = req.Param(k, v)
 	}
-	return ParseMetrics(raw)
+	return req.DoRaw(ctx)
 }
 
 // MemberWatches returns the watches flotilla-apiserver holds open on the
