@@ -70,12 +70,13 @@ func NewStorage() Storage {
 
 // RecommendedOptions returns the generic API server's options as
 // flotilla-apiserver starts from them: objects kept in etcd under
-// etcdPathPrefix in their storage versions, the deletion-protection
-// admission plugin on, and no watch cache for the resources the
-// controllers' informers already hold (registry/work's Uncached; the
-// --watch-cache-sizes flag, when given, replaces that list).
+// etcdPathPrefix in their storage versions (registry.StorageCodec), the
+// deletion-protection admission plugin on, and no watch cache for the
+// resources the controllers' informers already hold (registry/work's
+// Uncached; the --watch-cache-sizes flag, when given, replaces that
+// list).
 func (s Storage) RecommendedOptions(etcdPathPrefix string) *genericoptions.RecommendedOptions {
-	o := genericoptions.NewRecommendedOptions(etcdPathPrefix, s.Codecs.LegacyCodec(registry.StorageVersions...))
+	o := genericoptions.NewRecommendedOptions(etcdPathPrefix, registry.StorageCodec(s.Scheme, s.Codecs))
 	deletionprotection.Register(o.Admission)
 	o.Etcd.StorageConfig.EncodeVersioner = registry.StorageVersions
 	for _, gr := range workregistry.Uncached() {

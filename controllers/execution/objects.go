@@ -31,7 +31,8 @@ type memberObjects struct {
 	// without one, as with kubectl, none for a cluster-scoped object.
 	resource func(obj *unstructured.Unstructured) (schema.GroupVersionResource, error)
 	// observe reads the member object of obj, from the member informer
-	// when it holds it, otherwise live; nil when it does not exist.
+	// when it holds it, otherwise from the member (its watch cache); nil
+	// when it does not exist.
 	observe func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
 	// get reads the member object of obj live; nil when it does not exist.
 	get func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
@@ -62,7 +63,16 @@ func (c *Controller) newMemberObjects(m *memberState, client *member.Client, syn
 		return client.Dynamic.Resource(gvr).Namespace(obj.GetNamespace())
 	}
 	get := func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-		return getObject(ctx, ri(gvr, obj), obj.GetName())
+		return getObject(ctx, ri(gvr, obj), obj.GetName(), metav1.GetOptions{})
+	}
+	// The probe for an object someone else made is answered by the
+	// member's watch cache (resourceVersion 0), not by a quorum read of
+	// its etcd: one per member object Flotilla creates. A probe behind the
+	// member is no harm: a create that then finds the object there reads
+	// it live (get), and an update of an object gone meanwhile fails and
+	// is retried.
+	probe := func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		return getObject(ctx, ri(gvr, obj), obj.GetName(), metav1.GetOptions{ResourceVersion: "0"})
 	}
 	return memberObjects{
 		resource: func(obj *unstructured.Unstructured) (schema.GroupVersionResource, error) {
@@ -90,7 +100,7 @@ func (c *Controller) newMemberObjects(m *memberState, client *member.Client, syn
 			if u, ok := c.untouchedObject(m.name, gvr, obj); ok {
 				return u, nil
 			}
-			return get(ctx, gvr, obj)
+			return probe(ctx, gvr, obj)
 		},
 		get: get,
 		create: func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
@@ -156,8 +166,8 @@ func countWrites(cluster string, o memberObjects) memberObjects {
 }
 
 // getObject reads a member object, nil when it does not exist.
-func getObject(ctx context.Context, ri dynamic.ResourceInterface, name string) (*unstructured.Unstructured, error) {
-	obj, err := ri.Get(ctx, name, metav1.GetOptions{})
+func getObject(ctx context.Context, ri dynamic.ResourceInterface, name string, opts metav1.GetOptions) (*unstructured.Unstructured, error) {
+	obj, err := ri.Get(ctx, name, opts)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
