@@ -67,6 +67,17 @@ func CompactOf(u *unstructured.Unstructured) (*Compact, error) {
 	return c, nil
 }
 
+// CompactAll is an informer transform keeping each object as CompactOf
+// does; what is not an *unstructured.Unstructured (a tombstone, an object
+// already compact) it keeps as it is.
+func CompactAll(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	return CompactOf(u)
+}
+
 // Unstructured returns what an informer of the hub holds as an object its
 // caller may change: a Compact decoded, an *unstructured.Unstructured
 // copied. False for anything else.

@@ -36,6 +36,7 @@ import (
 	"github.com/flotilla-io/flotilla/controllers/internal/hostnamespace"
 	"github.com/flotilla-io/flotilla/controllers/internal/worker"
 	"github.com/flotilla-io/flotilla/inventory"
+	"github.com/flotilla-io/flotilla/member"
 )
 
 // ControllerName is the name of this controller in --controllers.
@@ -72,9 +73,15 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 		o.LabelSelector = labels.SelectorFromSet(labels.Set{multiclusterv1alpha1.LabelClusterManager: inventory.Manager}).String()
 	})
 	decisions := factory.ForResource(multiclusterv1alpha1.PlacementDecisions)
+	// One slice per binding at least: kept compact (metadata without
+	// managedFields, the slice as JSON), decoded when its binding is
+	// reconciled.
+	if err := decisions.Informer().SetTransform(member.CompactAll); err != nil {
+		return nil, err
+	}
 	if err := decisions.Informer().AddIndexers(cache.Indexers{byBinding: func(obj any) ([]string, error) {
-		if u, ok := obj.(*unstructured.Unstructured); ok && u.GetAnnotations()[inventory.AnnotationBinding] != "" {
-			return []string{u.GetAnnotations()[inventory.AnnotationBinding]}, nil
+		if m, ok := obj.(metav1.Object); ok && m.GetAnnotations()[inventory.AnnotationBinding] != "" {
+			return []string{m.GetAnnotations()[inventory.AnnotationBinding]}, nil
 		}
 		return nil, nil
 	}}); err != nil {
@@ -127,8 +134,8 @@ func New(rbs workinformers.ResourceBindingInformer, crbs workinformers.ClusterRe
 		return nil, err
 	}
 	slice := func(obj any) {
-		if u, ok := tombstone(obj).(*unstructured.Unstructured); ok && u.GetAnnotations()[inventory.AnnotationBinding] != "" {
-			c.queue.Add(u.GetAnnotations()[inventory.AnnotationBinding])
+		if m, ok := tombstone(obj).(metav1.Object); ok && m.GetAnnotations()[inventory.AnnotationBinding] != "" {
+			c.queue.Add(m.GetAnnotations()[inventory.AnnotationBinding])
 		}
 	}
 	_, err := decisions.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: slice, UpdateFunc: func(_, cur any) { slice(cur) }, DeleteFunc: slice})
@@ -173,7 +180,7 @@ func (c *Controller) reconcile(ctx context.Context, k string) error {
 		return err
 	}
 	for _, obj := range objs {
-		if u, ok := obj.(*unstructured.Unstructured); ok {
+		if u, ok := member.Unstructured(obj); ok {
 			cur[u.GetNamespace()+"/"+u.GetName()] = u
 		}
 	}

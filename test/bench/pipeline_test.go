@@ -226,12 +226,14 @@ func TestPropagationThroughput(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	cpuDirect := takeCPU(t)
 	start := time.Now()
 	framework.CreateAll(t, 3*n, 48, func(ctx context.Context, i int) error {
 		_, err := mcs[i%3].AppsV1().Deployments(direct).Create(ctx, benchDeployment(direct, i/3, 1), metav1.CreateOptions{})
 		return err
 	})
 	directTime := time.Since(start)
+	directCPU, directTotal := takeCPU(t).since(cpuDirect)
 
 	const ns = "bench-propagation"
 	counters := prepareNamespace(t, hc, kc, ns)
@@ -252,6 +254,7 @@ func TestPropagationThroughput(t *testing.T) {
 	before := m.scrape(t)
 	eventsBefore, templatesBefore := hostWrites(t, hc, "events"), hostWrites(t, hc, "deployments")
 	m.profile(t, "propagation.pprof", 30)
+	cpuFlotilla := takeCPU(t)
 	start = time.Now()
 	framework.CreateAll(t, n, 16, func(ctx context.Context, i int) error {
 		_, err := hc.AppsV1().Deployments(ns).Create(ctx, benchDeployment(ns, i, 3), metav1.CreateOptions{})
@@ -274,6 +277,7 @@ func TestPropagationThroughput(t *testing.T) {
 	propagated := time.Since(start)
 	// Status and aggregation still settle after the last member object.
 	idleAt, after := waitIdle(t, m, n)
+	flotillaCPU, flotillaTotal := takeCPU(t).since(cpuFlotilla)
 	events := hostWrites(t, hc, "events") - eventsBefore
 	templateWrites := hostWrites(t, hc, "deployments") - templatesBefore
 	ratio := directTime.Seconds() / propagated.Seconds()
@@ -284,6 +288,9 @@ func TestPropagationThroughput(t *testing.T) {
   direct: %d objects created in the members by a plain client   %.1f s   %.0f objects/s
   flotilla: templates created in %.1f s; every member object existed after %.1f s   %.0f objects/s
   ratio flotilla/direct  %.2f   (goal >= 0.8)
+  CPU (user and system) of the bed's processes: direct %.1f s = %.2f ms per member object (%s)
+    flotilla until idle %.1f s = %.2f ms per member object (%s)
+    CPU ratio direct/flotilla per member object  %.3f
   idle %.1f s after the first template
   control-plane writes %.0f (%.1f per template), 409 conflicts %.0f, member writes %.0f (%.2f per member object)
   host: template (Deployment) writes %.0f (%.2f per template), event writes %.0f (%.1f per template, %.0f/s until idle)
@@ -291,7 +298,10 @@ func TestPropagationThroughput(t *testing.T) {
   flotilla-apiserver after 9a: %s
 %s  requests:
 %s`, n, 3*n, directTime.Seconds(), float64(3*n)/directTime.Seconds(), created.Seconds(), propagated.Seconds(),
-		float64(3*n)/propagated.Seconds(), ratio, idleAt.Sub(start).Seconds(),
+		float64(3*n)/propagated.Seconds(), ratio,
+		directTotal.Seconds(), 1000*directTotal.Seconds()/float64(3*n), directCPU,
+		flotillaTotal.Seconds(), 1000*flotillaTotal.Seconds()/float64(3*n), flotillaCPU, directTotal.Seconds()/flotillaTotal.Seconds(),
+		idleAt.Sub(start).Seconds(),
 		cpWrites(after)-cpWrites(before), (cpWrites(after)-cpWrites(before))/float64(n), conflicts(after)-conflicts(before),
 		memberWrites(after)-memberWrites(before), (memberWrites(after)-memberWrites(before))/float64(3*n),
 		templateWrites, templateWrites/float64(n), events, events/float64(n), events/idleAt.Sub(start).Seconds(),

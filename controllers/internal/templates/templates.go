@@ -296,27 +296,16 @@ func cached(inf cache.SharedIndexInformer) []*member.Compact {
 	return out
 }
 
-// compact is the informers' transform: a template is kept compact (its
-// metadata without managedFields, the object as JSON; member.CompactOf).
-// Decoded, a Deployment weighs several times its JSON, and every template
-// of a watched kind is held. What is not a template (a tombstone, an
-// object already compact) is kept as it is.
-func compact(obj any) (any, error) {
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return obj, nil
-	}
-	return member.CompactOf(u)
-}
-
 // start starts the informer of gvk at gvr; with fresh, the templates it
 // lists are told as added, not listed: they were all created since the
 // kind was wanted.
 func (i *Informers) start(ctx context.Context, gvk schema.GroupVersionKind, k *kindInformer, gvr schema.GroupVersionResource, fresh bool) {
 	kctx, cancel := context.WithCancel(ctx)
 	inf := dynamicinformer.NewFilteredDynamicInformer(i.client, gvr, "", 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil).Informer()
-	// Works are built from the templates without their managedFields.
-	_ = inf.SetTransform(compact)
+	// Templates are kept compact (their metadata without managedFields,
+	// the object as JSON): decoded, a Deployment weighs several times its
+	// JSON, and every template of a watched kind is held.
+	_ = inf.SetTransform(member.CompactAll)
 	for _, h := range i.handlers {
 		attach(inf, gvk, h, fresh)
 	}
