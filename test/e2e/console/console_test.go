@@ -326,17 +326,19 @@ spec:
 		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:9.9"}]}}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The drift is listed once detected, and member1's Work says
+	// DriftCorrected once it is written back (DriftDetected before).
 	eventually(t, ctx, url+"workloads/"+ns+"/web-deployment", 30*time.Second, true, func() string {
 		s, _ := text(ctx, "#drift")
 		if !strings.Contains(s, "member1") || !strings.Contains(s, "spec.template.spec.containers[name=nginx].image") ||
 			!strings.Contains(s, `"nginx:9.9"`) || !strings.Contains(s, `"nginx:1.27"`) {
 			return "drift " + s
 		}
+		if w, _ := text(ctx, "#works"); !strings.Contains(w, "DriftCorrected") {
+			return "the Works " + w + ": want member1's Drifted condition (DriftCorrected)"
+		}
 		return ""
 	})
-	if s, _ := text(ctx, "#works"); !strings.Contains(s, "DriftCorrected") {
-		t.Errorf("the Works %q: want member1's Drifted condition (DriftCorrected)", s)
-	}
 	screenshot(t, ctx, "workload")
 
 	// The policies page: the policy, what it selects and the template it
