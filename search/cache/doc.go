@@ -4,7 +4,7 @@
 // control plane's member credentials (push clusters), started and stopped
 // as registries and clusters change.
 //
-// What it owns: the stores (objects compressed, changes kept in a ring for
+// What it owns: the stores (objects compressed, the last two minutes of changes kept for
 // watches resuming from a resourceVersion), the member list/watch loops,
 // the registries' Ready condition, and handing memory back to the system
 // after bulk loads.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -15,10 +16,17 @@ import (
 	searchv1alpha1 "github.com/flotilla-io/flotilla/apis/search/v1alpha1"
 )
 
-// ringSize is how many recent changes a store keeps for watches resuming
-// from a resourceVersion; older ones answer 410 Gone, and the client lists
-// again, as with the API server's watch cache.
-const ringSize = 4096
+// ringSize and ringAge bound the recent changes a store keeps for watches
+// resuming from a resourceVersion: at most ringSize changes, none older
+// than ringAge. Older ones answer 410 Gone and the client lists again, as
+// with the API server's watch cache (which keeps 75 s of changes). Without
+// the age bound a store of a slowly changing resource would go on holding
+// more old versions of its objects for as long as it takes to make 4,096
+// changes.
+const (
+	ringSize = 4096
+	ringAge  = 2 * time.Minute
+)
 
 // WatcherBuffer is how many changes a slow watch may lag behind before the
 // store closes it (the client watches again from its last resourceVersion).
@@ -44,6 +52,12 @@ type Event struct {
 	data []byte
 }
 
+// change is a kept change and when the store saw it.
+type change struct {
+	Event
+	at time.Time
+}
+
 // Store is the cache of one resource in one member cluster. Reads are
 // served from memory; the member is never asked on behalf of a reader.
 type Store struct {
@@ -59,10 +73,10 @@ type Store struct {
 	rv     uint64   // the member's resourceVersion the store is at
 	synced bool
 
-	ring      []Event // the last changes, oldest first once full
-	ringNext  int
-	ringFull  bool
-	ringSince uint64 // changes after this RV are all in the ring
+	ring      []change // the kept changes from ringHead on, oldest first
+	ringHead  int
+	ringSince uint64           // changes after this RV are all in the ring
+	now       func() time.Time // the clock of ringAge; tests set it
 
 	watchers map[*Watcher]struct{}
 	stopped  bool
@@ -71,7 +85,7 @@ type Store struct {
 func newStore(cluster string, gvr schema.GroupVersionResource, kind string, namespaced bool) *Store {
 	return &Store{
 		Cluster: cluster, Resource: gvr, Kind: kind, Namespaced: namespaced,
-		items: map[string]entry{}, ring: make([]Event, ringSize), watchers: map[*Watcher]struct{}{},
+		items: map[string]entry{}, watchers: map[*Watcher]struct{}{}, now: time.Now,
 	}
 }
 
@@ -280,21 +294,17 @@ func (s *Store) replace(items map[string]entry, rv uint64, c *codec) (gone []str
 	s.setRV(rv)
 	if first {
 		// Watches start from the first list; nothing before it is known.
-		s.ringNext, s.ringFull, s.ringSince = 0, false, rv
+		clear(s.ring)
+		s.ring, s.ringHead, s.ringSince = s.ring[:0], 0, rv
 	}
 	return gone
 }
 
 // record appends a change to the ring and hands it to the watches.
 func (s *Store) record(ev Event) {
-	if s.ringFull {
-		s.ringSince = s.ring[s.ringNext].RV
-	}
-	s.ring[s.ringNext] = ev
-	s.ringNext = (s.ringNext + 1) % len(s.ring)
-	if s.ringNext == 0 {
-		s.ringFull = true
-	}
+	now := s.now()
+	s.trim(now, ringSize-1)
+	s.ring = append(s.ring, change{Event: ev, at: now})
 	for w := range s.watchers {
 		select {
 		case w.ch <- ev:
@@ -304,6 +314,27 @@ func (s *Store) record(ev Event) {
 			w.behind.Store(true)
 			w.stop()
 		}
+	}
+}
+
+// trim drops the kept changes older than ringAge and the oldest beyond
+// keep, releasing their data; a watch from before them is then too old.
+func (s *Store) trim(now time.Time, keep int) {
+	for s.ringHead < len(s.ring) {
+		c := &s.ring[s.ringHead]
+		if len(s.ring)-s.ringHead <= keep && now.Sub(c.at) <= ringAge {
+			break
+		}
+		s.ringSince = max(s.ringSince, c.RV)
+		*c = change{}
+		s.ringHead++
+	}
+	// Move the kept changes down once the dropped ones are half the slice,
+	// so that it stays within twice ringSize.
+	if s.ringHead > 0 && s.ringHead >= len(s.ring)/2 {
+		n := copy(s.ring, s.ring[s.ringHead:])
+		clear(s.ring[n:])
+		s.ring, s.ringHead = s.ring[:n], 0
 	}
 }
 
@@ -359,9 +390,10 @@ func (s *Store) Watch(rv uint64, all bool) (*Watcher, error) {
 			w.Initial = append(w.Initial, Event{Type: watch.Added, Key: k, RV: e.rv, data: e.data})
 		}
 		slices.SortFunc(w.Initial, func(a, b Event) int { return cmp.Compare(a.RV, b.RV) })
-	case rv < s.ringSince:
-		return nil, ErrTooOld
 	default:
+		if s.trim(s.now(), ringSize); rv < s.ringSince {
+			return nil, ErrTooOld
+		}
 		w.Initial = s.since(rv)
 	}
 	s.watchers[w] = struct{}{}
@@ -371,17 +403,9 @@ func (s *Store) Watch(rv uint64, all bool) (*Watcher, error) {
 // since returns the kept changes after rv, oldest first.
 func (s *Store) since(rv uint64) []Event {
 	var out []Event
-	n := s.ringNext
-	if s.ringFull {
-		n = len(s.ring)
-	}
-	for i := 0; i < n; i++ {
-		idx := i
-		if s.ringFull {
-			idx = (s.ringNext + i) % len(s.ring)
-		}
-		if ev := s.ring[idx]; ev.RV > rv {
-			out = append(out, ev)
+	for _, c := range s.ring[s.ringHead:] {
+		if c.RV > rv {
+			out = append(out, c.Event)
 		}
 	}
 	return out

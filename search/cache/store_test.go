@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -264,5 +265,55 @@ func BenchmarkMemoryPerPod(b *testing.B) {
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n), "heap-bytes/pod")
 		runtime.KeepAlive(s)
+	}
+}
+
+// TestRingKeepsRecentChanges: changes older than ringAge are dropped (their
+// data released) even when the ring is far from ringSize, and a watch from
+// before them is too old.
+func TestRingKeepsRecentChanges(t *testing.T) {
+	t.Parallel()
+	s := fill(t, 1)
+	clock := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	s.now = func() time.Time { return clock }
+	for i := range 10 {
+		s.apply(watch.Modified, "ns-0/pod-00000", uint64(2+i), []byte("old"))
+	}
+	clock = clock.Add(ringAge / 2)
+	for i := range 10 {
+		s.apply(watch.Modified, "ns-0/pod-00000", uint64(12+i), []byte("new"))
+	}
+	if w, err := s.Watch(1, false); err != nil || len(w.Initial) != 20 {
+		t.Fatalf("within ringAge, watch from 1: %v, %d changes, want all 20", err, len(w.Initial))
+	}
+	// The first ten are now older than ringAge; the next change drops them.
+	clock = clock.Add(ringAge/2 + time.Second)
+	s.apply(watch.Modified, "ns-0/pod-00000", 22, []byte("newest"))
+	if _, err := s.Watch(1, false); !errors.Is(err, ErrTooOld) {
+		t.Errorf("watch from before changes older than ringAge: %v, want ErrTooOld", err)
+	}
+	w, err := s.Watch(11, false)
+	if err != nil || len(w.Initial) != 11 || w.Initial[0].RV != 12 {
+		t.Fatalf("watch from 11: %v, %+v, want the 11 changes from 12", err, w.Initial)
+	}
+	kept := 0
+	for _, c := range s.ring {
+		if string(c.data) == "old" {
+			t.Errorf("change %d older than ringAge still held", c.RV)
+		}
+		if c.data != nil {
+			kept++
+		}
+	}
+	if kept != 11 {
+		t.Errorf("%d changes held, want 11", kept)
+	}
+	// With no change at all, a watch still finds the old ones gone.
+	clock = clock.Add(ringAge + time.Second)
+	if _, err := s.Watch(21, false); !errors.Is(err, ErrTooOld) {
+		t.Errorf("watch from 21 after ringAge without changes: %v, want ErrTooOld", err)
+	}
+	if w, err := s.Watch(22, false); err != nil || len(w.Initial) != 0 {
+		t.Errorf("watch from the store's resourceVersion: %v, %d changes, want none", err, len(w.Initial))
 	}
 }
