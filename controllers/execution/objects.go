@@ -30,10 +30,12 @@ type memberObjects struct {
 	// namespace as the member keeps it: "default" for a namespaced object
 	// without one, as with kubectl, none for a cluster-scoped object.
 	resource func(obj *unstructured.Unstructured) (schema.GroupVersionResource, error)
-	// observe reads the member object of obj, from the member informer
-	// when it holds it, otherwise from the member (its watch cache); nil
-	// when it does not exist.
-	observe func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	// observe reads the member object of obj from the member informer,
+	// which holds the objects Flotilla applied, and those taken over
+	// untouched; when they lack it and probe is set, from the member (its
+	// watch cache), as when the informer has not listed the member yet.
+	// nil when it is not found.
+	observe func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, probe bool) (*unstructured.Unstructured, error)
 	// get reads the member object of obj live; nil when it does not exist.
 	get func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
 	// create and update write obj and return the stored object.
@@ -71,7 +73,7 @@ func (c *Controller) newMemberObjects(m *memberState, client *member.Client, syn
 	// member is no harm: a create that then finds the object there reads
 	// it live (get), and an update of an object gone meanwhile fails and
 	// is retried.
-	probe := func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	probeObject := func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		return getObject(ctx, ri(gvr, obj), obj.GetName(), metav1.GetOptions{ResourceVersion: "0"})
 	}
 	return memberObjects{
@@ -84,13 +86,12 @@ func (c *Controller) newMemberObjects(m *memberState, client *member.Client, syn
 			return mapping.Resource, nil
 		},
 		// Only objects labelled with a Work permanent id are read from the
-		// informer, so an object someone else made is found by the GET,
-		// before any create: a create is no safe probe for it, as it may
-		// fail on something other than the name (a NodePort Service
-		// answers 422 "provided port is already allocated", not
-		// AlreadyExists).
-		observe: func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-			if inf, ok := c.memberInformer(m.name, gvr); ok && waitSynced(ctx, inf, syncTimeout) {
+		// informer: an object someone else made is found by the probe, or
+		// by the create the apply reconciler tries first without one.
+		observe: func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, probe bool) (*unstructured.Unstructured, error) {
+			inf, ok := c.memberInformer(m.name, gvr)
+			synced := ok && waitSynced(ctx, inf, syncTimeout)
+			if synced {
 				if cached, exists, err := inf.GetIndexer().GetByKey(cache.MetaObjectToName(obj).String()); err == nil && exists && applied(cached) {
 					if u, ok := member.Unstructured(cached); ok {
 						return u, nil
@@ -100,7 +101,10 @@ func (c *Controller) newMemberObjects(m *memberState, client *member.Client, syn
 			if u, ok := c.untouchedObject(m.name, gvr, obj); ok {
 				return u, nil
 			}
-			return probe(ctx, gvr, obj)
+			if !probe && synced {
+				return nil, nil
+			}
+			return probeObject(ctx, gvr, obj)
 		},
 		get: get,
 		create: func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
@@ -141,7 +145,12 @@ func countWrites(cluster string, o memberObjects) memberObjects {
 	create, update, apply, del := o.create, o.update, o.apply, o.delete
 	o.create = func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		out, err := create(ctx, gvr, obj)
-		telemetry.CountCreateResource(err, obj.GetAPIVersion(), obj.GetKind(), cluster)
+		// A create refused because the object is there is the apply's
+		// probe (the object is then read and updated, or refused as
+		// someone else's), not a failed create.
+		if !apierrors.IsAlreadyExists(err) {
+			telemetry.CountCreateResource(err, obj.GetAPIVersion(), obj.GetKind(), cluster)
+		}
 		return out, err
 	}
 	o.update = func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {

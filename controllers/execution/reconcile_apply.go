@@ -103,14 +103,17 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 		return o
 	}
 	o.resource = gvr.Resource
-	observed, err := r.objects.observe(ctx, gvr, desired)
+	serverSide := r.mode.apply == flotillav1alpha1.ApplyServerSide
+	// A create is its own probe for an object someone else made: it fails,
+	// and the object is then read (below). An apply is not (it would take
+	// the object over), so for it the member is asked first.
+	observed, err := r.objects.observe(ctx, gvr, desired, serverSide)
 	if err != nil {
 		o.err = err
 		return o
 	}
 	log := klog.FromContext(ctx).WithValues("resource", gvr.GroupResource(), "object", klog.KObj(desired))
 	hash := manifestHash(raw)
-	serverSide := r.mode.apply == flotillav1alpha1.ApplyServerSide
 	// Two rounds at most: the second after a create found the object
 	// already there, or an update found the cache behind the member.
 	for round := 0; ; round++ {
@@ -121,13 +124,22 @@ func (r *applyReconciler) applyManifest(ctx context.Context, cluster string, wor
 				write, verb = r.objects.apply, "Applied"
 			}
 			created, err := write(ctx, gvr, desired)
-			if apierrors.IsAlreadyExists(err) && retry {
-				// Made between the GET and the create.
-				if observed, err = r.objects.get(ctx, gvr, desired); err != nil {
-					o.err = err
+			if err != nil && retry && !serverSide {
+				// Already there: made by someone else, or by Flotilla and not
+				// yet in the informer. Not only AlreadyExists says so: a
+				// create may fail on something else first (a NodePort
+				// Service already there answers 422 "provided port is already
+				// allocated"). What is there is handled as if observed; when
+				// nothing is, the create's error stands.
+				existing, gerr := r.objects.get(ctx, gvr, desired)
+				if gerr != nil && apierrors.IsAlreadyExists(err) {
+					o.err = gerr
 					return o
 				}
-				continue
+				if existing != nil {
+					observed = existing
+					continue
+				}
 			}
 			if err != nil {
 				o.err = err

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	workv1alpha2 "github.com/flotilla-io/flotilla/apis/work/v1alpha2"
 )
@@ -99,16 +100,16 @@ func TestApplyReconciler(t *testing.T) {
 			wantWrites: []string{"update configmaps/default/cm"}, wantErr: true, wantData: "edited", wantDrift: "data.k"},
 		{name: "someone else's with overwrite, the Work applied: a take-over, not a drift",
 			manifest: configMap("cm", map[string]string{"k": "v"}, overwrite), applied: true,
-			member: []*unstructured.Unstructured{theirs()}, wantWrites: []string{"update configmaps/default/cm"}, wantWrote: true, wantData: "v", wantAdopted: true},
-		{name: "someone else's: not written, Karmada's error", manifest: want, member: []*unstructured.Unstructured{theirs()},
+			member: []*unstructured.Unstructured{theirs()}, wantWrites: []string{"create configmaps/default/cm", "update configmaps/default/cm"}, wantWrote: true, wantData: "v", wantAdopted: true},
+		{name: "someone else's: not written, Karmada's error", wantWrites: []string{"create configmaps/default/cm"}, manifest: want, member: []*unstructured.Unstructured{theirs()},
 			wantErr: true, wantData: "theirs"},
 		{name: "someone else's with overwrite: taken over, marked adopted",
 			manifest: configMap("cm", map[string]string{"k": "v"}, map[string]string{workv1alpha2.ResourceConflictResolutionAnnotation: workv1alpha2.ResourceConflictResolutionOverwrite}),
-			member:   []*unstructured.Unstructured{theirs()}, wantWrites: []string{"update configmaps/default/cm"}, wantWrote: true, wantData: "v", wantAdopted: true},
-		{name: "someone else's holding the manifest but for Flotilla's metadata, with overwrite: taken over untouched, watched",
+			member:   []*unstructured.Unstructured{theirs()}, wantWrites: []string{"create configmaps/default/cm", "update configmaps/default/cm"}, wantWrote: true, wantData: "v", wantAdopted: true},
+		{name: "someone else's holding the manifest but for Flotilla's metadata, with overwrite: taken over untouched, watched", wantWrites: []string{"create configmaps/default/cm"},
 			manifest: configMap("cm", map[string]string{"k": "v"}, overwrite),
 			member:   []*unstructured.Unstructured{promoted()}, wantData: "v", watched: true},
-		{name: "taken over untouched and recorded: watched again (the member's informers may be new)",
+		{name: "taken over untouched and recorded: watched again (the member's informers may be new)", wantWrites: []string{"create configmaps/default/cm"},
 			manifest: configMap("cm", map[string]string{"k": "v"}, overwrite), upToDate: true,
 			member: []*unstructured.Unstructured{func() *unstructured.Unstructured {
 				u := promoted()
@@ -118,7 +119,7 @@ func TestApplyReconciler(t *testing.T) {
 		{name: "taken over untouched, then the manifest changed: written with the metadata, marked adopted, no longer watched",
 			manifest: configMap("cm", map[string]string{"k": "new"}, overwrite), watchedBefore: true,
 			member: []*unstructured.Unstructured{promoted()}, wantWrites: []string{"update configmaps/default/cm"}, wantWrote: true, wantData: "new", wantAdopted: true},
-		{name: "holding the manifest but for Flotilla's metadata, without overwrite: Karmada's error, not watched",
+		{name: "holding the manifest but for Flotilla's metadata, without overwrite: Karmada's error, not watched", wantWrites: []string{"create configmaps/default/cm"},
 			manifest: want, member: []*unstructured.Unstructured{promoted()}, wantErr: true, wantData: "v"},
 		{name: "Flotilla's own object, labelled: updated as ever, not watched",
 			manifest: configMap("cm", map[string]string{"k": "v"}, overwrite), member: []*unstructured.Unstructured{labelled()},
@@ -146,7 +147,10 @@ func TestApplyReconciler(t *testing.T) {
 			wantWrites: []string{"create configmaps/default/cm", "update configmaps/default/cm"}, wantWrote: true, wantData: "v"},
 		{name: "the create fails: its error", manifest: want, errs: map[string][]error{"create": {errors.New("quota")}},
 			wantWrites: []string{"create configmaps/default/cm"}, wantErr: true},
-		{name: "the member unreadable: no write", manifest: want, errs: map[string][]error{"get": {errors.New("refused")}}, wantErr: true},
+		{name: "the create finds the object, which cannot be read: the read's error, nothing written", manifest: want, member: []*unstructured.Unstructured{theirs()},
+			errs: map[string][]error{"get": {errors.New("refused")}}, wantWrites: []string{"create configmaps/default/cm"}, wantErr: true, wantData: "theirs"},
+		{name: "the create fails on something else than the name over someone else's object: read, Karmada's error", manifest: want, member: []*unstructured.Unstructured{theirs()},
+			errs: map[string][]error{"create": {apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "cm", nil)}}, wantWrites: []string{"create configmaps/default/cm"}, wantErr: true, wantData: "theirs"},
 		{name: "retain fails: no write", manifest: want, member: []*unstructured.Unstructured{drifted()}, retainErr: errors.New("lua"),
 			wantErr: true, wantData: "edited"},
 		{name: "an unknown kind: no write", manifest: map[string]any{"apiVersion": "x/v1", "kind": "Thing", "metadata": map[string]any{"name": "t"}},
@@ -163,9 +167,7 @@ func TestApplyReconciler(t *testing.T) {
 			if tc.cached != nil {
 				f.cached = map[string]*unstructured.Unstructured{"configmaps/default/cm": tc.cached}
 			}
-			if tc.unseen {
-				f.errs["get"] = []error{apierrors.NewNotFound(configMapsGVR.GroupResource(), "cm")}
-			}
+			f.unseen = tc.unseen
 			work := newWork(t, "cm", tc.manifest)
 			if tc.watchedBefore {
 				f.watched["configmaps/default/cm"] = work.Namespace + "/" + work.Name

@@ -25,6 +25,9 @@ type fakeMember struct {
 	// cached, when set, is what a synced member informer holds: observe
 	// reads it, and the member only for what it lacks.
 	cached map[string]*unstructured.Unstructured
+	// unseen: the member made the object after the informer's last event
+	// (observe does not find it without a probe).
+	unseen bool
 	// errs fail a verb once per entry, in order.
 	errs   map[string][]error
 	writes []string
@@ -101,11 +104,24 @@ func (f *fakeMember) api() memberObjects {
 	}
 	return memberObjects{
 		resource: fakeResource,
-		observe: func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		observe: func(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, probe bool) (*unstructured.Unstructured, error) {
 			if o, ok := f.cached[fakeKey(gvr, obj)]; ok {
 				return o.DeepCopy(), nil
 			}
-			return get(ctx, gvr, obj)
+			if probe {
+				return get(ctx, gvr, obj)
+			}
+			// The informer holds what Flotilla applied, and the objects taken
+			// over untouched are watched, once the member had them before
+			// this read.
+			if f.cached != nil || f.unseen {
+				return nil, nil
+			}
+			key := fakeKey(gvr, obj)
+			if o, ok := f.objects[key]; ok && (applied(o) || f.watched[key] != "") {
+				return o.DeepCopy(), nil
+			}
+			return nil, nil
 		},
 		get: get,
 		create: func(_ context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {

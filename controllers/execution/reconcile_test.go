@@ -349,9 +349,9 @@ func TestConflictResolution(t *testing.T) {
 		wantWrites []string
 		wantData   string
 	}{
-		{"abort by default", nil, nil, "theirs"},
-		{"abort", map[string]string{"work.karmada.io/conflict-resolution": "abort"}, nil, "theirs"},
-		{"overwrite", map[string]string{"work.karmada.io/conflict-resolution": "overwrite"}, []string{"update configmaps/cm"}, "ours"},
+		{"abort by default", nil, []string{"create configmaps/cm"}, "theirs"},
+		{"abort", map[string]string{"work.karmada.io/conflict-resolution": "abort"}, []string{"create configmaps/cm"}, "theirs"},
+		{"overwrite", map[string]string{"work.karmada.io/conflict-resolution": "overwrite"}, []string{"create configmaps/cm", "update configmaps/cm"}, "ours"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -361,9 +361,10 @@ func TestConflictResolution(t *testing.T) {
 				"data":     map[string]any{"k": "theirs"},
 			}}
 			f := newFixture(t, true, []*workv1alpha1.Work{newWork(t, "cm", configMap("cm", map[string]string{"k": "ours"}, tc.annotation))}, theirs)
-			// A create is no probe: like a NodePort Service whose port the
-			// existing object holds, it may fail with something other than
-			// AlreadyExists. The existing object is found with a GET.
+			// The create is tried first (no probe before it) and refused, and
+			// not always with AlreadyExists: like a NodePort Service whose
+			// port the existing object holds. The existing object is then
+			// found with a GET and handled as someone else's.
 			f.dyn.PrependReactor("create", "configmaps", func(clienttesting.Action) (bool, runtime.Object, error) {
 				return true, nil, apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "cm",
 					field.ErrorList{field.Invalid(field.NewPath("spec", "ports"), 30080, "provided port is already allocated")})

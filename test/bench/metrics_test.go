@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -264,4 +265,27 @@ func hostWriteCount(t *testing.T, hc kubernetes.Interface, resource string, subr
 	return ss.Sum("apiserver_request_total", func(l map[string]string) bool {
 		return l["resource"] == resource && (subresources || l["subresource"] == "") && framework.IsWrite(l["verb"])
 	})
+}
+
+// profileAPIServer saves a CPU profile of the kube-apiserver behind c (its
+// /debug/pprof, which kube-apiserver serves to system:masters) over the
+// next seconds to _output/bench/<name> when FLOTILLA_BENCH_PROFILE is set:
+// the host's and a member's share of a benchmark's CPU, by function.
+func profileAPIServer(t *testing.T, c kubernetes.Interface, name string, seconds int) {
+	if os.Getenv("FLOTILLA_BENCH_PROFILE") == "" {
+		return
+	}
+	root, err := env.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.WithoutCancel(t.Context())
+	go func() {
+		raw, err := c.CoreV1().RESTClient().Get().AbsPath("/debug/pprof/profile").Param("seconds", strconv.Itoa(seconds)).DoRaw(ctx)
+		if err != nil {
+			fmt.Println("profile of", name+":", err)
+			return
+		}
+		_ = os.WriteFile(filepath.Join(root, "_output", "bench", name), raw, 0o644)
+	}()
 }

@@ -254,6 +254,8 @@ func TestPropagationThroughput(t *testing.T) {
 	before := m.scrape(t)
 	eventsBefore, templatesBefore := hostWrites(t, hc, "events"), hostWrites(t, hc, "deployments")
 	m.profile(t, "propagation.pprof", 30)
+	profileAPIServer(t, hc, "propagation-host-apiserver.pprof", 30)
+	profileAPIServer(t, mcs[0], "propagation-member1-apiserver.pprof", 30)
 	cpuFlotilla := takeCPU(t)
 	start = time.Now()
 	framework.CreateAll(t, n, 16, func(ctx context.Context, i int) error {
