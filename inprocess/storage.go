@@ -51,6 +51,9 @@ type resource struct {
 	storage    rest.Storage
 	// subresources are the storage of status, scheduling...
 	subresources map[string]rest.Storage
+	// types are the Go types of the objects of the resource ("") and of
+	// each subresource, as their storage's New returns them.
+	types map[string]reflect.Type
 }
 
 // Config is what a Storage is built from.
@@ -113,6 +116,7 @@ func (s *Storage) Install(info *genericapiserver.APIGroupInfo) error {
 			}
 			if r := s.resources[gv.WithResource(res)]; r != nil {
 				r.subresources[sub] = st
+				r.types[sub] = reflect.TypeOf(st.New())
 			}
 		}
 	}
@@ -137,7 +141,8 @@ func (s *Storage) newResource(gvr schema.GroupVersionResource, st rest.Storage) 
 	if gvk, ok := st.(rest.GroupVersionKindProvider); ok {
 		kind = gvk.GroupVersionKind(gvr.GroupVersion())
 	}
-	return &resource{gvr: gvr, kind: kind, namespaced: scoper.NamespaceScoped(), storage: st, subresources: map[string]rest.Storage{}}, nil
+	return &resource{gvr: gvr, kind: kind, namespaced: scoper.NamespaceScoped(), storage: st, subresources: map[string]rest.Storage{},
+		types: map[string]reflect.Type{"": reflect.TypeOf(st.New())}}, nil
 }
 
 // resource returns the storage of gvr and subresource, or an error as
@@ -313,7 +318,7 @@ func (s *Storage) Patch(ctx context.Context, gvr schema.GroupVersionResource, na
 	ctx = s.context(ctx, namespace)
 	codec := s.codecs.LegacyCodec(r.kind.GroupVersion())
 	updateOpts := &metav1.UpdateOptions{DryRun: opts.DryRun, FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation}
-	newType := reflect.TypeOf(st.New())
+	newType := r.types[sub]
 	transform := func(ctx context.Context, _, current runtime.Object) (runtime.Object, error) {
 		// The storage decodes the current object for each attempt: a
 		// merge patch may reuse what it does not name (mergeFields).

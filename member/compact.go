@@ -51,13 +51,11 @@ func (c *Compact) Object() (*unstructured.Unstructured, error) {
 // controllers' template informers. It fails only when u cannot be encoded
 // (never for an object that came from JSON).
 func CompactOf(u *unstructured.Unstructured) (*Compact, error) {
-	u.SetManagedFields(nil)
-	raw, err := u.MarshalJSON()
+	raw, err := compactJSON(u)
 	if err != nil {
 		return nil, err
 	}
-	// The encoder's buffer has room to spare: keep the bytes only.
-	c := &Compact{raw: bytes.Clone(raw)}
+	c := &Compact{raw: raw}
 	c.Namespace, c.Name, c.GenerateName = u.GetNamespace(), u.GetName(), u.GetGenerateName()
 	c.UID, c.ResourceVersion, c.Generation = u.GetUID(), u.GetResourceVersion(), u.GetGeneration()
 	c.CreationTimestamp, c.DeletionTimestamp = u.GetCreationTimestamp(), u.GetDeletionTimestamp()
@@ -65,6 +63,17 @@ func CompactOf(u *unstructured.Unstructured) (*Compact, error) {
 	c.Labels, c.Annotations = u.GetLabels(), u.GetAnnotations()
 	c.OwnerReferences, c.Finalizers = u.GetOwnerReferences(), u.GetFinalizers()
 	return c, nil
+}
+
+// compactJSON removes u's managedFields and returns its JSON.
+func compactJSON(u *unstructured.Unstructured) ([]byte, error) {
+	u.SetManagedFields(nil)
+	raw, err := u.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	// The encoder's buffer has room to spare: keep the bytes only.
+	return bytes.Clone(raw), nil
 }
 
 // CompactAll is an informer transform keeping each object as CompactOf
@@ -106,14 +115,12 @@ func (c *compactor) transform(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
-	u.SetManagedFields(nil)
 	unmark(u)
-	raw, err := u.MarshalJSON()
+	raw, err := compactJSON(u)
 	if err != nil {
 		return u, nil
 	}
-	// The encoder's buffer has room to spare: keep the bytes only.
-	out := &Compact{raw: bytes.Clone(raw), ObjectMeta: metav1.ObjectMeta{
+	out := &Compact{raw: raw, ObjectMeta: metav1.ObjectMeta{
 		Namespace: u.GetNamespace(), Name: u.GetName(), UID: u.GetUID(), ResourceVersion: u.GetResourceVersion(),
 		Labels: pick(u.GetLabels(), c.labels), Annotations: pick(u.GetAnnotations(), c.annotations),
 	}}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -130,11 +131,15 @@ func getRaw(ctx context.Context, cfg *rest.Config, path string) ([]byte, error) 
 		}
 		c, _ = metricsClients.LoadOrStore(cfg.Host, cs)
 	}
-	p, query, _ := strings.Cut(path, "?")
-	req := c.(kubernetes.Interface).CoreV1().RESTClient().Get().AbsPath(p)
-	if query != "" {
-		k, v, _ := strings.Cut(query, "=")
-		req = req.Param(k, v)
+	u, err := url.Parse(path)
+	if err != nil {
+		return nil, err
+	}
+	req := c.(kubernetes.Interface).CoreV1().RESTClient().Get().AbsPath(u.Path)
+	for k, vs := range u.Query() {
+		for _, v := range vs {
+			req = req.Param(k, v)
+		}
 	}
 	return req.DoRaw(ctx)
 }
