@@ -9,6 +9,10 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/registry/generic"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/klog/v2"
 
 	"github.com/flotilla-io/flotilla/server/etcdlayout"
@@ -20,6 +24,8 @@ type EmbeddedEtcd struct {
 	etcd *embed.Etcd
 	// ClientURL is where clients reach it.
 	ClientURL string
+	// local is the registry's storage over etcd's functions, once built.
+	local *localEtcd
 }
 
 // The embedded etcd is one member: no follower ever catches up from its
@@ -79,4 +85,28 @@ func StartEmbeddedEtcd(ctx context.Context, dir string, noFsync bool) (*Embedded
 }
 
 // Close stops etcd.
-func (e *EmbeddedEtcd) Close() { e.etcd.Close() }
+func (e *EmbeddedEtcd) Close() {
+	if e.local != nil {
+		e.local.Close()
+	}
+	e.etcd.Close()
+}
+
+// Storage returns the registry's options getter with the storage of every
+// resource built over this etcd's functions in process (no gRPC
+// connection); inner are the API server's options (after ApplyTo), which
+// etcdOpts made: prefix, codec, and which resources have a watch cache.
+func (e *EmbeddedEtcd) Storage(inner generic.RESTOptionsGetter, etcdOpts *genericoptions.EtcdOptions) (generic.RESTOptionsGetter, error) {
+	sizes, err := genericoptions.ParseWatchCacheSizes(etcdOpts.WatchCacheSizes)
+	if err != nil {
+		return nil, err
+	}
+	if e.local == nil {
+		e.local = newLocalEtcd(v3client.New(e.etcd.Server))
+	}
+	return localRESTOptions{inner: inner, etcd: e.local, watchCache: func(gr schema.GroupResource) bool {
+		// As the API server's options decide: a size of 0 turns it off.
+		size, ok := sizes[gr]
+		return etcdOpts.EnableWatchCache && (!ok || size > 0)
+	}}, nil
+}

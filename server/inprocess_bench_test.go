@@ -17,11 +17,17 @@ const benchManifest = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"
 
 // BenchmarkInProcessWorkStatus: what a Work's status write costs in
 // process (the execution controller's merge patch of the status
-// subresource), against the embedded etcd.
+// subresource), against the embedded etcd reached in process (as
+// flotilla-apiserver does) and over gRPC (as with --etcd-servers).
 //
 //	go test -run '^$' -bench InProcessWorkStatus -cpuprofile /tmp/work.pprof ./server/
 func BenchmarkInProcessWorkStatus(b *testing.B) {
-	_, _, inProcess := storageServer(b)
+	b.Run("etcd=in-process", func(b *testing.B) { benchWorkStatus(b, true) })
+	b.Run("etcd=grpc", func(b *testing.B) { benchWorkStatus(b, false) })
+}
+
+func benchWorkStatus(b *testing.B, local bool) {
+	_, _, inProcess := storageServerOver(b, local)
 	ctx := b.Context()
 	works := inProcess.WorkV1alpha1().Works("bench")
 	w := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "bench"}}

@@ -34,9 +34,18 @@ import (
 )
 
 // storageServer runs flotilla-apiserver's storage (no host: no
-// controllers, search or metrics) on embedded etcd, and returns the
-// server, its HTTP client and its in-process client.
+// controllers, search or metrics) on embedded etcd, reached in process as
+// flotilla-apiserver does, and returns the server, its HTTP client and its
+// in-process client.
 func storageServer(t testing.TB) (*server.Server, versioned.Interface, versioned.Interface) {
+	t.Helper()
+	return storageServerOver(t, true)
+}
+
+// storageServerOver is storageServer with the registry's storage reaching
+// the embedded etcd in process (local) or over gRPC, as with
+// --etcd-servers.
+func storageServerOver(t testing.TB, local bool) (*server.Server, versioned.Interface, versioned.Interface) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	etcd, err := server.StartEmbeddedEtcd(ctx, t.TempDir(), true)
@@ -63,6 +72,11 @@ func storageServer(t testing.TB) (*server.Server, versioned.Interface, versioned
 	cfg.EffectiveVersion = compatibility.DefaultBuildEffectiveVersion()
 	if err := o.ApplyTo(cfg); err != nil {
 		t.Fatal(err)
+	}
+	if local {
+		if cfg.RESTOptionsGetter, err = etcd.Storage(cfg.RESTOptionsGetter, o.Etcd); err != nil {
+			t.Fatal(err)
+		}
 	}
 	srvCfg := &server.Config{GenericConfig: cfg, Scheme: st.Scheme, Codecs: st.Codecs}
 	s, err := srvCfg.Complete().New()

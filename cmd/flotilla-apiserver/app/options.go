@@ -269,11 +269,12 @@ func (o *Options) embeddedEtcd() bool {
 }
 
 // Config builds the server configuration: the only place flags meet config.
-// etcdServers are the embedded etcd's URLs when it runs; host reaches the
+// embedded is the embedded etcd when it runs (the registry's storage then
+// calls it in process; its URL serves the other clients); host reaches the
 // host API server.
-func (o *Options) Config(etcdServers []string, host *rest.Config) (*server.Config, error) {
-	if len(etcdServers) > 0 {
-		o.Server.Etcd.StorageConfig.Transport.ServerList = etcdServers
+func (o *Options) Config(embedded *server.EmbeddedEtcd, host *rest.Config) (*server.Config, error) {
+	if embedded != nil {
+		o.Server.Etcd.StorageConfig.Transport.ServerList = []string{embedded.ClientURL}
 	}
 	cfg := genericapiserver.NewRecommendedConfig(o.storage.Codecs)
 	cfg.Serializer = o.storage.NegotiatedSerializer()
@@ -286,6 +287,13 @@ func (o *Options) Config(etcdServers []string, host *rest.Config) (*server.Confi
 	cfg.EffectiveVersion = compatibility.DefaultBuildEffectiveVersion()
 	if err := o.Server.ApplyTo(cfg); err != nil {
 		return nil, fmt.Errorf("applying options: %w", err)
+	}
+	if embedded != nil {
+		getter, err := embedded.Storage(cfg.RESTOptionsGetter, o.Server.Etcd)
+		if err != nil {
+			return nil, err
+		}
+		cfg.RESTOptionsGetter = getter
 	}
 	cfg.ShutdownWatchTerminationGracePeriod = o.ShutdownWatchTerminationGracePeriod
 	cfg.ShutdownDelayDuration = o.ShutdownDelayDuration

@@ -20,20 +20,20 @@ func Run(ctx context.Context, o *Options) error {
 	if _, err := telemetry.Serve(ctx, o.MetricsBindAddress); err != nil {
 		return err
 	}
-	var etcdServers []string
+	var embedded *server.EmbeddedEtcd
 	if o.embeddedEtcd() {
 		e, err := server.StartEmbeddedEtcd(ctx, o.EmbeddedEtcdDir, o.EmbeddedEtcdUnsafeNoFsync)
 		if err != nil {
 			return err
 		}
 		defer e.Close()
-		etcdServers = []string{e.ClientURL}
+		embedded = e
 	}
 	hostCfg, err := clientcmd.BuildConfigFromFlags("", o.HostKubeconfig())
 	if err != nil {
 		return fmt.Errorf("loading --kubeconfig: %w", err)
 	}
-	cfg, err := o.Config(etcdServers, hostCfg)
+	cfg, err := o.Config(embedded, hostCfg)
 	if err != nil {
 		return err
 	}
