@@ -19,6 +19,8 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
+	"k8s.io/apiserver/pkg/storage"
+	etcdfeature "k8s.io/apiserver/pkg/storage/feature"
 	"k8s.io/apiserver/pkg/util/compatibility"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/rest"
@@ -395,5 +397,20 @@ func TestInProcessObjectsNotShared(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
+	}
+}
+
+// TestLocalEtcdServesConsistentReadsFromCache: the storage reaching the
+// embedded etcd in process has etcd's answer to progress requests checked,
+// as the API server checks each endpoint of a gRPC client, so that the
+// watch caches serve consistent reads.
+func TestLocalEtcdServesConsistentReadsFromCache(t *testing.T) {
+	storageServer(t)
+	deadline := time.Now().Add(30 * time.Second)
+	for !etcdfeature.DefaultFeatureSupportChecker.Supports(storage.RequestWatchProgress) {
+		if time.Now().After(deadline) {
+			t.Fatal("RequestWatchProgress is not known to be supported after 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"sync"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apiserver/pkg/storage"
 	cacherstorage "k8s.io/apiserver/pkg/storage/cacher"
 	"k8s.io/apiserver/pkg/storage/etcd3"
+	etcdfeature "k8s.io/apiserver/pkg/storage/feature"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
 	"k8s.io/apiserver/pkg/storage/value/encrypt/identity"
@@ -39,7 +41,21 @@ func newLocalEtcd(c *clientv3.Client) *localEtcd {
 	c.KV = etcd3.NewETCDLatencyTracker(c.KV)
 	kc := &etcdkubernetes.Client{Client: c}
 	kc.Kubernetes = kc
+	// The watch cache serves consistent reads once etcd is known to answer
+	// progress requests, which the API server asks each endpoint of its
+	// client: this client has none, so it is asked here.
+	etcdfeature.DefaultFeatureSupportChecker.CheckClient(context.Background(), inProcessEndpoint{c}, storage.RequestWatchProgress)
 	return &localEtcd{client: kc, stop: func() {}}
+}
+
+// inProcessEndpoint shows the in-process client as one endpoint to the
+// API server's feature check.
+type inProcessEndpoint struct{ c *clientv3.Client }
+
+func (e inProcessEndpoint) Endpoints() []string { return []string{"in-process"} }
+
+func (e inProcessEndpoint) Status(ctx context.Context, endpoint string) (*clientv3.StatusResponse, error) {
+	return e.c.Status(ctx, endpoint)
 }
 
 // raw is the undecorated etcd3 storage of one resource
