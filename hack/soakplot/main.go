@@ -1,19 +1,25 @@
 // Command soakplot draws the curves of a soak's recording (the CSV
 // test/soak writes, one row per replica and minute) as a PNG: heap in use,
-// the GC's goal, resident memory, goroutines, open files and queue depth
-// of each replica, and the members' difference from their templates at
-// each minute's pause, with the faults marked; and prints the growth
-// figures (test/soak Growth).
+// the live heap after a forced GC, the GC's goal, resident memory,
+// goroutines, open files and queue depth of each replica, and the
+// members' difference from their templates at each minute's pause, with
+// the faults marked; and prints the growth figures (test/soak Growth).
+// With -profiles, a recording made before the soak measured the live
+// heap gets it from the heap profiles the soak kept
+// (FLOTILLA_SOAK_PROFILES=1), and is written back to -in.
 //
-//	go run ./hack/soakplot [-in _output/soak/soak.csv] [-out _output/soak/soak.png]
+//	go run ./hack/soakplot [-in _output/soak/soak.csv] [-out _output/soak/soak.png] [-profiles _output/soak/profiles]
 package main
 
 import (
+	"bytes"
+	"encoding/csv"
 	"flag"
 	"fmt"
 	"image/color"
 	"io"
 	"os"
+	"path/filepath"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -27,7 +33,14 @@ import (
 func main() {
 	in := flag.String("in", "_output/soak/soak.csv", "the soak's recording")
 	out := flag.String("out", "_output/soak/soak.png", "the image to write")
+	profiles := flag.String("profiles", "", "fill the live heap of rows without it from the heap profiles kept in this directory (m<minute>-r<replica>-<role>.pprof), and write the recording back")
 	flag.Parse()
+	if *profiles != "" {
+		if err := fillLive(*in, *profiles); err != nil {
+			fmt.Fprintln(os.Stderr, "soakplot:", err)
+			os.Exit(1)
+		}
+	}
 	if err := run(*in, *out, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "soakplot:", err)
 		os.Exit(1)
@@ -42,7 +55,8 @@ var panels = []struct {
 	perReplica bool
 }{
 	{"heap in use (MiB)", func(r soak.Row) float64 { return r.Heap }, true},
-	{"GC goal: twice the live heap (MiB)", func(r soak.Row) float64 { return r.GCGoal }, true},
+	{"live heap after a forced GC (MiB)", func(r soak.Row) float64 { return r.Live }, true},
+	{"GC goal (MiB)", func(r soak.Row) float64 { return r.GCGoal }, true},
 	{"resident memory (MiB)", func(r soak.Row) float64 { return r.RSS }, true},
 	{"goroutines", func(r soak.Row) float64 { return r.Goroutines }, true},
 	{"open files", func(r soak.Row) float64 { return r.FDs }, true},
@@ -154,9 +168,10 @@ func run(in, out string, report io.Writer) error {
 
 // summarize prints the growth figures of the recording (soak.Growth).
 func summarize(rows []soak.Row, report io.Writer) error {
-	live := func(r soak.Row) float64 { return r.GCGoal }
+	live, name := soak.HeapFigure(rows)
 	heap, spans := soak.Growth(rows, live, true)
 	heapAll, _ := soak.Growth(rows, live, false)
+	goal, _ := soak.Growth(rows, func(r soak.Row) float64 { return r.GCGoal }, true)
 	gor, _ := soak.Growth(rows, func(r soak.Row) float64 { return r.Goroutines }, true)
 	minutes, matched, worst := 0, 0, 0.0
 	for _, r := range rows {
@@ -169,7 +184,51 @@ func summarize(rows []soak.Row, report io.Writer) error {
 			worst = max(worst, r.Converge)
 		}
 	}
-	_, err := fmt.Fprintf(report, "%d minutes; growth while a replica keeps its role, from its run's 10th minute (%d spans), leaving out the samples taken at a fault's minute: live heap (GC goal) %.1f %% (%.1f %% with them), goroutines %.1f %%; members matched their templates at %d of %d pauses, within %.1f s at worst\n",
-		minutes, spans, 100*heap, 100*heapAll, 100*gor, matched, minutes, worst)
+	_, err := fmt.Fprintf(report, "%d minutes; growth while a replica keeps its role, from its run's 10th minute (%d spans), leaving out the samples taken at a fault's minute: live heap (%s) %.1f %% (%.1f %% with them; the GC's goal %.1f %%), goroutines %.1f %%; members matched their templates at %d of %d pauses, within %.1f s at worst\n",
+		minutes, spans, name, 100*heap, 100*heapAll, 100*goal, 100*gor, matched, minutes, worst)
 	return err
+}
+
+// fillLive sets the live heap of the rows of the recording in that lack
+// it from the heap profiles in dir, and writes the recording back.
+func fillLive(in, dir string) error {
+	f, err := os.Open(in)
+	if err != nil {
+		return err
+	}
+	rows, err := soak.ReadCSV(f)
+	_ = f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	filled := 0
+	for i, r := range rows {
+		if !r.Up || r.Live != 0 {
+			continue
+		}
+		role := "standby"
+		if r.Leader {
+			role = "leader"
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("m%02d-r%d-%s.pprof", r.Minute, r.Replica, role)))
+		if err != nil {
+			return fmt.Errorf("minute %d replica %d: %w", r.Minute, r.Replica, err)
+		}
+		if rows[i].Live, err = soak.LiveOfProfile(raw); err != nil {
+			return fmt.Errorf("minute %d replica %d: %w", r.Minute, r.Replica, err)
+		}
+		filled++
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write(soak.CSVHeader)
+	for _, r := range rows {
+		_ = w.Write(r.Record())
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	fmt.Printf("live heap of %d rows from %s\n", filled, dir)
+	return os.WriteFile(in, buf.Bytes(), 0o644)
 }

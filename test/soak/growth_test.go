@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"math"
+	"runtime"
+	"runtime/pprof"
 	"testing"
 )
 
@@ -91,7 +93,7 @@ func TestGrowth(t *testing.T) {
 // A row written as CSV reads back the same.
 func TestCSVRoundTrip(t *testing.T) {
 	rows := []Row{{Minute: 3, Replica: 1, Started: 1796013804, Leader: true, Up: true, Heap: 170.7, GCGoal: 188.5, RSS: 297.9, Goroutines: 2037,
-		FDs: 105, Queue: 2, Diff: 1, Converge: 0.4, Fault: "stopped member1; killed replica 0"}}
+		FDs: 105, Queue: 2, Diff: 1, Converge: 0.4, Fault: "stopped member1; killed replica 0", Live: 81.3}}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	_ = w.Write(CSVHeader)
@@ -106,5 +108,63 @@ func TestCSVRoundTrip(t *testing.T) {
 	}
 	if _, err := ReadCSV(bytes.NewBufferString("minute,replica\n1,0\n")); err == nil {
 		t.Error("a CSV of other columns read")
+	}
+	// A recording made before the live heap was measured: no live_mib.
+	buf.Reset()
+	w = csv.NewWriter(&buf)
+	_ = w.Write(CSVHeader[:len(CSVHeader)-1])
+	rec := rows[0].Record()
+	_ = w.Write(rec[:len(rec)-1])
+	w.Flush()
+	got, err = ReadCSV(&buf)
+	want := rows[0]
+	want.Live = 0
+	if err != nil || len(got) != 1 || got[0] != want {
+		t.Errorf("an older recording read back %+v, %v; want %+v", got, err, want)
+	}
+}
+
+// The goal is judged on the live heap when the recording has it; an
+// older one falls back to the GC's goal.
+func TestHeapFigure(t *testing.T) {
+	rows := []Row{{Up: true, GCGoal: 200, Live: 80}, {Up: false}}
+	if f, name := HeapFigure(rows); f(rows[0]) != 80 || name != "live after a forced GC" {
+		t.Errorf("with Live: %v, %q", f(rows[0]), name)
+	}
+	rows[0].Live = 0
+	if f, name := HeapFigure(rows); f(rows[0]) != 200 || name != "the GC's goal" {
+		t.Errorf("without Live: %v, %q", f(rows[0]), name)
+	}
+}
+
+// LiveOfProfile reads the bytes in use of a heap profile: those this test
+// holds are counted, within the profile's sampling.
+func TestLiveOfProfile(t *testing.T) {
+	held := make([][]byte, 0, 64)
+	for range 64 {
+		held = append(held, make([]byte, 1<<20))
+	}
+	runtime.GC()
+	var buf bytes.Buffer
+	if err := pprof.Lookup("heap").WriteTo(&buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	live, err := LiveOfProfile(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live < 60 || live > 200 {
+		t.Errorf("live %.1f MiB while holding 64 MiB", live)
+	}
+	runtime.KeepAlive(held)
+	buf.Reset()
+	if err := pprof.Lookup("goroutine").WriteTo(&buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LiveOfProfile(buf.Bytes()); err == nil {
+		t.Error("a goroutine profile read as a heap profile")
+	}
+	if _, err := LiveOfProfile([]byte("not a profile")); err == nil {
+		t.Error("garbage read as a profile")
 	}
 }

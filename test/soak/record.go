@@ -2,9 +2,12 @@ package soak
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/google/pprof/profile"
 )
 
 // Row is one replica's figures at one minute of a soak: a line of
@@ -23,6 +26,12 @@ type Row struct {
 	// the heap live after the last one (GOGC=100), so it follows the live
 	// heap without the saw of garbage between collections.
 	GCGoal     float64
+	// Live is the heap live after a collection the soak forces (MiB): the
+	// bytes in use in a heap profile taken with gc=1. It is what the
+	// process keeps, without the GC's timing or the goroutines' stacks
+	// that move the GC's goal. Zero in recordings made before it was
+	// measured.
+	Live       float64
 	Goroutines float64
 	FDs        float64
 	// Queue is workqueue_depth, summed over the replica's queues.
@@ -38,14 +47,14 @@ type Row struct {
 }
 
 // CSVHeader names the columns of soak.csv.
-var CSVHeader = []string{"minute", "replica", "started", "leader", "up", "heap_mib", "gc_goal_mib", "rss_mib", "goroutines", "open_fds", "queue_depth", "diff", "converge_s", "fault", "templates"}
+var CSVHeader = []string{"minute", "replica", "started", "leader", "up", "heap_mib", "gc_goal_mib", "rss_mib", "goroutines", "open_fds", "queue_depth", "diff", "converge_s", "fault", "templates", "live_mib"}
 
 // Record is r as a line of soak.csv.
 func (r Row) Record() []string {
 	f1 := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 	return []string{strconv.Itoa(r.Minute), strconv.Itoa(r.Replica), strconv.FormatFloat(r.Started, 'f', 0, 64),
 		strconv.FormatBool(r.Leader), strconv.FormatBool(r.Up), f1(r.Heap), f1(r.GCGoal), f1(r.RSS), f1(r.Goroutines), f1(r.FDs), f1(r.Queue),
-		strconv.Itoa(r.Diff), f1(r.Converge), r.Fault, strconv.Itoa(r.Templates)}
+		strconv.Itoa(r.Diff), f1(r.Converge), r.Fault, strconv.Itoa(r.Templates), f1(r.Live)}
 }
 
 // ReadCSV reads the rows of a soak.csv.
@@ -54,7 +63,8 @@ func ReadCSV(in io.Reader) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(records) == 0 || len(records[0]) != len(CSVHeader) {
+	// Recordings made before live_mib was measured lack that last column.
+	if len(records) == 0 || len(records[0]) != len(CSVHeader) && len(records[0]) != len(CSVHeader)-1 {
 		return nil, fmt.Errorf("not a soak recording: want the columns %v", CSVHeader)
 	}
 	var out []Row
@@ -75,6 +85,9 @@ func ReadCSV(in io.Reader) ([]Row, error) {
 		r.Leader, r.Up = rec[3] == "true", rec[4] == "true"
 		r.Heap, r.GCGoal, r.RSS, r.Goroutines, r.FDs, r.Queue = atof(rec[5]), atof(rec[6]), atof(rec[7]), atof(rec[8]), atof(rec[9]), atof(rec[10])
 		r.Diff, r.Converge, r.Fault, r.Templates = atoi(rec[11]), atof(rec[12]), rec[13], atoi(rec[14])
+		if len(rec) > 15 {
+			r.Live = atof(rec[15])
+		}
 		for _, err := range errs {
 			if err != nil {
 				return nil, fmt.Errorf("row %d: %w", n+2, err)
@@ -150,4 +163,40 @@ func Growth(rows []Row, figure func(Row) float64, quiet bool) (worst float64, me
 		}
 	}
 	return worst, measured
+}
+
+// HeapFigure is the heap figure the soak's goal is judged on: the live
+// heap after a forced collection (Live) when the recording has it, else
+// the GC's goal (recordings made before Live was measured); name says
+// which.
+func HeapFigure(rows []Row) (figure func(Row) float64, name string) {
+	for _, r := range rows {
+		if r.Up && r.Live == 0 {
+			return func(r Row) float64 { return r.GCGoal }, "the GC's goal"
+		}
+	}
+	return func(r Row) float64 { return r.Live }, "live after a forced GC"
+}
+
+// LiveOfProfile is the heap in use (MiB) a heap profile records: after a
+// collection when the profile was taken with gc=1.
+func LiveOfProfile(raw []byte) (float64, error) {
+	p, err := profile.ParseData(raw)
+	if err != nil {
+		return 0, err
+	}
+	idx := -1
+	for i, st := range p.SampleType {
+		if st.Type == "inuse_space" {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return 0, errors.New("not a heap profile: no inuse_space")
+	}
+	var sum int64
+	for _, s := range p.Sample {
+		sum += s.Value[idx]
+	}
+	return float64(sum) / (1 << 20), nil
 }

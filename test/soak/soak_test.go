@@ -501,19 +501,33 @@ type recording struct {
 	dir  string
 }
 
-// profiles: with FLOTILLA_SOAK_PROFILES=1 the soak saves a heap profile of
-// each replica every minute, after its figures are read (the profile
-// forces a GC): _output/soak/profiles/m<minute>-r<replica>-<role>.pprof,
-// to compare two minutes of a span with go tool pprof -base.
+// profiles: with FLOTILLA_SOAK_PROFILES=1 the soak keeps the heap profile
+// it takes of each replica every minute:
+// _output/soak/profiles/m<minute>-r<replica>-<role>.pprof, to compare two
+// minutes of a span with go tool pprof -base.
 var profiles = os.Getenv("FLOTILLA_SOAK_PROFILES") == "1"
 
-// saveHeapProfile saves replica i's heap profile at minute.
-func (r *recording) saveHeapProfile(t *testing.T, minute, i int, leader bool) {
+// liveHeap takes replica i's heap profile at minute, after a collection
+// it forces, and returns the heap in use it records (0 when the replica
+// did not answer); the profile is kept when profiles is set.
+func (r *recording) liveHeap(t *testing.T, minute, i int, leader bool) float64 {
 	raw, err := framework.ReplicaHeapProfile(t.Context(), i)
 	if err != nil {
 		t.Logf("minute %d: heap profile of replica %d: %v", minute, i, err)
-		return
+		return 0
 	}
+	live, err := LiveOfProfile(raw)
+	if err != nil {
+		t.Logf("minute %d: heap profile of replica %d: %v", minute, i, err)
+	}
+	if profiles {
+		r.saveProfile(t, minute, i, leader, raw)
+	}
+	return live
+}
+
+// saveProfile keeps replica i's heap profile of minute.
+func (r *recording) saveProfile(t *testing.T, minute, i int, leader bool, raw []byte) {
 	role := "standby"
 	if leader {
 		role = "leader"
@@ -581,13 +595,14 @@ func (r *recording) sample(t *testing.T, minute int, fault string, w *workload) 
 			rw.FDs = ss.Sum("process_open_fds", nil)
 			rw.Queue = ss.Sum("workqueue_depth", nil)
 		}
+		if rw.Up {
+			// After the figures above: the profile forces a collection.
+			rw.Live = r.liveHeap(t, minute, i, rw.Leader)
+		}
 		r.rows = append(r.rows, rw)
 		_ = r.csv.Write(rw.Record())
-		if rw.Up && profiles {
-			r.saveHeapProfile(t, minute, i, rw.Leader)
-		}
-		t.Logf("minute %d replica %d leader %v: heap %.1f MiB (GC goal %.1f), RSS %.1f MiB, %v goroutines, %v fds, queues %v; %d templates, diff %d, matched after %.1f s %s",
-			minute, i, rw.Leader, rw.Heap, rw.GCGoal, rw.RSS, rw.Goroutines, rw.FDs, rw.Queue, rw.Templates, rw.Diff, rw.Converge, rw.Fault)
+		t.Logf("minute %d replica %d leader %v: heap %.1f MiB (GC goal %.1f, live %.1f), RSS %.1f MiB, %v goroutines, %v fds, queues %v; %d templates, diff %d, matched after %.1f s %s",
+			minute, i, rw.Leader, rw.Heap, rw.GCGoal, rw.Live, rw.RSS, rw.Goroutines, rw.FDs, rw.Queue, rw.Templates, rw.Diff, rw.Converge, rw.Fault)
 	}
 	r.csv.Flush()
 	if converge < 0 {
@@ -598,13 +613,16 @@ func (r *recording) sample(t *testing.T, minute int, fault string, w *workload) 
 
 // finish records the figures and checks the goals.
 func (r *recording) finish(t *testing.T, w *workload) {
-	// The live heap, through the GC's goal: heap in use swings with the
-	// garbage made between collections.
+	// The live heap after a forced collection (HeapFigure): heap in use
+	// swings with the garbage made between collections, and the GC's goal
+	// with the goroutines' stacks and when the last collection ran (its
+	// growth is reported beside it).
 	// The goal is judged leaving out the samples taken at a fault's minute
 	// (Growth); the figure with them is reported beside it.
-	live := func(rw Row) float64 { return rw.GCGoal }
+	live, _ := HeapFigure(r.rows)
 	heapGrowth, heapSpans := Growth(r.rows, live, true)
 	heapAll, _ := Growth(r.rows, live, false)
+	goalGrowth, _ := Growth(r.rows, func(rw Row) float64 { return rw.GCGoal }, true)
 	goGrowth, goSpans := Growth(r.rows, func(rw Row) float64 { return rw.Goroutines }, true)
 	okHeap, okGo := heapSpans > 0, goSpans > 0
 	var converges []float64
@@ -630,11 +648,11 @@ func (r *recording) finish(t *testing.T, w *workload) {
 	}
 	text := fmt.Sprintf(`soak (make soak SOAK=%s): %d minutes, HA bed (2 replicas, 3-member etcd), 3 members
   operations %v; reads %v; watches reopened %v; failures %v
-  growth while a replica keeps its role, from its run's 10th minute, leaving out the samples taken at a fault's minute: live heap (the GC's goal) %s (%s with them), goroutines %s (goal < 5 %%; %d spans)
+  growth while a replica keeps its role, from its run's 10th minute, leaving out the samples taken at a fault's minute: live heap after a forced GC %s (%s with them; the GC's goal %s), goroutines %s (goal < 5 %%; %d spans)
   members matched their templates at every minute's pause: %d of %d minutes, within %.1f s at worst
   data: _output/soak/soak.csv (plot: go run ./hack/soakplot)
 `, soakFor, len(r.rows)/max(1, framework.Env.Replicas()), w.ops, w.reads, w.reopened, w.failed,
-		growthText(heapGrowth, okHeap), growthText(heapAll, okHeap), growthText(goGrowth, okGo), heapSpans, len(converges), len(converges)+unmatched, worst)
+		growthText(heapGrowth, okHeap), growthText(heapAll, okHeap), growthText(goalGrowth, okHeap), growthText(goGrowth, okGo), heapSpans, len(converges), len(converges)+unmatched, worst)
 	framework.RecordBench(t, "soak", text)
 	if okHeap && heapGrowth >= 0.05 {
 		t.Errorf("heap grew %.1f %% (goal < 5 %%)", 100*heapGrowth)
