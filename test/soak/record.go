@@ -25,7 +25,7 @@ type Row struct {
 	// GCGoal is the heap size at which the next GC starts (MiB): twice
 	// the heap live after the last one (GOGC=100), so it follows the live
 	// heap without the saw of garbage between collections.
-	GCGoal     float64
+	GCGoal float64
 	// Live is the heap live after a collection the soak forces (MiB): the
 	// bytes in use in a heap profile taken with gc=1. It is what the
 	// process keeps, without the GC's timing or the goroutines' stacks
