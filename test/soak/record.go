@@ -22,9 +22,9 @@ type Row struct {
 	// Up: the replica answered; the figures below are zero otherwise.
 	Up        bool
 	Heap, RSS float64 // MiB
-	// GCGoal is the heap size at which the next GC starts (MiB): twice
-	// the heap live after the last one (GOGC=100), so it follows the live
-	// heap without the saw of garbage between collections.
+	// GCGoal is the heap size at which the next GC starts (MiB): with
+	// GOGC=100 the heap live after the last one, plus as much again and
+	// the goroutines' stacks; it moves with when that collection ran.
 	GCGoal float64
 	// Live is the heap live after a collection the soak forces (MiB): the
 	// bytes in use in a heap profile taken with gc=1. It is what the
