@@ -143,7 +143,8 @@ type workload struct {
 	host   kubernetes.Interface
 	member map[string]kubernetes.Interface
 	// paused: the sampler holds it while it waits for the members to
-	// match; each template operation holds it for reading.
+	// match and reads the replicas' figures; each template operation, pod
+	// deletion and read holds it for reading (the watches stay open).
 	paused sync.RWMutex
 	// down is the member stopped now ("" if none).
 	down atomic.Value
@@ -332,18 +333,24 @@ func (w *workload) churnPods(ctx context.Context) {
 		if w.down.Load() == m {
 			continue
 		}
-		ns := fmt.Sprintf("soak-%d", rand.IntN(namespaces))
-		pods, err := w.member[m].CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			continue
+		w.paused.RLock()
+		w.deletePods(ctx, m, fmt.Sprintf("soak-%d", rand.IntN(namespaces)))
+		w.paused.RUnlock()
+	}
+}
+
+// deletePods deletes up to three pods of namespace ns in member m.
+func (w *workload) deletePods(ctx context.Context, m, ns string) {
+	pods, err := w.member[m].CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	for i, p := range pods.Items {
+		if i >= 3 {
+			break
 		}
-		for i, p := range pods.Items {
-			if i >= 3 {
-				break
-			}
-			if err := w.member[m].CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{}); err == nil {
-				w.count(w.ops, "pod deleted")
-			}
+		if err := w.member[m].CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{}); err == nil {
+			w.count(w.ops, "pod deleted")
 		}
 	}
 }
@@ -360,6 +367,7 @@ func (w *workload) read(ctx context.Context) {
 		case <-tick.C:
 		}
 		m := members[i%len(members)]
+		w.paused.RLock()
 		for api, path := range map[string]string{
 			"proxy":  "/apis/cluster.karmada.io/v1alpha1/clusters/" + m + "/proxy/api/v1/pods",
 			"search": "/apis/search.karmada.io/v1alpha1/search/cache/apis/apps/v1/deployments",
@@ -373,6 +381,7 @@ func (w *workload) read(ctx context.Context) {
 				w.t.Logf("%s read: %v", api, err)
 			}
 		}
+		w.paused.RUnlock()
 	}
 }
 
@@ -563,7 +572,7 @@ func newRecording(t *testing.T) *recording {
 }
 
 // sample pauses the workload, waits for the members to match their
-// templates, and records each replica's figures.
+// templates, and records each replica's figures before it resumes.
 func (r *recording) sample(t *testing.T, minute int, fault string, w *workload) {
 	ctx := t.Context()
 	w.paused.Lock()
@@ -578,7 +587,11 @@ func (r *recording) sample(t *testing.T, minute int, fault string, w *workload) 
 		}
 		time.Sleep(time.Second)
 	}
-	w.paused.Unlock()
+	// The figures are read with the workload still paused: the live heap
+	// is then what the replicas keep, not the work in flight (a search
+	// list's result, a burst of events), which moved single samples by
+	// 10-20 % when they were read with the workload running.
+	defer w.paused.Unlock()
 	leader, _ := framework.Env.FlotillaLeader(ctx)
 	for i := range framework.Env.Replicas() {
 		w.mu.Lock()
