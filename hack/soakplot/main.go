@@ -66,15 +66,24 @@ var panels = []struct {
 	{"templates", func(r soak.Row) float64 { return float64(r.Templates) }, false},
 }
 
-func run(in, out string, report io.Writer) error {
+// readRecording reads the rows of the recording in.
+func readRecording(in string) ([]soak.Row, error) {
 	f, err := os.Open(in)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	samples, err := soak.ReadCSV(f)
-	_ = f.Close()
+	defer func() { _ = f.Close() }()
+	rows, err := soak.ReadCSV(f)
 	if err != nil {
-		return fmt.Errorf("%s: %w", in, err)
+		return nil, fmt.Errorf("%s: %w", in, err)
+	}
+	return rows, nil
+}
+
+func run(in, out string, report io.Writer) error {
+	samples, err := readRecording(in)
+	if err != nil {
+		return err
 	}
 	if len(samples) == 0 {
 		return fmt.Errorf("%s holds no samples", in)
@@ -192,14 +201,9 @@ func summarize(rows []soak.Row, report io.Writer) error {
 // fillLive sets the live heap of the rows of the recording in that lack
 // it from the heap profiles in dir, and writes the recording back.
 func fillLive(in, dir string) error {
-	f, err := os.Open(in)
+	rows, err := readRecording(in)
 	if err != nil {
 		return err
-	}
-	rows, err := soak.ReadCSV(f)
-	_ = f.Close()
-	if err != nil {
-		return fmt.Errorf("%s: %w", in, err)
 	}
 	filled := 0
 	for i, r := range rows {

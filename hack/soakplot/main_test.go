@@ -91,12 +91,7 @@ func TestFillLive(t *testing.T) {
 	if err := fillLive(in, dir); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
-	rows, err := soak.ReadCSV(f)
+	rows, err := readRecording(in)
 	if err != nil {
 		t.Fatal(err)
 	}
