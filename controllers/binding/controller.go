@@ -9,6 +9,7 @@ package binding
 import (
 	"context"
 	"maps"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -71,6 +72,9 @@ type Controller struct {
 	overrides OverrideFunc
 	recorder  record.EventRecorder
 	queue     worker.Interface
+	// created holds the Works this controller created until the informer
+	// has them.
+	created *works.Created
 
 	// The sub-reconcilers (reconcile.go): the Works of a binding being
 	// deleted, and those of a live one.
@@ -81,7 +85,9 @@ type Controller struct {
 // setReconcilers builds the sub-reconcilers over client, which writes the
 // Works and the bindings, and completions.
 func (c *Controller) setReconcilers(client versioned.Interface, completions CompletionsFunc) {
+	c.created = works.NewCreated(createdTTL, bindingID)
 	deleteWork := func(ctx context.Context, namespace, name string) error {
+		c.created.Forget(namespace, name)
 		return client.WorkV1alpha1().Works(namespace).Delete(ctx, name, metav1.DeleteOptions{})
 	}
 	c.finalize = finalizeReconciler{
@@ -102,7 +108,11 @@ func (c *Controller) setReconcilers(client versioned.Interface, completions Comp
 		build:       c.buildWork,
 		completions: completions,
 		writeWork: func(ctx context.Context, cur, desired *workv1alpha1.Work) error {
-			return works.Write(ctx, client, cur, desired, "")
+			w, err := works.Write(ctx, client, cur, desired, "")
+			if err == nil && cur == nil {
+				c.created.Remember(w)
+			}
+			return err
 		},
 		deleteWork: deleteWork,
 		event:      c.recorder.Event,
@@ -161,6 +171,9 @@ func New(tmpl *templates.Informers, rbs workinformers.ResourceBindingInformer, c
 			return nil, err
 		}
 	}
+	if _, err := works.Informer().AddEventHandler(c.created.Handler()); err != nil {
+		return nil, err
+	}
 	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(old, obj any) {
 			o, n := old.(*workv1alpha1.Work), obj.(*workv1alpha1.Work)
@@ -209,18 +222,25 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	worker.Run(ctx, c.queue, c.synced, workers, c.reconcile)
 }
 
+// createdTTL bounds how long a Work this controller created is read as
+// stored while the informer has not delivered it.
+const createdTTL = time.Minute
+
 func indexByBinding(obj any) ([]string, error) {
-	w, ok := obj.(*workv1alpha1.Work)
-	if !ok {
-		return nil, nil
-	}
-	if id := w.Labels[workv1alpha2.ResourceBindingPermanentIDLabel]; id != "" {
-		return []string{id}, nil
-	}
-	if id := w.Labels[workv1alpha2.ClusterResourceBindingPermanentIDLabel]; id != "" {
-		return []string{id}, nil
+	if w, ok := obj.(*workv1alpha1.Work); ok {
+		if id := bindingID(w); id != "" {
+			return []string{id}, nil
+		}
 	}
 	return nil, nil
+}
+
+// bindingID is the permanent id of the binding w belongs to, "" if none.
+func bindingID(w *workv1alpha1.Work) string {
+	if id := w.Labels[workv1alpha2.ResourceBindingPermanentIDLabel]; id != "" {
+		return id
+	}
+	return w.Labels[workv1alpha2.ClusterResourceBindingPermanentIDLabel]
 }
 
 // bindingChanged tells whether an update matters here: spec (generation),

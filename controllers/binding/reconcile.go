@@ -95,6 +95,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	for _, o := range indexed {
 		existing = append(existing, o.(*workv1alpha1.Work))
 	}
+	existing = c.created.With(b.id, existing)
 	if deleting {
 		err := c.finalize.reconcile(ctx, b, existing, fin)
 		if err != nil {

@@ -665,3 +665,71 @@ func TestWorksCarryApplyAnnotations(t *testing.T) {
 		t.Error("a change of the apply annotations does not queue the binding")
 	}
 }
+
+// A pass queued by another event of the same change (the template's claim
+// arriving, a scheduling patch) may come before the informer delivers the
+// Works the last pass created: it writes nothing, and reports no failure
+// (the server would refuse the creates with AlreadyExists). A Work the
+// informer then deletes is created again.
+func TestReconcileBeforeWorksDelivered(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, objects{templates: []runtime.Object{nginxTemplate()}, bindings: []runtime.Object{newRB()},
+		clusters: []*clusterv1alpha1.Cluster{pt.Cluster("a"), pt.Cluster("b")}}, nil)
+	const key = "rb/default/nginx-deployment"
+	if err := f.ctrl.reconcile(context.Background(), key); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.writes(), []string{"create works karmada-es-a/" + nginxWork, "create works karmada-es-b/" + nginxWork}; !cmp.Equal(got, want) {
+		t.Fatalf("first pass wrote %v, want %v", got, want)
+	}
+	f.events()
+	f.client.ClearActions()
+
+	// The informer has not delivered them.
+	if err := f.ctrl.reconcile(context.Background(), key); err != nil {
+		t.Fatalf("second pass: %v", err)
+	}
+	if w := f.writes(); len(w) != 0 {
+		t.Errorf("second pass before delivery wrote %v", w)
+	}
+	if ev := f.events(); len(ev) != 0 {
+		t.Errorf("second pass before delivery recorded %v", ev)
+	}
+	if n := f.ctrl.created.Len(); n != 2 {
+		t.Errorf("%d Works remembered before delivery, want 2", n)
+	}
+
+	// Delivered: forgotten.
+	f.resync(t)
+	for _, o := range f.works.List() {
+		f.ctrl.created.Handler().OnAdd(o, false)
+	}
+	if n := f.ctrl.created.Len(); n != 0 {
+		t.Errorf("%d Works remembered after delivery", n)
+	}
+
+	// Someone deletes the Work of b; the informer delivers the deletion.
+	gone, _, err := f.works.GetByKey("karmada-es-b/" + nginxWork)
+	if err != nil || gone == nil {
+		t.Fatalf("Work of b not in the cache: %v", err)
+	}
+	if err := f.client.WorkV1alpha1().Works("karmada-es-b").Delete(context.Background(), nginxWork, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mustDelete(t, f.works, gone)
+	f.ctrl.created.Handler().OnDelete(gone)
+	f.client.ClearActions()
+	if err := f.ctrl.reconcile(context.Background(), key); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.writes(), []string{"create works karmada-es-b/" + nginxWork}; !cmp.Equal(got, want) {
+		t.Errorf("after the deletion wrote %v, want %v", got, want)
+	}
+}
+
+func mustDelete(t *testing.T, idx cache.Indexer, obj any) {
+	t.Helper()
+	if err := idx.Delete(obj); err != nil {
+		t.Fatal(err)
+	}
+}

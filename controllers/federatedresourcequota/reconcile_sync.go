@@ -118,7 +118,7 @@ func (c *SyncController) syncWork(ctx context.Context, quota *policyv1alpha1.Fed
 		klog.FromContext(ctx).V(2).Info("Created the ResourceQuota Work", "federatedResourceQuota", klog.KObj(quota), "cluster", cluster)
 		return true, nil
 	}
-	if err := works.Write(ctx, c.client, cur, desired, FieldManager); err != nil {
+	if _, err := works.Write(ctx, c.client, cur, desired, FieldManager); err != nil {
 		return false, fmt.Errorf("writing Work %s/%s for cluster %s: %w", desired.Namespace, desired.Name, cluster, err)
 	}
 	klog.FromContext(ctx).V(2).Info("Updated the ResourceQuota Work", "federatedResourceQuota", klog.KObj(quota), "cluster", cluster)

@@ -227,7 +227,8 @@ func (c *Controller) syncWork(ctx context.Context, ns *corev1.Namespace, cluster
 	if apierrors.IsNotFound(err) {
 		// An error here (cache behind, execution namespace not made yet)
 		// is retried.
-		return works.Write(ctx, c.client, nil, w, "")
+		_, err := works.Write(ctx, c.client, nil, w, "")
+		return err
 	}
 	if err != nil {
 		return err

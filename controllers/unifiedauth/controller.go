@@ -65,7 +65,8 @@ func (c *Controller) setReconcilers(roles rbaclisters.ClusterRoleLister, binding
 	c.works = workReconciler{
 		getWork: func(namespace, name string) (*workv1alpha1.Work, error) { return workLister.Works(namespace).Get(name) },
 		write: func(ctx context.Context, cur, desired *workv1alpha1.Work) error {
-			return works.Write(ctx, client, cur, desired, ControllerName)
+			_, err := works.Write(ctx, client, cur, desired, ControllerName)
+			return err
 		},
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/flotilla-io/flotilla/controllers/internal/objectmeta"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,6 +16,7 @@ import (
 	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	policyv1alpha1 "github.com/flotilla-io/flotilla/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
+	"github.com/flotilla-io/flotilla/controllers/internal/objectmeta"
 )
 
 // droppable are annotations a controller may stop setting: a stored Work
@@ -84,22 +84,22 @@ func Needless(cur, desired *workv1alpha1.Work) bool {
 	return cur != nil && (cur.DeletionTimestamp != nil || !Differs(cur, desired))
 }
 
-// Write creates desired when cur is nil, or patches cur to desired.
-func Write(ctx context.Context, client versioned.Interface, cur, desired *workv1alpha1.Work, fieldManager string) error {
+// Write creates desired when cur is nil, or patches cur to desired, and
+// returns the Work as stored.
+func Write(ctx context.Context, client versioned.Interface, cur, desired *workv1alpha1.Work, fieldManager string) (*workv1alpha1.Work, error) {
 	works := client.WorkV1alpha1().Works(desired.Namespace)
 	if cur == nil {
-		_, err := works.Create(ctx, desired, metav1.CreateOptions{FieldManager: fieldManager})
+		w, err := works.Create(ctx, desired, metav1.CreateOptions{FieldManager: fieldManager})
 		if apierrors.IsAlreadyExists(err) {
 			err = fmt.Errorf("work %s/%s exists but is not in the cache yet", desired.Namespace, desired.Name)
 		}
-		return err
+		return w, err
 	}
 	patch, err := Patch(cur, desired)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = works.Patch(ctx, cur.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
-	return err
+	return works.Patch(ctx, cur.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
 }
 
 // Ensure makes the stored Work cur match desired, writing only when needed.
@@ -107,5 +107,6 @@ func Ensure(ctx context.Context, client versioned.Interface, cur, desired *workv
 	if Needless(cur, desired) {
 		return nil
 	}
-	return Write(ctx, client, cur, desired, fieldManager)
+	_, err := Write(ctx, client, cur, desired, fieldManager)
+	return err
 }
