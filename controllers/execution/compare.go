@@ -120,16 +120,18 @@ func newRecords() *records {
 }
 
 // wroteStatus records a status write of a Work that replaced the cached
-// resourceVersion replaced.
-func (r *records) wroteStatus(work types.UID, replaced string, status *workv1alpha1.WorkStatus) {
-	r.statuses.Record(work, replaced, status)
+// resourceVersion replaced and produced resourceVersion produced.
+func (r *records) wroteStatus(work types.UID, replaced, produced string, status *workv1alpha1.WorkStatus) {
+	r.statuses.RecordWrite(work, replaced, produced, status)
 }
 
-// freshStatus returns the status the controller last wrote for work when
-// the cached Work is still the version that write replaced (the informer
-// has not delivered the write yet), and the cached status otherwise.
-// Deciding on the stale copy would write the same status again, with new
-// transition times.
+// freshStatus returns the status the controller last wrote for work while
+// the cached Work is older than that write (the version it replaced, or
+// one the write landed over unseen, such as the binding controller's spec
+// patch: the status patch sends no resourceVersion), and the cached status
+// otherwise. Deciding on the stale copy would write the same status again,
+// with new transition times, or write over what the last write recorded
+// (a drift written back, whose record the next status would drop).
 func (r *records) freshStatus(work *workv1alpha1.Work) *workv1alpha1.WorkStatus {
 	if status, ok := r.statuses.Pending(work.UID, work.ResourceVersion); ok {
 		return status

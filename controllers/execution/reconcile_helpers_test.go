@@ -3,6 +3,7 @@ package execution
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -186,7 +187,13 @@ func (f *fakeWorks) patch(_ context.Context, work *workv1alpha1.Work, pt types.P
 		return nil, f.err
 	}
 	out := work.DeepCopy()
-	out.ResourceVersion += "+1"
+	// The server's version after the patch: past one another writer made
+	// meanwhile, unseen by the caller.
+	if n, err := strconv.Atoi(work.ResourceVersion); err == nil {
+		out.ResourceVersion = strconv.Itoa(n + 2)
+	} else {
+		out.ResourceVersion += "+1"
+	}
 	if len(subresources) > 0 {
 		patched := struct {
 			Status workv1alpha1.WorkStatus `json:"status"`

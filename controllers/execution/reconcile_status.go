@@ -44,7 +44,7 @@ func (r *statusReconciler) reconcile(ctx context.Context, recs *records, work *w
 	if err != nil {
 		return fmt.Errorf("writing status: %w", err)
 	}
-	recs.wroteStatus(work.UID, work.ResourceVersion, &out.Status)
+	recs.wroteStatus(work.UID, work.ResourceVersion, out.ResourceVersion, &out.Status)
 	for _, e := range statusEvents(stored, status) {
 		r.event(work, corev1.EventTypeNormal, e.reason, e.message)
 	}

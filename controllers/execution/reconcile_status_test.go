@@ -139,6 +139,23 @@ func TestStatusReconciler(t *testing.T) {
 			} else if recorded && !statusEqual(fresh, &tc.status) {
 				t.Errorf("recorded status %+v, want %+v", fresh, tc.status)
 			}
+			if !tc.wantRecorded {
+				return
+			}
+			// The status patch sends no resourceVersion: it landed over
+			// version 8, another writer's (the binding controller's spec
+			// patch), which the cache then shows before the write (9).
+			// Deciding on 8's status would drop what the write recorded.
+			between := work.DeepCopy()
+			between.ResourceVersion = "8"
+			if fresh := recs.freshStatus(between); fresh == &between.Status || !statusEqual(fresh, &tc.status) {
+				t.Errorf("cache at the version the write landed over: status %+v, want the status written", fresh)
+			}
+			shown := work.DeepCopy()
+			shown.ResourceVersion = "9"
+			if fresh := recs.freshStatus(shown); fresh != &shown.Status {
+				t.Error("cache showing the write: still the record, want the cached status")
+			}
 		})
 	}
 }
