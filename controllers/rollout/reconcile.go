@@ -317,15 +317,19 @@ func (c *Controller) patchRevisions(ctx context.Context, b *binding, m map[strin
 	if err != nil {
 		return err
 	}
+	// The patch sends no resourceVersion: it may land over a version the
+	// cache has not seen (the scheduler's), so the version it produced is
+	// remembered too.
+	var out metav1.Object
 	if b.clusterWide {
-		_, err = c.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, b.name, types.MergePatchType, patch, metav1.PatchOptions{})
+		out, err = c.client.WorkV1alpha2().ClusterResourceBindings().Patch(ctx, b.name, types.MergePatchType, patch, metav1.PatchOptions{})
 	} else {
-		_, err = c.client.WorkV1alpha2().ResourceBindings(b.namespace).Patch(ctx, b.name, types.MergePatchType, patch, metav1.PatchOptions{})
+		out, err = c.client.WorkV1alpha2().ResourceBindings(b.namespace).Patch(ctx, b.name, types.MergePatchType, patch, metav1.PatchOptions{})
 	}
 	if err != nil {
 		return fmt.Errorf("writing the revisions of %s: %w", b.key, err)
 	}
-	c.revisionWrites.Record(b.uid, b.rv, written)
+	c.revisionWrites.RecordWrite(b.uid, b.rv, out.GetResourceVersion(), written)
 	b.annotations = maps.Clone(b.annotations)
 	if b.annotations == nil {
 		b.annotations = map[string]string{}

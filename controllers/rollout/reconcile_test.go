@@ -398,3 +398,29 @@ func TestReconcileWaitsForCreatedRun(t *testing.T) {
 		t.Errorf("writes once the record is stale (-want +got):\n%s", diff)
 	}
 }
+
+// The revisions patch sends no resourceVersion: it may land over a version
+// the cache has not seen yet (the scheduler's), which the cache then shows
+// first. The patch is still read as written there, until the cache shows
+// the version it produced.
+func TestRevisionsPatchPendingOverAnUnseenVersion(t *testing.T) {
+	t.Parallel()
+	in := objects{template: nginx("nginx:1"), binding: rb(""), policy: policy("two")}
+	c, client := newController(t, in)
+	client.PrependReactor("patch", "resourcebindings", func(clienttesting.Action) (bool, runtime.Object, error) {
+		out := rb("")
+		out.ResourceVersion = "9"
+		return true, out, nil
+	})
+	b := &binding{key: names.BindingKey("default", bindingName), uid: "rb1", rv: "5", namespace: "default", name: bindingName}
+	if err := c.patchRevisions(context.Background(), b, map[string]string{"a": "h1", "b": "h1"}); err != nil {
+		t.Fatal(err)
+	}
+	want := b.annotations[flotillav1alpha1.RevisionsAnnotation]
+	if v, ok := c.revisionWrites.Pending("rb1", "7"); !ok || v == nil || *v != want {
+		t.Errorf("cache at 7, between the version the patch replaced and the one it produced: %v %v, want %q pending", v, ok, want)
+	}
+	if _, ok := c.revisionWrites.Pending("rb1", "9"); ok {
+		t.Error("pending once the cache shows the patch")
+	}
+}
