@@ -78,6 +78,7 @@ type Writer struct {
 	api     string
 	timer   *time.Timer
 	stalled atomic.Bool
+	counted bool // the cut-off is counted (by the handler's goroutine)
 }
 
 // Wrap guards w, a stream of api, with timeout (StallTimeout unless > 0).
@@ -116,8 +117,22 @@ func (w *Writer) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // Stalled tells whether the stream was cut off because a write blocked.
 func (w *Writer) Stalled() bool { return w.stalled.Load() }
 
-// Stop releases the timer; the handler calls it when it returns.
-func (w *Writer) Stop() { w.timer.Stop() }
+// Stop releases the timer; the handler calls it when it returns. A cut-off
+// whose write completed all the same is counted here.
+func (w *Writer) Stop() {
+	w.timer.Stop()
+	if w.stalled.Load() {
+		w.count()
+	}
+}
+
+// count counts the cut-off once.
+func (w *Writer) count() {
+	if !w.counted {
+		w.counted = true
+		CountCutOff(w.api, ReasonStalled)
+	}
+}
 
 // cut ends a write blocked for the timeout: a deadline in the past fails
 // it. A connection that takes no deadline (a test recorder) is left as is.
@@ -126,14 +141,16 @@ func (w *Writer) cut() {
 		return
 	}
 	if w.stalled.CompareAndSwap(false, true) {
-		CountCutOff(w.api, ReasonStalled)
 		klog.V(2).InfoS("Cut off a stream whose client stopped reading", "api", w.api, "timeout", w.timeout)
 	}
 }
 
 // result is err, or, for a write the timer cut off, an error saying so.
+// The cut-off is counted here, in the handler's goroutine, so that it is
+// counted before the handler learns of it.
 func (w *Writer) result(err error) error {
 	if err != nil && w.stalled.Load() {
+		w.count()
 		return fmt.Errorf("%w: %v", ErrStalled, err)
 	}
 	return err
