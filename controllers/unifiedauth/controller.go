@@ -7,6 +7,7 @@ package unifiedauth
 import (
 	"context"
 	"hash/fnv"
+	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -52,7 +53,15 @@ type Controller struct {
 	// calls for, and the Works that carry it.
 	rbac  rbacReconciler
 	works workReconciler
+	// created are the Works created and not yet in the informer: a pass
+	// over the same cluster before they arrive reads them as stored
+	// instead of creating them again.
+	created *works.Created
 }
+
+// createdTTL is how long a created Work is read as stored while the
+// informer does not have it.
+const createdTTL = time.Minute
 
 // setReconcilers builds the sub-reconcilers over the host RBAC and Work
 // listers; client writes the Works.
@@ -62,10 +71,25 @@ func (c *Controller) setReconcilers(roles rbaclisters.ClusterRoleLister, binding
 		listBindings: func() ([]*rbacv1.ClusterRoleBinding, error) { return bindings.List(labels.Everything()) },
 		getRole:      roles.Get,
 	}
+	// The Works of one cluster are those of its execution namespace.
+	c.created = works.NewCreated(createdTTL, func(w *workv1alpha1.Work) string { return w.Namespace })
 	c.works = workReconciler{
-		getWork: func(namespace, name string) (*workv1alpha1.Work, error) { return workLister.Works(namespace).Get(name) },
+		getWork: func(namespace, name string) (*workv1alpha1.Work, error) {
+			w, err := workLister.Works(namespace).Get(name)
+			if apierrors.IsNotFound(err) {
+				for _, created := range c.created.With(namespace, nil) {
+					if created.Name == name {
+						return created, nil
+					}
+				}
+			}
+			return w, err
+		},
 		write: func(ctx context.Context, cur, desired *workv1alpha1.Work) error {
-			_, err := works.Write(ctx, client, cur, desired, ControllerName)
+			w, err := works.Write(ctx, client, cur, desired, ControllerName)
+			if err == nil && cur == nil {
+				c.created.Remember(w)
+			}
 			return err
 		},
 	}
@@ -119,6 +143,9 @@ func New(clusters clusterinformers.ClusterInformer, roles rbacinformers.ClusterR
 		}
 	}
 	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: changed, DeleteFunc: onWork}); err != nil {
+		return nil, err
+	}
+	if _, err := works.Informer().AddEventHandler(c.created.Handler()); err != nil {
 		return nil, err
 	}
 	return c, nil

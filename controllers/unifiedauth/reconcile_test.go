@@ -376,3 +376,50 @@ func TestReconcileWriteFails(t *testing.T) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
+
+// TestReconcileBeforeWorksDelivered: a second pass over the cluster before
+// the Work informer has the Works the first created reads them as stored:
+// nothing created again (the server would refuse it), no failure; a
+// change in between patches the created Work.
+func TestReconcileBeforeWorksDelivered(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, objects{clusters: []*clusterv1alpha1.Cluster{member1()}, rbac: proxyTo("alice")})
+	if err := f.ctrl.reconcile(context.Background(), "member1"); err != nil {
+		t.Fatal(err)
+	}
+	f.client.ClearActions()
+	if err := f.ctrl.reconcile(context.Background(), "member1"); err != nil {
+		t.Fatalf("second pass: %v", err)
+	}
+	if w := f.writes(); len(w) != 0 {
+		t.Errorf("second pass wrote %v, want nothing", w)
+	}
+	if diff := cmp.Diff([]string{succeeded}, f.events()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	// A change before delivery: the created Work is patched.
+	rbac := proxyTo("alice", "bob")
+	for _, o := range rbac {
+		if b, ok := o.(*rbacv1.ClusterRoleBinding); ok {
+			f.ctrl.rbac.listBindings = func() ([]*rbacv1.ClusterRoleBinding, error) { return []*rbacv1.ClusterRoleBinding{b}, nil }
+		}
+	}
+	if err := f.ctrl.reconcile(context.Background(), "member1"); err != nil {
+		t.Fatalf("pass after a change: %v", err)
+	}
+	if diff := cmp.Diff([]string{"patch works " + memberNS + "/" + roleWork}, f.writes()); diff != "" {
+		t.Errorf("writes (-want +got):\n%s", diff)
+	}
+	// Delivered through the informer: forgotten, the cache read.
+	f.resync(t)
+	for _, w := range []string{roleWork, bindingWork} {
+		obj, _, err := f.works.GetByKey(memberNS + "/" + w)
+		if err != nil || obj == nil {
+			t.Fatalf("cache lacks %s: %v", w, err)
+		}
+		f.ctrl.created.Handler().OnAdd(obj, false)
+	}
+	if n := f.ctrl.created.Len(); n != 0 {
+		t.Errorf("%d Works remembered after delivery, want 0", n)
+	}
+}
