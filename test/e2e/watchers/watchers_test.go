@@ -222,9 +222,13 @@ func TestManyWatchersAndStalledClients(t *testing.T) {
 		p50(lagsB.proxy), p99(lagsB.proxy), p50(lagsB.search), p99(lagsB.search), p50(lagsB.all), p99B, len(lagsB.all),
 		float64(p99B)/float64(p99A), cutAfter["proxy"].Seconds(), watchguard.NoProgress, cutAfter["search"].Seconds(), watchguard.StallTimeout)
 	framework.RecordBench(t, "watchers", text)
-	// A stalled client that held up the others would show seconds of lag;
-	// the slack absorbs a shared machine's noise.
-	if p99B > 2*p99A+500*time.Millisecond {
+	// A stalled client that held up the others would delay them for as
+	// long as it stalls: seconds of lag (the search client is cut off
+	// after StallTimeout, the samples run from 3 s to then). The slack
+	// absorbs a shared machine's noise: with make test's other suites
+	// running beside this one, a P99 of 0.9 s was seen against 0.16 s
+	// before the stall (both APIs alike, the median tripled too).
+	if p99B > 2*p99A+1500*time.Millisecond {
 		t.Errorf("lag P99 %s with stalled clients, %s without", p99B, p99A)
 	}
 	// The proxy's stalled client leaves its stream's buffer full and is cut
