@@ -108,11 +108,7 @@ func (c *Controller) setReconcilers(client versioned.Interface, completions Comp
 		build:       c.buildWork,
 		completions: completions,
 		writeWork: func(ctx context.Context, cur, desired *workv1alpha1.Work) error {
-			w, err := works.Write(ctx, client, cur, desired, "")
-			if err == nil && cur == nil {
-				c.created.Remember(w)
-			}
-			return err
+			return c.created.Write(ctx, client, cur, desired, "")
 		},
 		deleteWork: deleteWork,
 		event:      c.recorder.Event,

@@ -77,20 +77,14 @@ func (c *Controller) setReconcilers(roles rbaclisters.ClusterRoleLister, binding
 		getWork: func(namespace, name string) (*workv1alpha1.Work, error) {
 			w, err := workLister.Works(namespace).Get(name)
 			if apierrors.IsNotFound(err) {
-				for _, created := range c.created.With(namespace, nil) {
-					if created.Name == name {
-						return created, nil
-					}
+				if created, ok := c.created.Get(namespace, name); ok {
+					return created, nil
 				}
 			}
 			return w, err
 		},
 		write: func(ctx context.Context, cur, desired *workv1alpha1.Work) error {
-			w, err := works.Write(ctx, client, cur, desired, ControllerName)
-			if err == nil && cur == nil {
-				c.created.Remember(w)
-			}
-			return err
+			return c.created.Write(ctx, client, cur, desired, ControllerName)
 		},
 	}
 }

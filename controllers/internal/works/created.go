@@ -1,11 +1,13 @@
 package works
 
 import (
+	"context"
 	"sync"
 	"time"
 
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/flotilla-io/flotilla/apis/generated/clientset/versioned"
 	workv1alpha1 "github.com/flotilla-io/flotilla/apis/work/v1alpha1"
 )
 
@@ -71,6 +73,15 @@ func (c *Created) Remember(w *workv1alpha1.Work) {
 	c.byOwner[owner][k] = true
 }
 
+// Write is the package's Write, remembering what it created.
+func (c *Created) Write(ctx context.Context, client versioned.Interface, cur, desired *workv1alpha1.Work, fieldManager string) error {
+	w, err := Write(ctx, client, cur, desired, fieldManager)
+	if err == nil && cur == nil {
+		c.Remember(w)
+	}
+	return err
+}
+
 // Forget drops the Work namespace/name.
 func (c *Created) Forget(namespace, name string) {
 	c.mu.Lock()
@@ -117,6 +128,23 @@ func (c *Created) With(owner string, stored []*workv1alpha1.Work) []*workv1alpha
 		out = append(out, e.work)
 	}
 	return out
+}
+
+// Get returns the Work namespace/name created and not delivered yet;
+// false if there is none or it expired (then it is forgotten).
+func (c *Created) Get(namespace, name string) (*workv1alpha1.Work, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := key(namespace, name)
+	e, ok := c.byKey[k]
+	if !ok {
+		return nil, false
+	}
+	if c.now().Sub(e.at) > c.ttl {
+		c.forgetLocked(k)
+		return nil, false
+	}
+	return e.work, true
 }
 
 // Len is the number of Works remembered.

@@ -117,3 +117,25 @@ func TestCreated(t *testing.T) {
 		})
 	}
 }
+
+func TestCreatedGet(t *testing.T) {
+	t.Parallel()
+	const ttl = time.Minute
+	clock := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	c := NewCreated(ttl, func(w *workv1alpha1.Work) string { return w.Namespace })
+	c.now = func() time.Time { return clock }
+	c.Remember(&workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "w"}})
+	if w, ok := c.Get("a", "w"); !ok || w.Name != "w" {
+		t.Errorf("Get(a/w) = %v, %v; want the created Work", w, ok)
+	}
+	if _, ok := c.Get("a", "other"); ok {
+		t.Error("Get(a/other) found a Work never created")
+	}
+	clock = clock.Add(ttl + time.Second)
+	if _, ok := c.Get("a", "w"); ok {
+		t.Error("Get(a/w) found the Work after it expired")
+	}
+	if n := c.Len(); n != 0 {
+		t.Errorf("%d remembered after the expired Get, want 0", n)
+	}
+}
